@@ -1,0 +1,68 @@
+# trench - plain Makefile, no configure step.
+#   make            build/trench and build/libtrench.a
+#   make test       build and run every test; last line "N passed, N failed"
+#   make check-san  the tests under ASan+UBSan
+#   make fuzz-parser  the HLO parser under libFuzzer (FUZZ_SECONDS=600)
+CC      ?= cc
+BUILD   ?= build
+OPT     ?= -O2 -g
+WARN    = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+          -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla \
+          -Wno-unused-parameter -Werror=implicit-function-declaration
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(EXTRA_CFLAGS)
+LDLIBS  += -lcjson -lm -lpthread
+
+LIB_SRC := $(sort $(wildcard src/base/*.c src/ir/*.c src/eval/*.c src/oracle/*.c \
+            src/target/*.c src/comp/*.c src/fuzz/*.c src/triage/*.c))
+CLI_SRC := $(sort $(wildcard src/cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/unit/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+DEPS := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+
+all: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/libtrench.a
+
+# Installs missing Debian packages once per build folder.
+$(BUILD)/.deps: scripts/deps.sh
+	@mkdir -p $(BUILD)
+	@bash scripts/deps.sh
+	@touch $@
+
+$(BUILD)/%.o: %.c $(BUILD)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libtrench.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/trench: $(CLI_OBJ) $(BUILD)/libtrench.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtrench.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+test: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/unit
+	@bash tests/run.sh $(BUILD)
+
+check-san:
+	$(MAKE) BUILD=build-san OPT="-O1 -g -fno-omit-frame-pointer" \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  LDLIBS="-lcjson -lm -lpthread -fsanitize=address,undefined" test
+
+FUZZ_SECONDS ?= 600
+fuzz-parser:
+	@TRENCH_DEPS_FUZZ=1 bash scripts/deps.sh
+	@mkdir -p build-fuzz/corpus
+	clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined \
+	  -o build-fuzz/fuzz_parser fuzz/fuzz_parser.c $(LIB_SRC) -lcjson -lm -lpthread
+	cp -n tests/hlo/*.hlo build-fuzz/corpus/ 2>/dev/null || true
+	build-fuzz/fuzz_parser -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	  -rss_limit_mb=4096 -max_len=65536 build-fuzz/corpus
+
+clean:
+	rm -rf build build-san build-fuzz
+
+.PHONY: all test check-san fuzz-parser clean
+-include $(DEPS)

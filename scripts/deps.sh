@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages trench needs to build and test, only when one
+# is missing. Called by the Makefile and by .ci/run; safe to run again.
+set -eu
+need=()
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+for p in gcc make libcjson-dev pkg-config; do
+  have_pkg "$p" || need+=("$p")
+done
+# clang and its runtime give the sanitizer build and the coverage-guided fuzzer.
+if [ "${TRENCH_DEPS_FUZZ:-0}" = 1 ]; then
+  for p in clang libclang-rt-dev; do have_pkg "$p" || need+=("$p"); done
+fi
+[ ${#need[@]} -eq 0 ] && exit 0
+echo "deps: installing ${need[*]}" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >&2 || true
+$SUDO apt-get install -y -qq "${need[@]}" >&2

@@ -1,0 +1,274 @@
+/* base.c - arena, string buffer, diagnostics and file reading. */
+#include "base.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *tr_status_name(tr_status s) {
+  switch (s) {
+  case TR_OK: return "ok";
+  case TR_ERR_SYNTAX: return "syntax error";
+  case TR_ERR_INVALID: return "invalid";
+  case TR_ERR_IO: return "i/o error";
+  case TR_ERR_UNSUPPORTED: return "unsupported";
+  case TR_ERR_USAGE: return "usage error";
+  }
+  return "?";
+}
+
+void tr_assert_fail(const char *what, const char *file, int line) {
+  fprintf(stderr, "%s:%d: internal error: assertion '%s' failed\n", file, line,
+          what);
+  abort();
+}
+
+void *tr_xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) tr_assert_fail("out of memory", __FILE__, __LINE__);
+  return p;
+}
+
+void *tr_xcalloc(size_t n, size_t m) {
+  void *p = calloc(n ? n : 1, m ? m : 1);
+  if (!p) tr_assert_fail("out of memory", __FILE__, __LINE__);
+  return p;
+}
+
+void *tr_xrealloc(void *p, size_t n) {
+  p = realloc(p, n ? n : 1);
+  if (!p) tr_assert_fail("out of memory", __FILE__, __LINE__);
+  return p;
+}
+
+char *tr_xstrdup(const char *s) {
+  size_t n = strlen(s);
+  char *p = tr_xmalloc(n + 1);
+  memcpy(p, s, n + 1);
+  return p;
+}
+
+/* ---- arena ---- */
+typedef struct chunk {
+  struct chunk *next; /* previously filled chunk */
+  size_t size, used;  /* capacity and bytes handed out */
+  _Alignas(16) unsigned char data[];
+} chunk;
+
+struct tr_arena {
+  chunk *head;  /* chunk being filled */
+  size_t total; /* bytes handed out, for statistics */
+};
+
+tr_arena *tr_arena_new(void) { return tr_xcalloc(1, sizeof(tr_arena)); }
+
+void tr_arena_free(tr_arena *a) {
+  if (!a) return;
+  for (chunk *c = a->head, *n; c; c = n) {
+    n = c->next;
+    free(c);
+  }
+  free(a);
+}
+
+void *tr_arena_alloc(tr_arena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  chunk *c = a->head;
+  if (!c || c->size - c->used < n) {
+    size_t sz = n > 16384 ? n : 16384;
+    /* Small requests get a fresh chunk; a big one gets its own chunk placed
+     * behind the current one so the current chunk's free space is kept. */
+    chunk *nc = tr_xmalloc(sizeof(chunk) + sz);
+    nc->size = sz;
+    nc->used = 0;
+    if (c && n > 4096) {
+      nc->next = c->next;
+      c->next = nc;
+    } else {
+      nc->next = c;
+      a->head = nc;
+    }
+    c = nc;
+  }
+  void *p = c->data + c->used;
+  c->used += n;
+  a->total += n;
+  memset(p, 0, n);
+  return p;
+}
+
+char *tr_arena_strndup(tr_arena *a, const char *s, size_t n) {
+  char *p = tr_arena_alloc(a, n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *tr_arena_strdup(tr_arena *a, const char *s) {
+  return tr_arena_strndup(a, s, strlen(s));
+}
+
+void *tr_arena_memdup(tr_arena *a, const void *p, size_t n) {
+  void *q = tr_arena_alloc(a, n);
+  if (n) memcpy(q, p, n);
+  return q;
+}
+
+size_t tr_arena_used(const tr_arena *a) { return a->total; }
+
+/* ---- buffer ---- */
+static void buf_reserve(tr_buf *b, size_t extra) {
+  if (b->n + extra + 1 <= b->cap) return;
+  size_t cap = b->cap ? b->cap * 2 : 64;
+  while (cap < b->n + extra + 1) cap *= 2;
+  b->p = tr_xrealloc(b->p, cap);
+  b->cap = cap;
+}
+
+void tr_buf_putn(tr_buf *b, const char *s, size_t n) {
+  buf_reserve(b, n);
+  memcpy(b->p + b->n, s, n);
+  b->n += n;
+  b->p[b->n] = 0;
+}
+
+void tr_buf_putc(tr_buf *b, char c) { tr_buf_putn(b, &c, 1); }
+void tr_buf_puts(tr_buf *b, const char *s) { tr_buf_putn(b, s, strlen(s)); }
+
+void tr_buf_vprintf(tr_buf *b, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) return;
+  buf_reserve(b, (size_t)n);
+  vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+  b->n += (size_t)n;
+}
+
+void tr_buf_printf(tr_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tr_buf_vprintf(b, fmt, ap);
+  va_end(ap);
+}
+
+const char *tr_buf_str(const tr_buf *b) { return b->p ? b->p : ""; }
+
+void tr_buf_free(tr_buf *b) {
+  free(b->p);
+  b->p = NULL;
+  b->n = b->cap = 0;
+}
+
+/* ---- diagnostics ---- */
+static void diag_push(tr_diag *d, char *msg) {
+  if (d->nmsgs == d->cap) {
+    d->cap = d->cap ? d->cap * 2 : 4;
+    d->msgs = tr_xrealloc(d->msgs, (size_t)d->cap * sizeof(char *));
+  }
+  d->msgs[d->nmsgs++] = msg;
+}
+
+void tr_diag_errorf(tr_diag *d, const char *fmt, ...) {
+  if (!d) return;
+  tr_buf b = {0};
+  va_list ap;
+  va_start(ap, fmt);
+  tr_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  diag_push(d, b.p ? b.p : tr_xstrdup(""));
+}
+
+void tr_src_linecol(const tr_src *src, size_t off, int *line, int *col) {
+  int l = 1, c = 1;
+  if (off > src->len) off = src->len;
+  for (size_t i = 0; i < off; i++) {
+    if (src->text[i] == '\n') {
+      l++;
+      c = 1;
+    } else {
+      c++;
+    }
+  }
+  *line = l;
+  *col = c;
+}
+
+void tr_diag_vat(tr_diag *d, const tr_src *src, size_t off, const char *fmt,
+                 va_list ap) {
+  if (!d) return;
+  int line, col;
+  tr_src_linecol(src, off, &line, &col);
+  tr_buf b = {0};
+  tr_buf_printf(&b, "%s:%d:%d: error: ", src->file, line, col);
+  tr_buf_vprintf(&b, fmt, ap);
+  tr_buf_putc(&b, '\n');
+  if (off > src->len) off = src->len;
+  size_t ls = off;
+  while (ls > 0 && src->text[ls - 1] != '\n') ls--;
+  size_t le = off;
+  while (le < src->len && src->text[le] != '\n' && src->text[le] != '\r') le++;
+  /* Very long lines (dumps) are cut to a window around the column. */
+  size_t from = ls, to = le;
+  if (off - ls > 100) from = off - 60;
+  if (to - from > 160) to = from + 160;
+  tr_buf_puts(&b, "  ");
+  if (from > ls) tr_buf_puts(&b, "...");
+  for (size_t i = from; i < to; i++) {
+    char ch = src->text[i];
+    tr_buf_putc(&b, ch == '\t' ? ' ' : (ch >= 32 && ch < 127) ? ch : '?');
+  }
+  if (to < le) tr_buf_puts(&b, "...");
+  tr_buf_puts(&b, "\n  ");
+  if (from > ls) tr_buf_puts(&b, "   ");
+  for (size_t i = from; i < off; i++) tr_buf_putc(&b, ' ');
+  tr_buf_puts(&b, "^");
+  diag_push(d, b.p);
+}
+
+void tr_diag_at(tr_diag *d, const tr_src *src, size_t off, const char *fmt,
+                ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tr_diag_vat(d, src, off, fmt, ap);
+  va_end(ap);
+}
+
+void tr_diag_print(const tr_diag *d, FILE *f) {
+  for (int i = 0; i < d->nmsgs; i++) fprintf(f, "%s\n", d->msgs[i]);
+}
+
+const char *tr_diag_first(const tr_diag *d) {
+  return d->nmsgs ? d->msgs[0] : NULL;
+}
+
+void tr_diag_clear(tr_diag *d) {
+  for (int i = 0; i < d->nmsgs; i++) free(d->msgs[i]);
+  free(d->msgs);
+  d->msgs = NULL;
+  d->nmsgs = d->cap = 0;
+}
+
+tr_status tr_read_file(const char *path, char **out, size_t *len, tr_diag *d) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    tr_diag_errorf(d, "%s: cannot open: %s", path, strerror(errno));
+    return TR_ERR_IO;
+  }
+  tr_buf b = {0};
+  char tmp[65536];
+  size_t n;
+  while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) tr_buf_putn(&b, tmp, n);
+  int err = ferror(f);
+  fclose(f);
+  if (err) {
+    tr_diag_errorf(d, "%s: read error", path);
+    tr_buf_free(&b);
+    return TR_ERR_IO;
+  }
+  if (!b.p) b.p = tr_xcalloc(1, 1);
+  *out = b.p;
+  *len = b.n;
+  return TR_OK;
+}

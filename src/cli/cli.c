@@ -1,0 +1,142 @@
+/* cli.c - helpers every subcommand uses: option scanning, usage errors,
+ * loading a module from a file or stdin, and the final flush of stdout. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_opts_init(cli_opts *o, const cli_cmd *cmd, int argc, char **argv) {
+  memset(o, 0, sizeof *o);
+  o->argc = argc;
+  o->argv = argv;
+  o->cmd = cmd;
+  o->i = 1;
+}
+
+int cli_opts_next(cli_opts *o) {
+  o->val = NULL;
+  while (o->i < o->argc) {
+    const char *a = o->argv[o->i++];
+    o->arg = a;
+    if (o->no_more_opts || a[0] != '-' || a[1] == 0) return 'f';
+    if (strcmp(a, "--") == 0) {
+      o->no_more_opts = true;
+      continue;
+    }
+    return 'o';
+  }
+  o->arg = NULL;
+  return 0;
+}
+
+bool cli_opt_is(cli_opts *o, const char *shortname, const char *longname) {
+  const char *a = o->arg;
+  o->val = NULL;
+  if (a[1] == '-') {
+    if (!longname) return false;
+    size_t n = strlen(longname);
+    if (strncmp(a, longname, n) != 0) return false;
+    if (a[n] == '=') {
+      o->val = a + n + 1;
+      return true;
+    }
+    return a[n] == 0;
+  }
+  if (!shortname) return false;
+  if (a[1] != shortname[1]) return false;
+  if (a[2]) o->val = a + 2;
+  return true;
+}
+
+_Noreturn void cli_usage_error(const cli_cmd *cmd, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "trench%s%s: ", cmd ? " " : "", cmd ? cmd->name : "");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  if (cmd)
+    fprintf(stderr, "\nRun 'trench %s --help' for usage.\n", cmd->name);
+  else
+    fprintf(stderr, "\nRun 'trench --help' for usage.\n");
+  exit(CLI_EXIT_USAGE);
+}
+
+const char *cli_opt_value(cli_opts *o) {
+  if (o->val) return o->val;
+  if (o->i >= o->argc)
+    cli_usage_error(o->cmd, "option '%s' needs a value", o->arg);
+  return o->argv[o->i++];
+}
+
+bool cli_opt_flag(cli_opts *o, const char *shortname, const char *longname) {
+  if (!cli_opt_is(o, shortname, longname)) return false;
+  if (o->val && o->arg[1] == '-')
+    cli_usage_error(o->cmd, "option '%.*s' takes no value",
+                    (int)(o->val - 1 - o->arg), o->arg);
+  if (o->val) cli_usage_error(o->cmd, "unknown option '%s'", o->arg);
+  return true;
+}
+
+void cli_opt_help(cli_opts *o) {
+  if (!cli_opt_flag(o, "-h", "--help")) return;
+  fputs(o->cmd->help, stdout);
+  exit(cli_finish(CLI_EXIT_OK));
+}
+
+const char *cli_input_name(const char *path) {
+  return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+static tr_status read_stdin(char **out, size_t *len, tr_diag *d) {
+  tr_buf b = {0};
+  char tmp[65536];
+  size_t n;
+  while ((n = fread(tmp, 1, sizeof tmp, stdin)) > 0) tr_buf_putn(&b, tmp, n);
+  if (ferror(stdin)) {
+    tr_diag_errorf(d, "<stdin>: read error");
+    tr_buf_free(&b);
+    return TR_ERR_IO;
+  }
+  if (!b.p) b.p = tr_xcalloc(1, 1);
+  *out = b.p;
+  *len = b.n;
+  return TR_OK;
+}
+
+/* Reads the text here rather than through tr_parse_file so an unreadable
+ * file (exit 2) stays apart from a malformed one (exit 1), and "-" works. */
+tr_module *cli_load(const char *path, bool verify, int *exit_code) {
+  tr_diag d = {0};
+  char *text = NULL;
+  size_t len = 0;
+  const char *name = cli_input_name(path);
+  tr_status st = strcmp(path, "-") == 0 ? read_stdin(&text, &len, &d)
+                                        : tr_read_file(path, &text, &len, &d);
+  if (st != TR_OK) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    *exit_code = CLI_EXIT_USAGE;
+    return NULL;
+  }
+  tr_module *m = tr_parse(name, text, len, NULL, &d);
+  if (m && verify && tr_verify(m, &d) != TR_OK) {
+    tr_module_free(m);
+    m = NULL;
+  }
+  if (!m && d.nmsgs == 0) /* never fail silently, whatever the library did */
+    tr_diag_errorf(&d, "%s: failed without a diagnostic", name);
+  tr_diag_print(&d, stderr);
+  tr_diag_clear(&d);
+  free(text);
+  *exit_code = m ? CLI_EXIT_OK : CLI_EXIT_FINDING;
+  return m;
+}
+
+int cli_finish(int exit_code) {
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "trench: error writing to stdout\n");
+    return cli_worse(exit_code, CLI_EXIT_USAGE);
+  }
+  return exit_code;
+}

@@ -1,0 +1,81 @@
+/* cli.h - what main.c and the subcommands (cmd_<name>.c) share: exit codes,
+ * the command table entry, a small option scanner and module loading. The
+ * CLI is a thin layer over the library; unlike the library it may exit. */
+#ifndef TR_CLI_H
+#define TR_CLI_H
+
+#include "../base/base.h"
+#include "../ir/ir.h"
+
+#define TRENCH_VERSION "0.1.0"
+
+/* Exit codes, the same for every command. When several apply (one file
+ * unreadable, another malformed) the highest wins. */
+enum {
+  CLI_EXIT_OK = 0,      /* success, nothing found */
+  CLI_EXIT_FINDING = 1, /* a finding; an input failed to parse or verify */
+  CLI_EXIT_USAGE = 2    /* bad usage, unreadable input, unwritable output */
+};
+
+typedef struct {
+  const char *name;    /* as typed after "trench" */
+  const char *summary; /* one line for the command list */
+  const char *help;    /* full text printed by --help and "trench help NAME" */
+  int (*run)(int argc, char **argv); /* argv[0] is the command name */
+} cli_cmd;
+
+extern const cli_cmd cli_cmd_parse;
+extern const cli_cmd cli_cmd_stats;
+
+/* ---- option scanning ----
+ * Options and operands may be mixed; "--" ends options; "-" is an operand
+ * (stdin). Long options take values as "--opt=V" or "--opt V", short ones
+ * as "-oV" or "-o V". Short flags do not bundle ("-qv" is an error): few
+ * commands, clearer errors. */
+typedef struct {
+  int argc;           /* from the command */
+  char **argv;        /* argv[0] is the command name */
+  const cli_cmd *cmd; /* for error messages */
+  int i;              /* next argument to look at */
+  bool no_more_opts;  /* "--" was seen */
+  const char *arg;    /* the current option or operand */
+  const char *val;    /* glued value ("--o=V", "-oV"), else NULL */
+} cli_opts;
+
+void cli_opts_init(cli_opts *o, const cli_cmd *cmd, int argc, char **argv);
+/* Advances. Returns 0 at the end, 'o' for an option (o->arg), 'f' for an
+ * operand (o->arg). */
+int cli_opts_next(cli_opts *o);
+/* Whether the current option is one of the given spellings (either may be
+ * NULL); sets o->val to a glued value. */
+bool cli_opt_is(cli_opts *o, const char *shortname, const char *longname);
+/* cli_opt_is for options without a value: a glued value is a usage error. */
+bool cli_opt_flag(cli_opts *o, const char *shortname, const char *longname);
+/* The value of the current option: glued or the next argument; exits with a
+ * usage error when missing. */
+const char *cli_opt_value(cli_opts *o);
+
+/* Prints "trench CMD: message" and the usage hint to stderr and exits 2. */
+_Noreturn void cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Prints cmd->help to stdout and exits 0 when the current option is -h or
+ * --help. */
+void cli_opt_help(cli_opts *o);
+
+/* ---- inputs ---- */
+/* Name shown in messages for path ("-" reads stdin). */
+const char *cli_input_name(const char *path);
+
+/* Reads and parses path ("-" = stdin) and verifies it when asked. On
+ * failure prints the diagnostics to stderr, returns NULL and sets *exit_code
+ * to CLI_EXIT_USAGE (unreadable) or CLI_EXIT_FINDING (syntax or verify
+ * error); on success sets it to CLI_EXIT_OK. */
+tr_module *cli_load(const char *path, bool verify, int *exit_code);
+
+/* Flushes stdout; reports a write error (full disk, closed pipe) as exit 2
+ * so a truncated output is never mistaken for success. */
+int cli_finish(int exit_code);
+
+static inline int cli_worse(int a, int b) { return a > b ? a : b; }
+
+#endif

@@ -1,0 +1,73 @@
+/* main.c - the trench command: global options (--help, --version), the
+ * "help" command and dispatch to the subcommands in cmd_<name>.c. */
+#include "cli.h"
+
+#include <string.h>
+
+static const cli_cmd *const commands[] = {
+  &cli_cmd_parse,
+  &cli_cmd_stats,
+};
+
+static const char exit_codes_help[] =
+  "Exit codes (all commands):\n"
+  "  0  success, nothing found\n"
+  "  1  a finding; an input failed to parse or verify\n"
+  "  2  usage error, unreadable input or unwritable output\n"
+  "When several apply, the highest is returned.\n";
+
+static void print_help(FILE *f) {
+  fprintf(f,
+          "trench %s - finds silent wrong-result bugs in tensor compilers\n"
+          "\n"
+          "Usage: trench COMMAND [OPTIONS] [ARGS]\n"
+          "       trench help COMMAND\n"
+          "       trench --help | --version\n"
+          "\n"
+          "Commands:\n",
+          TRENCH_VERSION);
+  for (int i = 0; i < TR_NELEMS(commands); i++)
+    fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+  fprintf(f, "  %-8s %s\n", "help", "show the help of a command");
+  fprintf(f, "\n%s", exit_codes_help);
+  fprintf(f, "\nRun 'trench COMMAND --help' for the options of a command.\n");
+}
+
+static const cli_cmd *find_command(const char *name) {
+  for (int i = 0; i < TR_NELEMS(commands); i++)
+    if (strcmp(commands[i]->name, name) == 0) return commands[i];
+  return NULL;
+}
+
+static int run_help(int argc, char **argv) {
+  if (argc < 3) {
+    print_help(stdout);
+    return CLI_EXIT_OK;
+  }
+  if (argc > 3) cli_usage_error(NULL, "help takes one command name");
+  const cli_cmd *c = find_command(argv[2]);
+  if (!c) cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+  fputs(c->help, stdout);
+  return CLI_EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    print_help(stderr);
+    return CLI_EXIT_USAGE;
+  }
+  const char *a = argv[1];
+  if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    print_help(stdout);
+    return cli_finish(CLI_EXIT_OK);
+  }
+  if (strcmp(a, "--version") == 0) {
+    printf("trench %s\n", TRENCH_VERSION);
+    return cli_finish(CLI_EXIT_OK);
+  }
+  if (strcmp(a, "help") == 0) return cli_finish(run_help(argc, argv));
+  if (a[0] == '-') cli_usage_error(NULL, "unknown option '%s'", a);
+  const cli_cmd *c = find_command(a);
+  if (!c) cli_usage_error(NULL, "unknown command '%s'", a);
+  return cli_finish(c->run(argc - 1, argv + 1));
+}

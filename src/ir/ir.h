@@ -1,0 +1,271 @@
+/* ir.h - the tensor IR: a module of computations of instructions, mirroring
+ * XLA HLO. A module owns one arena; everything reachable from it (names,
+ * shapes, attributes, literals) lives there and dies with tr_module_free. */
+#ifndef TR_IR_H
+#define TR_IR_H
+
+#include "../base/base.h"
+#include "dtype.h"
+
+/* ---- the op table ---- */
+typedef enum {
+#define X(E, name, arity, rule, types, flags, attrs, w) TR_OP_##E,
+#include "ops.def"
+#undef X
+  TR_OP_COUNT
+} tr_op;
+
+typedef enum {
+  TR_RULE_PARAMETER, TR_RULE_CONSTANT, TR_RULE_IOTA, TR_RULE_ID,
+  TR_RULE_AFTER_ALL, TR_RULE_BROADCAST, TR_RULE_RESHAPE, TR_RULE_BITCAST,
+  TR_RULE_TRANSPOSE, TR_RULE_SAME, TR_RULE_CONVERT, TR_RULE_BITCAST_CONVERT,
+  TR_RULE_SLICE, TR_RULE_DYNAMIC_SLICE, TR_RULE_DYNAMIC_UPDATE_SLICE,
+  TR_RULE_CONCATENATE, TR_RULE_PAD, TR_RULE_REVERSE, TR_RULE_GATHER,
+  TR_RULE_SCATTER, TR_RULE_SELECT, TR_RULE_CLAMP, TR_RULE_COMPARE,
+  TR_RULE_IS_FINITE, TR_RULE_BINARY, TR_RULE_REDUCE, TR_RULE_REDUCE_WINDOW,
+  TR_RULE_SELECT_AND_SCATTER, TR_RULE_DOT, TR_RULE_CONVOLUTION, TR_RULE_SORT,
+  TR_RULE_TOPK, TR_RULE_CHOLESKY, TR_RULE_TRIANGULAR_SOLVE, TR_RULE_WHILE,
+  TR_RULE_CONDITIONAL, TR_RULE_CALL, TR_RULE_FUSION, TR_RULE_MAP,
+  TR_RULE_TUPLE, TR_RULE_GTE, TR_RULE_DECLARED, TR_RULE_ADD_DEPENDENCY,
+  TR_RULE_ALL_REDUCE
+} tr_rule;
+
+enum {
+  TR_OPF_E = 1 << 0, /* elementwise */
+  TR_OPF_C = 1 << 1, /* commutative */
+  TR_OPF_A = 1 << 2, /* associative (over exact values) */
+  TR_OPF_I = 1 << 3, /* idempotent */
+  TR_OPF_S = 1 << 4, /* has side effects / talks to the outside */
+  TR_OPF_K = 1 << 5  /* in trench's core op set */
+};
+
+typedef struct {
+  const char *name;  /* HLO spelling */
+  int arity;         /* operand count, -1 variadic */
+  tr_rule rule;      /* shape rule */
+  const char *types; /* accepted operand element types */
+  unsigned flags;    /* TR_OPF_* */
+  const char *attrs; /* modelled attributes, '+' = required */
+  int weight;        /* generator weight */
+} tr_op_info;
+
+extern const tr_op_info tr_ops[TR_OP_COUNT];
+bool tr_op_lookup(const char *s, size_t n, tr_op *op);
+
+/* ---- attributes ---- */
+typedef enum {
+#define X(E, name, kind, allowed) TR_ATTR_##E,
+#include "attrs.def"
+#undef X
+  TR_ATTR_COUNT,
+  TR_ATTR_RAW = TR_ATTR_COUNT /* not modelled: name and text kept verbatim */
+} tr_attr_key;
+
+typedef enum {
+  TR_AK_INT, TR_AK_BOOL, TR_AK_INTS, TR_AK_INTSS, TR_AK_STR, TR_AK_IDENT,
+  TR_AK_COMP, TR_AK_COMPS, TR_AK_INSTRS, TR_AK_SLICE, TR_AK_PADDING,
+  TR_AK_WINDOW, TR_AK_DIMLABELS, TR_AK_RAW
+} tr_attr_kind;
+
+typedef struct {
+  const char *name;    /* spelling */
+  tr_attr_kind kind;   /* value kind */
+  const char *allowed; /* "A|B" for identifiers, else NULL */
+} tr_attr_info;
+
+extern const tr_attr_info tr_attrs[TR_ATTR_COUNT];
+bool tr_attr_lookup(const char *s, size_t n, tr_attr_key *k);
+/* Whether op models attribute k (it is listed in ops.def), and whether it
+ * must be present. */
+bool tr_op_models_attr(tr_op op, tr_attr_key k, bool *required);
+
+typedef struct { int64_t start, limit, stride; } tr_slice_dim;
+typedef struct { int64_t lo, hi, interior; } tr_pad_dim;
+typedef struct {
+  int64_t size, stride, pad_lo, pad_hi, lhs_dilate, rhs_dilate;
+  bool reversal;
+} tr_window_dim;
+
+/* Convolution dimension numbers from dim_labels. */
+typedef struct {
+  int nspatial;                             /* spatial dimensions */
+  int64_t in_batch, in_feature, *in_spatial; /* lhs positions */
+  int64_t k_in, k_out, *k_spatial;           /* kernel positions */
+  int64_t out_batch, out_feature, *out_spatial; /* result positions */
+} tr_convdims;
+
+typedef struct tr_comp tr_comp;
+typedef struct tr_instr tr_instr;
+typedef struct tr_module tr_module;
+
+typedef struct {
+  tr_attr_key key;   /* TR_ATTR_RAW for verbatim attributes */
+  const char *name;  /* spelling as written */
+  tr_attr_kind kind; /* which union member is set */
+  int n;             /* element count for lists (ints, comps, dims, ...) */
+  union {
+    int64_t i;            /* INT */
+    bool b;               /* BOOL */
+    const char *s;        /* STR (unescaped), IDENT, RAW (verbatim text) */
+    int64_t *ints;        /* INTS */
+    struct {
+      int64_t **v;        /* INTSS: rows */
+      int *lens;          /* INTSS: row lengths */
+    } intss;
+    tr_comp *comp;        /* COMP */
+    tr_comp **comps;      /* COMPS */
+    tr_instr **instrs;    /* INSTRS */
+    tr_slice_dim *slice;  /* SLICE */
+    tr_pad_dim *pad;      /* PADDING */
+    tr_window_dim *win;   /* WINDOW */
+    tr_convdims *conv;    /* DIMLABELS */
+  } u;
+} tr_attr;
+
+/* ---- shapes ---- */
+typedef struct tr_shape tr_shape;
+struct tr_shape {
+  tr_dtype dtype;         /* TR_DT_TUPLE for tuples */
+  int rank;               /* number of dims (arrays) */
+  int64_t *dims;          /* sizes; -1 for an unbounded dynamic dim '?' */
+  uint8_t *dynamic;       /* per dim 1 when written '<=N'; NULL if none */
+  int64_t *layout;        /* minor_to_major, NULL when not written */
+  const char *layout_ext; /* verbatim layout text after ':' (tiles, ...) */
+  bool has_layout;        /* a layout (possibly empty for scalars) was written */
+  int nelems;             /* tuple element count */
+  tr_shape **elems;       /* tuple elements */
+};
+
+int64_t tr_shape_count(const tr_shape *s); /* elements; -1 if dynamic */
+bool tr_shape_is_array(const tr_shape *s);
+/* Same dtype and dims (layouts ignored); tuples compare elementwise. */
+bool tr_shape_equal(const tr_shape *a, const tr_shape *b);
+bool tr_shape_same_dims(const tr_shape *a, const tr_shape *b);
+tr_shape *tr_shape_clone(tr_arena *a, const tr_shape *s);
+tr_shape *tr_shape_array(tr_arena *a, tr_dtype dt, int rank, const int64_t *dims);
+tr_shape *tr_shape_tuple(tr_arena *a, int n, tr_shape *const *elems);
+void tr_shape_print(tr_buf *b, const tr_shape *s, bool layouts);
+
+/* ---- literals ---- */
+/* Constant values, row-major in logical order. Element storage: one
+ * tr_dtype_size() slot each, holding the dtype's bit pattern (floats as
+ * their IEEE/narrow bits, sub-byte ints sign- or zero-extended into a byte,
+ * pred as 0/1, complex as two floats). */
+typedef struct tr_literal tr_literal;
+struct tr_literal {
+  tr_shape *shape;      /* the constant's shape */
+  bool elided;          /* written as {...}: values unknown */
+  void *data;           /* array data (NULL for tuples and elided) */
+  int nelems;           /* tuple literal element count */
+  tr_literal **elems;   /* tuple literal elements */
+};
+
+/* ---- instructions, computations, modules ---- */
+struct tr_instr {
+  int id;               /* unique in the module, stable across clones */
+  const char *name;     /* without '%' */
+  tr_op op;             /* opcode */
+  const char *opname;   /* spelling (differs from tr_ops[op] for async sugar) */
+  tr_shape *shape;      /* result shape */
+  tr_instr **operands;  /* in order */
+  int noperands;
+  tr_instr **users;     /* distinct users, in order of first use */
+  int nusers, capusers;
+  tr_attr *attrs;       /* in the order written */
+  int nattrs;
+  tr_literal *literal;  /* constant only */
+  int64_t param_index;  /* parameter only */
+  tr_comp *parent;      /* owning computation */
+  bool operand_shapes;  /* operands were written with inline shapes */
+  int line, col;        /* where it was written (0 when synthesized) */
+};
+
+struct tr_comp {
+  int id;               /* unique in the module */
+  const char *name;     /* without '%' */
+  tr_instr **instrs;    /* in textual (and schedule) order */
+  int ninstrs, capinstrs;
+  tr_instr *root;       /* result */
+  tr_instr **params;    /* by parameter index */
+  int nparams;
+  bool is_entry;        /* the ENTRY computation */
+  const char *exec_thread; /* execution_thread="..." or NULL */
+  tr_module *module;    /* owner */
+  int line, col;        /* where it was written */
+};
+
+typedef struct {
+  const char *name;     /* header attribute name */
+  const char *text;     /* verbatim value */
+} tr_header_attr;
+
+struct tr_module {
+  tr_arena *arena;      /* owns everything below */
+  const char *name;     /* HloModule name */
+  const char *file;     /* file it was read from, for messages */
+  tr_header_attr *hattrs; /* header attributes, in order */
+  int nhattrs;
+  const char *frames;   /* verbatim stack-frame tables, or NULL */
+  tr_comp **comps;      /* callees before callers, as in the text */
+  int ncomps, capcomps;
+  tr_comp *entry;       /* the entry computation */
+  int next_id;          /* next instruction/computation id */
+};
+
+tr_module *tr_module_new(const char *name);
+void tr_module_free(tr_module *m);
+/* Deep copy into a fresh arena; ids and names are kept. */
+tr_module *tr_module_clone(const tr_module *m);
+
+tr_comp *tr_comp_new(tr_module *m, const char *name);
+tr_comp *tr_module_find_comp(const tr_module *m, const char *name);
+tr_instr *tr_comp_find(const tr_comp *c, const char *name);
+
+/* Creates an instruction (not yet in a computation). */
+tr_instr *tr_instr_new(tr_module *m, tr_op op, const char *name, tr_shape *shape);
+void tr_comp_append(tr_comp *c, tr_instr *in);
+void tr_instr_set_operands(tr_instr *in, tr_instr **ops, int n);
+void tr_instr_add_user(tr_instr *in, tr_instr *user);
+/* Rebuilds every use list in the module from operand lists. */
+void tr_module_rebuild_users(tr_module *m);
+
+tr_attr *tr_instr_attr(const tr_instr *in, tr_attr_key k);
+/* Appends an attribute; returns it for the caller to fill. */
+tr_attr *tr_instr_add_attr(tr_module *m, tr_instr *in, tr_attr_key k,
+                           tr_attr_kind kind, const char *name);
+/* Every computation an instruction calls, in attribute order. */
+int tr_instr_called(const tr_instr *in, tr_comp **out, int max);
+/* The fusion computation of a fusion instruction, or NULL. */
+tr_comp *tr_instr_fused(const tr_instr *in);
+bool tr_comp_is_fusion_body(const tr_module *m, const tr_comp *c);
+
+/* ---- text ---- */
+typedef struct {
+  bool fill_elided;     /* give elided constants deterministic values */
+} tr_parse_opts;
+
+/* Parses HLO text. On error returns NULL and adds "file:line:col: ..."
+ * diagnostics. Never aborts on malformed input. */
+tr_module *tr_parse(const char *file, const char *text, size_t len,
+                    const tr_parse_opts *opts, tr_diag *d);
+tr_module *tr_parse_file(const char *path, const tr_parse_opts *opts,
+                         tr_diag *d);
+/* Canonical HLO text that tr_parse reads back to the same module. */
+void tr_print_module(tr_buf *b, const tr_module *m);
+void tr_print_instr(tr_buf *b, const tr_instr *in);
+void tr_print_literal(tr_buf *b, const tr_literal *lit);
+/* Structural equality of two modules (names, shapes, attributes, literal
+ * bits); on mismatch writes a reason into why when given. */
+bool tr_module_equal(const tr_module *a, const tr_module *b, tr_buf *why);
+
+/* ---- verification and shape inference ---- */
+/* Checks every instruction: operand counts and types, attributes, called
+ * computations and the declared shape against the inferred one. Adds one
+ * diagnostic per problem, located at the instruction. */
+tr_status tr_verify(const tr_module *m, tr_diag *d);
+/* Infers the result shape of in from its operands and attributes. Returns
+ * NULL and writes a reason when the instruction is invalid or its shape is
+ * only declared (TR_RULE_DECLARED with no reason). */
+tr_shape *tr_infer_shape(tr_arena *a, const tr_instr *in, tr_buf *why);
+
+#endif
