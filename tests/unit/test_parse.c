@@ -1,0 +1,311 @@
+/* test_parse.c - the HLO text parser and printer on hand-made inputs:
+ * values of literals, every attribute form, located errors. */
+#include "../../src/ir/ir.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static tr_module *parse_str(const char *text, tr_diag *d) {
+  return tr_parse("t.hlo", text, strlen(text), NULL, d);
+}
+
+/* Parses text, expecting failure; returns the first message (caller frees
+ * via the diag). */
+static const char *parse_err(const char *text, tr_diag *d) {
+  tr_module *m = parse_str(text, d);
+  if (m) {
+    tr_module_free(m);
+    return "(parsed)";
+  }
+  return tr_diag_first(d);
+}
+
+static char *print_str(const tr_module *m) {
+  tr_buf b = {0};
+  tr_print_module(&b, m);
+  return b.p;
+}
+
+static tr_instr *find(tr_module *m, const char *name) {
+  for (int c = 0; c < m->ncomps; c++) {
+    tr_instr *in = tr_comp_find(m->comps[c], name);
+    if (in) return in;
+  }
+  return NULL;
+}
+
+TR_TEST(parse_literal_bits) {
+  tr_diag d = {0};
+  tr_module *m = parse_str(
+      "HloModule lits\n"
+      "ENTRY e {\n"
+      "  a = bf16[3] constant({1, 1.00390625, -0})\n"
+      "  b = f8e4m3fn[2] constant({448, nan})\n"
+      "  c = s4[2] constant({-8, 7})\n"
+      "  d = u64[] constant(18446744073709551615)\n"
+      "  f = f32[2] constant({nan(0x1), -inf})\n"
+      "  g = f16[1] constant({0x1.8p1})\n"
+      "  ROOT t = (bf16[3], f8e4m3fn[2], s4[2], u64[], f32[2], f16[1]) tuple(a, b, c, d, f, g)\n"
+      "}\n",
+      &d);
+  CHECK(m != NULL);
+  if (!m) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    return;
+  }
+  uint16_t *a = find(m, "a")->literal->data;
+  CHECK_EQ_INT(a[0], 0x3f80);
+  /* 1 + 2^-8 is a tie between bf16 1.0 and 1.0078125: even wins. */
+  CHECK_EQ_INT(a[1], 0x3f80);
+  CHECK_EQ_INT(a[2], 0x8000);
+  uint8_t *b = find(m, "b")->literal->data;
+  CHECK_EQ_INT(b[0], 0x7e);
+  CHECK_EQ_INT(b[1], 0x7f);
+  int8_t *c = find(m, "c")->literal->data;
+  CHECK_EQ_INT(c[0], -8);
+  CHECK_EQ_INT(c[1], 7);
+  uint64_t dv;
+  memcpy(&dv, find(m, "d")->literal->data, 8);
+  CHECK(dv == UINT64_MAX);
+  uint32_t *f = find(m, "f")->literal->data;
+  CHECK_EQ_INT(f[0], 0x7f800001u);
+  CHECK_EQ_INT(f[1], 0xff800000u);
+  uint16_t *g = find(m, "g")->literal->data;
+  CHECK_EQ_INT(g[0], 0x4200); /* 3.0 in f16 */
+  char *text = print_str(m);
+  CHECK_CONTAINS(text, "constant({1, 1, -0})");
+  CHECK_CONTAINS(text, "constant({448, nan})");
+  CHECK_CONTAINS(text, "constant({nan(0x1), -inf})");
+  CHECK_CONTAINS(text, "u64[] constant(18446744073709551615)");
+  free(text);
+  tr_module_free(m);
+  tr_diag_clear(&d);
+}
+
+TR_TEST(parse_attribute_forms) {
+  tr_diag d = {0};
+  tr_module *m = parse_str(
+      "HloModule attrs, is_scheduled=true\n"
+      "ENTRY e {\n"
+      "  p = f32[8,8]{1,0:T(8,128)} parameter(0)\n"
+      "  z = f32[] constant(0)\n"
+      "  s = f32[2,4] slice(p), slice={[0:4:2], [1:8:2]}\n"
+      "  q = f32[8,19] pad(p, z), padding=-1_1x1_2_1\n"
+      "  w = f32[4,4] reduce-window(p, z), window={size=2x2 stride=2x2 pad=0_0x0_0 rhs_dilate=1x1}, to_apply=%add\n"
+      "  ROOT r = f32[2,4] copy(s), metadata={op_type=\"Copy\" op_name=\"jit(f)/copy\"}, "
+      "backend_config={\"a\":{\"b\":\"}\"}}, some_future_attr={x=[1,2]}\n"
+      "}\n",
+      &d);
+  /* %add is not defined before use: a located error, not a crash. */
+  CHECK(m == NULL);
+  CHECK_CONTAINS(tr_diag_first(&d), "t.hlo:7:103: error: unknown computation 'add'");
+  tr_diag_clear(&d);
+  m = parse_str(
+      "HloModule attrs, is_scheduled=true\n"
+      "%add (x: f32[], y: f32[]) -> f32[] {\n"
+      "  %x = f32[] parameter(0)\n"
+      "  %y = f32[] parameter(1)\n"
+      "  ROOT %sum = f32[] add(f32[] %x, f32[] %y)\n"
+      "}\n"
+      "ENTRY e {\n"
+      "  p = f32[8,8]{1,0:T(8,128)} parameter(0)\n"
+      "  z = f32[] constant(0)\n"
+      "  s = f32[2,4] slice(p), slice={[0:4:2], [1:8:2]}\n"
+      "  q = f32[8,19] pad(p, z), padding=0_0x1_2_1\n"
+      "  w = f32[4,4] reduce-window(p, z), window={size=2x2 stride=2x2 rhs_dilate=1x1}, to_apply=%add\n"
+      "  ROOT r = f32[2,4] copy(s), metadata={op_type=\"Copy\" op_name=\"jit(f)/copy\"}, "
+      "backend_config={\"a\":{\"b\":\"}\"}}, some_future_attr={x=[1,2]}\n"
+      "}\n",
+      &d);
+  CHECK(m != NULL);
+  if (!m) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    return;
+  }
+  tr_instr *s = find(m, "s");
+  tr_attr *sl = tr_instr_attr(s, TR_ATTR_SLICE);
+  CHECK(sl && sl->n == 2 && sl->u.slice[1].start == 1 && sl->u.slice[1].limit == 8 &&
+        sl->u.slice[1].stride == 2);
+  tr_attr *pd = tr_instr_attr(find(m, "q"), TR_ATTR_PADDING);
+  CHECK(pd && pd->n == 2 && pd->u.pad[1].lo == 1 && pd->u.pad[1].hi == 2 && pd->u.pad[1].interior == 1);
+  tr_attr *w = tr_instr_attr(find(m, "w"), TR_ATTR_WINDOW);
+  CHECK(w && w->n == 2 && w->u.win[0].size == 2 && w->u.win[1].stride == 2 && w->u.win[0].pad_lo == 0);
+  tr_instr *r = find(m, "r");
+  CHECK_EQ_INT(r->nattrs, 3);
+  CHECK_STR(r->attrs[1].u.s, "{\"a\":{\"b\":\"}\"}}");
+  CHECK_STR(r->attrs[2].name, "some_future_attr");
+  CHECK_STR(r->attrs[2].u.s, "{x=[1,2]}");
+  tr_instr *p = find(m, "p");
+  CHECK_STR(p->shape->layout_ext, "T(8,128)");
+  char *text = print_str(m);
+  CHECK_CONTAINS(text, "HloModule attrs, is_scheduled=true\n");
+  CHECK_CONTAINS(text, "%p = f32[8,8]{1,0:T(8,128)} parameter(0)");
+  CHECK_CONTAINS(text, "slice={[0:4:2], [1:8:2]}");
+  CHECK_CONTAINS(text, "padding=0_0_0x1_2_1");
+  CHECK_CONTAINS(text, "window={size=2x2 stride=2x2}, to_apply=%add");
+  CHECK_CONTAINS(text, "ROOT %sum = f32[] add(%x, %y)");
+  CHECK_CONTAINS(text, ", some_future_attr={x=[1,2]}\n");
+  free(text);
+  tr_module_free(m);
+  tr_diag_clear(&d);
+}
+
+TR_TEST(parse_compact_gte_and_headerless) {
+  tr_diag d = {0};
+  tr_module *m = parse_str(
+      "ENTRY main {\n"
+      "  p = (f32[2], (s32[], f32[])) parameter(0)\n"
+      "  a = f32[2] copy(p#0)\n"
+      "  ROOT b = f32[] negate(p#1#1)\n"
+      "}\n",
+      &d);
+  CHECK(m != NULL);
+  if (!m) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    return;
+  }
+  CHECK_STR(m->name, "module_main");
+  CHECK_EQ_INT(m->entry->ninstrs, 6);
+  tr_instr *b = find(m, "b");
+  CHECK(b->operands[0]->op == TR_OP_GET_TUPLE_ELEMENT);
+  CHECK_STR(b->operands[0]->name, "p_1_1");
+  CHECK_STR(b->operands[0]->operands[0]->name, "p_1");
+  CHECK(m->entry->root == b);
+  tr_module_free(m);
+  tr_diag_clear(&d);
+}
+
+TR_TEST(parse_generic_and_async_ops) {
+  tr_diag d = {0};
+  tr_module *m = parse_str(
+      "HloModule g\n"
+      "%w (x: f32[4]) -> f32[4] {\n  %x = f32[4] parameter(0)\n  ROOT %c = f32[4] cosh(%x)\n}\n"
+      "ENTRY %e (a: f32[4]) -> c64[4] {\n"
+      "  %a = f32[4]{0} parameter(0)\n"
+      "  %s = ((f32[4]{0}), f32[4]{0}, s32[]) async-start(%a), calls=%w, async_execution_thread=\"t\"\n"
+      "  %d = f32[4]{0} async-done(%s)\n"
+      "  %cs = ((f32[4]{0}), f32[4]{0}, u32[]) custom-call-start(%a), custom_call_target=\"foo\"\n"
+      "  ROOT %f = c64[4]{0} fft(%d), fft_type=FFT, fft_length={4}\n"
+      "}\n",
+      &d);
+  CHECK(m != NULL);
+  if (!m) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    return;
+  }
+  tr_instr *s = find(m, "s");
+  CHECK(s->op == TR_OP_ASYNC_START);
+  tr_comp *called[4];
+  CHECK_EQ_INT(tr_instr_called(s, called, 4), 1);
+  CHECK_STR(called[0]->name, "w");
+  tr_instr *cs = find(m, "cs");
+  CHECK(cs->op == TR_OP_ASYNC_SUGAR);
+  CHECK_STR(cs->opname, "custom-call-start");
+  char *text = print_str(m);
+  CHECK_CONTAINS(text, "custom-call-start(%a), custom_call_target=\"foo\"");
+  CHECK_CONTAINS(text, "fft(%d), fft_type=FFT, fft_length={4}");
+  free(text);
+  tr_module_free(m);
+  tr_diag_clear(&d);
+}
+
+TR_TEST(parse_elided_constant_fill) {
+  const char *text = "HloModule m\nENTRY e {\n  ROOT c = f32[3,5] constant({...})\n}\n";
+  tr_diag d = {0};
+  tr_module *m = parse_str(text, &d);
+  CHECK(m && find(m, "c")->literal->elided && find(m, "c")->literal->data == NULL);
+  tr_module_free(m);
+  tr_parse_opts fill = {true};
+  tr_module *a = tr_parse("t.hlo", text, strlen(text), &fill, &d);
+  tr_module *b = tr_parse("t.hlo", text, strlen(text), &fill, &d);
+  CHECK(a && b);
+  if (!a || !b) return;
+  float *va = find(a, "c")->literal->data, *vb = find(b, "c")->literal->data;
+  CHECK(find(a, "c")->literal->elided);
+  CHECK(memcmp(va, vb, 15 * sizeof(float)) == 0);
+  bool varied = false;
+  for (int i = 0; i < 15; i++) {
+    CHECK(va[i] >= -1 && va[i] < 1);
+    varied |= va[i] != va[0];
+  }
+  CHECK(varied);
+  tr_module_free(a);
+  tr_module_free(b);
+  tr_diag_clear(&d);
+}
+
+TR_TEST(parse_errors_located) {
+  static const struct { const char *text, *msg; } cases[] = {
+      {"HloModule m\nENTRY e {\n  x = f32[] parameter(0)\n  y= f32[] negate(x)\n}\n",
+       "t.hlo:4:3: error: expected ' = ' after the instruction name"},
+      {"HloModule m\nENTRY e {\n  x = f32[] parameter(0)\n  ROOT y = f32[] frobnicate(x)\n}\n",
+       "t.hlo:4:18: error: unknown opcode 'frobnicate'"},
+      {"HloModule m\nENTRY e {\n  x = f32[] parameter(0)\n  ROOT y = f32[] negate(z)\n}\n",
+       "t.hlo:4:25: error: unknown instruction 'z'"},
+      {"HloModule m\nENTRY e {\n  ROOT x = s8[2] constant({1, 300})\n}\n",
+       "t.hlo:3:31: error: value out of range for s8"},
+      {"HloModule m\nENTRY e {\n  ROOT x = s8[2] constant({1, 2, 3})\n}\n",
+       "t.hlo:3:34: error: too many values in dimension 0"},
+      {"HloModule m\nENTRY e {\n  ROOT x = f32[2]{1,0} parameter(0)\n}\n",
+       "t.hlo:3:18: error: layout has 2 dimensions but the shape has rank 1"},
+      {"HloModule m\nENTRY e {\n  ROOT x = f32[] parameter(0), metadata={op_name=\"a}\n}\n",
+       "unterminated string"},
+      {"HloModule m\nENTRY e {\n  /* never closed\n}\n", "t.hlo:3:3: error: unterminated /* comment"},
+      {"HloModule m\nENTRY e {\n}\n", "t.hlo:2:9: error: computation 'e' has no instructions"},
+      {"HloModule m\nENTRY e {\n  x = f32[] parameter(0)\n  x = f32[] parameter(1)\n}\n",
+       "t.hlo:4:3: error: duplicate instruction name 'x'"},
+      {"HloModule m\nENTRY e {\n  ROOT x = f32[] parameter(0)\n  ROOT y = f32[] parameter(1)\n}\n",
+       "t.hlo:4:8: error: computation 'e' has two ROOT instructions"},
+      {"HloModule m\nENTRY e {\n  p = f32[1,2,3,4] parameter(0)\n  q = f32[1,2,3,4] parameter(1)\n"
+       "  ROOT c = f32[1,2,3,4] convolution(p, q), dim_labels=b01f_01io->bxff\n}\n",
+       "expected"},
+      {"HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT c = pred[2] compare(p, p), direction=XX\n}\n",
+       "t.hlo:4:45: error: bad value for direction (expected one of EQ|NE|GE|GT|LE|LT)"},
+      {"HloModule m\nENTRY e {\n  ROOT x = f32[3] constant({1, 2", "t.hlo:3:33: error: expected"},
+      {"HloModule m\nENTRY e {\n  ROOT x = f32[99999999999999999999] parameter(0)\n}\n",
+       "integer out of range"},
+      {"", "t.hlo:1:1: error: expected 'HloModule' or a computation"},
+  };
+  for (int i = 0; i < TR_NELEMS(cases); i++) {
+    tr_diag d = {0};
+    const char *msg = parse_err(cases[i].text, &d);
+    if (!msg || !strstr(msg, cases[i].msg)) {
+      fprintf(stderr, "  case %d: got \"%s\", expected \"%s\"\n", i, msg ? msg : "(none)", cases[i].msg);
+      tr_test_failed++;
+    }
+    tr_diag_clear(&d);
+  }
+}
+
+TR_TEST(parse_error_has_caret_line) {
+  tr_diag d = {0};
+  const char *msg = parse_err("HloModule m\nENTRY e {\n  ROOT y = f32[] wat(x)\n}\n", &d);
+  CHECK_STR(msg, "t.hlo:3:18: error: unknown opcode 'wat'\n    ROOT y = f32[] wat(x)\n                   ^");
+  tr_diag_clear(&d);
+}
+
+TR_TEST(parse_clone_is_independent) {
+  tr_diag d = {0};
+  tr_module *m = parse_str("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] negate(p)\n}\n", &d);
+  CHECK(m != NULL);
+  if (!m) return;
+  tr_module *c = tr_module_clone(m);
+  tr_buf why = {0};
+  CHECK(tr_module_equal(m, c, &why));
+  tr_instr *n = find(c, "n");
+  CHECK(n->operands[0] == find(c, "p"));
+  CHECK(find(c, "p")->nusers == 1 && find(c, "p")->users[0] == n);
+  CHECK(n->id == find(m, "n")->id);
+  n->shape->dims[0] = 3;
+  CHECK_EQ_INT(find(m, "n")->shape->dims[0], 2);
+  CHECK(!tr_module_equal(m, c, NULL));
+  tr_buf_free(&why);
+  tr_module_free(c);
+  tr_module_free(m);
+  tr_diag_clear(&d);
+}
