@@ -3,6 +3,7 @@
 #   make test       build and run every test; last line "N passed, N failed"
 #   make check-san  the tests under ASan+UBSan
 #   make fuzz-parser  the HLO parser under libFuzzer (FUZZ_SECONDS=600)
+#   make demo       trench's main job on the shipped examples
 CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2 -g
@@ -64,5 +65,10 @@ fuzz-parser:
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all test check-san fuzz-parser clean
+# The main job on the shipped examples (becomes a fuzz campaign later).
+demo: all
+	$(BUILD)/trench parse -q examples/*.hlo
+	$(BUILD)/trench stats examples/*.hlo
+
+.PHONY: all test check-san fuzz-parser clean demo
 -include $(DEPS)
