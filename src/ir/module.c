@@ -198,8 +198,10 @@ void tr_comp_append(tr_comp *c, tr_instr *in) {
 }
 
 void tr_instr_add_user(tr_instr *in, tr_instr *user) {
-  for (int i = 0; i < in->nusers; i++)
-    if (in->users[i] == user) return;
+  /* A user's operands are added together, so a repeat (add(x, x)) can only
+   * be the latest entry: checking it keeps this O(1) for values with
+   * thousands of users. */
+  if (in->nusers && in->users[in->nusers - 1] == user) return;
   tr_arena *a = in->parent ? in->parent->module->arena : user->parent->module->arena;
   in->users = grow(a, in->users, in->nusers, &in->capusers, sizeof(tr_instr *));
   in->users[in->nusers++] = user;

@@ -228,6 +228,7 @@ static void ivec_push(tr_arena *a, ivec *x, int64_t v) {
 }
 
 static bool parse_int(parser *p, int64_t *out) {
+  *out = 0;
   if (p->tok.kind != TK_INT) return expected(p, "an integer");
   if ((!p->tok.neg && p->tok.u > INT64_MAX))
     return perr(p, p->tok.off, "integer out of range");
@@ -966,9 +967,12 @@ static tr_instr *compact_gte(parser *p, tr_instr *t, int64_t idx, size_t off) {
   return g;
 }
 
-static tr_instr *parse_rhs(parser *p, tr_shape *shape, const char *name, size_t name_off);
+static tr_instr *parse_rhs(parser *p, tr_shape *shape, const char *name, size_t name_off,
+                          bool nested);
 
 static bool parse_operands(parser *p, tr_instr *in, tr_instr ***ops, int *nops) {
+  *ops = NULL;
+  *nops = 0;
   int cap = 8, n = 0;
   tr_instr **v = tr_arena_alloc(p->m->arena, sizeof(tr_instr *) * (size_t)cap);
   while (p->tok.kind != TK_RPAREN) {
@@ -987,7 +991,7 @@ static bool parse_operands(parser *p, tr_instr *in, tr_instr ***ops, int *nops) 
                    k ? "." : "", k);
       while (ntab_get(&p->names, nm) && ++k);
       if (++p->depth > MAX_DEPTH) return perr(p, p->tok.off, "instructions nested too deeply");
-      if (!(x = parse_rhs(p, os, tr_arena_strdup(p->m->arena, nm), p->tok.off))) return false;
+      if (!(x = parse_rhs(p, os, tr_arena_strdup(p->m->arena, nm), p->tok.off, true))) return false;
       p->depth--;
       os = NULL;
     } else {
@@ -1028,8 +1032,10 @@ static bool parse_operands(parser *p, tr_instr *in, tr_instr ***ops, int *nops) 
 }
 
 /* opcode(operands), attrs... for an instruction whose name and optional
- * shape have been read. */
-static tr_instr *parse_rhs(parser *p, tr_shape *shape, const char *name, size_t name_off) {
+ * shape have been read. Nested (operand) instructions take no attributes:
+ * a comma after them belongs to the enclosing operand list. */
+static tr_instr *parse_rhs(parser *p, tr_shape *shape, const char *name, size_t name_off,
+                           bool nested) {
   if (p->tok.kind != TK_IDENT) {
     expected(p, "an opcode");
     return NULL;
@@ -1087,7 +1093,7 @@ static tr_instr *parse_rhs(parser *p, tr_shape *shape, const char *name, size_t 
   }
   if (!expect(p, TK_RPAREN, "')' after the operands")) return NULL;
   if (!add_name(p, in, name_off)) return NULL;
-  while (p->tok.kind == TK_COMMA) {
+  while (!nested && p->tok.kind == TK_COMMA) {
     if (!advance(p) || !parse_attr(p, in)) return NULL;
   }
   if (op == TR_OP_CONSTANT && in->literal->elided && p->opts->fill_elided)
@@ -1124,7 +1130,7 @@ static bool parse_instruction(parser *p, tr_comp *c) {
   if (tok_is_dtype(p, NULL) || p->tok.kind == TK_LPAREN) {
     if (!(shape = parse_shape(p))) return false;
   }
-  tr_instr *in = parse_rhs(p, shape, name, name_off);
+  tr_instr *in = parse_rhs(p, shape, name, name_off, false);
   if (!in) return false;
   if (root) {
     if (c->root) return perr(p, name_off, "computation '%s' has two ROOT instructions", c->name);
