@@ -17,6 +17,8 @@ if [ ! -x "$trench" ]; then
   echo "0 passed, 1 failed"
   exit 1
 fi
+# Absolute, so checks may run trench from inside $tmp.
+trench=$(cd "$(dirname "$trench")" && pwd)/$(basename "$trench")
 
 ok() { pass=$((pass + 1)); }
 no() { fail=$((fail + 1)); echo "FAIL: $*"; }
@@ -72,6 +74,9 @@ check "parse --help documents exit codes" out_has '^  1  some FILE has a syntax'
 t stats -h
 check "stats -h exits 0" rc_is 0
 check "stats -h documents --json" out_has '[-]-json'
+t help
+check "help without a command exits 0" rc_is 0
+check "help without a command lists the commands" out_has '^  stats '
 t help nope
 check "help of an unknown command exits 2" rc_is 2
 t parse --bogus x.hlo
@@ -236,12 +241,22 @@ t parse "$tmp/missing.hlo" "$tmp/noeq.hlo" "$tmp/fus.hlo"
 check "missing and bad files exit 2 (the higher code)" rc_is 2
 check "the good file after a missing one is still printed" out_has '^HloModule two_fusions'
 
+t parse "$tmp"
+check "a directory as input exits 2" rc_is 2
+ti "$tmp/fus.hlo" parse -- -
+check "-- ends options; - after it is still stdin" rc_is 0
+cp "$tmp/fus.hlo" "$tmp/-dash.hlo"
+(cd "$tmp" && "$trench" parse -q -- -dash.hlo >/dev/null 2>&1)
+check "-- lets a file name start with a dash" [ $? = 0 ]
+(cd "$tmp" && "$trench" parse -q -dash.hlo >/dev/null 2>&1)
+check "without --, a dash name is an option" [ $? = 2 ]
+
 # Every test module that parses must print canonical text that is a fixed
 # point of parse.
 shopt -s nullglob
 for f in "$tests"/hlo/*.hlo; do
-  "$trench" parse "$f" >"$tmp/r1" 2>/dev/null || continue
-  "$trench" parse - <"$tmp/r1" >"$tmp/r2" 2>"$tmp/err"
+  "$trench" parse --no-verify "$f" >"$tmp/r1" 2>/dev/null || continue
+  "$trench" parse --no-verify - <"$tmp/r1" >"$tmp/r2" 2>"$tmp/err"
   check "round trip of $(basename "$f")" cmp -s "$tmp/r1" "$tmp/r2"
 done
 shopt -u nullglob

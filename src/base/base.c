@@ -260,10 +260,10 @@ tr_status tr_read_file(const char *path, char **out, size_t *len, tr_diag *d) {
   char tmp[65536];
   size_t n;
   while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) tr_buf_putn(&b, tmp, n);
-  int err = ferror(f);
+  int err = ferror(f) ? errno : 0;
   fclose(f);
   if (err) {
-    tr_diag_errorf(d, "%s: read error", path);
+    tr_diag_errorf(d, "%s: cannot read: %s", path, strerror(err));
     tr_buf_free(&b);
     return TR_ERR_IO;
   }
