@@ -309,3 +309,24 @@ TR_TEST(parse_clone_is_independent) {
   tr_module_free(m);
   tr_diag_clear(&d);
 }
+
+#include "../../include/trench.h"
+
+TR_TEST(public_api_parse_verify_print) {
+  const char *text = "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT n = f32[3] negate(p)\n}\n";
+  char *err = NULL;
+  tr_module *m = trench_parse("api.hlo", text, strlen(text), &err);
+  CHECK(m != NULL && err == NULL);
+  if (!m) return;
+  CHECK_EQ_INT(trench_verify(m, &err), -1);
+  CHECK_CONTAINS(err, "api.hlo:4:8: error: in %n: declared shape f32[3]");
+  free(err);
+  char *out = trench_print(m);
+  CHECK_CONTAINS(out, "ROOT %n = f32[3] negate(%p)");
+  free(out);
+  trench_free(m);
+  err = NULL;
+  CHECK(trench_parse("api.hlo", "HloModule", 9, &err) == NULL);
+  CHECK_CONTAINS(err, "api.hlo:1:10: error: expected the module name");
+  free(err);
+}
