@@ -323,6 +323,10 @@ static token lex_string(lexer *lx, token t) {
     tr_buf_putc(&b, (char)c);
     i++;
   }
+  if (memchr(b.p ? b.p : "", 0, b.n)) {
+    tr_buf_free(&b);
+    return err_tok(t.off, "strings may not contain a NUL character");
+  }
   free(lx->strbuf);
   lx->strbuf = b.p ? b.p : tr_xcalloc(1, 1);
   t.kind = TK_STRING;

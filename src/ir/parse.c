@@ -1335,7 +1335,9 @@ tr_module *tr_parse(const char *file, const char *text, size_t len, const tr_par
   lex_init(&p.lx, &src);
   p.m = tr_module_new("module");
   p.m->file = tr_arena_strdup(p.m->arena, src.file);
-  bool ok = parse_module(&p);
+  /* Names and strings are C strings: a NUL byte cannot be kept. */
+  const char *nul = memchr(text, 0, len);
+  bool ok = nul ? perr(&p, (size_t)(nul - text), "NUL byte in text") : parse_module(&p);
   lex_free(&p.lx);
   ntab_free(&p.names);
   ntab_free(&p.comps);

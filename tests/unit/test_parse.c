@@ -330,3 +330,46 @@ TR_TEST(public_api_parse_verify_print) {
   CHECK_CONTAINS(err, "api.hlo:1:10: error: expected the module name");
   free(err);
 }
+
+#include <dirent.h>
+
+/* Inputs the fuzzer once broke the parser with: each must now either fail
+ * with a located diagnostic or round-trip through the printer. */
+TR_TEST(parse_fuzz_regressions) {
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/fuzz-regressions", tr_test_dir);
+  DIR *dp = opendir(dir);
+  CHECK(dp != NULL);
+  if (!dp) return;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(dp))) {
+    if (e->d_name[0] == '.') continue;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    tr_diag d = {0};
+    tr_module *m = tr_parse_file(path, NULL, &d);
+    n++;
+    if (!m) {
+      const char *msg = tr_diag_first(&d);
+      if (!msg || !strstr(msg, ": error: ")) {
+        fprintf(stderr, "  %s: failed without a located diagnostic\n", path);
+        tr_test_failed++;
+      }
+    } else {
+      tr_buf b = {0};
+      tr_print_module(&b, m);
+      tr_module *m2 = tr_parse("printed", b.p, b.n, NULL, &d);
+      if (!m2 || !tr_module_equal(m, m2, NULL)) {
+        fprintf(stderr, "  %s: does not round-trip\n", path);
+        tr_test_failed++;
+      }
+      tr_module_free(m2);
+      tr_buf_free(&b);
+      tr_module_free(m);
+    }
+    tr_diag_clear(&d);
+  }
+  closedir(dp);
+  CHECK(n >= 1);
+}
