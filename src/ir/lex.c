@@ -22,6 +22,12 @@ static int at(const lexer *lx, size_t i) {
   return i < lx->src->len ? (unsigned char)lx->src->text[i] : -1;
 }
 
+/* Whether the text at i starts with w (bounded: the text has no NUL). */
+static bool has_prefix(const lexer *lx, size_t i, const char *w) {
+  size_t n = strlen(w);
+  return i + n <= lx->src->len && memcmp(lx->src->text + i, w, n) == 0;
+}
+
 static bool is_word_start(int c) { return c >= 0 && (isalpha(c) || c == '_'); }
 static bool is_word(int c) {
   return c >= 0 && (isalnum(c) || c == '_' || c == '.' || c == '-');
@@ -170,7 +176,7 @@ static token lex_number(lexer *lx, token t) {
     t.len = 2;
     return t;
   }
-  if (at(lx, s) == '-' && strncmp(lx->src->text + s, "-inf", 4) == 0 && !is_word(at(lx, s + 4))) {
+  if (at(lx, s) == '-' && has_prefix(lx, s, "-inf") && !is_word(at(lx, s + 4))) {
     lx->pos += 4;
     t.kind = TK_FLOAT;
     t.neg = true;
@@ -178,7 +184,7 @@ static token lex_number(lexer *lx, token t) {
     t.len = 4;
     return t;
   }
-  if (at(lx, s) == '-' && strncmp(lx->src->text + s, "-nan", 4) == 0 && !is_word(at(lx, s + 4))) {
+  if (at(lx, s) == '-' && has_prefix(lx, s, "-nan") && !is_word(at(lx, s + 4))) {
     lx->pos += 4;
     t.kind = TK_FLOAT;
     t.neg = true;
@@ -360,7 +366,7 @@ token lex_next(lexer *lx) {
     if (at(lx, i - 1) == '-' && at(lx, i) == '>') i--;
     t.woff = lx->pos;
     t.wlen = i - lx->pos;
-    if (t.wlen == 3 && strncmp(lx->src->text + lx->pos, "nan", 3) == 0) {
+    if (t.wlen == 3 && has_prefix(lx, lx->pos, "nan")) {
       lx->pos = i;
       t.kind = TK_FLOAT;
       t.f = NAN;
