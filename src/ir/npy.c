@@ -197,7 +197,10 @@ static bool read_str(hdr *h, const char **s, size_t *n) {
   char q = *h->p++;
   const char *start = h->p;
   while (h->p < h->end && *h->p != q && *h->p != '\\' && *h->p != '\n') h->p++;
-  if (h->p >= h->end || *h->p != q) return false;
+  if (h->p >= h->end || *h->p != q) {
+    h->p = start - 1; /* report from the opening quote */
+    return false;
+  }
   *s = start;
   *n = (size_t)(h->p - start);
   h->p++;
@@ -504,27 +507,31 @@ tr_status tr_npy_parse(const char *name, const void *buf, size_t len,
   tr_dtype dt = resolve(name, descr, &ty, expect, d);
   if (dt == TR_DT_COUNT) return TR_ERR_INVALID;
 
-  /* Bytes the shape needs, overflow-checked, before any allocation. The
-   * nonzero dims alone must fit too (tr_tensor_new's rule), so an empty
-   * array cannot carry absurd dims either. */
-  size_t avail = len - pre - (size_t)hlen, bound = (size_t)ty.size;
-  bool too_big = false, empty = false;
+  /* Bytes the shape needs, checked before any allocation with
+   * tr_tensor_new's rules (numpy's: the nonzero dims must not overflow). */
+  size_t avail = len - pre - (size_t)hlen;
+  uint64_t bound = (uint64_t)ty.size;
+  bool overflow = false, empty = false;
   for (int i = 0; i < h.rank; i++) {
     uint64_t n = (uint64_t)h.dims[i];
     if (n == 0) empty = true;
-    else if (n > TR_TENSOR_MAX_BYTES / bound) too_big = true;
-    else bound *= (size_t)n;
+    else if (bound > (uint64_t)INT64_MAX / n) overflow = true;
+    else bound *= n;
   }
-  size_t need = empty ? 0 : bound;
   tr_buf sh = {0};
   print_shape(&sh, h.dims, h.rank);
-  if (too_big || bound > TR_TENSOR_MAX_BYTES) {
-    tr_diag_errorf(d, "%s: shape %s of '%s' is larger than trench's limit of "
-                   "%zu bytes", name, tr_buf_str(&sh), descr,
-                   (size_t)TR_TENSOR_MAX_BYTES);
+  if (overflow || (!empty && bound > TR_TENSOR_MAX_BYTES)) {
+    if (overflow)
+      tr_diag_errorf(d, "%s: shape %s of '%s' overflows 64-bit sizes", name,
+                     tr_buf_str(&sh), descr);
+    else
+      tr_diag_errorf(d, "%s: shape %s of '%s' is %llu bytes, more than "
+                     "trench's limit of %zu", name, tr_buf_str(&sh), descr,
+                     (unsigned long long)bound, (size_t)TR_TENSOR_MAX_BYTES);
     tr_buf_free(&sh);
     return TR_ERR_UNSUPPORTED;
   }
+  size_t need = empty ? 0 : (size_t)bound;
   if (avail < need) {
     tr_diag_errorf(d, "%s: data: expected %zu bytes for '%s' %s, found %zu",
                    name, need, descr, tr_buf_str(&sh), avail);

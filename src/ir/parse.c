@@ -707,7 +707,7 @@ static bool parse_dimlabels(parser *p, tr_attr *at) {
   const char *s = p->src->text + p->tok.off;
   size_t n = p->tok.len;
   /* The lexer matched [..]_[..]->[..], so both separators are present. */
-  const char *us = memchr(s, '_', n), *ar = memchr(s, '>', n) - 1;
+  const char *us = memchr(s, '_', n), *ar = (const char *)memchr(s, '>', n) - 1;
   size_t l1 = (size_t)(us - s), l2 = (size_t)(ar - us - 1), l3 = n - (size_t)(ar + 2 - s);
   if (l1 != l2 || l1 != l3 || l1 < 2)
     return perr(p, p->tok.off, "dim labels must give the same number of dimensions on every side");

@@ -18,9 +18,12 @@ tr_tensor *tr_tensor_new(tr_dtype dtype, int rank, const int64_t *dims,
                    TR_TENSOR_MAX_RANK);
     return NULL;
   }
-  /* The product of the nonzero dims must stay in range even when another
-   * dim is 0, so index arithmetic on any sub-shape cannot overflow. */
-  size_t esize = (size_t)tr_dtype_size(dtype), count = 1, bound = esize;
+  /* As numpy: the product of the nonzero dims (times the element size)
+   * must fit in int64 even when another dim is 0, so index arithmetic on
+   * any sub-shape cannot overflow; the bytes actually held must stay under
+   * TR_TENSOR_MAX_BYTES. */
+  uint64_t esize = (uint64_t)tr_dtype_size(dtype), bound = esize;
+  bool empty = false;
   for (int i = 0; i < rank; i++) {
     if (dims[i] < 0) {
       tr_diag_errorf(d, "tensor: dim %d is negative (%lld)", i,
@@ -28,14 +31,23 @@ tr_tensor *tr_tensor_new(tr_dtype dtype, int rank, const int64_t *dims,
       return NULL;
     }
     uint64_t n = (uint64_t)dims[i];
-    if (n > 1 && bound > TR_TENSOR_MAX_BYTES / n) {
-      tr_diag_errorf(d, "tensor: %s tensor of %d dims is larger than %zu bytes",
-                     tr_dtype_name(dtype), rank, (size_t)TR_TENSOR_MAX_BYTES);
+    if (n == 0) {
+      empty = true;
+    } else if (bound > (uint64_t)INT64_MAX / n) {
+      tr_diag_errorf(d, "tensor: %s tensor of %d dims overflows 64-bit sizes",
+                     tr_dtype_name(dtype), rank);
       return NULL;
+    } else {
+      bound *= n;
     }
-    if (n > 1) bound *= (size_t)n;
-    count *= (size_t)n;
   }
+  if (!empty && bound > TR_TENSOR_MAX_BYTES) {
+    tr_diag_errorf(d, "tensor: %s tensor of %llu bytes is larger than the "
+                   "limit of %zu", tr_dtype_name(dtype),
+                   (unsigned long long)bound, (size_t)TR_TENSOR_MAX_BYTES);
+    return NULL;
+  }
+  size_t count = empty ? 0 : (size_t)(bound / esize);
   size_t nbytes = count * esize;
   tr_tensor *t = tr_xcalloc(1, sizeof *t);
   t->dims = tr_xcalloc(rank ? (size_t)rank : 1, sizeof(int64_t));

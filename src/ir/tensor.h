@@ -26,8 +26,10 @@ typedef struct {
 #define TR_TENSOR_MAX_BYTES ((size_t)1 << 34) /* 16 GiB */
 
 /* A zero-filled tensor. Returns NULL and adds a diagnostic when dtype is
- * not an array type, rank or a dim is out of range, or the size overflows
- * or passes TR_TENSOR_MAX_BYTES. */
+ * not an array type, rank or a dim is out of range, the product of the
+ * nonzero dims times the element size overflows int64 (numpy's rule: an
+ * empty array may have other huge dims), or the bytes pass
+ * TR_TENSOR_MAX_BYTES. */
 tr_tensor *tr_tensor_new(tr_dtype dtype, int rank, const int64_t *dims,
                          tr_diag *d);
 tr_tensor *tr_tensor_clone(const tr_tensor *t);
