@@ -799,7 +799,8 @@ static bool check_ident(parser *p, tr_attr_key k) {
     if ((size_t)(e - q) == n && memcmp(q, w, n) == 0) return true;
     q = *e ? e + 1 : e;
   }
-  return perr(p, p->tok.off, "bad value for %s (expected one of %s)", tr_attrs[k].name, allowed);
+  return perr(p, p->tok.off, "bad value for %s: '%.*s' (expected one of %s)", tr_attrs[k].name,
+              (int)n, w, allowed);
 }
 
 static bool parse_typed_attr(parser *p, tr_instr *in, tr_attr *at) {
@@ -946,7 +947,11 @@ static bool add_name(parser *p, tr_instr *in, size_t off) {
 /* %t#1#0: get-tuple-element instructions made on first use and reused. */
 static tr_instr *compact_gte(parser *p, tr_instr *t, int64_t idx, size_t off) {
   if (t->shape->dtype != TR_DT_TUPLE || idx < 0 || idx >= t->shape->nelems) {
-    perr(p, off, "'%s#%lld': not a tuple element", t->name, (long long)idx);
+    tr_buf b = {0};
+    tr_shape_print(&b, t->shape, false);
+    perr(p, off, "'%s#%lld': not a tuple element ('%s' has shape %s)", t->name, (long long)idx,
+         t->name, tr_buf_str(&b));
+    tr_buf_free(&b);
     return NULL;
   }
   char nm[512];
@@ -1113,6 +1118,15 @@ static tr_instr *parse_rhs(parser *p, tr_shape *shape, const char *name, size_t 
   return in;
 }
 
+/* Bare words XLA's lexer turns into other tokens, so never bare names. */
+static bool reserved_word(parser *p) {
+  static const char *const kw[] = {"true", "false", "inf", "HloModule", "ENTRY", "ROOT"};
+  if (tok_is_dtype(p, NULL)) return true;
+  for (int i = 0; i < TR_NELEMS(kw); i++)
+    if (is_word(p, kw[i])) return true;
+  return false;
+}
+
 static bool parse_instruction(parser *p, tr_comp *c) {
   bool root = false;
   if (is_word(p, "ROOT")) {
@@ -1123,6 +1137,8 @@ static bool parse_instruction(parser *p, tr_comp *c) {
     return perr(p, p->tok.off, "expected ' = ' after the instruction name (a name glued to '=' reads as an attribute)");
   if ((p->tok.kind != TK_NAME || p->tok.colon) && p->tok.kind != TK_IDENT)
     return expected(p, "an instruction name");
+  if (p->tok.kind == TK_IDENT && reserved_word(p))
+    return expected(p, "an instruction name (type names and keywords are reserved; write %name)");
   size_t name_off = p->tok.off;
   char *name = tok_word(p);
   if (!advance(p)) return false;

@@ -265,7 +265,7 @@ TR_TEST(parse_errors_located) {
        "  ROOT c = f32[1,2,3,4] convolution(p, q), dim_labels=b01f_01io->bxff\n}\n",
        "expected"},
       {"HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT c = pred[2] compare(p, p), direction=XX\n}\n",
-       "t.hlo:4:45: error: bad value for direction (expected one of EQ|NE|GE|GT|LE|LT)"},
+       "t.hlo:4:45: error: bad value for direction: 'XX' (expected one of EQ|NE|GE|GT|LE|LT)"},
       {"HloModule m\nENTRY e {\n  ROOT x = f32[3] constant({1, 2", "t.hlo:3:33: error: expected"},
       {"HloModule m\nENTRY e {\n  ROOT x = f32[99999999999999999999] parameter(0)\n}\n",
        "integer out of range"},
