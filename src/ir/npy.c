@@ -453,6 +453,7 @@ tr_status tr_npy_parse(const char *name, const void *buf, size_t len,
                        tr_dtype expect, tr_tensor **out, tr_diag *d) {
   const unsigned char *b = buf;
   *out = NULL;
+  TR_ASSERT((unsigned)expect <= TR_DT_COUNT);
   if (len < NPY_MAGIC_LEN + 2 || memcmp(b, NPY_MAGIC, NPY_MAGIC_LEN) != 0) {
     if (len >= NPY_MAGIC_LEN && memcmp(b, NPY_MAGIC, NPY_MAGIC_LEN) != 0)
       tr_diag_errorf(d, "%s: not a .npy file (expected the magic "
