@@ -49,9 +49,12 @@ static inline bool tr_dtype_is_array(tr_dtype t) {
 int tr_dtype_size(tr_dtype t);
 
 /* Narrow float formats: bit pattern <-> double. Conversion to the format
- * rounds to nearest even; overflow gives inf where the format has one, else
- * NaN (FN/FNUZ/E8M0) or the largest finite value (FINITE), as ml_dtypes and
- * XLA's convert do. Also valid for f16, bf16, f32, f64. */
+ * rounds once, to nearest even, from the double (ml_dtypes rounds f64 via
+ * f32, twice); overflow gives inf where the format has one, else NaN
+ * (FN/FNUZ/E8M0) or the largest finite value (FINITE), as XLA's convert
+ * does. f8e8m0fnu (not a core type) rounds ties to the even exponent and
+ * maps 0 to its smallest value, where ml_dtypes rounds ties up and gives
+ * NaN. Also valid for f16, bf16, f32, f64. */
 uint64_t tr_float_from_double(tr_dtype t, double v);
 double tr_float_to_double(tr_dtype t, uint64_t bits);
 /* Largest finite value of a float type. */

@@ -263,9 +263,11 @@ bool tr_module_equal(const tr_module *a, const tr_module *b, tr_buf *why);
  * computations and the declared shape against the inferred one. Adds one
  * diagnostic per problem, located at the instruction. */
 tr_status tr_verify(const tr_module *m, tr_diag *d);
-/* Infers the result shape of in from its operands and attributes. Returns
- * NULL and writes a reason when the instruction is invalid or its shape is
- * only declared (TR_RULE_DECLARED with no reason). */
+/* Infers the result shape of in from its operands and attributes. Ops whose
+ * shape is only declared (TR_RULE_DECLARED, and rules that need a declared
+ * result such as broadcast or convert) return a copy of the declared shape,
+ * or NULL when none was written. Returns NULL and writes a reason into why
+ * when the instruction is invalid. */
 tr_shape *tr_infer_shape(tr_arena *a, const tr_instr *in, tr_buf *why);
 
 #endif
