@@ -555,6 +555,18 @@ static tr_literal *parse_literal(parser *p, tr_shape *s) {
   }
   int64_t count = tr_shape_count(s);
   int esize = tr_dtype_size(s->dtype);
+  if (s->rank > 0 && p->tok.kind != TK_LBRACE && p->tok.kind != TK_EOF) {
+    /* A single value for an array: XLA's parser keeps it as element 0 and
+     * leaves the rest zero (it records, then drops, an error). */
+    if ((uint64_t)count * (uint64_t)esize > ((uint64_t)64 << 20)) {
+      perr(p, p->tok.off, "a single value for a constant of %lld elements is not supported",
+           (long long)count);
+      return NULL;
+    }
+    lit->data = tr_arena_alloc(a, (size_t)count * (size_t)esize + 1);
+    if (count == 0) return expected(p, "'{' to start the literal"), NULL;
+    return parse_elem(p, s->dtype, lit->data) ? lit : NULL;
+  }
   /* Every value takes at least one byte of text, so a shape larger than
    * the rest of the file is rejected before anything is allocated. */
   if ((size_t)count > p->src->len - p->tok.off) {
@@ -1283,8 +1295,9 @@ static bool parse_module(parser *p) {
   bool header = is_word(p, "HloModule");
   if (header) {
     if (!advance(p)) return false;
-    if (p->tok.kind != TK_IDENT && (p->tok.kind != TK_NAME || p->tok.colon))
-      return expected(p, "the module name");
+    /* 'HloModule name:' (a trailing colon) appears in old files; XLA's
+     * lexer reads it as a name too. */
+    if (p->tok.kind != TK_IDENT && p->tok.kind != TK_NAME) return expected(p, "the module name");
     p->m->name = tok_word(p);
     if (!advance(p)) return false;
     tr_header_attr ha[64];

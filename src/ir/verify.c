@@ -979,13 +979,12 @@ static tr_shape *r_select_and_scatter(ictx *c) {
   return clone(c, o);
 }
 
-/* Operand types of dot and convolution: floats with floats, integers with
- * integers (the result type is given by the declared, preferred type). */
+/* Operand types of dot and convolution: XLA does not compare them (bf16 x
+ * s4 weights, f32 x pred masks occur in real dumps); only arrays are
+ * required. The result type is the declared, preferred one. */
 static bool contraction_types(ictx *c, const tr_shape *x, const tr_shape *y) {
-  tr_dtype a = x->dtype, b = y->dtype;
-  if (a == b || (is_float(a) && is_float(b)) || (is_int(a) && is_int(b))) return true;
-  return bad(c, "operands of %s have incompatible element types %s and %s", c->op,
-             tr_dtype_name(a), tr_dtype_name(b));
+  if (is_array(x) && is_array(y)) return true;
+  return bad(c, "operands of %s must be arrays, not %s and %s", c->op, S(c, x), S(c, y));
 }
 
 /* The result element type: the declared (preferred) one, else the wider
@@ -1003,9 +1002,33 @@ static bool contraction_dtype(ictx *c, const tr_shape *x, const tr_shape *y, tr_
   return true;
 }
 
+/* A sparse dot's operand holds n of every m values along one dimension
+ * (sparsity=L.1@2:4 for lhs dimension 1); its logical size is m/n times
+ * the stored one. Returns the logical shape. */
+static const tr_shape *sparse_logical(ictx *c, const tr_shape *s, char side) {
+  const tr_instr *in = c->in;
+  for (int i = 0; i < in->nattrs; i++) {
+    if (in->attrs[i].key != TR_ATTR_RAW || strcmp(in->attrs[i].name, "sparsity") != 0) continue;
+    const char *p = in->attrs[i].u.s;
+    while (*p) {
+      long long dim, n, m;
+      if (sscanf(p, "%*c.%lld@%lld:%lld", &dim, &n, &m) == 3 && *p == side && dim >= 0 &&
+          dim < s->rank && n > 0 && m > 0 && s->dims[dim] >= 0) {
+        tr_shape *t = clone(c, s);
+        t->dims[dim] = s->dims[dim] / n * m;
+        s = t;
+      }
+      const char *u = strchr(p, '_');
+      if (!u) break;
+      p = u + 1;
+    }
+  }
+  return s;
+}
+
 static tr_shape *r_dot(ictx *c) {
   if (!want_arrays(c, 0, 2)) return NULL;
-  const tr_shape *x = opnd(c, 0), *y = opnd(c, 1);
+  const tr_shape *x = sparse_logical(c, opnd(c, 0), 'L'), *y = sparse_logical(c, opnd(c, 1), 'R');
   int nlb, nlc, nrb, nrc;
   const int64_t *lb = ints(c, TR_ATTR_LHS_BATCH_DIMS, &nlb), *lc = ints(c, TR_ATTR_LHS_CONTRACTING_DIMS, &nlc);
   const int64_t *rb = ints(c, TR_ATTR_RHS_BATCH_DIMS, &nrb), *rc = ints(c, TR_ATTR_RHS_CONTRACTING_DIMS, &nrc);
@@ -1309,11 +1332,25 @@ static tr_shape *r_all_reduce(ictx *c) {
   return tuple_of(c, el, n);
 }
 
+/* Operand count an instruction must have, -1 when variadic. A sparse dot
+ * (sparsity=L.1@2:4_R.0@2:4) takes one metadata operand per descriptor. */
+static int arity_of(const tr_instr *in) {
+  int arity = tr_ops[in->op].arity;
+  if (in->op != TR_OP_DOT) return arity;
+  for (int i = 0; i < in->nattrs; i++) {
+    if (in->attrs[i].key != TR_ATTR_RAW || strcmp(in->attrs[i].name, "sparsity") != 0) continue;
+    arity++;
+    for (const char *p = in->attrs[i].u.s; *p; p++) arity += *p == '_';
+  }
+  return arity;
+}
+
 static tr_shape *infer(ictx *c) {
   const tr_instr *in = c->in;
   const tr_op_info *oi = &tr_ops[in->op];
-  if (oi->arity >= 0 && in->noperands != oi->arity)
-    return FAIL("%s takes %d operand(s) but has %d", c->op, oi->arity, in->noperands);
+  int arity = arity_of(in);
+  if (arity >= 0 && in->noperands != arity)
+    return FAIL("%s takes %d operand(s) but has %d", c->op, arity, in->noperands);
   for (int i = 0; i < in->noperands; i++)
     if (!in->operands[i] || !in->operands[i]->shape)
       return FAIL("operand %d of %s has no shape", i, c->op);
@@ -1535,7 +1572,7 @@ static void check_instr(vctx *v, const tr_comp *k, const tr_instr *in) {
       ok = false;
     }
   }
-  int arity = tr_ops[in->op].arity;
+  int arity = arity_of(in);
   if (arity >= 0 && in->noperands != arity) {
     ierr(v, in, "%s takes %d operand(s) but has %d", opname, arity, in->noperands);
     ok = false;

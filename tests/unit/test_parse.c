@@ -214,6 +214,26 @@ TR_TEST(parse_generic_and_async_ops) {
   tr_diag_clear(&d);
 }
 
+/* Quirks real files rely on: 'HloModule name:' and a single value for an
+ * array constant (element 0 set, the rest zero, as XLA's parser does). */
+TR_TEST(parse_xla_quirks) {
+  tr_diag d = {0};
+  tr_module *m = parse_str("HloModule conv.167:\nENTRY e {\n  ROOT c = f32[2,2] constant(1.5)\n}\n", &d);
+  CHECK(m != NULL);
+  if (!m) {
+    tr_diag_clear(&d);
+    return;
+  }
+  CHECK_STR(m->name, "conv.167");
+  float *v = find(m, "c")->literal->data;
+  CHECK(v[0] == 1.5f && v[1] == 0 && v[2] == 0 && v[3] == 0);
+  char *text = print_str(m);
+  CHECK_CONTAINS(text, "constant({ { 1.5, 0 }, { 0, 0 } })");
+  free(text);
+  tr_module_free(m);
+  tr_diag_clear(&d);
+}
+
 TR_TEST(parse_elided_constant_fill) {
   const char *text = "HloModule m\nENTRY e {\n  ROOT c = f32[3,5] constant({...})\n}\n";
   tr_diag d = {0};

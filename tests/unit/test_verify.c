@@ -841,7 +841,8 @@ TR_TEST(verify_rule_errors) {
        "dot contracting dimension 1 of lhs f32[2,3] and 0 of rhs f32[2,3] differ in size"},
       {"f32[2,3] dot(p, p), lhs_batch_dims={0}, rhs_batch_dims={}",
        "dot lhs_batch_dims={0} and rhs_batch_dims={} must have the same length"},
-      {"f32[2,3] dot(p, q)", "operands of dot have incompatible element types f32 and s32"},
+      /* Mixed operand types are fine (as in XLA); the dims are not. */
+      {"f32[2,3] dot(p, q)", "declared shape f32[2,3] but operands give f32[2,3,4]"},
       {"f32[3] topk(q), k=5", "topk k=5 is not within [0, 4] of s32[4]"},
       {"f32[2,3] cholesky(p)", "cholesky needs square matrices [..., n, n], not f32[2,3]"},
       {"f32[2,3] get-tuple-element(p), index=0", "operand of get-tuple-element must be a tuple but has shape f32[2,3]"},
