@@ -229,6 +229,21 @@ void tr_instr_add_user(tr_instr *in, tr_instr *user);
 /* Rebuilds every use list in the module from operand lists. */
 void tr_module_rebuild_users(tr_module *m);
 
+/* ---- editing (passes, the reducer) ----
+ * Computations keep instructions in an order where operands come first;
+ * these calls keep use lists exact. */
+void tr_instr_remove_user(tr_instr *in, tr_instr *user);
+void tr_instr_replace_operand(tr_instr *in, int i, tr_instr *with);
+/* Makes every user of old (and the root, if old is it) use with instead. */
+void tr_instr_replace_uses(tr_instr *old, tr_instr *with);
+/* Inserts in just before pos (at the end when pos is NULL). */
+void tr_comp_insert_before(tr_comp *c, tr_instr *pos, tr_instr *in);
+/* Removes an instruction that has no users and is not the root. */
+void tr_comp_remove(tr_comp *c, tr_instr *in);
+/* Computations in an order where callees come before callers (the order
+ * the printer writes); out must hold m->ncomps entries. */
+void tr_module_callee_order(const tr_module *m, tr_comp **out);
+
 tr_attr *tr_instr_attr(const tr_instr *in, tr_attr_key k);
 /* Appends an attribute; returns it for the caller to fill. */
 tr_attr *tr_instr_add_attr(tr_module *m, tr_instr *in, tr_attr_key k,

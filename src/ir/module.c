@@ -224,6 +224,101 @@ void tr_module_rebuild_users(tr_module *m) {
     }
 }
 
+/* ---- editing ---- */
+static bool uses(const tr_instr *user, const tr_instr *in) {
+  for (int i = 0; i < user->noperands; i++)
+    if (user->operands[i] == in) return true;
+  return false;
+}
+
+void tr_instr_remove_user(tr_instr *in, tr_instr *user) {
+  int k = 0;
+  for (int i = 0; i < in->nusers; i++)
+    if (in->users[i] != user) in->users[k++] = in->users[i];
+  in->nusers = k;
+}
+
+/* Adds user to in's list unless it is already there (anywhere). */
+static void add_user_once(tr_instr *in, tr_instr *user) {
+  for (int i = 0; i < in->nusers; i++)
+    if (in->users[i] == user) return;
+  tr_arena *a = in->parent->module->arena;
+  in->users = grow(a, in->users, in->nusers, &in->capusers, sizeof(tr_instr *));
+  in->users[in->nusers++] = user;
+}
+
+void tr_instr_replace_operand(tr_instr *in, int i, tr_instr *with) {
+  TR_ASSERT(i >= 0 && i < in->noperands);
+  tr_instr *old = in->operands[i];
+  if (old == with) return;
+  in->operands[i] = with;
+  if (!uses(in, old)) tr_instr_remove_user(old, in);
+  add_user_once(with, in);
+}
+
+void tr_instr_replace_uses(tr_instr *old, tr_instr *with) {
+  TR_ASSERT(old != with);
+  /* Copy: the user list shrinks as operands are redirected. */
+  int n = old->nusers;
+  tr_instr **us = tr_xmalloc(sizeof(tr_instr *) * (size_t)(n + 1));
+  memcpy(us, old->users, sizeof(tr_instr *) * (size_t)n);
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < us[k]->noperands; i++)
+      if (us[k]->operands[i] == old) tr_instr_replace_operand(us[k], i, with);
+  free(us);
+  if (old->parent && old->parent->root == old) old->parent->root = with;
+}
+
+void tr_comp_insert_before(tr_comp *c, tr_instr *pos, tr_instr *in) {
+  tr_comp_append(c, in);
+  if (!pos) return;
+  int at = -1;
+  for (int i = 0; i < c->ninstrs; i++)
+    if (c->instrs[i] == pos) at = i;
+  TR_ASSERT(at >= 0);
+  memmove(&c->instrs[at + 1], &c->instrs[at], sizeof(tr_instr *) * (size_t)(c->ninstrs - 1 - at));
+  c->instrs[at] = in;
+}
+
+void tr_comp_remove(tr_comp *c, tr_instr *in) {
+  TR_ASSERT(in->nusers == 0 && c->root != in && in->parent == c);
+  for (int i = 0; i < in->noperands; i++) tr_instr_remove_user(in->operands[i], in);
+  int k = 0;
+  for (int i = 0; i < c->ninstrs; i++)
+    if (c->instrs[i] != in) c->instrs[k++] = c->instrs[i];
+  c->ninstrs = k;
+  if (in->op == TR_OP_PARAMETER && in->param_index < c->nparams && c->params[in->param_index] == in)
+    c->params[in->param_index] = NULL;
+  in->parent = NULL;
+}
+
+static void callee_visit(const tr_module *m, tr_comp *c, bool *done, tr_comp **out, int *n) {
+  if (done[c->id]) return;
+  done[c->id] = true; /* set first: a (bad) cycle cannot recurse forever */
+  for (int i = 0; i < c->ninstrs; i++) {
+    tr_comp *called[64];
+    int k = tr_instr_called(c->instrs[i], called, 64);
+    if (k > 64) {
+      tr_comp **all = tr_xmalloc(sizeof(tr_comp *) * (size_t)k);
+      tr_instr_called(c->instrs[i], all, k);
+      for (int j = 0; j < k; j++) callee_visit(m, all[j], done, out, n);
+      free(all);
+    } else {
+      for (int j = 0; j < k; j++) callee_visit(m, called[j], done, out, n);
+    }
+  }
+  out[(*n)++] = c;
+}
+
+void tr_module_callee_order(const tr_module *m, tr_comp **out) {
+  /* Post-order from each computation in stored order: a stored order that
+   * is already callee-first comes out unchanged. */
+  bool *done = tr_xcalloc((size_t)m->next_id + 1, 1);
+  int n = 0;
+  for (int i = 0; i < m->ncomps; i++) callee_visit(m, m->comps[i], done, out, &n);
+  free(done);
+}
+
 tr_attr *tr_instr_attr(const tr_instr *in, tr_attr_key k) {
   for (int i = 0; i < in->nattrs; i++)
     if (in->attrs[i].key == k) return &in->attrs[i];

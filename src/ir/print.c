@@ -345,5 +345,9 @@ void tr_print_module(tr_buf *b, const tr_module *m) {
     tr_buf_puts(b, m->frames);
     tr_buf_puts(b, "\n\n");
   }
-  for (int i = 0; i < m->ncomps; i++) print_comp(b, m->comps[i]);
+  /* Callee-first, so that passes may add computations anywhere. */
+  tr_comp **order = tr_xmalloc(sizeof(tr_comp *) * (size_t)(m->ncomps + 1));
+  tr_module_callee_order(m, order);
+  for (int i = 0; i < m->ncomps; i++) print_comp(b, order[i]);
+  free(order);
 }

@@ -1,0 +1,113 @@
+/* test_ir.c - editing the IR: use lists stay exact through operand
+ * replacement, insertion and removal; printing stays parseable when new
+ * computations are added after their callers. */
+#include "../../src/ir/ir.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+static tr_module *parse_ok(const char *text) {
+  tr_diag d = {0};
+  tr_module *m = tr_parse("ir.hlo", text, strlen(text), NULL, &d);
+  if (!m) tr_diag_print(&d, stderr);
+  tr_diag_clear(&d);
+  return m;
+}
+
+static const char *k_mod =
+    "HloModule m\n"
+    "ENTRY e {\n"
+    "  p = f32[4] parameter(0)\n"
+    "  q = f32[4] parameter(1)\n"
+    "  a = f32[4] add(p, p)\n"
+    "  b = f32[4] multiply(a, q)\n"
+    "  ROOT r = f32[4] negate(a)\n"
+    "}\n";
+
+TR_TEST(ir_use_lists_after_parse) {
+  tr_module *m = parse_ok(k_mod);
+  CHECK(m != NULL);
+  if (!m) return;
+  tr_comp *e = m->entry;
+  tr_instr *p = tr_comp_find(e, "p"), *a = tr_comp_find(e, "a");
+  CHECK_EQ_INT(p->nusers, 1); /* add(p, p) is one user */
+  CHECK_EQ_INT(a->nusers, 2);
+  CHECK(a->users[0] == tr_comp_find(e, "b") && a->users[1] == tr_comp_find(e, "r"));
+  tr_module_free(m);
+}
+
+TR_TEST(ir_replace_uses_and_remove) {
+  tr_module *m = parse_ok(k_mod);
+  CHECK(m != NULL);
+  if (!m) return;
+  tr_comp *e = m->entry;
+  tr_instr *p = tr_comp_find(e, "p"), *q = tr_comp_find(e, "q"), *a = tr_comp_find(e, "a");
+  tr_instr *b = tr_comp_find(e, "b"), *r = tr_comp_find(e, "r");
+  /* Replace the root: the root pointer follows. */
+  tr_instr_replace_uses(r, b);
+  CHECK(e->root == b);
+  tr_comp_remove(e, r);
+  CHECK_EQ_INT(e->ninstrs, 4);
+  CHECK_EQ_INT(a->nusers, 1);
+  /* Redirect one of add(p, p)'s operands: p keeps its user until both go. */
+  tr_instr_replace_operand(a, 0, q);
+  CHECK_EQ_INT(p->nusers, 1);
+  tr_instr_replace_operand(a, 1, q);
+  CHECK_EQ_INT(p->nusers, 0);
+  CHECK_EQ_INT(q->nusers, 2); /* b and a */
+  /* A new instruction inserted before its user keeps operands first. */
+  tr_instr *n = tr_instr_new(m, TR_OP_NEGATE, "n", tr_shape_clone(m->arena, q->shape));
+  tr_comp_insert_before(e, a, n);
+  tr_instr_set_operands(n, &q, 1);
+  tr_instr_replace_operand(a, 1, n);
+  CHECK(e->instrs[2] == n && e->instrs[3] == a);
+  tr_buf b1 = {0};
+  tr_print_module(&b1, m);
+  CHECK_CONTAINS(b1.p, "%n = f32[4] negate(%q)\n  %a = f32[4] add(%q, %n)\n  ROOT %b");
+  tr_diag d = {0};
+  tr_module *m2 = tr_parse("re.hlo", b1.p, b1.n, NULL, &d);
+  CHECK(m2 != NULL);
+  CHECK(m2 && tr_verify(m2, &d) == TR_OK);
+  tr_module_free(m2);
+  tr_diag_clear(&d);
+  tr_buf_free(&b1);
+  tr_module_free(m);
+}
+
+TR_TEST(ir_new_callee_printed_first) {
+  tr_module *m = parse_ok(k_mod);
+  CHECK(m != NULL);
+  if (!m) return;
+  /* A fusion computation created after the entry must print before it. */
+  tr_comp *f = tr_comp_new(m, "fused");
+  tr_instr *fp = tr_instr_new(m, TR_OP_PARAMETER, "fp", tr_shape_array(m->arena, TR_DT_F32, 1, (int64_t[]){4}));
+  tr_comp_append(f, fp);
+  tr_instr *fr = tr_instr_new(m, TR_OP_ABS, "fr", tr_shape_array(m->arena, TR_DT_F32, 1, (int64_t[]){4}));
+  tr_comp_append(f, fr);
+  tr_instr_set_operands(fr, &fp, 1);
+  f->root = fr;
+  f->nparams = 1;
+  f->params = tr_arena_alloc(m->arena, sizeof(tr_instr *));
+  f->params[0] = fp;
+  tr_comp *e = m->entry;
+  tr_instr *q = tr_comp_find(e, "q");
+  tr_instr *fu = tr_instr_new(m, TR_OP_FUSION, "fu", tr_shape_clone(m->arena, q->shape));
+  tr_comp_insert_before(e, tr_comp_find(e, "a"), fu);
+  tr_instr_set_operands(fu, &q, 1);
+  tr_instr_add_attr(m, fu, TR_ATTR_KIND, TR_AK_IDENT, NULL)->u.s = "kLoop";
+  tr_instr_add_attr(m, fu, TR_ATTR_CALLS, TR_AK_COMP, NULL)->u.comp = f;
+  tr_comp *order[8];
+  tr_module_callee_order(m, order);
+  CHECK(order[0] == f && order[1] == e);
+  tr_buf b = {0};
+  tr_print_module(&b, m);
+  CHECK(strstr(b.p, "%fused") < strstr(b.p, "ENTRY"));
+  tr_diag d = {0};
+  tr_module *m2 = tr_parse("re.hlo", b.p, b.n, NULL, &d);
+  CHECK(m2 && tr_verify(m2, &d) == TR_OK);
+  if (d.nmsgs) tr_diag_print(&d, stderr);
+  tr_module_free(m2);
+  tr_diag_clear(&d);
+  tr_buf_free(&b);
+  tr_module_free(m);
+}
