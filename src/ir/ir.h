@@ -78,6 +78,8 @@ bool tr_attr_lookup(const char *s, size_t n, tr_attr_key *k);
 /* Whether op models attribute k (it is listed in ops.def), and whether it
  * must be present. */
 bool tr_op_models_attr(tr_op op, tr_attr_key k, bool *required);
+/* Whether v is one of the "A|B|C" values of an identifier attribute. */
+bool tr_attr_value_allowed(const char *allowed, const char *v);
 
 typedef struct { int64_t start, limit, stride; } tr_slice_dim;
 typedef struct { int64_t lo, hi, interior; } tr_pad_dim;
@@ -141,6 +143,8 @@ bool tr_shape_is_array(const tr_shape *s);
 /* Same dtype and dims (layouts ignored); tuples compare elementwise. */
 bool tr_shape_equal(const tr_shape *a, const tr_shape *b);
 bool tr_shape_same_dims(const tr_shape *a, const tr_shape *b);
+/* As tr_shape_equal, but an unbounded dynamic dim ('?') matches any size. */
+bool tr_shape_compatible(const tr_shape *a, const tr_shape *b);
 tr_shape *tr_shape_clone(tr_arena *a, const tr_shape *s);
 tr_shape *tr_shape_array(tr_arena *a, tr_dtype dt, int rank, const int64_t *dims);
 tr_shape *tr_shape_tuple(tr_arena *a, int n, tr_shape *const *elems);
@@ -284,5 +288,8 @@ tr_status tr_verify(const tr_module *m, tr_diag *d);
  * or NULL when none was written. Returns NULL and writes a reason into why
  * when the instruction is invalid. */
 tr_shape *tr_infer_shape(tr_arena *a, const tr_instr *in, tr_buf *why);
+/* Operands an instruction must have (-1: variadic); a sparse dot takes one
+ * more per sparsity descriptor. */
+int tr_instr_arity(const tr_instr *in);
 
 #endif

@@ -51,6 +51,17 @@ bool tr_attr_lookup(const char *s, size_t n, tr_attr_key *k) {
   return false;
 }
 
+bool tr_attr_value_allowed(const char *allowed, const char *v) {
+  size_t n = strlen(v);
+  for (const char *q = allowed; *q;) {
+    const char *e = strchr(q, '|');
+    if (!e) e = q + strlen(q);
+    if ((size_t)(e - q) == n && memcmp(q, v, n) == 0) return true;
+    q = *e ? e + 1 : e;
+  }
+  return false;
+}
+
 bool tr_op_models_attr(tr_op op, tr_attr_key k, bool *required) {
   const char *p = tr_ops[op].attrs, *nm = tr_attrs[k].name;
   size_t n = strlen(nm);
