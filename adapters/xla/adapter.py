@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""adapter.py - XLA's CPU compiler (through jax/jaxlib) behind trench's
+process protocol (docs/PROTOCOL.md).
+
+The module goes to XLA the way ../shared/notes/jax-xla-api.md recommends,
+so XLA gets the module trench holds, not a re-interpretation of it:
+  HLO text -> XLA's own HLO parser (hlo_module_from_text) -> HloModuleProto
+  -> StableHLO (hlo_to_stablehlo) -> client.compile_and_load on the CPU
+  device with a bare CompileOptions (XLA's normal pipeline) -> execute.
+jaxlib compiles only MLIR, so the HLO XLA's pipeline starts from has been
+through HLO->MLIR->HLO; the "received_hlo" option returns XLA's own
+before-optimizations dump of it, so that can be checked against the input
+(tests/adapters/test_xla.sh does).
+
+Run with the project virtualenv (scripts/venv.sh):
+  trench ... --target 'cmd:.venv/bin/python adapters/xla/adapter.py'
+"""
+import os
+import sys
+
+# Protocol replies go to a private copy of stdout; fd 1 then points at
+# stderr, so whatever XLA or a library prints cannot corrupt the protocol.
+_PROTO = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+
+# Before jax is imported: CPU only. XLA_FLAGS is left alone (it is read once
+# per process and an unknown flag kills it); everything per-compile goes
+# through CompileOptions.
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import glob  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import jax  # noqa: E402
+import jaxlib  # noqa: E402
+from jax._src.lib import xla_client as xc  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # else device_put narrows 64-bit types
+
+PROTOCOL = 1
+DEV = jax.devices("cpu")[0]
+CLIENT = DEV.client
+
+
+def hlo_ns():
+    """Where hlo_module_from_text and HloPrintOptions live."""
+    try:
+        import jaxlib._hlo as h  # jaxlib >= 0.10.2
+        return h
+    except ImportError:
+        return xc._xla  # 0.4.30 .. 0.10.1
+
+
+HLO = hlo_ns()
+
+
+class Refusal(Exception):
+    """A reply status other than ok: (status, message)."""
+
+    def __init__(self, status, message):
+        Exception.__init__(self, message)
+        self.status = status
+
+
+def first_line(e):
+    s = str(e).strip()
+    return s if len(s) < 4000 else s[:4000] + "..."
+
+
+def to_mlir(text):
+    """HLO text -> (StableHLO for compile_and_load, program shape)."""
+    try:
+        mod = HLO.hlo_module_from_text(text)
+    except Exception as e:
+        raise Refusal("unsupported", "XLA's HLO parser rejected the module: " + first_line(e))
+    proto = mod.as_serialized_hlo_module_proto()
+    shape = xc.XlaComputation(proto).program_shape()
+    m = xc._xla.mlir
+    try:
+        if hasattr(m, "hlo_to_stablehlo"):
+            return m.hlo_to_stablehlo(proto), shape
+        return m.xla_computation_to_mlir_module(xc.XlaComputation(proto)), shape
+    except Exception as e:
+        raise Refusal("unsupported", "HLO -> StableHLO failed: " + first_line(e))
+
+
+def leaves(shape):
+    """Array leaves of an XLA shape, depth-first (tokens skipped)."""
+    if shape.is_tuple():
+        out = []
+        for s in shape.tuple_shapes():
+            out += leaves(s)
+        return out
+    return [shape] if shape.is_array() else []
+
+
+def compile_options(opts, dump_dir=None, pass_re=None):
+    o = xc.CompileOptions()
+    d = o.executable_build_options.debug_options
+    dis = opts.get("disable_passes") or []
+    if dis:
+        d.xla_disable_hlo_passes = ",".join(dis)
+    if dump_dir:
+        d.xla_dump_to = dump_dir
+        d.xla_dump_hlo_as_text = True
+        if pass_re:
+            d.xla_dump_hlo_pass_re = pass_re
+    return o
+
+
+def compile_mlir(mlir, o):
+    try:
+        if hasattr(CLIENT, "compile_and_load"):
+            return CLIENT.compile_and_load(mlir, [DEV], o)
+        return CLIENT.compile(mlir, compile_options=o)
+    except Exception as e:
+        raise Refusal("compile_error", first_line(e))
+
+
+PASS_FILE = re.compile(r"\.(\d{4})\.([^.]+)\.after_(.+?)(?:\.before_.*)?\.txt$")
+
+
+def dumped_passes(dump_dir):
+    """Pass names from per-pass dump file names, in pipeline order, each
+    once. With pass regex '.*' XLA dumps only after passes that changed the
+    module; with '.+' after every pass that ran."""
+    found = []
+    for path in glob.glob(os.path.join(dump_dir, "module_*.txt")):
+        m = PASS_FILE.search(os.path.basename(path))
+        if m and m.group(3) != "pipeline-start":
+            found.append((int(m.group(1)), m.group(3)))
+    out = []
+    for _, name in sorted(found):
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def received_hlo(dump_dir):
+    got = glob.glob(os.path.join(dump_dir, "module_*.before_optimizations.txt"))
+    return got[0] if got else None
+
+
+def load_npy(path, want):
+    """Reads a .npy file as dtype want. Types numpy lacks arrive as raw
+    bytes ('<V2', '|V1'), as bit views ('<u2' for bf16) or, for
+    float8_e5m2 saved by ml_dtypes, as '<f1', which np.load refuses."""
+    with open(path, "rb") as f:
+        version = np.lib.format.read_magic(f)
+        read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                       else np.lib.format.read_array_header_2_0)
+        try:
+            shape, fortran, dtype = read_header(f)
+        except ValueError:
+            f.seek(0)
+            data = f.read()
+            if b"'<f1'" not in data[:256]:
+                raise
+            # Same header with a void descr, then read it the ordinary way.
+            return load_bytes(data.replace(b"'<f1'", b"'|V1'", 1), want)
+        a = np.fromfile(f, dtype=dtype, count=int(np.prod(shape)) if shape else 1)
+        a = a.reshape(shape, order="F" if fortran else "C")
+    return as_dtype(a, want)
+
+
+def load_bytes(data, want):
+    import io
+    return as_dtype(np.load(io.BytesIO(data)), want)
+
+
+def as_dtype(a, want):
+    if a.dtype == want:
+        return a.copy(order="C")  # ascontiguousarray would make 0-d arrays 1-d
+    if a.dtype.itemsize == want.itemsize and (a.dtype.kind in "Vu" or want.kind not in "biuf"):
+        return a.copy(order="C").view(want)  # bits of a type numpy lacks
+    raise Refusal("error", "holds %s, the parameter wants %s" % (a.dtype, want))
+
+
+def load_inputs(paths, params):
+    if len(paths) != len(params):
+        raise Refusal("error", "%d inputs, the module has %d parameter leaves"
+                      % (len(paths), len(params)))
+    arrays = []
+    for i, (path, ps) in enumerate(zip(paths, params)):
+        want = ps.numpy_dtype()
+        try:
+            a = load_npy(path, want)
+        except Refusal as e:
+            raise Refusal("error", "input %d %s" % (i, e))
+        if tuple(a.shape) != tuple(ps.dimensions()):
+            raise Refusal("error", "input %d has shape %s, parameter wants %s"
+                          % (i, a.shape, tuple(ps.dimensions())))
+        arrays.append(a)
+    return arrays
+
+
+def run(req):
+    opts = req.get("options") or {}
+    outdir = req["outdir"]
+    with open(req["module"]) as f:
+        text = f.read()
+    t0 = time.perf_counter()
+    mlir, pshape = to_mlir(text)
+    t_import = time.perf_counter() - t0  # part of compiling: XLA's parser, MLIR
+    params = []
+    for s in pshape.parameter_shapes():
+        params += leaves(s)
+    results = leaves(pshape.result_shape())
+    arrays = load_inputs(req["inputs"], params)
+    want_passes = bool(opts.get("want_passes"))
+    want_received = bool(opts.get("want_received_hlo"))
+    dump_dir = None
+    if want_passes or want_received:
+        dump_dir = tempfile.mkdtemp(prefix="xla_dump_", dir=outdir)
+    o = compile_options(opts, dump_dir, ".*" if want_passes else None)
+    t1 = time.perf_counter()
+    exe = compile_mlir(mlir, o)
+    t2 = time.perf_counter()
+    try:
+        args = [jax.device_put(a, DEV) for a in arrays]
+        t3 = time.perf_counter()
+        outs = exe.execute(args)
+        for x in outs:
+            x.block_until_ready()  # the CPU client dispatches asynchronously
+        t4 = time.perf_counter()
+        outs = [np.asarray(x) for x in outs]
+    except Exception as e:
+        raise Refusal("error", "execution failed: " + first_line(e))
+    if len(outs) != len(results):
+        raise Refusal("error", "XLA returned %d outputs, the module's root has %d leaves"
+                      % (len(outs), len(results)))
+    paths = []
+    for i, a in enumerate(outs):
+        p = os.path.join(outdir, "out%d.npy" % i)
+        if a.dtype.kind == "f" and a.dtype.itemsize == 1:
+            # ml_dtypes' float8_e5m2 would be saved as '<f1', which np.load
+            # refuses; raw bytes '<V1' are what trench writes too.
+            a = a.view(np.dtype("V1"))
+        np.save(p, a)
+        paths.append(p)
+    rep = {"status": "ok", "outputs": paths,
+           "compile_ms": (t_import + (t2 - t1)) * 1e3,
+           "run_ms": (t4 - t3) * 1e3}
+    if opts.get("want_optimized_hlo"):
+        po = HLO.HloPrintOptions()
+        po.print_large_constants = True  # '{...}' could not be read back
+        p = os.path.join(outdir, "optimized.hlo")
+        with open(p, "w") as f:
+            f.write("\n\n".join(m.to_string(po) for m in exe.hlo_modules()))
+        rep["optimized_hlo"] = p
+    if want_passes:
+        rep["passes_changed"] = dumped_passes(dump_dir)
+    if want_received:
+        got = received_hlo(dump_dir)
+        if got:
+            p = os.path.join(outdir, "received.hlo")
+            shutil.copyfile(got, p)
+            rep["received_hlo"] = p
+    if dump_dir:
+        shutil.rmtree(dump_dir, ignore_errors=True)
+    return rep
+
+
+def list_passes(req):
+    """Compiles the module with a dump after every pass: the passes that ran."""
+    with open(req["module"]) as f:
+        text = f.read()
+    mlir, _ = to_mlir(text)
+    dump_dir = tempfile.mkdtemp(prefix="xla_passes_", dir=req["outdir"])
+    try:
+        compile_mlir(mlir, compile_options(req.get("options") or {}, dump_dir, ".+"))
+        return {"status": "ok", "passes": dumped_passes(dump_dir)}
+    finally:
+        shutil.rmtree(dump_dir, ignore_errors=True)
+
+
+def main():
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        op = req.get("op")
+        try:
+            if op == "hello":
+                rep = {"status": "ok", "protocol": PROTOCOL, "name": "xla-cpu",
+                       "version": "jax %s jaxlib %s" % (jax.__version__, jaxlib.__version__),
+                       "capabilities": ["optimized_hlo", "disable_passes",
+                                        "list_passes", "timings"]}
+            elif op == "run":
+                rep = run(req)
+            elif op == "list_passes":
+                rep = list_passes(req)
+            elif op == "shutdown":
+                rep = {"status": "ok"}
+            else:
+                rep = {"status": "unsupported", "message": "unknown op %r" % op}
+        except Refusal as e:
+            rep = {"status": e.status, "message": str(e)}
+        except Exception as e:  # an adapter bug: say so, keep serving
+            rep = {"status": "error", "message": "adapter: %s: %s" % (type(e).__name__, e)}
+        rep["id"] = req.get("id")
+        _PROTO.write(json.dumps(rep) + "\n")
+        _PROTO.flush()
+        if op == "shutdown":
+            break
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+/* cse.c - common subexpression elimination (rule common-subexpression):
+ * within a computation, an instruction identical to an earlier one (same
+ * op, operands, attributes, shape with layout, and literal bits) is
+ * replaced by the earlier one. Identity is decided on the canonical
+ * printed form minus the name, so every attribute kind and literal the
+ * printer knows counts, and -0.0 differs from 0.0. Side-effecting ops
+ * (TR_OPF_S, which includes rng) are never merged: two draws are two
+ * values. */
+#include "compint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  uint64_t hash;   /* FNV-1a of key */
+  char *key;       /* printed form after "name = " (heap) */
+  tr_instr *in;    /* first instruction with this form */
+} slot;
+
+static uint64_t fnv(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static bool mergeable(const tr_instr *in) {
+  if (in->op == TR_OP_PARAMETER || in->shape->dtype == TR_DT_TOKEN) return false;
+  if (tr_instr_attr(in, TR_ATTR_CONTROL_PREDECESSORS)) return false;
+  /* Elided constants ({...}) print alike but hold unknown values. */
+  if (in->op == TR_OP_CONSTANT && (!in->literal || in->literal->elided)) return false;
+  return !tr_comp_has_side_effect(in);
+}
+
+/* Returns false when fuel ran out. */
+static bool cse_comp(tr_comp_ctx *c, tr_comp *k, bool *changed) {
+  size_t cap = 16;
+  while (cap < (size_t)k->ninstrs * 2) cap *= 2;
+  slot *tab = tr_xcalloc(cap, sizeof(slot));
+  bool fuel = true;
+  tr_buf b = {0};
+  /* Snapshot: the walk does not add or remove instructions, but be safe
+   * against list reallocation. */
+  int n = k->ninstrs;
+  tr_instr **list = tr_xmalloc(sizeof(tr_instr *) * (size_t)(n ? n : 1));
+  memcpy(list, k->instrs, sizeof(tr_instr *) * (size_t)n);
+  for (int i = 0; i < n && fuel; i++) {
+    tr_instr *in = list[i];
+    if (!mergeable(in)) continue;
+    b.n = 0;
+    tr_print_instr(&b, in);
+    const char *key = strstr(tr_buf_str(&b), " = ");
+    key = key ? key + 3 : tr_buf_str(&b);
+    uint64_t h = fnv(key);
+    size_t at = (size_t)h & (cap - 1);
+    while (tab[at].key && !(tab[at].hash == h && strcmp(tab[at].key, key) == 0))
+      at = (at + 1) & (cap - 1);
+    if (!tab[at].key) {
+      tab[at].hash = h;
+      tab[at].key = tr_xstrdup(key);
+      tab[at].in = in;
+      continue;
+    }
+    if (!in->nusers && in != k->root) continue; /* dead already: DCE's job */
+    if (!tr_comp_fire(c, "cse", "common-subexpression", in)) {
+      fuel = false;
+      break;
+    }
+    tr_instr_replace_uses(in, tab[at].in);
+    *changed = true;
+  }
+  for (size_t i = 0; i < cap; i++) free(tab[i].key);
+  free(tab);
+  free(list);
+  tr_buf_free(&b);
+  return fuel;
+}
+
+tr_status tr_pass_cse(tr_comp_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
+  (void)d;
+  *changed = false;
+  for (int i = 0; i < m->ncomps; i++)
+    if (!cse_comp(c, m->comps[i], changed)) break;
+  return TR_OK;
+}

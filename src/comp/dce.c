@@ -1,0 +1,111 @@
+/* dce.c - dead code elimination: instructions whose value nobody uses
+ * (rule dead-instruction) and computations nothing calls (rule
+ * dead-computation). Parameters stay (they are the signature), and so does
+ * anything with side effects or named as a control predecessor. */
+#include "compint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool comp_has_side_effect(const tr_comp *k, int depth);
+
+static bool side_effect(const tr_instr *in, int depth) {
+  if (tr_ops[in->op].flags & TR_OPF_S) return true;
+  /* Deeper call chains than this do not occur in real modules; saying
+   * "has effects" is the safe answer for a (bad) cyclic one. */
+  if (depth > 64) return true;
+  tr_comp *called[16];
+  int n = tr_instr_called(in, called, 16);
+  if (n > 16) return true;
+  for (int i = 0; i < n; i++)
+    if (comp_has_side_effect(called[i], depth + 1)) return true;
+  return false;
+}
+
+static bool comp_has_side_effect(const tr_comp *k, int depth) {
+  for (int i = 0; i < k->ninstrs; i++)
+    if (side_effect(k->instrs[i], depth)) return true;
+  return false;
+}
+
+bool tr_comp_has_side_effect(const tr_instr *in) { return side_effect(in, 0); }
+
+const char *tr_comp_fresh_name(tr_comp *c, const char *base, const char *tag) {
+  tr_buf b = {0};
+  const char *out = NULL;
+  for (int k = 1; !out; k++) {
+    b.n = 0;
+    tr_buf_printf(&b, "%s.%s%d", base, tag, k);
+    if (!tr_comp_find(c, tr_buf_str(&b))) out = tr_arena_strdup(c->module->arena, tr_buf_str(&b));
+  }
+  tr_buf_free(&b);
+  return out;
+}
+
+/* Removes dead instructions of k, last first so that whole dead chains go
+ * in one walk. Returns false when fuel ran out. */
+static bool dce_comp(tr_comp_ctx *c, tr_comp *k, unsigned char *pinned, bool *changed) {
+  /* Control predecessors are references the use lists do not record. */
+  for (int i = 0; i < k->ninstrs; i++) {
+    const tr_attr *at = tr_instr_attr(k->instrs[i], TR_ATTR_CONTROL_PREDECESSORS);
+    for (int j = 0; at && j < at->n; j++)
+      if (at->u.instrs[j]) pinned[at->u.instrs[j]->id] = 1;
+  }
+  for (int i = k->ninstrs - 1; i >= 0; i--) {
+    tr_instr *in = k->instrs[i];
+    if (in->nusers || in == k->root || in->op == TR_OP_PARAMETER || pinned[in->id] ||
+        tr_comp_has_side_effect(in))
+      continue;
+    if (!tr_comp_fire(c, "dce", "dead-instruction", in)) return false;
+    tr_comp_remove(k, in);
+    *changed = true; /* later entries shifted down; i-1 is still next */
+  }
+  return true;
+}
+
+static void mark_live(const tr_comp *k, unsigned char *live) {
+  if (live[k->id]) return;
+  live[k->id] = 1;
+  for (int i = 0; i < k->ninstrs; i++) {
+    tr_comp *called[16];
+    int n = tr_instr_called(k->instrs[i], called, 16);
+    if (n > 16) {
+      tr_comp **all = tr_xmalloc(sizeof(tr_comp *) * (size_t)n);
+      tr_instr_called(k->instrs[i], all, n);
+      for (int j = 0; j < n; j++) mark_live(all[j], live);
+      free(all);
+    } else {
+      for (int j = 0; j < n; j++) mark_live(called[j], live);
+    }
+  }
+}
+
+/* The IR has no call to drop a computation: this one unlinks it from the
+ * module's list (its memory stays in the arena until the module dies). */
+static void module_drop_comp(tr_module *m, tr_comp *k) {
+  int n = 0;
+  for (int i = 0; i < m->ncomps; i++)
+    if (m->comps[i] != k) m->comps[n++] = m->comps[i];
+  m->ncomps = n;
+}
+
+tr_status tr_pass_dce(tr_comp_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
+  (void)d;
+  *changed = false;
+  unsigned char *mark = tr_xcalloc((size_t)m->next_id + 1, 1);
+  bool fuel = true;
+  for (int i = 0; fuel && i < m->ncomps; i++) fuel = dce_comp(c, m->comps[i], mark, changed);
+  if (fuel && m->entry) {
+    memset(mark, 0, (size_t)m->next_id + 1);
+    mark_live(m->entry, mark);
+    for (int i = m->ncomps - 1; i >= 0; i--) {
+      tr_comp *k = m->comps[i];
+      if (mark[k->id]) continue;
+      if (k->root && !tr_comp_fire(c, "dce", "dead-computation", k->root)) break;
+      module_drop_comp(m, k);
+      *changed = true;
+    }
+  }
+  free(mark);
+  return TR_OK;
+}

@@ -1,0 +1,187 @@
+/* pipeline.c - the built-in compiler's pass list, read top to bottom in
+ * the table below, and the context that lets every pass and rule be
+ * disabled by name, rations rewrites with fuel, dumps the module after a
+ * named pass and verifies it between passes. */
+#include "compint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the pipeline ---- */
+typedef enum {
+  STEP_PASS,        /* run one pass */
+  STEP_REPEAT,      /* start of a group run until no pass in it changes */
+  STEP_END          /* end of that group */
+} step_kind;
+
+typedef struct {
+  step_kind kind;   /* what this row is */
+  const char *name; /* pass name (STEP_PASS) */
+  tr_pass_fn fn;    /* the pass; NULL: planned, not built yet (skipped) */
+} step;
+
+/* Rounds of a repeat group before giving up on a fixed point: each round
+ * costs a full walk, and rule sets that ping-pong must still terminate. */
+#define MAX_ROUNDS 8
+
+static const step pipeline[] = {
+  {STEP_PASS, "dce", tr_pass_dce},           /* drop dead input first: less to rewrite */
+  {STEP_REPEAT, NULL, NULL},
+  {STEP_PASS, "simplify", tr_pass_simplify}, /* algebraic rewrite rules (simplify.c) */
+  {STEP_PASS, "constant-fold", NULL},        /* needs the evaluator: issue 5, later */
+  {STEP_PASS, "cse", tr_pass_cse},           /* merge identical instructions */
+  {STEP_PASS, "dce", tr_pass_dce},           /* remove what the rewrites orphaned */
+  {STEP_END, NULL, NULL},
+  {STEP_PASS, "while-simplify", NULL},       /* trip counts, unrolling: later */
+  {STEP_PASS, "fusion", NULL},               /* producer-consumer fusion: later */
+  {STEP_PASS, "dce", tr_pass_dce},
+};
+
+/* ---- names ---- */
+static const char *const pass_names[] = {"dce", "simplify", "cse", NULL};
+
+const char *const *tr_comp_pass_names(void) { return pass_names; }
+
+/* Every rule of every pass: simplifier rules from their table, then the
+ * single rules of CSE and DCE. */
+static const char *const rule_names[] = {
+#define X(id, name, op) name,
+#include "simplify_rules.def"
+#undef X
+  "common-subexpression", "dead-instruction", "dead-computation", NULL,
+};
+
+const char *const *tr_comp_rule_names(void) { return rule_names; }
+
+static bool known_rule(const char *name) {
+  for (int i = 0; rule_names[i]; i++)
+    if (strcmp(rule_names[i], name) == 0) return true;
+  return false;
+}
+
+static bool known_pass(const char *name) {
+  for (int i = 0; pass_names[i]; i++)
+    if (strcmp(pass_names[i], name) == 0) return true;
+  return false;
+}
+
+/* ---- the context ---- */
+void tr_comp_ctx_init(tr_comp_ctx *c) {
+  memset(c, 0, sizeof *c);
+  c->fuel = -1;
+  c->verify = true;
+}
+
+void tr_comp_ctx_free(tr_comp_ctx *c) {
+  for (int i = 0; i < c->ndisabled_passes; i++) free(c->disabled_passes[i]);
+  for (int i = 0; i < c->ndisabled_rules; i++) free(c->disabled_rules[i]);
+  for (int i = 0; i < c->nlog; i++) {
+    free(c->log[i].comp);
+    free(c->log[i].instr);
+  }
+  free(c->disabled_passes);
+  free(c->disabled_rules);
+  free(c->log);
+  memset(c, 0, sizeof *c);
+}
+
+static void push_name(char ***v, int *n, const char *name) {
+  *v = tr_xrealloc(*v, sizeof(char *) * (size_t)(*n + 1));
+  (*v)[(*n)++] = tr_xstrdup(name);
+}
+
+tr_status tr_comp_ctx_disable(tr_comp_ctx *c, const char *name, tr_diag *d) {
+  bool pass = known_pass(name), rule = known_rule(name);
+  if (!pass && !rule) {
+    tr_diag_errorf(d, "error: '%s' is neither a pass nor a rewrite rule of the built-in compiler",
+                   name);
+    return TR_ERR_USAGE;
+  }
+  if (pass) push_name(&c->disabled_passes, &c->ndisabled_passes, name);
+  if (rule) push_name(&c->disabled_rules, &c->ndisabled_rules, name);
+  return TR_OK;
+}
+
+bool tr_comp_pass_enabled(const tr_comp_ctx *c, const char *pass) {
+  for (int i = 0; i < c->ndisabled_passes; i++)
+    if (strcmp(c->disabled_passes[i], pass) == 0) return false;
+  return true;
+}
+
+bool tr_comp_rule_enabled(const tr_comp_ctx *c, const char *rule) {
+  for (int i = 0; i < c->ndisabled_rules; i++)
+    if (strcmp(c->disabled_rules[i], rule) == 0) return false;
+  return true;
+}
+
+bool tr_comp_fire(tr_comp_ctx *c, const char *pass, const char *rule, const tr_instr *in) {
+  if (!tr_comp_rule_enabled(c, rule)) return false;
+  if (c->fuel == 0) return false;
+  if (c->fuel > 0) c->fuel--;
+  if (c->nlog == c->caplog) {
+    c->caplog = c->caplog ? c->caplog * 2 : 64;
+    c->log = tr_xrealloc(c->log, sizeof(tr_comp_rewrite) * (size_t)c->caplog);
+  }
+  tr_comp_rewrite *r = &c->log[c->nlog++];
+  r->pass = pass;
+  r->rule = rule;
+  r->comp = tr_xstrdup(in->parent ? in->parent->name : "");
+  r->instr = tr_xstrdup(in->name);
+  c->napplied++;
+  return true;
+}
+
+/* ---- running ---- */
+static tr_status run_pass(tr_comp_ctx *c, const step *s, tr_module *m, int *ndumps,
+                          bool *changed, tr_diag *d) {
+  *changed = false;
+  if (!s->fn || !tr_comp_pass_enabled(c, s->name)) return TR_OK;
+  tr_status st = s->fn(c, m, changed, d);
+  if (st != TR_OK) return st;
+  if (c->verify) {
+    tr_diag vd = {0};
+    if (tr_verify(m, &vd) != TR_OK) {
+      tr_diag_errorf(d, "error: pass %s left an invalid module", s->name);
+      for (int i = 0; i < vd.nmsgs; i++) tr_diag_errorf(d, "%s", vd.msgs[i]);
+      tr_diag_clear(&vd);
+      return TR_ERR_INVALID;
+    }
+    tr_diag_clear(&vd);
+  }
+  if (c->dump && c->dump_after && strcmp(c->dump_after, s->name) == 0) {
+    (*ndumps)++;
+    tr_buf_printf(c->dump, "// after pass %s (run %d)%s\n", s->name, *ndumps,
+                  *changed ? "" : ", unchanged");
+    tr_print_module(c->dump, m);
+  }
+  return TR_OK;
+}
+
+tr_status tr_comp_pipeline_run(tr_comp_ctx *c, tr_module *m, tr_diag *d) {
+  /* Passes trust shapes, so an invalid input must stop here, not crash. */
+  if (tr_verify(m, d) != TR_OK) return TR_ERR_INVALID;
+  int ndumps = 0;
+  int n = TR_NELEMS(pipeline);
+  for (int i = 0; i < n; i++) {
+    bool changed;
+    if (pipeline[i].kind == STEP_PASS) {
+      tr_status st = run_pass(c, &pipeline[i], m, &ndumps, &changed, d);
+      if (st != TR_OK) return st;
+      continue;
+    }
+    if (pipeline[i].kind != STEP_REPEAT) continue;
+    int end = i + 1;
+    while (end < n && pipeline[end].kind != STEP_END) end++;
+    for (int round = 0; round < MAX_ROUNDS; round++) {
+      bool any = false;
+      for (int k = i + 1; k < end; k++) {
+        tr_status st = run_pass(c, &pipeline[k], m, &ndumps, &changed, d);
+        if (st != TR_OK) return st;
+        any |= changed;
+      }
+      if (!any) break;
+    }
+    i = end;
+  }
+  return TR_OK;
+}

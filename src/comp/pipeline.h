@@ -1,0 +1,64 @@
+/* pipeline.h - the built-in optimizing compiler's pass pipeline and its
+ * context: which passes and rewrite rules are disabled, the fuel counter
+ * that stops rewriting after N applications (so a wrong result can be
+ * pinned to one application), --dump-after, and the log of every rewrite
+ * applied. The pass list itself is one table in pipeline.c. */
+#ifndef TR_COMP_PIPELINE_H
+#define TR_COMP_PIPELINE_H
+
+#include "../ir/ir.h"
+
+/* One rewrite application, for reports and fuel bisection. */
+typedef struct {
+  const char *pass;  /* pass that applied it (static string) */
+  const char *rule;  /* rule name (static string) */
+  char *comp;        /* computation it happened in (heap) */
+  char *instr;       /* instruction rewritten or removed (heap) */
+} tr_comp_rewrite;
+
+/* Everything that steers one compilation. Initialize with
+ * tr_comp_ctx_init, release with tr_comp_ctx_free. Nothing here is global:
+ * several compilations may run at once, each with its own context. */
+typedef struct {
+  char **disabled_passes;   /* pass names not to run (heap) */
+  int ndisabled_passes;
+  char **disabled_rules;    /* rule names not to apply, in any pass (heap) */
+  int ndisabled_rules;
+  int64_t fuel;             /* applications left; -1 = unlimited */
+  const char *dump_after;   /* pass whose result is printed, or NULL */
+  tr_buf *dump;             /* where dump_after's modules go */
+  bool verify;              /* tr_verify after every pass (debug, tests) */
+  tr_comp_rewrite *log;     /* every application, in order (heap) */
+  int nlog, caplog;
+  int64_t napplied;         /* applications so far (== nlog) */
+} tr_comp_ctx;
+
+/* Defaults: nothing disabled, unlimited fuel, no dump, verify on. */
+void tr_comp_ctx_init(tr_comp_ctx *c);
+void tr_comp_ctx_free(tr_comp_ctx *c);
+
+/* Disables a pass or a rule by name. Returns TR_ERR_USAGE with a
+ * diagnostic when the name is neither (so a typo on the command line is an
+ * error, not a silent no-op). */
+tr_status tr_comp_ctx_disable(tr_comp_ctx *c, const char *name, tr_diag *d);
+bool tr_comp_pass_enabled(const tr_comp_ctx *c, const char *pass);
+bool tr_comp_rule_enabled(const tr_comp_ctx *c, const char *rule);
+
+/* Asked by a pass when a rule has matched at instruction in and before it
+ * changes anything: returns false (apply nothing) when the rule is
+ * disabled or the fuel is spent; otherwise consumes one unit of fuel, logs
+ * the application and returns true. */
+bool tr_comp_fire(tr_comp_ctx *c, const char *pass, const char *rule, const tr_instr *in);
+
+/* Runs the pass pipeline on m in place. m must verify (an invalid input is
+ * TR_ERR_INVALID with the verifier's diagnostics). With c->verify, a pass
+ * that leaves an invalid module is TR_ERR_INVALID with a diagnostic naming
+ * the pass, followed by the verifier's. */
+tr_status tr_comp_pipeline_run(tr_comp_ctx *c, tr_module *m, tr_diag *d);
+
+/* NULL-terminated lists: the pipeline's passes (each once, in pipeline
+ * order), and every rule of every pass. */
+const char *const *tr_comp_pass_names(void);
+const char *const *tr_comp_rule_names(void);
+
+#endif

@@ -1,0 +1,923 @@
+/* eval.c - the exact interpreter's driver: values, computation frames,
+ * instruction dispatch, control flow (call, fusion, while, conditional),
+ * reduce and map, and the public entry points. A frame evaluates only the
+ * instructions that feed its root, in textual order (the verifier checked
+ * that operands come first), and drops each value after its last use so
+ * long chains keep few tensors alive. All state lives in an ev_ctx made
+ * per tr_eval call. */
+#include "evalint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- values ---- */
+
+tr_value *tr_value_tensor(tr_tensor *t) {
+  tr_value *v = tr_xcalloc(1, sizeof *v);
+  v->refs = 1;
+  v->t = t;
+  return v;
+}
+
+tr_value *tr_value_tuple(int n, tr_value *const *elems) {
+  tr_value *v = tr_xcalloc(1, sizeof *v);
+  v->refs = 1;
+  v->nelems = n;
+  v->elems = tr_xcalloc(n > 0 ? (size_t)n : 1, sizeof(tr_value *));
+  for (int i = 0; i < n; i++) v->elems[i] = elems[i];
+  return v;
+}
+
+tr_value *tr_value_token(void) {
+  tr_value *v = tr_xcalloc(1, sizeof *v);
+  v->refs = 1;
+  v->token = true;
+  return v;
+}
+
+tr_value *tr_value_ref(tr_value *v) {
+  if (v) v->refs++;
+  return v;
+}
+
+void tr_value_unref(tr_value *v) {
+  if (!v || --v->refs > 0) return;
+  tr_tensor_free(v->t);
+  for (int i = 0; i < v->nelems; i++) tr_value_unref(v->elems[i]);
+  free(v->elems);
+  free(v);
+}
+
+/* ---- errors and results ---- */
+
+static const char *opname(const tr_instr *in) {
+  return in->opname && in->opname[0] ? in->opname : tr_ops[in->op].name;
+}
+
+tr_status ev_err(ev_ctx *c, const tr_instr *in, tr_status code, const char *fmt, ...) {
+  tr_buf b = {0};
+  const char *file = c->m->file ? c->m->file : "<module>";
+  if (in && in->line > 0) tr_buf_printf(&b, "%s:%d:%d: error: ", file, in->line, in->col);
+  else tr_buf_printf(&b, "%s: error: ", file);
+  if (in) tr_buf_printf(&b, "in %%%s: ", in->name);
+  va_list ap;
+  va_start(ap, fmt);
+  tr_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  tr_diag_errorf(c->d, "%s", tr_buf_str(&b));
+  tr_buf_free(&b);
+  return code;
+}
+
+tr_tensor *ev_new(ev_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims) {
+  tr_diag local = {0};
+  tr_tensor *t = tr_tensor_new(dt, rank, dims, &local);
+  if (!t) {
+    const char *why = tr_diag_first(&local);
+    ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: cannot make the result: %s",
+           why ? why : "no memory");
+  }
+  tr_diag_clear(&local);
+  return t;
+}
+
+/* ---- shape checks ---- */
+
+static bool has_dynamic(const tr_shape *s) {
+  if (!s) return false;
+  if (s->dtype == TR_DT_TUPLE) {
+    for (int i = 0; i < s->nelems; i++)
+      if (has_dynamic(s->elems[i])) return true;
+    return false;
+  }
+  for (int i = 0; i < s->rank; i++)
+    if (s->dims[i] < 0) return true;
+  return false;
+}
+
+/* The first array leaf whose element type is not in the core set, or
+ * TR_DT_COUNT. */
+static tr_dtype noncore(const tr_shape *s) {
+  if (!s) return TR_DT_COUNT;
+  if (s->dtype == TR_DT_TUPLE) {
+    for (int i = 0; i < s->nelems; i++) {
+      tr_dtype t = noncore(s->elems[i]);
+      if (t != TR_DT_COUNT) return t;
+    }
+    return TR_DT_COUNT;
+  }
+  return tr_dtypes[s->dtype].core ? TR_DT_COUNT : s->dtype;
+}
+
+/* Ops that only move values or raw element slots: they work for any
+ * element type, core or not. */
+static bool moves_only(tr_op op) {
+  switch (op) {
+  case TR_OP_PARAMETER: case TR_OP_CONSTANT: case TR_OP_TUPLE: case TR_OP_GET_TUPLE_ELEMENT:
+  case TR_OP_CALL: case TR_OP_FUSION: case TR_OP_WHILE: case TR_OP_CONDITIONAL:
+  case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY: case TR_OP_AFTER_ALL:
+  case TR_OP_COPY: case TR_OP_BROADCAST: case TR_OP_RESHAPE: case TR_OP_TRANSPOSE:
+  case TR_OP_SLICE: case TR_OP_DYNAMIC_SLICE: case TR_OP_DYNAMIC_UPDATE_SLICE:
+  case TR_OP_CONCATENATE: case TR_OP_PAD: case TR_OP_REVERSE: case TR_OP_SELECT:
+  case TR_OP_ALL_REDUCE: case TR_OP_ALL_GATHER: case TR_OP_REDUCE_SCATTER: case TR_OP_ALL_TO_ALL:
+  case TR_OP_COLLECTIVE_PERMUTE:
+    return true;
+  default: return false;
+  }
+}
+
+/* Ops this interpreter evaluates; anything else is "unsupported: op". */
+static bool implemented(tr_op op) {
+  if (moves_only(op) || ev_is_unary(op) || ev_is_binary(op)) return true;
+  switch (op) {
+  case TR_OP_IOTA: case TR_OP_PARTITION_ID: case TR_OP_REPLICA_ID: case TR_OP_CONVERT:
+  case TR_OP_BITCAST: case TR_OP_BITCAST_CONVERT: case TR_OP_CLAMP: case TR_OP_COMPARE:
+  case TR_OP_REDUCE: case TR_OP_DOT: case TR_OP_MAP: case TR_OP_REDUCE_PRECISION:
+  case TR_OP_GATHER: case TR_OP_SCATTER: case TR_OP_SORT: case TR_OP_REDUCE_WINDOW:
+  case TR_OP_SELECT_AND_SCATTER: case TR_OP_CONVOLUTION: case TR_OP_TOPK:
+    return true;
+  default: return false;
+  }
+}
+
+/* ---- computation facts ---- */
+
+static ev_compinfo *comp_info(ev_ctx *c, const tr_instr *caller, const tr_comp *k) {
+  if (k->id < 0 || k->id >= c->nids) {
+    ev_err(c, caller, TR_ERR_INVALID, "computation %s has an id outside the module", k->name);
+    return NULL;
+  }
+  ev_compinfo *ci = &c->info[k->id];
+  if (ci->live) return ci;
+  int n = k->ninstrs;
+  for (int i = 0; i < n; i++) {
+    const tr_instr *in = k->instrs[i];
+    if (in->id < 0 || in->id >= c->nids || c->pos[in->id] != i) {
+      ev_err(c, in, TR_ERR_INVALID, "instruction id is not unique in the module");
+      return NULL;
+    }
+  }
+  if (!k->root || k->root->parent != k) {
+    ev_err(c, caller, TR_ERR_INVALID, "computation %s has no root", k->name);
+    return NULL;
+  }
+  unsigned char *live = tr_xcalloc((size_t)n + 1, 1);
+  int *last = tr_xcalloc((size_t)n + 1, sizeof(int));
+  live[c->pos[k->root->id]] = 1;
+  for (int i = n - 1; i >= 0; i--) {
+    const tr_instr *in = k->instrs[i];
+    if (!live[i]) continue;
+    for (int j = 0; j < in->noperands; j++) {
+      const tr_instr *o = in->operands[j];
+      if (!o || o->parent != k || o->id < 0 || o->id >= c->nids || c->pos[o->id] >= i) {
+        free(live);
+        free(last);
+        ev_err(c, in, TR_ERR_INVALID, "operand %d is not defined before its use", j);
+        return NULL;
+      }
+      live[c->pos[o->id]] = 1;
+    }
+  }
+  for (int i = 0; i < n; i++) last[i] = n;
+  for (int i = 0; i < n; i++)
+    if (live[i])
+      for (int j = 0; j < k->instrs[i]->noperands; j++) last[c->pos[k->instrs[i]->operands[j]->id]] = i;
+  last[c->pos[k->root->id]] = n;
+  ci->live = live;
+  ci->lastuse = last;
+  return ci;
+}
+
+/* Whether value v has shape s (dtype and dims; layouts aside). A check on
+ * every result keeps a kernel bug from turning into a bad read later. */
+static bool fits(const tr_value *v, const tr_shape *s) {
+  if (!v) return false;
+  if (s->dtype == TR_DT_TUPLE) {
+    if (v->t || v->token || v->nelems != s->nelems) return false;
+    for (int i = 0; i < s->nelems; i++)
+      if (!fits(v->elems[i], s->elems[i])) return false;
+    return true;
+  }
+  if (s->dtype == TR_DT_TOKEN) return v->token;
+  if (!v->t || v->t->dtype != s->dtype || v->t->rank != s->rank) return false;
+  for (int i = 0; i < s->rank; i++)
+    if (v->t->dims[i] != s->dims[i]) return false;
+  return true;
+}
+
+/* ---- frames ---- */
+
+static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out);
+
+#define MAX_DEPTH 256
+
+tr_status ev_call(ev_ctx *c, const tr_instr *caller, const tr_comp *k, tr_value *const *params,
+                  int np, tr_value **out) {
+  *out = NULL;
+  if (c->depth >= MAX_DEPTH)
+    return ev_err(c, caller, TR_ERR_UNSUPPORTED,
+                  "unsupported: computations nest more than %d deep (recursion?)", MAX_DEPTH);
+  ev_compinfo *ci = comp_info(c, caller, k);
+  if (!ci) return TR_ERR_INVALID;
+  c->depth++;
+  int n = k->ninstrs;
+  tr_value **vals = tr_xcalloc((size_t)n + 1, sizeof(tr_value *));
+  tr_value *small[8], **ops = small;
+  int cap = 8;
+  tr_status st = TR_OK;
+  for (int i = 0; i < n && st == TR_OK; i++) {
+    const tr_instr *in = k->instrs[i];
+    if (!ci->live[i]) continue;
+    if (in->op == TR_OP_PARAMETER) {
+      if (in->param_index < 0 || in->param_index >= np || !params[in->param_index]) {
+        st = ev_err(c, in, TR_ERR_INVALID, "parameter %lld is not passed (%d given)",
+                    (long long)in->param_index, np);
+        break;
+      }
+      vals[i] = tr_value_ref(params[in->param_index]);
+      continue;
+    }
+    if (in->noperands > cap) {
+      if (ops != small) free(ops);
+      cap = in->noperands;
+      ops = tr_xmalloc(sizeof(tr_value *) * (size_t)cap);
+    }
+    for (int j = 0; j < in->noperands; j++) ops[j] = vals[c->pos[in->operands[j]->id]];
+    st = eval_instr(c, in, ops, &vals[i]);
+    if (st == TR_OK && !fits(vals[i], in->shape))
+      st = ev_err(c, in, TR_ERR_INVALID, "internal error: the value does not have the declared shape");
+    if (st != TR_OK) break;
+    for (int j = 0; j < in->noperands; j++) {
+      int p = c->pos[in->operands[j]->id];
+      if (ci->lastuse[p] == i && vals[p]) {
+        tr_value_unref(vals[p]);
+        vals[p] = NULL;
+      }
+    }
+  }
+  if (st == TR_OK) *out = tr_value_ref(vals[c->pos[k->root->id]]);
+  for (int i = 0; i < n; i++) tr_value_unref(vals[i]);
+  free(vals);
+  if (ops != small) free(ops);
+  c->depth--;
+  return st;
+}
+
+/* ---- helpers for ops that call computations ---- */
+
+tr_comp *ev_comp_attr(const tr_instr *in, tr_attr_key k) {
+  const tr_attr *at = tr_instr_attr(in, k);
+  return at && at->kind == TR_AK_COMP ? at->u.comp : NULL;
+}
+
+/* A scalar value holding element i of t, converted to dt. */
+tr_value *ev_scalar_at(ev_ctx *c, const tr_instr *in, const tr_tensor *t, size_t i, tr_dtype dt) {
+  tr_tensor *s = ev_new(c, in, t->dtype, 0, NULL);
+  if (!s) return NULL;
+  size_t es = (size_t)tr_dtype_size(t->dtype);
+  memcpy(s->data, (const char *)t->data + i * es, es);
+  if (dt != t->dtype) {
+    tr_tensor *cv = ev_convert_to(c, in, s, dt);
+    tr_tensor_free(s);
+    if (!cv) return NULL;
+    s = cv;
+  }
+  return tr_value_tensor(s);
+}
+
+/* The computation's root is op(param a, param b) on scalars of one type
+ * dt with a binary kernel: *swap tells whether it is op(p1, p0). Lets
+ * reduce and map run whole arrays through the kernel instead of one call
+ * per element. */
+bool ev_simple_binary(const tr_comp *k, tr_dtype dt, tr_op *op, bool *swap) {
+  const tr_instr *r = k->root;
+  if (!r || !ev_is_binary(r->op) || r->noperands != 2 || k->nparams != 2) return false;
+  const tr_instr *a = r->operands[0], *b = r->operands[1];
+  if (a->op != TR_OP_PARAMETER || b->op != TR_OP_PARAMETER || a == b) return false;
+  const tr_shape *sa = a->shape, *sb = b->shape, *sr = r->shape;
+  if (!sa || !sb || !sr || sa->rank || sb->rank || sr->rank) return false;
+  if (sa->dtype != dt || sb->dtype != dt || sr->dtype != dt) return false;
+  *op = r->op;
+  *swap = a->param_index == 1;
+  return true;
+}
+
+tr_tensor *ev_want_tensor(ev_ctx *c, const tr_instr *in, tr_value *v, int i) {
+  if (v && v->t) return v->t;
+  ev_err(c, in, TR_ERR_INVALID, "operand %d is not an array", i);
+  return NULL;
+}
+
+/* ---- reduce ---- */
+
+static tr_status eval_reduce(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
+  int nin = in->noperands / 2;
+  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIMENSIONS);
+  if (!k || !da || nin < 1) return ev_err(c, in, TR_ERR_INVALID, "malformed reduce");
+  tr_tensor *xs[2 * 64];
+  if (nin > 64) return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: reduce of more than 64 inputs");
+  for (int i = 0; i < 2 * nin; i++)
+    if (!(xs[i] = ev_want_tensor(c, in, ops[i], i))) return TR_ERR_INVALID;
+  const tr_tensor *x0 = xs[0];
+  int rank = x0->rank;
+  if (rank > TR_TENSOR_MAX_RANK)
+    return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: rank above %d", TR_TENSOR_MAX_RANK);
+  int64_t st[TR_TENSOR_MAX_RANK], kd[TR_TENSOR_MAX_RANK], ks[TR_TENSOR_MAX_RANK];
+  int64_t rd[TR_TENSOR_MAX_RANK], rs[TR_TENSOR_MAX_RANK];
+  ev_strides(x0->dims, rank, st);
+  int nk = 0, nr = 0;
+  for (int d = 0; d < rank; d++) {
+    bool red = false;
+    for (int j = 0; j < da->n; j++) red |= da->u.ints[j] == d;
+    if (red) {
+      rd[nr] = x0->dims[d];
+      rs[nr++] = st[d];
+    } else {
+      kd[nk] = x0->dims[d];
+      ks[nk++] = st[d];
+    }
+  }
+  /* Offsets of the kept elements (the outputs) and of the reduced ones in
+   * increasing row-major order: the order the reducer sees them. */
+  size_t nout = 1, nred = 1;
+  for (int i = 0; i < nk; i++) nout *= (size_t)kd[i];
+  for (int i = 0; i < nr; i++) nred *= (size_t)rd[i];
+  int64_t *ko = tr_xmalloc(sizeof(int64_t) * (nout ? nout : 1));
+  int64_t *ro = tr_xmalloc(sizeof(int64_t) * (nred ? nred : 1));
+  for (size_t o = 0; o < nout; o++) {
+    size_t rem = o;
+    ko[o] = 0;
+    for (int i = nk - 1; i >= 0; i--) {
+      ko[o] += (int64_t)(rem % (size_t)kd[i]) * ks[i];
+      rem /= (size_t)kd[i];
+    }
+  }
+  for (size_t q = 0; q < nred; q++) {
+    size_t rem = q;
+    ro[q] = 0;
+    for (int i = nr - 1; i >= 0; i--) {
+      ro[q] += (int64_t)(rem % (size_t)rd[i]) * rs[i];
+      rem /= (size_t)rd[i];
+    }
+  }
+  tr_tensor *res[64] = {0};
+  tr_status stt = TR_OK;
+  for (int i = 0; i < nin && stt == TR_OK; i++) {
+    const tr_shape *os = in->shape->dtype == TR_DT_TUPLE ? in->shape->elems[i] : in->shape;
+    if (!(res[i] = ev_new(c, in, os->dtype, os->rank, os->dims))) stt = TR_ERR_UNSUPPORTED;
+  }
+  tr_op bop;
+  bool swap;
+  tr_dtype dt = x0->dtype;
+  if (stt != TR_OK) {
+    /* fall through to cleanup */
+  } else if (nin == 1 && xs[1]->dtype == dt && res[0]->dtype == dt && ev_simple_binary(k, dt, &bop, &swap)) {
+    /* Whole rows at a time: acc[o] = f(acc[o], x[o, q]) for q in order;
+     * the same sequence of operations per output as one call each. */
+    size_t n = tr_tensor_count(x0);
+    if (tr_dtype_is_float(dt)) {
+      double *x = tr_xmalloc(sizeof(double) * (n ? n : 1)), init;
+      double *acc = tr_xmalloc(sizeof(double) * (nout ? nout : 1));
+      double *buf = tr_xmalloc(sizeof(double) * (nout ? nout : 1));
+      ev_load_flts(x0, x);
+      ev_load_flts(xs[1], &init);
+      for (size_t o = 0; o < nout; o++) acc[o] = init;
+      for (size_t q = 0; q < nred; q++) {
+        for (size_t o = 0; o < nout; o++) buf[o] = x[ro[q] + ko[o]];
+        if (swap) ev_flt_binary(bop, dt, buf, acc, acc, nout);
+        else ev_flt_binary(bop, dt, acc, buf, acc, nout);
+        ev_round_flts(dt, acc, nout);
+      }
+      ev_store_flts(res[0], acc);
+      free(x);
+      free(acc);
+      free(buf);
+    } else {
+      uint64_t *x = tr_xmalloc(sizeof(uint64_t) * (n ? n : 1)), init;
+      uint64_t *acc = tr_xmalloc(sizeof(uint64_t) * (nout ? nout : 1));
+      uint64_t *buf = tr_xmalloc(sizeof(uint64_t) * (nout ? nout : 1));
+      ev_load_ints(x0, x);
+      ev_load_ints(xs[1], &init);
+      for (size_t o = 0; o < nout; o++) acc[o] = init;
+      for (size_t q = 0; q < nred; q++) {
+        for (size_t o = 0; o < nout; o++) buf[o] = x[ro[q] + ko[o]];
+        if (swap) ev_int_binary(bop, dt, buf, acc, acc, nout);
+        else ev_int_binary(bop, dt, acc, buf, acc, nout);
+        /* Keep the canonical form (e.g. s8 wraps at each step). */
+        ev_canon_ints(dt, acc, nout);
+      }
+      ev_store_ints(res[0], acc);
+      free(x);
+      free(acc);
+      free(buf);
+    }
+  } else {
+    /* One call of to_apply per (output, reduced element). */
+    tr_value *args[128];
+    for (size_t o = 0; o < nout && stt == TR_OK; o++) {
+      tr_value *acc[64] = {0};
+      for (int i = 0; i < nin && stt == TR_OK; i++)
+        if (!(acc[i] = ev_scalar_at(c, in, xs[nin + i], 0, res[i]->dtype))) stt = TR_ERR_UNSUPPORTED;
+      for (size_t q = 0; q < nred && stt == TR_OK; q++) {
+        int made = 0;
+        for (int i = 0; i < nin; i++) args[i] = acc[i];
+        for (int i = 0; i < nin && stt == TR_OK; i++, made++) {
+          const tr_instr *p = k->params && i + nin < k->nparams ? k->params[nin + i] : NULL;
+          tr_dtype pt = p && p->shape ? p->shape->dtype : xs[i]->dtype;
+          if (!(args[nin + i] = ev_scalar_at(c, in, xs[i], (size_t)(ro[q] + ko[o]), pt)))
+            stt = TR_ERR_UNSUPPORTED;
+        }
+        tr_value *r = NULL;
+        if (stt == TR_OK) stt = ev_call(c, in, k, args, 2 * nin, &r);
+        for (int i = 0; i < made; i++) tr_value_unref(args[nin + i]);
+        if (stt != TR_OK) break;
+        for (int i = 0; i < nin; i++) {
+          tr_value *e = nin == 1 ? r : (i < r->nelems ? r->elems[i] : NULL);
+          if (!e || !e->t) {
+            stt = ev_err(c, in, TR_ERR_INVALID, "to_apply did not return %d scalar(s)", nin);
+            break;
+          }
+          tr_value_unref(acc[i]);
+          acc[i] = tr_value_ref(e);
+        }
+        tr_value_unref(r);
+      }
+      for (int i = 0; i < nin; i++) {
+        if (stt == TR_OK) {
+          size_t es = (size_t)tr_dtype_size(res[i]->dtype);
+          if (acc[i]->t->dtype != res[i]->dtype)
+            stt = ev_err(c, in, TR_ERR_INVALID, "to_apply returned the wrong type");
+          else memcpy((char *)res[i]->data + o * es, acc[i]->t->data, es);
+        }
+        tr_value_unref(acc[i]);
+      }
+    }
+  }
+  free(ko);
+  free(ro);
+  if (stt != TR_OK) {
+    for (int i = 0; i < nin; i++) tr_tensor_free(res[i]);
+    return stt;
+  }
+  if (nin == 1 && in->shape->dtype != TR_DT_TUPLE) {
+    *out = tr_value_tensor(res[0]);
+  } else {
+    tr_value *el[64];
+    for (int i = 0; i < nin; i++) el[i] = tr_value_tensor(res[i]);
+    *out = tr_value_tuple(nin, el);
+  }
+  return TR_OK;
+}
+
+/* ---- map ---- */
+
+static tr_status eval_map(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
+  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  int n = in->noperands;
+  if (!k || n < 1) return ev_err(c, in, TR_ERR_INVALID, "malformed map");
+  tr_tensor **xs = tr_xmalloc(sizeof(tr_tensor *) * (size_t)n);
+  tr_value **args = tr_xcalloc((size_t)n, sizeof(tr_value *));
+  tr_status st = TR_OK;
+  for (int i = 0; i < n && st == TR_OK; i++)
+    if (!(xs[i] = ev_want_tensor(c, in, ops[i], i))) st = TR_ERR_INVALID;
+  tr_op bop;
+  bool swap;
+  tr_tensor *r = NULL;
+  if (st == TR_OK && n == 2 && xs[1]->dtype == xs[0]->dtype &&
+      ev_simple_binary(k, xs[0]->dtype, &bop, &swap)) {
+    const tr_instr *fake = k->root;
+    st = swap ? ev_binary(c, fake, xs[1], xs[0], &r) : ev_binary(c, fake, xs[0], xs[1], &r);
+  } else if (st == TR_OK) {
+    const tr_shape *s = in->shape;
+    if (!(r = ev_new(c, in, s->dtype, s->rank, s->dims))) st = TR_ERR_UNSUPPORTED;
+    size_t cnt = r ? tr_tensor_count(r) : 0, es = (size_t)tr_dtype_size(s->dtype);
+    for (size_t e = 0; e < cnt && st == TR_OK; e++) {
+      int made = 0;
+      for (int i = 0; i < n && st == TR_OK; i++, made++)
+        if (!(args[i] = ev_scalar_at(c, in, xs[i], e, xs[i]->dtype))) st = TR_ERR_UNSUPPORTED;
+      tr_value *v = NULL;
+      if (st == TR_OK) st = ev_call(c, in, k, args, n, &v);
+      for (int i = 0; i < made; i++) tr_value_unref(args[i]);
+      if (st == TR_OK) {
+        if (!v->t || v->t->dtype != s->dtype || v->t->rank != 0)
+          st = ev_err(c, in, TR_ERR_INVALID, "to_apply of map did not return a %s scalar",
+                      tr_dtype_name(s->dtype));
+        else memcpy((char *)r->data + e * es, v->t->data, es);
+      }
+      tr_value_unref(v);
+    }
+  }
+  free(xs);
+  free(args);
+  if (st != TR_OK) {
+    tr_tensor_free(r);
+    return st;
+  }
+  *out = tr_value_tensor(r);
+  return TR_OK;
+}
+
+/* ---- control flow ---- */
+
+static tr_status eval_while(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
+  const tr_comp *cond = ev_comp_attr(in, TR_ATTR_CONDITION), *body = ev_comp_attr(in, TR_ATTR_BODY);
+  if (!cond || !body) return ev_err(c, in, TR_ERR_INVALID, "while needs condition and body");
+  tr_value *state = tr_value_ref(ops[0]);
+  for (int64_t trips = 0;; trips++) {
+    tr_value *p = NULL;
+    tr_status st = ev_call(c, in, cond, &state, 1, &p);
+    if (st != TR_OK) {
+      tr_value_unref(state);
+      return st;
+    }
+    if (!p->t || p->t->dtype != TR_DT_PRED || tr_tensor_count(p->t) != 1) {
+      tr_value_unref(p);
+      tr_value_unref(state);
+      return ev_err(c, in, TR_ERR_INVALID, "while condition did not return pred[]");
+    }
+    bool go = ((unsigned char *)p->t->data)[0] != 0;
+    tr_value_unref(p);
+    if (!go) break;
+    if (c->opts.max_while_trips > 0 && trips >= c->opts.max_while_trips) {
+      tr_value_unref(state);
+      return ev_err(c, in, TR_ERR_UNSUPPORTED,
+                    "unsupported: while loop ran past the limit of %lld trips",
+                    (long long)c->opts.max_while_trips);
+    }
+    tr_value *next = NULL;
+    st = ev_call(c, in, body, &state, 1, &next);
+    tr_value_unref(state);
+    if (st != TR_OK) return st;
+    state = next;
+  }
+  *out = state;
+  return TR_OK;
+}
+
+/* pred selector: true runs branch 0, false branch 1; s32: an index outside
+ * [0, N) runs the last branch (operation_semantics.md, Conditional). */
+static tr_status eval_conditional(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
+  const tr_attr *bc = tr_instr_attr(in, TR_ATTR_BRANCH_COMPUTATIONS);
+  tr_comp *two[2] = {ev_comp_attr(in, TR_ATTR_TRUE_COMPUTATION), ev_comp_attr(in, TR_ATTR_FALSE_COMPUTATION)};
+  tr_comp **br = bc ? bc->u.comps : two;
+  int nb = bc ? bc->n : 2;
+  tr_tensor *sel = ev_want_tensor(c, in, ops[0], 0);
+  if (!sel) return TR_ERR_INVALID;
+  int64_t idx;
+  uint64_t v;
+  ev_load_ints(sel, &v);
+  if (sel->dtype == TR_DT_PRED) idx = v ? 0 : 1;
+  else idx = (int64_t)v;
+  if (idx < 0 || idx >= nb) idx = nb - 1;
+  if (nb < 1 || !br || !br[idx] || idx + 1 >= in->noperands)
+    return ev_err(c, in, TR_ERR_INVALID, "conditional branch %lld or its operand is missing",
+                  (long long)idx);
+  return ev_call(c, in, br[idx], &ops[idx + 1], 1, out);
+}
+
+/* ---- collectives ---- */
+
+/* With one replica and one partition every collective hands each operand
+ * back unchanged (a reduction over one participant is its value), except
+ * that collective-permute gives zeros when no pair sends replica 0 to
+ * itself. Modules for more participants are unsupported. */
+static tr_status eval_collective(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
+  const tr_module *m = c->m;
+  for (int i = 0; i < m->nhattrs; i++)
+    if ((strcmp(m->hattrs[i].name, "replica_count") == 0 ||
+         strcmp(m->hattrs[i].name, "num_partitions") == 0) &&
+        strcmp(m->hattrs[i].text, "1") != 0)
+      return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s with %s=%s (one participant is modelled)",
+                    opname(in), m->hattrs[i].name, m->hattrs[i].text);
+  const tr_shape *s = in->shape;
+  int n = in->noperands;
+  bool tuple = s->dtype == TR_DT_TUPLE;
+  if ((tuple && s->nelems != n) || (!tuple && n != 1))
+    return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s with %d operands and result %s", opname(in),
+                  n, tuple ? "a tuple" : "an array");
+  for (int i = 0; i < n; i++) {
+    const tr_shape *e = tuple ? s->elems[i] : s;
+    tr_tensor *t = ev_want_tensor(c, in, ops[i], i);
+    if (!t) return TR_ERR_INVALID;
+    bool same = e->dtype == t->dtype && e->rank == t->rank;
+    for (int d = 0; same && d < e->rank; d++) same = e->dims[d] == t->dims[d];
+    if (!same)
+      return ev_err(c, in, TR_ERR_UNSUPPORTED,
+                    "unsupported: %s changes operand %d's shape (one participant is modelled)", opname(in), i);
+  }
+  bool zeros = false;
+  if (in->op == TR_OP_COLLECTIVE_PERMUTE) {
+    const tr_attr *pa = tr_instr_attr(in, TR_ATTR_SOURCE_TARGET_PAIRS);
+    zeros = true;
+    for (int i = 0; pa && i < pa->n; i++)
+      if (pa->u.intss.lens[i] == 2 && pa->u.intss.v[i][0] == 0 && pa->u.intss.v[i][1] == 0) zeros = false;
+  }
+  tr_value *el[64];
+  if (n > 64) return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s of more than 64 operands", opname(in));
+  for (int i = 0; i < n; i++) {
+    if (!zeros) {
+      el[i] = tr_value_ref(ops[i]);
+      continue;
+    }
+    tr_tensor *z = ev_new(c, in, ops[i]->t->dtype, ops[i]->t->rank, ops[i]->t->dims);
+    if (!z) {
+      for (int j = 0; j < i; j++) tr_value_unref(el[j]);
+      return TR_ERR_UNSUPPORTED;
+    }
+    el[i] = tr_value_tensor(z);
+  }
+  *out = tuple ? tr_value_tuple(n, el) : el[0];
+  return TR_OK;
+}
+
+/* ---- constants ---- */
+
+static tr_status literal_value(ev_ctx *c, const tr_instr *in, const tr_literal *lit,
+                               tr_value **out) {
+  const tr_shape *s = lit->shape ? lit->shape : in->shape;
+  if (s->dtype == TR_DT_TUPLE) {
+    int n = lit->nelems;
+    tr_value **el = tr_xcalloc(n > 0 ? (size_t)n : 1, sizeof(tr_value *));
+    for (int i = 0; i < n; i++) {
+      tr_status st = literal_value(c, in, lit->elems[i], &el[i]);
+      if (st != TR_OK) {
+        for (int j = 0; j < i; j++) tr_value_unref(el[j]);
+        free(el);
+        return st;
+      }
+    }
+    *out = tr_value_tuple(n, el);
+    free(el);
+    return TR_OK;
+  }
+  if (s->dtype == TR_DT_TOKEN) {
+    *out = tr_value_token();
+    return TR_OK;
+  }
+  if (!lit->data)
+    return ev_err(c, in, TR_ERR_UNSUPPORTED,
+                  "unsupported: elided constant '%%%s' has no values (use the deterministic fill)",
+                  in->name);
+  tr_tensor *t = ev_new(c, in, s->dtype, s->rank, s->dims);
+  if (!t) return TR_ERR_UNSUPPORTED;
+  memcpy(t->data, lit->data, t->nbytes);
+  *out = tr_value_tensor(t);
+  return TR_OK;
+}
+
+/* ---- dispatch ---- */
+
+static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
+  tr_op op = in->op;
+  *out = NULL;
+  if (!in->shape) return ev_err(c, in, TR_ERR_INVALID, "instruction has no shape");
+  if (has_dynamic(in->shape))
+    return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: dynamic dimension in %s", opname(in));
+  for (int i = 0; i < in->noperands; i++)
+    if (!ops[i]) return ev_err(c, in, TR_ERR_INVALID, "operand %d has no value", i);
+  if (!implemented(op)) return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", opname(in));
+  if (!moves_only(op)) {
+    tr_dtype bad = noncore(in->shape);
+    for (int i = 0; i < in->noperands && bad == TR_DT_COUNT; i++) bad = noncore(in->operands[i]->shape);
+    if (bad != TR_DT_COUNT)
+      return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s elements in %s",
+                    tr_dtype_name(bad), opname(in));
+  }
+  tr_tensor *t[3] = {NULL, NULL, NULL}, *r = NULL;
+  int arrays = 0; /* leading operands that must be arrays */
+  switch (op) {
+  case TR_OP_CONVERT: case TR_OP_BITCAST: case TR_OP_BITCAST_CONVERT: case TR_OP_BROADCAST:
+  case TR_OP_RESHAPE: case TR_OP_TRANSPOSE: case TR_OP_SLICE: case TR_OP_REVERSE:
+  case TR_OP_IS_FINITE: case TR_OP_DYNAMIC_SLICE: case TR_OP_CONCATENATE:
+  case TR_OP_REDUCE_PRECISION:
+    arrays = 1;
+    break;
+  case TR_OP_PAD: case TR_OP_COMPARE: case TR_OP_DOT: case TR_OP_DYNAMIC_UPDATE_SLICE:
+  case TR_OP_GATHER: case TR_OP_CONVOLUTION:
+    arrays = 2;
+    break;
+  case TR_OP_SELECT: case TR_OP_CLAMP: case TR_OP_SELECT_AND_SCATTER:
+    arrays = 3;
+    break;
+  default:
+    if (ev_is_unary(op)) arrays = 1;
+    else if (ev_is_binary(op)) arrays = 2;
+    break;
+  }
+  if (arrays > in->noperands) return ev_err(c, in, TR_ERR_INVALID, "%s has too few operands", opname(in));
+  for (int i = 0; i < arrays; i++)
+    if (!(t[i] = ev_want_tensor(c, in, ops[i], i))) return TR_ERR_INVALID;
+  tr_status st = TR_OK;
+  switch (op) {
+  case TR_OP_CONSTANT:
+    if (!in->literal) return ev_err(c, in, TR_ERR_INVALID, "constant has no literal");
+    return literal_value(c, in, in->literal, out);
+  case TR_OP_IOTA: st = ev_iota(c, in, &r); break;
+  case TR_OP_PARTITION_ID:
+  case TR_OP_REPLICA_ID:
+    /* Single-replica, single-partition semantics: the id is 0. */
+    r = ev_new(c, in, TR_DT_U32, 0, NULL);
+    if (!r) return TR_ERR_UNSUPPORTED;
+    break;
+  case TR_OP_AFTER_ALL: *out = tr_value_token(); return TR_OK;
+  case TR_OP_COPY: case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY:
+    /* Values are immutable: a copy can share. */
+    *out = tr_value_ref(ops[0]);
+    return TR_OK;
+  case TR_OP_TUPLE: {
+    tr_value **el = tr_xcalloc(in->noperands > 0 ? (size_t)in->noperands : 1, sizeof(tr_value *));
+    for (int i = 0; i < in->noperands; i++) el[i] = tr_value_ref(ops[i]);
+    *out = tr_value_tuple(in->noperands, el);
+    free(el);
+    return TR_OK;
+  }
+  case TR_OP_GET_TUPLE_ELEMENT: {
+    const tr_attr *ia = tr_instr_attr(in, TR_ATTR_INDEX);
+    int64_t i = ia ? ia->u.i : -1;
+    if (ops[0]->t || ops[0]->token || i < 0 || i >= ops[0]->nelems)
+      return ev_err(c, in, TR_ERR_INVALID, "get-tuple-element index %lld is out of range", (long long)i);
+    *out = tr_value_ref(ops[0]->elems[i]);
+    return TR_OK;
+  }
+  case TR_OP_CONVERT:
+    if (!(r = ev_convert_to(c, in, t[0], in->shape->dtype))) return TR_ERR_UNSUPPORTED;
+    break;
+  case TR_OP_BITCAST:
+  case TR_OP_BITCAST_CONVERT: st = ev_bitcast(c, in, t[0], &r); break;
+  case TR_OP_BROADCAST: case TR_OP_RESHAPE: case TR_OP_TRANSPOSE: case TR_OP_SLICE:
+  case TR_OP_DYNAMIC_SLICE: case TR_OP_DYNAMIC_UPDATE_SLICE: case TR_OP_CONCATENATE:
+  case TR_OP_PAD: case TR_OP_REVERSE: {
+    tr_tensor **ts = tr_xmalloc(sizeof(tr_tensor *) * (size_t)in->noperands);
+    for (int i = 0; i < in->noperands && st == TR_OK; i++)
+      if (!(ts[i] = ev_want_tensor(c, in, ops[i], i))) st = TR_ERR_INVALID;
+    if (st == TR_OK) st = ev_move(c, in, ts, in->noperands, &r);
+    free(ts);
+    break;
+  }
+  case TR_OP_REDUCE_PRECISION: st = ev_reduce_precision(c, in, t[0], &r); break;
+  case TR_OP_SELECT: st = ev_select(c, in, t[0], t[1], t[2], &r); break;
+  case TR_OP_CLAMP: st = ev_clamp(c, in, t[0], t[1], t[2], &r); break;
+  case TR_OP_COMPARE: st = ev_compare(c, in, t[0], t[1], &r); break;
+  case TR_OP_DOT: st = ev_dot(c, in, t[0], t[1], &r); break;
+  case TR_OP_CONVOLUTION: st = ev_convolution(c, in, t[0], t[1], &r); break;
+  case TR_OP_GATHER: st = ev_gather(c, in, t[0], t[1], &r); break;
+  case TR_OP_SCATTER: return ev_scatter(c, in, ops, out);
+  case TR_OP_SORT: return ev_sort(c, in, ops, out);
+  case TR_OP_TOPK: {
+    tr_tensor *x = ev_want_tensor(c, in, ops[0], 0);
+    return x ? ev_topk(c, in, x, out) : TR_ERR_INVALID;
+  }
+  case TR_OP_ALL_REDUCE: case TR_OP_ALL_GATHER: case TR_OP_REDUCE_SCATTER: case TR_OP_ALL_TO_ALL:
+  case TR_OP_COLLECTIVE_PERMUTE:
+    return eval_collective(c, in, ops, out);
+  case TR_OP_REDUCE_WINDOW: return ev_reduce_window(c, in, ops, out);
+  case TR_OP_SELECT_AND_SCATTER: st = ev_select_and_scatter(c, in, t[0], t[1], t[2], &r); break;
+  case TR_OP_REDUCE: return eval_reduce(c, in, ops, out);
+  case TR_OP_MAP: return eval_map(c, in, ops, out);
+  case TR_OP_WHILE: return eval_while(c, in, ops, out);
+  case TR_OP_CONDITIONAL: return eval_conditional(c, in, ops, out);
+  case TR_OP_CALL: case TR_OP_FUSION: {
+    const tr_comp *k = ev_comp_attr(in, op == TR_OP_CALL ? TR_ATTR_TO_APPLY : TR_ATTR_CALLS);
+    if (!k) return ev_err(c, in, TR_ERR_INVALID, "%s names no computation", opname(in));
+    return ev_call(c, in, k, ops, in->noperands, out);
+  }
+  default:
+    if (ev_is_unary(op)) st = ev_unary(c, in, t[0], &r);
+    else if (ev_is_binary(op)) st = ev_binary(c, in, t[0], t[1], &r);
+    else return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", opname(in));
+    break;
+  }
+  if (st != TR_OK) return st;
+  *out = tr_value_tensor(r);
+  return TR_OK;
+}
+
+/* ---- entry ---- */
+
+/* Builds the value of a parameter of shape s from args[*next...]. */
+static tr_status param_value(ev_ctx *c, const tr_instr *p, const tr_shape *s,
+                             tr_tensor *const *args, int nargs, int *next, tr_value **out) {
+  if (s->dtype == TR_DT_TUPLE) {
+    tr_value **el = tr_xcalloc(s->nelems > 0 ? (size_t)s->nelems : 1, sizeof(tr_value *));
+    for (int i = 0; i < s->nelems; i++) {
+      tr_status st = param_value(c, p, s->elems[i], args, nargs, next, &el[i]);
+      if (st != TR_OK) {
+        for (int j = 0; j < i; j++) tr_value_unref(el[j]);
+        free(el);
+        return st;
+      }
+    }
+    *out = tr_value_tuple(s->nelems, el);
+    free(el);
+    return TR_OK;
+  }
+  if (s->dtype == TR_DT_TOKEN) {
+    *out = tr_value_token();
+    return TR_OK;
+  }
+  if (!tr_dtype_is_array(s->dtype))
+    return ev_err(c, p, TR_ERR_UNSUPPORTED, "unsupported: %s parameter", tr_dtype_name(s->dtype));
+  if (*next >= nargs)
+    return ev_err(c, p, TR_ERR_USAGE, "parameter needs argument %d but only %d were given",
+                  *next, nargs);
+  const tr_tensor *a = args[*next];
+  bool ok = a && a->dtype == s->dtype && a->rank == s->rank;
+  for (int i = 0; ok && i < s->rank; i++) ok = a->dims[i] == s->dims[i];
+  if (!ok) {
+    tr_buf want = {0}, got = {0};
+    tr_shape_print(&want, s, false);
+    if (a) tr_tensor_print_type(&got, a);
+    else tr_buf_puts(&got, "nothing");
+    ev_err(c, p, TR_ERR_USAGE, "argument %d is %s but the parameter is %s", *next,
+           tr_buf_str(&got), tr_buf_str(&want));
+    tr_buf_free(&want);
+    tr_buf_free(&got);
+    return TR_ERR_USAGE;
+  }
+  (*next)++;
+  *out = tr_value_tensor(tr_tensor_clone(a));
+  return TR_OK;
+}
+
+static void flatten(const tr_value *v, tr_tensor ***outs, int *n, int *cap) {
+  if (v->t) {
+    if (*n == *cap) {
+      *cap = *cap ? *cap * 2 : 4;
+      *outs = tr_xrealloc(*outs, sizeof(tr_tensor *) * (size_t)*cap);
+    }
+    (*outs)[(*n)++] = tr_tensor_clone(v->t);
+    return;
+  }
+  for (int i = 0; i < v->nelems; i++) flatten(v->elems[i], outs, n, cap);
+}
+
+tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts, tr_tensor *const *args,
+                      int nargs, tr_tensor ***outs, int *nouts, tr_diag *d) {
+  *outs = NULL;
+  *nouts = 0;
+  ev_ctx c;
+  memset(&c, 0, sizeof c);
+  c.m = m;
+  c.d = d;
+  if (opts) c.opts = *opts;
+  if (!m->entry) {
+    tr_diag_errorf(d, "%s: error: module has no ENTRY computation", m->file ? m->file : "<module>");
+    return TR_ERR_INVALID;
+  }
+  if (!c.opts.verified) {
+    tr_status vs = tr_verify(m, d);
+    if (vs != TR_OK) return vs;
+  }
+  c.nids = m->next_id > 0 ? m->next_id : 0;
+  c.pos = tr_xmalloc(sizeof(int) * ((size_t)c.nids + 1));
+  for (int i = 0; i < c.nids; i++) c.pos[i] = -1;
+  c.info = tr_xcalloc((size_t)c.nids + 1, sizeof(ev_compinfo));
+  for (int k = 0; k < m->ncomps; k++)
+    for (int i = 0; i < m->comps[k]->ninstrs; i++) {
+      const tr_instr *in = m->comps[k]->instrs[i];
+      if (in->id >= 0 && in->id < c.nids) c.pos[in->id] = i;
+    }
+  const tr_comp *e = m->entry;
+  int np = e->nparams;
+  tr_value **params = tr_xcalloc(np > 0 ? (size_t)np : 1, sizeof(tr_value *));
+  tr_status st = TR_OK;
+  int next = 0;
+  for (int i = 0; i < np && st == TR_OK; i++) {
+    const tr_instr *p = e->params ? e->params[i] : NULL;
+    if (!p || !p->shape) st = ev_err(&c, NULL, TR_ERR_INVALID, "entry parameter %d is missing", i);
+    else st = param_value(&c, p, p->shape, args, nargs, &next, &params[i]);
+  }
+  if (st == TR_OK && next != nargs)
+    st = ev_err(&c, NULL, TR_ERR_USAGE, "%d argument(s) given but the entry takes %d", nargs, next);
+  tr_value *res = NULL;
+  if (st == TR_OK) st = ev_call(&c, NULL, e, params, np, &res);
+  if (st == TR_OK) {
+    int cap = 0;
+    flatten(res, outs, nouts, &cap);
+    if (!*outs) *outs = tr_xcalloc(1, sizeof(tr_tensor *));
+  }
+  tr_value_unref(res);
+  for (int i = 0; i < np; i++) tr_value_unref(params[i]);
+  free(params);
+  for (int i = 0; i < c.nids; i++) {
+    free(c.info[i].live);
+    free(c.info[i].lastuse);
+  }
+  free(c.info);
+  free(c.pos);
+  return st;
+}
+
+tr_status tr_eval(const tr_module *m, tr_tensor *const *args, int nargs, tr_tensor ***outs,
+                  int *nouts, tr_diag *d) {
+  return tr_eval_opt(m, NULL, args, nargs, outs, nouts, d);
+}
+
+bool tr_eval_supports(tr_op op) { return (unsigned)op < TR_OP_COUNT && implemented(op); }
+
+void tr_eval_free_outputs(tr_tensor **outs, int nouts) {
+  if (!outs) return;
+  for (int i = 0; i < nouts; i++) tr_tensor_free(outs[i]);
+  free(outs);
+}

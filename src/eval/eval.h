@@ -1,0 +1,54 @@
+/* eval.h - the reference interpreter, exact mode: evaluates a verified
+ * module's entry computation with XLA's operation semantics (the
+ * HloEvaluator's where backends differ), each op rounded to its own element
+ * type. docs/SEMANTICS.md lists every edge case and its source. */
+#ifndef TR_EVAL_H
+#define TR_EVAL_H
+
+#include "../ir/ir.h"
+#include "../ir/tensor.h"
+
+/* A runtime value: an array (t), a tuple of values, or a token. Values are
+ * immutable once made and shared by reference count, so get-tuple-element,
+ * parameters and pass-through ops copy nothing. */
+typedef struct tr_value tr_value;
+struct tr_value {
+  int refs;          /* owners; freed when it drops to 0 */
+  tr_tensor *t;      /* the array, or NULL for a tuple or token */
+  int nelems;        /* tuple element count */
+  tr_value **elems;  /* tuple elements, one reference each */
+  bool token;        /* a token (after-all, token parameters) */
+};
+
+tr_value *tr_value_tensor(tr_tensor *t);           /* takes ownership of t */
+tr_value *tr_value_tuple(int n, tr_value *const *elems); /* takes the refs */
+tr_value *tr_value_token(void);
+tr_value *tr_value_ref(tr_value *v);               /* returns v */
+void tr_value_unref(tr_value *v);                  /* NULL is fine */
+
+typedef struct {
+  int64_t max_while_trips; /* per while instruction; 0 = no limit */
+  bool verified;           /* the caller ran tr_verify: skip it here */
+} tr_eval_opts;
+
+/* Evaluates m's entry computation. args are the array leaves of the entry
+ * parameters in order (a tuple parameter takes as many args as it has array
+ * leaves; token parameters take none); each must have the parameter's dtype
+ * and dims. On success *outs is a new array of *nouts new tensors, the
+ * array leaves of the root in order (tuples flattened, tokens left out);
+ * free them with tr_eval_free_outputs. On failure returns non-OK, sets
+ * *outs = NULL, *nouts = 0 and adds a diagnostic located at the
+ * instruction ("file:line:col: error: in %name: unsupported: sort").
+ * The module is verified first (unless opts say it was), because the
+ * kernels trust operand shapes: an invalid module is TR_ERR_INVALID with
+ * the verifier's diagnostics, never a crash. */
+tr_status tr_eval(const tr_module *m, tr_tensor *const *args, int nargs,
+                  tr_tensor ***outs, int *nouts, tr_diag *d);
+tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts,
+                      tr_tensor *const *args, int nargs, tr_tensor ***outs,
+                      int *nouts, tr_diag *d);
+void tr_eval_free_outputs(tr_tensor **outs, int nouts);
+/* Whether the interpreter evaluates op (for core element types). */
+bool tr_eval_supports(tr_op op);
+
+#endif

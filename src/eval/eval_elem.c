@@ -1,0 +1,880 @@
+/* eval_elem.c - elementwise ops of the exact interpreter: canonical loads
+ * and stores, unary and binary arithmetic, compare, select, clamp,
+ * convert, iota and bitcast. Each kernel switches on the op once and loops
+ * inside. Integers are computed in uint64 (wrapping) and truncated by the
+ * store; floats in double and rounded once to the op's type by the store,
+ * which is exact for + - * / sqrt of f32 and narrower (53 >= 2p+2).
+ * Transcendentals are computed in long double (64-bit significand on x86)
+ * and rounded to double, so they are correctly rounded but for rare
+ * double-rounding cases even for f64 (glibc's double cbrt(27) is not 3).
+ * Edge cases follow docs/SEMANTICS.md. */
+#include "evalint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- canonical loads and stores ---- */
+
+static uint64_t slot_get(const unsigned char *p, int es, size_t i) {
+  switch (es) {
+  case 1: return p[i];
+  case 2: { uint16_t v; memcpy(&v, p + 2 * i, 2); return v; }
+  case 4: { uint32_t v; memcpy(&v, p + 4 * i, 4); return v; }
+  default: { uint64_t v; memcpy(&v, p + 8 * i, 8); return v; }
+  }
+}
+
+static void slot_put(unsigned char *p, int es, size_t i, uint64_t v) {
+  switch (es) {
+  case 1: p[i] = (unsigned char)v; break;
+  case 2: { uint16_t x = (uint16_t)v; memcpy(p + 2 * i, &x, 2); break; }
+  case 4: { uint32_t x = (uint32_t)v; memcpy(p + 4 * i, &x, 4); break; }
+  default: memcpy(p + 8 * i, &v, 8); break;
+  }
+}
+
+static uint64_t mask_of(int bits) { return bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1; }
+
+int64_t ev_sext(tr_dtype dt, uint64_t v) {
+  int bits = tr_dtypes[dt].bits;
+  if (bits >= 64) return (int64_t)v;
+  v &= mask_of(bits);
+  if ((v >> (bits - 1)) & 1) v |= ~mask_of(bits);
+  return (int64_t)v;
+}
+
+void ev_load_ints(const tr_tensor *t, uint64_t *v) {
+  size_t n = tr_tensor_count(t);
+  const unsigned char *p = t->data;
+  int es = tr_dtype_size(t->dtype), bits = tr_dtypes[t->dtype].bits;
+  uint64_t m = mask_of(bits);
+  switch (tr_dtypes[t->dtype].kind) {
+  case TR_DK_PRED:
+    for (size_t i = 0; i < n; i++) v[i] = p[i] != 0;
+    break;
+  case TR_DK_SINT:
+    for (size_t i = 0; i < n; i++) v[i] = (uint64_t)ev_sext(t->dtype, slot_get(p, es, i));
+    break;
+  default:
+    for (size_t i = 0; i < n; i++) v[i] = slot_get(p, es, i) & m;
+    break;
+  }
+}
+
+void ev_store_ints(tr_tensor *t, const uint64_t *v) {
+  size_t n = tr_tensor_count(t);
+  unsigned char *p = t->data;
+  int es = tr_dtype_size(t->dtype);
+  switch (tr_dtypes[t->dtype].kind) {
+  case TR_DK_PRED:
+    for (size_t i = 0; i < n; i++) p[i] = v[i] != 0;
+    break;
+  case TR_DK_SINT:
+    /* Sub-byte slots hold the value sign-extended (tensor.h). */
+    for (size_t i = 0; i < n; i++) slot_put(p, es, i, (uint64_t)ev_sext(t->dtype, v[i]));
+    break;
+  default: {
+    uint64_t m = mask_of(tr_dtypes[t->dtype].bits);
+    for (size_t i = 0; i < n; i++) slot_put(p, es, i, v[i] & m);
+    break;
+  }
+  }
+}
+
+void ev_canon_ints(tr_dtype dt, uint64_t *v, size_t n) {
+  switch (tr_dtypes[dt].kind) {
+  case TR_DK_PRED:
+    for (size_t i = 0; i < n; i++) v[i] = v[i] != 0;
+    break;
+  case TR_DK_SINT:
+    for (size_t i = 0; i < n; i++) v[i] = (uint64_t)ev_sext(dt, v[i]);
+    break;
+  default: {
+    uint64_t m = mask_of(tr_dtypes[dt].bits);
+    for (size_t i = 0; i < n; i++) v[i] &= m;
+    break;
+  }
+  }
+}
+
+void ev_load_flts(const tr_tensor *t, double *v) {
+  size_t n = tr_tensor_count(t);
+  const unsigned char *p = t->data;
+  tr_dtype dt = t->dtype;
+  if (dt == TR_DT_F64) {
+    memcpy(v, p, n * 8);
+  } else if (dt == TR_DT_F32) {
+    for (size_t i = 0; i < n; i++) {
+      float f;
+      memcpy(&f, p + 4 * i, 4);
+      v[i] = f;
+    }
+  } else if (tr_dtypes[dt].bits <= 8) {
+    double lut[256];
+    for (int b = 0; b < 256; b++) lut[b] = tr_float_to_double(dt, (uint64_t)b);
+    for (size_t i = 0; i < n; i++) v[i] = lut[p[i]];
+  } else {
+    int es = tr_dtype_size(dt);
+    for (size_t i = 0; i < n; i++) v[i] = tr_float_to_double(dt, slot_get(p, es, i));
+  }
+}
+
+void ev_store_flts(tr_tensor *t, const double *v) {
+  size_t n = tr_tensor_count(t);
+  unsigned char *p = t->data;
+  tr_dtype dt = t->dtype;
+  if (dt == TR_DT_F64) {
+    memcpy(p, v, n * 8);
+  } else if (dt == TR_DT_F32) {
+    for (size_t i = 0; i < n; i++) {
+      float f = (float)v[i];
+      memcpy(p + 4 * i, &f, 4);
+    }
+  } else {
+    int es = tr_dtype_size(dt);
+    for (size_t i = 0; i < n; i++) slot_put(p, es, i, tr_float_from_double(dt, v[i]));
+  }
+}
+
+void ev_round_flts(tr_dtype dt, double *v, size_t n) {
+  if (dt == TR_DT_F64) return;
+  if (dt == TR_DT_F32) {
+    for (size_t i = 0; i < n; i++) v[i] = (float)v[i];
+    return;
+  }
+  for (size_t i = 0; i < n; i++) v[i] = tr_float_to_double(dt, tr_float_from_double(dt, v[i]));
+}
+
+static bool is_flt(tr_dtype dt) { return tr_dtypes[dt].kind == TR_DK_FLOAT; }
+static bool is_signed(tr_dtype dt) { return tr_dtypes[dt].kind == TR_DK_SINT; }
+
+static void *xalloc_n(size_t n, size_t es) { return tr_xmalloc(n ? n * es : 1); }
+
+/* ---- scalar helpers ---- */
+
+/* Ties to even, independent of the FPU rounding mode. */
+static double round_even(double x) {
+  if (!isfinite(x) || fabs(x) >= 4503599627370496.0) return x; /* 2^52: integral */
+  double r = floor(x), diff = x - r;
+  if (diff > 0.5 || (diff == 0.5 && fmod(r, 2.0) != 0)) r += 1;
+  return r == 0 ? copysign(0.0, x) : r;
+}
+
+/* IPow (xla/util.h): square-and-multiply over all exponent bits, mod 2^64. */
+static uint64_t ipow(uint64_t base, uint64_t e) {
+  uint64_t r = 1;
+  while (e) {
+    if (e & 1) r *= base;
+    base *= base;
+    e >>= 1;
+  }
+  return r;
+}
+
+/* ---- unary ---- */
+
+bool ev_is_unary(tr_op op) {
+  switch (op) {
+  case TR_OP_ABS: case TR_OP_NEGATE: case TR_OP_SIGN: case TR_OP_FLOOR: case TR_OP_CEIL:
+  case TR_OP_ROUND_NEAREST_AFZ: case TR_OP_ROUND_NEAREST_EVEN: case TR_OP_EXPONENTIAL:
+  case TR_OP_EXPONENTIAL_MINUS_ONE: case TR_OP_LOG: case TR_OP_LOG_PLUS_ONE: case TR_OP_SQRT:
+  case TR_OP_RSQRT: case TR_OP_CBRT: case TR_OP_TANH: case TR_OP_LOGISTIC: case TR_OP_SINE:
+  case TR_OP_COSINE: case TR_OP_TAN: case TR_OP_ERF: case TR_OP_IS_FINITE: case TR_OP_NOT:
+  case TR_OP_POPCNT: case TR_OP_COUNT_LEADING_ZEROS:
+    return true;
+  default: return false;
+  }
+}
+
+static void flt_unary(tr_op op, const double *a, double *r, size_t n) {
+  switch (op) {
+  case TR_OP_SIGN:
+    /* NaN stays NaN, +-0 stays +-0 (E typed_visitor.h Sign). */
+    for (size_t i = 0; i < n; i++) r[i] = (isnan(a[i]) || a[i] == 0) ? a[i] : copysign(1.0, a[i]);
+    break;
+  case TR_OP_FLOOR: for (size_t i = 0; i < n; i++) r[i] = floor(a[i]); break;
+  case TR_OP_CEIL: for (size_t i = 0; i < n; i++) r[i] = ceil(a[i]); break;
+  case TR_OP_ROUND_NEAREST_AFZ: for (size_t i = 0; i < n; i++) r[i] = round(a[i]); break;
+  case TR_OP_ROUND_NEAREST_EVEN: for (size_t i = 0; i < n; i++) r[i] = round_even(a[i]); break;
+  case TR_OP_EXPONENTIAL: for (size_t i = 0; i < n; i++) r[i] = (double)expl(a[i]); break;
+  case TR_OP_EXPONENTIAL_MINUS_ONE: for (size_t i = 0; i < n; i++) r[i] = (double)expm1l(a[i]); break;
+  case TR_OP_LOG: for (size_t i = 0; i < n; i++) r[i] = (double)logl(a[i]); break;
+  case TR_OP_LOG_PLUS_ONE: for (size_t i = 0; i < n; i++) r[i] = (double)log1pl(a[i]); break;
+  case TR_OP_SQRT: for (size_t i = 0; i < n; i++) r[i] = sqrt(a[i]); break;
+  case TR_OP_RSQRT: for (size_t i = 0; i < n; i++) r[i] = (double)(1.0L / sqrtl(a[i])); break;
+  case TR_OP_CBRT: for (size_t i = 0; i < n; i++) r[i] = (double)cbrtl(a[i]); break;
+  case TR_OP_TANH: for (size_t i = 0; i < n; i++) r[i] = (double)tanhl(a[i]); break;
+  case TR_OP_LOGISTIC:
+    /* XLA's LogisticExpander and E: 1 / (1 + exp(-x)). */
+    for (size_t i = 0; i < n; i++) r[i] = (double)(1.0L / (1.0L + expl(-(long double)a[i])));
+    break;
+  case TR_OP_SINE: for (size_t i = 0; i < n; i++) r[i] = (double)sinl(a[i]); break;
+  case TR_OP_COSINE: for (size_t i = 0; i < n; i++) r[i] = (double)cosl(a[i]); break;
+  case TR_OP_TAN: for (size_t i = 0; i < n; i++) r[i] = (double)tanl(a[i]); break;
+  case TR_OP_ERF: for (size_t i = 0; i < n; i++) r[i] = (double)erfl(a[i]); break;
+  default: TR_ASSERT(!"not a float unary op");
+  }
+}
+
+static void int_unary(tr_op op, tr_dtype dt, const uint64_t *a, uint64_t *r, size_t n) {
+  int bits = tr_dtypes[dt].bits;
+  uint64_t m = mask_of(bits);
+  bool pred = dt == TR_DT_PRED;
+  switch (op) {
+  case TR_OP_ABS:
+    /* abs(INT_MIN) wraps to INT_MIN (E negates as unsigned). */
+    for (size_t i = 0; i < n; i++) r[i] = (int64_t)a[i] < 0 ? 0 - a[i] : a[i];
+    break;
+  case TR_OP_NEGATE: for (size_t i = 0; i < n; i++) r[i] = 0 - a[i]; break;
+  case TR_OP_SIGN:
+    for (size_t i = 0; i < n; i++) {
+      if (!is_signed(dt)) r[i] = a[i] != 0;
+      else r[i] = (uint64_t)(int64_t)(((int64_t)a[i] > 0) - ((int64_t)a[i] < 0));
+    }
+    break;
+  case TR_OP_NOT:
+    for (size_t i = 0; i < n; i++) r[i] = pred ? !a[i] : ~a[i];
+    break;
+  case TR_OP_POPCNT:
+    for (size_t i = 0; i < n; i++) r[i] = (uint64_t)__builtin_popcountll(a[i] & m);
+    break;
+  case TR_OP_COUNT_LEADING_ZEROS:
+    for (size_t i = 0; i < n; i++) {
+      uint64_t x = a[i] & m;
+      r[i] = x ? (uint64_t)(__builtin_clzll(x) - (64 - bits)) : (uint64_t)bits;
+    }
+    break;
+  default: TR_ASSERT(!"not an integer unary op");
+  }
+}
+
+tr_status ev_unary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor **out) {
+  tr_op op = in->op;
+  tr_dtype dt = x->dtype;
+  tr_dtype rt = op == TR_OP_IS_FINITE ? TR_DT_PRED : dt;
+  tr_tensor *r = ev_new(c, in, rt, x->rank, x->dims);
+  if (!r) return TR_ERR_UNSUPPORTED;
+  size_t n = tr_tensor_count(x);
+  if (is_flt(dt) && (op == TR_OP_ABS || op == TR_OP_NEGATE)) {
+    /* Sign-bit operations, exact on every value including NaN payloads. */
+    int es = tr_dtype_size(dt);
+    uint64_t sign = (uint64_t)1 << (tr_dtypes[dt].bits - 1);
+    for (size_t i = 0; i < n; i++) {
+      uint64_t b = slot_get(x->data, es, i);
+      slot_put(r->data, es, i, op == TR_OP_ABS ? b & ~sign : b ^ sign);
+    }
+  } else if (is_flt(dt)) {
+    double *a = xalloc_n(n, sizeof(double));
+    ev_load_flts(x, a);
+    if (op == TR_OP_IS_FINITE) {
+      unsigned char *p = r->data;
+      for (size_t i = 0; i < n; i++) p[i] = isfinite(a[i]) != 0;
+    } else {
+      flt_unary(op, a, a, n);
+      ev_store_flts(r, a);
+    }
+    free(a);
+  } else {
+    uint64_t *a = xalloc_n(n, sizeof(uint64_t));
+    ev_load_ints(x, a);
+    int_unary(op, dt, a, a, n);
+    ev_store_ints(r, a);
+    free(a);
+  }
+  *out = r;
+  return TR_OK;
+}
+
+/* ---- binary ---- */
+
+bool ev_is_binary(tr_op op) {
+  switch (op) {
+  case TR_OP_ATAN2: case TR_OP_ADD: case TR_OP_SUBTRACT: case TR_OP_MULTIPLY: case TR_OP_DIVIDE:
+  case TR_OP_REMAINDER: case TR_OP_POWER: case TR_OP_MAXIMUM: case TR_OP_MINIMUM: case TR_OP_AND:
+  case TR_OP_OR: case TR_OP_XOR: case TR_OP_SHIFT_LEFT: case TR_OP_SHIFT_RIGHT_ARITHMETIC:
+  case TR_OP_SHIFT_RIGHT_LOGICAL:
+    return true;
+  default: return false;
+  }
+}
+
+void ev_flt_binary(tr_op op, tr_dtype dt, const double *a, const double *b, double *r,
+                   size_t n) {
+  (void)dt;
+  switch (op) {
+  case TR_OP_ADD: for (size_t i = 0; i < n; i++) r[i] = a[i] + b[i]; break;
+  case TR_OP_SUBTRACT: for (size_t i = 0; i < n; i++) r[i] = a[i] - b[i]; break;
+  case TR_OP_MULTIPLY: for (size_t i = 0; i < n; i++) r[i] = a[i] * b[i]; break;
+  case TR_OP_DIVIDE: for (size_t i = 0; i < n; i++) r[i] = a[i] / b[i]; break;
+  case TR_OP_REMAINDER: for (size_t i = 0; i < n; i++) r[i] = fmod(a[i], b[i]); break;
+  case TR_OP_ATAN2: for (size_t i = 0; i < n; i++) r[i] = (double)atan2l(a[i], b[i]); break;
+  case TR_OP_POWER:
+    /* E checks lhs == 1 or rhs == 0 first: pow(NaN, 0) = pow(1, NaN) = 1. */
+    for (size_t i = 0; i < n; i++) r[i] = (a[i] == 1 || b[i] == 0) ? 1.0 : (double)powl(a[i], b[i]);
+    break;
+  case TR_OP_MAXIMUM:
+    /* E: a NaN lhs, else a NaN rhs, else std::max (lhs on ties, so
+     * max(-0, +0) = -0). */
+    for (size_t i = 0; i < n; i++)
+      r[i] = isnan(a[i]) ? a[i] : isnan(b[i]) ? b[i] : (a[i] < b[i] ? b[i] : a[i]);
+    break;
+  case TR_OP_MINIMUM:
+    for (size_t i = 0; i < n; i++)
+      r[i] = isnan(a[i]) ? a[i] : isnan(b[i]) ? b[i] : (b[i] < a[i] ? b[i] : a[i]);
+    break;
+  default: TR_ASSERT(!"not a float binary op");
+  }
+}
+
+void ev_int_binary(tr_op op, tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r,
+                   size_t n) {
+  int bits = tr_dtypes[dt].bits;
+  uint64_t m = mask_of(bits);
+  bool sg = is_signed(dt), pred = dt == TR_DT_PRED;
+  int64_t imin = tr_int_min(dt);
+  switch (op) {
+  case TR_OP_ADD:
+    /* pred add is OR, pred multiply AND (the store keeps x != 0). */
+    for (size_t i = 0; i < n; i++) r[i] = pred ? (a[i] | b[i]) : a[i] + b[i];
+    break;
+  case TR_OP_SUBTRACT: for (size_t i = 0; i < n; i++) r[i] = a[i] - b[i]; break;
+  case TR_OP_MULTIPLY: for (size_t i = 0; i < n; i++) r[i] = a[i] * b[i]; break;
+  case TR_OP_DIVIDE:
+    /* x / 0 = -1 (all ones), INT_MIN / -1 = INT_MIN. */
+    for (size_t i = 0; i < n; i++) {
+      if (b[i] == 0) r[i] = ~(uint64_t)0;
+      else if (!sg) r[i] = a[i] / b[i];
+      else if ((int64_t)a[i] == imin && (int64_t)b[i] == -1) r[i] = a[i];
+      else r[i] = (uint64_t)((int64_t)a[i] / (int64_t)b[i]);
+    }
+    break;
+  case TR_OP_REMAINDER:
+    /* x % 0 = x, INT_MIN % -1 = 0, sign of the dividend. */
+    for (size_t i = 0; i < n; i++) {
+      if (b[i] == 0) r[i] = a[i];
+      else if (!sg) r[i] = a[i] % b[i];
+      else if ((int64_t)a[i] == imin && (int64_t)b[i] == -1) r[i] = 0;
+      else r[i] = (uint64_t)((int64_t)a[i] % (int64_t)b[i]);
+    }
+    break;
+  case TR_OP_POWER:
+    /* E: 1 when lhs == 1 or rhs == 0; a negative signed exponent gives 0
+     * (so (-1)^-1 = 0); otherwise exact powering mod 2^64. */
+    for (size_t i = 0; i < n; i++) {
+      if (a[i] == 1 || b[i] == 0) r[i] = 1;
+      else if (sg && (int64_t)b[i] < 0) r[i] = 0;
+      else r[i] = ipow(a[i], b[i]);
+    }
+    break;
+  case TR_OP_MAXIMUM:
+    for (size_t i = 0; i < n; i++) {
+      bool lt = sg ? (int64_t)a[i] < (int64_t)b[i] : a[i] < b[i];
+      r[i] = lt ? b[i] : a[i];
+    }
+    break;
+  case TR_OP_MINIMUM:
+    for (size_t i = 0; i < n; i++) {
+      bool lt = sg ? (int64_t)b[i] < (int64_t)a[i] : b[i] < a[i];
+      r[i] = lt ? b[i] : a[i];
+    }
+    break;
+  case TR_OP_AND: for (size_t i = 0; i < n; i++) r[i] = a[i] & b[i]; break;
+  case TR_OP_OR: for (size_t i = 0; i < n; i++) r[i] = a[i] | b[i]; break;
+  case TR_OP_XOR: for (size_t i = 0; i < n; i++) r[i] = a[i] ^ b[i]; break;
+  case TR_OP_SHIFT_LEFT:
+    /* The amount is read as unsigned of the operand width: >= width (a
+     * negative amount included) gives 0. */
+    for (size_t i = 0; i < n; i++) {
+      uint64_t s = b[i] & m;
+      r[i] = s >= (uint64_t)bits ? 0 : a[i] << s;
+    }
+    break;
+  case TR_OP_SHIFT_RIGHT_LOGICAL:
+    for (size_t i = 0; i < n; i++) {
+      uint64_t s = b[i] & m;
+      r[i] = s >= (uint64_t)bits ? 0 : (a[i] & m) >> s;
+    }
+    break;
+  case TR_OP_SHIFT_RIGHT_ARITHMETIC:
+    /* Too far: all sign bits (the top bit, also for unsigned types). */
+    for (size_t i = 0; i < n; i++) {
+      uint64_t s = b[i] & m;
+      int64_t x = ev_sext(dt, a[i]);
+      if (s >= (uint64_t)bits) s = (uint64_t)bits - 1;
+      r[i] = x < 0 ? ~(~(uint64_t)x >> s) : (uint64_t)x >> s;
+    }
+    break;
+  default: TR_ASSERT(!"not an integer binary op");
+  }
+}
+
+tr_status ev_binary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
+                    tr_tensor **out) {
+  tr_dtype dt = x->dtype;
+  tr_tensor *r = ev_new(c, in, dt, x->rank, x->dims);
+  if (!r) return TR_ERR_UNSUPPORTED;
+  size_t n = tr_tensor_count(x);
+  if (is_flt(dt)) {
+    double *a = xalloc_n(n, sizeof(double)), *b = xalloc_n(n, sizeof(double));
+    ev_load_flts(x, a);
+    ev_load_flts(y, b);
+    ev_flt_binary(in->op, dt, a, b, a, n);
+    ev_store_flts(r, a);
+    free(a);
+    free(b);
+  } else {
+    uint64_t *a = xalloc_n(n, sizeof(uint64_t)), *b = xalloc_n(n, sizeof(uint64_t));
+    ev_load_ints(x, a);
+    ev_load_ints(y, b);
+    ev_int_binary(in->op, dt, a, b, a, n);
+    ev_store_ints(r, a);
+    free(a);
+    free(b);
+  }
+  *out = r;
+  return TR_OK;
+}
+
+/* ---- compare ---- */
+
+typedef enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } cmpdir;
+
+/* TOTALORDER key (XLA's ToSignMagnitude): -NaN < -inf < ... < -0 < +0 <
+ * ... < inf < NaN, NaNs ordered by payload; equal keys mean equal bits. */
+static int64_t total_key(tr_dtype dt, uint64_t bits) {
+  int w = tr_dtypes[dt].bits;
+  uint64_t sign = (uint64_t)1 << (w - 1);
+  int64_t mag = (int64_t)(bits & (sign - 1));
+  return (bits & sign) ? -mag - 1 : mag;
+}
+
+static bool cmp_ok(cmpdir d, int c3) {
+  switch (d) {
+  case CMP_EQ: return c3 == 0;
+  case CMP_NE: return c3 != 0;
+  case CMP_LT: return c3 < 0;
+  case CMP_LE: return c3 <= 0;
+  case CMP_GT: return c3 > 0;
+  default: return c3 >= 0;
+  }
+}
+
+/* The direction and TOTALORDER flag of a compare instruction. */
+static cmpdir cmp_attrs(const tr_instr *in, bool *total) {
+  const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIRECTION);
+  const tr_attr *ta = tr_instr_attr(in, TR_ATTR_TYPE);
+  static const char *names[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+  cmpdir dir = CMP_EQ;
+  for (int i = 0; i < 6; i++)
+    if (da && da->u.s && strcmp(da->u.s, names[i]) == 0) dir = (cmpdir)i;
+  *total = ta && ta->u.s && strcmp(ta->u.s, "TOTALORDER") == 0;
+  return dir;
+}
+
+bool ev_compare_slots(const tr_instr *cmp, tr_dtype dt, const void *a, const void *b) {
+  bool total;
+  cmpdir dir = cmp_attrs(cmp, &total);
+  int es = tr_dtype_size(dt);
+  uint64_t ba = slot_get(a, es, 0), bb = slot_get(b, es, 0);
+  int c3;
+  if (is_flt(dt) && total) {
+    int64_t ka = total_key(dt, ba & mask_of(tr_dtypes[dt].bits));
+    int64_t kb = total_key(dt, bb & mask_of(tr_dtypes[dt].bits));
+    c3 = (ka > kb) - (ka < kb);
+  } else if (is_flt(dt)) {
+    double x = tr_float_to_double(dt, ba), y = tr_float_to_double(dt, bb);
+    if (isnan(x) || isnan(y)) return dir == CMP_NE;
+    c3 = (x > y) - (x < y);
+  } else if (is_signed(dt)) {
+    int64_t x = ev_sext(dt, ba), y = ev_sext(dt, bb);
+    c3 = (x > y) - (x < y);
+  } else {
+    uint64_t m = dt == TR_DT_PRED ? 1 : mask_of(tr_dtypes[dt].bits);
+    uint64_t x = ba & m, y = bb & m;
+    if (dt == TR_DT_PRED) {
+      x = ba != 0;
+      y = bb != 0;
+    }
+    c3 = (x > y) - (x < y);
+  }
+  return cmp_ok(dir, c3);
+}
+
+int ev_total_cmp(tr_dtype dt, const void *a, const void *b) {
+  int es = tr_dtype_size(dt);
+  uint64_t ba = slot_get(a, es, 0), bb = slot_get(b, es, 0);
+  if (is_flt(dt)) {
+    int64_t ka = total_key(dt, ba & mask_of(tr_dtypes[dt].bits));
+    int64_t kb = total_key(dt, bb & mask_of(tr_dtypes[dt].bits));
+    return (ka > kb) - (ka < kb);
+  }
+  if (is_signed(dt)) {
+    int64_t x = ev_sext(dt, ba), y = ev_sext(dt, bb);
+    return (x > y) - (x < y);
+  }
+  uint64_t m = mask_of(tr_dtypes[dt].bits), x = ba & m, y = bb & m;
+  return (x > y) - (x < y);
+}
+
+tr_status ev_compare(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
+                     tr_tensor **out) {
+  bool total;
+  cmpdir dir = cmp_attrs(in, &total);
+  tr_dtype dt = x->dtype;
+  tr_tensor *r = ev_new(c, in, TR_DT_PRED, x->rank, x->dims);
+  if (!r) return TR_ERR_UNSUPPORTED;
+  size_t n = tr_tensor_count(x);
+  unsigned char *p = r->data;
+  if (is_flt(dt) && total) {
+    int es = tr_dtype_size(dt);
+    for (size_t i = 0; i < n; i++) {
+      int64_t ka = total_key(dt, slot_get(x->data, es, i) & mask_of(tr_dtypes[dt].bits));
+      int64_t kb = total_key(dt, slot_get(y->data, es, i) & mask_of(tr_dtypes[dt].bits));
+      p[i] = cmp_ok(dir, (ka > kb) - (ka < kb));
+    }
+  } else if (is_flt(dt)) {
+    /* Partial order: every direction but NE is false with a NaN. */
+    double *a = xalloc_n(n, sizeof(double)), *b = xalloc_n(n, sizeof(double));
+    ev_load_flts(x, a);
+    ev_load_flts(y, b);
+    for (size_t i = 0; i < n; i++) {
+      bool v;
+      switch (dir) {
+      case CMP_EQ: v = a[i] == b[i]; break;
+      case CMP_NE: v = !(a[i] == b[i]); break;
+      case CMP_LT: v = a[i] < b[i]; break;
+      case CMP_LE: v = a[i] <= b[i]; break;
+      case CMP_GT: v = a[i] > b[i]; break;
+      default: v = a[i] >= b[i]; break;
+      }
+      p[i] = v;
+    }
+    free(a);
+    free(b);
+  } else {
+    uint64_t *a = xalloc_n(n, sizeof(uint64_t)), *b = xalloc_n(n, sizeof(uint64_t));
+    ev_load_ints(x, a);
+    ev_load_ints(y, b);
+    bool sg = is_signed(dt);
+    for (size_t i = 0; i < n; i++) {
+      int c3 = sg ? ((int64_t)a[i] > (int64_t)b[i]) - ((int64_t)a[i] < (int64_t)b[i])
+                  : (a[i] > b[i]) - (a[i] < b[i]);
+      p[i] = cmp_ok(dir, c3);
+    }
+    free(a);
+    free(b);
+  }
+  *out = r;
+  return TR_OK;
+}
+
+/* ---- select, clamp ---- */
+
+tr_status ev_select(ev_ctx *c, const tr_instr *in, const tr_tensor *p, const tr_tensor *x,
+                    const tr_tensor *y, tr_tensor **out) {
+  tr_tensor *r = ev_new(c, in, x->dtype, x->rank, x->dims);
+  if (!r) return TR_ERR_UNSUPPORTED;
+  size_t n = tr_tensor_count(x), es = (size_t)tr_dtype_size(x->dtype);
+  const unsigned char *pp = p->data;
+  if (p->rank == 0) {
+    memcpy(r->data, pp[0] ? x->data : y->data, n * es);
+  } else {
+    for (size_t i = 0; i < n; i++)
+      memcpy((char *)r->data + i * es, (const char *)(pp[i] ? x->data : y->data) + i * es, es);
+  }
+  *out = r;
+  return TR_OK;
+}
+
+/* Loads t (a scalar or n elements) as n canonical values. */
+static void load_bcast_flts(const tr_tensor *t, double *v, size_t n) {
+  if (t->rank == 0 && n != 1) {
+    double s;
+    ev_load_flts(t, &s);
+    for (size_t i = 0; i < n; i++) v[i] = s;
+  } else {
+    ev_load_flts(t, v);
+  }
+}
+
+static void load_bcast_ints(const tr_tensor *t, uint64_t *v, size_t n) {
+  if (t->rank == 0 && n != 1) {
+    uint64_t s;
+    ev_load_ints(t, &s);
+    for (size_t i = 0; i < n; i++) v[i] = s;
+  } else {
+    ev_load_ints(t, v);
+  }
+}
+
+/* E: a NaN lo, x or hi (checked in that order) is the result; otherwise
+ * std::min(hi, std::max(x, lo)), so lo > hi gives hi. */
+tr_status ev_clamp(ev_ctx *c, const tr_instr *in, const tr_tensor *lo, const tr_tensor *x,
+                   const tr_tensor *hi, tr_tensor **out) {
+  tr_dtype dt = x->dtype;
+  tr_tensor *r = ev_new(c, in, dt, x->rank, x->dims);
+  if (!r) return TR_ERR_UNSUPPORTED;
+  size_t n = tr_tensor_count(x);
+  if (is_flt(dt)) {
+    double *l = xalloc_n(n, sizeof(double)), *v = xalloc_n(n, sizeof(double)),
+           *h = xalloc_n(n, sizeof(double));
+    load_bcast_flts(lo, l, n);
+    ev_load_flts(x, v);
+    load_bcast_flts(hi, h, n);
+    for (size_t i = 0; i < n; i++) {
+      if (isnan(l[i])) v[i] = l[i];
+      else if (isnan(v[i])) continue;
+      else if (isnan(h[i])) v[i] = h[i];
+      else {
+        double mx = v[i] < l[i] ? l[i] : v[i];
+        v[i] = mx < h[i] ? mx : h[i];
+      }
+    }
+    ev_store_flts(r, v);
+    free(l);
+    free(v);
+    free(h);
+  } else {
+    uint64_t *l = xalloc_n(n, sizeof(uint64_t)), *v = xalloc_n(n, sizeof(uint64_t)),
+             *h = xalloc_n(n, sizeof(uint64_t));
+    load_bcast_ints(lo, l, n);
+    ev_load_ints(x, v);
+    load_bcast_ints(hi, h, n);
+    bool sg = is_signed(dt);
+    for (size_t i = 0; i < n; i++) {
+      bool lt = sg ? (int64_t)v[i] < (int64_t)l[i] : v[i] < l[i];
+      uint64_t mx = lt ? l[i] : v[i];
+      bool lt2 = sg ? (int64_t)mx < (int64_t)h[i] : mx < h[i];
+      v[i] = lt2 ? mx : h[i];
+    }
+    ev_store_ints(r, v);
+    free(l);
+    free(v);
+    free(h);
+  }
+  *out = r;
+  return TR_OK;
+}
+
+/* ---- convert ---- */
+
+/* float -> integer (xla/literal.cc): NaN -> 0, saturating at the type's
+ * range (compared in double), otherwise truncation toward zero. */
+static uint64_t flt_to_int(tr_dtype dt, double v) {
+  if (isnan(v)) return 0;
+  if (dt == TR_DT_PRED) return v != 0;
+  if (is_signed(dt)) {
+    int64_t lo = tr_int_min(dt), hi = (int64_t)tr_int_max(dt);
+    if (v >= (double)hi) return (uint64_t)hi;
+    if (v <= (double)lo) return (uint64_t)lo;
+    return (uint64_t)(int64_t)v;
+  }
+  uint64_t hi = tr_int_max(dt);
+  if (v >= (double)hi) return hi;
+  if (v <= 0) return 0;
+  return (uint64_t)v;
+}
+
+tr_tensor *ev_convert_to(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_dtype dt) {
+  tr_tensor *r = ev_new(c, in, dt, x->rank, x->dims);
+  if (!r) return NULL;
+  tr_dtype st = x->dtype;
+  size_t n = tr_tensor_count(x);
+  if (st == dt) {
+    memcpy(r->data, x->data, x->nbytes);
+    return r;
+  }
+  if (is_flt(st)) {
+    double *a = xalloc_n(n, sizeof(double));
+    ev_load_flts(x, a);
+    if (is_flt(dt)) {
+      /* Widening is exact; narrowing rounds once from the exact value. */
+      ev_store_flts(r, a);
+    } else if (dt == TR_DT_PRED) {
+      /* x != 0 with an unordered compare: NaN -> true. */
+      unsigned char *p = r->data;
+      for (size_t i = 0; i < n; i++) p[i] = a[i] != 0;
+    } else {
+      uint64_t *v = xalloc_n(n, sizeof(uint64_t));
+      for (size_t i = 0; i < n; i++) v[i] = flt_to_int(dt, a[i]);
+      ev_store_ints(r, v);
+      free(v);
+    }
+    free(a);
+    return r;
+  }
+  uint64_t *v = xalloc_n(n, sizeof(uint64_t));
+  ev_load_ints(x, v);
+  if (is_flt(dt)) {
+    /* int -> float rounds to nearest even; to a type narrower than f32 it
+     * goes through f32 as XLA does (int -> f32 -> f8; Eigen's bf16/half
+     * constructors take a float). */
+    double *a = xalloc_n(n, sizeof(double));
+    bool sg = is_signed(st);
+    for (size_t i = 0; i < n; i++) {
+      if (dt == TR_DT_F64) a[i] = sg ? (double)(int64_t)v[i] : (double)v[i];
+      else a[i] = sg ? (double)(float)(int64_t)v[i] : (double)(float)v[i];
+    }
+    ev_store_flts(r, a);
+    free(a);
+  } else {
+    /* int <-> int keeps the low bits of the source value, extended by the
+     * source's signedness; to pred it is x != 0. */
+    ev_store_ints(r, v);
+  }
+  free(v);
+  return r;
+}
+
+/* ---- iota ---- */
+
+tr_status ev_iota(ev_ctx *c, const tr_instr *in, tr_tensor **out) {
+  const tr_shape *s = in->shape;
+  const tr_attr *at = tr_instr_attr(in, TR_ATTR_IOTA_DIMENSION);
+  int dim = at ? (int)at->u.i : 0;
+  tr_tensor *r = ev_new(c, in, s->dtype, s->rank, s->dims);
+  if (!r) return TR_ERR_UNSUPPORTED;
+  size_t n = tr_tensor_count(r);
+  uint64_t inner = 1;
+  for (int i = dim + 1; i < s->rank; i++) inner *= (uint64_t)s->dims[i];
+  uint64_t size = (uint64_t)s->dims[dim];
+  if (is_flt(s->dtype)) {
+    double *a = xalloc_n(n, sizeof(double));
+    for (size_t i = 0; i < n; i++) a[i] = (double)((i / inner) % size);
+    ev_store_flts(r, a);
+    free(a);
+  } else {
+    /* Integers: the index truncated to the type (it wraps). */
+    uint64_t *v = xalloc_n(n, sizeof(uint64_t));
+    for (size_t i = 0; i < n; i++) v[i] = (i / inner) % size;
+    ev_store_ints(r, v);
+    free(v);
+  }
+  *out = r;
+  return TR_OK;
+}
+
+/* ---- bitcast and bitcast-convert ---- */
+
+/* Both reinterpret the row-major element bits as one little-endian bit
+ * string: element j of w bits holds bits [j*w, (j+1)*w). That is bitcast's
+ * meaning for the default layout and bitcast-convert's documented order for
+ * a width change. */
+tr_status ev_bitcast(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor **out) {
+  const tr_shape *s = in->shape;
+  tr_tensor *r = ev_new(c, in, s->dtype, s->rank, s->dims);
+  if (!r) return TR_ERR_UNSUPPORTED;
+  int iw = tr_dtypes[x->dtype].bits, ow = tr_dtypes[s->dtype].bits;
+  size_t ni = tr_tensor_count(x), no = tr_tensor_count(r);
+  if ((uint64_t)ni * (uint64_t)iw != (uint64_t)no * (uint64_t)ow) {
+    tr_tensor_free(r);
+    return ev_err(c, in, TR_ERR_INVALID, "%s changes the number of bits", in->opname);
+  }
+  if (iw == ow && iw % 8 == 0 && tr_dtype_size(x->dtype) * 8 == iw &&
+      x->dtype != TR_DT_PRED && s->dtype != TR_DT_PRED) {
+    memcpy(r->data, x->data, x->nbytes);
+    *out = r;
+    return TR_OK;
+  }
+  size_t nbytes = (ni * (size_t)iw + 7) / 8;
+  unsigned char *bs = tr_xcalloc(nbytes ? nbytes : 1, 1);
+  int ies = tr_dtype_size(x->dtype), oes = tr_dtype_size(s->dtype);
+  for (size_t i = 0; i < ni; i++) {
+    uint64_t v = slot_get(x->data, ies, i) & mask_of(iw);
+    for (int k = 0; k < iw; k++)
+      if ((v >> k) & 1) {
+        size_t bit = i * (size_t)iw + (size_t)k;
+        bs[bit / 8] |= (unsigned char)(1u << (bit % 8));
+      }
+  }
+  bool sg = is_signed(s->dtype);
+  for (size_t j = 0; j < no; j++) {
+    uint64_t v = 0;
+    for (int k = 0; k < ow; k++) {
+      size_t bit = j * (size_t)ow + (size_t)k;
+      if ((bs[bit / 8] >> (bit % 8)) & 1) v |= (uint64_t)1 << k;
+    }
+    if (s->dtype == TR_DT_PRED) v = v != 0;
+    else if (sg) v = (uint64_t)ev_sext(s->dtype, v);
+    slot_put(r->data, oes, j, v);
+  }
+  free(bs);
+  *out = r;
+  return TR_OK;
+}
+
+/* ---- reduce-precision ---- */
+
+/* E's algorithm (hlo_evaluator_typed_visitor.h:2167-2275) on the bit
+ * pattern of a float with sm mantissa and se exponent bits: round the
+ * mantissa to m bits (nearest even, by adding a bias and masking), then
+ * send exponents above the reduced range to inf and those at or below its
+ * minimum to zero (no reduced subnormals). A NaN stays, except that m == 0
+ * makes it +inf. */
+static uint64_t reduce_prec(uint64_t x, int width, int sm, int se, int64_t m, int64_t e,
+                            bool nan) {
+  uint64_t orig = x;
+  if (m < sm) {
+    uint64_t last = (uint64_t)1 << (sm - m);
+    uint64_t base = (last >> 1) - 1;
+    uint64_t xlast = (x & last) >> (sm - m);
+    x = (x + xlast + base) & ~(last - 1);
+  }
+  if (e < se) {
+    uint64_t sign = (uint64_t)1 << (width - 1);
+    uint64_t expmask = (((uint64_t)1 << se) - 1) << sm;
+    uint64_t bias = ((uint64_t)1 << (se - 1)) - 1;
+    uint64_t rbias = ((uint64_t)1 << (e - 1)) - 1;
+    uint64_t rmax = bias + rbias, rmin = bias - rbias;
+    uint64_t xe = x & expmask;
+    bool over = xe > (rmax << sm), under = xe <= (rmin << sm);
+    uint64_t zero = x & sign, inf = zero | expmask;
+    if (over) x = inf;
+    if (under) x = zero;
+  }
+  if (nan) x = m > 0 ? orig : (((uint64_t)1 << se) - 1) << sm;
+  return x;
+}
+
+tr_status ev_reduce_precision(ev_ctx *c, const tr_instr *in, const tr_tensor *x,
+                              tr_tensor **out) {
+  const tr_attr *ea = tr_instr_attr(in, TR_ATTR_EXPONENT_BITS);
+  const tr_attr *ma = tr_instr_attr(in, TR_ATTR_MANTISSA_BITS);
+  if (!ea || !ma || ea->u.i < 1 || ma->u.i < 0)
+    return ev_err(c, in, TR_ERR_INVALID, "reduce-precision needs exponent_bits >= 1 and mantissa_bits >= 0");
+  tr_dtype dt = x->dtype;
+  tr_tensor *r = ev_new(c, in, dt, x->rank, x->dims);
+  if (!r) return TR_ERR_UNSUPPORTED;
+  size_t n = tr_tensor_count(x);
+  int64_t m = ma->u.i, e = ea->u.i;
+  if (dt == TR_DT_F64 || dt == TR_DT_F32) {
+    /* On the stored pattern, so NaN payloads (signalling ones too) stay. */
+    bool f64 = dt == TR_DT_F64;
+    int es = tr_dtype_size(dt);
+    for (size_t i = 0; i < n; i++) {
+      uint64_t b = slot_get(x->data, es, i);
+      uint64_t mag = b & (f64 ? ~((uint64_t)1 << 63) : 0x7fffffffu);
+      bool nan = f64 ? mag > 0x7ff0000000000000ull : mag > 0x7f800000u;
+      slot_put(r->data, es, i, f64 ? reduce_prec(b, 64, 52, 11, m, e, nan)
+                                   : reduce_prec(b, 32, 23, 8, m, e, nan));
+    }
+    *out = r;
+    return TR_OK;
+  }
+  /* Narrower types are exact in f32, and the reduced value fits back. */
+  double *a = xalloc_n(n, sizeof(double));
+  ev_load_flts(x, a);
+  for (size_t i = 0; i < n; i++) {
+    float f = (float)a[i];
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    b = (uint32_t)reduce_prec(b, 32, 23, 8, m, e, isnan(a[i]));
+    memcpy(&f, &b, 4);
+    a[i] = f;
+  }
+  ev_store_flts(r, a);
+  free(a);
+  *out = r;
+  return TR_OK;
+}

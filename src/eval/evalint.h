@@ -1,0 +1,124 @@
+/* evalint.h - what the evaluator's files share: the evaluation context,
+ * located errors, element loads and stores in canonical form, and the
+ * per-op kernels (elementwise in eval_elem.c, data movement in
+ * eval_move.c, dot in eval_dot.c). Not a public interface. */
+#ifndef TR_EVALINT_H
+#define TR_EVALINT_H
+
+#include "eval.h"
+
+/* Per-computation facts, built on first use. */
+typedef struct {
+  unsigned char *live; /* instruction i feeds the root */
+  int *lastuse;        /* position of the last live user; ninstrs = never */
+} ev_compinfo;
+
+typedef struct {
+  const tr_module *m;   /* module being evaluated */
+  tr_diag *d;           /* where errors go */
+  tr_eval_opts opts;    /* limits */
+  int depth;            /* computation nesting, guards against recursion */
+  int nids;             /* size of pos and info */
+  int *pos;             /* instruction id -> position in its computation */
+  ev_compinfo *info;    /* computation id -> facts (live == NULL: not yet) */
+} ev_ctx;
+
+/* Adds "file:line:col: error: in %name: msg" and returns code. */
+tr_status ev_err(ev_ctx *c, const tr_instr *in, tr_status code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A zero-filled result tensor of the array shape s; NULL after a located
+ * error when it is too big. */
+tr_tensor *ev_new(ev_ctx *c, const tr_instr *in, tr_dtype dt, int rank,
+                  const int64_t *dims);
+
+/* Canonical forms: integers and pred as uint64 holding the value sign- or
+ * zero-extended from the element type (pred 0/1), floats as the exact
+ * double. Stores truncate integers to the type's width and round floats to
+ * nearest even, once. */
+void ev_load_ints(const tr_tensor *t, uint64_t *v);
+void ev_load_flts(const tr_tensor *t, double *v);
+void ev_store_ints(tr_tensor *t, const uint64_t *v);
+void ev_store_flts(tr_tensor *t, const double *v);
+/* Truncates kernel results back to canonical form (wrapping to dt). */
+void ev_canon_ints(tr_dtype dt, uint64_t *v, size_t n);
+/* Rounds each v[i] to dt's precision in place (keeps the double form). */
+void ev_round_flts(tr_dtype dt, double *v, size_t n);
+int64_t ev_sext(tr_dtype dt, uint64_t v); /* low bits of v as a signed dt value */
+
+/* ---- calling computations (eval.c) ---- */
+/* Evaluates computation k on params; *out gets a new reference. */
+tr_status ev_call(ev_ctx *c, const tr_instr *caller, const tr_comp *k, tr_value *const *params,
+                  int np, tr_value **out);
+tr_comp *ev_comp_attr(const tr_instr *in, tr_attr_key k);
+/* A new scalar value: element i of t converted to dt. NULL after an error. */
+tr_value *ev_scalar_at(ev_ctx *c, const tr_instr *in, const tr_tensor *t, size_t i, tr_dtype dt);
+/* Whether k's root is op(param, param) on scalars of type dt (a reducer
+ * the binary kernels can run over whole arrays); *swap: op(p1, p0). */
+bool ev_simple_binary(const tr_comp *k, tr_dtype dt, tr_op *op, bool *swap);
+/* v's array, or NULL after a located error. */
+tr_tensor *ev_want_tensor(ev_ctx *c, const tr_instr *in, tr_value *v, int i);
+
+/* ---- elementwise (eval_elem.c) ---- */
+bool ev_is_unary(tr_op op);
+bool ev_is_binary(tr_op op);
+/* Kernels on canonical arrays of n elements of type dt; r may alias
+ * operands. Unrounded float results; the store rounds. */
+void ev_int_binary(tr_op op, tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r,
+                   size_t n);
+void ev_flt_binary(tr_op op, tr_dtype dt, const double *a, const double *b, double *r,
+                   size_t n);
+tr_status ev_unary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor **out);
+tr_status ev_binary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
+                    tr_tensor **out);
+tr_status ev_compare(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
+                     tr_tensor **out);
+/* One element compare with the semantics of compare instruction cmp;
+ * a and b point at element slots of type dt. */
+bool ev_compare_slots(const tr_instr *cmp, tr_dtype dt, const void *a, const void *b);
+/* -1, 0 or 1: TOTALORDER for floats, signed or unsigned order for ints. */
+int ev_total_cmp(tr_dtype dt, const void *a, const void *b);
+tr_status ev_select(ev_ctx *c, const tr_instr *in, const tr_tensor *p, const tr_tensor *x,
+                    const tr_tensor *y, tr_tensor **out);
+tr_status ev_clamp(ev_ctx *c, const tr_instr *in, const tr_tensor *lo, const tr_tensor *x,
+                   const tr_tensor *hi, tr_tensor **out);
+/* Converts x to dtype dt with XLA's convert rules into a new tensor. */
+tr_tensor *ev_convert_to(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_dtype dt);
+tr_status ev_reduce_precision(ev_ctx *c, const tr_instr *in, const tr_tensor *x,
+                              tr_tensor **out);
+tr_status ev_iota(ev_ctx *c, const tr_instr *in, tr_tensor **out);
+tr_status ev_bitcast(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor **out);
+
+/* ---- data movement (eval_move.c) ---- */
+void ev_strides(const int64_t *dims, int rank, int64_t *st);
+/* Copies the box dims[0..rank): the element at multi-index i goes from
+ * src[sbase + sum i_k*ss_k] to dst[dbase + sum i_k*ds_k] (in elements of es
+ * bytes). */
+void ev_copy_box(void *dst, int64_t dbase, const int64_t *ds, const void *src, int64_t sbase,
+                 const int64_t *ss, const int64_t *dims, int rank, size_t es);
+tr_status ev_move(ev_ctx *c, const tr_instr *in, tr_tensor *const *ops, int nops,
+                  tr_tensor **out);
+
+/* ---- gather, scatter (eval_gather.c) ---- */
+tr_status ev_gather(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *idx,
+                    tr_tensor **out);
+tr_status ev_scatter(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out);
+
+/* ---- sort (eval_sort.c) ---- */
+tr_status ev_sort(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out);
+tr_status ev_topk(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_value **out);
+
+/* ---- windows (eval_window.c) ---- */
+tr_status ev_reduce_window(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out);
+tr_status ev_select_and_scatter(ev_ctx *c, const tr_instr *in, const tr_tensor *x,
+                                const tr_tensor *src, const tr_tensor *init, tr_tensor **out);
+
+/* ---- convolution (eval_conv.c) ---- */
+tr_status ev_convolution(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
+                         tr_tensor **out);
+
+/* ---- dot (eval_dot.c) ---- */
+tr_status ev_dot(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
+                 tr_tensor **out);
+
+#endif

@@ -1,0 +1,140 @@
+/* target.c - what every target shares: verdict names, results, opening a
+ * target from its spec, and how shapes map to the flat list of tensors
+ * that crosses the interface. */
+#include "target.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const verdict_names[TR_VERDICT_COUNT] = {
+  "ok", "crash", "hang", "compile_error", "unsupported", "error",
+  "protocol_error"
+};
+
+const char *tr_verdict_name(tr_verdict v) {
+  return (unsigned)v < TR_VERDICT_COUNT ? verdict_names[v] : "?";
+}
+
+void tr_run_result_init(tr_run_result *r) {
+  memset(r, 0, sizeof *r);
+  r->verdict = TR_VERDICT_OK;
+  r->compile_ms = -1;
+  r->run_ms = -1;
+  r->wall_ms = -1;
+}
+
+void tr_run_result_free(tr_run_result *r) {
+  for (int i = 0; i < r->noutputs; i++) tr_tensor_free(r->outputs[i]);
+  free(r->outputs);
+  free(r->optimized_hlo);
+  free(r->received_hlo);
+  free(r->message);
+  free(r->stderr_tail);
+  for (int i = 0; i < r->npasses_changed; i++) free(r->passes_changed[i]);
+  free(r->passes_changed);
+  tr_run_result_init(r);
+}
+
+void tr_target_config_init(tr_target_config *c) {
+  c->timeout_s = 60;
+  c->start_timeout_s = 120;
+  c->tmp_dir = NULL;
+  c->home = NULL;
+}
+
+int tr_shape_leaves(const tr_shape *s, const tr_shape **out, int max) {
+  if (!s) return 0;
+  if (s->dtype == TR_DT_TUPLE) {
+    int n = 0;
+    for (int i = 0; i < s->nelems; i++)
+      n += tr_shape_leaves(s->elems[i], out ? out + n : NULL,
+                           max - n > 0 ? max - n : 0);
+    return n;
+  }
+  if (!tr_dtype_is_array(s->dtype)) return 0;
+  if (out && max > 0) out[0] = s;
+  return 1;
+}
+
+/* xla-cpu[@VER]: the XLA adapter under the project's virtualenv. */
+static tr_status open_xla(const char *spec, const tr_target_config *cfg,
+                          tr_target **out, tr_diag *d) {
+  const char *home = cfg->home ? cfg->home : getenv("TRENCH_HOME");
+  const char *ver = strchr(spec, '@');
+  if (!home || !*home) {
+    tr_diag_errorf(d, "target '%s' needs trench's source folder (set "
+                   "TRENCH_HOME)", spec);
+    return TR_ERR_USAGE;
+  }
+  if (ver && (!ver[1] || strspn(ver + 1, "0123456789.") != strlen(ver + 1))) {
+    tr_diag_errorf(d, "target '%s': expected xla-cpu@VERSION such as "
+                   "xla-cpu@0.4.30", spec);
+    return TR_ERR_USAGE;
+  }
+  tr_buf py = {0}, cmd = {0};
+  if (ver) tr_buf_printf(&py, "%s/.venv/jax-%s/bin/python", home, ver + 1);
+  else tr_buf_printf(&py, "%s/.venv/bin/python", home);
+  tr_status s = TR_OK;
+  if (access(py.p, X_OK) != 0) {
+    tr_diag_errorf(d, "target '%s': no virtualenv at %s; create it with "
+                   "scripts/venv.sh%s%s", spec, py.p, ver ? " --jax " : "",
+                   ver ? ver + 1 : "");
+    s = TR_ERR_USAGE;
+  } else {
+    tr_buf_printf(&cmd, "'%s' '%s/adapters/xla/adapter.py'", py.p, home);
+    s = tr_proc_open(spec, cmd.p, cfg, out, d);
+  }
+  tr_buf_free(&py);
+  tr_buf_free(&cmd);
+  return s;
+}
+
+tr_status tr_target_open(const char *spec, const tr_target_config *cfg,
+                         tr_target **out, tr_diag *d) {
+  tr_target_config def;
+  *out = NULL;
+  if (!cfg) {
+    tr_target_config_init(&def);
+    cfg = &def;
+  }
+  if (strncmp(spec, "cmd:", 4) == 0)
+    return tr_proc_open(spec, spec + 4, cfg, out, d);
+  if (strcmp(spec, "interp") == 0) return tr_interp_open(out);
+  if (strcmp(spec, "xla-cpu") == 0 || strncmp(spec, "xla-cpu@", 8) == 0)
+    return open_xla(spec, cfg, out, d);
+  tr_diag_errorf(d, "unknown target '%s' (known: interp, cmd:PROGRAM [ARGS...], "
+                 "xla-cpu, xla-cpu@VERSION)", spec);
+  return TR_ERR_USAGE;
+}
+
+tr_status tr_target_run(tr_target *t, const tr_module *m,
+                        tr_tensor *const *inputs, int ninputs,
+                        const tr_run_opts *o, tr_run_result *r, tr_diag *d) {
+  tr_run_opts def;
+  if (!o) {
+    memset(&def, 0, sizeof def);
+    o = &def;
+  }
+  return t->ops->run(t, m, inputs, ninputs, o, r, d);
+}
+
+tr_status tr_target_list_passes(tr_target *t, const tr_module *m,
+                                char ***names, int *nnames, tr_diag *d) {
+  *names = NULL;
+  *nnames = 0;
+  if (!t->ops->list_passes) {
+    tr_diag_errorf(d, "target '%s' cannot list its passes", t->spec);
+    return TR_ERR_UNSUPPORTED;
+  }
+  return t->ops->list_passes(t, m, names, nnames, d);
+}
+
+void tr_target_close(tr_target *t) {
+  if (!t) return;
+  if (t->ops && t->ops->close) t->ops->close(t); /* NULL: nothing held */
+  free(t->spec);
+  free(t->name);
+  free(t->version);
+  free(t);
+}

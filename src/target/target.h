@@ -1,0 +1,151 @@
+/* target.h - the target interface: something that compiles and runs a
+ * module on inputs and says what came out (outputs, or a verdict such as a
+ * crash or a hang). A target is an explicit object with an ops table, so
+ * several can live side by side (one per thread, one per version) and the
+ * reducer can drive one while the oracle drives another.
+ *
+ * Targets so far: "interp" (interp.c), the reference interpreter;
+ * "cmd:PROGRAM ARGS..." (proc.c), a child process speaking the process
+ * protocol of docs/PROTOCOL.md; "xla-cpu" (target.c), the XLA adapter
+ * under that protocol. */
+#ifndef TR_TARGET_H
+#define TR_TARGET_H
+
+#include "../ir/ir.h"
+#include "../ir/tensor.h"
+
+/* What a run ended with. Only OK carries outputs. Everything but OK and
+ * UNSUPPORTED is a finding about the target (CRASH, HANG and
+ * PROTOCOL_ERROR also restart a process target). */
+typedef enum {
+  TR_VERDICT_OK,             /* ran; outputs are set */
+  TR_VERDICT_CRASH,          /* the target died (signal or exit) mid-request */
+  TR_VERDICT_HANG,           /* no reply within the timeout; killed */
+  TR_VERDICT_COMPILE_ERROR,  /* the target refused to compile the module */
+  TR_VERDICT_UNSUPPORTED,    /* the target does not handle this module */
+  TR_VERDICT_ERROR,          /* compiled, but the target reported a failure
+                                while running it */
+  TR_VERDICT_PROTOCOL_ERROR, /* malformed reply or unusable outputs; killed */
+  TR_VERDICT_COUNT
+} tr_verdict;
+
+const char *tr_verdict_name(tr_verdict v); /* "ok", "crash", ... */
+
+/* Optional capabilities, as the target announces them. */
+enum {
+  TR_CAP_OPTIMIZED_HLO = 1 << 0,  /* can return the module it actually ran */
+  TR_CAP_DISABLE_PASSES = 1 << 1, /* honours tr_run_opts.disable_passes */
+  TR_CAP_LIST_PASSES = 1 << 2,    /* lists passes (ran / changed) */
+  TR_CAP_TIMINGS = 1 << 3         /* reports compile and run times */
+};
+
+typedef struct {
+  const char *const *disable_passes; /* pass names the target must skip */
+  int ndisable_passes;
+  bool want_optimized_hlo; /* ask for the optimized module's text */
+  bool want_passes;        /* ask for the passes that changed the module */
+  bool want_received_hlo;  /* ask for the module as the compiler received
+                              it, before its own passes (XLA: after the
+                              HLO->MLIR->HLO trip jaxlib imposes) */
+  double timeout_s;        /* this request; <= 0: the target's default */
+} tr_run_opts;
+
+/* Everything a run produced. Heap-owned; tr_run_result_free releases it. */
+typedef struct {
+  tr_verdict verdict;
+  tr_tensor **outputs;    /* OK only: one per array leaf of the root shape,
+                             depth-first */
+  int noutputs;
+  char *optimized_hlo;    /* text of the module the target ran, or NULL */
+  char *received_hlo;     /* text of the module before the target's passes,
+                             or NULL */
+  char *message;          /* why (the target's words or trench's), or NULL */
+  char *stderr_tail;      /* the child's last stderr bytes on a non-OK
+                             verdict (process targets), or NULL */
+  double compile_ms;      /* -1 when not reported */
+  double run_ms;          /* -1 when not reported */
+  double wall_ms;         /* request round trip as trench measured it */
+  char **passes_changed;  /* want_passes: in pipeline order */
+  int npasses_changed;
+} tr_run_result;
+
+void tr_run_result_init(tr_run_result *r);
+void tr_run_result_free(tr_run_result *r); /* leaves r re-initialized */
+
+typedef struct tr_target tr_target;
+
+typedef struct {
+  const char *kind; /* "cmd", ... */
+  /* Runs m on inputs (one per array leaf of the entry parameters, in
+   * parameter order, depth-first in tuples). Returns TR_OK whenever a
+   * verdict was reached, misbehaving targets included; non-OK only for
+   * trouble on trench's side (cannot write a temporary file, a module with
+   * no entry), with a diagnostic. */
+  tr_status (*run)(tr_target *t, const tr_module *m,
+                   tr_tensor *const *inputs, int ninputs,
+                   const tr_run_opts *o, tr_run_result *r, tr_diag *d);
+  /* Names of the passes the target would run on m; NULL when the target
+   * cannot list them. *names is a heap array of heap strings. */
+  tr_status (*list_passes)(tr_target *t, const tr_module *m, char ***names,
+                           int *nnames, tr_diag *d);
+  void (*close)(tr_target *t); /* frees impl (not t) */
+} tr_target_ops;
+
+struct tr_target {
+  const tr_target_ops *ops;
+  char *spec;      /* as given to tr_target_open */
+  char *name;      /* the target's own name ("echo", "xla-cpu") */
+  char *version;   /* the target's own version string */
+  unsigned caps;   /* TR_CAP_* */
+  void *impl;      /* the kind's state */
+};
+
+typedef struct {
+  double timeout_s;       /* per run request; default 60 */
+  double start_timeout_s; /* start + hello; default 120 (jax imports) */
+  const char *tmp_dir;    /* parent of the private folder; NULL: $TMPDIR
+                             or /tmp */
+  const char *home;       /* trench's source tree (adapters/, .venv/), for
+                             xla-cpu; NULL: $TRENCH_HOME */
+} tr_target_config;
+
+void tr_target_config_init(tr_target_config *c);
+
+/* Opens a target from its spec:
+ *   cmd:PROGRAM [ARG...]  the process protocol; words split on blanks,
+ *                         '...' and "..." quote, PROGRAM found on $PATH.
+ *   xla-cpu               cmd: with HOME/.venv/bin/python and
+ *                         HOME/adapters/xla/adapter.py (scripts/venv.sh)
+ *   xla-cpu@VER           the same with HOME/.venv/jax-VER (another jax
+ *                         release: scripts/venv.sh --jax VER)
+ *   interp                the reference interpreter (exact mode)
+ * Starts the child and exchanges hello, so a misspelt program or a child
+ * that cannot start is reported here (TR_ERR_IO / TR_ERR_USAGE), not on
+ * the first run. cfg may be NULL for the defaults. */
+tr_status tr_target_open(const char *spec, const tr_target_config *cfg,
+                         tr_target **out, tr_diag *d);
+tr_status tr_target_run(tr_target *t, const tr_module *m,
+                        tr_tensor *const *inputs, int ninputs,
+                        const tr_run_opts *o, tr_run_result *r, tr_diag *d);
+/* The passes t would run on m (capability TR_CAP_LIST_PASSES); a target
+ * that cannot list them gives TR_ERR_UNSUPPORTED. */
+tr_status tr_target_list_passes(tr_target *t, const tr_module *m,
+                                char ***names, int *nnames, tr_diag *d);
+void tr_target_close(tr_target *t); /* NULL is fine */
+
+/* Array leaves of a shape, depth-first (tuples flattened; tokens and
+ * opaque leaves skipped): how parameters and results map to .npy files.
+ * Returns the count; fills out[0..max) when out is given. */
+int tr_shape_leaves(const tr_shape *s, const tr_shape **out, int max);
+
+/* ---- interp (interp.c): the reference interpreter, exact mode ---- */
+tr_status tr_interp_open(tr_target **out);
+
+/* ---- cmd: targets (proc.c) ---- */
+tr_status tr_proc_open(const char *spec, const char *cmdline,
+                       const tr_target_config *cfg, tr_target **out,
+                       tr_diag *d);
+/* Process id of the running child, or -1 when none (tests). */
+int tr_proc_pid(const tr_target *t);
+
+#endif

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""bad_adapter.py - the example echo adapter with one planted misbehaviour,
+so trench's tests can check that each becomes the right verdict and that
+trench survives it. Standard library only.
+
+Usage: bad_adapter.py MODE [ARG...]
+  crash OPCODE        os._exit(3) on a run whose module uses OPCODE
+  segv OPCODE         die of SIGSEGV (os.kill) on such a run
+  hang                never answer a run
+  hang-hello          never answer hello
+  garbage             answer a run with a line that is not JSON
+  wrong-id            answer a run with another request's id
+  bad-outputs         name one output too many
+  corrupt IDX DELTA   add DELTA to element IDX of output 0 (a silent
+                      wrong result, for the oracle's tests)
+  spew BYTES          write BYTES of stderr on every run, then answer
+  quit                exit(0) without answering a run
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "adapters", "example"))
+import echo_adapter as echo  # noqa: E402
+
+mode = sys.argv[1] if len(sys.argv) > 1 else ""
+args = sys.argv[2:]
+
+
+def uses(req, opcode):
+    with open(req["module"]) as f:
+        return (" %s(" % opcode) in f.read()
+
+
+def run(req):
+    sys.stderr.write("bad_adapter: run request %s\n" % req.get("id"))
+    sys.stderr.flush()
+    if mode == "crash" and uses(req, args[0]):
+        sys.stderr.write("bad_adapter: crashing on %s\n" % args[0])
+        sys.stderr.flush()
+        os._exit(3)
+    if mode == "segv" and uses(req, args[0]):
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if mode == "hang":
+        time.sleep(3600)
+    if mode == "garbage":
+        sys.stdout.write("this is not JSON {\n")
+        sys.stdout.flush()
+        time.sleep(3600)  # the verdict must not wait for this
+    if mode == "quit":
+        sys.exit(0)
+    if mode == "spew":
+        sys.stderr.write("x" * int(args[0]) + "\nbad_adapter: end of spew\n")
+        sys.stderr.flush()
+    rep = echo.run(req)
+    if mode == "wrong-id":
+        rep["id"] = -7
+        sys.stdout.write(json.dumps(rep) + "\n")
+        sys.stdout.flush()
+        time.sleep(3600)
+    if mode == "bad-outputs" and rep.get("status") == "ok":
+        rep["outputs"].append(rep["outputs"][0])
+    if mode == "corrupt" and rep.get("status") == "ok":
+        path = rep["outputs"][0]
+        descr, shape, vals = echo.npy_load(path)
+        vals[int(args[0])] += type(vals[0])(float(args[1]))
+        echo.npy_save(path, descr, shape, vals)
+    return rep
+
+
+if mode == "hang-hello":
+    time.sleep(3600)
+echo.serve(run_fn=run, name="bad-" + mode)
