@@ -65,7 +65,7 @@ static bool cse_comp(tr_comp_ctx *c, tr_comp *k, bool *changed) {
       fuel = false;
       break;
     }
-    tr_instr_replace_uses(in, tab[at].in);
+    tr_comp_replace_uses(in, tab[at].in);
     *changed = true;
   }
   for (size_t i = 0; i < cap; i++) free(tab[i].key);

@@ -7,44 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool comp_has_side_effect(const tr_comp *k, int depth);
-
-static bool side_effect(const tr_instr *in, int depth) {
-  if (tr_ops[in->op].flags & TR_OPF_S) return true;
-  /* Deeper call chains than this do not occur in real modules; saying
-   * "has effects" is the safe answer for a (bad) cyclic one. */
-  if (depth > 64) return true;
-  tr_comp *called[16];
-  int n = tr_instr_called(in, called, 16);
-  if (n > 16) return true;
-  for (int i = 0; i < n; i++)
-    if (comp_has_side_effect(called[i], depth + 1)) return true;
-  return false;
-}
-
-static bool comp_has_side_effect(const tr_comp *k, int depth) {
-  for (int i = 0; i < k->ninstrs; i++)
-    if (side_effect(k->instrs[i], depth)) return true;
-  return false;
-}
-
-bool tr_comp_has_side_effect(const tr_instr *in) { return side_effect(in, 0); }
-
-const char *tr_comp_fresh_name(tr_comp *c, const char *base, const char *tag) {
-  tr_buf b = {0};
-  const char *out = NULL;
-  for (int k = 1; !out; k++) {
-    b.n = 0;
-    tr_buf_printf(&b, "%s.%s%d", base, tag, k);
-    if (!tr_comp_find(c, tr_buf_str(&b))) out = tr_arena_strdup(c->module->arena, tr_buf_str(&b));
-  }
-  tr_buf_free(&b);
-  return out;
-}
-
 /* Removes dead instructions of k, last first so that whole dead chains go
  * in one walk. Returns false when fuel ran out. */
 static bool dce_comp(tr_comp_ctx *c, tr_comp *k, unsigned char *pinned, bool *changed) {
+  if (!tr_comp_rule_enabled(c, "dead-instruction")) return true;
   /* Control predecessors are references the use lists do not record. */
   for (int i = 0; i < k->ninstrs; i++) {
     const tr_attr *at = tr_instr_attr(k->instrs[i], TR_ATTR_CONTROL_PREDECESSORS);
@@ -95,7 +61,7 @@ tr_status tr_pass_dce(tr_comp_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
   unsigned char *mark = tr_xcalloc((size_t)m->next_id + 1, 1);
   bool fuel = true;
   for (int i = 0; fuel && i < m->ncomps; i++) fuel = dce_comp(c, m->comps[i], mark, changed);
-  if (fuel && m->entry) {
+  if (fuel && m->entry && tr_comp_rule_enabled(c, "dead-computation")) {
     memset(mark, 0, (size_t)m->next_id + 1);
     mark_live(m->entry, mark);
     for (int i = m->ncomps - 1; i >= 0; i--) {

@@ -1,9 +1,11 @@
 /* simplify.c - the algebraic simplifier: named rewrite rules of the kinds
  * XLA's AlgebraicSimplifier has (simplify_rules.def lists them in the
  * order they are tried), applied over every computation until none fires.
- * Every rule is exact under the reference's semantics (docs/SEMANTICS.md)
- * except where its comment says otherwise; "exact" allows NaN payload
- * and quiet-bit differences, which no oracle judges. A rule builds its
+ * Every rule is exact under the reference's semantics (docs/SEMANTICS.md):
+ * the XLA rewrites that change values (x + 0.0 for floats, pow(x, 3) for
+ * floats, a reduce init assumed to be the identity) are restricted to the
+ * cases where they are exact, as each rule's comment says. "Exact" allows
+ * NaN payload and quiet-bit differences, which no oracle judges. A rule builds its
  * replacement before the instruction it replaces and redirects the users;
  * the orphaned instructions are left to DCE. */
 #include "compint.h"
@@ -293,7 +295,7 @@ static tr_instr *emit_splat(simp *s, tr_instr *pos, const tr_shape *shape, uint6
 static bool replace(simp *s, tr_instr *old, tr_instr *with) {
   (void)s;
   TR_ASSERT(tr_shape_equal(old->shape, with->shape));
-  tr_instr_replace_uses(old, with);
+  tr_comp_replace_uses(old, with);
   return true;
 }
 
@@ -483,6 +485,35 @@ static bool rule_slice_of_concat(simp *s, tr_instr *in) {
   return false;
 }
 
+static const tr_pad_dim *pad_attr(const tr_instr *in, int *n);
+
+/* slice(pad(x, v)) -> slice(x) when the slice reads no padding: without
+ * interior padding, pad element i of a dim is x element i - lo. */
+static bool rule_slice_of_pad(simp *s, tr_instr *in) {
+  tr_instr *p = in->operands[0];
+  if (p->op != TR_OP_PAD) return false;
+  tr_instr *x = p->operands[0];
+  int n, np;
+  const tr_slice_dim *sl = slice_attr(in, &n);
+  const tr_pad_dim *pd = pad_attr(p, &np);
+  int r = in->shape->rank;
+  if (n != r || np != r || r > MAX_RANK) return false;
+  tr_slice_dim nd[MAX_RANK];
+  for (int i = 0; i < r; i++) {
+    int64_t cnt = in->shape->dims[i];
+    if (pd[i].interior != 0 || pd[i].lo < 0 || pd[i].hi < 0 || cnt == 0) return false;
+    int64_t first = sl[i].start, last = sl[i].start + (cnt - 1) * sl[i].stride;
+    if (first < pd[i].lo || last >= pd[i].lo + x->shape->dims[i]) return false;
+    nd[i].start = first - pd[i].lo;
+    nd[i].limit = last - pd[i].lo + 1;
+    nd[i].stride = sl[i].stride;
+  }
+  if (!fire(s, in)) return false;
+  tr_instr *t = emit1(s, in, TR_OP_SLICE, like(s, in), x);
+  set_slice(s, t, nd, r);
+  return replace(s, in, t);
+}
+
 /* reverse(x, dims) -> x when every reversed dim has at most one element. */
 static bool rule_reverse_noop(simp *s, tr_instr *in) {
   tr_instr *x = in->operands[0];
@@ -501,7 +532,8 @@ static bool rule_reverse_of_reverse(simp *s, tr_instr *in) {
   const int64_t *d1 = ints_attr(x, TR_ATTR_DIMENSIONS, &n1);
   const int64_t *d2 = ints_attr(in, TR_ATTR_DIMENSIONS, &n2);
   int64_t d[MAX_RANK];
-  for (int i = 0; i < in->shape->rank && i < MAX_RANK; i++)
+  if (in->shape->rank > MAX_RANK) return false;
+  for (int i = 0; i < in->shape->rank; i++)
     if (has(d1, n1, i) != has(d2, n2, i)) d[n++] = i;
   if (!fire(s, in)) return false;
   if (n == 0) return replace(s, in, x->operands[0]);
@@ -853,6 +885,52 @@ static bool rule_gather_whole_operand(simp *s, tr_instr *in) {
   return replace(s, in, emit1(s, in, TR_OP_RESHAPE, like(s, in), x));
 }
 
+/* Element k of a constant integer array, read as the reference reads
+ * indices: as int64 (signed types sign-extended, unsigned zero-extended). */
+static bool const_int_at(const tr_instr *x, int64_t k, int64_t *v) {
+  if (x->op != TR_OP_CONSTANT || !x->literal || x->literal->elided || !x->literal->data || !is_int(x))
+    return false;
+  tr_dtype dt = x->shape->dtype;
+  int es = tr_dtype_size(dt), w = es * 8;
+  uint64_t b = slot_load(x->literal->data, es, k);
+  *v = tr_dtypes[dt].kind == TR_DK_SINT && w < 64 ? (int64_t)(b << (64 - w)) >> (64 - w) : (int64_t)b;
+  return true;
+}
+
+/* gather(x, constant indices) that gathers one slice -> reshape(slice(x))
+ * at the clamped start: gather clamps each start so the slice fits, and
+ * with a single batch element the output is the slice in row-major order
+ * (offset dims follow the operand's order, collapsed dims have size 1). */
+static bool rule_gather_const_to_slice(simp *s, tr_instr *in) {
+  tr_instr *x = in->operands[0], *idx = in->operands[1];
+  int n, nmap, nb;
+  const int64_t *sz = ints_attr(in, TR_ATTR_SLICE_SIZES, &n);
+  const int64_t *map = ints_attr(in, TR_ATTR_START_INDEX_MAP, &nmap);
+  ints_attr(in, TR_ATTR_OPERAND_BATCHING_DIMS, &nb);
+  int64_t ivd = int_attr(in, TR_ATTR_INDEX_VECTOR_DIM, -1);
+  int r = x->shape->rank;
+  if (nb || n != r || r > MAX_RANK || ivd < 0 || ivd > idx->shape->rank) return false;
+  int64_t ncomp = ivd < idx->shape->rank ? idx->shape->dims[ivd] : 1;
+  if (ncomp != nmap || nmap == 0 || tr_shape_count(idx->shape) != ncomp) return false;
+  tr_slice_dim sl[MAX_RANK];
+  int64_t dims[MAX_RANK];
+  for (int d = 0; d < r; d++) {
+    sl[d].start = 0;
+    sl[d].stride = 1;
+    dims[d] = sz[d];
+  }
+  for (int k = 0; k < nmap; k++) {
+    int64_t v;
+    if (!const_int_at(idx, k, &v)) return false;
+    sl[map[k]].start = clamp_start(v, x->shape->dims[map[k]], sz[map[k]]);
+  }
+  for (int d = 0; d < r; d++) sl[d].limit = sl[d].start + sz[d];
+  if (!fire(s, in)) return false;
+  tr_instr *t = emit1(s, in, TR_OP_SLICE, arr(s, x->shape->dtype, r, dims), x);
+  set_slice(s, t, sl, r);
+  return replace(s, in, emit1(s, in, TR_OP_RESHAPE, like(s, in), t));
+}
+
 /* scatter with no update elements (or into an empty operand) -> operand. */
 static bool rule_scatter_no_updates(simp *s, tr_instr *in) {
   if (in->noperands != 3) return false;
@@ -1077,6 +1155,19 @@ static bool rule_reduce_precision_noop(simp *s, tr_instr *in) {
 
 /* ---- contractions and reductions ---- */
 
+/* dot whose contracting dims hold no element -> zeros: every output is
+ * an empty sum, which the reference starts (and ends) at +0. */
+static bool rule_dot_empty_contraction(simp *s, tr_instr *in) {
+  int nc;
+  const int64_t *c = ints_attr(in, TR_ATTR_LHS_CONTRACTING_DIMS, &nc);
+  const tr_instr *a = in->operands[0];
+  bool empty = false;
+  for (int i = 0; i < nc; i++) empty |= a->shape->dims[c[i]] == 0;
+  if (!empty || !tr_dtype_is_array(in->shape->dtype) || kind(in) == TR_DK_COMPLEX || !fire(s, in))
+    return false;
+  return replace(s, in, emit_splat(s, in, in->shape, value_bits(in->shape->dtype, 0)));
+}
+
 /* dot(transpose(a), b) -> dot(a, b) with a's contracting and batch dims
  * renamed through the permutation, when the free dims keep their order
  * (else the result's dims would come out permuted). The contracting list
@@ -1151,6 +1242,21 @@ static bool rule_reduce_no_dims(simp *s, tr_instr *in) {
   if (init->shape->dtype != x->shape->dtype || !fire(s, in)) return false;
   if (is_identity(op, init)) return replace(s, in, x);
   return replace(s, in, emit_combine(s, in, op, swap, init, x));
+}
+
+/* reduce over a dim of size 0 -> broadcast(init): no element reaches the
+ * reducer. */
+static bool rule_reduce_of_empty(simp *s, tr_instr *in) {
+  if (in->noperands != 2) return false;
+  tr_instr *x = in->operands[0];
+  int nr;
+  const int64_t *rd = ints_attr(in, TR_ATTR_DIMENSIONS, &nr);
+  bool empty = false;
+  for (int i = 0; i < nr; i++) empty |= x->shape->dims[rd[i]] == 0;
+  if (!empty || in->operands[1]->shape->dtype != in->shape->dtype || !fire(s, in)) return false;
+  tr_instr *b = emit1(s, in, TR_OP_BROADCAST, like(s, in), in->operands[1]);
+  set_ints(s, b, TR_ATTR_DIMENSIONS, NULL, 0);
+  return replace(s, in, b);
 }
 
 /* reduce(broadcast(y), init) over exactly the dims the broadcast added
@@ -1236,6 +1342,32 @@ static bool rule_reduce_of_reshape(simp *s, tr_instr *in) {
   copy_attrs(s, r, in, TR_ATTR_DIMENSIONS, TR_ATTR_COUNT);
   set_ints(s, r, TR_ATTR_DIMENSIONS, nd, k);
   return replace(s, in, r);
+}
+
+/* reduce-window with a 1-element window, stride 1, no padding or
+ * dilation -> op(init, x) elementwise (x when init is op's identity): each
+ * window reduces one element, starting from init. */
+static bool rule_reduce_window_trivial(simp *s, tr_instr *in) {
+  if (in->noperands != 2) return false;
+  tr_instr *x = in->operands[0], *init = in->operands[1];
+  const tr_attr *w = tr_instr_attr(in, TR_ATTR_WINDOW);
+  tr_op op;
+  bool swap;
+  int r = x->shape->rank;
+  if ((!w && r > 0) || (w && (w->kind != TR_AK_WINDOW || w->n != r))) return false;
+  for (int i = 0; w && i < r; i++) {
+    const tr_window_dim *d = &w->u.win[i];
+    if (d->size != 1 || d->stride != 1 || d->pad_lo || d->pad_hi || d->lhs_dilate != 1 ||
+        d->rhs_dilate != 1 || d->reversal)
+      return false;
+  }
+  if (!simple_binary(comp_attr(in, TR_ATTR_TO_APPLY), &op, &swap)) return false;
+  if (init->shape->dtype != x->shape->dtype || in->shape->dtype != x->shape->dtype || !fire(s, in))
+    return false;
+  if (is_identity(op, init)) return replace(s, in, x);
+  tr_instr *t = emit_combine(s, in, op, swap, init, x);
+  t->shape = like(s, in);
+  return replace(s, in, t);
 }
 
 /* ---- identities and absorbing elements ---- */

@@ -1,6 +1,7 @@
 /* eval.c - the exact interpreter's driver: values, computation frames,
  * instruction dispatch, control flow (call, fusion, while, conditional),
- * reduce and map, and the public entry points. A frame evaluates only the
+ * reduce, map, single-participant collectives and the public entry
+ * points. The op kernels live in eval_*.c (evalint.h). A frame evaluates only the
  * instructions that feed its root, in textual order (the verifier checked
  * that operands come first), and drops each value after its last use so
  * long chains keep few tensors alive. All state lives in an ev_ctx made

@@ -676,6 +676,27 @@ static uint64_t flt_to_int(tr_dtype dt, double v) {
   return (uint64_t)v;
 }
 
+/* A NaN widened from a 16- or 8-bit float keeps its sign and payload,
+ * shifted to the top of the wider mantissa, as XLA's bit-level
+ * conversions do (bf16 -> f32 is a shift; f8 e4m3fn NaN -> f32 is
+ * 0x7ff00000 with the sign). f32 -> f64 already went through the hardware,
+ * which does the same and quiets signalling NaNs. */
+static void widen_nans(const tr_tensor *x, tr_tensor *r, const double *a) {
+  const tr_dtype_info *sf = &tr_dtypes[x->dtype], *df = &tr_dtypes[r->dtype];
+  if (sf->bits > 16 || df->mbits <= sf->mbits || df->fstyle != TR_FS_IEEE) return;
+  if (sf->fstyle != TR_FS_IEEE && sf->fstyle != TR_FS_FN) return;
+  size_t n = tr_tensor_count(x);
+  int ses = tr_dtype_size(x->dtype), des = tr_dtype_size(r->dtype);
+  for (size_t i = 0; i < n; i++) {
+    if (!isnan(a[i])) continue;
+    uint64_t b = slot_get(x->data, ses, i);
+    uint64_t sign = (b >> (sf->bits - 1)) & 1, pay = b & mask_of(sf->mbits);
+    uint64_t o = (sign << (df->bits - 1)) | (mask_of(df->ebits) << df->mbits) |
+                 (pay << (df->mbits - sf->mbits));
+    slot_put(r->data, des, i, o);
+  }
+}
+
 tr_tensor *ev_convert_to(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_dtype dt) {
   tr_tensor *r = ev_new(c, in, dt, x->rank, x->dims);
   if (!r) return NULL;
@@ -691,6 +712,7 @@ tr_tensor *ev_convert_to(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_d
     if (is_flt(dt)) {
       /* Widening is exact; narrowing rounds once from the exact value. */
       ev_store_flts(r, a);
+      widen_nans(x, r, a);
     } else if (dt == TR_DT_PRED) {
       /* x != 0 with an unordered compare: NaN -> true. */
       unsigned char *p = r->data;

@@ -272,7 +272,7 @@ void tr_instr_replace_uses(tr_instr *old, tr_instr *with) {
   /* Copy: the user list shrinks as operands are redirected. */
   int n = old->nusers;
   tr_instr **us = tr_xmalloc(sizeof(tr_instr *) * (size_t)(n + 1));
-  memcpy(us, old->users, sizeof(tr_instr *) * (size_t)n);
+  if (n) memcpy(us, old->users, sizeof(tr_instr *) * (size_t)n);
   for (int k = 0; k < n; k++)
     for (int i = 0; i < us[k]->noperands; i++)
       if (us[k]->operands[i] == old) tr_instr_replace_operand(us[k], i, with);

@@ -8,7 +8,9 @@
 #include "../../src/eval/eval.h"
 #include "test.h"
 
+#include <dirent.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 
 /* ---- harness ---- */
@@ -49,6 +51,8 @@ static void fill(tr_tensor *t, int seed) {
   for (size_t i = 0; i < n; i++) {
     size_t k = i * 7 + (size_t)seed * 3;
     if (tr_dtype_is_float(t->dtype)) tr_tensor_set_f(t, i, fv[k % TR_NELEMS(fv)]);
+    else if (tr_dtypes[t->dtype].kind == TR_DK_COMPLEX)
+      tr_tensor_set_c(t, i, fv[k % TR_NELEMS(fv)], fv[(k + 1) % TR_NELEMS(fv)]);
     else if (t->dtype == TR_DT_PRED) tr_tensor_set_i(t, i, (int64_t)(k % 3 == 0));
     else tr_tensor_set_i(t, i, iv[k % TR_NELEMS(iv)]);
   }
@@ -238,6 +242,21 @@ static void check_no_fire(const char *rule, const char *hlo) {
 static const rule_case cases[] = {
   {"copy-elim", HEAD ENTRY(" p = f32[2,3] parameter(0)\n c = f32[2,3] copy(p)\n ROOT r = f32[2,3] negate(c)\n"),
    "negate(%p)"},
+  /* Rules also rewrite called computations: a while body, a fusion. */
+  {"copy-elim",
+   HEAD "cond {\n t = (s32[], f32[3]) parameter(0)\n i = s32[] get-tuple-element(t), index=0\n"
+   " n = s32[] constant(3)\n ROOT c = pred[] compare(i, n), direction=LT\n}\n"
+   "body {\n t = (s32[], f32[3]) parameter(0)\n i = s32[] get-tuple-element(t), index=0\n"
+   " v = f32[3] get-tuple-element(t), index=1\n one = s32[] constant(1)\n j = s32[] add(i, one)\n"
+   " w = f32[3] copy(v)\n x = f32[3] multiply(w, v)\n ROOT o = (s32[], f32[3]) tuple(j, x)\n}\n"
+   ENTRY(" p = f32[3] parameter(0)\n z = s32[] constant(0)\n t = (s32[], f32[3]) tuple(z, p)\n"
+         " r = (s32[], f32[3]) while(t), condition=cond, body=body\n ROOT g = f32[3] get-tuple-element(r), index=1\n"),
+   "x = f32[3] multiply(%v, %v)"},
+  {"mul-one",
+   HEAD "fused {\n a = f32[2,3] parameter(0)\n o = f32[] constant(1)\n b = f32[2,3] broadcast(o), dimensions={}\n"
+   " ROOT m = f32[2,3] multiply(a, b)\n}\n"
+   ENTRY(" p = f32[2,3] parameter(0)\n ROOT f = f32[2,3] fusion(p), kind=kLoop, calls=fused\n"),
+   "ROOT %a = f32[2,3] parameter(0)"},
   {"reshape-noop", HEAD ENTRY(" p = f32[2,3] parameter(0)\n c = f32[2,3] reshape(p)\n ROOT r = f32[2,3] negate(c)\n"),
    "negate(%p)"},
   {"reshape-of-reshape",
@@ -276,6 +295,10 @@ static const rule_case cases[] = {
    HEAD ENTRY(" a = f32[2,3] parameter(0)\n b = f32[4,3] parameter(1)\n c = f32[6,3] concatenate(a, b), dimensions={0}\n"
               " s = f32[2,3] slice(c), slice={[3:5], [0:3]}\n ROOT r = f32[2,3] negate(s)\n"),
    "slice(%b), slice={[1:3], [0:3]}"},
+  {"slice-of-pad",
+   HEAD ENTRY(" p = f32[4,3] parameter(0)\n z = f32[] constant(0)\n q = f32[7,5] pad(p, z), padding=2_1x1_1\n"
+              " s = f32[2,2] slice(q), slice={[3:6:2], [1:3]}\n ROOT r = f32[2,2] negate(s)\n"),
+   "slice(%p), slice={[1:4:2], [0:2:1]}"},
   {"reverse-noop", HEAD ENTRY(" p = f32[1,3] parameter(0)\n v = f32[1,3] reverse(p), dimensions={0}\n ROOT r = f32[1,3] negate(v)\n"),
    "negate(%p)"},
   {"reverse-of-reverse",
@@ -350,6 +373,16 @@ static const rule_case cases[] = {
               " g = f32[4] gather(p, i), offset_dims={0}, collapsed_slice_dims={0}, start_index_map={0,1}, index_vector_dim=0, slice_sizes={1,4}\n"
               " ROOT r = f32[4] negate(g)\n"),
    "f32[4] reshape(%p)"},
+  {"gather-const-to-slice",
+   HEAD ENTRY(" p = f32[5,4] parameter(0)\n i = s32[1,2] constant({ { 9, -1 } })\n"
+              " g = f32[1,2,3] gather(p, i), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={2,3}\n"
+              " ROOT r = f32[1,2,3] negate(g)\n"),
+   "slice(%p), slice={[3:5], [0:3]}"},
+  {"gather-const-to-slice",
+   HEAD ENTRY(" p = f32[5,4] parameter(0)\n i = u8[] constant(2)\n"
+              " g = f32[4] gather(p, i), offset_dims={0}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=0, slice_sizes={1,4}\n"
+              " ROOT r = f32[4] negate(g)\n"),
+   "slice(%p), slice={[2:3], [0:4]}"},
   {"scatter-no-updates",
    HEAD ADD_F32 ENTRY(" p = f32[4] parameter(0)\n i = s32[0,1] parameter(1)\n u = f32[0] parameter(2)\n"
                       " s = f32[4] scatter(p, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_f32\n"
@@ -412,6 +445,13 @@ static const rule_case cases[] = {
   {"reduce-precision-noop",
    HEAD ENTRY(" p = bf16[4] parameter(0)\n c = bf16[4] reduce-precision(p), exponent_bits=8, mantissa_bits=7\n ROOT r = bf16[4] negate(c)\n"),
    "negate(%p)"},
+  {"dot-empty-contraction",
+   HEAD ENTRY(" a = f32[2,0] parameter(0)\n b = f32[0,3] parameter(1)\n ROOT d = f32[2,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"),
+   "f32[2,3] constant({ { 0, 0, 0 }, { 0, 0, 0 } })"},
+  {"reduce-of-empty",
+   HEAD ADD_F32 ENTRY(" p = f32[0,3] parameter(0)\n z = f32[] constant(-0)\n"
+                      " s = f32[3] reduce(p, z), dimensions={0}, to_apply=add_f32\n ROOT r = f32[3] negate(s)\n"),
+   "f32[3] constant({-0, -0, -0})"},
   {"dot-transpose-operand",
    HEAD ENTRY(" a = f32[3,2] parameter(0)\n b = f32[3,4] parameter(1)\n t = f32[2,3] transpose(a), dimensions={1,0}\n"
               " ROOT d = f32[2,4] dot(t, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"),
@@ -440,6 +480,14 @@ static const rule_case cases[] = {
    HEAD ADD_F32 ENTRY(" p = f32[1,3,1,4] parameter(0)\n a = f32[3,4] reshape(p)\n z = f32[] constant(0)\n"
                       " s = f32[3] reduce(a, z), dimensions={1}, to_apply=add_f32\n ROOT r = f32[3] negate(s)\n"),
    "reduce(%p, %z), dimensions={0,2,3}"},
+  {"reduce-window-trivial",
+   HEAD MAX_F32 ENTRY(" p = f32[3,4] parameter(0)\n m = f32[] constant(-inf)\n"
+                      " w = f32[3,4] reduce-window(p, m), window={size=1x1}, to_apply=max_f32\n ROOT r = f32[3,4] negate(w)\n"),
+   "negate(%p)"},
+  {"reduce-window-trivial",
+   HEAD ADD_F32 ENTRY(" p = f32[3,4] parameter(0)\n m = f32[] constant(1.5)\n"
+                      " w = f32[3,4] reduce-window(p, m), window={size=1x1 stride=1x1}, to_apply=add_f32\n ROOT r = f32[3,4] negate(w)\n"),
+   "f32[3,4] add(%"},
   {"add-zero",
    HEAD ENTRY(" x = s32[4] parameter(0)\n z = s32[] constant(0)\n b = s32[4] broadcast(z), dimensions={}\n"
               " a = s32[4] add(b, x)\n ROOT r = s32[4] negate(a)\n"),
@@ -729,6 +777,7 @@ TR_TEST(comp_dce) {
   out.n = 0;
   m = run_pipeline(text, &c, &out, "dce-off");
   CHECK_CONTAINS(tr_buf_str(&out), "dead2");
+  CHECK(!log_has(&c, "dead-instruction") && log_has(&c, "dead-computation"));
   if (m) tr_module_free(m);
   tr_comp_ctx_free(&c);
   tr_buf_free(&out);
@@ -758,4 +807,368 @@ TR_TEST(comp_cse) {
   if (orig) tr_module_free(orig);
   tr_comp_ctx_free(&c);
   tr_buf_free(&out);
+}
+
+/* ---- every module of the test corpus ---- */
+
+/* Compiles one file: the result must verify and, where the reference runs
+ * the original, compute the same values. */
+static void check_corpus_file(const char *path, int *nrun) {
+  tr_diag d = {0};
+  tr_parse_opts opts = {.fill_elided = true};
+  tr_module *orig = tr_parse_file(path, &opts, &d);
+  if (!orig || tr_verify(orig, &d) != TR_OK) {
+    /* A broken module that parses must be refused, not compiled. */
+    if (orig) {
+      tr_comp_ctx c;
+      tr_comp_ctx_init(&c);
+      if (tr_comp_pipeline_run(&c, orig, &d) != TR_ERR_INVALID) {
+        fprintf(stderr, "  %s: invalid module not refused\n", path);
+        tr_test_failed++;
+      }
+      tr_comp_ctx_free(&c);
+      tr_module_free(orig);
+    }
+    tr_diag_clear(&d);
+    return;
+  }
+  tr_module *m = tr_module_clone(orig);
+  tr_comp_ctx c;
+  tr_comp_ctx_init(&c);
+  if (tr_comp_pipeline_run(&c, m, &d) != TR_OK) {
+    fprintf(stderr, "  %s: pipeline failed:\n", path);
+    tr_diag_print(&d, stderr);
+    tr_test_failed++;
+  } else {
+    check_same_values(orig, m, path);
+    (*nrun)++;
+  }
+  tr_diag_clear(&d);
+  tr_comp_ctx_free(&c);
+  tr_module_free(m);
+  tr_module_free(orig);
+}
+
+static void check_corpus_dir(const char *sub, int *nrun) {
+  tr_buf dir = {0};
+  tr_buf_printf(&dir, "%s/%s", tr_test_dir, sub);
+  DIR *dp = opendir(tr_buf_str(&dir));
+  if (dp) {
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL) {
+      size_t len = strlen(e->d_name);
+      if (e->d_name[0] == '.' || len < 4 || strcmp(e->d_name + len - 4, ".hlo") != 0) continue;
+      tr_buf p = {0};
+      tr_buf_printf(&p, "%s/%s", tr_buf_str(&dir), e->d_name);
+      check_corpus_file(tr_buf_str(&p), nrun);
+      tr_buf_free(&p);
+    }
+    closedir(dp);
+  }
+  tr_buf_free(&dir);
+}
+
+TR_TEST(comp_corpus_compiles_and_agrees) {
+  int nrun = 0;
+  check_corpus_dir("hlo", &nrun);
+  check_corpus_dir("eval", &nrun);
+  check_corpus_dir("comp", &nrun);
+  check_corpus_dir("bad", &nrun);
+  check_corpus_dir("../examples", &nrun);
+  if (getenv("TR_TEST_VERBOSE")) fprintf(stderr, "  corpus: %d modules compiled\n", nrun);
+  CHECK(nrun >= 30);
+}
+
+/* ---- random modules aimed at the rules ---- */
+
+/* A small deterministic generator (xorshift), local to each test. */
+typedef struct {
+  uint64_t s;       /* state */
+  tr_buf b;         /* module text being built */
+  int n;            /* names issued */
+  bool flt;         /* f32 values, else s32 */
+  const char *t;    /* "f32" or "s32" */
+} gen;
+
+static uint64_t rnd(gen *g) {
+  g->s ^= g->s << 13;
+  g->s ^= g->s >> 7;
+  g->s ^= g->s << 17;
+  return g->s;
+}
+
+static int pick(gen *g, int n) { return (int)(rnd(g) % (uint64_t)n); }
+
+/* Emits "  vN = <fmt>" and returns N. */
+static int line(gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int line(gen *g, const char *fmt, ...) {
+  int id = ++g->n;
+  tr_buf_printf(&g->b, "  v%d = ", id);
+  va_list ap;
+  va_start(ap, fmt);
+  tr_buf_vprintf(&g->b, fmt, ap);
+  va_end(ap);
+  tr_buf_putc(&g->b, '\n');
+  return id;
+}
+
+static const char *rconst(gen *g) {
+  static const char *const f[] = {"0", "-0", "1", "2", "-1", "0.5", "3", "inf", "-inf"};
+  static const char *const i[] = {"0", "1", "2", "3", "-1", "-2147483648", "2147483647", "33"};
+  return g->flt ? f[pick(g, TR_NELEMS(f))] : i[pick(g, TR_NELEMS(i))];
+}
+
+/* A T[4,6] splat of a random constant. */
+static int splat(gen *g) {
+  int c = line(g, "%s[] constant(%s)", g->t, rconst(g));
+  return line(g, "%s[4,6] broadcast(v%d), dimensions={}", g->t, c);
+}
+
+/* A scalar s32 index: a constant (often out of range) or the parameter. */
+static int index_val(gen *g) {
+  if (pick(g, 3) == 0) return 1; /* v1 is the s32[] parameter */
+  static const int v[] = {-3, 0, 1, 2, 5, 9, 100};
+  return line(g, "s32[] constant(%d)", v[pick(g, TR_NELEMS(v))]);
+}
+
+/* One snippet: consumes value x (T[4,6]) and returns a new T[4,6]. */
+static int snippet(gen *g, int x) {
+  const char *t = g->t;
+  switch (pick(g, 19)) {
+  case 0: {
+    int a = line(g, "%s[6,4] transpose(v%d), dimensions={1,0}", t, x);
+    return line(g, "%s[4,6] transpose(v%d), dimensions={1,0}", t, a);
+  }
+  case 1: {
+    static const char *const mid[] = {"[24]", "[2,2,6]", "[4,1,6]", "[1,4,6,1]"};
+    int a = line(g, "%s%s reshape(v%d)", t, mid[pick(g, 4)], x);
+    return line(g, "%s[4,6] reshape(v%d)", t, a);
+  }
+  case 2: {
+    int lo0 = pick(g, 5) - 2, hi0 = pick(g, 5) - 2, in0 = pick(g, 3);
+    int lo1 = pick(g, 5) - 2, hi1 = pick(g, 5) - 2, in1 = pick(g, 3);
+    int d0 = lo0 + hi0 + 4 + 3 * in0, d1 = lo1 + hi1 + 6 + 5 * in1;
+    if (d0 < 4 || d1 < 6) return x;
+    int c = line(g, "%s[] constant(%s)", t, rconst(g));
+    int p = line(g, "%s[%d,%d] pad(v%d, v%d), padding=%d_%d_%dx%d_%d_%d", t, d0, d1, x, c, lo0, hi0,
+                 in0, lo1, hi1, in1);
+    int a = pick(g, d0 - 3), b = pick(g, d1 - 5);
+    return line(g, "%s[4,6] slice(v%d), slice={[%d:%d], [%d:%d]}", t, p, a, a + 4, b, b + 6);
+  }
+  case 3: {
+    int k = pick(g, 5);
+    int a = line(g, "%s[%d,6] slice(v%d), slice={[0:%d], [0:6]}", t, k, x, k);
+    int b = line(g, "%s[%d,6] slice(v%d), slice={[%d:4], [0:6]}", t, 4 - k, x, k);
+    return line(g, "%s[4,6] concatenate(v%d, v%d), dimensions={0}", t, a, b);
+  }
+  case 4: {
+    static const char *const fo[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "power"};
+    static const char *const io[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
+                                     "and", "or", "xor", "shift-left", "shift-right-arithmetic",
+                                     "shift-right-logical"};
+    const char *op = g->flt ? fo[pick(g, TR_NELEMS(fo))] : io[pick(g, TR_NELEMS(io))];
+    int c = splat(g);
+    if (pick(g, 2)) return line(g, "%s[4,6] %s(v%d, v%d)", t, op, x, c);
+    return line(g, "%s[4,6] %s(v%d, v%d)", t, op, c, x);
+  }
+  case 5: {
+    static const char *const fo[] = {"maximum", "minimum", "subtract", "add"};
+    static const char *const io[] = {"maximum", "minimum", "subtract", "and", "or", "xor"};
+    const char *op = g->flt ? fo[pick(g, TR_NELEMS(fo))] : io[pick(g, TR_NELEMS(io))];
+    return line(g, "%s[4,6] %s(v%d, v%d)", t, op, x, x);
+  }
+  case 6: {
+    static const char *const fo[] = {"negate", "abs", "sign", "floor", "ceil", "round-nearest-even",
+                                     "round-nearest-afz"};
+    static const char *const io[] = {"negate", "abs", "not", "sign"};
+    int a = line(g, "%s[4,6] %s(v%d)", t, g->flt ? fo[pick(g, 7)] : io[pick(g, 4)], x);
+    return line(g, "%s[4,6] %s(v%d)", t, g->flt ? fo[pick(g, 7)] : io[pick(g, 4)], a);
+  }
+  case 7: {
+    static const char *const dir[] = {"EQ", "NE", "GE", "GT", "LE", "LT"};
+    int y = pick(g, 2) ? x : splat(g);
+    int c = line(g, "pred[4,6] compare(v%d, v%d), direction=%s%s", x, y, dir[pick(g, 6)],
+                 g->flt && pick(g, 2) ? ", type=TOTALORDER" : "");
+    if (pick(g, 2)) c = line(g, "pred[4,6] not(v%d)", c);
+    int n = line(g, "%s[4,6] negate(v%d)", t, x);
+    return line(g, "%s[4,6] select(v%d, v%d, v%d)", t, c, x, n);
+  }
+  case 8: {
+    static const char *const fm[] = {"f64", "f16", "bf16", "s32", "s64"};
+    static const char *const im[] = {"s64", "f64", "f32", "s8", "u32", "s16", "pred"};
+    const char *m1 = g->flt ? fm[pick(g, 5)] : im[pick(g, 7)];
+    const char *m2 = g->flt ? fm[pick(g, 5)] : im[pick(g, 7)];
+    int a = line(g, "%s[4,6] convert(v%d)", m1, x);
+    if (pick(g, 2)) a = line(g, "%s[4,6] convert(v%d)", m2, a);
+    return line(g, "%s[4,6] convert(v%d)", t, a);
+  }
+  case 9: {
+    int c = line(g, "%s[] constant(%s)", t, rconst(g));
+    int p = line(g, "%s[7,8] pad(v%d, v%d), padding=1_2x0_2", t, x, c);
+    int i1 = index_val(g), j1 = index_val(g);
+    int a = line(g, "%s[6,7] dynamic-slice(v%d, v%d, v%d), dynamic_slice_sizes={6,7}", t, p, i1, j1);
+    int i2 = index_val(g), j2 = index_val(g);
+    return line(g, "%s[4,6] dynamic-slice(v%d, v%d, v%d), dynamic_slice_sizes={4,6}", t, a, i2, j2);
+  }
+  case 10: {
+    int b = line(g, "%s[3,4,6] broadcast(v%d), dimensions={1,2}", t, x);
+    int init = line(g, "%s[] constant(%s)", t, rconst(g));
+    static const char *const red[] = {"max", "min", "add"};
+    return line(g, "%s[4,6] reduce(v%d, v%d), dimensions={0}, to_apply=%s_%s", t, b, init,
+                red[pick(g, g->flt ? 2 : 3)], t);
+  }
+  case 11: {
+    int init = line(g, "%s[] constant(%s)", t, rconst(g));
+    static const char *const red[] = {"max", "min", "add"};
+    return line(g, "%s[4,6] reduce(v%d, v%d), dimensions={}, to_apply=%s_%s", t, x, init,
+                red[pick(g, 3)], t);
+  }
+  case 12: {
+    static const char *const d[] = {"{}", "{0}", "{1}", "{0,1}"};
+    int a = line(g, "%s[4,6] reverse(v%d), dimensions=%s", t, x, d[pick(g, 4)]);
+    return line(g, "%s[4,6] reverse(v%d), dimensions=%s", t, a, d[pick(g, 4)]);
+  }
+  case 13: {
+    int a = line(g, "%s[6,4] transpose(v%d), dimensions={1,0}", t, x);
+    int d = line(g, "%s[6,6] dot(v%d, v2), lhs_contracting_dims={1}, rhs_contracting_dims={0}", t, a);
+    return line(g, "%s[4,6] slice(v%d), slice={[1:5], [0:6]}", t, d);
+  }
+  case 14: {
+    int n = line(g, "%s[4,6] negate(v%d)", t, x);
+    return line(g, "%s[4,6] dynamic-update-slice(v%d, v%d, v1, v1)", t, x, n);
+  }
+  case 15: {
+    int r = line(g, "%s[1,6] slice(v%d), slice={[2:3], [0:6]}", t, x);
+    int s = line(g, "%s[6] reshape(v%d)", t, r);
+    int b1 = line(g, "%s[1,6] broadcast(v%d), dimensions={1}", t, s);
+    int b2 = line(g, "%s[4,1,6] broadcast(v%d), dimensions={1,2}", t, b1);
+    return line(g, "%s[4,6] reshape(v%d)", t, b2);
+  }
+  case 16: {
+    int i = line(g, "s32[2] constant({%d, %d})", pick(g, 7) - 2, pick(g, 9) - 2);
+    int ga = line(g, "%s[2,3] gather(v%d, v%d), offset_dims={0,1}, collapsed_slice_dims={}, "
+                  "start_index_map={0,1}, index_vector_dim=0, slice_sizes={2,3}", t, x, i);
+    int c = line(g, "%s[] constant(%s)", t, rconst(g));
+    return line(g, "%s[4,6] pad(v%d, v%d), padding=1_1x1_2", t, ga, c);
+  }
+  case 17: return line(g, "%s[4,6] copy(v%d)", t, x);
+  default: {
+    int a = line(g, "%s[4,6] bitcast-convert(v%d)", g->flt ? "s32" : "f32", x);
+    return line(g, "%s[4,6] bitcast-convert(v%d)", t, a);
+  }
+  }
+}
+
+static void random_module(gen *g) {
+  const char *t = g->t;
+  g->b.n = 0;
+  g->n = 0;
+  tr_buf_puts(&g->b, "HloModule rnd\n");
+  static const char *const red[] = {"add", "maximum", "minimum"};
+  static const char *const rn[] = {"add", "max", "min"};
+  for (int k = 0; k < 3; k++)
+    tr_buf_printf(&g->b, "%s_%s {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n"
+                  "  ROOT r = %s[] %s(a, b)\n}\n", rn[k], t, t, t, t, red[k]);
+  tr_buf_puts(&g->b, "ENTRY e {\n");
+  line(g, "s32[] parameter(1)");              /* v1: an index */
+  line(g, "%s[4,6] parameter(2)", t);         /* v2: a dot operand */
+  int x = line(g, "%s[4,6] parameter(0)", t); /* v3: the value */
+  int first = x;
+  int steps = 1 + pick(g, 8);
+  for (int i = 0; i < steps; i++) x = snippet(g, x);
+  tr_buf_printf(&g->b, "  ROOT out = (%s[4,6], %s[4,6]) tuple(v%d, v%d)\n}\n", t, t, x,
+                pick(g, 2) ? first : x);
+}
+
+TR_TEST(comp_random_modules_agree) {
+  gen g = {.s = 0x9e3779b97f4a7c15ull};
+  int nfired = 0;
+  for (int i = 0; i < 2000; i++) {
+    g.flt = i % 2 == 0;
+    g.t = g.flt ? "f32" : "s32";
+    random_module(&g);
+    const char *text = tr_buf_str(&g.b);
+    tr_diag d = {0};
+    tr_module *orig = tr_parse("rnd.hlo", text, strlen(text), NULL, &d);
+    if (!orig || tr_verify(orig, &d) != TR_OK) {
+      fprintf(stderr, "  random module %d is invalid (a generator bug):\n%s", i, text);
+      tr_diag_print(&d, stderr);
+      tr_test_failed++;
+      tr_diag_clear(&d);
+      if (orig) tr_module_free(orig);
+      break;
+    }
+    tr_module *m = tr_module_clone(orig);
+    tr_comp_ctx c;
+    tr_comp_ctx_init(&c);
+    int before = tr_test_failed;
+    if (tr_comp_pipeline_run(&c, m, &d) != TR_OK) {
+      tr_diag_print(&d, stderr);
+      tr_test_failed++;
+    } else {
+      check_same_values(orig, m, "random module");
+    }
+    if (tr_test_failed != before) {
+      tr_buf out = {0};
+      tr_print_module(&out, m);
+      fprintf(stderr, "  random module %d:\n%s  optimized:\n%s  rewrites:", i, text, tr_buf_str(&out));
+      for (int k = 0; k < c.nlog; k++) fprintf(stderr, " %s", c.log[k].rule);
+      fprintf(stderr, "\n");
+      tr_buf_free(&out);
+    }
+    nfired += c.nlog;
+    /* Every prefix of the rewrites is correct too: stop at a random one. */
+    if (c.nlog > 1 && tr_test_failed == before) {
+      tr_module *m2 = tr_module_clone(orig);
+      tr_comp_ctx c2;
+      tr_comp_ctx_init(&c2);
+      c2.fuel = pick(&g, c.nlog);
+      if (tr_comp_pipeline_run(&c2, m2, &d) != TR_OK) {
+        tr_diag_print(&d, stderr);
+        tr_test_failed++;
+      } else {
+        check_same_values(orig, m2, "random module, fuel prefix");
+        CHECK_EQ_INT(c2.nlog, (int)(c2.napplied));
+      }
+      if (tr_test_failed != before) fprintf(stderr, "  random module %d with fuel %d:\n%s", i, c2.nlog, text);
+      tr_comp_ctx_free(&c2);
+      tr_module_free(m2);
+    }
+    if (getenv("TR_TEST_VERBOSE"))
+      for (int k = 0; k < c.nlog; k++) fprintf(stderr, "  fired %s\n", c.log[k].rule);
+    tr_diag_clear(&d);
+    tr_comp_ctx_free(&c);
+    tr_module_free(m);
+    tr_module_free(orig);
+    if (tr_test_failed > 3) break;
+  }
+  tr_buf_free(&g.b);
+  if (getenv("TR_TEST_VERBOSE")) fprintf(stderr, "  random: %d rewrites\n", nfired);
+  CHECK(nfired > 2000);
+}
+
+/* docs/COMPILER.md describes every rule (by its name in backquotes). */
+TR_TEST(comp_rules_documented) {
+  tr_buf path = {0};
+  tr_buf_printf(&path, "%s/../docs/COMPILER.md", tr_test_dir);
+  char *text = NULL;
+  size_t len = 0;
+  tr_diag d = {0};
+  if (tr_read_file(tr_buf_str(&path), &text, &len, &d) != TR_OK) {
+    tr_diag_print(&d, stderr);
+    tr_test_failed++;
+  }
+  const char *const *names = tr_comp_rule_names();
+  for (int i = 0; text && names[i]; i++) {
+    tr_buf q = {0};
+    tr_buf_printf(&q, "`%s`", names[i]);
+    if (!strstr(text, tr_buf_str(&q))) {
+      fprintf(stderr, "  docs/COMPILER.md does not describe rule %s\n", names[i]);
+      tr_test_failed++;
+    }
+    tr_buf_free(&q);
+  }
+  free(text);
+  tr_diag_clear(&d);
+  tr_buf_free(&path);
 }

@@ -1433,6 +1433,7 @@ TR_TEST(eval_convert_from_narrow_floats) {
                       "}\n",
                       &n);
   FLTS(o, n, 0, 448, NAN, 0.001953125, -1.5);
+  BITS(o, n, 0, 0x43e00000, 0xfff00000, 0x3b000000, 0xbfc00000); /* NaN payload moves up */
   INTS(o, n, 1, 127, 0, 0, -1);
   BITS(o, n, 2, 0x7c00, 0xfb00, 0x3e00);
   INTS(o, n, 3, INT32_MAX, -57344, 1);
@@ -1902,20 +1903,20 @@ TR_TEST(eval_collectives_single_replica) {
                       "}\n"
                       "ENTRY e {\n"
                       "  v = f32[2] constant({1, 2})\n"
-                      "  w = s32[1] constant({7})\n"
+                      "  w = f32[1] constant({7})\n"
                       "  ar = f32[2] all-reduce(v), replica_groups={}, to_apply=add\n"
-                      "  ar2 = (f32[2], s32[1]) all-reduce(v, w), replica_groups={{0}}, to_apply=add\n"
+                      "  ar2 = (f32[2], f32[1]) all-reduce(v, w), replica_groups={{0}}, to_apply=add\n"
                       "  ag = f32[2] all-gather(v), replica_groups={{0}}, dimensions={0}\n"
                       "  cp = f32[2] collective-permute(v), source_target_pairs={{0,0}}\n"
                       "  cz = f32[2] collective-permute(v), source_target_pairs={{0,1}}\n"
                       "  rid = u32[] replica-id()\n"
-                      "  ROOT out = (f32[2], (f32[2], s32[1]), f32[2], f32[2], f32[2], u32[]) tuple(ar, ar2, ag, cp, cz, rid)\n"
+                      "  ROOT out = (f32[2], (f32[2], f32[1]), f32[2], f32[2], f32[2], u32[]) tuple(ar, ar2, ag, cp, cz, rid)\n"
                       "}\n",
                       &n);
   CHECK_EQ_INT(n, 7);
   FLTS(o, n, 0, 1, 2);
   FLTS(o, n, 1, 1, 2);
-  INTS(o, n, 2, 7);
+  FLTS(o, n, 2, 7);
   FLTS(o, n, 3, 1, 2);
   FLTS(o, n, 4, 1, 2);
   FLTS(o, n, 5, 0, 0); /* nothing sends to replica 0 */
