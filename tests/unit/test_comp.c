@@ -934,7 +934,7 @@ static int index_val(gen *g) {
 /* One snippet: consumes value x (T[4,6]) and returns a new T[4,6]. */
 static int snippet(gen *g, int x) {
   const char *t = g->t;
-  switch (pick(g, 19)) {
+  switch (pick(g, 24)) {
   case 0: {
     int a = line(g, "%s[6,4] transpose(v%d), dimensions={1,0}", t, x);
     return line(g, "%s[4,6] transpose(v%d), dimensions={1,0}", t, a);
@@ -1052,6 +1052,39 @@ static int snippet(gen *g, int x) {
     return line(g, "%s[4,6] pad(v%d, v%d), padding=1_1x1_2", t, ga, c);
   }
   case 17: return line(g, "%s[4,6] copy(v%d)", t, x);
+  case 18: {
+    int n = line(g, "%s[4,6] negate(v%d)", t, x);
+    int c = line(g, "%s[8,6] concatenate(v%d, v%d), dimensions={0}", t, x, n);
+    int a = pick(g, 5);
+    return line(g, "%s[4,6] slice(v%d), slice={[%d:%d], [0:6]}", t, c, a, a + 4);
+  }
+  case 19: {
+    static const char *const red[] = {"max", "min", "add"};
+    int y = line(g, "%s[1,4,1,6] broadcast(v%d), dimensions={1,3}", t, x);
+    int r = line(g, "%s[4,6] reshape(v%d)", t, y);
+    int init = line(g, "%s[] constant(%s)", t, rconst(g));
+    int d = line(g, "%s[4] reduce(v%d, v%d), dimensions={1}, to_apply=%s_%s", t, r, init,
+                 red[pick(g, 3)], t);
+    return line(g, "%s[4,6] broadcast(v%d), dimensions={0}", t, d);
+  }
+  case 20: {
+    static const char *const red[] = {"max", "min", "add"};
+    int init = line(g, "%s[] constant(%s)", t, rconst(g));
+    return line(g, "%s[4,6] reduce-window(v%d, v%d), window={size=1x1}, to_apply=%s_%s", t, x, init,
+                red[pick(g, 3)], t);
+  }
+  case 21: {
+    int i = pick(g, 2) ? 1 : line(g, "s32[] constant(%d)", pick(g, 9) - 3);
+    int v = line(g, "s32[2] broadcast(v%d), dimensions={}", i);
+    return line(g, "%s[4,6] gather(v%d, v%d), offset_dims={0,1}, collapsed_slice_dims={}, "
+                "start_index_map={0,1}, index_vector_dim=0, slice_sizes={4,6}", t, x, v);
+  }
+  case 22: {
+    int a = pick(g, 4);
+    int r = line(g, "%s[1,6] slice(v%d), slice={[%d:%d], [0:6]}", t, x, a, a + 1);
+    int c = line(g, "%s[] constant(%s)", t, rconst(g));
+    return line(g, "%s[4,6] pad(v%d, v%d), padding=2_1_3x0_0", t, r, c);
+  }
   default: {
     int a = line(g, "%s[4,6] bitcast-convert(v%d)", g->flt ? "s32" : "f32", x);
     return line(g, "%s[4,6] bitcast-convert(v%d)", t, a);
