@@ -514,6 +514,37 @@ static bool rule_slice_of_pad(simp *s, tr_instr *in) {
   return replace(s, in, t);
 }
 
+/* slice(broadcast(y, bd)) -> broadcast(slice(y), bd): a broadcast only
+ * maps indices, so slicing commutes with it (the inner slice is left out
+ * when it keeps all of y). */
+static bool rule_slice_of_broadcast(simp *s, tr_instr *in) {
+  tr_instr *b = in->operands[0];
+  if (b->op != TR_OP_BROADCAST) return false;
+  tr_instr *y = b->operands[0];
+  int n, nb;
+  const tr_slice_dim *sl = slice_attr(in, &n);
+  const int64_t *bd = ints_attr(b, TR_ATTR_DIMENSIONS, &nb);
+  int yr = y->shape->rank;
+  if (n != in->shape->rank || nb != yr || yr > MAX_RANK) return false;
+  tr_slice_dim ys[MAX_RANK];
+  int64_t dims[MAX_RANK];
+  bool full = true;
+  for (int i = 0; i < yr; i++) {
+    ys[i] = sl[bd[i]];
+    dims[i] = in->shape->dims[bd[i]];
+    full &= dims[i] == y->shape->dims[i];
+  }
+  if (!fire(s, in)) return false;
+  tr_instr *src = y;
+  if (!full) {
+    src = emit1(s, in, TR_OP_SLICE, arr(s, y->shape->dtype, yr, dims), y);
+    set_slice(s, src, ys, yr);
+  }
+  tr_instr *t = emit1(s, in, TR_OP_BROADCAST, like(s, in), src);
+  set_ints(s, t, TR_ATTR_DIMENSIONS, bd, nb);
+  return replace(s, in, t);
+}
+
 /* reverse(x, dims) -> x when every reversed dim has at most one element. */
 static bool rule_reverse_noop(simp *s, tr_instr *in) {
   tr_instr *x = in->operands[0];
@@ -983,6 +1014,55 @@ static bool rule_scatter_overwrite_whole(simp *s, tr_instr *in) {
   if (tr_shape_count(u->shape) != tr_shape_count(x->shape) || !int_is(idx, 0)) return false;
   if (!fire(s, in)) return false;
   return replace(s, in, emit1(s, in, TR_OP_RESHAPE, like(s, in), u));
+}
+
+/* scatter(x, constant indices, u) of a single window whose combiner
+ * returns the update -> dynamic-update-slice(x, reshape(u), starts) when
+ * the window lies inside x, and x itself when it does not: scatter skips
+ * a window that would leave the operand (where dynamic-update-slice
+ * would clamp it back in), so the bounds decide at compile time. */
+static bool rule_scatter_const_to_dus(simp *s, tr_instr *in) {
+  if (in->noperands != 3) return false;
+  tr_instr *x = in->operands[0], *idx = in->operands[1], *u = in->operands[2];
+  tr_comp *k = comp_attr(in, TR_ATTR_TO_APPLY);
+  if (!k || k->nparams != 2 || !k->root || k->root->op != TR_OP_PARAMETER || k->root->param_index != 1)
+    return false;
+  int nw, nins, nb, nmap;
+  const int64_t *uw = ints_attr(in, TR_ATTR_UPDATE_WINDOW_DIMS, &nw);
+  const int64_t *ins = ints_attr(in, TR_ATTR_INSERTED_WINDOW_DIMS, &nins);
+  const int64_t *map = ints_attr(in, TR_ATTR_SCATTER_DIMS_TO_OPERAND_DIMS, &nmap);
+  ints_attr(in, TR_ATTR_INPUT_BATCHING_DIMS, &nb);
+  int64_t ivd = int_attr(in, TR_ATTR_INDEX_VECTOR_DIM, -1);
+  int r = x->shape->rank;
+  if (nb || nw + nins != r || r > MAX_RANK || ivd < 0 || ivd > idx->shape->rank) return false;
+  int64_t ncomp = ivd < idx->shape->rank ? idx->shape->dims[ivd] : 1;
+  if (ncomp != nmap || tr_shape_count(idx->shape) != ncomp) return false;
+  /* The window: inserted dims have size 1, the others take u's window
+   * dims in order. One scatter index, so u holds exactly one window. */
+  int64_t win[MAX_RANK], start[MAX_RANK];
+  for (int d = 0, w = 0; d < r; d++) {
+    start[d] = 0;
+    if (has(ins, nins, d)) win[d] = 1;
+    else if (w < nw) win[d] = u->shape->dims[uw[w++]];
+    else return false;
+  }
+  int64_t wcount = 1;
+  for (int d = 0; d < r; d++) wcount *= win[d];
+  if (wcount != tr_shape_count(u->shape) || wcount == 0) return false;
+  for (int j = 0; j < nmap; j++) {
+    int64_t v;
+    if (!const_int_at(idx, j, &v)) return false;
+    start[map[j]] = v;
+  }
+  bool inside = true;
+  for (int d = 0; d < r; d++) inside &= start[d] >= 0 && start[d] <= x->shape->dims[d] - win[d];
+  if (!fire(s, in)) return false;
+  if (!inside) return replace(s, in, x);
+  tr_instr *ops[1 + 1 + MAX_RANK];
+  ops[0] = x;
+  ops[1] = emit1(s, in, TR_OP_RESHAPE, arr(s, u->shape->dtype, r, win), u);
+  for (int d = 0; d < r; d++) ops[2 + d] = emit_const(s, in, TR_DT_S64, 0, NULL, (uint64_t)start[d]);
+  return replace(s, in, emit(s, in, TR_OP_DYNAMIC_UPDATE_SLICE, like(s, in), ops, 2 + r));
 }
 
 /* get-tuple-element(tuple(a0, a1, ..), i) -> ai. */

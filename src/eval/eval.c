@@ -136,6 +136,7 @@ static bool implemented(tr_op op) {
   case TR_OP_REDUCE: case TR_OP_DOT: case TR_OP_MAP: case TR_OP_REDUCE_PRECISION:
   case TR_OP_GATHER: case TR_OP_SCATTER: case TR_OP_SORT: case TR_OP_REDUCE_WINDOW:
   case TR_OP_SELECT_AND_SCATTER: case TR_OP_CONVOLUTION: case TR_OP_TOPK:
+  case TR_OP_RNG_BIT_GENERATOR:
     return true;
   default: return false;
   }
@@ -765,6 +766,10 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
   case TR_OP_GATHER: st = ev_gather(c, in, t[0], t[1], &r); break;
   case TR_OP_SCATTER: return ev_scatter(c, in, ops, out);
   case TR_OP_SORT: return ev_sort(c, in, ops, out);
+  case TR_OP_RNG_BIT_GENERATOR: {
+    tr_tensor *x = ev_want_tensor(c, in, ops[0], 0);
+    return x ? ev_rng_bit_generator(c, in, x, out) : TR_ERR_INVALID;
+  }
   case TR_OP_TOPK: {
     tr_tensor *x = ev_want_tensor(c, in, ops[0], 0);
     return x ? ev_topk(c, in, x, out) : TR_ERR_INVALID;

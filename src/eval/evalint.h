@@ -117,6 +117,10 @@ tr_status ev_select_and_scatter(ev_ctx *c, const tr_instr *in, const tr_tensor *
 tr_status ev_convolution(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
                          tr_tensor **out);
 
+/* ---- rng-bit-generator (eval_rng.c) ---- */
+tr_status ev_rng_bit_generator(ev_ctx *c, const tr_instr *in, const tr_tensor *state,
+                               tr_value **out);
+
 /* ---- dot (eval_dot.c) ---- */
 tr_status ev_dot(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
                  tr_tensor **out);

@@ -299,6 +299,14 @@ static const rule_case cases[] = {
    HEAD ENTRY(" p = f32[4,3] parameter(0)\n z = f32[] constant(0)\n q = f32[7,5] pad(p, z), padding=2_1x1_1\n"
               " s = f32[2,2] slice(q), slice={[3:6:2], [1:3]}\n ROOT r = f32[2,2] negate(s)\n"),
    "slice(%p), slice={[1:4:2], [0:2:1]}"},
+  {"slice-of-broadcast",
+   HEAD ENTRY(" p = f32[3] parameter(0)\n b = f32[4,3] broadcast(p), dimensions={1}\n"
+              " s = f32[2,3] slice(b), slice={[1:3], [0:3]}\n ROOT r = f32[2,3] negate(s)\n"),
+   "f32[2,3] broadcast(%p), dimensions={1}"},
+  {"slice-of-broadcast",
+   HEAD ENTRY(" p = f32[5] parameter(0)\n b = f32[4,5] broadcast(p), dimensions={1}\n"
+              " s = f32[2,2] slice(b), slice={[1:3], [0:4:2]}\n ROOT r = f32[2,2] negate(s)\n"),
+   "f32[2] slice(%p), slice={[0:4:2]}"},
   {"reverse-noop", HEAD ENTRY(" p = f32[1,3] parameter(0)\n v = f32[1,3] reverse(p), dimensions={0}\n ROOT r = f32[1,3] negate(v)\n"),
    "negate(%p)"},
   {"reverse-of-reverse",
@@ -393,6 +401,21 @@ static const rule_case cases[] = {
                          " s = f32[1,3] scatter(p, i, u), update_window_dims={0}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=0, to_apply=assign_f32\n"
                          " ROOT r = f32[1,3] negate(s)\n"),
    "f32[1,3] reshape(%u)"},
+  {"scatter-const-to-dus",
+   HEAD ASSIGN_F32 ENTRY(" p = f32[5,4] parameter(0)\n i = s32[2] constant({3, 1})\n u = f32[2,3] parameter(1)\n"
+                         " s = f32[5,4] scatter(p, i, u), update_window_dims={0,1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=0, to_apply=assign_f32\n"
+                         " ROOT r = f32[5,4] negate(s)\n"),
+   "dynamic-update-slice(%p, %u, "},
+  {"scatter-const-to-dus",
+   HEAD ASSIGN_F32 ENTRY(" p = f32[5,4] parameter(0)\n i = s32[1,1] constant({ { 3 } })\n u = f32[4,1] parameter(1)\n"
+                         " s = f32[5,4] scatter(p, i, u), update_window_dims={0}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=assign_f32\n"
+                         " ROOT r = f32[5,4] negate(s)\n"),
+   "f32[1,4] reshape(%u)"},
+  {"scatter-const-to-dus",
+   HEAD ASSIGN_F32 ENTRY(" p = f32[5,4] parameter(0)\n i = s32[2] constant({4, 1})\n u = f32[2,3] parameter(1)\n"
+                         " s = f32[5,4] scatter(p, i, u), update_window_dims={0,1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=0, to_apply=assign_f32\n"
+                         " ROOT r = f32[5,4] negate(s)\n"),
+   "ROOT %r = f32[5,4] negate(%p)"},
   {"gte-of-tuple",
    HEAD ENTRY(" p = f32[2] parameter(0)\n q = s32[3] parameter(1)\n t = (f32[2], s32[3]) tuple(p, q)\n"
               " g = s32[3] get-tuple-element(t), index=1\n ROOT r = s32[3] negate(g)\n"),
@@ -934,7 +957,7 @@ static int index_val(gen *g) {
 /* One snippet: consumes value x (T[4,6]) and returns a new T[4,6]. */
 static int snippet(gen *g, int x) {
   const char *t = g->t;
-  switch (pick(g, 24)) {
+  switch (pick(g, 26)) {
   case 0: {
     int a = line(g, "%s[6,4] transpose(v%d), dimensions={1,0}", t, x);
     return line(g, "%s[4,6] transpose(v%d), dimensions={1,0}", t, a);
@@ -1085,6 +1108,18 @@ static int snippet(gen *g, int x) {
     int c = line(g, "%s[] constant(%s)", t, rconst(g));
     return line(g, "%s[4,6] pad(v%d, v%d), padding=2_1_3x0_0", t, r, c);
   }
+  case 23: {
+    int b = line(g, "%s[2,4,6] broadcast(v%d), dimensions={1,2}", t, x);
+    int a = pick(g, 2);
+    int sl = line(g, "%s[1,4,6] slice(v%d), slice={[%d:%d], [0:4], [0:6]}", t, b, a, a + 1);
+    return line(g, "%s[4,6] reshape(v%d)", t, sl);
+  }
+  case 24: {
+    int i = line(g, "s32[2] constant({%d, %d})", pick(g, 6) - 1, pick(g, 8) - 1);
+    int u = line(g, "%s[2,3] slice(v%d), slice={[0:2], [3:6]}", t, x);
+    return line(g, "%s[4,6] scatter(v%d, v%d, v%d), update_window_dims={0,1}, inserted_window_dims={}, "
+                "scatter_dims_to_operand_dims={0,1}, index_vector_dim=0, to_apply=assign_%s", t, x, i, u, t);
+  }
   default: {
     int a = line(g, "%s[4,6] bitcast-convert(v%d)", g->flt ? "s32" : "f32", x);
     return line(g, "%s[4,6] bitcast-convert(v%d)", t, a);
@@ -1102,6 +1137,7 @@ static void random_module(gen *g) {
   for (int k = 0; k < 3; k++)
     tr_buf_printf(&g->b, "%s_%s {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n"
                   "  ROOT r = %s[] %s(a, b)\n}\n", rn[k], t, t, t, t, red[k]);
+  tr_buf_printf(&g->b, "assign_%s {\n  a = %s[] parameter(0)\n  ROOT b = %s[] parameter(1)\n}\n", t, t, t);
   tr_buf_puts(&g->b, "ENTRY e {\n");
   line(g, "s32[] parameter(1)");              /* v1: an index */
   line(g, "%s[4,6] parameter(2)", t);         /* v2: a dot operand */
