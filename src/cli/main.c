@@ -4,8 +4,10 @@
 
 #include <string.h>
 
+
 static const cli_cmd *const commands[] = {
   &cli_cmd_parse,
+  &cli_cmd_run,
   &cli_cmd_stats,
 };
 

@@ -1,0 +1,817 @@
+/* inputs.c - input distributions and the default policy (inputs.h).
+ *
+ * Every value is a pure function of (seed, stream, element, draw number):
+ * no generator state, so tensors can be filled in any order or in parallel
+ * and a seed means the same bytes everywhere. Only integer operations and
+ * correctly rounded IEEE arithmetic (+ - * / sqrt, ldexp, frexp) are used:
+ * libm's log/exp/cos differ between C libraries, so the normal
+ * distribution uses the polar method with a logarithm written here. */
+#include "inputs.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const dist_names[TR_DIST_COUNT] = {
+  "default", "normal", "uniform", "positive", "large", "tiny", "denormal",
+  "integer", "full", "boundary", "index", "index-edge", "index-oob",
+  "index-dup",
+};
+
+const char *tr_dist_name(tr_dist d) {
+  return (unsigned)d < TR_DIST_COUNT ? dist_names[d] : "?";
+}
+
+bool tr_dist_lookup(const char *name, tr_dist *d) {
+  for (int i = 0; i < TR_DIST_COUNT; i++)
+    if (strcmp(name, dist_names[i]) == 0) {
+      *d = (tr_dist)i;
+      return true;
+    }
+  return false;
+}
+
+void tr_input_spec_init(tr_input_spec *s, tr_dist dist) {
+  memset(s, 0, sizeof *s);
+  s->dist = dist;
+  s->bound = 15;
+  s->bound_axis = -1;
+}
+
+void tr_input_spec_print(tr_buf *b, const tr_input_spec *s) {
+  tr_buf_puts(b, tr_dist_name(s->dist));
+  if (tr_dist_is_index(s->dist)) {
+    if (s->bound_axis < 0) {
+      tr_buf_printf(b, " bound=%lld", (long long)s->bound);
+    } else {
+      tr_buf_puts(b, " bound=[");
+      for (int i = 0; i < s->nbounds; i++)
+        tr_buf_printf(b, "%s%lld", i ? "," : "", (long long)s->bounds[i]);
+      tr_buf_printf(b, "]@%d", s->bound_axis);
+    }
+  }
+  if (s->special_rate > 0) tr_buf_printf(b, " specials=%g", s->special_rate);
+}
+
+/* ---- the generator ---- */
+
+/* splitmix64's output function on x + golden ratio: a bijection that
+ * mixes every input bit into every output bit. */
+static uint64_t mix(uint64_t x) {
+  uint64_t z = x + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* The first two mixes depend only on the leaf: done once per tensor. */
+static uint64_t leaf_key(uint64_t seed, uint64_t stream) {
+  return mix(mix(seed) ^ stream);
+}
+
+uint64_t tr_input_bits(uint64_t seed, uint64_t stream, uint64_t index,
+                       uint64_t k) {
+  return mix(mix(leaf_key(seed, stream) ^ index) ^ k);
+}
+
+/* Draw numbers: value draws count up from 0 (the imaginary part from
+ * K_IMAG), the special-value decision has its own so that a rate changes
+ * only the elements it replaces. */
+enum { K_IMAG = 64, K_SPECIAL = 1000, K_SPECIAL_WHICH = 1001 };
+
+static uint64_t draw(uint64_t e, uint64_t k) { return mix(e ^ k); }
+
+/* [0, 1) with 53 random bits. */
+static double unit(uint64_t bits) { return (double)(bits >> 11) * 0x1p-53; }
+
+/* High 64 bits of a*b, without a 128-bit type (-Wpedantic). */
+static uint64_t mulhi(uint64_t a, uint64_t b) {
+  uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu,
+           bh = b >> 32;
+  uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+  uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+  return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+/* Uniform in [0, n) by multiply-shift (no modulo bias worth the name);
+ * n == 0 stands for 2^64. */
+static uint64_t below(uint64_t bits, uint64_t n) {
+  return n == 0 ? bits : mulhi(bits, n);
+}
+
+/* Uniform integer in [lo, hi] (int64 values, lo <= hi). */
+static int64_t range_i(uint64_t bits, int64_t lo, int64_t hi) {
+  uint64_t span = (uint64_t)hi - (uint64_t)lo + 1; /* 0 = all of int64 */
+  return (int64_t)((uint64_t)lo + below(bits, span));
+}
+
+/* Natural logarithm of x > 0 finite, from frexp and the atanh series:
+ * libm's log is not the same on every machine. Good to ~1 ulp. */
+static double det_log(double x) {
+  int e;
+  double m = frexp(x, &e); /* x = m·2^e, m in [0.5, 1) */
+  if (m < 0.70710678118654752440) {
+    m *= 2;
+    e--;
+  }
+  double t = (m - 1) / (m + 1), t2 = t * t, term = t, sum = 0;
+  for (int k = 1; k <= 27; k += 2) { /* |t| <= 0.172: t^29 < 2^-70 */
+    sum += term / k;
+    term *= t2;
+  }
+  return 2 * sum + e * 0.69314718055994530942;
+}
+
+/* N(0,1) by Marsaglia's polar method (rejection: draws k0, k0+1, ...). */
+static double normal01(uint64_t e, uint64_t k0) {
+  for (int i = 0; i < 30; i++) {
+    double u = 2 * unit(draw(e, k0 + 2 * (uint64_t)i)) - 1;
+    double v = 2 * unit(draw(e, k0 + 2 * (uint64_t)i + 1)) - 1;
+    double s = u * u + v * v;
+    if (s > 0 && s < 1) return u * sqrt(-2 * det_log(s) / s);
+  }
+  return 0; /* 0.215^30: never in practice, but bounded */
+}
+
+/* ---- floats ---- */
+
+/* Facts about a float dtype the distributions need. */
+typedef struct {
+  tr_dtype t;
+  int mbits;      /* stored mantissa bits */
+  int emin, emax; /* exponents of the smallest normal and the largest value */
+  double max;     /* largest finite value */
+  bool unsigned_; /* no sign bit (f8e8m0fnu) */
+  bool has_sub;   /* has subnormals */
+} fl_info;
+
+static void fl_info_init(fl_info *f, tr_dtype t) {
+  const tr_dtype_info *di = &tr_dtypes[t];
+  f->t = t;
+  f->mbits = di->mbits;
+  f->unsigned_ = di->fstyle == TR_FS_E8M0;
+  f->emin = f->unsigned_ ? -di->bias : 1 - di->bias;
+  f->has_sub = di->mbits > 0;
+  f->max = tr_float_max(t);
+  int e;
+  frexp(f->max, &e);
+  f->emax = e - 1;
+}
+
+/* v rounded to the dtype (nearest even), clamped to ±max first so narrow
+ * types without inf never turn a large draw into NaN. */
+static double fl_round(const fl_info *f, double v) {
+  if (isnan(v)) return v;
+  if (f->unsigned_ && v < 0) v = -v;
+  if (v > f->max) v = f->max;
+  if (v < -f->max) v = -f->max;
+  return tr_float_to_double(f->t, tr_float_from_double(f->t, v));
+}
+
+static double with_sign(const fl_info *f, double v, uint64_t bits) {
+  return !f->unsigned_ && (bits & 1) ? -v : v;
+}
+
+/* (1 + random mantissa)·2^exp with exp uniform in [lo, hi]. */
+static double binade(const fl_info *f, uint64_t e, int lo, int hi) {
+  if (hi < lo) hi = lo;
+  int x = (int)range_i(draw(e, 0), lo, hi);
+  double m = 1 + unit(draw(e, 1));
+  return fl_round(f, with_sign(f, ldexp(m, x), draw(e, 2)));
+}
+
+/* The edge values of a float type; a fixed order so draws pick the same. */
+static int fl_boundary(const fl_info *f, double *out) {
+  int n = 0, mb = f->mbits;
+  double cand[16];
+  cand[n++] = 0;
+  cand[n++] = 1;
+  cand[n++] = 0.5;
+  cand[n++] = 2;
+  cand[n++] = f->max;
+  cand[n++] = f->max - ldexp(1, f->emax - mb); /* just below max */
+  cand[n++] = ldexp(1, f->emin);               /* smallest normal */
+  if (f->has_sub) {
+    cand[n++] = ldexp(1, f->emin - mb);                      /* smallest */
+    cand[n++] = ldexp(1, f->emin) - ldexp(1, f->emin - mb); /* largest sub */
+  }
+  cand[n++] = 1 + ldexp(1, -mb);       /* next after 1 */
+  cand[n++] = 1 - ldexp(1, -mb - 1);   /* last before 1 */
+  cand[n++] = ldexp(1, mb + 1);        /* last of the contiguous integers */
+  cand[n++] = ldexp(1, mb + 1) + 2;    /* first gap above them */
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    double v = cand[i];
+    if (v > f->max || fl_round(f, v) != v) continue; /* not in this type */
+    out[k++] = v;
+  }
+  return k;
+}
+
+/* A uniformly chosen special value the dtype has; false when it has none
+ * (the element keeps its drawn value). */
+static bool fl_special(const fl_info *f, uint64_t bits, double *v) {
+  double c[4];
+  int n = 0;
+  const tr_dtype_info *di = &tr_dtypes[f->t];
+  if (tr_float_has_nan(f->t)) c[n++] = NAN;
+  if (tr_float_has_inf(f->t)) {
+    c[n++] = INFINITY;
+    c[n++] = -INFINITY;
+  }
+  if (di->fstyle != TR_FS_FNUZ && !f->unsigned_) c[n++] = -0.0;
+  if (n == 0) return false;
+  *v = c[below(bits, (uint64_t)n)];
+  return true;
+}
+
+/* Index values (index dists on a float leaf): see the int versions. */
+static bool index_value(const tr_input_spec *s, int64_t bound, int64_t lo,
+                        uint64_t hi, uint64_t e, int64_t *out);
+
+/* One float value of dtype f->t from draws starting at k0 of element e. */
+static double fl_value(const fl_info *f, const tr_input_spec *s, uint64_t e,
+                       uint64_t k0, int64_t bound) {
+  /* Sub-draws: a second element key keeps the imaginary part's draws
+   * apart from the real part's without renumbering every distribution. */
+  if (k0) e = mix(e ^ k0);
+  switch (s->dist) {
+  case TR_DIST_NORMAL: return fl_round(f, normal01(e, 0));
+  case TR_DIST_UNIFORM: return fl_round(f, 2 * unit(draw(e, 0)) - 1);
+  case TR_DIST_POSITIVE: {
+    int lo = f->emin > -4 ? f->emin : -4, hi = f->emax < 3 ? f->emax : 3;
+    return fabs(binade(f, e, lo, hi));
+  }
+  case TR_DIST_LARGE: return binade(f, e, (f->emax + 1) / 2, f->emax);
+  case TR_DIST_DENORMAL: /* a type without subnormals gets tiny normals */
+    if (f->has_sub) {
+      uint64_t m = 1 + below(draw(e, 0), ((uint64_t)1 << f->mbits) - 1);
+      return with_sign(f, ldexp((double)m, f->emin - f->mbits), draw(e, 2));
+    }
+    /* fall through */
+  case TR_DIST_TINY: {
+    int hi = f->emin + 7 < f->emax ? f->emin + 7 : f->emax;
+    return binade(f, e, f->emin, hi);
+  }
+  case TR_DIST_INTEGER: {
+    int64_t lim = 8;
+    if (draw(e, 1) & 1) {
+      int b = f->mbits + 1 < 24 ? f->mbits + 1 : 24;
+      lim = (int64_t)1 << b;
+      if ((double)lim > f->max) lim = (int64_t)f->max;
+    }
+    return fl_round(f, (double)range_i(draw(e, 0), -lim, lim));
+  }
+  case TR_DIST_FULL: {
+    int bits = tr_dtypes[f->t].bits;
+    uint64_t mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+    for (int i = 0; i < 64; i++) {
+      double v = tr_float_to_double(f->t, draw(e, (uint64_t)i) & mask);
+      if (isfinite(v)) return v;
+    }
+    return 0;
+  }
+  case TR_DIST_BOUNDARY: {
+    double c[16];
+    int n = fl_boundary(f, c);
+    return with_sign(f, c[below(draw(e, 0), (uint64_t)n)], draw(e, 2));
+  }
+  default: {
+    int64_t v = 0;
+    int64_t lim = f->max < 0x1p62 ? (int64_t)f->max : INT64_MAX / 2;
+    index_value(s, bound, -lim, (uint64_t)lim, e, &v);
+    return fl_round(f, (double)v);
+  }
+  }
+}
+
+/* ---- integers ----
+ * Values travel as int64 ("mathematical" values) where they are small or
+ * signed; an unsigned 64-bit value above INT64_MAX travels as its bits,
+ * which tr_tensor_set_u stores unchanged. */
+
+static bool in_range(int64_t v, int64_t lo, uint64_t hi) {
+  if (v < lo) return false;
+  return v < 0 || (uint64_t)v <= hi;
+}
+
+/* Index values for bound B >= 0 in a type of range [lo, hi]. Returns
+ * false when the distribution has no value that fits (index-oob on an
+ * unsigned type whose whole range is in bounds); *out is then B. */
+static bool index_value(const tr_input_spec *s, int64_t bound, int64_t lo,
+                        uint64_t hi, uint64_t e, int64_t *out) {
+  int64_t b = bound < 0 ? 0 : bound;
+  int64_t bh = (uint64_t)b > hi ? (int64_t)hi : b; /* in bounds and in type */
+  uint64_t r = draw(e, 0), r2 = draw(e, 1);
+  int64_t cand[8];
+  int n = 0;
+  switch (s->dist) {
+  case TR_DIST_INDEX_EDGE: {
+    int64_t c[6] = {0, 1, b - 1, b, -1, b < INT64_MAX ? b + 1 : b};
+    for (int i = 0; i < 6; i++)
+      if (in_range(c[i], lo, hi) && (i >= 4 || (c[i] >= 0 && c[i] <= b)))
+        cand[n++] = c[i];
+    break;
+  }
+  case TR_DIST_INDEX_OOB: {
+    /* Fixed order; the random ones reach the far ends, where index
+     * arithmetic in a compiler overflows. */
+    int64_t c[8] = {-1, b < INT64_MAX ? b + 1 : -1, -b - 1,
+                    b < INT64_MAX / 2 ? 2 * b + 2 : -1, lo,
+                    hi > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)hi, 0, 0};
+    c[6] = lo < 0 ? range_i(r2, lo, -1) : -1;
+    int64_t top = hi > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)hi;
+    c[7] = b < top ? range_i(r2, b + 1, top) : -1;
+    for (int i = 0; i < 8; i++)
+      if (in_range(c[i], lo, hi) && (c[i] < 0 || c[i] > b)) cand[n++] = c[i];
+    break;
+  }
+  case TR_DIST_INDEX_DUP: {
+    int64_t c[3] = {0, bh, bh / 2};
+    n = bh >= 2 ? 3 : (int)bh + 1;
+    memcpy(cand, c, sizeof(int64_t) * (size_t)n);
+    break;
+  }
+  default: /* TR_DIST_INDEX */
+    *out = range_i(r, 0, bh);
+    return true;
+  }
+  if (n == 0) {
+    *out = bh;
+    return false;
+  }
+  *out = cand[below(r, (uint64_t)n)];
+  return true;
+}
+
+/* Boundary integers: min, max, 0, ±1 half the time, else also ±2^k and
+ * ±2^k±1 of every k the type holds. */
+static uint64_t int_boundary(tr_dtype t, uint64_t e) {
+  bool sgn = tr_dtypes[t].kind == TR_DK_SINT;
+  int bits = tr_dtypes[t].bits;
+  int64_t lo = tr_int_min(t);
+  uint64_t hi = tr_int_max(t);
+  uint64_t c[8 + 6 * 64];
+  int n = 0;
+  c[n++] = (uint64_t)lo;
+  c[n++] = hi;
+  c[n++] = 0;
+  c[n++] = 1;
+  if (sgn) c[n++] = (uint64_t)-1;
+  int core = n;
+  if (sgn) {
+    c[n++] = (uint64_t)lo + 1;
+    c[n++] = hi - 1;
+  }
+  for (int k = 1; k < bits && k < 63; k++) {
+    int64_t p = (int64_t)1 << k;
+    int64_t v[6] = {p - 1, p, p + 1, -p + 1, -p, -p - 1};
+    for (int i = 0; i < 6; i++)
+      if (in_range(v[i], lo, hi) && v[i] != lo && (uint64_t)v[i] != hi &&
+          v[i] != 0 && v[i] != 1 && v[i] != -1)
+        c[n++] = (uint64_t)v[i];
+  }
+  if (!sgn && bits == 64) { /* 2^63 and its neighbours */
+    c[n++] = (uint64_t)1 << 63;
+    c[n++] = ((uint64_t)1 << 63) - 1;
+    c[n++] = ((uint64_t)1 << 63) + 1;
+  }
+  if (draw(e, 1) & 1) return c[below(draw(e, 0), (uint64_t)core)];
+  return c[below(draw(e, 0), (uint64_t)n)];
+}
+
+/* One integer element (as bits for tr_tensor_set_u). */
+static uint64_t int_value(tr_dtype t, const tr_input_spec *s, uint64_t e,
+                          int64_t bound) {
+  bool sgn = tr_dtypes[t].kind == TR_DK_SINT;
+  int64_t lo = tr_int_min(t);
+  uint64_t hi = tr_int_max(t);
+  int64_t hi_s = hi > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)hi;
+  uint64_t r = draw(e, 0);
+  switch (s->dist) {
+  case TR_DIST_NORMAL: {
+    double v = floor(16 * normal01(e, 0) + 0.5);
+    if (!sgn) v = fabs(v);
+    if (v < (double)lo) v = (double)lo;
+    if (v > (double)hi_s) v = (double)hi_s;
+    return (uint64_t)(int64_t)v;
+  }
+  case TR_DIST_UNIFORM: case TR_DIST_INTEGER:
+    return sgn ? (uint64_t)range_i(r, lo > -128 ? lo : -128, hi_s < 127 ? hi_s : 127)
+               : (uint64_t)range_i(r, 0, hi_s < 255 ? hi_s : 255);
+  case TR_DIST_POSITIVE:
+    return (uint64_t)range_i(r, 1, hi_s < 127 ? hi_s : 127);
+  case TR_DIST_LARGE:
+    if (!sgn) return hi / 2 + 1 + below(r, hi - hi / 2);
+    if (draw(e, 1) & 1) return (uint64_t)range_i(r, lo, lo / 2);
+    return (uint64_t)range_i(r, hi_s / 2 + 1, hi_s);
+  case TR_DIST_TINY: case TR_DIST_DENORMAL:
+    return (uint64_t)range_i(r, sgn ? -2 : 0, 2);
+  case TR_DIST_FULL: return r; /* the low bits: every value equally likely */
+  case TR_DIST_BOUNDARY: return int_boundary(t, e);
+  default: {
+    int64_t v;
+    index_value(s, bound, lo, hi, e, &v);
+    return (uint64_t)v;
+  }
+  }
+}
+
+/* ---- filling ---- */
+
+tr_status tr_input_fill(tr_tensor *t, const tr_input_spec *spec,
+                        uint64_t seed, uint64_t stream, tr_diag *d) {
+  if ((unsigned)spec->dist >= TR_DIST_COUNT || spec->dist == TR_DIST_DEFAULT) {
+    tr_diag_errorf(d, "inputs: no distribution given");
+    return TR_ERR_USAGE;
+  }
+  if (!(spec->special_rate >= 0 && spec->special_rate <= 1)) {
+    tr_diag_errorf(d, "inputs: special-value rate %g is outside [0, 1]",
+                   spec->special_rate);
+    return TR_ERR_USAGE;
+  }
+  int ax = spec->bound_axis;
+  if (ax >= 0 && (ax >= t->rank || spec->nbounds != t->dims[ax] ||
+                  spec->nbounds > TR_TENSOR_MAX_RANK)) {
+    tr_diag_errorf(d, "inputs: %d bounds along axis %d do not match the "
+                   "tensor's dims", spec->nbounds, ax);
+    return TR_ERR_USAGE;
+  }
+  size_t stride = 1;
+  if (ax >= 0)
+    for (int i = ax + 1; i < t->rank; i++) stride *= (size_t)t->dims[i];
+  tr_dtype dt = t->dtype;
+  tr_dkind kind = tr_dtypes[dt].kind;
+  fl_info f;
+  if (kind == TR_DK_FLOAT) fl_info_init(&f, dt);
+  if (kind == TR_DK_COMPLEX) fl_info_init(&f, dt == TR_DT_C64 ? TR_DT_F32 : TR_DT_F64);
+  uint64_t key = leaf_key(seed, stream);
+  size_t n = tr_tensor_count(t);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t e = mix(key ^ (uint64_t)i);
+    int64_t bound = ax >= 0 ? spec->bounds[(i / stride) % (size_t)spec->nbounds]
+                            : spec->bound;
+    switch (kind) {
+    case TR_DK_PRED: tr_tensor_set_u(t, i, draw(e, 0) >> 63); break;
+    case TR_DK_SINT: case TR_DK_UINT:
+      tr_tensor_set_u(t, i, int_value(dt, spec, e, bound));
+      break;
+    case TR_DK_FLOAT: case TR_DK_COMPLEX: {
+      double re = fl_value(&f, spec, e, 0, bound), sv;
+      if (spec->special_rate > 0 &&
+          unit(draw(e, K_SPECIAL)) < spec->special_rate &&
+          fl_special(&f, draw(e, K_SPECIAL_WHICH), &sv))
+        re = sv;
+      if (kind == TR_DK_FLOAT)
+        tr_tensor_set_f(t, i, re);
+      else
+        tr_tensor_set_c(t, i, re, fl_value(&f, spec, e, K_IMAG, bound));
+      break;
+    }
+    default:
+      tr_diag_errorf(d, "inputs: cannot draw %s values", tr_dtype_name(dt));
+      return TR_ERR_UNSUPPORTED;
+    }
+  }
+  return TR_OK;
+}
+
+/* ---- the policy ---- */
+
+void tr_input_config_init(tr_input_config *c) {
+  memset(c, 0, sizeof *c);
+  c->data = TR_DIST_DEFAULT;
+  c->index = TR_DIST_DEFAULT;
+}
+
+/* What the index uses of one leaf allow, merged over every use. */
+typedef struct {
+  bool found;      /* some use takes the leaf as indices */
+  int64_t scalar;  /* the smallest bound of every use */
+  int axis;        /* >= 0: bounds vary along this axis of the leaf */
+  int nb;          /* entries of b */
+  int64_t b[TR_TENSOR_MAX_RANK]; /* bound per position on axis */
+  int budget;      /* trace steps left: shared values must not explode */
+} idx_use;
+
+/* Records a use: bounds b[0..nb) along axis (or one bound when axis < 0).
+ * lost: the value was reshaped or broadcast on its way, so positions no
+ * longer line up with the leaf's and only the smallest bound is kept. */
+static void note_use(idx_use *u, bool lost, int axis, int nb, const int64_t *b) {
+  int64_t m = INT64_MAX;
+  for (int i = 0; i < nb; i++) m = b[i] < m ? b[i] : m;
+  if (m < 0) m = 0;
+  bool vec = !lost && axis >= 0 && nb > 1 && nb <= TR_TENSOR_MAX_RANK;
+  if (!u->found) {
+    u->found = true;
+    u->scalar = m;
+    u->axis = vec ? axis : -1;
+    u->nb = vec ? nb : 0;
+    if (vec)
+      for (int i = 0; i < nb; i++) u->b[i] = b[i] < 0 ? 0 : b[i];
+    return;
+  }
+  if (m < u->scalar) u->scalar = m;
+  if (u->axis >= 0 && vec && axis == u->axis && nb == u->nb) {
+    for (int i = 0; i < nb; i++)
+      if (b[i] < u->b[i]) u->b[i] = b[i] < 0 ? 0 : b[i];
+  } else {
+    u->axis = -1;
+  }
+}
+
+static const int64_t *attr_ints(const tr_instr *in, tr_attr_key k, int *n) {
+  const tr_attr *a = tr_instr_attr(in, k);
+  if (!a || a->kind != TR_AK_INTS) {
+    *n = 0;
+    return NULL;
+  }
+  *n = a->n;
+  return a->u.ints;
+}
+
+static int64_t attr_int(const tr_instr *in, tr_attr_key k, int64_t dflt) {
+  const tr_attr *a = tr_instr_attr(in, k);
+  return a && a->kind == TR_AK_INT ? a->u.i : dflt;
+}
+
+static bool contains(const int64_t *v, int n, int64_t x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
+/* Bound of a start index into dim d: operand dim - window size. */
+static int64_t start_bound(const tr_shape *op, int64_t d, int64_t size) {
+  if (!tr_shape_is_array(op) || d < 0 || d >= op->rank || op->dims[d] < 0)
+    return -1;
+  return op->dims[d] - size;
+}
+
+/* A use of value v as operand j of dynamic-slice/-update-slice. */
+static void use_dynamic(idx_use *u, const tr_instr *w, int j, bool lost) {
+  bool dus = w->op == TR_OP_DYNAMIC_UPDATE_SLICE;
+  int first = dus ? 2 : 1; /* operand of the first start index */
+  const tr_shape *op = w->operands[0]->shape;
+  if (!tr_shape_is_array(op) || j < first) return;
+  int64_t b[TR_TENSOR_MAX_RANK];
+  int nsz = 0;
+  const int64_t *sizes = dus ? NULL : attr_ints(w, TR_ATTR_DYNAMIC_SLICE_SIZES, &nsz);
+  const tr_shape *upd = dus ? w->operands[1]->shape : NULL;
+  int r = op->rank < TR_TENSOR_MAX_RANK ? op->rank : TR_TENSOR_MAX_RANK;
+  for (int d = 0; d < r; d++) {
+    int64_t size = dus ? (tr_shape_is_array(upd) && d < upd->rank ? upd->dims[d] : 0)
+                       : (d < nsz ? sizes[d] : 0);
+    b[d] = start_bound(op, d, size);
+  }
+  /* The old form takes one rank-1 tensor of starts. */
+  const tr_shape *vs = w->operands[j]->shape;
+  if (w->noperands == first + 1 && tr_shape_is_array(vs) && vs->rank == 1) {
+    for (int d = 0; d < r; d++)
+      if (b[d] < 0) return;
+    note_use(u, lost, 0, r, b);
+    return;
+  }
+  int d = j - first;
+  if (d < r && b[d] >= 0) note_use(u, lost, -1, 1, &b[d]);
+}
+
+/* Indices of gather (j == 1) or scatter (j == the indices operand). */
+static void use_gather(idx_use *u, const tr_instr *w, const tr_shape *ix, bool lost) {
+  bool sc = w->op == TR_OP_SCATTER;
+  int nmap;
+  const int64_t *map = attr_ints(w, sc ? TR_ATTR_SCATTER_DIMS_TO_OPERAND_DIMS
+                                       : TR_ATTR_START_INDEX_MAP, &nmap);
+  const tr_shape *op = w->operands[0]->shape;
+  if (!map || !tr_shape_is_array(op) || !tr_shape_is_array(ix) ||
+      nmap > TR_TENSOR_MAX_RANK || op->rank > TR_TENSOR_MAX_RANK)
+    return;
+  int64_t size[TR_TENSOR_MAX_RANK]; /* window size per operand dim */
+  if (!sc) {
+    int nss;
+    const int64_t *ss = attr_ints(w, TR_ATTR_SLICE_SIZES, &nss);
+    for (int d = 0; d < op->rank; d++) size[d] = ss && d < nss ? ss[d] : 1;
+  } else {
+    int nuw, nins, nbat;
+    const int64_t *uw = attr_ints(w, TR_ATTR_UPDATE_WINDOW_DIMS, &nuw);
+    const int64_t *ins = attr_ints(w, TR_ATTR_INSERTED_WINDOW_DIMS, &nins);
+    const int64_t *bat = attr_ints(w, TR_ATTR_INPUT_BATCHING_DIMS, &nbat);
+    const tr_shape *upd = w->operands[(w->noperands - 1) / 2 + 1]->shape;
+    int k = 0;
+    for (int d = 0; d < op->rank; d++) {
+      size[d] = 1;
+      if (contains(ins, nins, d) || contains(bat, nbat, d)) continue;
+      if (k < nuw && tr_shape_is_array(upd) && uw[k] >= 0 && uw[k] < upd->rank)
+        size[d] = upd->dims[uw[k]];
+      k++;
+    }
+  }
+  int64_t b[TR_TENSOR_MAX_RANK];
+  for (int k = 0; k < nmap; k++) {
+    b[k] = map[k] >= 0 && map[k] < op->rank ? start_bound(op, map[k], size[map[k]]) : -1;
+    if (b[k] < 0) return;
+  }
+  int64_t ivd = attr_int(w, TR_ATTR_INDEX_VECTOR_DIM, ix->rank);
+  if (nmap == 0) return;
+  if (ivd >= ix->rank) /* implicit trailing index vector of one element */
+    note_use(u, lost, -1, 1, b);
+  else if (ix->dims[ivd] == nmap)
+    note_use(u, lost, (int)ivd, nmap, b);
+}
+
+static void trace(idx_use *u, const tr_instr *v, const int64_t *path, int npath,
+                  bool lost, int depth);
+
+/* Follows v into the computation w calls with it as operand j. */
+static void trace_callee(idx_use *u, const tr_instr *w, int j, const int64_t *path,
+                         int npath, bool lost, int depth) {
+  tr_comp *c = w->op == TR_OP_FUSION ? tr_instr_fused(w) : NULL;
+  if (w->op == TR_OP_CALL) {
+    tr_comp *cs[4];
+    if (tr_instr_called(w, cs, 4) >= 1) c = cs[0];
+  }
+  if (c && j < c->nparams && c->params[j])
+    trace(u, c->params[j], path, npath, lost, depth + 1);
+}
+
+/* Walks forward from v (a leaf of an entry parameter, path naming the leaf
+ * inside v's tuple shape) to the instructions that use it as indices,
+ * through ops that keep an index an index. */
+static void trace(idx_use *u, const tr_instr *v, const int64_t *path, int npath,
+                  bool lost, int depth) {
+  if (depth > 64 || u->budget-- <= 0) return;
+  for (int ui = 0; ui < v->nusers; ui++) {
+    const tr_instr *w = v->users[ui];
+    for (int j = 0; j < w->noperands; j++) {
+      if (w->operands[j] != v) continue;
+      if (npath > 0) {
+        if (w->op == TR_OP_GET_TUPLE_ELEMENT && attr_int(w, TR_ATTR_INDEX, -1) == path[0])
+          trace(u, w, path + 1, npath - 1, lost, depth + 1);
+        else if (w->op == TR_OP_FUSION || w->op == TR_OP_CALL)
+          trace_callee(u, w, j, path, npath, lost, depth);
+        continue;
+      }
+      bool int_result = tr_shape_is_array(w->shape) && tr_dtype_is_int(w->shape->dtype);
+      switch (w->op) {
+      case TR_OP_DYNAMIC_SLICE: case TR_OP_DYNAMIC_UPDATE_SLICE:
+        use_dynamic(u, w, j, lost);
+        break;
+      case TR_OP_GATHER:
+        if (j == 1) use_gather(u, w, v->shape, lost);
+        break;
+      case TR_OP_SCATTER:
+        if (j == (w->noperands - 1) / 2) use_gather(u, w, v->shape, lost);
+        break;
+      case TR_OP_CONDITIONAL:
+        if (j == 0 && tr_dtype_is_int(v->shape->dtype)) {
+          const tr_attr *a = tr_instr_attr(w, TR_ATTR_BRANCH_COMPUTATIONS);
+          int64_t b = a && a->n > 0 ? a->n - 1 : 0;
+          note_use(u, lost, -1, 1, &b);
+        }
+        break;
+      /* Index arithmetic keeps positions: jax wraps negative indices with
+       * select(i < 0, i + n, i) and clamps. */
+      case TR_OP_CONVERT: case TR_OP_COPY: case TR_OP_ADD: case TR_OP_SUBTRACT:
+      case TR_OP_MAXIMUM: case TR_OP_MINIMUM: case TR_OP_SELECT: case TR_OP_CLAMP:
+        if (int_result) trace(u, w, NULL, 0, lost, depth + 1);
+        break;
+      case TR_OP_RESHAPE: case TR_OP_BITCAST: case TR_OP_BROADCAST:
+      case TR_OP_TRANSPOSE: case TR_OP_SLICE: case TR_OP_CONCATENATE:
+      case TR_OP_REVERSE: case TR_OP_PAD:
+        if (int_result) trace(u, w, NULL, 0, true, depth + 1);
+        break;
+      case TR_OP_FUSION: case TR_OP_CALL:
+        trace_callee(u, w, j, NULL, 0, lost, depth);
+        break;
+      default: break;
+      }
+    }
+  }
+}
+
+typedef struct {
+  tr_input_leaf *v;
+  int n, cap;
+} leaf_list;
+
+static tr_status add_leaves(leaf_list *l, const tr_instr *p, const tr_shape *s,
+                            int64_t *path, int npath, const tr_input_config *cfg,
+                            tr_diag *d) {
+  if (s->dtype == TR_DT_TUPLE) {
+    if (npath >= 64) {
+      tr_diag_errorf(d, "inputs: parameter %%%s nests tuples too deep", p->name);
+      return TR_ERR_UNSUPPORTED;
+    }
+    for (int i = 0; i < s->nelems; i++) {
+      path[npath] = i;
+      tr_status st = add_leaves(l, p, s->elems[i], path, npath + 1, cfg, d);
+      if (st != TR_OK) return st;
+    }
+    return TR_OK;
+  }
+  if (s->dtype == TR_DT_TOKEN) return TR_OK;
+  if (!tr_dtype_is_array(s->dtype)) {
+    tr_diag_errorf(d, "inputs: parameter %%%s has %s elements, which cannot be "
+                   "drawn", p->name, tr_dtype_name(s->dtype));
+    return TR_ERR_UNSUPPORTED;
+  }
+  for (int i = 0; i < s->rank; i++)
+    if (s->dims[i] < 0) {
+      tr_diag_errorf(d, "inputs: parameter %%%s has an unbounded dynamic "
+                     "dimension", p->name);
+      return TR_ERR_UNSUPPORTED;
+    }
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 8;
+    l->v = tr_xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
+  }
+  tr_input_leaf *leaf = &l->v[l->n++];
+  memset(leaf, 0, sizeof *leaf);
+  leaf->shape = s;
+  leaf->param = p;
+  idx_use u;
+  memset(&u, 0, sizeof u);
+  u.axis = -1;
+  u.budget = 10000;
+  if (tr_dtype_is_int(s->dtype)) trace(&u, p, path, npath, false, 0);
+  if (u.found) {
+    leaf->is_index = true;
+    tr_input_spec_init(&leaf->spec, cfg->index != TR_DIST_DEFAULT ? cfg->index
+                                                                  : TR_DIST_INDEX);
+    leaf->spec.bound = u.scalar;
+    if (u.axis >= 0 && u.axis < s->rank && s->dims[u.axis] == u.nb) {
+      leaf->spec.bound_axis = u.axis;
+      leaf->spec.nbounds = u.nb;
+      memcpy(leaf->spec.bounds, u.b, sizeof(int64_t) * (size_t)u.nb);
+    }
+  } else if (s->dtype == TR_DT_PRED) {
+    tr_input_spec_init(&leaf->spec, TR_DIST_UNIFORM); /* a fair coin */
+  } else {
+    tr_input_spec_init(&leaf->spec, cfg->data != TR_DIST_DEFAULT ? cfg->data
+                                                                 : TR_DIST_NORMAL);
+    tr_dkind k = tr_dtypes[s->dtype].kind;
+    if (k == TR_DK_FLOAT || k == TR_DK_COMPLEX)
+      leaf->spec.special_rate = cfg->special_rate;
+  }
+  return TR_OK;
+}
+
+tr_status tr_inputs_plan(const tr_module *m, const tr_input_config *cfg,
+                         tr_input_leaf **leaves, int *nleaves, tr_diag *d) {
+  *leaves = NULL;
+  *nleaves = 0;
+  if (!m->entry) {
+    tr_diag_errorf(d, "inputs: the module has no entry computation");
+    return TR_ERR_INVALID;
+  }
+  leaf_list l = {0};
+  int64_t path[64];
+  const tr_comp *c = m->entry;
+  for (int i = 0; i < c->nparams; i++) {
+    const tr_instr *p = c->params[i];
+    if (!p) {
+      tr_diag_errorf(d, "inputs: entry parameter %d is missing", i);
+      free(l.v);
+      return TR_ERR_INVALID;
+    }
+    tr_status st = add_leaves(&l, p, p->shape, path, 0, cfg, d);
+    if (st != TR_OK) {
+      free(l.v);
+      return st;
+    }
+  }
+  *leaves = l.v;
+  *nleaves = l.n;
+  return TR_OK;
+}
+
+tr_status tr_inputs_make(const tr_module *m, const tr_input_config *cfg,
+                         tr_tensor ***outs, int *nouts, tr_diag *d) {
+  *outs = NULL;
+  *nouts = 0;
+  tr_input_leaf *lv;
+  int n;
+  tr_status st = tr_inputs_plan(m, cfg, &lv, &n, d);
+  if (st != TR_OK) return st;
+  tr_tensor **ts = tr_xcalloc(n ? (size_t)n : 1, sizeof *ts);
+  for (int j = 0; j < n && st == TR_OK; j++) {
+    const tr_shape *s = lv[j].shape;
+    ts[j] = tr_tensor_new(s->dtype, s->rank, s->dims, d);
+    st = ts[j] ? tr_input_fill(ts[j], &lv[j].spec, cfg->seed, (uint64_t)j, d)
+               : TR_ERR_UNSUPPORTED;
+  }
+  free(lv);
+  if (st != TR_OK) {
+    tr_inputs_free(ts, n);
+    return st;
+  }
+  *outs = ts;
+  *nouts = n;
+  return TR_OK;
+}
+
+void tr_inputs_free(tr_tensor **ts, int n) {
+  if (!ts) return;
+  for (int i = 0; i < n; i++) tr_tensor_free(ts[i]);
+  free(ts);
+}
