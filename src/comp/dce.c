@@ -64,13 +64,19 @@ tr_status tr_pass_dce(tr_comp_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
   if (fuel && m->entry && tr_comp_rule_enabled(c, "dead-computation")) {
     memset(mark, 0, (size_t)m->next_id + 1);
     mark_live(m->entry, mark);
-    for (int i = m->ncomps - 1; i >= 0; i--) {
-      tr_comp *k = m->comps[i];
+    /* Callers before callees: wherever fuel stops, every computation left
+     * still finds the ones it calls. */
+    int n = m->ncomps;
+    tr_comp **order = tr_xmalloc(sizeof(tr_comp *) * (size_t)(n + 1));
+    tr_module_callee_order(m, order);
+    for (int i = n - 1; i >= 0; i--) {
+      tr_comp *k = order[i];
       if (mark[k->id]) continue;
       if (k->root && !tr_comp_fire(c, "dce", "dead-computation", k->root)) break;
       module_drop_comp(m, k);
       *changed = true;
     }
+    free(order);
   }
   free(mark);
   return TR_OK;

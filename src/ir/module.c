@@ -303,9 +303,13 @@ void tr_comp_remove(tr_comp *c, tr_instr *in) {
   in->parent = NULL;
 }
 
-static void callee_visit(const tr_module *m, tr_comp *c, bool *done, tr_comp **out, int *n) {
-  if (done[c->id]) return;
-  done[c->id] = true; /* set first: a (bad) cycle cannot recurse forever */
+/* done[id]: 0 = not in the module, 1 = to visit, 2 = visited. A called
+ * computation missing from the module (an invalid module) is skipped, so
+ * out never gets more than m->ncomps entries. */
+static void callee_visit(const tr_module *m, tr_comp *c, unsigned char *done, tr_comp **out,
+                         int *n) {
+  if (c->id < 0 || c->id >= m->next_id || done[c->id] != 1) return;
+  done[c->id] = 2; /* set first: a (bad) cycle cannot recurse forever */
   for (int i = 0; i < c->ninstrs; i++) {
     tr_comp *called[64];
     int k = tr_instr_called(c->instrs[i], called, 64);
@@ -324,7 +328,8 @@ static void callee_visit(const tr_module *m, tr_comp *c, bool *done, tr_comp **o
 void tr_module_callee_order(const tr_module *m, tr_comp **out) {
   /* Post-order from each computation in stored order: a stored order that
    * is already callee-first comes out unchanged. */
-  bool *done = tr_xcalloc((size_t)m->next_id + 1, 1);
+  unsigned char *done = tr_xcalloc((size_t)m->next_id + 1, 1);
+  for (int i = 0; i < m->ncomps; i++) done[m->comps[i]->id] = 1;
   int n = 0;
   for (int i = 0; i < m->ncomps; i++) callee_visit(m, m->comps[i], done, out, &n);
   free(done);
