@@ -71,6 +71,17 @@ tr_status ev_err(ev_ctx *c, const tr_instr *in, tr_status code, const char *fmt,
 }
 
 tr_tensor *ev_new(ev_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims) {
+  if (c->opts.max_bytes > 0 && tr_dtype_is_array(dt) && rank >= 0 && rank <= TR_TENSOR_MAX_RANK) {
+    /* Checked before allocating: a fuzz loop's modules may ask for more
+     * than it wants to spend. */
+    double bytes = tr_dtype_size(dt);
+    for (int i = 0; i < rank; i++) bytes *= dims[i] > 0 ? (double)dims[i] : 0;
+    if (bytes > (double)c->opts.max_bytes) {
+      ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: a result of %.0f bytes is over the limit of %lld",
+             bytes, (long long)c->opts.max_bytes);
+      return NULL;
+    }
+  }
   tr_diag local = {0};
   tr_tensor *t = tr_tensor_new(dt, rank, dims, &local);
   if (!t) {
@@ -136,7 +147,8 @@ static bool implemented(tr_op op) {
   case TR_OP_REDUCE: case TR_OP_DOT: case TR_OP_MAP: case TR_OP_REDUCE_PRECISION:
   case TR_OP_GATHER: case TR_OP_SCATTER: case TR_OP_SORT: case TR_OP_REDUCE_WINDOW:
   case TR_OP_SELECT_AND_SCATTER: case TR_OP_CONVOLUTION: case TR_OP_TOPK:
-  case TR_OP_RNG_BIT_GENERATOR:
+  case TR_OP_RNG_BIT_GENERATOR: case TR_OP_CUSTOM_CALL: case TR_OP_CHOLESKY:
+  case TR_OP_TRIANGULAR_SOLVE:
     return true;
   default: return false;
   }
@@ -633,6 +645,32 @@ static tr_status eval_collective(ev_ctx *c, const tr_instr *in, tr_value **ops, 
   return TR_OK;
 }
 
+/* ---- custom-call ---- */
+
+/* The custom calls that mean "this value" on one device: sharding
+ * annotations and host-offload markers that jax and XLA put into dumps.
+ * Any other target is unsupported: its meaning lives outside the module. */
+static tr_status eval_custom_call(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
+  static const char *identity[] = {"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape",
+                                   "MoveToHost", "MoveToDevice", "annotate_device_placement"};
+  const tr_attr *ta = tr_instr_attr(in, TR_ATTR_CUSTOM_CALL_TARGET);
+  const char *target = ta && ta->u.s ? ta->u.s : "";
+  bool known = false;
+  for (int i = 0; i < TR_NELEMS(identity); i++) known |= strcmp(target, identity[i]) == 0;
+  if (!known || in->noperands != 1 || !ops[0]->t)
+    return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: custom-call target \"%s\"", target);
+  const tr_shape *s = in->shape;
+  const tr_tensor *t = ops[0]->t;
+  bool same = s->dtype == t->dtype && s->rank == t->rank;
+  for (int d = 0; same && d < s->rank; d++) same = s->dims[d] == t->dims[d];
+  if (!same)
+    return ev_err(c, in, TR_ERR_UNSUPPORTED,
+                  "unsupported: custom-call \"%s\" that changes the shape (one device is modelled)",
+                  target);
+  *out = tr_value_ref(ops[0]);
+  return TR_OK;
+}
+
 /* ---- constants ---- */
 
 static tr_status literal_value(ev_ctx *c, const tr_instr *in, const tr_literal *lit,
@@ -692,11 +730,11 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
   case TR_OP_CONVERT: case TR_OP_BITCAST: case TR_OP_BITCAST_CONVERT: case TR_OP_BROADCAST:
   case TR_OP_RESHAPE: case TR_OP_TRANSPOSE: case TR_OP_SLICE: case TR_OP_REVERSE:
   case TR_OP_IS_FINITE: case TR_OP_DYNAMIC_SLICE: case TR_OP_CONCATENATE:
-  case TR_OP_REDUCE_PRECISION:
+  case TR_OP_REDUCE_PRECISION: case TR_OP_CHOLESKY:
     arrays = 1;
     break;
   case TR_OP_PAD: case TR_OP_COMPARE: case TR_OP_DOT: case TR_OP_DYNAMIC_UPDATE_SLICE:
-  case TR_OP_GATHER: case TR_OP_CONVOLUTION:
+  case TR_OP_GATHER: case TR_OP_CONVOLUTION: case TR_OP_TRIANGULAR_SOLVE:
     arrays = 2;
     break;
   case TR_OP_SELECT: case TR_OP_CLAMP: case TR_OP_SELECT_AND_SCATTER:
@@ -763,9 +801,12 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
   case TR_OP_COMPARE: st = ev_compare(c, in, t[0], t[1], &r); break;
   case TR_OP_DOT: st = ev_dot(c, in, t[0], t[1], &r); break;
   case TR_OP_CONVOLUTION: st = ev_convolution(c, in, t[0], t[1], &r); break;
+  case TR_OP_CHOLESKY: st = ev_cholesky(c, in, t[0], &r); break;
+  case TR_OP_TRIANGULAR_SOLVE: st = ev_triangular_solve(c, in, t[0], t[1], &r); break;
   case TR_OP_GATHER: st = ev_gather(c, in, t[0], t[1], &r); break;
   case TR_OP_SCATTER: return ev_scatter(c, in, ops, out);
   case TR_OP_SORT: return ev_sort(c, in, ops, out);
+  case TR_OP_CUSTOM_CALL: return eval_custom_call(c, in, ops, out);
   case TR_OP_RNG_BIT_GENERATOR: {
     tr_tensor *x = ev_want_tensor(c, in, ops[0], 0);
     return x ? ev_rng_bit_generator(c, in, x, out) : TR_ERR_INVALID;

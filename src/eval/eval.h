@@ -29,6 +29,7 @@ void tr_value_unref(tr_value *v);                  /* NULL is fine */
 typedef struct {
   int64_t max_while_trips; /* per while instruction; 0 = no limit */
   bool verified;           /* the caller ran tr_verify: skip it here */
+  int64_t max_bytes;       /* per result tensor; 0 = the tensor limit */
 } tr_eval_opts;
 
 /* Evaluates m's entry computation. args are the array leaves of the entry

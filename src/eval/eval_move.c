@@ -65,17 +65,13 @@ void ev_copy_box(void *dst, int64_t dbase, const int64_t *ds, const void *src, i
  * of 2^63 or more counts as negative. */
 static void dyn_starts(tr_tensor *const *ops, int nops, int first, const tr_tensor *o,
                        const int64_t *size, int64_t *start) {
+  uint64_t v[TR_TENSOR_MAX_RANK];
+  if (nops - first == 1 && ops[first]->rank == 1 && o->rank > 0)
+    ev_load_ints(ops[first], v); /* the old form: one index vector */
+  else
+    for (int i = 0; i < o->rank; i++) ev_load_ints(ops[first + i], &v[i]);
   for (int i = 0; i < o->rank; i++) {
-    uint64_t v;
-    if (nops - first == 1 && ops[first]->rank == 1) {
-      uint64_t *all = tr_xmalloc(sizeof(uint64_t) * (size_t)(o->rank ? o->rank : 1));
-      ev_load_ints(ops[first], all);
-      v = all[i];
-      free(all);
-    } else {
-      ev_load_ints(ops[first + i], &v);
-    }
-    int64_t s = (int64_t)v, hi = o->dims[i] - size[i];
+    int64_t s = (int64_t)v[i], hi = o->dims[i] - size[i];
     if (s > hi) s = hi;
     if (s < 0) s = 0;
     start[i] = s;

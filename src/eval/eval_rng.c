@@ -5,8 +5,8 @@
  * Philox4x32-10 on CPU. This file follows those two files step by step:
  * the key is state[0]; Philox takes the 128-bit counter (state[1],
  * state[2]) (for a u64[2] state: (state[1], state[0])); ThreeFry2x32-20
- * takes the 64-bit counter state[1]. Narrow types take the low bits of
- * the 32-bit stream. */
+ * takes the 64-bit counter state[1]. Types narrower than 32 bits (4, 8,
+ * 16) take the low bits of the 32-bit stream. */
 #include "evalint.h"
 
 #include <stdlib.h>
@@ -73,14 +73,14 @@ tr_status ev_rng_bit_generator(ev_ctx *c, const tr_instr *in, const tr_tensor *s
     return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: rng-bit-generator of this shape");
   const tr_shape *ds = s->elems[1];
   int bits = tr_dtypes[ds->dtype].bits;
-  if (!tr_dtype_is_int(ds->dtype) || (bits != 8 && bits != 16 && bits != 32 && bits != 64))
+  if (!tr_dtype_is_int(ds->dtype) || (bits != 4 && bits != 8 && bits != 16 && bits != 32 && bits != 64))
     return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: rng-bit-generator of %s values",
                   tr_dtype_name(ds->dtype));
   bool three = strcmp(alg, "rng_three_fry") == 0;
   if (!three && strcmp(alg, "rng_philox") != 0 && strcmp(alg, "rng_default") != 0)
     return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: rng-bit-generator algorithm=%s", alg);
   int64_t ns = st->dims[0];
-  if (ns < (three ? 2 : 2))
+  if (ns < 2)
     return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: rng-bit-generator state of %lld words",
                   (long long)ns);
   uint64_t *state = tr_xmalloc(sizeof(uint64_t) * (size_t)ns);

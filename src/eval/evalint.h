@@ -121,6 +121,11 @@ tr_status ev_convolution(ev_ctx *c, const tr_instr *in, const tr_tensor *x, cons
 tr_status ev_rng_bit_generator(ev_ctx *c, const tr_instr *in, const tr_tensor *state,
                                tr_value **out);
 
+/* ---- linear algebra (eval_linalg.c) ---- */
+tr_status ev_cholesky(ev_ctx *c, const tr_instr *in, const tr_tensor *a, tr_tensor **out);
+tr_status ev_triangular_solve(ev_ctx *c, const tr_instr *in, const tr_tensor *a,
+                              const tr_tensor *b, tr_tensor **out);
+
 /* ---- dot (eval_dot.c) ---- */
 tr_status ev_dot(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
                  tr_tensor **out);

@@ -90,6 +90,11 @@ static void put_float(tr_buf *b, tr_dtype dt, uint64_t bits) {
     tr_buf_puts(b, v < 0 ? "-inf" : "inf");
     return;
   }
+  if (v == 0 && signbit(v)) {
+    /* XLA's lexer reads "-0" as the integer 0 and loses the sign. */
+    tr_buf_puts(b, "-0.0");
+    return;
+  }
   char s[64];
   for (int prec = 1; prec <= 17; prec++) {
     snprintf(s, sizeof s, "%.*g", prec, v);

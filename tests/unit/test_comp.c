@@ -474,7 +474,7 @@ static const rule_case cases[] = {
   {"reduce-of-empty",
    HEAD ADD_F32 ENTRY(" p = f32[0,3] parameter(0)\n z = f32[] constant(-0)\n"
                       " s = f32[3] reduce(p, z), dimensions={0}, to_apply=add_f32\n ROOT r = f32[3] negate(s)\n"),
-   "f32[3] constant({-0, -0, -0})"},
+   "f32[3] constant({-0.0, -0.0, -0.0})"},
   {"dot-transpose-operand",
    HEAD ENTRY(" a = f32[3,2] parameter(0)\n b = f32[3,4] parameter(1)\n t = f32[2,3] transpose(a), dimensions={1,0}\n"
               " ROOT d = f32[2,4] dot(t, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"),

@@ -294,7 +294,7 @@ static const rule_case cases[] = {
   {"fold-constant",
    HEAD ENTRY(" p = f32[3] parameter(0)\n a = f32[3] constant({1, 2.5, -0})\n b = f32[3] constant({3, 0.5, 0})\n"
               " s = f32[3] add(a, b)\n n = f32[3] negate(s)\n ROOT r = f32[3] multiply(p, n)\n"),
-   "f32[3] constant({-4, -3, -0})", "add("},
+   "f32[3] constant({-4, -3, -0.0})", "add("},
   {"fold-constant",
    HEAD ENTRY(" p = s8[2] parameter(0)\n a = s8[2] constant({127, -128})\n b = s8[2] constant({1, -1})\n"
               " s = s8[2] add(a, b)\n ROOT r = s8[2] xor(p, s)\n"),

@@ -1957,12 +1957,13 @@ TR_TEST(eval_topk_total_order_stable) {
 }
 
 /* Coverage never shrinks silently: every op of the core set (flag K in
- * ops.def) is evaluated, except the ones listed here as not done yet. */
+ * ops.def) is evaluated, except the ones listed here as not done yet
+ * (none now). */
 TR_TEST(eval_core_op_coverage) {
-  static const tr_op todo[] = {TR_OP_CHOLESKY, TR_OP_TRIANGULAR_SOLVE, TR_OP_CUSTOM_CALL};
+  static const tr_op todo[] = {TR_OP_COUNT}; /* none left; TR_OP_COUNT ends the list */
   for (int op = 0; op < TR_OP_COUNT; op++) {
     bool listed = false;
-    for (int i = 0; i < TR_NELEMS(todo); i++) listed |= todo[i] == (tr_op)op;
+    for (int i = 0; todo[i] != TR_OP_COUNT; i++) listed |= todo[i] == (tr_op)op;
     bool core = (tr_ops[op].flags & TR_OPF_K) != 0;
     if (core && !listed && !tr_eval_supports((tr_op)op)) {
       fprintf(stderr, "  core op %s is not evaluated\n", tr_ops[op].name);
@@ -1984,8 +1985,8 @@ TR_TEST(eval_errors_in_called_computations) {
       "  r = f32[4] sort(v), dimensions={0}, to_apply=badp\n",
       "  r = f32[2] reduce-window(v, z), window={size=2 stride=2}, to_apply=bad2\n",
       "  r = f32[4] select-and-scatter(v, s, z), window={size=2 stride=2}, select=badp, scatter=bad2\n",
-      "  r = f32[4] scatter(v, i, s), update_window_dims={}, inserted_window_dims={0}, "
-      "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=bad2\n",
+      ("  r = f32[4] scatter(v, i, s), update_window_dims={}, inserted_window_dims={0}, "
+       "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=bad2\n"),
       "  r = f32[] call(z), to_apply=bad1\n",
       "  r = f32[] conditional(t, z, z), true_computation=bad1, false_computation=bad1\n",
       "  r = f32[] while(z), condition=badc, body=bad1\n",
@@ -2139,4 +2140,203 @@ TR_TEST(eval_every_dtype_sweep) {
     tr_eval_free_outputs(o, n);
     tr_buf_free(&text);
   }
+}
+
+TR_TEST(eval_result_size_limit) {
+  tr_module *m = parse_ok("HloModule m\n"
+                          "ENTRY e {\n"
+                          "  z = f32[] constant(0)\n"
+                          "  ROOT b = f32[1000,1000] broadcast(z), dimensions={}\n"
+                          "}\n",
+                          __LINE__);
+  if (!m) return;
+  tr_diag d = {0};
+  tr_eval_opts opts = {.max_bytes = 1000000};
+  tr_tensor **outs;
+  int n;
+  CHECK(tr_eval_opt(m, &opts, NULL, 0, &outs, &n, &d) == TR_ERR_UNSUPPORTED);
+  CHECK_CONTAINS(tr_diag_first(&d), "in %b: unsupported: a result of 4000000 bytes is over the limit of 1000000");
+  tr_diag_clear(&d);
+  opts.max_bytes = 4000000;
+  CHECK(tr_eval_opt(m, &opts, NULL, 0, &outs, &n, &d) == TR_OK);
+  tr_eval_free_outputs(outs, n);
+  tr_module_free(m);
+}
+
+TR_TEST(eval_dynamic_slice_index_vector_form) {
+  int n;
+  tr_tensor **o = RUN("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  x = s32[3,4] iota(), iota_dimension=1\n"
+                      "  v = s32[2] constant({2, 9})\n"
+                      "  a = s32[2,2] dynamic-slice(x, v), dynamic_slice_sizes={2,2}\n"
+                      "  u = s32[1,1] constant({{7}})\n"
+                      "  b = s32[3,4] dynamic-update-slice(x, u, v)\n"
+                      "  ROOT out = (s32[2,2], s32[3,4]) tuple(a, b)\n"
+                      "}\n",
+                      &n);
+  /* The old single-vector form: starts (2, 9) clamp to (1, 2) and (2, 3). */
+  INTS(o, n, 0, 2, 3, 2, 3);
+  INTS(o, n, 1, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 7);
+  tr_eval_free_outputs(o, n);
+}
+
+TR_TEST(eval_custom_call_identities) {
+  int n;
+  tr_tensor **o = RUN("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a = f32[2] constant({1, 2})\n"
+                      "  s = f32[2] custom-call(a), custom_call_target=\"Sharding\", sharding={replicated}\n"
+                      "  ROOT h = f32[2] custom-call(s), custom_call_target=\"MoveToHost\"\n"
+                      "}\n",
+                      &n);
+  FLTS(o, n, 0, 1, 2);
+  tr_eval_free_outputs(o, n);
+  char buf[512];
+  const char *msg = run_err("HloModule m\n"
+                            "ENTRY e {\n"
+                            "  a = f32[2] constant({1, 2})\n"
+                            "  ROOT k = f32[2] custom-call(a), custom_call_target=\"my_kernel\"\n"
+                            "}\n",
+                            buf, sizeof buf);
+  CHECK_STR(msg, "t.hlo:4:8: error: in %k: unsupported: custom-call target \"my_kernel\"");
+}
+
+/* ---- one test per edge case named in the issue ---- */
+
+TR_TEST(eval_edge_divide_by_zero_is_minus_one) {
+  int n;
+  tr_tensor **o = RUN("HloModule m\nENTRY e {\n  a = s32[] constant(7)\n  z = s32[] constant(0)\n"
+                      "  ROOT d = s32[] divide(a, z)\n}\n", &n);
+  INTS(o, n, 0, -1);
+  tr_eval_free_outputs(o, n);
+}
+
+TR_TEST(eval_edge_int_min_divided_by_minus_one) {
+  int n;
+  tr_tensor **o = RUN("HloModule m\nENTRY e {\n  a = s32[] constant(-2147483648)\n"
+                      "  b = s32[] constant(-1)\n  ROOT d = s32[] divide(a, b)\n}\n", &n);
+  INTS(o, n, 0, INT32_MIN);
+  tr_eval_free_outputs(o, n);
+}
+
+TR_TEST(eval_edge_remainder_by_zero_is_dividend) {
+  int n;
+  tr_tensor **o = RUN("HloModule m\nENTRY e {\n  a = s32[] constant(-7)\n  z = s32[] constant(0)\n"
+                      "  ROOT r = s32[] remainder(a, z)\n}\n", &n);
+  INTS(o, n, 0, -7);
+  tr_eval_free_outputs(o, n);
+}
+
+TR_TEST(eval_edge_shift_by_33_on_s32) {
+  int n;
+  tr_tensor **o = RUN("HloModule m\nENTRY e {\n  a = s32[] constant(-5)\n  s = s32[] constant(33)\n"
+                      "  l = s32[] shift-left(a, s)\n  r = s32[] shift-right-logical(a, s)\n"
+                      "  q = s32[] shift-right-arithmetic(a, s)\n"
+                      "  ROOT t = (s32[], s32[], s32[]) tuple(l, r, q)\n}\n", &n);
+  INTS(o, n, 0, 0);
+  INTS(o, n, 1, 0);
+  INTS(o, n, 2, -1);
+  tr_eval_free_outputs(o, n);
+}
+
+TR_TEST(eval_edge_convert_nan_to_s32_is_zero) {
+  int n;
+  tr_tensor **o = RUN("HloModule m\nENTRY e {\n  a = f32[] constant(nan)\n"
+                      "  ROOT c = s32[] convert(a)\n}\n", &n);
+  INTS(o, n, 0, 0);
+  tr_eval_free_outputs(o, n);
+}
+
+TR_TEST(eval_edge_convert_3e9_to_s32_saturates) {
+  int n;
+  tr_tensor **o = RUN("HloModule m\nENTRY e {\n  a = f32[] constant(3e9)\n"
+                      "  ROOT c = s32[] convert(a)\n}\n", &n);
+  INTS(o, n, 0, INT32_MAX);
+  tr_eval_free_outputs(o, n);
+}
+
+TR_TEST(eval_edge_f32_to_bf16_ties_to_even) {
+  int n;
+  /* 1 + 2^-8 and 1 + 3*2^-8 are both halfway: to 1 (0x3f80) and to the
+   * even 1 + 2^-6 (0x3f82). */
+  tr_tensor **o = RUN("HloModule m\nENTRY e {\n  a = f32[2] constant({1.00390625, 1.01171875})\n"
+                      "  ROOT c = bf16[2] convert(a)\n}\n", &n);
+  BITS(o, n, 0, 0x3f80, 0x3f82);
+  tr_eval_free_outputs(o, n);
+}
+
+TR_TEST(eval_edge_maximum_nan_one_is_nan) {
+  int n;
+  tr_tensor **o = RUN("HloModule m\nENTRY e {\n  a = f32[] constant(nan)\n  b = f32[] constant(1)\n"
+                      "  x = f32[] maximum(a, b)\n  y = f32[] maximum(b, a)\n"
+                      "  ROOT t = (f32[], f32[]) tuple(x, y)\n}\n", &n);
+  FLTS(o, n, 0, NAN);
+  FLTS(o, n, 1, NAN);
+  tr_eval_free_outputs(o, n);
+}
+
+TR_TEST(eval_edge_dynamic_slice_start_clamped) {
+  int n;
+  tr_tensor **o = RUN("HloModule m\nENTRY e {\n  x = s32[4] constant({10, 11, 12, 13})\n"
+                      "  i = s32[] constant(3)\n"
+                      "  ROOT d = s32[3] dynamic-slice(x, i), dynamic_slice_sizes={3}\n}\n", &n);
+  INTS(o, n, 0, 11, 12, 13); /* start 3 clamps to 4 - 3 = 1 */
+  tr_eval_free_outputs(o, n);
+}
+
+TR_TEST(eval_edge_pad_negative_low_and_interior) {
+  int n;
+  tr_tensor **o = RUN("HloModule m\nENTRY e {\n  x = s32[3] constant({1, 2, 3})\n"
+                      "  z = s32[] constant(9)\n"
+                      "  ROOT p = s32[4] pad(x, z), padding=-2_1_1\n}\n", &n);
+  INTS(o, n, 0, 2, 9, 3, 9); /* 1 9 2 9 3, the first two cut, one 9 added */
+  tr_eval_free_outputs(o, n);
+}
+
+TR_TEST(eval_edge_totalorder_negative_zero_below_zero) {
+  int n;
+  tr_tensor **o = RUN("HloModule m\nENTRY e {\n  a = f32[] constant(-0)\n  b = f32[] constant(0)\n"
+                      "  t = pred[] compare(a, b), direction=LT, type=TOTALORDER\n"
+                      "  f = pred[] compare(a, b), direction=LT\n"
+                      "  q = pred[] compare(a, b), direction=EQ, type=TOTALORDER\n"
+                      "  ROOT r = (pred[], pred[], pred[]) tuple(t, f, q)\n}\n", &n);
+  INTS(o, n, 0, 1);
+  INTS(o, n, 1, 0); /* the FLOAT order has -0 == +0 */
+  INTS(o, n, 2, 0);
+  tr_eval_free_outputs(o, n);
+}
+
+/* ---- cholesky, triangular-solve ---- */
+
+TR_TEST(eval_cholesky_and_triangular_solve) {
+  int n;
+  tr_tensor **o = RUN("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a = f32[3,3] constant({{4, 99, 99}, {2, 10, 99}, {-2, 5, 9}})\n"
+                      "  l = f32[3,3] cholesky(a), lower=true\n"
+                      "  u = f32[3,3] constant({{4, 2, -2}, {-99, 10, 5}, {-99, -99, 9}})\n"
+                      "  up = f32[3,3] cholesky(u)\n"
+                      "  b = f32[3,1] constant({{2}, {7}, {6}})\n"
+                      "  x = f32[3,1] triangular-solve(l, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE\n"
+                      "  y = f32[3,1] triangular-solve(l, b), left_side=true, lower=true, transpose_a=TRANSPOSE\n"
+                      "  c = f32[1,3] constant({{2, 7, 6}})\n"
+                      "  z = f32[1,3] triangular-solve(l, c), lower=true, transpose_a=NO_TRANSPOSE\n"
+                      "  w = f32[3,1] triangular-solve(l, b), left_side=true, lower=true, unit_diagonal=true, transpose_a=NO_TRANSPOSE\n"
+                      "  ROOT out = (f32[3,3], f32[3,3], f32[3,1], f32[3,1], f32[1,3], f32[3,1]) tuple(l, up, x, y, z, w)\n"
+                      "}\n",
+                      &n);
+  /* A = L L^T with L = {{2,0,0},{1,3,0},{-1,2,2}}; the 99s lie in the
+   * triangle that is not read. */
+  FLTS(o, n, 0, 2, 0, 0, 1, 3, 0, -1, 2, 2);
+  FLTS(o, n, 1, 2, 1, -1, 0, 3, 2, 0, 0, 2); /* upper: U = L^T */
+  /* L x = (2,7,6): x = (1, 2, 3/2). */
+  FLTS(o, n, 2, 1, 2, 1.5);
+  /* L^T y = (2,7,6): y3 = 3, y2 = (7 - 2*3)/3 = 1/3, y1 = (2 - 1/3 + 3)/2 = 7/3. */
+  FLTS(o, n, 3, (double)(float)(7.0 / 3), (double)(float)(1.0 / 3), 3);
+  /* z L = (2,7,6), i.e. L^T z^T = (2,7,6)^T: the same as y. */
+  FLTS(o, n, 4, (double)(float)(7.0 / 3), (double)(float)(1.0 / 3), 3);
+  /* Unit diagonal: x1 = 2, x2 = 7 - 2 = 5, x3 = 6 + 2 - 10 = -2. */
+  FLTS(o, n, 5, 2, 5, -2);
+  tr_eval_free_outputs(o, n);
 }

@@ -75,7 +75,7 @@ TR_TEST(parse_literal_bits) {
   uint16_t *g = find(m, "g")->literal->data;
   CHECK_EQ_INT(g[0], 0x4200); /* 3.0 in f16 */
   char *text = print_str(m);
-  CHECK_CONTAINS(text, "constant({1, 1, -0})");
+  CHECK_CONTAINS(text, "constant({1, 1, -0.0})");
   CHECK_CONTAINS(text, "constant({448, nan})");
   CHECK_CONTAINS(text, "constant({nan(0x1), -inf})");
   CHECK_CONTAINS(text, "u64[] constant(18446744073709551615)");
