@@ -72,3 +72,11 @@ demo: all
 
 .PHONY: all test check-san fuzz-parser clean demo
 -include $(DEPS)
+
+# Speed of the reference interpreter (bench/README.md); not part of test.
+# BENCH_ARGS: e.g. BENCH_ARGS="--reps 9 path/to/xla/backends/cpu/benchmarks/hlo"
+BENCH_ARGS ?=
+bench: $(BUILD)/.deps $(BUILD)/libtrench.a
+	@bash bench/run_eval_bench.sh $(BUILD) $(BENCH_ARGS)
+
+.PHONY: bench

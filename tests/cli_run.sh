@@ -123,8 +123,8 @@ check "bad --seed exits 2" rc_is 2
 t run "$mlp" --specials 1.5
 check "--specials above 1 exits 2" rc_is 2
 t run "$mlp" --shadow
-check "--shadow exits 2 for now" rc_is 2
-check "--shadow says why" err_has 'shadow mode is not available yet'
+check "--shadow evaluates" rc_is 0
+check "--shadow prints bounds" out_has '^out0: shadow max_bound=[0-9.e+-]+ uncertain=[0-9]+/[0-9]+$'
 t run "$tmp/missing.hlo"
 check "unreadable module exits 2" rc_is 2
 printf 'x' >"$tmp/afile"

@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include "../eval/eval.h"
+#include "../eval/shadow.h"
 #include "../ir/tensor.h"
 #include "../oracle/inputs.h"
 
@@ -48,7 +49,9 @@ const cli_cmd cli_cmd_run = {
   "                     outputs as DIR/out0.npy, ... (DIR is created)\n"
   "      --fill-elided  give constants written {...} deterministic values\n"
   "                     instead of failing on them\n"
-  "      --shadow       shadow mode (error bounds): not available yet\n"
+  "      --shadow       also evaluate in shadow mode (docs/ORACLE.md) and print\n"
+  "                     per output: outN: shadow max_bound=B uncertain=U/N\n"
+  "                     (B: largest error bound of a certain float element)\n"
   "  -h, --help         show this help\n"
   "\n"
   "Exit codes:\n"
@@ -296,13 +299,6 @@ static int run(int argc, char **argv) {
     }
   }
   if (!path) cli_usage_error(cmd, "no MODULE given");
-  /* The hook for shadow mode: src/eval has exact mode only so far. */
-  if (shadow) {
-    fprintf(stderr, "trench run: shadow mode is not available yet\n");
-    free(files);
-    return CLI_EXIT_USAGE;
-  }
-
   int rc;
   tr_module *m = load(path, fill_elided, &rc);
   if (!m) {
@@ -380,6 +376,21 @@ static int run(int argc, char **argv) {
     print_type(outs[j]);
     summarize(outs[j]);
     if (outdir && !write_npy(outdir, "out", j, outs[j])) rc = CLI_EXIT_USAGE;
+  }
+  if (shadow) {
+    tr_shadow_opts so = {0};
+    so.eval = eo;
+    tr_shadow_out *sh = NULL;
+    int nsh = 0;
+    if (tr_eval_shadow(m, &so, ins, n, &sh, &nsh, &d) != TR_OK) {
+      tr_diag_print(&d, stderr);
+      rc = CLI_EXIT_FINDING;
+      goto done;
+    }
+    for (int j = 0; j < nsh; j++)
+      printf("out%d: shadow max_bound=%.6g uncertain=%zu/%zu\n", j, sh[j].max_bound,
+             sh[j].nuncertain, sh[j].n);
+    tr_shadow_free(sh, nsh);
   }
 
 done:

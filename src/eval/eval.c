@@ -956,6 +956,35 @@ tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts, tr_tensor *c
   return st;
 }
 
+/* ---- hooks for shadow mode (shadow.c) ---- */
+
+ev_compinfo *ev_comp_info(ev_ctx *c, const tr_instr *caller, const tr_comp *k) {
+  return comp_info(c, caller, k);
+}
+
+tr_status ev_eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
+  return eval_instr(c, in, ops, out);
+}
+
+/* The checks eval_instr makes before any kernel, so shadow kernels see
+ * the same errors for the same modules. */
+tr_status ev_check_instr(ev_ctx *c, const tr_instr *in) {
+  if (!in->shape) return ev_err(c, in, TR_ERR_INVALID, "instruction has no shape");
+  if (has_dynamic(in->shape))
+    return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: dynamic dimension in %s", opname(in));
+  if (!implemented(in->op)) return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", opname(in));
+  if (!moves_only(in->op)) {
+    tr_dtype bad = noncore(in->shape);
+    for (int i = 0; i < in->noperands && bad == TR_DT_COUNT; i++) bad = noncore(in->operands[i]->shape);
+    if (bad != TR_DT_COUNT)
+      return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s elements in %s",
+                    tr_dtype_name(bad), opname(in));
+  }
+  return TR_OK;
+}
+
+bool ev_value_fits(const tr_value *v, const tr_shape *s) { return fits(v, s); }
+
 tr_status tr_eval(const tr_module *m, tr_tensor *const *args, int nargs, tr_tensor ***outs,
                   int *nouts, tr_diag *d) {
   return tr_eval_opt(m, NULL, args, nargs, outs, nouts, d);

@@ -5,8 +5,21 @@
  * float for f32 and every narrower float, wrapping 64-bit integers for ints,
  * OR of ANDs for pred), walking the contracting dimensions in row-major
  * order with the last one fastest, and rounds once at the end. Products
- * and sums are separate statements so no compiler fuses them into FMAs. */
+ * and sums are separate statements so no compiler fuses them into FMAs.
+ *
+ * Speed without changing a bit: every dot is a batch of matrix products
+ * C[b] = A[b] B[b] with K the flattened contracting dims (in walking
+ * order), read through offset tables. The float kernels (also used by
+ * convolution, par.h) pack B into column strips and A into row tiles and
+ * keep a 4-row tile of C in vector registers, but each lane is one output
+ * element doing the same +0, +p0, +p1, ... sequence in increasing k: the
+ * vectors run across output elements, never across k. Blocking over k
+ * stores the running float/double sum into C and reloads it, which is
+ * exact. Threads split output blocks, so each element is computed by one
+ * thread in the same order. Integer and pred sums are associative (wrapping
+ * adds, ORs), so their loop order is free. */
 #include "evalint.h"
+#include "par.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +34,282 @@ static bool has(const int64_t *v, int n, int64_t x) {
   for (int i = 0; i < n; i++)
     if (v[i] == x) return true;
   return false;
+}
+
+/* ---- packed float kernels (shared with convolution via par.h) ---- */
+
+/* GCC/Clang vector extensions: plain element-wise IEEE ops on 16 bytes,
+ * SSE2 on any x86-64 without -march. */
+typedef float v4f __attribute__((vector_size(16)));
+typedef double v2d __attribute__((vector_size(16)));
+
+/* NaN payloads. The plain loop, as compiled, propagated the NaN of its
+ * first operand (x86 SSE keeps the first source's payload): the product
+ * takes the lhs's NaN before the rhs's, the sum the running total's before
+ * the product's. Vector code may order operands either way, so every NaN
+ * result is recomputed by ev_nan_dot_*, which applies that rule
+ * explicitly; NaNs are rare, so this costs nothing otherwise. */
+static float quiet_f32(float v) {
+  uint32_t b;
+  memcpy(&b, &v, 4);
+  b |= 0x00400000u;
+  memcpy(&v, &b, 4);
+  return v;
+}
+
+static double quiet_f64(double v) {
+  uint64_t b;
+  memcpy(&b, &v, 8);
+  b |= 0x0008000000000000ull;
+  memcpy(&v, &b, 8);
+  return v;
+}
+
+float ev_nan_dot_f32(const float *a, const int64_t *ak, const float *b, const int64_t *bk,
+                     size_t k) {
+  float acc = 0;
+  for (size_t i = 0; i < k && acc == acc; i++) {
+    float x = a[ak[i]], y = b[bk[i]], p;
+    if (x != x) p = quiet_f32(x);
+    else if (y != y) p = quiet_f32(y);
+    else p = x * y;
+    if (p != p) acc = quiet_f32(p);
+    else acc = acc + p;
+  }
+  return acc;
+}
+
+double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const int64_t *bk,
+                      size_t k) {
+  double acc = 0;
+  for (size_t i = 0; i < k && acc == acc; i++) {
+    double x = a[ak[i]], y = b[bk[i]], p;
+    if (x != x) p = quiet_f64(x);
+    else if (y != y) p = quiet_f64(y);
+    else p = x * y;
+    if (p != p) acc = quiet_f64(p);
+    else acc = acc + p;
+  }
+  return acc;
+}
+
+/* Tile of C kept in registers: MR rows by 2 vectors; blocks of C per
+ * work item: MC rows by NC columns; KC contraction steps per pass (the
+ * A tile and the B strip of one pass stay in L1). */
+#define MR 4
+#define MC 64
+#define NC 256
+#define KC 256
+
+/* One kernel body per element type: T the scalar, V its 16-byte vector,
+ * VL lanes, NR = 2 * VL columns per strip. */
+#define DEFINE_MM(SUF, T, V, VL)                                                              \
+  enum { NR_##SUF = 2 * (VL) };                                                                \
+                                                                                               \
+  /* C tile (mr x nr valid of MR x NR) (+)= Ap (kc x MR) Bp (kc x NR); load: C holds the    \
+   * running sums of earlier k, else they start from +0. */                                  \
+  static void micro_##SUF(size_t kc, const T *ap, const T *bp, T *c, size_t ldc, size_t mr,   \
+                          size_t nr, bool load) {                                              \
+    T tmp[MR * NR_##SUF];                                                                      \
+    T *cc = c;                                                                                 \
+    size_t ld = ldc;                                                                           \
+    bool full = mr == MR && nr == NR_##SUF;                                                    \
+    if (!full) {                                                                               \
+      memset(tmp, 0, sizeof tmp);                                                              \
+      if (load)                                                                                \
+        for (size_t r = 0; r < mr; r++) memcpy(tmp + r * NR_##SUF, c + r * ldc, nr * sizeof(T)); \
+      cc = tmp;                                                                                \
+      ld = NR_##SUF;                                                                           \
+      load = true;                                                                             \
+    }                                                                                          \
+    V c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0}; \
+    if (load) {                                                                                \
+      memcpy(&c00, cc, sizeof(V));                                                             \
+      memcpy(&c01, cc + VL, sizeof(V));                                                        \
+      memcpy(&c10, cc + ld, sizeof(V));                                                        \
+      memcpy(&c11, cc + ld + VL, sizeof(V));                                                   \
+      memcpy(&c20, cc + 2 * ld, sizeof(V));                                                    \
+      memcpy(&c21, cc + 2 * ld + VL, sizeof(V));                                               \
+      memcpy(&c30, cc + 3 * ld, sizeof(V));                                                    \
+      memcpy(&c31, cc + 3 * ld + VL, sizeof(V));                                               \
+    }                                                                                          \
+    for (size_t k = 0; k < kc; k++) {                                                          \
+      V b0, b1, a, p;                                                                          \
+      memcpy(&b0, bp, sizeof(V));                                                              \
+      memcpy(&b1, bp + VL, sizeof(V));                                                         \
+      for (int l = 0; l < (VL); l++) a[l] = ap[0];                                             \
+      p = a * b0;                                                                              \
+      c00 = c00 + p;                                                                           \
+      p = a * b1;                                                                              \
+      c01 = c01 + p;                                                                           \
+      for (int l = 0; l < (VL); l++) a[l] = ap[1];                                             \
+      p = a * b0;                                                                              \
+      c10 = c10 + p;                                                                           \
+      p = a * b1;                                                                              \
+      c11 = c11 + p;                                                                           \
+      for (int l = 0; l < (VL); l++) a[l] = ap[2];                                             \
+      p = a * b0;                                                                              \
+      c20 = c20 + p;                                                                           \
+      p = a * b1;                                                                              \
+      c21 = c21 + p;                                                                           \
+      for (int l = 0; l < (VL); l++) a[l] = ap[3];                                             \
+      p = a * b0;                                                                              \
+      c30 = c30 + p;                                                                           \
+      p = a * b1;                                                                              \
+      c31 = c31 + p;                                                                           \
+      ap += MR;                                                                                \
+      bp += NR_##SUF;                                                                          \
+    }                                                                                          \
+    memcpy(cc, &c00, sizeof(V));                                                               \
+    memcpy(cc + VL, &c01, sizeof(V));                                                          \
+    memcpy(cc + ld, &c10, sizeof(V));                                                          \
+    memcpy(cc + ld + VL, &c11, sizeof(V));                                                     \
+    memcpy(cc + 2 * ld, &c20, sizeof(V));                                                      \
+    memcpy(cc + 2 * ld + VL, &c21, sizeof(V));                                                 \
+    memcpy(cc + 3 * ld, &c30, sizeof(V));                                                      \
+    memcpy(cc + 3 * ld + VL, &c31, sizeof(V));                                                 \
+    if (!full)                                                                                 \
+      for (size_t r = 0; r < mr; r++) memcpy(c + r * ldc, tmp + r * NR_##SUF, nr * sizeof(T)); \
+  }                                                                                            \
+                                                                                               \
+  typedef struct {                                                                             \
+    const T *a, *bsrc;                                                                         \
+    const int64_t *ab, *ai, *ak, *bb, *bk, *bj;                                                \
+    T *bp; /* packed B: [nb][strips][k][NR], zero past n */                                    \
+    T *c;                                                                                      \
+    size_t nb, m, n, k, strips, mblocks, nblocks;                                              \
+  } mm_##SUF;                                                                                  \
+                                                                                               \
+  /* Packs B strips [lo, hi) of the flattened (batch, strip) range. */                        \
+  static void pack_b_##SUF(void *ctx, size_t lo, size_t hi) {                                  \
+    mm_##SUF *j = ctx;                                                                         \
+    for (size_t bs = lo; bs < hi; bs++) {                                                      \
+      size_t b = bs / j->strips, s = bs % j->strips, j0 = s * NR_##SUF;                        \
+      T *dst = j->bp + bs * j->k * NR_##SUF;                                                   \
+      const T *src = j->bsrc + j->bb[b];                                                       \
+      size_t w = j->n - j0 < NR_##SUF ? j->n - j0 : NR_##SUF;                                  \
+      for (size_t k = 0; k < j->k; k++, dst += NR_##SUF) {                                     \
+        const T *row = src + j->bk[k];                                                         \
+        size_t c = 0;                                                                          \
+        for (; c < w; c++) dst[c] = row[j->bj[j0 + c]];                                        \
+        for (; c < NR_##SUF; c++) dst[c] = 0;                                                  \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+                                                                                               \
+  /* Computes the C blocks [lo, hi) of the (batch, row block, column block) range. */        \
+  static void mm_run_##SUF(void *ctx, size_t lo, size_t hi) {                                  \
+    mm_##SUF *j = ctx;                                                                         \
+    size_t kcap = j->k < KC ? j->k : KC;                                                       \
+    T *ap = tr_xmalloc(sizeof(T) * MC * (kcap ? kcap : 1));                                    \
+    for (size_t it = lo; it < hi; it++) {                                                      \
+      size_t b = it / (j->mblocks * j->nblocks), rest = it % (j->mblocks * j->nblocks);        \
+      size_t i0 = rest / j->nblocks * MC, j0 = rest % j->nblocks * NC;                         \
+      size_t i1 = i0 + MC < j->m ? i0 + MC : j->m, j1 = j0 + NC < j->n ? j0 + NC : j->n;       \
+      T *cb = j->c + b * j->m * j->n;                                                          \
+      if (j->k == 0) {                                                                         \
+        for (size_t i = i0; i < i1; i++)                                                       \
+          for (size_t c = j0; c < j1; c++) cb[i * j->n + c] = 0;                               \
+        continue;                                                                              \
+      }                                                                                        \
+      for (size_t k0 = 0; k0 < j->k; k0 += KC) {                                               \
+        size_t kc = j->k - k0 < KC ? j->k - k0 : KC;                                           \
+        /* A rows i0..i1 in MR-row tiles, k-major inside a tile, zero rows past m. */         \
+        const T *asrc = j->a + j->ab[b];                                                       \
+        for (size_t i = i0; i < i0 + MC && i < (i1 + MR - 1) / MR * MR; i += MR) {             \
+          T *t = ap + (i - i0) * kc;                                                           \
+          for (size_t r = 0; r < MR; r++) {                                                    \
+            if (i + r < i1) {                                                                  \
+              const T *row = asrc + j->ai[i + r];                                              \
+              for (size_t k = 0; k < kc; k++) t[k * MR + r] = row[j->ak[k0 + k]];              \
+            } else {                                                                           \
+              for (size_t k = 0; k < kc; k++) t[k * MR + r] = 0;                               \
+            }                                                                                  \
+          }                                                                                    \
+        }                                                                                      \
+        for (size_t c = j0; c < j1; c += NR_##SUF) {                                           \
+          const T *bpp = j->bp + ((b * j->strips + c / NR_##SUF) * j->k + k0) * NR_##SUF;      \
+          size_t nr = j1 - c < NR_##SUF ? j1 - c : NR_##SUF;                                   \
+          for (size_t i = i0; i < i1; i += MR) {                                               \
+            size_t mr = i1 - i < MR ? i1 - i : MR;                                             \
+            micro_##SUF(kc, ap + (i - i0) * kc, bpp, cb + i * j->n + c, j->n, mr, nr, k0 > 0); \
+          }                                                                                    \
+        }                                                                                      \
+      }                                                                                        \
+      for (size_t i = i0; i < i1; i++)                                                         \
+        for (size_t c = j0; c < j1; c++) {                                                     \
+          T *e = cb + i * j->n + c;                                                            \
+          if (*e != *e)                                                                        \
+            *e = ev_nan_dot_##SUF(j->a + j->ab[b] + j->ai[i], j->ak,                           \
+                                  j->bsrc + j->bb[b] + j->bj[c], j->bk, j->k);              \
+        }                                                                                      \
+    }                                                                                          \
+    free(ap);                                                                                  \
+  }                                                                                            \
+                                                                                               \
+  void ev_mm_##SUF(const T *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,        \
+                   const T *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,     \
+                   T *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {              \
+    if (nb == 0 || m == 0 || n == 0) return;                                                   \
+    mm_##SUF j = {a, bsrc, ab, ai, ak, bb, bk, bj, NULL, c, nb, m, n, k,                       \
+                  (n + NR_##SUF - 1) / NR_##SUF, (m + MC - 1) / MC, (n + NC - 1) / NC};        \
+    j.bp = tr_xmalloc(sizeof(T) * nb * j.strips * NR_##SUF * (k ? k : 1));                     \
+    ev_par_for(nthreads, nb * j.strips, pack_b_##SUF, &j);                                     \
+    ev_par_for(nthreads, nb * j.mblocks * j.nblocks, mm_run_##SUF, &j);                        \
+    free(j.bp);                                                                                \
+  }
+
+DEFINE_MM(f32, float, v4f, 4)
+DEFINE_MM(f64, double, v2d, 2)
+
+/* ---- integer and pred dots ---- */
+
+typedef struct {
+  const uint64_t *x, *yp; /* yp: B packed [nb][k][n] */
+  const int64_t *ab, *ai, *ak;
+  uint64_t *r;
+  size_t m, n, k;
+  bool pred;
+} imm;
+
+/* Output rows [lo, hi) of the flattened (batch, row) range. */
+static void imm_run(void *ctx, size_t lo, size_t hi) {
+  imm *j = ctx;
+  for (size_t row = lo; row < hi; row++) {
+    size_t b = row / j->m, i = row % j->m;
+    uint64_t *acc = j->r + row * j->n;
+    const uint64_t *a = j->x + j->ab[b] + j->ai[i];
+    const uint64_t *yb = j->yp + b * j->k * j->n;
+    for (size_t c = 0; c < j->n; c++) acc[c] = 0;
+    for (size_t k = 0; k < j->k; k++) {
+      uint64_t av = a[j->ak[k]];
+      const uint64_t *brow = yb + k * j->n;
+      if (j->pred)
+        for (size_t c = 0; c < j->n; c++) acc[c] |= av & brow[c];
+      else
+        for (size_t c = 0; c < j->n; c++) acc[c] += av * brow[c];
+    }
+  }
+}
+
+/* ---- dot ---- */
+
+/* Offsets of every index of the row-major box dims[0..n) with steps st. */
+static int64_t *offsets(const int64_t *dims, const int64_t *st, int n, size_t *count) {
+  size_t total = 1;
+  for (int i = 0; i < n; i++) total *= (size_t)dims[i];
+  int64_t *o = tr_xmalloc(sizeof(int64_t) * (total ? total : 1));
+  for (size_t q = 0; q < total; q++) {
+    size_t rem = q;
+    o[q] = 0;
+    for (int i = n - 1; i >= 0; i--) {
+      size_t d = (size_t)dims[i];
+      o[q] += (int64_t)(rem % d) * st[i];
+      rem /= d;
+    }
+  }
+  *count = total;
+  return o;
 }
 
 tr_status ev_dot(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, const tr_tensor *y0,
@@ -45,104 +334,90 @@ tr_status ev_dot(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, const tr_te
   int64_t xst[TR_TENSOR_MAX_RANK], yst[TR_TENSOR_MAX_RANK];
   ev_strides(x->dims, x->rank, xst);
   ev_strides(y->dims, y->rank, yst);
-  /* Result dims: batch, lhs free, rhs free; each with its step in x and y. */
-  int64_t odim[TR_TENSOR_MAX_RANK], ox[TR_TENSOR_MAX_RANK], oy[TR_TENSOR_MAX_RANK];
-  int no = 0;
-  for (int i = 0; i < nlb; i++, no++) {
-    odim[no] = x->dims[lb[i]];
-    ox[no] = xst[lb[i]];
-    oy[no] = yst[rb[i]];
+  /* The batch, lhs-free, rhs-free and contracting boxes with their steps
+   * in x and y; the result is row-major over (batch, lhs free, rhs free). */
+  int64_t bd[TR_TENSOR_MAX_RANK], bxs[TR_TENSOR_MAX_RANK], bys[TR_TENSOR_MAX_RANK];
+  int64_t md[TR_TENSOR_MAX_RANK], mxs[TR_TENSOR_MAX_RANK];
+  int64_t nd[TR_TENSOR_MAX_RANK], nys[TR_TENSOR_MAX_RANK];
+  int64_t kd[TR_TENSOR_MAX_RANK], kxs[TR_TENSOR_MAX_RANK], kys[TR_TENSOR_MAX_RANK];
+  int nm = 0, nn = 0;
+  for (int i = 0; i < nlb; i++) {
+    bd[i] = x->dims[lb[i]];
+    bxs[i] = xst[lb[i]];
+    bys[i] = yst[rb[i]];
   }
   for (int i = 0; i < x->rank; i++)
     if (!has(lb, nlb, i) && !has(lc, nlc, i)) {
-      odim[no] = x->dims[i];
-      ox[no] = xst[i];
-      oy[no++] = 0;
+      md[nm] = x->dims[i];
+      mxs[nm++] = xst[i];
     }
   for (int i = 0; i < y->rank; i++)
     if (!has(rb, nrb, i) && !has(rc, nrc, i)) {
-      odim[no] = y->dims[i];
-      ox[no] = 0;
-      oy[no++] = yst[i];
+      nd[nn] = y->dims[i];
+      nys[nn++] = yst[i];
     }
-  TR_ASSERT(no == s->rank);
-  /* Offsets of every contraction step, in walking order. */
-  size_t nk = 1;
-  for (int i = 0; i < nlc; i++) nk *= (size_t)x->dims[lc[i]];
-  int64_t *kx = tr_xmalloc(sizeof(int64_t) * (nk ? nk : 1));
-  int64_t *ky = tr_xmalloc(sizeof(int64_t) * (nk ? nk : 1));
-  for (size_t k = 0; k < nk; k++) {
-    size_t rem = k;
-    kx[k] = ky[k] = 0;
-    for (int i = nlc - 1; i >= 0; i--) {
-      size_t d = (size_t)x->dims[lc[i]];
-      size_t j = rem % d;
-      rem /= d;
-      kx[k] += (int64_t)j * xst[lc[i]];
-      ky[k] += (int64_t)j * yst[rc[i]];
-    }
+  for (int i = 0; i < nlc; i++) {
+    kd[i] = x->dims[lc[i]];
+    kxs[i] = xst[lc[i]];
+    kys[i] = yst[rc[i]];
   }
+  TR_ASSERT(nlb + nm + nn == s->rank);
+  size_t nb, m, n, nk, t;
+  int64_t *xb = offsets(bd, bxs, nlb, &nb), *yb = offsets(bd, bys, nlb, &t);
+  int64_t *xm = offsets(md, mxs, nm, &m), *yn = offsets(nd, nys, nn, &n);
+  int64_t *kx = offsets(kd, kxs, nlc, &nk), *ky = offsets(kd, kys, nlc, &t);
   size_t nx = tr_tensor_count(x), ny = tr_tensor_count(y), nr = tr_tensor_count(r);
-  bool flt = tr_dtype_is_float(dt);
-  double *fx = NULL, *fy = NULL, *fr = NULL;
-  uint64_t *ix = NULL, *iy = NULL, *ir = NULL;
-  if (flt) {
-    fx = tr_xmalloc(sizeof(double) * (nx ? nx : 1));
-    fy = tr_xmalloc(sizeof(double) * (ny ? ny : 1));
-    fr = tr_xmalloc(sizeof(double) * (nr ? nr : 1));
-    ev_load_flts(x, fx);
-    ev_load_flts(y, fy);
+  TR_ASSERT(nr == nb * m * n);
+  int threads = ev_par_threads((double)nr * (double)nk);
+  if (dt == TR_DT_F64) {
+    ev_mm_f64(x->data, xb, xm, kx, y->data, yb, ky, yn, r->data, nb, m, n, nk, threads);
+  } else if (tr_dtype_is_float(dt) && tr_dtypes[dt].bits <= 32) {
+    /* Every type up to f32 is exact in float, the accumulator type. */
+    float *fx = x->data, *fy = y->data, *fr = r->data;
+    if (dt != TR_DT_F32) {
+      size_t most = nx > ny ? nx : ny;
+      if (nr > most) most = nr;
+      double *d = tr_xmalloc(sizeof(double) * (most ? most : 1));
+      fx = tr_xmalloc(sizeof(float) * (nx ? nx : 1));
+      fy = tr_xmalloc(sizeof(float) * (ny ? ny : 1));
+      fr = tr_xmalloc(sizeof(float) * (nr ? nr : 1));
+      ev_load_flts(x, d);
+      for (size_t i = 0; i < nx; i++) fx[i] = (float)d[i];
+      ev_load_flts(y, d);
+      for (size_t i = 0; i < ny; i++) fy[i] = (float)d[i];
+      ev_mm_f32(fx, xb, xm, kx, fy, yb, ky, yn, fr, nb, m, n, nk, threads);
+      for (size_t i = 0; i < nr; i++) d[i] = fr[i];
+      ev_store_flts(r, d); /* rounds once to dt */
+      free(d);
+      free(fx);
+      free(fy);
+      free(fr);
+    } else {
+      ev_mm_f32(fx, xb, xm, kx, fy, yb, ky, yn, fr, nb, m, n, nk, threads);
+    }
   } else {
-    ix = tr_xmalloc(sizeof(uint64_t) * (nx ? nx : 1));
-    iy = tr_xmalloc(sizeof(uint64_t) * (ny ? ny : 1));
-    ir = tr_xmalloc(sizeof(uint64_t) * (nr ? nr : 1));
+    uint64_t *ix = tr_xmalloc(sizeof(uint64_t) * (nx ? nx : 1));
+    uint64_t *iy = tr_xmalloc(sizeof(uint64_t) * (ny ? ny : 1));
+    size_t nyp = nb * nk * n;
+    uint64_t *yp = tr_xmalloc(sizeof(uint64_t) * (nyp ? nyp : 1));
+    uint64_t *ir = tr_xmalloc(sizeof(uint64_t) * (nr ? nr : 1));
     ev_load_ints(x, ix);
     ev_load_ints(y, iy);
+    for (size_t b = 0; b < nb; b++)
+      for (size_t k = 0; k < nk; k++)
+        for (size_t j = 0; j < n; j++) yp[(b * nk + k) * n + j] = iy[yb[b] + ky[k] + yn[j]];
+    imm job = {ix, yp, xb, xm, kx, ir, m, n, nk, dt == TR_DT_PRED};
+    ev_par_for(threads, nb * m, imm_run, &job);
+    ev_store_ints(r, ir);
+    free(ix);
+    free(iy);
+    free(yp);
+    free(ir);
   }
-  int64_t idx[TR_TENSOR_MAX_RANK] = {0}, xb = 0, yb = 0;
-  for (size_t o = 0; o < nr; o++) {
-    if (dt == TR_DT_F64) {
-      double acc = 0;
-      for (size_t k = 0; k < nk; k++) {
-        double p = fx[xb + kx[k]] * fy[yb + ky[k]];
-        acc = acc + p;
-      }
-      fr[o] = acc;
-    } else if (flt) {
-      float acc = 0;
-      for (size_t k = 0; k < nk; k++) {
-        float p = (float)fx[xb + kx[k]] * (float)fy[yb + ky[k]];
-        acc = acc + p;
-      }
-      fr[o] = acc;
-    } else if (dt == TR_DT_PRED) {
-      uint64_t acc = 0;
-      for (size_t k = 0; k < nk; k++) acc |= ix[xb + kx[k]] & iy[yb + ky[k]];
-      ir[o] = acc;
-    } else {
-      uint64_t acc = 0;
-      for (size_t k = 0; k < nk; k++) acc += ix[xb + kx[k]] * iy[yb + ky[k]];
-      ir[o] = acc;
-    }
-    /* Next result index (row-major). */
-    for (int d = no - 1; d >= 0; d--) {
-      idx[d]++;
-      xb += ox[d];
-      yb += oy[d];
-      if (idx[d] < odim[d]) break;
-      xb -= ox[d] * odim[d];
-      yb -= oy[d] * odim[d];
-      idx[d] = 0;
-    }
-  }
-  if (flt) ev_store_flts(r, fr);
-  else ev_store_ints(r, ir);
-  free(fx);
-  free(fy);
-  free(fr);
-  free(ix);
-  free(iy);
-  free(ir);
+  free(xb);
+  free(yb);
+  free(xm);
+  free(yn);
   free(kx);
   free(ky);
   tr_tensor_free(x);

@@ -9,6 +9,7 @@
  * double-rounding cases even for f64 (glibc's double cbrt(27) is not 3).
  * Edge cases follow docs/SEMANTICS.md. */
 #include "evalint.h"
+#include "par.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -98,6 +99,35 @@ void ev_canon_ints(tr_dtype dt, uint64_t *v, size_t n) {
   }
 }
 
+/* bf16 <-> double without the generic per-format code (most of the time
+ * of bf16 models went there); both give exactly tr_float_to_double's and
+ * tr_float_from_double's bits (NaNs canonical with their sign). */
+static double bf16_to_double(uint16_t b) {
+  if ((b & 0x7f80) == 0x7f80 && (b & 0x7f)) return (b & 0x8000) ? -NAN : NAN;
+  uint32_t w = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &w, 4);
+  return f;
+}
+
+/* Round to nearest even in one step, by way of float: first v rounded to
+ * float *to odd* (truncate, then set the last bit when inexact), which
+ * keeps the information a second rounding needs because float has 16 more
+ * significand bits than bf16 at every exponent (same exponent range); then
+ * float -> bf16 to nearest even on the bits. */
+static uint16_t bf16_from_double(double v) {
+  if (v != v) return signbit(v) ? 0xffc0 : 0x7fc0;
+  if (isinf(v)) return v < 0 ? 0xff80 : 0x7f80;
+  float f = (float)v;
+  uint32_t b;
+  memcpy(&b, &f, 4);
+  if ((double)f != v) {
+    if (fabs((double)f) > fabs(v)) b -= 1; /* rounded away from zero: step back */
+    b |= 1;
+  }
+  return (uint16_t)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}
+
 void ev_load_flts(const tr_tensor *t, double *v) {
   size_t n = tr_tensor_count(t);
   const unsigned char *p = t->data;
@@ -109,6 +139,12 @@ void ev_load_flts(const tr_tensor *t, double *v) {
       float f;
       memcpy(&f, p + 4 * i, 4);
       v[i] = f;
+    }
+  } else if (dt == TR_DT_BF16) {
+    for (size_t i = 0; i < n; i++) {
+      uint16_t b;
+      memcpy(&b, p + 2 * i, 2);
+      v[i] = bf16_to_double(b);
     }
   } else if (tr_dtypes[dt].bits <= 8) {
     double lut[256];
@@ -131,6 +167,11 @@ void ev_store_flts(tr_tensor *t, const double *v) {
       float f = (float)v[i];
       memcpy(p + 4 * i, &f, 4);
     }
+  } else if (dt == TR_DT_BF16) {
+    for (size_t i = 0; i < n; i++) {
+      uint16_t b = bf16_from_double(v[i]);
+      memcpy(p + 2 * i, &b, 2);
+    }
   } else {
     int es = tr_dtype_size(dt);
     for (size_t i = 0; i < n; i++) slot_put(p, es, i, tr_float_from_double(dt, v[i]));
@@ -141,6 +182,10 @@ void ev_round_flts(tr_dtype dt, double *v, size_t n) {
   if (dt == TR_DT_F64) return;
   if (dt == TR_DT_F32) {
     for (size_t i = 0; i < n; i++) v[i] = (float)v[i];
+    return;
+  }
+  if (dt == TR_DT_BF16) {
+    for (size_t i = 0; i < n; i++) v[i] = bf16_to_double(bf16_from_double(v[i]));
     return;
   }
   for (size_t i = 0; i < n; i++) v[i] = tr_float_to_double(dt, tr_float_from_double(dt, v[i]));
@@ -217,6 +262,16 @@ static void flt_unary(tr_op op, const double *a, double *r, size_t n) {
   }
 }
 
+typedef struct {
+  tr_op op;
+  double *a; /* operand and result, in place */
+} flt_unary_job;
+
+static void flt_unary_chunk(void *ctx, size_t lo, size_t hi) {
+  flt_unary_job *j = ctx;
+  flt_unary(j->op, j->a + lo, j->a + lo, hi - lo);
+}
+
 static void int_unary(tr_op op, tr_dtype dt, const uint64_t *a, uint64_t *r, size_t n) {
   int bits = tr_dtypes[dt].bits;
   uint64_t m = mask_of(bits);
@@ -271,7 +326,10 @@ tr_status ev_unary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor 
       unsigned char *p = r->data;
       for (size_t i = 0; i < n; i++) p[i] = isfinite(a[i]) != 0;
     } else {
-      flt_unary(op, a, a, n);
+      /* Long-double transcendentals cost ~50 ns an element: worth a
+       * second core on big arrays (each element is independent). */
+      flt_unary_job j = {op, a};
+      ev_par_for(ev_par_threads(50.0 * (double)n), n, flt_unary_chunk, &j);
       ev_store_flts(r, a);
     }
     free(a);
@@ -409,13 +467,48 @@ void ev_int_binary(tr_op op, tr_dtype dt, const uint64_t *a, const uint64_t *b, 
   }
 }
 
+static float quiet_f32(float v) {
+  uint32_t b;
+  memcpy(&b, &v, 4);
+  b |= 0x00400000u;
+  memcpy(&v, &b, 4);
+  return v;
+}
+
+/* f32 + - * / max min straight on the stored floats: for these ops the
+ * double result rounded to f32 equals the f32 operation (53 >= 2*24+2),
+ * so only the NaNs need care. The double loop kept its first operand's
+ * NaN, then the second's (quieted; x86 order as compiled); the fix-up pass
+ * applies that rule, whatever order the vector code used. false: another
+ * op, use the double loop. */
+static bool f32_binary(tr_op op, const float *a, const float *b, float *r, size_t n) {
+  switch (op) {
+  case TR_OP_ADD: for (size_t i = 0; i < n; i++) r[i] = a[i] + b[i]; break;
+  case TR_OP_SUBTRACT: for (size_t i = 0; i < n; i++) r[i] = a[i] - b[i]; break;
+  case TR_OP_MULTIPLY: for (size_t i = 0; i < n; i++) r[i] = a[i] * b[i]; break;
+  case TR_OP_DIVIDE: for (size_t i = 0; i < n; i++) r[i] = a[i] / b[i]; break;
+  case TR_OP_MAXIMUM:
+    /* As ev_flt_binary: a NaN lhs, else a NaN rhs, else lhs on ties. */
+    for (size_t i = 0; i < n; i++) r[i] = a[i] < b[i] ? b[i] : a[i];
+    break;
+  case TR_OP_MINIMUM: for (size_t i = 0; i < n; i++) r[i] = b[i] < a[i] ? b[i] : a[i]; break;
+  default: return false;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (r[i] != r[i] || a[i] != a[i] || b[i] != b[i])
+      r[i] = a[i] != a[i] ? quiet_f32(a[i]) : b[i] != b[i] ? quiet_f32(b[i]) : r[i];
+  return true;
+}
+
 tr_status ev_binary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
                     tr_tensor **out) {
   tr_dtype dt = x->dtype;
   tr_tensor *r = ev_new(c, in, dt, x->rank, x->dims);
   if (!r) return TR_ERR_UNSUPPORTED;
   size_t n = tr_tensor_count(x);
-  if (is_flt(dt)) {
+  if (dt == TR_DT_F32 && f32_binary(in->op, x->data, y->data, r->data, n)) {
+    /* done */
+  } else if (is_flt(dt)) {
     double *a = xalloc_n(n, sizeof(double)), *b = xalloc_n(n, sizeof(double));
     ev_load_flts(x, a);
     ev_load_flts(y, b);

@@ -59,6 +59,15 @@ bool ev_simple_binary(const tr_comp *k, tr_dtype dt, tr_op *op, bool *swap);
 /* v's array, or NULL after a located error. */
 tr_tensor *ev_want_tensor(ev_ctx *c, const tr_instr *in, tr_value *v, int i);
 
+/* ---- hooks for shadow mode (eval.c) ---- */
+/* Liveness and last uses of k's instructions (built on first use). */
+ev_compinfo *ev_comp_info(ev_ctx *c, const tr_instr *caller, const tr_comp *k);
+/* One instruction in exact mode, on exact operand values. */
+tr_status ev_eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out);
+/* The shape, support and dtype checks eval_instr starts with. */
+tr_status ev_check_instr(ev_ctx *c, const tr_instr *in);
+bool ev_value_fits(const tr_value *v, const tr_shape *s);
+
 /* ---- elementwise (eval_elem.c) ---- */
 bool ev_is_unary(tr_op op);
 bool ev_is_binary(tr_op op);

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# run_eval_bench.sh - builds bench/eval_bench.c against BUILD/libtrench.a
+# and runs it; `make bench` calls this.
+#
+# Usage: bench/run_eval_bench.sh [BUILD_DIR] [eval_bench arguments...]
+#   BUILD_DIR  the build folder holding libtrench.a (default: build)
+#   arguments  passed on, e.g. --reps 9, --quick, or a folder of .hlo dumps
+#
+# Shadow mode is compiled in when src/eval/shadow.h exists and the bench's
+# shadow call compiles against it; otherwise the bench runs exact mode only
+# and says so. TRENCH_THREADS=1 in the environment measures one thread.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+build=build
+if [ $# -gt 0 ] && [ -d "$1" ] && [ -f "$1/libtrench.a" ]; then build=$1; shift; fi
+cd "$root"
+lib="$build/libtrench.a"
+[ -f "$lib" ] || { echo "run_eval_bench.sh: $lib missing; run make first" >&2; exit 2; }
+cc=${CC:-cc}
+flags="-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes
+  -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla -Wno-unused-parameter"
+libs="-lcjson -lm -lpthread"
+out="$build/eval_bench"
+# shellcheck disable=SC2086
+if [ -f src/eval/shadow.h ] &&
+   $cc $flags -DBENCH_SHADOW -o "$out" bench/eval_bench.c "$lib" $libs 2>/dev/null; then
+  echo "eval_bench: exact and shadow mode"
+else
+  echo "eval_bench: exact mode only (no usable src/eval/shadow.h)"
+  $cc $flags -o "$out" bench/eval_bench.c "$lib" $libs
+fi
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //')"
+exec "$out" "$@"

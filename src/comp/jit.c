@@ -1,0 +1,536 @@
+/* jit.c - the JIT behind the builtin target: the system C compiler builds
+ * the emitter's translation unit into a shared object, dlopen loads it, a
+ * forked child runs each kernel. The only process-wide mutable state is
+ * the compile cache below (loaded objects by text hash), guarded by a
+ * mutex; a forked child never touches it (it only calls the entry it was
+ * handed), so a fork while another thread holds the lock is harmless. */
+#include "jit.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <ftw.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Bumped whenever the ABI between emitter and JIT changes, so stale disk
+ * entries are never loaded. */
+#define JIT_ABI "trench-jit-1"
+/* Loaded objects kept at most; released unused ones beyond it are closed
+ * so a long fuzz campaign does not map thousands of objects. */
+#define JIT_CACHE_MAX 256
+/* Objects kept on disk; past it the least recently used quarter goes. */
+#define JIT_DISK_MAX 2048
+
+struct tr_jit_code {
+  char hash[33];  /* cache key */
+  void *dl;       /* dlopen handle */
+  int refs;       /* holders (tr_jit_release); guarded by cache_lock */
+  uint64_t used;  /* last use tick, for eviction */
+};
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static tr_jit_code *cache[JIT_CACHE_MAX];
+static int ncache;
+static uint64_t cache_tick;
+
+void tr_jit_opts_init(tr_jit_opts *o) { memset(o, 0, sizeof *o); }
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static const char *cc_of(const tr_jit_opts *o) {
+  if (o && o->cc) return o->cc;
+  const char *e = getenv("TRENCH_CC");
+  return e && *e ? e : "cc";
+}
+
+static const char *cflags_of(const tr_jit_opts *o) {
+  if (o && o->cflags) return o->cflags;
+  const char *e = getenv("TRENCH_CFLAGS");
+  return e && *e ? e : "-O2";
+}
+
+/* Two independent 64-bit FNV-1a streams: collisions would load the wrong
+ * kernel, so 128 bits. */
+static void fnv2(uint64_t h[2], const char *s) {
+  for (; *s; s++) {
+    h[0] = (h[0] ^ (unsigned char)*s) * 0x100000001b3ull;
+    h[1] = (h[1] ^ (unsigned char)*s) * 0x100000001b3ull;
+    h[1] ^= h[1] >> 29;
+  }
+}
+
+void tr_jit_hash_text(const tr_jit_opts *o, const char *src, char hex[33]) {
+  uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
+  fnv2(h, JIT_ABI "\n");
+  fnv2(h, cc_of(o));
+  fnv2(h, "\n");
+  fnv2(h, cflags_of(o));
+  fnv2(h, "\n");
+  fnv2(h, src);
+  snprintf(hex, 33, "%016llx%016llx", (unsigned long long)h[0], (unsigned long long)h[1]);
+}
+
+/* ---- files ---- */
+
+static tr_status write_all(const char *path, const char *s, size_t n, tr_diag *d) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    tr_diag_errorf(d, "jit: cannot write %s: %s", path, strerror(errno));
+    return TR_ERR_IO;
+  }
+  while (n > 0) {
+    ssize_t w = write(fd, s, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      tr_diag_errorf(d, "jit: cannot write %s: %s", path, strerror(errno));
+      close(fd);
+      return TR_ERR_IO;
+    }
+    s += w;
+    n -= (size_t)w;
+  }
+  close(fd);
+  return TR_OK;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f) {
+  (void)st; (void)flag; (void)f;
+  remove(path);
+  return 0;
+}
+
+static void rm_tree(const char *path) { nftw(path, rm_entry, 8, FTW_DEPTH | FTW_PHYS); }
+
+/* mkdir -p, best effort. */
+static bool make_dirs(const char *path) {
+  char buf[4096];
+  size_t n = strlen(path);
+  if (n == 0 || n >= sizeof buf) return false;
+  memcpy(buf, path, n + 1);
+  for (size_t i = 1; i <= n; i++) {
+    if (buf[i] == '/' || buf[i] == 0) {
+      char c = buf[i];
+      buf[i] = 0;
+      if (mkdir(buf, 0755) != 0 && errno != EEXIST) return false;
+      buf[i] = c;
+    }
+  }
+  return true;
+}
+
+/* The disk cache folder, or false when there is none. */
+static bool cache_folder(const tr_jit_opts *o, tr_buf *out) {
+  if (o && o->no_cache) return false;
+  if (o && o->cache_dir) {
+    if (!*o->cache_dir) return false;
+    tr_buf_printf(out, "%s", o->cache_dir);
+  } else {
+    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (x && *x) tr_buf_printf(out, "%s/trench", x);
+    else if (home && *home) tr_buf_printf(out, "%s/.cache/trench", home);
+    else return false;
+  }
+  tr_buf_puts(out, "/jit");
+  return make_dirs(out->p);
+}
+
+typedef struct {
+  char *path;   /* heap */
+  time_t used;  /* mtime: refreshed on every disk hit */
+} disk_entry;
+
+static int by_age(const void *a, const void *b) {
+  time_t x = ((const disk_entry *)a)->used, y = ((const disk_entry *)b)->used;
+  return (x > y) - (x < y);
+}
+
+/* Keeps the disk cache under JIT_DISK_MAX objects, best effort: a fuzz
+ * campaign compiles thousands of distinct modules. */
+static void trim_disk(const char *dir) {
+  DIR *dp = opendir(dir);
+  if (!dp) return;
+  disk_entry *v = NULL;
+  int n = 0, cap = 0;
+  struct dirent *de;
+  while ((de = readdir(dp)) != NULL) {
+    size_t len = strlen(de->d_name);
+    if (len < 4 || strcmp(de->d_name + len - 3, ".so") != 0) continue;
+    tr_buf p = {0};
+    tr_buf_printf(&p, "%s/%s", dir, de->d_name);
+    struct stat st;
+    if (stat(p.p, &st) != 0) {
+      tr_buf_free(&p);
+      continue;
+    }
+    if (n == cap) {
+      cap = cap ? 2 * cap : 256;
+      v = tr_xrealloc(v, sizeof *v * (size_t)cap);
+    }
+    v[n].path = p.p;
+    v[n++].used = st.st_mtime;
+  }
+  closedir(dp);
+  if (n > JIT_DISK_MAX) {
+    qsort(v, (size_t)n, sizeof *v, by_age);
+    for (int i = 0; i < n / 4; i++) remove(v[i].path);
+  }
+  for (int i = 0; i < n; i++) free(v[i].path);
+  free(v);
+}
+
+/* Last bytes of a file, for compiler messages. */
+static void tail_into(const char *path, tr_buf *out, size_t max) {
+  char *text = NULL;
+  size_t len = 0;
+  tr_diag ign = {0};
+  if (tr_read_file(path, &text, &len, &ign) == TR_OK) {
+    const char *s = len > max ? text + len - max : text;
+    tr_buf_puts(out, s);
+  }
+  tr_diag_clear(&ign);
+  free(text);
+}
+
+/* Runs CC FLAGS -shared -fPIC -o so c -lm with stderr into err. Returns
+ * the exit status (-1: could not start). */
+static int run_cc(const tr_jit_opts *o, const char *c, const char *so, const char *err) {
+  char *flags = tr_xstrdup(cflags_of(o));
+  char *argv[64];
+  int n = 0;
+  argv[n++] = (char *)cc_of(o);
+  for (char *w = strtok(flags, " \t"); w && n < 48; w = strtok(NULL, " \t")) argv[n++] = w;
+  /* No FMA contraction: products and sums round separately, as in the
+   * reference. */
+  argv[n++] = (char *)"-ffp-contract=off";
+  argv[n++] = (char *)"-w";
+  argv[n++] = (char *)"-shared";
+  argv[n++] = (char *)"-fPIC";
+  argv[n++] = (char *)"-o";
+  argv[n++] = (char *)so;
+  argv[n++] = (char *)c;
+  argv[n++] = (char *)"-lm";
+  argv[n] = NULL;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  free(flags);
+  if (rc != 0) return -1;
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  if (WIFEXITED(st)) return WEXITSTATUS(st);
+  return 128;
+}
+
+/* ---- the cache ---- */
+
+static tr_jit_code *cache_find(const char *hash) {
+  for (int i = 0; i < ncache; i++)
+    if (strcmp(cache[i]->hash, hash) == 0) return cache[i];
+  return NULL;
+}
+
+/* Adds c (refs already 1), closing the least recently used unheld entry
+ * when full. Without room c stays out of the cache and is closed on
+ * release. */
+static void cache_add(tr_jit_code *c) {
+  if (ncache == JIT_CACHE_MAX) {
+    int victim = -1;
+    for (int i = 0; i < ncache; i++)
+      if (cache[i]->refs == 0 && (victim < 0 || cache[i]->used < cache[victim]->used)) victim = i;
+    if (victim < 0) return;
+    dlclose(cache[victim]->dl);
+    free(cache[victim]);
+    cache[victim] = cache[--ncache];
+  }
+  cache[ncache++] = c;
+}
+
+static tr_jit_code *load(const char *path, const char *hash, tr_diag *d) {
+  void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!dl) {
+    const char *e = dlerror();
+    tr_diag_errorf(d, "jit: dlopen %s: %s", path, e ? e : "failed");
+    return NULL;
+  }
+  tr_jit_code *c = tr_xcalloc(1, sizeof *c);
+  memcpy(c->hash, hash, 33);
+  c->dl = dl;
+  c->refs = 1;
+  c->used = ++cache_tick;
+  return c;
+}
+
+tr_status tr_jit_compile(const tr_jit_opts *o, const char *src, tr_jit_code **out,
+                         tr_jit_stats *st, tr_diag *d) {
+  tr_jit_stats dummy;
+  if (!st) st = &dummy;
+  memset(st, 0, sizeof *st);
+  *out = NULL;
+  char hash[33];
+  tr_jit_hash_text(o, src, hash);
+  bool use_mem = !(o && o->no_cache);
+  tr_status s = TR_OK;
+  /* The lock is held across the compile, so two threads asking for the
+   * same text compile it once. */
+  pthread_mutex_lock(&cache_lock);
+  if (use_mem) {
+    tr_jit_code *c = cache_find(hash);
+    if (c) {
+      c->refs++;
+      c->used = ++cache_tick;
+      st->memory_hit = true;
+      *out = c;
+      pthread_mutex_unlock(&cache_lock);
+      return TR_OK;
+    }
+  }
+  tr_buf dir = {0}, cpath = {0}, sopath = {0}, errpath = {0}, final = {0}, tmpfinal = {0};
+  bool have_disk = cache_folder(o, &dir);
+  if (have_disk) {
+    tr_buf_printf(&final, "%s/%s.so", dir.p, hash);
+    if (access(final.p, R_OK) == 0) {
+      tr_diag ld = {0};
+      tr_jit_code *c = load(final.p, hash, &ld);
+      if (c) {
+        tr_diag_clear(&ld);
+        utimes(final.p, NULL); /* recently used: trimmed last */
+        st->disk_hit = true;
+        if (use_mem) cache_add(c);
+        *out = c;
+        goto done;
+      }
+      /* A damaged entry: rebuild it. */
+      tr_diag_clear(&ld);
+      remove(final.p);
+    }
+  }
+  {
+    const char *tmp = o && o->tmp_dir ? o->tmp_dir : getenv("TMPDIR");
+    tr_buf tmpl = {0};
+    tr_buf_printf(&tmpl, "%s/trench-jit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(tmpl.p)) {
+      tr_diag_errorf(d, "jit: cannot make a folder %s: %s", tmpl.p, strerror(errno));
+      tr_buf_free(&tmpl);
+      s = TR_ERR_IO;
+      goto done;
+    }
+    tr_buf_printf(&cpath, "%s/k.c", tmpl.p);
+    tr_buf_printf(&sopath, "%s/k.so", tmpl.p);
+    tr_buf_printf(&errpath, "%s/cc.err", tmpl.p);
+    s = write_all(cpath.p, src, strlen(src), d);
+    if (s == TR_OK) {
+      double t0 = now_ms();
+      int rc = run_cc(o, cpath.p, sopath.p, errpath.p);
+      st->compile_ms = now_ms() - t0;
+      if (rc == -1) {
+        tr_diag_errorf(d, "jit: cannot run the C compiler '%s'", cc_of(o));
+        s = TR_ERR_IO;
+      } else if (rc != 0) {
+        tr_buf msg = {0};
+        tail_into(errpath.p, &msg, 1500);
+        tr_diag_errorf(d, "jit: the C compiler failed (exit %d): %s", rc, tr_buf_str(&msg));
+        tr_buf_free(&msg);
+        s = TR_ERR_INVALID;
+      }
+    }
+    const char *loadpath = sopath.p;
+    if (s == TR_OK && have_disk) {
+      /* Publish atomically: concurrent processes may race for the same
+       * entry, and a reader must never see half a file. */
+      tr_buf_printf(&tmpfinal, "%s/%s.so.%ld.tmp", dir.p, hash, (long)getpid());
+      char *bytes = NULL;
+      size_t len = 0;
+      tr_diag ign = {0};
+      if (tr_read_file(sopath.p, &bytes, &len, &ign) == TR_OK &&
+          write_all(tmpfinal.p, bytes, len, &ign) == TR_OK && rename(tmpfinal.p, final.p) == 0) {
+        loadpath = final.p;
+        trim_disk(dir.p);
+      } else {
+        remove(tmpfinal.p);
+      }
+      tr_diag_clear(&ign);
+      free(bytes);
+    }
+    if (s == TR_OK) {
+      tr_jit_code *c = load(loadpath, hash, d);
+      if (!c) s = TR_ERR_IO;
+      else {
+        if (use_mem) cache_add(c);
+        *out = c;
+      }
+    }
+    rm_tree(tmpl.p);
+    tr_buf_free(&tmpl);
+  }
+done:
+  pthread_mutex_unlock(&cache_lock);
+  tr_buf_free(&dir);
+  tr_buf_free(&cpath);
+  tr_buf_free(&sopath);
+  tr_buf_free(&errpath);
+  tr_buf_free(&final);
+  tr_buf_free(&tmpfinal);
+  return s;
+}
+
+tr_jit_entry tr_jit_symbol(tr_jit_code *c, const char *name) {
+  if (!c) return NULL;
+  void *p = dlsym(c->dl, name);
+  tr_jit_entry f;
+  /* POSIX guarantees object and function pointers convert via dlsym. */
+  memcpy(&f, &p, sizeof f);
+  return f;
+}
+
+void tr_jit_release(tr_jit_code *c) {
+  if (!c) return;
+  pthread_mutex_lock(&cache_lock);
+  c->refs--;
+  bool cached = false;
+  for (int i = 0; i < ncache; i++) cached |= cache[i] == c;
+  if (!cached && c->refs == 0) {
+    dlclose(c->dl);
+    free(c);
+  }
+  pthread_mutex_unlock(&cache_lock);
+}
+
+/* ---- the forked worker ---- */
+
+#define SHM_ALIGN 64
+
+tr_status tr_jit_run_forked(tr_jit_entry fn, unsigned char *const *in, unsigned char **out,
+                            const size_t *out_bytes, int nout, double timeout_s, tr_jit_run *r,
+                            tr_diag *d) {
+  memset(r, 0, sizeof *r);
+  /* Layout: a header word (the kernel's return value), then each output
+   * at a 64-byte boundary. */
+  size_t off[256], total = SHM_ALIGN;
+  if (nout > 256) {
+    tr_diag_errorf(d, "jit: %d outputs (at most 256)", nout);
+    return TR_ERR_UNSUPPORTED;
+  }
+  for (int i = 0; i < nout; i++) {
+    off[i] = total;
+    total += (out_bytes[i] + SHM_ALIGN - 1) / SHM_ALIGN * SHM_ALIGN;
+  }
+  unsigned char *shm = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shm == MAP_FAILED) {
+    tr_diag_errorf(d, "jit: cannot map %zu bytes of shared memory: %s", total, strerror(errno));
+    return TR_ERR_IO;
+  }
+  volatile int *hdr = (volatile int *)shm;
+  hdr[0] = -12345; /* not written: the child died before returning */
+  unsigned char *cout[256];
+  for (int i = 0; i < nout; i++) cout[i] = shm + off[i];
+  double t0 = now_ms();
+  /* The child holds the write end of a pipe: its exit (however it
+   * happens) wakes the parent's poll at once, no polling naps. */
+  int pfd[2];
+  if (pipe2(pfd, O_CLOEXEC) != 0) {
+    tr_diag_errorf(d, "jit: pipe: %s", strerror(errno));
+    munmap(shm, total);
+    return TR_ERR_IO;
+  }
+  fflush(NULL); /* buffered output must not be written twice */
+  pid_t pid = fork();
+  if (pid < 0) {
+    tr_diag_errorf(d, "jit: fork: %s", strerror(errno));
+    close(pfd[0]);
+    close(pfd[1]);
+    munmap(shm, total);
+    return TR_ERR_IO;
+  }
+  if (pid == 0) {
+    close(pfd[0]);
+    struct rlimit nocore = {0, 0};
+    setrlimit(RLIMIT_CORE, &nocore);
+    /* The kernel's faults are its verdict: default actions, not the
+     * handlers a sanitizer or the host installed. */
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
+    for (int i = 0; i < (int)(sizeof fatal / sizeof fatal[0]); i++) signal(fatal[i], SIG_DFL);
+    int rc = fn((unsigned char **)in, cout);
+    hdr[0] = rc;
+    _exit(rc == 0 ? 0 : 3);
+  }
+  close(pfd[1]);
+  int st = 0;
+  bool done = false, hung = false;
+  for (;;) {
+    int left = -1;
+    if (timeout_s > 0) {
+      double ms = timeout_s * 1e3 - (now_ms() - t0);
+      if (ms <= 0) {
+        hung = true;
+        break;
+      }
+      left = ms > 1e9 ? 1000000000 : (int)ms + 1;
+    }
+    struct pollfd pf = {pfd[0], POLLIN, 0};
+    int pr = poll(&pf, 1, left);
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr > 0) break; /* the write end closed: the child is gone */
+    if (pr == 0) {
+      hung = true;
+      break;
+    }
+    break;
+  }
+  close(pfd[0]);
+  if (hung) kill(pid, SIGKILL);
+  while (waitpid(pid, &st, 0) < 0) {
+    if (errno != EINTR) break;
+  }
+  done = !hung;
+  r->run_ms = now_ms() - t0;
+  if (hung) {
+    r->outcome = TR_JIT_RUN_HANG;
+    snprintf(r->msg, sizeof r->msg, "kernel still running after %.3g s; killed", timeout_s);
+  } else if (!done) {
+    r->outcome = TR_JIT_RUN_CRASH;
+    snprintf(r->msg, sizeof r->msg, "lost the worker process");
+  } else if (WIFSIGNALED(st)) {
+    r->outcome = TR_JIT_RUN_CRASH;
+    r->signal = WTERMSIG(st);
+    snprintf(r->msg, sizeof r->msg, "kernel killed by signal %d (%s)", r->signal,
+             strsignal(r->signal));
+  } else if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && hdr[0] == 0) {
+    r->outcome = TR_JIT_RUN_OK;
+    for (int i = 0; i < nout; i++)
+      if (out_bytes[i]) memcpy(out[i], cout[i], out_bytes[i]);
+  } else if (WIFEXITED(st) && WEXITSTATUS(st) == 3 && hdr[0] != -12345) {
+    r->outcome = TR_JIT_RUN_ERROR;
+    r->code = hdr[0];
+    snprintf(r->msg, sizeof r->msg, "kernel gave up (code %d: %s)", r->code,
+             r->code == 1 ? "out of memory" : r->code == 2 ? "while loop trip limit" : "error");
+  } else {
+    r->outcome = TR_JIT_RUN_CRASH;
+    r->code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    snprintf(r->msg, sizeof r->msg, "kernel process exited with status %d", r->code);
+  }
+  munmap(shm, total);
+  return TR_OK;
+}

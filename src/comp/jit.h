@@ -1,0 +1,81 @@
+/* jit.h - turns the C emitter's translation unit into running code: the
+ * system C compiler builds a shared object in a private temporary folder,
+ * dlopen loads it, and each run executes the kernel in a forked child so a
+ * crashing or hanging (miscompiled) kernel becomes a verdict instead of
+ * taking the caller down. Compiled code is cached by a hash of the C text
+ * (plus compiler and flags): in memory for the process and on disk under
+ * $XDG_CACHE_HOME/trench or ~/.cache/trench. docs/EMITTER.md has the
+ * details. */
+#ifndef TR_COMP_JIT_H
+#define TR_COMP_JIT_H
+
+#include "../base/base.h"
+#include "emit.h"
+
+/* The entry point every translation unit exports (emit.h): in[] are the
+ * entry parameters' array leaves, out[] the root's array leaves, both as
+ * raw tensor storage (tensor.h). Returns 0 on success, nonzero when the
+ * kernel gave up (out of memory). */
+typedef int (*tr_jit_entry)(unsigned char **in, unsigned char **out);
+
+typedef struct {
+  const char *cc;        /* compiler; NULL: $TRENCH_CC, else "cc" */
+  const char *cflags;    /* NULL: $TRENCH_CFLAGS, else "-O2" */
+  const char *tmp_dir;   /* parent of the private folder; NULL: $TMPDIR
+                            or /tmp */
+  const char *cache_dir; /* NULL: $XDG_CACHE_HOME/trench, else
+                            ~/.cache/trench; "" turns the disk cache off */
+  bool no_cache;         /* skip both caches (tests of the compile path) */
+} tr_jit_opts;
+
+void tr_jit_opts_init(tr_jit_opts *o);
+
+/* A loaded translation unit, shared through the process-wide cache and
+ * counted: release it with tr_jit_release. */
+typedef struct tr_jit_code tr_jit_code;
+
+typedef struct {
+  double compile_ms;  /* time spent in the C compiler (0 on a cache hit) */
+  bool memory_hit;    /* found loaded already */
+  bool disk_hit;      /* found on disk, only loaded */
+} tr_jit_stats;
+
+/* Compiles and loads src (NUL-terminated C). A compiler failure is
+ * TR_ERR_INVALID with the compiler's last messages as diagnostic (an
+ * emitter bug: the target's COMPILE_ERROR); trouble with temporary files,
+ * a missing compiler or dlopen is TR_ERR_IO. */
+tr_status tr_jit_compile(const tr_jit_opts *o, const char *src,
+                         tr_jit_code **out, tr_jit_stats *st, tr_diag *d);
+/* The address of an exported function, or NULL. */
+tr_jit_entry tr_jit_symbol(tr_jit_code *c, const char *name);
+void tr_jit_release(tr_jit_code *c); /* NULL is fine */
+
+/* The hash the caches use: 32 hex digits into hex[33]. */
+void tr_jit_hash_text(const tr_jit_opts *o, const char *src, char hex[33]);
+
+typedef enum {
+  TR_JIT_RUN_OK,    /* the kernel returned 0; outputs are written */
+  TR_JIT_RUN_CRASH, /* the child died of a signal or exited abnormally */
+  TR_JIT_RUN_HANG,  /* no end within the timeout; the child was killed */
+  TR_JIT_RUN_ERROR  /* the kernel returned nonzero (it gave up) */
+} tr_jit_outcome;
+
+typedef struct {
+  tr_jit_outcome outcome; /* how the run ended */
+  int signal;             /* CRASH by a signal: its number, else 0 */
+  int code;               /* kernel return value or exit status */
+  double run_ms;          /* wall time of the child */
+  char msg[160];          /* "killed by signal 11 (Segmentation fault)" */
+} tr_jit_run;
+
+/* Runs fn(in, out) in a forked child. out[i] receives out_bytes[i] bytes;
+ * the child writes them into one MAP_SHARED mapping and the parent copies
+ * them out only when the run ended well. timeout_s <= 0: no limit.
+ * Returns non-OK only when the run could not be attempted (no memory for
+ * the mapping, fork failed), with a diagnostic. */
+tr_status tr_jit_run_forked(tr_jit_entry fn, unsigned char *const *in,
+                            unsigned char **out, const size_t *out_bytes,
+                            int nout, double timeout_s, tr_jit_run *r,
+                            tr_diag *d);
+
+#endif

@@ -1,0 +1,37 @@
+/* jit_builtin.h - the builtin target (src/target/builtin.c): trench's own
+ * compiler behind the target interface. Runs the pass pipeline on a clone
+ * of the module, emits C (emit.h), compiles and runs it (jit.h). Opened through tr_target_open("builtin[:OPTION,...]"); OPTIONs are
+ *   fuel=N            stop rewriting after N applications (-1: unlimited)
+ *   disable=NAME      skip a pass or rule (repeatable), as --disable
+ *   lanes=N, tile=N   the emitter's lane width and output tile
+ *   nofuse            call loop fusions' computations instead of one loop
+ *   cc=PROGRAM, cflags=FLAGS   the C compiler (flags blank-separated)
+ *   nocache           neither the memory nor the disk cache
+ *   crash-test        every kernel stores through NULL (tests only)
+ * tr_run_opts.disable_passes adds to the disabled names per run. The
+ * declaration of tr_builtin_open is what target.h should gain; target.c
+ * declares it locally for now. */
+#ifndef TR_COMP_JIT_BUILTIN_H
+#define TR_COMP_JIT_BUILTIN_H
+
+#include "../target/target.h"
+#include "jit.h"
+
+typedef struct {
+  int64_t fuel;            /* rewrite applications; -1 unlimited */
+  const char *const *disable; /* pass or rule names */
+  int ndisable;
+  tr_emit_opts emit;       /* emitter options */
+  tr_jit_opts jit;         /* compiler and caches */
+} tr_builtin_config;
+
+void tr_builtin_config_init(tr_builtin_config *c);
+/* Opens the target from its spec "builtin[:OPTION,...]". */
+tr_status tr_builtin_open(const char *spec, const tr_target_config *cfg,
+                          tr_target **out, tr_diag *d);
+/* The same from a config (copied); cfg may be NULL. */
+tr_status tr_builtin_open_config(const tr_builtin_config *bc,
+                                 const tr_target_config *cfg,
+                                 tr_target **out, tr_diag *d);
+
+#endif

@@ -1,0 +1,824 @@
+/* shadow.c - shadow mode's driver: shadow values, the ulp table, rounding
+ * facts, computation frames, dispatch, control flow (call, fusion, while,
+ * conditional, map), the conservative fallback and the public entry
+ * point. The op rules live in shadow_elem.c, shadow_move.c and
+ * shadow_lin.c; docs/ORACLE.md states them. Frames mirror the exact
+ * interpreter's (evaluate what feeds the root, drop values after their
+ * last use), reusing its liveness facts and its error reporting. */
+#include "shadowint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the ulp table ---- */
+
+void tr_ulp_table_default(tr_ulp_table *t) {
+  memset(t, 0, sizeof *t);
+  for (int d = 0; d < TR_DT_COUNT; d++) {
+    if (!tr_dtype_is_float((tr_dtype)d)) continue;
+    bool f64 = d == TR_DT_F64, f32 = d == TR_DT_F32;
+#define SET(op, v) t->ulps[TR_OP_##op][d] = (float)(v)
+    /* Correctly rounded in IEEE arithmetic: half an ulp. */
+    SET(ADD, 0.5); SET(SUBTRACT, 0.5); SET(MULTIPLY, 0.5); SET(DIVIDE, 0.5); SET(SQRT, 0.5);
+    SET(CONVERT, 0.5); SET(IOTA, 0.5); SET(DOT, 0.5); SET(CONVOLUTION, 0.5);
+    SET(REDUCE, 0.5); SET(REDUCE_WINDOW, 0.5);
+    /* Transcendentals: XLA's own CPU accuracy budgets for f32 and f64
+     * (xla/codegen/intrinsic/accuracy/accuracy_budget.h, see
+     * ../shared/notes/xla-semantics.md section 15), rounded up; types
+     * narrower than f32 are computed in f32 and rounded once, so one ulp
+     * of the narrow type covers them. */
+    if (f64) {
+      SET(EXPONENTIAL, 2); SET(EXPONENTIAL_MINUS_ONE, 2); SET(LOG, 2); SET(LOG_PLUS_ONE, 2);
+      SET(TANH, 4); SET(LOGISTIC, 4); SET(ERF, 2); SET(SINE, 2); SET(COSINE, 2); SET(TAN, 2);
+      SET(CBRT, 2); SET(POWER, 2); SET(ATAN2, 2); SET(RSQRT, 1);
+    } else if (f32) {
+      SET(EXPONENTIAL, 6); SET(EXPONENTIAL_MINUS_ONE, 6); SET(LOG, 2); SET(LOG_PLUS_ONE, 2);
+      SET(TANH, 4); SET(LOGISTIC, 8); SET(ERF, 3); SET(SINE, 2); SET(COSINE, 2); SET(TAN, 3);
+      SET(CBRT, 2); SET(POWER, 4); SET(ATAN2, 4); SET(RSQRT, 1);
+    } else {
+      static const tr_op tops[] = {TR_OP_EXPONENTIAL, TR_OP_EXPONENTIAL_MINUS_ONE, TR_OP_LOG,
+                                   TR_OP_LOG_PLUS_ONE, TR_OP_TANH, TR_OP_LOGISTIC, TR_OP_ERF,
+                                   TR_OP_SINE, TR_OP_COSINE, TR_OP_TAN, TR_OP_CBRT, TR_OP_POWER,
+                                   TR_OP_ATAN2, TR_OP_RSQRT};
+      for (size_t i = 0; i < sizeof tops / sizeof tops[0]; i++) t->ulps[tops[i]][d] = 1;
+    }
+#undef SET
+  }
+}
+
+double sh_allow(const sh_ctx *c, tr_op op, tr_dtype dt) { return c->ut->ulps[op][dt]; }
+
+/* ---- rounding facts ---- */
+
+void sh_fmt_of(tr_dtype dt, sh_fmt *f) {
+  const tr_dtype_info *di = &tr_dtypes[dt];
+  f->p = di->mbits + 1;
+  f->emin = 1 - di->bias;
+  f->maxf = tr_float_max(dt);
+  int ex;
+  frexpl(f->maxf, &ex);
+  f->lim = f->maxf + ldexpl(0.5L, ex - f->p);
+  f->tiny = ldexp(1.0, f->emin - f->p + 1);
+  f->slack = dt == TR_DT_F64 ? ldexp(1.0, -60) : dt == TR_DT_F32 ? ldexp(1.0, -50) : ldexp(1.0, -23);
+  f->has_inf = di->fstyle == TR_FS_IEEE;
+}
+
+long double sh_ulp(const sh_fmt *f, long double x) {
+  long double ax = fabsl(x);
+  if (!(ax >= ldexpl(1.0L, f->emin))) return f->tiny;
+  if (isinf(ax)) ax = f->maxf;
+  int ex;
+  frexpl(ax, &ex);
+  return ldexpl(1.0L, ex - f->p);
+}
+
+/* Rounds a long double bound up to a double, so the stored bound never
+ * shrinks. */
+static double up(long double x) {
+  double d = (double)x;
+  if ((long double)d < x) d = nextafter(d, INFINITY);
+  return d;
+}
+
+/* Whether x is a value of the type (range aside): no more significant
+ * bits than p below its leading one, and not below the subnormal grid. */
+static bool representable(const sh_fmt *f, long double x) {
+  if (x == 0) return true;
+  long double q = ldexpl(fabsl(x), -(int)0);
+  int ex;
+  frexpl(q, &ex);
+  int lsb = ex - f->p; /* exponent of the last kept bit */
+  int tiny_exp = f->emin - f->p + 1;
+  if (lsb < tiny_exp) lsb = tiny_exp;
+  long double scaled = ldexpl(q, -lsb);
+  return scaled == truncl(scaled);
+}
+
+void sh_finish(const sh_fmt *f, long double r, long double p, double k, long double *v, double *e,
+               unsigned char *u) {
+  if (isnan(r) || isinf(r)) {
+    /* Formats without inf (f8e4m3fn) overflow to NaN. */
+    *v = isinf(r) && !f->has_inf ? (long double)NAN : r;
+    *e = 0;
+    return;
+  }
+  if (!isfinite(p)) {
+    *v = r;
+    *e = INFINITY;
+    *u = 1;
+    return;
+  }
+  if (p == 0 && k <= 0.5 && fabsl(r) <= f->maxf && representable(f, r)) {
+    /* A correctly rounded op whose exact result is a value of the type
+     * returns it exactly. */
+    *v = r;
+    *e = 0;
+    return;
+  }
+  long double mag = fabsl(r) + p;
+  long double E = p + (long double)k * sh_ulp(f, mag) + (long double)f->slack * mag;
+  if (fabsl(r) + E >= f->lim) {
+    if (fabsl(r) - E >= f->lim) {
+      /* Every value in the interval rounds past the largest finite one. */
+      *v = f->has_inf ? copysignl(INFINITY, r) : (long double)NAN;
+      *e = 0;
+      return;
+    }
+    *u = 1; /* at the edge: a correct result may be finite or not */
+  }
+  *v = r;
+  *e = up(E);
+}
+
+/* ---- values ---- */
+
+bool sh_is_flt(const sh_val *a) { return a->arr && tr_dtype_is_float(a->dt); }
+
+sh_val *sh_arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims) {
+  double n = 1;
+  for (int i = 0; i < rank; i++) n *= dims[i] > 0 ? (double)dims[i] : 0;
+  bool flt = tr_dtype_is_float(dt);
+  double bytes = n * (flt ? sizeof(long double) + sizeof(double) + 1 : tr_dtype_size(dt) + 1.0);
+  double limit = c->ev.opts.max_bytes > 0 ? (double)c->ev.opts.max_bytes * 4 : (double)TR_TENSOR_MAX_BYTES;
+  if (bytes > limit) {
+    ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: a shadow result of %.0f bytes is over the limit of %.0f",
+           bytes, limit);
+    return NULL;
+  }
+  tr_tensor *t = NULL;
+  if (!flt && !(t = ev_new(&c->ev, in, dt, rank, dims))) return NULL;
+  sh_val *v = tr_xcalloc(1, sizeof *v);
+  v->refs = 1;
+  v->arr = true;
+  v->dt = dt;
+  v->rank = rank;
+  v->dims = tr_xmalloc(sizeof(int64_t) * (size_t)(rank > 0 ? rank : 1));
+  for (int i = 0; i < rank; i++) v->dims[i] = dims[i];
+  v->n = (size_t)n;
+  size_t m = v->n ? v->n : 1;
+  v->t = t;
+  if (flt) {
+    v->v = tr_xcalloc(m, sizeof(long double));
+    v->e = tr_xcalloc(m, sizeof(double));
+  }
+  v->u = tr_xcalloc(m, 1);
+  return v;
+}
+
+sh_val *sh_tuple(int n, sh_val *const *elems) {
+  sh_val *v = tr_xcalloc(1, sizeof *v);
+  v->refs = 1;
+  v->nelems = n;
+  v->elems = tr_xcalloc(n > 0 ? (size_t)n : 1, sizeof(sh_val *));
+  for (int i = 0; i < n; i++) v->elems[i] = elems[i];
+  return v;
+}
+
+static sh_val *sh_token(void) {
+  sh_val *v = tr_xcalloc(1, sizeof *v);
+  v->refs = 1;
+  v->token = true;
+  return v;
+}
+
+sh_val *sh_ref(sh_val *v) {
+  if (v) v->refs++;
+  return v;
+}
+
+void sh_unref(sh_val *v) {
+  if (!v || --v->refs > 0) return;
+  tr_tensor_free(v->t);
+  free(v->dims);
+  free(v->v);
+  free(v->e);
+  free(v->u);
+  for (int i = 0; i < v->nelems; i++) sh_unref(v->elems[i]);
+  free(v->elems);
+  free(v);
+}
+
+tr_tensor *sh_round_tensor(sh_ctx *c, const tr_instr *in, const sh_val *a) {
+  if (!sh_is_flt(a)) return tr_tensor_clone(a->t);
+  tr_tensor *t = ev_new(&c->ev, in, a->dt, a->rank, a->dims);
+  if (!t) return NULL;
+  double *d = tr_xmalloc(sizeof(double) * (a->n ? a->n : 1));
+  for (size_t i = 0; i < a->n; i++) d[i] = (double)a->v[i];
+  ev_store_flts(t, d);
+  free(d);
+  return t;
+}
+
+bool sh_any_uncertain(const sh_val *a) {
+  if (!a->arr) {
+    for (int i = 0; i < a->nelems; i++)
+      if (sh_any_uncertain(a->elems[i])) return true;
+    return false;
+  }
+  for (size_t i = 0; i < a->n; i++)
+    if (a->u[i]) return true;
+  return false;
+}
+
+bool sh_is_exact(const sh_val *a) {
+  if (!a->arr) {
+    for (int i = 0; i < a->nelems; i++)
+      if (!sh_is_exact(a->elems[i])) return false;
+    return true;
+  }
+  for (size_t i = 0; i < a->n; i++)
+    if (a->u[i] || (a->e && a->e[i] != 0)) return false;
+  return true;
+}
+
+tr_status sh_from_tensor(sh_ctx *c, const tr_instr *in, const tr_tensor *t, bool certain,
+                         sh_val **out) {
+  sh_val *r = sh_arr_new(c, in, t->dtype, t->rank, t->dims);
+  if (!r) return TR_ERR_UNSUPPORTED;
+  if (sh_is_flt(r)) {
+    double *d = tr_xmalloc(sizeof(double) * (r->n ? r->n : 1));
+    ev_load_flts(t, d);
+    for (size_t i = 0; i < r->n; i++) r->v[i] = d[i];
+    free(d);
+  } else {
+    memcpy(r->t->data, t->data, t->nbytes);
+  }
+  if (!certain) memset(r->u, 1, r->n);
+  *out = r;
+  return TR_OK;
+}
+
+/* The exact value of a shadow value, floats rounded to their dtype. */
+static tr_value *to_exact(sh_ctx *c, const tr_instr *in, const sh_val *a) {
+  if (a->token) return tr_value_token();
+  if (a->arr) {
+    tr_tensor *t = sh_round_tensor(c, in, a);
+    return t ? tr_value_tensor(t) : NULL;
+  }
+  tr_value **el = tr_xcalloc(a->nelems > 0 ? (size_t)a->nelems : 1, sizeof(tr_value *));
+  for (int i = 0; i < a->nelems; i++)
+    if (!(el[i] = to_exact(c, in, a->elems[i]))) {
+      for (int j = 0; j < i; j++) tr_value_unref(el[j]);
+      free(el);
+      return NULL;
+    }
+  tr_value *v = tr_value_tuple(a->nelems, el);
+  free(el);
+  return v;
+}
+
+static tr_status from_exact(sh_ctx *c, const tr_instr *in, const tr_value *v, bool int_certain,
+                            bool flt_certain, sh_val **out) {
+  *out = NULL;
+  if (v->token) {
+    *out = sh_token();
+    return TR_OK;
+  }
+  if (v->t)
+    return sh_from_tensor(c, in, v->t, tr_dtype_is_float(v->t->dtype) ? flt_certain : int_certain, out);
+  sh_val **el = tr_xcalloc(v->nelems > 0 ? (size_t)v->nelems : 1, sizeof(sh_val *));
+  for (int i = 0; i < v->nelems; i++) {
+    tr_status st = from_exact(c, in, v->elems[i], int_certain, flt_certain, &el[i]);
+    if (st != TR_OK) {
+      for (int j = 0; j < i; j++) sh_unref(el[j]);
+      free(el);
+      return st;
+    }
+  }
+  *out = sh_tuple(v->nelems, el);
+  free(el);
+  return TR_OK;
+}
+
+/* Ops whose integer results a correct implementation may choose
+ * differently from the reference even on exact operands: scatter's
+ * combine order and select-and-scatter's ties are unspecified, the
+ * default rng algorithm is the implementation's. */
+static bool free_choice(const tr_instr *in) {
+  if (in->op == TR_OP_RNG_BIT_GENERATOR) {
+    const tr_attr *aa = tr_instr_attr(in, TR_ATTR_ALGORITHM);
+    return !aa || !aa->u.s || strcmp(aa->u.s, "rng_default") == 0;
+  }
+  return in->op == TR_OP_SCATTER || in->op == TR_OP_SELECT_AND_SCATTER || in->op == TR_OP_CUSTOM_CALL;
+}
+
+tr_status sh_fallback(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  *out = NULL;
+  tr_value **xs = tr_xcalloc(in->noperands > 0 ? (size_t)in->noperands : 1, sizeof(tr_value *));
+  tr_status st = TR_OK;
+  bool exact = !free_choice(in);
+  for (int i = 0; i < in->noperands && st == TR_OK; i++) {
+    if (!(xs[i] = to_exact(c, in, ops[i]))) st = TR_ERR_UNSUPPORTED;
+    exact = exact && sh_is_exact(ops[i]);
+  }
+  tr_value *r = NULL;
+  if (st == TR_OK) st = ev_eval_instr(&c->ev, in, xs, &r);
+  /* Bit operations on exact operands have one result, floats included. */
+  bool bits = in->op == TR_OP_BITCAST || in->op == TR_OP_BITCAST_CONVERT ||
+              in->op == TR_OP_COLLECTIVE_PERMUTE;
+  if (st == TR_OK) st = from_exact(c, in, r, exact, exact && bits, out);
+  tr_value_unref(r);
+  for (int i = 0; i < in->noperands; i++) tr_value_unref(xs[i]);
+  free(xs);
+  return st;
+}
+
+sh_val *sh_scalar_at(sh_ctx *c, const tr_instr *in, const sh_val *a, size_t i) {
+  sh_val *s = sh_arr_new(c, in, a->dt, 0, NULL);
+  if (!s) return NULL;
+  if (sh_is_flt(a)) {
+    s->v[0] = a->v[i];
+    s->e[0] = a->e[i];
+  } else {
+    size_t es = (size_t)tr_dtype_size(a->dt);
+    memcpy(s->t->data, (const char *)a->t->data + i * es, es);
+  }
+  s->u[0] = a->u[i];
+  return s;
+}
+
+/* Stores scalar s into element i of a (same dtype). */
+static void put_scalar(sh_val *a, size_t i, const sh_val *s) {
+  if (sh_is_flt(a)) {
+    a->v[i] = s->v[0];
+    a->e[i] = s->e[0];
+  } else {
+    size_t es = (size_t)tr_dtype_size(a->dt);
+    memcpy((char *)a->t->data + i * es, s->t->data, es);
+  }
+  a->u[i] = s->u[0];
+}
+
+/* A copy of v with every array element marked uncertain. */
+static sh_val *mark_all(sh_ctx *c, const tr_instr *in, sh_val *v) {
+  if (v->token) return sh_ref(v);
+  if (!v->arr) {
+    sh_val **el = tr_xcalloc(v->nelems > 0 ? (size_t)v->nelems : 1, sizeof(sh_val *));
+    for (int i = 0; i < v->nelems; i++)
+      if (!(el[i] = mark_all(c, in, v->elems[i]))) {
+        for (int j = 0; j < i; j++) sh_unref(el[j]);
+        free(el);
+        return NULL;
+      }
+    sh_val *t = sh_tuple(v->nelems, el);
+    free(el);
+    return t;
+  }
+  sh_val *r = sh_arr_new(c, in, v->dt, v->rank, v->dims);
+  if (!r) return NULL;
+  if (sh_is_flt(v)) {
+    memcpy(r->v, v->v, sizeof(long double) * v->n);
+    memcpy(r->e, v->e, sizeof(double) * v->n);
+  } else {
+    memcpy(r->t->data, v->t->data, v->t->nbytes);
+  }
+  memset(r->u, 1, r->n);
+  return r;
+}
+
+/* Whether shadow value v has shape s (dtype and dims). */
+static bool fits(const sh_val *v, const tr_shape *s) {
+  if (!v) return false;
+  if (s->dtype == TR_DT_TUPLE) {
+    if (v->arr || v->token || v->nelems != s->nelems) return false;
+    for (int i = 0; i < s->nelems; i++)
+      if (!fits(v->elems[i], s->elems[i])) return false;
+    return true;
+  }
+  if (s->dtype == TR_DT_TOKEN) return v->token;
+  if (!v->arr || v->dt != s->dtype || v->rank != s->rank) return false;
+  for (int i = 0; i < s->rank; i++)
+    if (v->dims[i] != s->dims[i]) return false;
+  return true;
+}
+
+/* ---- control flow ---- */
+
+static tr_status sh_while(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  const tr_comp *cond = ev_comp_attr(in, TR_ATTR_CONDITION), *body = ev_comp_attr(in, TR_ATTR_BODY);
+  if (!cond || !body) return ev_err(&c->ev, in, TR_ERR_INVALID, "while needs condition and body");
+  sh_val *state = sh_ref(ops[0]);
+  bool unsure = false; /* a trip decision that a correct run may take otherwise */
+  for (int64_t trips = 0;; trips++) {
+    sh_val *p = NULL;
+    tr_status st = sh_call(c, in, cond, &state, 1, &p);
+    if (st != TR_OK) {
+      sh_unref(state);
+      return st;
+    }
+    if (!p->arr || p->dt != TR_DT_PRED || p->n != 1) {
+      sh_unref(p);
+      sh_unref(state);
+      return ev_err(&c->ev, in, TR_ERR_INVALID, "while condition did not return pred[]");
+    }
+    bool go = ((unsigned char *)p->t->data)[0] != 0;
+    unsure |= p->u[0] != 0;
+    sh_unref(p);
+    if (!go) break;
+    if (c->ev.opts.max_while_trips > 0 && trips >= c->ev.opts.max_while_trips) {
+      sh_unref(state);
+      return ev_err(&c->ev, in, TR_ERR_UNSUPPORTED,
+                    "unsupported: while loop ran past the limit of %lld trips",
+                    (long long)c->ev.opts.max_while_trips);
+    }
+    sh_val *next = NULL;
+    st = sh_call(c, in, body, &state, 1, &next);
+    sh_unref(state);
+    if (st != TR_OK) return st;
+    state = next;
+  }
+  if (unsure) {
+    sh_val *m = mark_all(c, in, state);
+    sh_unref(state);
+    if (!m) return TR_ERR_UNSUPPORTED;
+    state = m;
+  }
+  *out = state;
+  return TR_OK;
+}
+
+static tr_status sh_conditional(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  const tr_attr *bc = tr_instr_attr(in, TR_ATTR_BRANCH_COMPUTATIONS);
+  tr_comp *two[2] = {ev_comp_attr(in, TR_ATTR_TRUE_COMPUTATION), ev_comp_attr(in, TR_ATTR_FALSE_COMPUTATION)};
+  tr_comp **br = bc ? bc->u.comps : two;
+  int nb = bc ? bc->n : 2;
+  const sh_val *sel = ops[0];
+  if (!sel->arr || sh_is_flt(sel) || sel->n != 1)
+    return ev_err(&c->ev, in, TR_ERR_INVALID, "conditional selector is not an integer scalar");
+  uint64_t v;
+  ev_load_ints(sel->t, &v);
+  int64_t idx = sel->dt == TR_DT_PRED ? (v ? 0 : 1) : (int64_t)v;
+  if (idx < 0 || idx >= nb) idx = nb - 1;
+  if (nb < 1 || !br || !br[idx] || idx + 1 >= in->noperands)
+    return ev_err(&c->ev, in, TR_ERR_INVALID, "conditional branch %lld or its operand is missing",
+                  (long long)idx);
+  tr_status st = sh_call(c, in, br[idx], &ops[idx + 1], 1, out);
+  if (st == TR_OK && sel->u[0]) {
+    /* Another branch may run in a correct implementation. */
+    sh_val *m = mark_all(c, in, *out);
+    sh_unref(*out);
+    *out = m;
+    if (!m) return TR_ERR_UNSUPPORTED;
+  }
+  return st;
+}
+
+/* Map: the computation on each element's scalars, in shadow mode. */
+static tr_status sh_map(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  int n = in->noperands;
+  if (!k || n < 1) return ev_err(&c->ev, in, TR_ERR_INVALID, "malformed map");
+  for (int i = 0; i < n; i++)
+    if (!ops[i]->arr) return ev_err(&c->ev, in, TR_ERR_INVALID, "operand %d is not an array", i);
+  const tr_shape *s = in->shape;
+  sh_val *r = sh_arr_new(c, in, s->dtype, s->rank, s->dims);
+  if (!r) return TR_ERR_UNSUPPORTED;
+  sh_val **args = tr_xcalloc((size_t)n, sizeof(sh_val *));
+  tr_status st = TR_OK;
+  for (size_t e = 0; e < r->n && st == TR_OK; e++) {
+    int made = 0;
+    for (int i = 0; i < n && st == TR_OK; i++, made++)
+      if (!(args[i] = sh_scalar_at(c, in, ops[i], e))) st = TR_ERR_UNSUPPORTED;
+    sh_val *v = NULL;
+    if (st == TR_OK) st = sh_call(c, in, k, args, n, &v);
+    for (int i = 0; i < made; i++) sh_unref(args[i]);
+    if (st == TR_OK) {
+      if (!v->arr || v->dt != s->dtype || v->rank != 0)
+        st = ev_err(&c->ev, in, TR_ERR_INVALID, "to_apply of map did not return a %s scalar",
+                    tr_dtype_name(s->dtype));
+      else put_scalar(r, e, v);
+    }
+    sh_unref(v);
+  }
+  free(args);
+  if (st != TR_OK) {
+    sh_unref(r);
+    return st;
+  }
+  *out = r;
+  return TR_OK;
+}
+
+/* ---- dispatch ---- */
+
+static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  tr_op op = in->op;
+  *out = NULL;
+  for (int i = 0; i < in->noperands; i++)
+    if (!ops[i]) return ev_err(&c->ev, in, TR_ERR_INVALID, "operand %d has no value", i);
+  tr_status st = ev_check_instr(&c->ev, in);
+  if (st != TR_OK) return st;
+  int arrays = 0;
+  switch (op) {
+  case TR_OP_CONVERT: case TR_OP_IS_FINITE: case TR_OP_COMPARE: case TR_OP_SELECT: case TR_OP_CLAMP:
+    arrays = op == TR_OP_CONVERT || op == TR_OP_IS_FINITE ? 1 : op == TR_OP_COMPARE ? 2 : 3;
+    break;
+  case TR_OP_DOT: case TR_OP_CONVOLUTION: arrays = 2; break;
+  default:
+    if (ev_is_unary(op)) arrays = 1;
+    else if (ev_is_binary(op)) arrays = 2;
+  }
+  if (arrays > in->noperands) return ev_err(&c->ev, in, TR_ERR_INVALID, "too few operands");
+  for (int i = 0; i < arrays; i++)
+    if (!ops[i]->arr) return ev_err(&c->ev, in, TR_ERR_INVALID, "operand %d is not an array", i);
+  switch (op) {
+  case TR_OP_COPY: case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY:
+    *out = sh_ref(ops[0]);
+    return TR_OK;
+  case TR_OP_AFTER_ALL: *out = sh_token(); return TR_OK;
+  case TR_OP_TUPLE: {
+    sh_val **el = tr_xcalloc(in->noperands > 0 ? (size_t)in->noperands : 1, sizeof(sh_val *));
+    for (int i = 0; i < in->noperands; i++) el[i] = sh_ref(ops[i]);
+    *out = sh_tuple(in->noperands, el);
+    free(el);
+    return TR_OK;
+  }
+  case TR_OP_GET_TUPLE_ELEMENT: {
+    const tr_attr *ia = tr_instr_attr(in, TR_ATTR_INDEX);
+    int64_t i = ia ? ia->u.i : -1;
+    if (ops[0]->arr || ops[0]->token || i < 0 || i >= ops[0]->nelems)
+      return ev_err(&c->ev, in, TR_ERR_INVALID, "get-tuple-element index %lld is out of range", (long long)i);
+    *out = sh_ref(ops[0]->elems[i]);
+    return TR_OK;
+  }
+  case TR_OP_IOTA: return sh_iota(c, in, out);
+  case TR_OP_CONVERT: return sh_convert(c, in, ops[0], out);
+  case TR_OP_COMPARE: return sh_compare(c, in, ops[0], ops[1], out);
+  case TR_OP_SELECT: return sh_select(c, in, ops[0], ops[1], ops[2], out);
+  case TR_OP_CLAMP: return sh_clamp(c, in, ops[0], ops[1], ops[2], out);
+  case TR_OP_BITCAST:
+    if (ops[0]->arr && ops[0]->dt == in->shape->dtype) return sh_move(c, in, ops, out);
+    return sh_fallback(c, in, ops, out);
+  case TR_OP_BROADCAST: case TR_OP_RESHAPE: case TR_OP_TRANSPOSE: case TR_OP_SLICE:
+  case TR_OP_DYNAMIC_SLICE: case TR_OP_DYNAMIC_UPDATE_SLICE: case TR_OP_CONCATENATE:
+  case TR_OP_PAD: case TR_OP_REVERSE:
+    return sh_move(c, in, ops, out);
+  case TR_OP_GATHER: return sh_gather(c, in, ops, out);
+  case TR_OP_DOT: case TR_OP_CONVOLUTION:
+    return sh_dot_conv(c, in, ops[0], ops[1], out);
+  case TR_OP_CUSTOM_CALL: case TR_OP_ALL_REDUCE: case TR_OP_ALL_GATHER: case TR_OP_REDUCE_SCATTER:
+  case TR_OP_ALL_TO_ALL: {
+    /* The exact interpreter accepts only the forms that hand their
+     * operands back unchanged (identity custom calls, one participant):
+     * let it check, then pass the shadow operands through. */
+    sh_val *r = NULL;
+    if ((st = sh_fallback(c, in, ops, &r)) != TR_OK) return st;
+    sh_unref(r);
+    if (in->shape->dtype != TR_DT_TUPLE) {
+      *out = sh_ref(ops[0]);
+    } else {
+      sh_val **el = tr_xcalloc(in->noperands > 0 ? (size_t)in->noperands : 1, sizeof(sh_val *));
+      for (int i = 0; i < in->noperands; i++) el[i] = sh_ref(ops[i]);
+      *out = sh_tuple(in->noperands, el);
+      free(el);
+    }
+    return TR_OK;
+  }
+  case TR_OP_REDUCE_PRECISION: return sh_reduce_precision(c, in, ops[0], out);
+  case TR_OP_REDUCE: return sh_reduce(c, in, ops, out);
+  case TR_OP_REDUCE_WINDOW: return sh_reduce_window(c, in, ops, out);
+  case TR_OP_SORT: return sh_sort(c, in, ops, out);
+  case TR_OP_TOPK: return sh_topk(c, in, ops, out);
+  case TR_OP_MAP: return sh_map(c, in, ops, out);
+  case TR_OP_WHILE: return sh_while(c, in, ops, out);
+  case TR_OP_CONDITIONAL: return sh_conditional(c, in, ops, out);
+  case TR_OP_CALL: case TR_OP_FUSION: {
+    const tr_comp *k = ev_comp_attr(in, op == TR_OP_CALL ? TR_ATTR_TO_APPLY : TR_ATTR_CALLS);
+    if (!k) return ev_err(&c->ev, in, TR_ERR_INVALID, "%s names no computation", tr_ops[op].name);
+    return sh_call(c, in, k, ops, in->noperands, out);
+  }
+  default:
+    if (ev_is_unary(op)) return sh_unary(c, in, ops[0], out);
+    if (ev_is_binary(op)) return sh_binary(c, in, ops[0], ops[1], out);
+    return sh_fallback(c, in, ops, out);
+  }
+}
+
+/* ---- frames ---- */
+
+/* A constant: its literal, exact and certain. */
+static tr_status exact_value(sh_ctx *c, const tr_instr *in, sh_val **out) {
+  tr_value *r = NULL;
+  tr_status st = ev_eval_instr(&c->ev, in, NULL, &r);
+  if (st == TR_OK) st = from_exact(c, in, r, true, true, out);
+  tr_value_unref(r);
+  return st;
+}
+
+#define MAX_DEPTH 256
+
+tr_status sh_call(sh_ctx *c, const tr_instr *caller, const tr_comp *k, sh_val *const *params,
+                  int np, sh_val **out) {
+  *out = NULL;
+  if (c->ev.depth >= MAX_DEPTH)
+    return ev_err(&c->ev, caller, TR_ERR_UNSUPPORTED,
+                  "unsupported: computations nest more than %d deep (recursion?)", MAX_DEPTH);
+  ev_compinfo *ci = ev_comp_info(&c->ev, caller, k);
+  if (!ci) return TR_ERR_INVALID;
+  c->ev.depth++;
+  int n = k->ninstrs;
+  sh_val **vals = tr_xcalloc((size_t)n + 1, sizeof(sh_val *));
+  sh_val *small[8], **ops = small;
+  int cap = 8;
+  tr_status st = TR_OK;
+  const int *pos = c->ev.pos;
+  for (int i = 0; i < n && st == TR_OK; i++) {
+    const tr_instr *in = k->instrs[i];
+    if (!ci->live[i]) continue;
+    if (in->op == TR_OP_PARAMETER) {
+      if (in->param_index < 0 || in->param_index >= np || !params[in->param_index]) {
+        st = ev_err(&c->ev, in, TR_ERR_INVALID, "parameter %lld is not passed (%d given)",
+                    (long long)in->param_index, np);
+        break;
+      }
+      vals[i] = sh_ref(params[in->param_index]);
+      continue;
+    }
+    if (in->noperands > cap) {
+      if (ops != small) free(ops);
+      cap = in->noperands;
+      ops = tr_xmalloc(sizeof(sh_val *) * (size_t)cap);
+    }
+    for (int j = 0; j < in->noperands; j++) ops[j] = vals[pos[in->operands[j]->id]];
+    if (in->op == TR_OP_CONSTANT) st = exact_value(c, in, &vals[i]);
+    else st = sh_instr(c, in, ops, &vals[i]);
+    if (st == TR_OK && !fits(vals[i], in->shape))
+      st = ev_err(&c->ev, in, TR_ERR_INVALID,
+                  "internal error: the shadow value does not have the declared shape");
+    if (st != TR_OK) break;
+    for (int j = 0; j < in->noperands; j++) {
+      int p = pos[in->operands[j]->id];
+      if (ci->lastuse[p] == i && vals[p]) {
+        sh_unref(vals[p]);
+        vals[p] = NULL;
+      }
+    }
+  }
+  if (st == TR_OK) *out = sh_ref(vals[pos[k->root->id]]);
+  for (int i = 0; i < n; i++) sh_unref(vals[i]);
+  free(vals);
+  if (ops != small) free(ops);
+  c->ev.depth--;
+  return st;
+}
+
+/* ---- entry ---- */
+
+static tr_status param_value(sh_ctx *c, const tr_instr *p, const tr_shape *s, tr_tensor *const *args,
+                             int nargs, int *next, sh_val **out) {
+  if (s->dtype == TR_DT_TUPLE) {
+    sh_val **el = tr_xcalloc(s->nelems > 0 ? (size_t)s->nelems : 1, sizeof(sh_val *));
+    for (int i = 0; i < s->nelems; i++) {
+      tr_status st = param_value(c, p, s->elems[i], args, nargs, next, &el[i]);
+      if (st != TR_OK) {
+        for (int j = 0; j < i; j++) sh_unref(el[j]);
+        free(el);
+        return st;
+      }
+    }
+    *out = sh_tuple(s->nelems, el);
+    free(el);
+    return TR_OK;
+  }
+  if (s->dtype == TR_DT_TOKEN) {
+    *out = sh_token();
+    return TR_OK;
+  }
+  if (!tr_dtype_is_array(s->dtype))
+    return ev_err(&c->ev, p, TR_ERR_UNSUPPORTED, "unsupported: %s parameter", tr_dtype_name(s->dtype));
+  if (*next >= nargs)
+    return ev_err(&c->ev, p, TR_ERR_USAGE, "parameter needs argument %d but only %d were given",
+                  *next, nargs);
+  const tr_tensor *a = args[*next];
+  bool ok = a && a->dtype == s->dtype && a->rank == s->rank;
+  for (int i = 0; ok && i < s->rank; i++) ok = a->dims[i] == s->dims[i];
+  if (!ok)
+    return ev_err(&c->ev, p, TR_ERR_USAGE, "argument %d does not match its parameter's shape", *next);
+  (*next)++;
+  return sh_from_tensor(c, p, a, true, out);
+}
+
+static void flatten(const sh_val *v, const sh_val ***leaves, int *n, int *cap) {
+  if (v->arr) {
+    if (*n == *cap) {
+      *cap = *cap ? *cap * 2 : 4;
+      *leaves = tr_xrealloc(*leaves, sizeof(sh_val *) * (size_t)*cap);
+    }
+    (*leaves)[(*n)++] = v;
+    return;
+  }
+  for (int i = 0; i < v->nelems; i++) flatten(v->elems[i], leaves, n, cap);
+}
+
+static void make_out(sh_ctx *c, const sh_val *a, tr_shadow_out *o) {
+  memset(o, 0, sizeof *o);
+  o->dtype = a->dt;
+  o->rank = a->rank;
+  o->dims = tr_xmalloc(sizeof(int64_t) * (size_t)(a->rank > 0 ? a->rank : 1));
+  for (int i = 0; i < a->rank; i++) o->dims[i] = a->dims[i];
+  o->n = a->n;
+  size_t m = a->n ? a->n : 1;
+  o->uncertain = tr_xmalloc(m);
+  memcpy(o->uncertain, a->u, a->n);
+  for (size_t i = 0; i < a->n; i++) o->nuncertain += a->u[i] != 0;
+  if (sh_is_flt(a)) {
+    o->value = tr_xmalloc(sizeof(double) * m);
+    o->bound = tr_xmalloc(sizeof(double) * m);
+    for (size_t i = 0; i < a->n; i++) {
+      double d = (double)a->v[i];
+      long double gap = fabsl((long double)d - a->v[i]);
+      o->value[i] = d;
+      o->bound[i] = up((long double)a->e[i] + gap);
+      if (!a->u[i] && isfinite(d) && o->bound[i] > o->max_bound) o->max_bound = o->bound[i];
+    }
+  }
+  o->exact = sh_round_tensor(c, NULL, a);
+}
+
+tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tensor *const *args,
+                         int nargs, tr_shadow_out **outs, int *nouts, tr_diag *d) {
+  *outs = NULL;
+  *nouts = 0;
+  sh_ctx c;
+  memset(&c, 0, sizeof c);
+  tr_ulp_table *deftab = NULL;
+  c.ev.m = m;
+  c.ev.d = d;
+  if (opts) c.ev.opts = opts->eval;
+  if (opts && opts->ulps) {
+    c.ut = opts->ulps;
+  } else {
+    deftab = tr_xmalloc(sizeof *deftab);
+    tr_ulp_table_default(deftab);
+    c.ut = deftab;
+  }
+  if (!m->entry) {
+    tr_diag_errorf(d, "%s: error: module has no ENTRY computation", m->file ? m->file : "<module>");
+    free(deftab);
+    return TR_ERR_INVALID;
+  }
+  if (!c.ev.opts.verified) {
+    tr_status vs = tr_verify(m, d);
+    if (vs != TR_OK) {
+      free(deftab);
+      return vs;
+    }
+    c.ev.opts.verified = true;
+  }
+  c.ev.nids = m->next_id > 0 ? m->next_id : 0;
+  c.ev.pos = tr_xmalloc(sizeof(int) * ((size_t)c.ev.nids + 1));
+  for (int i = 0; i < c.ev.nids; i++) c.ev.pos[i] = -1;
+  c.ev.info = tr_xcalloc((size_t)c.ev.nids + 1, sizeof(ev_compinfo));
+  for (int k = 0; k < m->ncomps; k++)
+    for (int i = 0; i < m->comps[k]->ninstrs; i++) {
+      const tr_instr *in = m->comps[k]->instrs[i];
+      if (in->id >= 0 && in->id < c.ev.nids) c.ev.pos[in->id] = i;
+    }
+  const tr_comp *e = m->entry;
+  int np = e->nparams;
+  sh_val **params = tr_xcalloc(np > 0 ? (size_t)np : 1, sizeof(sh_val *));
+  tr_status st = TR_OK;
+  int next = 0;
+  for (int i = 0; i < np && st == TR_OK; i++) {
+    const tr_instr *p = e->params ? e->params[i] : NULL;
+    if (!p || !p->shape) st = ev_err(&c.ev, NULL, TR_ERR_INVALID, "entry parameter %d is missing", i);
+    else st = param_value(&c, p, p->shape, args, nargs, &next, &params[i]);
+  }
+  if (st == TR_OK && next != nargs)
+    st = ev_err(&c.ev, NULL, TR_ERR_USAGE, "%d argument(s) given but the entry takes %d", nargs, next);
+  sh_val *res = NULL;
+  if (st == TR_OK) st = sh_call(&c, NULL, e, params, np, &res);
+  if (st == TR_OK) {
+    const sh_val **leaves = NULL;
+    int n = 0, cap = 0;
+    flatten(res, &leaves, &n, &cap);
+    *outs = tr_xcalloc(n > 0 ? (size_t)n : 1, sizeof(tr_shadow_out));
+    for (int i = 0; i < n; i++) make_out(&c, leaves[i], &(*outs)[i]);
+    *nouts = n;
+    free(leaves);
+  }
+  sh_unref(res);
+  for (int i = 0; i < np; i++) sh_unref(params[i]);
+  free(params);
+  for (int i = 0; i < c.ev.nids; i++) {
+    free(c.ev.info[i].live);
+    free(c.ev.info[i].lastuse);
+  }
+  free(c.ev.info);
+  free(c.ev.pos);
+  free(deftab);
+  return st;
+}
+
+void tr_shadow_free(tr_shadow_out *outs, int nouts) {
+  if (!outs) return;
+  for (int i = 0; i < nouts; i++) {
+    free(outs[i].dims);
+    free(outs[i].value);
+    free(outs[i].bound);
+    free(outs[i].uncertain);
+    tr_tensor_free(outs[i].exact);
+  }
+  free(outs);
+}

@@ -1,0 +1,57 @@
+/* shadow.h - the reference interpreter, shadow mode: evaluates a module
+ * carrying every float in higher precision (long double) with a
+ * first-order bound on how far a correct implementation may be from it,
+ * and an uncertain flag where a discontinuous op's input interval
+ * straddles its discontinuity. docs/ORACLE.md describes the model, the ulp
+ * table and every op's rule. The comparison policy judges a target
+ * element by |target - value| <= k * bound + tiny(dtype), skipping the
+ * uncertain ones. */
+#ifndef TR_SHADOW_H
+#define TR_SHADOW_H
+
+#include "eval.h"
+
+/* Rounding allowance of each op, in ulps of its result's dtype at the
+ * result's magnitude: what a correct implementation may add on top of
+ * the propagated input errors. For sums and contractions (reduce with an
+ * add or multiply reducer, dot, convolution, reduce-window) it is the
+ * allowance of each addition and product. A target profile widens it. */
+typedef struct {
+  float ulps[TR_OP_COUNT][TR_DT_COUNT]; /* [op][result dtype] */
+} tr_ulp_table;
+
+/* The default table (docs/ORACLE.md): 0.5 for correctly rounded ops,
+ * XLA's own CPU accuracy budgets for transcendentals, 0 for exact ops. */
+void tr_ulp_table_default(tr_ulp_table *t);
+
+typedef struct {
+  tr_eval_opts eval;        /* limits, as in exact mode */
+  const tr_ulp_table *ulps; /* NULL: the default table */
+} tr_shadow_opts;
+
+/* One array leaf of the result. */
+typedef struct {
+  tr_dtype dtype;           /* element type of the leaf */
+  int rank;                 /* number of dims */
+  int64_t *dims;            /* rank sizes */
+  size_t n;                 /* elements */
+  double *value;            /* floats: shadow value per element; NULL for ints */
+  double *bound;            /* floats: |correct - value| <= bound; NULL for ints */
+  unsigned char *uncertain; /* 1: not to be judged (n entries, every dtype) */
+  tr_tensor *exact;         /* the values in the leaf's dtype: ints exactly,
+                               floats rounded to nearest */
+  size_t nuncertain;        /* count of uncertain elements */
+  double max_bound;         /* largest bound over certain finite float elements */
+} tr_shadow_out;
+
+/* Evaluates m's entry computation in shadow mode. args are as for
+ * tr_eval_opt; each input is exact (bound 0, certain). On success *outs
+ * is a new array of *nouts leaves (tuples flattened, tokens left out),
+ * freed with tr_shadow_free. On failure returns non-OK with a located
+ * diagnostic, as tr_eval_opt does. value is rounded from long double to
+ * double, and bound includes that rounding. */
+tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tensor *const *args,
+                         int nargs, tr_shadow_out **outs, int *nouts, tr_diag *d);
+void tr_shadow_free(tr_shadow_out *outs, int nouts);
+
+#endif

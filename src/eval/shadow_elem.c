@@ -1,0 +1,581 @@
+/* shadow_elem.c - shadow rules of the elementwise ops: unary and binary
+ * arithmetic, compare, select, clamp, convert and iota. A float result is
+ * the op in long double on the shadow operands; its bound is the
+ * propagated input error (the exact change over the input interval for
+ * monotone functions, a Lipschitz or derivative bound otherwise) plus the
+ * op's rounding allowance (sh_finish). Discontinuous ops mark an element
+ * uncertain when its input interval reaches the discontinuity. Integers
+ * are computed by the exact kernels (they are exact) and carry the OR of
+ * their operands' marks. docs/ORACLE.md lists each rule. */
+#include "shadowint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const long double PI_L = 3.141592653589793238462643383279502884L;
+
+static long double max2(long double a, long double b) { return a > b ? a : b; }
+
+/* The exact kernel's result on integer operands, as a shadow value whose
+ * marks are the OR of the operands' (a scalar operand marks every
+ * element). */
+static tr_status int_result(sh_ctx *c, const tr_instr *in, tr_tensor *r, const sh_val *const *ops,
+                            int nops, sh_val **out) {
+  sh_val *o = sh_arr_new(c, in, r->dtype, r->rank, r->dims);
+  if (!o) {
+    tr_tensor_free(r);
+    return TR_ERR_UNSUPPORTED;
+  }
+  tr_tensor_free(o->t);
+  o->t = r;
+  for (int k = 0; k < nops; k++) {
+    const sh_val *a = ops[k];
+    if (!a) continue;
+    for (size_t i = 0; i < o->n; i++) o->u[i] |= a->u[a->n == o->n ? i : 0];
+  }
+  *out = o;
+  return TR_OK;
+}
+
+/* ---- unary ---- */
+
+static long double round_even_l(long double x) {
+  if (!isfinite(x) || fabsl(x) >= 9223372036854775808.0L) return x;
+  long double r = floorl(x), diff = x - r;
+  if (diff > 0.5L || (diff == 0.5L && fmodl(r, 2.0L) != 0)) r += 1;
+  return r == 0 ? copysignl(0.0L, x) : r;
+}
+
+static long double flt_unary(tr_op op, long double a) {
+  switch (op) {
+  case TR_OP_ABS: return fabsl(a);
+  case TR_OP_NEGATE: return -a;
+  case TR_OP_SIGN: return (isnan(a) || a == 0) ? a : copysignl(1.0L, a);
+  case TR_OP_FLOOR: return floorl(a);
+  case TR_OP_CEIL: return ceill(a);
+  case TR_OP_ROUND_NEAREST_AFZ: return roundl(a);
+  case TR_OP_ROUND_NEAREST_EVEN: return round_even_l(a);
+  case TR_OP_EXPONENTIAL: return expl(a);
+  case TR_OP_EXPONENTIAL_MINUS_ONE: return expm1l(a);
+  case TR_OP_LOG: return logl(a);
+  case TR_OP_LOG_PLUS_ONE: return log1pl(a);
+  case TR_OP_SQRT: return sqrtl(a);
+  case TR_OP_RSQRT: return 1.0L / sqrtl(a);
+  case TR_OP_CBRT: return cbrtl(a);
+  case TR_OP_TANH: return tanhl(a);
+  case TR_OP_LOGISTIC: return 1.0L / (1.0L + expl(-a));
+  case TR_OP_SINE: return sinl(a);
+  case TR_OP_COSINE: return cosl(a);
+  case TR_OP_TAN: return tanl(a);
+  case TR_OP_ERF: return erfl(a);
+  default: return NAN;
+  }
+}
+
+/* Whether the closed interval [lo, hi] (lo < hi) leaves op's domain or
+ * reaches a pole. */
+static bool off_domain(tr_op op, long double lo, long double hi) {
+  switch (op) {
+  case TR_OP_LOG: case TR_OP_RSQRT: return lo <= 0;
+  case TR_OP_SQRT: return lo < 0;
+  case TR_OP_LOG_PLUS_ONE: return lo <= -1;
+  case TR_OP_TAN:
+    return hi - lo >= PI_L || floorl((lo - PI_L / 2) / PI_L) != floorl((hi - PI_L / 2) / PI_L);
+  default: return false;
+  }
+}
+
+tr_status sh_unary(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out) {
+  tr_op op = in->op;
+  if (!sh_is_flt(x)) {
+    tr_tensor *r = NULL;
+    tr_status st = ev_unary(&c->ev, in, x->t, &r);
+    if (st != TR_OK) return st;
+    return int_result(c, in, r, &x, 1, out);
+  }
+  tr_dtype rt = op == TR_OP_IS_FINITE ? TR_DT_PRED : x->dt;
+  sh_val *o = sh_arr_new(c, in, rt, x->rank, x->dims);
+  if (!o) return TR_ERR_UNSUPPORTED;
+  if (op == TR_OP_IS_FINITE) {
+    /* An interval that reaches inf was marked by the op that made it. */
+    unsigned char *p = o->t->data;
+    for (size_t i = 0; i < x->n; i++) {
+      p[i] = isfinite(x->v[i]) != 0;
+      o->u[i] = x->u[i];
+    }
+    *out = o;
+    return TR_OK;
+  }
+  sh_fmt f;
+  sh_fmt_of(x->dt, &f);
+  double k = sh_allow(c, op, x->dt);
+  for (size_t i = 0; i < x->n; i++) {
+    long double a = x->v[i], ea = x->e[i];
+    unsigned char u = x->u[i];
+    long double r = flt_unary(op, a);
+    long double lo = a - ea, hi = a + ea;
+    switch (op) {
+    case TR_OP_ABS: case TR_OP_NEGATE:
+      /* Exact and 1-Lipschitz. */
+      o->v[i] = r;
+      o->e[i] = (double)ea;
+      o->u[i] = u;
+      continue;
+    case TR_OP_SIGN: case TR_OP_FLOOR: case TR_OP_CEIL: case TR_OP_ROUND_NEAREST_AFZ:
+    case TR_OP_ROUND_NEAREST_EVEN:
+      /* Exact, piecewise constant: uncertain where the ends differ. */
+      if (ea > 0 && isfinite(a) && flt_unary(op, lo) != flt_unary(op, hi)) u = 1;
+      o->v[i] = r;
+      o->e[i] = 0;
+      o->u[i] = u;
+      continue;
+    default: break;
+    }
+    long double p = 0;
+    if (ea > 0 && isfinite(a)) {
+      if (off_domain(op, lo, hi)) u = 1;
+      if (op == TR_OP_SINE || op == TR_OP_COSINE) {
+        p = ea < 2 ? ea : 2; /* |f'| <= 1 */
+      } else {
+        /* Monotone on the interval: the change is largest at an end. */
+        long double flo = flt_unary(op, lo), fhi = flt_unary(op, hi);
+        p = max2(fabsl(flo - r), fabsl(fhi - r));
+        if (isnan(p)) p = INFINITY;
+      }
+    }
+    sh_finish(&f, r, p, k, &o->v[i], &o->e[i], &u);
+    /* A non-finite result of a finite input with an error: a correct
+     * result may be finite. */
+    if (!isfinite(r) && isfinite(a) && ea > 0) u = 1;
+    o->u[i] = u;
+  }
+  *out = o;
+  return TR_OK;
+}
+
+/* ---- binary ---- */
+
+/* max and min with the exact interpreter's NaN and tie rules. */
+static long double fmax_e(long double a, long double b) { return isnan(a) ? a : isnan(b) ? b : (a < b ? b : a); }
+static long double fmin_e(long double a, long double b) { return isnan(a) ? a : isnan(b) ? b : (b < a ? b : a); }
+
+static long double pow_e(long double a, long double b) { return (a == 1 || b == 0) ? 1.0L : powl(a, b); }
+
+/* The binary rule for one element; sets *u where uncertain. */
+static void flt_binary1(tr_op op, const sh_fmt *f, double k, long double a, long double ea,
+                        long double b, long double eb, long double *rv, double *re, unsigned char *u) {
+  long double r, p = 0;
+  bool fin = isfinite(a) && isfinite(b);
+  switch (op) {
+  case TR_OP_MAXIMUM: case TR_OP_MINIMUM:
+    /* Exact and 1-Lipschitz in each operand. */
+    r = op == TR_OP_MAXIMUM ? fmax_e(a, b) : fmin_e(a, b);
+    *rv = r;
+    *re = (double)(isnan(r) ? 0 : max2(ea, eb));
+    return;
+  case TR_OP_ADD: r = a + b; p = ea + eb; break;
+  case TR_OP_SUBTRACT: r = a - b; p = ea + eb; break;
+  case TR_OP_MULTIPLY: r = a * b; p = fabsl(b) * ea + fabsl(a) * eb + ea * eb; break;
+  case TR_OP_DIVIDE:
+    r = a / b;
+    if (fabsl(b) > eb) p = (fabsl(a) * eb + fabsl(b) * ea) / (fabsl(b) * (fabsl(b) - eb));
+    else if (ea > 0 || eb > 0) {
+      p = INFINITY;
+      if (b == 0 && eb == 0 && fabsl(a) > ea) p = 0; /* x / exact 0: an inf of certain sign */
+    }
+    break;
+  case TR_OP_REMAINDER: {
+    r = fmodl(a, b);
+    k = 0; /* fmod is exact */
+    if (ea > 0 || eb > 0) {
+      if (fabsl(b) <= eb) {
+        p = INFINITY;
+        break;
+      }
+      /* Continuous while trunc(a/b) stays the same over the box. */
+      long double q[4] = {truncl((a - ea) / (b - eb)), truncl((a - ea) / (b + eb)),
+                          truncl((a + ea) / (b - eb)), truncl((a + ea) / (b + eb))};
+      if (q[0] != q[1] || q[0] != q[2] || q[0] != q[3]) *u = 1;
+      p = ea + fabsl(truncl(a / b)) * eb;
+    }
+    break;
+  }
+  case TR_OP_POWER:
+    r = pow_e(a, b);
+    if ((ea > 0 || eb > 0) && fin) {
+      bool integral = eb == 0 && b == truncl(b);
+      if (a - ea > 0 || (integral && (a + ea < 0 || a - ea > 0))) {
+        /* Monotone in each operand over the box: extremes at corners
+         * (exp(b log a) is monotone in the product b log a). */
+        long double c4[4] = {pow_e(a - ea, b - eb), pow_e(a - ea, b + eb), pow_e(a + ea, b - eb),
+                             pow_e(a + ea, b + eb)};
+        for (int j = 0; j < 4; j++) p = max2(p, fabsl(c4[j] - r));
+        if (isnan(p)) p = INFINITY;
+      } else {
+        p = INFINITY;
+      }
+    }
+    break;
+  case TR_OP_ATAN2:
+    r = atan2l(a, b);
+    if ((ea > 0 || eb > 0) && fin) {
+      /* y = a, x = b. Jumps where the box holds the origin or crosses
+       * the negative x axis; elsewhere |grad| = 1/radius. */
+      if ((fabsl(a) <= ea && b - eb <= 0)) {
+        p = INFINITY;
+      } else {
+        long double dx = max2(0, fabsl(b) - eb), dy = max2(0, fabsl(a) - ea);
+        p = (ea + eb) / sqrtl(dx * dx + dy * dy);
+      }
+    }
+    break;
+  default: r = NAN; break;
+  }
+  if (!fin) {
+    /* Inf and NaN operands are exact; the result is certain when no
+     * value in a finite operand's interval changes it. */
+    *rv = r;
+    *re = 0;
+    bool sure;
+    long double fa = isfinite(a) ? a : b, fe = isfinite(a) ? ea : eb; /* the finite one, if any */
+    if (op == TR_OP_POWER) {
+      /* pow(1, y) = pow(x, 0) = 1 even for NaN: an interval holding 1
+       * (base) or 0 (exponent) may take that case. */
+      bool near1 = ea > 0 && fabsl(a - 1) <= ea, near0 = eb > 0 && fabsl(b) <= eb;
+      sure = (ea == 0 && eb == 0) || (isnan(b) && !near1) || (isnan(a) && !near0);
+    } else if (isnan(a) || isnan(b) || (!isfinite(a) && !isfinite(b))) sure = true;
+    else if (op == TR_OP_ADD || op == TR_OP_SUBTRACT) sure = true;
+    else if (op == TR_OP_MULTIPLY) sure = fe == 0 || fabsl(fa) > fe;
+    else if (op == TR_OP_DIVIDE) sure = !isfinite(b) || fe == 0 || fabsl(fa) > fe;
+    else sure = ea == 0 && eb == 0;
+    if (!sure) *u = 1;
+    if (isinf(r) && !f->has_inf) *rv = NAN;
+    /* A finite result of an inf operand (atan2(inf, x) = pi/2) still
+     * rounds. */
+    if (isfinite(r)) sh_finish(f, r, 0, k, rv, re, u);
+    return;
+  }
+  if (isinf(p) && !isfinite(r)) {
+    *rv = r;
+    *re = 0;
+    *u = 1;
+    return;
+  }
+  sh_finish(f, r, p, k, rv, re, u);
+  if (!isfinite(r) && p > 0) *u = 1;
+}
+
+tr_status sh_binary(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out) {
+  if (x->dt != y->dt || x->n != y->n)
+    return ev_err(&c->ev, in, TR_ERR_INVALID, "operands differ in type or size");
+  if (!sh_is_flt(x)) {
+    tr_tensor *r = NULL;
+    tr_status st = ev_binary(&c->ev, in, x->t, y->t, &r);
+    if (st != TR_OK) return st;
+    const sh_val *ops[2] = {x, y};
+    return int_result(c, in, r, ops, 2, out);
+  }
+  sh_val *o = sh_arr_new(c, in, x->dt, x->rank, x->dims);
+  if (!o) return TR_ERR_UNSUPPORTED;
+  sh_fmt f;
+  sh_fmt_of(x->dt, &f);
+  double k = sh_allow(c, in->op, x->dt);
+  for (size_t i = 0; i < x->n; i++) {
+    unsigned char u = x->u[i] | y->u[i];
+    flt_binary1(in->op, &f, k, x->v[i], x->e[i], y->v[i], y->e[i], &o->v[i], &o->e[i], &u);
+    o->u[i] = u;
+  }
+  *out = o;
+  return TR_OK;
+}
+
+/* ---- compare ---- */
+
+typedef enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } cmpdir;
+
+static cmpdir cmp_attrs(const tr_instr *in, bool *total) {
+  const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIRECTION);
+  const tr_attr *ta = tr_instr_attr(in, TR_ATTR_TYPE);
+  static const char *names[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+  cmpdir dir = CMP_EQ;
+  for (int i = 0; i < 6; i++)
+    if (da && da->u.s && strcmp(da->u.s, names[i]) == 0) dir = (cmpdir)i;
+  *total = ta && ta->u.s && strcmp(ta->u.s, "TOTALORDER") == 0;
+  return dir;
+}
+
+static bool cmp_ok(cmpdir d, int c3) {
+  switch (d) {
+  case CMP_EQ: return c3 == 0;
+  case CMP_NE: return c3 != 0;
+  case CMP_LT: return c3 < 0;
+  case CMP_LE: return c3 <= 0;
+  case CMP_GT: return c3 > 0;
+  default: return c3 >= 0;
+  }
+}
+
+tr_status sh_compare(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out) {
+  if (x->dt != y->dt || x->n != y->n)
+    return ev_err(&c->ev, in, TR_ERR_INVALID, "operands differ in type or size");
+  if (!sh_is_flt(x)) {
+    tr_tensor *r = NULL;
+    tr_status st = ev_compare(&c->ev, in, x->t, y->t, &r);
+    if (st != TR_OK) return st;
+    const sh_val *ops[2] = {x, y};
+    return int_result(c, in, r, ops, 2, out);
+  }
+  bool total;
+  cmpdir dir = cmp_attrs(in, &total);
+  sh_val *o = sh_arr_new(c, in, TR_DT_PRED, x->rank, x->dims);
+  if (!o) return TR_ERR_UNSUPPORTED;
+  unsigned char *p = o->t->data;
+  int es = tr_dtype_size(x->dt);
+  for (size_t i = 0; i < x->n; i++) {
+    long double a = x->v[i], b = y->v[i];
+    long double eab = (long double)x->e[i] + y->e[i];
+    unsigned char u = x->u[i] | y->u[i];
+    if (isnan(a) || isnan(b)) {
+      if (total) {
+        /* NaNs order by sign and payload: compare the stored bits. */
+        uint64_t ba = tr_float_from_double(x->dt, (double)a), bb = tr_float_from_double(x->dt, (double)b);
+        unsigned char sa[8], sb[8];
+        memcpy(sa, &ba, 8);
+        memcpy(sb, &bb, 8);
+        (void)es;
+        p[i] = ev_compare_slots(in, x->dt, sa, sb);
+      } else {
+        p[i] = dir == CMP_NE;
+      }
+    } else {
+      int c3 = (a > b) - (a < b);
+      if (total && c3 == 0 && a == 0) c3 = (signbit(b) != 0) - (signbit(a) != 0);
+      p[i] = cmp_ok(dir, c3);
+      /* A correct pair within the bounds may compare otherwise. */
+      if (eab > 0 && fabsl(a - b) <= eab) u = 1;
+    }
+    o->u[i] = u;
+  }
+  *out = o;
+  return TR_OK;
+}
+
+/* ---- select, clamp ---- */
+
+tr_status sh_select(sh_ctx *c, const tr_instr *in, const sh_val *pr, const sh_val *x, const sh_val *y,
+                    sh_val **out) {
+  if (x->dt != y->dt || x->n != y->n || pr->dt != TR_DT_PRED || (pr->n != x->n && pr->rank != 0))
+    return ev_err(&c->ev, in, TR_ERR_INVALID, "select operands do not match");
+  sh_val *o = sh_arr_new(c, in, x->dt, x->rank, x->dims);
+  if (!o) return TR_ERR_UNSUPPORTED;
+  const unsigned char *pp = pr->t->data;
+  size_t es = sh_is_flt(x) ? 0 : (size_t)tr_dtype_size(x->dt);
+  for (size_t i = 0; i < x->n; i++) {
+    size_t j = pr->rank == 0 ? 0 : i;
+    const sh_val *s = pp[j] ? x : y;
+    if (es) memcpy((char *)o->t->data + i * es, (const char *)s->t->data + i * es, es);
+    else {
+      o->v[i] = s->v[i];
+      o->e[i] = s->e[i];
+    }
+    /* An uncertain predicate may pick the other operand. */
+    o->u[i] = s->u[i] | pr->u[j];
+  }
+  *out = o;
+  return TR_OK;
+}
+
+tr_status sh_clamp(sh_ctx *c, const tr_instr *in, const sh_val *lo, const sh_val *x, const sh_val *hi,
+                   sh_val **out) {
+  if (!sh_is_flt(x)) {
+    tr_tensor *r = NULL;
+    tr_status st = ev_clamp(&c->ev, in, lo->t, x->t, hi->t, &r);
+    if (st != TR_OK) return st;
+    const sh_val *ops[3] = {lo, x, hi};
+    return int_result(c, in, r, ops, 3, out);
+  }
+  sh_val *o = sh_arr_new(c, in, x->dt, x->rank, x->dims);
+  if (!o) return TR_ERR_UNSUPPORTED;
+  for (size_t i = 0; i < x->n; i++) {
+    size_t il = lo->n == x->n ? i : 0, ih = hi->n == x->n ? i : 0;
+    long double l = lo->v[il], v = x->v[i], h = hi->v[ih];
+    long double r;
+    if (isnan(l)) r = l;
+    else if (isnan(v)) r = v;
+    else if (isnan(h)) r = h;
+    else {
+      long double mx = v < l ? l : v;
+      r = mx < h ? mx : h;
+    }
+    /* Exact and 1-Lipschitz in each operand, ties included. */
+    o->v[i] = r;
+    o->e[i] = isnan(r) ? 0 : (double)max2(max2(lo->e[il], x->e[i]), hi->e[ih]);
+    o->u[i] = lo->u[il] | x->u[i] | hi->u[ih];
+  }
+  *out = o;
+  return TR_OK;
+}
+
+/* ---- convert ---- */
+
+/* float -> integer as the exact interpreter converts (NaN -> 0,
+ * saturating, truncating toward zero). */
+static uint64_t flt_to_int(tr_dtype dt, long double v) {
+  if (isnan(v)) return 0;
+  if (dt == TR_DT_PRED) return v != 0;
+  if (tr_dtypes[dt].kind == TR_DK_SINT) {
+    int64_t lo = tr_int_min(dt), hi = (int64_t)tr_int_max(dt);
+    if (v >= (long double)(double)hi) return (uint64_t)hi;
+    if (v <= (long double)(double)lo) return (uint64_t)lo;
+    return (uint64_t)(int64_t)v;
+  }
+  uint64_t hi = tr_int_max(dt);
+  if (v >= (long double)(double)hi) return hi;
+  if (v <= 0) return 0;
+  return (uint64_t)v;
+}
+
+tr_status sh_convert(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out) {
+  tr_dtype dt = in->shape->dtype, st = x->dt;
+  bool fs = tr_dtype_is_float(st), fd = tr_dtype_is_float(dt);
+  if (!fs && !fd) {
+    tr_tensor *r = ev_convert_to(&c->ev, in, x->t, dt);
+    if (!r) return TR_ERR_UNSUPPORTED;
+    return int_result(c, in, r, &x, 1, out);
+  }
+  sh_val *o = sh_arr_new(c, in, dt, x->rank, x->dims);
+  if (!o) return TR_ERR_UNSUPPORTED;
+  size_t n = x->n;
+  if (fs && !fd) {
+    uint64_t *v = tr_xmalloc(sizeof(uint64_t) * (n ? n : 1));
+    for (size_t i = 0; i < n; i++) {
+      long double a = x->v[i], ea = x->e[i];
+      v[i] = flt_to_int(dt, a);
+      o->u[i] = x->u[i];
+      /* Truncation and saturation are steps: uncertain where the ends of
+       * the interval convert differently. */
+      if (ea > 0 && isfinite(a) && flt_to_int(dt, a - ea) != flt_to_int(dt, a + ea)) o->u[i] = 1;
+    }
+    ev_store_ints(o->t, v);
+    free(v);
+    *out = o;
+    return TR_OK;
+  }
+  sh_fmt f;
+  sh_fmt_of(dt, &f);
+  double k = sh_allow(c, TR_OP_CONVERT, dt);
+  if (!fs) {
+    uint64_t *v = tr_xmalloc(sizeof(uint64_t) * (n ? n : 1));
+    ev_load_ints(x->t, v);
+    bool sg = tr_dtypes[st].kind == TR_DK_SINT;
+    long double exact_below = ldexpl(1.0L, f.p);
+    for (size_t i = 0; i < n; i++) {
+      long double a = sg ? (long double)(int64_t)v[i] : (long double)v[i];
+      unsigned char u = x->u[i];
+      if (fabsl(a) <= exact_below && fabsl(a) <= f.maxf) {
+        o->v[i] = a; /* representable: exact */
+        o->e[i] = 0;
+      } else {
+        sh_finish(&f, a, 0, k, &o->v[i], &o->e[i], &u);
+      }
+      o->u[i] = u;
+    }
+    free(v);
+    *out = o;
+    return TR_OK;
+  }
+  /* float -> float: the shadow value stays; narrowing adds its rounding
+   * and may overflow, widening is exact. */
+  const tr_dtype_info *si = &tr_dtypes[st], *di = &tr_dtypes[dt];
+  bool widen = di->mbits >= si->mbits && di->ebits >= si->ebits && f.maxf >= tr_float_max(st);
+  for (size_t i = 0; i < n; i++) {
+    unsigned char u = x->u[i];
+    if (widen) {
+      o->v[i] = x->v[i];
+      o->e[i] = x->e[i];
+    } else {
+      sh_finish(&f, x->v[i], x->e[i], k, &o->v[i], &o->e[i], &u);
+    }
+    o->u[i] = u;
+  }
+  *out = o;
+  return TR_OK;
+}
+
+/* ---- reduce-precision ---- */
+
+/* A rounding to m mantissa bits and e exponent bits without subnormals:
+ * the shadow value stays; the bound gains a whole ulp of the reduced
+ * format (half for the rounding; the flush to zero below its smallest
+ * normal costs up to that normal, which is its ulp there), and the
+ * reduced format's overflow threshold marks the edge. */
+tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out) {
+  const tr_attr *ea = tr_instr_attr(in, TR_ATTR_EXPONENT_BITS);
+  const tr_attr *ma = tr_instr_attr(in, TR_ATTR_MANTISSA_BITS);
+  if (!sh_is_flt(x) || !ea || !ma || ea->u.i < 1 || ma->u.i < 0 || ea->u.i > 30)
+    return sh_fallback(c, in, (sh_val **)&x, out);
+  const tr_dtype_info *di = &tr_dtypes[x->dt];
+  int64_t m = ma->u.i, e = ea->u.i;
+  sh_val *o = sh_arr_new(c, in, x->dt, x->rank, x->dims);
+  if (!o) return TR_ERR_UNSUPPORTED;
+  if (m >= di->mbits && e >= di->ebits) {
+    /* Nothing to reduce: the identity. */
+    memcpy(o->v, x->v, sizeof(long double) * x->n);
+    memcpy(o->e, x->e, sizeof(double) * x->n);
+    memcpy(o->u, x->u, x->n);
+    *out = o;
+    return TR_OK;
+  }
+  sh_fmt src, f;
+  sh_fmt_of(x->dt, &src);
+  int rbias = e >= di->ebits ? di->bias : (1 << (e - 1)) - 1;
+  f = src;
+  if (m < di->mbits) f.p = (int)m + 1;
+  if (e < di->ebits) {
+    f.emin = 1 - rbias;
+    f.maxf = ldexpl(2.0L - ldexpl(1.0L, -(int)(m < di->mbits ? m : di->mbits)), rbias);
+    f.lim = f.maxf + ldexpl(0.5L, rbias - (f.p - 1));
+    f.tiny = ldexp(1.0, f.emin);
+    f.has_inf = true;
+  }
+  for (size_t i = 0; i < x->n; i++) {
+    unsigned char u = x->u[i];
+    long double v = x->v[i];
+    if (isnan(v) && m == 0) v = INFINITY; /* E: a NaN becomes inf with no mantissa */
+    sh_finish(&f, v, x->e[i], 1.0, &o->v[i], &o->e[i], &u);
+    o->u[i] = u;
+  }
+  *out = o;
+  return TR_OK;
+}
+
+/* ---- iota ---- */
+
+tr_status sh_iota(sh_ctx *c, const tr_instr *in, sh_val **out) {
+  const tr_shape *s = in->shape;
+  if (!tr_dtype_is_float(s->dtype)) {
+    tr_tensor *r = NULL;
+    tr_status st = ev_iota(&c->ev, in, &r);
+    if (st != TR_OK) return st;
+    return int_result(c, in, r, NULL, 0, out);
+  }
+  const tr_attr *at = tr_instr_attr(in, TR_ATTR_IOTA_DIMENSION);
+  int dim = at ? (int)at->u.i : 0;
+  sh_val *o = sh_arr_new(c, in, s->dtype, s->rank, s->dims);
+  if (!o) return TR_ERR_UNSUPPORTED;
+  uint64_t inner = 1;
+  for (int i = dim + 1; i < s->rank; i++) inner *= (uint64_t)s->dims[i];
+  uint64_t size = s->rank > 0 ? (uint64_t)s->dims[dim] : 1;
+  sh_fmt f;
+  sh_fmt_of(s->dtype, &f);
+  double k = sh_allow(c, TR_OP_IOTA, s->dtype);
+  long double exact_below = ldexpl(1.0L, f.p);
+  for (size_t i = 0; i < o->n; i++) {
+    long double a = (long double)((i / inner) % size);
+    if (a <= exact_below && a <= f.maxf) o->v[i] = a;
+    else sh_finish(&f, a, 0, k, &o->v[i], &o->e[i], &o->u[i]);
+  }
+  *out = o;
+  return TR_OK;
+}

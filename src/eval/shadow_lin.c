@@ -1,0 +1,500 @@
+/* shadow_lin.c - shadow rules of sums and contractions: reduce (add,
+ * multiply, max and min reducers by formula, any other reducer by
+ * calling it in shadow mode in the reference's order), dot and
+ * convolution. A compiler may sum in any order, so a sum's bound is the
+ * order-free classic one: propagated input errors plus
+ * (n-1)·u·Σ(|x|+e). Dot and convolution reuse the exact kernels on f64
+ * tensors (an f64 twin of the instruction computes in plain double): one
+ * run for the values, one for Σ(|x|+e_x)(|y|+e_y), one or two for the
+ * propagated errors; the double arithmetic's own error goes into the
+ * bound. */
+#include "shadowint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long double fmax_e(long double a, long double b) { return isnan(a) ? a : isnan(b) ? b : (a < b ? b : a); }
+static long double fmin_e(long double a, long double b) { return isnan(a) ? a : isnan(b) ? b : (b < a ? b : a); }
+
+static double up(long double x) {
+  double d = (double)x;
+  if ((long double)d < x) d = nextafter(d, INFINITY);
+  return d;
+}
+
+/* ---- reduce ---- */
+
+/* Offsets of the kept (output) and reduced elements of an operand of
+ * dims[rank], both in row-major order. */
+static void reduce_offsets(const int64_t *dims, int rank, const tr_attr *da, int64_t **ko, size_t *nout,
+                           int64_t **ro, size_t *nred) {
+  int64_t st[TR_TENSOR_MAX_RANK], kd[TR_TENSOR_MAX_RANK], ks[TR_TENSOR_MAX_RANK];
+  int64_t rd[TR_TENSOR_MAX_RANK], rs[TR_TENSOR_MAX_RANK];
+  ev_strides(dims, rank, st);
+  int nk = 0, nr = 0;
+  for (int d = 0; d < rank; d++) {
+    bool red = false;
+    for (int j = 0; j < da->n; j++) red |= da->u.ints[j] == d;
+    if (red) {
+      rd[nr] = dims[d];
+      rs[nr++] = st[d];
+    } else {
+      kd[nk] = dims[d];
+      ks[nk++] = st[d];
+    }
+  }
+  *nout = 1;
+  *nred = 1;
+  for (int i = 0; i < nk; i++) *nout *= (size_t)kd[i];
+  for (int i = 0; i < nr; i++) *nred *= (size_t)rd[i];
+  *ko = tr_xmalloc(sizeof(int64_t) * (*nout ? *nout : 1));
+  *ro = tr_xmalloc(sizeof(int64_t) * (*nred ? *nred : 1));
+  for (size_t o = 0; o < *nout; o++) {
+    size_t rem = o;
+    (*ko)[o] = 0;
+    for (int i = nk - 1; i >= 0; i--) {
+      (*ko)[o] += (int64_t)(rem % (size_t)kd[i]) * ks[i];
+      rem /= (size_t)kd[i];
+    }
+  }
+  for (size_t q = 0; q < *nred; q++) {
+    size_t rem = q;
+    (*ro)[q] = 0;
+    for (int i = nr - 1; i >= 0; i--) {
+      (*ro)[q] += (int64_t)(rem % (size_t)rd[i]) * rs[i];
+      rem /= (size_t)rd[i];
+    }
+  }
+}
+
+/* One output of an add, multiply, max or min reduction over the terms
+ * x[base + ro[q]] and the init value. */
+static void reduce_one(tr_op op, const sh_fmt *f, double k, const sh_val *x, const sh_val *init,
+                       int64_t base, const int64_t *ro, size_t nred, long double *rv, double *re,
+                       unsigned char *ru) {
+  unsigned char u = init->u[0];
+  bool fin = isfinite(init->v[0]);
+  for (size_t q = 0; q < nred; q++) {
+    size_t i = (size_t)(base + ro[q]);
+    u |= x->u[i];
+    fin = fin && isfinite(x->v[i]);
+  }
+  /* Terms, the init included unless it is an exact 0 (adding it is exact). */
+  size_t n = nred + !(init->v[0] == 0 && init->e[0] == 0);
+  if (n == 0) n = 1;
+  if (op == TR_OP_MAXIMUM || op == TR_OP_MINIMUM) {
+    long double r = init->v[0], e = init->e[0];
+    for (size_t q = 0; q < nred; q++) {
+      size_t i = (size_t)(base + ro[q]);
+      r = op == TR_OP_MAXIMUM ? fmax_e(r, x->v[i]) : fmin_e(r, x->v[i]);
+      if (x->e[i] > e) e = x->e[i];
+    }
+    /* |max(a') - max(a)| <= max |a'_i - a_i|: no rounding, no marks. */
+    *rv = r;
+    *re = isnan(r) ? 0 : (double)e;
+    *ru = u;
+    return;
+  }
+  long double unit = (long double)k * ldexpl(1.0L, 1 - f->p);
+  if (op == TR_OP_ADD) {
+    long double s = init->v[0], e = init->e[0], mag = fabsl(init->v[0]) + init->e[0];
+    for (size_t q = 0; q < nred; q++) {
+      size_t i = (size_t)(base + ro[q]);
+      s += x->v[i];
+      e += x->e[i];
+      mag += fabsl(x->v[i]) + x->e[i];
+    }
+    *rv = s;
+    if (!fin) {
+      /* Infinities and NaNs decide the sum whatever the finite terms. */
+      *re = 0;
+      *ru = u;
+      return;
+    }
+    long double b = e + ((long double)(n - 1) * unit + (long double)n * f->slack) * mag;
+    /* Some order's partial sum may pass the largest finite value. */
+    if (mag + b >= f->lim) {
+      if (fabsl(s) - b >= f->lim) {
+        *rv = copysignl(INFINITY, s);
+        b = 0;
+      } else {
+        u = 1;
+      }
+    }
+    *re = up(b);
+    *ru = u;
+    return;
+  }
+  /* Multiply: |prod(a') - prod(a)| <= prod(|a|+e) - prod(|a|). */
+  long double pr = init->v[0], pmag = fabsl(init->v[0]) + init->e[0], pabs = fabsl(init->v[0]);
+  long double big = pmag > 1 ? pmag : 1, small = pabs < 1 ? pabs : 1;
+  for (size_t q = 0; q < nred; q++) {
+    size_t i = (size_t)(base + ro[q]);
+    long double a = fabsl(x->v[i]);
+    pr *= x->v[i];
+    pmag *= a + x->e[i];
+    pabs *= a;
+    big *= a + x->e[i] > 1 ? a + x->e[i] : 1;
+    small *= a < 1 ? a : 1;
+  }
+  *rv = pr;
+  if (!fin) {
+    *re = 0;
+    *ru = u | (pmag != pabs); /* inf times an interval holding 0 */
+    return;
+  }
+  long double b = (pmag - pabs) + ((long double)(n - 1) * unit + (long double)(2 * n) * f->slack) * pmag +
+                  (long double)(n - 1) * k * f->tiny;
+  /* Some order's partial product may overflow or underflow. */
+  if (big >= f->lim || (pabs != 0 && small < ldexpl(1.0L, f->emin))) u = 1;
+  *re = up(b);
+  *ru = u;
+}
+
+/* Any reducer: the computation called in shadow mode on scalars, in the
+ * reference's order. */
+static tr_status reduce_generic(sh_ctx *c, const tr_instr *in, sh_val **ops, int nin, const tr_comp *k,
+                                const int64_t *ko, size_t nout, const int64_t *ro, size_t nred,
+                                sh_val **res) {
+  tr_status st = TR_OK;
+  sh_val *acc[64], *args[128];
+  for (size_t o = 0; o < nout && st == TR_OK; o++) {
+    for (int i = 0; i < nin; i++) acc[i] = sh_ref(ops[nin + i]);
+    for (size_t q = 0; q < nred && st == TR_OK; q++) {
+      int made = 0;
+      for (int i = 0; i < nin; i++) args[i] = acc[i];
+      for (int i = 0; i < nin && st == TR_OK; i++, made++)
+        if (!(args[nin + i] = sh_scalar_at(c, in, ops[i], (size_t)(ro[q] + ko[o])))) st = TR_ERR_UNSUPPORTED;
+      sh_val *r = NULL;
+      if (st == TR_OK) st = sh_call(c, in, k, args, 2 * nin, &r);
+      for (int i = 0; i < made; i++) sh_unref(args[nin + i]);
+      if (st != TR_OK) break;
+      for (int i = 0; i < nin; i++) {
+        sh_val *e = nin == 1 ? r : (i < r->nelems ? r->elems[i] : NULL);
+        if (!e || !e->arr || e->dt != res[i]->dt || e->n != 1) {
+          st = ev_err(&c->ev, in, TR_ERR_INVALID, "to_apply did not return %d scalar(s) of the result types", nin);
+          break;
+        }
+        sh_unref(acc[i]);
+        acc[i] = sh_ref(e);
+      }
+      sh_unref(r);
+    }
+    for (int i = 0; i < nin; i++) {
+      if (st == TR_OK) {
+        sh_val *a = res[i], *s = acc[i];
+        if (sh_is_flt(a)) {
+          a->v[o] = s->v[0];
+          a->e[o] = s->e[0];
+        } else {
+          size_t es = (size_t)tr_dtype_size(a->dt);
+          memcpy((char *)a->t->data + o * es, s->t->data, es);
+        }
+        a->u[o] = s->u[0];
+      }
+      sh_unref(acc[i]);
+    }
+  }
+  return st;
+}
+
+tr_status sh_reduce(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  int nin = in->noperands / 2;
+  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIMENSIONS);
+  if (!k || !da || nin < 1) return ev_err(&c->ev, in, TR_ERR_INVALID, "malformed reduce");
+  if (nin > 64) return ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: reduce of more than 64 inputs");
+  for (int i = 0; i < 2 * nin; i++)
+    if (!ops[i]->arr) return ev_err(&c->ev, in, TR_ERR_INVALID, "operand %d is not an array", i);
+  const sh_val *x0 = ops[0];
+  if (x0->rank > TR_TENSOR_MAX_RANK)
+    return ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: rank above %d", TR_TENSOR_MAX_RANK);
+  /* Reducer parameters of another type than the operands: the exact
+   * interpreter converts; be conservative. */
+  for (int i = 0; i < 2 * nin; i++) {
+    const tr_instr *p = k->params && i < k->nparams ? k->params[i] : NULL;
+    if (!p || !p->shape || p->shape->dtype != ops[i % nin]->dt || ops[nin + i % nin]->dt != ops[i % nin]->dt)
+      return sh_fallback(c, in, ops, out);
+  }
+  int64_t *ko, *ro;
+  size_t nout, nred;
+  reduce_offsets(x0->dims, x0->rank, da, &ko, &nout, &ro, &nred);
+  tr_op bop;
+  bool swap;
+  tr_status st = TR_OK;
+  tr_dtype dt = x0->dt;
+  bool simple = nin == 1 && ev_simple_binary(k, dt, &bop, &swap);
+  if (simple && sh_is_flt(x0) &&
+      (bop == TR_OP_ADD || bop == TR_OP_MULTIPLY || bop == TR_OP_MAXIMUM || bop == TR_OP_MINIMUM)) {
+    sh_val *r = sh_arr_new(c, in, dt, in->shape->rank, in->shape->dims);
+    if (!r) st = TR_ERR_UNSUPPORTED;
+    sh_fmt f;
+    sh_fmt_of(dt, &f);
+    double kk = sh_allow(c, TR_OP_REDUCE, dt);
+    for (size_t o = 0; r && o < nout; o++)
+      reduce_one(bop, &f, kk, x0, ops[1], ko[o], ro, nred, &r->v[o], &r->e[o], &r->u[o]);
+    *out = r;
+  } else if (simple && !sh_is_flt(x0)) {
+    /* Integers are exact; each output carries its terms' marks. */
+    st = sh_fallback(c, in, ops, out);
+    if (st == TR_OK) {
+      sh_val *r = *out;
+      for (size_t o = 0; o < nout; o++) {
+        unsigned char u = ops[1]->u[0];
+        for (size_t q = 0; q < nred; q++) u |= x0->u[ko[o] + ro[q]];
+        r->u[o] = u;
+      }
+    }
+  } else {
+    sh_val *res[64] = {0};
+    for (int i = 0; i < nin && st == TR_OK; i++) {
+      const tr_shape *os = in->shape->dtype == TR_DT_TUPLE ? in->shape->elems[i] : in->shape;
+      if (!(res[i] = sh_arr_new(c, in, os->dtype, os->rank, os->dims))) st = TR_ERR_UNSUPPORTED;
+    }
+    if (st == TR_OK) st = reduce_generic(c, in, ops, nin, k, ko, nout, ro, nred, res);
+    if (st != TR_OK) {
+      for (int i = 0; i < nin; i++) sh_unref(res[i]);
+    } else if (nin == 1 && in->shape->dtype != TR_DT_TUPLE) {
+      *out = res[0];
+    } else {
+      *out = sh_tuple(nin, res);
+    }
+  }
+  free(ko);
+  free(ro);
+  return st;
+}
+
+/* ---- dot and convolution ---- */
+
+/* f64 tensors of one operand for the contraction kernels: value, magnitude
+ * |v|+e, and error e (NULL when every error is 0). Uncertain elements get
+ * an infinite error, so every output they reach comes out non-finite. */
+static bool operand_arrays(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dtype dt, tr_tensor **tv,
+                           tr_tensor **tm, tr_tensor **te) {
+  *tv = *tm = *te = NULL;
+  size_t n = a->n;
+  sh_fmt f;
+  sh_fmt_of(dt, &f);
+  double kc = sh_allow(c, TR_OP_CONVERT, dt);
+  bool narrowing = tr_dtype_is_float(a->dt) ? tr_dtypes[a->dt].mbits > tr_dtypes[dt].mbits : true;
+  if (!(*tv = ev_new(&c->ev, in, TR_DT_F64, a->rank, a->dims))) return false;
+  if (!(*tm = ev_new(&c->ev, in, TR_DT_F64, a->rank, a->dims))) return false;
+  double *v = (*tv)->data, *m = (*tm)->data;
+  double *e = tr_xmalloc(sizeof(double) * (n ? n : 1));
+  bool anye = false;
+  if (sh_is_flt(a)) {
+    for (size_t i = 0; i < n; i++) {
+      long double x = a->v[i];
+      v[i] = (double)x;
+      long double err = a->e[i] + fabsl((long double)v[i] - x);
+      /* The kernel first converts the operand to the result type. */
+      if (narrowing && isfinite(x)) err += kc * sh_ulp(&f, fabsl(x) + err);
+      e[i] = a->u[i] ? INFINITY : up(err);
+    }
+  } else {
+    tr_tensor *cv = ev_convert_to(&c->ev, in, a->t, TR_DT_F64);
+    if (!cv) {
+      free(e);
+      return false;
+    }
+    memcpy(v, cv->data, sizeof(double) * n);
+    tr_tensor_free(cv);
+    long double exact_below = ldexpl(1.0L, f.p);
+    for (size_t i = 0; i < n; i++) {
+      long double err = fabsl((long double)v[i]) > exact_below ? kc * sh_ulp(&f, fabsl((long double)v[i])) : 0;
+      e[i] = a->u[i] ? INFINITY : up(err);
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    m[i] = up(fabsl((long double)v[i]) + e[i]);
+    anye |= e[i] != 0;
+  }
+  if (anye) {
+    if (!(*te = ev_new(&c->ev, in, TR_DT_F64, a->rank, a->dims))) {
+      free(e);
+      return false;
+    }
+    memcpy((*te)->data, e, sizeof(double) * n);
+  }
+  free(e);
+  return true;
+}
+
+static tr_tensor *abs_copy(const tr_tensor *t) {
+  tr_tensor *r = tr_tensor_clone(t);
+  double *p = r->data;
+  size_t n = tr_tensor_count(r);
+  for (size_t i = 0; i < n; i++) p[i] = fabs(p[i]);
+  return r;
+}
+
+tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out) {
+  const tr_shape *s = in->shape;
+  tr_dtype dt = s->dtype;
+  if (!tr_dtype_is_float(dt)) {
+    sh_val *ops[2] = {(sh_val *)x, (sh_val *)y};
+    return sh_fallback(c, in, ops, out);
+  }
+  /* Terms per output: the contraction size (dot) or the kernel's
+   * elements per output feature (convolution; padding only removes terms). */
+  double nterms = 1;
+  if (in->op == TR_OP_DOT) {
+    const tr_attr *lc = tr_instr_attr(in, TR_ATTR_LHS_CONTRACTING_DIMS);
+    for (int i = 0; lc && i < lc->n; i++)
+      if (lc->u.ints[i] >= 0 && lc->u.ints[i] < x->rank) nterms *= (double)x->dims[lc->u.ints[i]];
+  } else {
+    const tr_attr *dl = tr_instr_attr(in, TR_ATTR_DIM_LABELS);
+    if (!dl || !dl->u.conv) return ev_err(&c->ev, in, TR_ERR_INVALID, "convolution needs dim_labels");
+    int64_t o = y->dims[dl->u.conv->k_out];
+    nterms = o > 0 ? (double)y->n / (double)o : 0;
+  }
+  /* The f64 twin: the same attributes, a double result, no rounding. */
+  tr_instr twin = *in;
+  tr_shape ts = *s;
+  ts.dtype = TR_DT_F64;
+  twin.shape = &ts;
+  tr_tensor *xv, *xm, *xe, *yv, *ym, *ye;
+  tr_tensor *V = NULL, *A = NULL, *E1 = NULL, *E2 = NULL, *yabs = NULL;
+  bool ok = operand_arrays(c, in, x, dt, &xv, &xm, &xe) & operand_arrays(c, in, y, dt, &yv, &ym, &ye);
+  tr_status st = ok ? TR_OK : TR_ERR_UNSUPPORTED;
+  tr_status (*kern)(ev_ctx *, const tr_instr *, const tr_tensor *, const tr_tensor *, tr_tensor **) =
+      in->op == TR_OP_DOT ? ev_dot : ev_convolution;
+  if (st == TR_OK) st = kern(&c->ev, &twin, xv, yv, &V);
+  if (st == TR_OK) st = kern(&c->ev, &twin, xm, ym, &A);
+  if (st == TR_OK && xe) {
+    yabs = abs_copy(yv);
+    st = kern(&c->ev, &twin, xe, yabs, &E1);
+  }
+  if (st == TR_OK && ye) st = kern(&c->ev, &twin, xm, ye, &E2);
+  sh_val *o = NULL;
+  if (st == TR_OK && !(o = sh_arr_new(c, in, dt, s->rank, s->dims))) st = TR_ERR_UNSUPPORTED;
+  if (st == TR_OK) {
+    sh_fmt f;
+    sh_fmt_of(dt, &f);
+    double k = sh_allow(c, in->op, dt);
+    long double unit = (long double)k * ldexpl(1.0L, 1 - f.p);
+    /* The double kernels' own error on V, A and E: n+2 roundings each. */
+    long double dbl = (long double)(nterms + 4) * ldexpl(1.0L, -52);
+    bool exact_in = sh_is_exact(x) && sh_is_exact(y);
+    const double *pv = V->data, *pa = A->data;
+    const double *p1 = E1 ? E1->data : NULL, *p2 = E2 ? E2->data : NULL;
+    for (size_t i = 0; i < o->n; i++) {
+      long double r = pv[i], mag = pa[i];
+      long double prop = (p1 ? (long double)p1[i] : 0) + (p2 ? (long double)p2[i] : 0);
+      unsigned char u = 0;
+      if (!isfinite(r) || !isfinite(mag) || !isfinite(prop)) {
+        /* inf or NaN operands, or an uncertain one: certain only when
+         * nothing is inexact. */
+        o->v[i] = isinf(r) && !f.has_inf ? (long double)NAN : r;
+        o->e[i] = 0;
+        o->u[i] = !(exact_in && !isfinite(r));
+        continue;
+      }
+      prop *= 1 + dbl;
+      long double b = prop + ((long double)nterms * unit + dbl) * mag + (long double)nterms * k * f.tiny;
+      if (mag + b >= f.lim) {
+        /* Some order's partial sum may overflow. */
+        if (fabsl(r) - b >= f.lim) {
+          r = f.has_inf ? copysignl(INFINITY, r) : (long double)NAN;
+          b = 0;
+        } else {
+          u = 1;
+        }
+      }
+      o->v[i] = r;
+      o->e[i] = up(b);
+      o->u[i] = u;
+    }
+    *out = o;
+  }
+  tr_tensor_free(xv);
+  tr_tensor_free(xm);
+  tr_tensor_free(xe);
+  tr_tensor_free(yv);
+  tr_tensor_free(ym);
+  tr_tensor_free(ye);
+  tr_tensor_free(V);
+  tr_tensor_free(A);
+  tr_tensor_free(E1);
+  tr_tensor_free(E2);
+  tr_tensor_free(yabs);
+  return st;
+}
+
+/* ---- reduce-window ---- */
+
+static bool next_ix(int64_t *ix, const int64_t *dims, int rank) {
+  for (int d = rank - 1; d >= 0; d--) {
+    if (++ix[d] < dims[d]) return true;
+    ix[d] = 0;
+  }
+  return false;
+}
+
+/* The flat input offset window position w of output o reads, or -1 for
+ * padding, a base-dilation hole or outside the input (as eval_window.c:
+ * those positions contribute nothing). */
+static int64_t window_at(const tr_window_dim *win, const sh_val *x, const int64_t *xst, const int64_t *o,
+                         const int64_t *w) {
+  int64_t off = 0;
+  for (int d = 0; d < x->rank; d++) {
+    const tr_window_dim *wd = &win[d];
+    int64_t p = o[d] * wd->stride + w[d] * wd->rhs_dilate - wd->pad_lo;
+    if (p < 0) return -1;
+    if (wd->lhs_dilate > 1) {
+      if (p % wd->lhs_dilate) return -1;
+      p /= wd->lhs_dilate;
+    }
+    if (p >= x->dims[d]) return -1;
+    off += p * xst[d];
+  }
+  return off;
+}
+
+tr_status sh_reduce_window(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  const tr_attr *wa = tr_instr_attr(in, TR_ATTR_WINDOW);
+  tr_op bop;
+  bool swap;
+  const sh_val *x = in->noperands == 2 ? ops[0] : NULL;
+  /* One float input with an add, multiply, max or min reducer by formula;
+   * anything else conservatively. */
+  if (!x || !k || !sh_is_flt(x) || !ops[1]->arr || ops[1]->dt != x->dt || ops[1]->n != 1 ||
+      in->shape->dtype != x->dt || x->rank < 1 || x->rank > TR_TENSOR_MAX_RANK || !wa ||
+      wa->n != x->rank || !ev_simple_binary(k, x->dt, &bop, &swap) ||
+      !(bop == TR_OP_ADD || bop == TR_OP_MULTIPLY || bop == TR_OP_MAXIMUM || bop == TR_OP_MINIMUM))
+    return sh_fallback(c, in, ops, out);
+  const tr_window_dim *win = wa->u.win;
+  const tr_shape *s = in->shape;
+  sh_val *r = sh_arr_new(c, in, s->dtype, s->rank, s->dims);
+  if (!r) return TR_ERR_UNSUPPORTED;
+  int rank = x->rank;
+  int64_t wsize[TR_TENSOR_MAX_RANK], xst[TR_TENSOR_MAX_RANK], o[TR_TENSOR_MAX_RANK] = {0};
+  size_t nw = 1;
+  for (int d = 0; d < rank; d++) {
+    wsize[d] = win[d].size;
+    nw *= (size_t)(wsize[d] > 0 ? wsize[d] : 0);
+  }
+  ev_strides(x->dims, rank, xst);
+  int64_t *src = tr_xmalloc(sizeof(int64_t) * (nw ? nw : 1));
+  sh_fmt f;
+  sh_fmt_of(x->dt, &f);
+  double kk = sh_allow(c, TR_OP_REDUCE_WINDOW, x->dt);
+  for (size_t q = 0; q < r->n; q++) {
+    size_t cnt = 0;
+    if (nw) {
+      int64_t w[TR_TENSOR_MAX_RANK] = {0};
+      do {
+        int64_t off = window_at(win, x, xst, o, w);
+        if (off >= 0) src[cnt++] = off;
+      } while (next_ix(w, wsize, rank));
+    }
+    reduce_one(bop, &f, kk, x, ops[1], 0, src, cnt, &r->v[q], &r->e[q], &r->u[q]);
+    next_ix(o, r->dims, rank);
+  }
+  free(src);
+  *out = r;
+  return TR_OK;
+}

@@ -1,0 +1,107 @@
+/* shadow_move.c - shadow rules of the ops that only move elements
+ * (broadcast, reshape, transpose, slice, reverse, concatenate, pad,
+ * dynamic-slice, dynamic-update-slice, same-type bitcast, gather). The
+ * exact kernels are element-type agnostic, so they run once on s64 "id"
+ * tensors (operand number and flat index of each element) and the shadow
+ * values, bounds and marks follow the ids: no rule is duplicated. A
+ * moved element keeps its bound and mark; an index operand that is
+ * uncertain marks the whole result (a correct run may read elsewhere). */
+#include "shadowint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ID_SHIFT 40
+
+/* An s64 tensor of a's shape holding (j << ID_SHIFT) | i at element i. */
+static tr_tensor *id_tensor(sh_ctx *c, const tr_instr *in, const sh_val *a, int j) {
+  tr_tensor *t = ev_new(&c->ev, in, TR_DT_S64, a->rank, a->dims);
+  if (!t) return NULL;
+  int64_t *p = t->data;
+  for (size_t i = 0; i < a->n; i++) p[i] = ((int64_t)j << ID_SHIFT) | (int64_t)i;
+  return t;
+}
+
+/* The result of shape s whose element i copies from the operand element
+ * ids[i] names; marks everything when unsure. */
+static tr_status follow_ids(sh_ctx *c, const tr_instr *in, sh_val **ops, const int64_t *ids,
+                            const tr_tensor *ints, bool unsure, sh_val **out) {
+  const tr_shape *s = in->shape;
+  sh_val *o = sh_arr_new(c, in, s->dtype, s->rank, s->dims);
+  if (!o) return TR_ERR_UNSUPPORTED;
+  bool flt = sh_is_flt(o);
+  if (!flt) memcpy(o->t->data, ints->data, o->t->nbytes);
+  int64_t mask = ((int64_t)1 << ID_SHIFT) - 1;
+  for (size_t i = 0; i < o->n; i++) {
+    const sh_val *a = ops[ids[i] >> ID_SHIFT];
+    size_t k = (size_t)(ids[i] & mask);
+    if (flt) {
+      o->v[i] = a->v[k];
+      o->e[i] = a->e[k];
+    }
+    o->u[i] = a->u[k] | unsure;
+  }
+  *out = o;
+  return TR_OK;
+}
+
+/* Which operands carry data (the rest are start indices). */
+static int data_operands(tr_op op, int nops) {
+  switch (op) {
+  case TR_OP_CONCATENATE: return nops;
+  case TR_OP_PAD: case TR_OP_DYNAMIC_UPDATE_SLICE: return 2;
+  default: return 1;
+  }
+}
+
+tr_status sh_move(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  int nops = in->noperands, nd = data_operands(in->op, nops);
+  for (int i = 0; i < nops; i++)
+    if (!ops[i]->arr) return ev_err(&c->ev, in, TR_ERR_INVALID, "operand %d is not an array", i);
+  if (nd > nops) return ev_err(&c->ev, in, TR_ERR_INVALID, "too few operands");
+  if (in->op == TR_OP_BITCAST) {
+    /* Same element type: the row-major elements in order. */
+    int64_t *ids = tr_xmalloc(sizeof(int64_t) * (ops[0]->n ? ops[0]->n : 1));
+    for (size_t i = 0; i < ops[0]->n; i++) ids[i] = (int64_t)i;
+    tr_status st = follow_ids(c, in, ops, ids, ops[0]->t, false, out);
+    free(ids);
+    return st;
+  }
+  bool unsure = false;
+  for (int i = nd; i < nops; i++) unsure |= sh_any_uncertain(ops[i]);
+  tr_tensor **ts = tr_xcalloc((size_t)nops, sizeof(tr_tensor *));
+  tr_status st = TR_OK;
+  for (int i = 0; i < nd && st == TR_OK; i++)
+    if (!(ts[i] = id_tensor(c, in, ops[i], i))) st = TR_ERR_UNSUPPORTED;
+  for (int i = nd; i < nops; i++) ts[i] = ops[i]->t;
+  tr_tensor *ids = NULL, *ints = NULL;
+  if (st == TR_OK) st = ev_move(&c->ev, in, ts, nops, &ids);
+  if (st == TR_OK && !sh_is_flt(ops[0])) {
+    /* Integer data: the exact kernel on the values is the shadow. */
+    tr_tensor **vs = tr_xcalloc((size_t)nops, sizeof(tr_tensor *));
+    for (int i = 0; i < nops; i++) vs[i] = ops[i]->t;
+    st = ev_move(&c->ev, in, vs, nops, &ints);
+    free(vs);
+  }
+  if (st == TR_OK) st = follow_ids(c, in, ops, ids->data, ints, unsure, out);
+  for (int i = 0; i < nd; i++) tr_tensor_free(ts[i]);
+  free(ts);
+  tr_tensor_free(ids);
+  tr_tensor_free(ints);
+  return st;
+}
+
+tr_status sh_gather(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  if (in->noperands < 2 || !ops[0]->arr || !ops[1]->arr || sh_is_flt(ops[1]))
+    return ev_err(&c->ev, in, TR_ERR_INVALID, "malformed gather");
+  tr_tensor *idt = id_tensor(c, in, ops[0], 0);
+  if (!idt) return TR_ERR_UNSUPPORTED;
+  tr_tensor *ids = NULL, *ints = NULL;
+  tr_status st = ev_gather(&c->ev, in, idt, ops[1]->t, &ids);
+  if (st == TR_OK && !sh_is_flt(ops[0])) st = ev_gather(&c->ev, in, ops[0]->t, ops[1]->t, &ints);
+  if (st == TR_OK) st = follow_ids(c, in, ops, ids->data, ints, sh_any_uncertain(ops[1]), out);
+  tr_tensor_free(idt);
+  tr_tensor_free(ids);
+  tr_tensor_free(ints);
+  return st;
+}

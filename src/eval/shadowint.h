@@ -1,0 +1,105 @@
+/* shadowint.h - what shadow mode's files share: shadow values, the
+ * context, per-dtype rounding facts and the kernels (elementwise in
+ * shadow_elem.c, data movement in shadow_move.c, sums and contractions in
+ * shadow_lin.c). Not a public interface. */
+#ifndef TR_SHADOWINT_H
+#define TR_SHADOWINT_H
+
+#include "evalint.h"
+#include "shadow.h"
+
+/* A shadow value: an array, a tuple or a token, shared by reference
+ * count like tr_value. An array of floats carries v/e/u; any other array
+ * carries its exact values in t (integers are exact) and u. */
+typedef struct sh_val sh_val;
+struct sh_val {
+  int refs;          /* owners */
+  bool arr;          /* an array (else a tuple or a token) */
+  bool token;        /* a token */
+  tr_dtype dt;       /* array element type */
+  int rank;          /* array rank */
+  int64_t *dims;     /* array dims (heap) */
+  size_t n;          /* array elements */
+  tr_tensor *t;      /* non-float arrays: the values */
+  long double *v;    /* float arrays: shadow values */
+  double *e;         /* float arrays: bounds (>= 0) */
+  unsigned char *u;  /* arrays: uncertain flags */
+  int nelems;        /* tuple element count */
+  sh_val **elems;    /* tuple elements, one reference each */
+};
+
+typedef struct {
+  ev_ctx ev;              /* the exact evaluator's context: errors, limits, facts */
+  const tr_ulp_table *ut; /* rounding allowances */
+} sh_ctx;
+
+/* Rounding facts of a float dtype. */
+typedef struct {
+  int p;               /* significand bits, implicit bit included */
+  int emin;            /* exponent of the smallest normal (2^emin) */
+  long double lim;     /* magnitudes at or above this round to inf (or NaN) */
+  long double maxf;    /* largest finite value */
+  double tiny;         /* smallest subnormal: the ulp below 2^emin */
+  double slack;        /* relative error of the shadow's own arithmetic
+                          and of an implementation's f32 intermediates */
+  bool has_inf;        /* overflow gives inf (else NaN) */
+} sh_fmt;
+
+void sh_fmt_of(tr_dtype dt, sh_fmt *f);
+/* ulp of dt at magnitude |x| (x finite). */
+long double sh_ulp(const sh_fmt *f, long double x);
+/* Completes one float result r of dtype f with propagated error p and an
+ * allowance of k ulps: writes value, bound and the overflow rule's mark
+ * (ORs into *u). Non-finite r gets bound 0; the caller decides its mark. */
+void sh_finish(const sh_fmt *f, long double r, long double p, double k, long double *v, double *e,
+               unsigned char *u);
+double sh_allow(const sh_ctx *c, tr_op op, tr_dtype dt);
+
+/* ---- values (shadow.c) ---- */
+sh_val *sh_arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims);
+sh_val *sh_tuple(int n, sh_val *const *elems); /* takes the refs */
+sh_val *sh_ref(sh_val *v);
+void sh_unref(sh_val *v);
+bool sh_is_flt(const sh_val *a);
+/* A new tensor of a's values in its dtype (floats rounded to nearest). */
+tr_tensor *sh_round_tensor(sh_ctx *c, const tr_instr *in, const sh_val *a);
+/* Whether any element of a is uncertain, or (floats) has a bound. */
+bool sh_any_uncertain(const sh_val *a);
+bool sh_is_exact(const sh_val *a);
+/* Evaluates computation k in shadow mode. */
+tr_status sh_call(sh_ctx *c, const tr_instr *caller, const tr_comp *k, sh_val *const *params,
+                  int np, sh_val **out);
+/* Conservative: the exact kernel on rounded operands, every float result
+ * uncertain; integer results certain only when every operand is exact. */
+tr_status sh_fallback(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
+/* A scalar holding element i of a (same dtype). */
+sh_val *sh_scalar_at(sh_ctx *c, const tr_instr *in, const sh_val *a, size_t i);
+
+/* ---- elementwise (shadow_elem.c) ---- */
+tr_status sh_unary(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out);
+tr_status sh_binary(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out);
+tr_status sh_compare(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out);
+tr_status sh_select(sh_ctx *c, const tr_instr *in, const sh_val *p, const sh_val *x, const sh_val *y,
+                    sh_val **out);
+tr_status sh_clamp(sh_ctx *c, const tr_instr *in, const sh_val *lo, const sh_val *x, const sh_val *hi,
+                   sh_val **out);
+tr_status sh_convert(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out);
+tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out);
+tr_status sh_iota(sh_ctx *c, const tr_instr *in, sh_val **out);
+tr_status sh_from_tensor(sh_ctx *c, const tr_instr *in, const tr_tensor *t, bool certain,
+                         sh_val **out);
+
+/* ---- data movement (shadow_move.c) ---- */
+tr_status sh_move(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
+tr_status sh_gather(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
+
+/* ---- sort, topk (shadow_sort.c) ---- */
+tr_status sh_sort(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
+tr_status sh_topk(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
+
+/* ---- sums and contractions (shadow_lin.c) ---- */
+tr_status sh_reduce(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
+tr_status sh_reduce_window(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
+tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out);
+
+#endif

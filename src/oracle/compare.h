@@ -1,0 +1,54 @@
+/* compare.h - the comparison policy: judges a target's output against the
+ * reference's shadow output, element by element, with the reference's
+ * error bounds (docs/ORACLE.md). A float element passes when
+ * |target - value| <= k * bound + tiny(dtype); integers and predicates
+ * compare exactly; NaN and Inf must match where the reference is certain;
+ * uncertain elements are not judged. An output the reference cannot say
+ * much about is "weak", not "passed". */
+#ifndef TR_COMPARE_H
+#define TR_COMPARE_H
+
+#include "../eval/shadow.h"
+
+typedef enum {
+  TR_JUDGE_PASS,     /* every certain element within its bound */
+  TR_JUDGE_MISMATCH, /* at least one certain element outside it */
+  TR_JUDGE_WEAK      /* no mismatch, but the check says little (see below) */
+} tr_judgement;
+
+const char *tr_judgement_name(tr_judgement j);
+
+typedef struct {
+  double k;            /* bound multiplier (1 by default) */
+  double weak_uncertain; /* weak when more than this fraction is uncertain */
+} tr_compare_opts;
+
+void tr_compare_opts_default(tr_compare_opts *o);
+
+/* The numbers behind a judgement of one output. */
+typedef struct {
+  tr_judgement judgement;
+  const char *weak_reason;  /* why weak, or NULL */
+  size_t n;                 /* elements */
+  size_t checked;           /* certain elements judged */
+  size_t uncertain;         /* elements not judged */
+  size_t failing;           /* certain elements outside their bound */
+  double worst_ratio;       /* max |target - value| / allowance over judged floats */
+  size_t worst_index;       /* where worst_ratio was seen */
+  bool has_fail;            /* first_* below are set */
+  size_t first_fail;        /* flat row-major index of the first failure */
+  double first_value;       /* the reference value there */
+  double first_target;      /* the target's value there */
+  double first_bound;       /* the allowance there (k * bound + tiny) */
+} tr_compare_result;
+
+/* Judges target against ref (same dtype and dims, else TR_ERR_INVALID with
+ * a message). */
+tr_status tr_compare_output(const tr_shadow_out *ref, const tr_tensor *target,
+                            const tr_compare_opts *opts, tr_compare_result *r, tr_diag *d);
+
+/* The smallest positive value of a float dtype (its subnormal step): the
+ * absolute slack every comparison allows. */
+double tr_compare_tiny(tr_dtype dt);
+
+#endif

@@ -1,0 +1,344 @@
+/* builtin.c - the "builtin" target: trench's own optimizing compiler
+ * (src/comp) behind the target interface. A run clones the module, runs
+ * the pass pipeline on the clone (honouring disabled passes and fuel),
+ * emits one C translation unit, compiles it through the JIT's cache and
+ * runs it in a forked worker, so a kernel that crashes or hangs is a
+ * CRASH or HANG verdict and the next run works. */
+#include "../comp/jit_builtin.h"
+#include "../comp/pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct {
+  int64_t fuel;         /* -1 unlimited */
+  char **disable;       /* pass or rule names (heap) */
+  int ndisable;
+  tr_emit_opts emit;
+  tr_jit_opts jit;
+  char *cc, *cflags, *tmp_dir; /* owned copies behind jit's pointers */
+  double timeout_s;     /* default per run */
+} builtin;
+
+void tr_builtin_config_init(tr_builtin_config *c) {
+  memset(c, 0, sizeof *c);
+  c->fuel = -1;
+  tr_emit_opts_init(&c->emit);
+  tr_jit_opts_init(&c->jit);
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static char *dup_or_null(const char *s) { return s ? tr_xstrdup(s) : NULL; }
+
+static void set_message(tr_run_result *r, tr_verdict v, const tr_diag *d, const char *fallback) {
+  r->verdict = v;
+  const char *first = tr_diag_first(d);
+  free(r->message);
+  r->message = tr_xstrdup(first ? first : fallback);
+}
+
+/* Inputs must be the entry parameters' array leaves, in order. */
+static tr_status check_inputs(const tr_module *m, tr_tensor *const *inputs, int ninputs,
+                              tr_diag *d) {
+  const tr_comp *e = m->entry;
+  int k = 0;
+  for (int p = 0; p < e->nparams; p++) {
+    const tr_shape *lv[256];
+    int n = tr_shape_leaves(e->params[p]->shape, lv, 256);
+    for (int j = 0; j < n; j++, k++) {
+      if (k >= ninputs) {
+        tr_diag_errorf(d, "builtin: the module takes more inputs than the %d given", ninputs);
+        return TR_ERR_USAGE;
+      }
+      const tr_tensor *t = inputs[k];
+      bool ok = t->dtype == lv[j]->dtype && t->rank == lv[j]->rank;
+      for (int i = 0; ok && i < t->rank; i++) ok = t->dims[i] == lv[j]->dims[i];
+      if (!ok) {
+        tr_buf want = {0}, got = {0};
+        tr_shape_print(&want, lv[j], false);
+        tr_tensor_print_type(&got, t);
+        tr_diag_errorf(d, "builtin: input %d is %s, the module wants %s", k, tr_buf_str(&got),
+                       tr_buf_str(&want));
+        tr_buf_free(&want);
+        tr_buf_free(&got);
+        return TR_ERR_USAGE;
+      }
+    }
+  }
+  if (k != ninputs) {
+    tr_diag_errorf(d, "builtin: the module takes %d inputs, %d given", k, ninputs);
+    return TR_ERR_USAGE;
+  }
+  return TR_OK;
+}
+
+/* Passes that changed the module, in the order they first did. */
+static void passes_changed(const tr_comp_ctx *c, tr_run_result *r) {
+  for (int i = 0; i < c->nlog; i++) {
+    bool seen = false;
+    for (int j = 0; j < r->npasses_changed && !seen; j++)
+      seen = strcmp(r->passes_changed[j], c->log[i].pass) == 0;
+    if (seen) continue;
+    r->passes_changed = tr_xrealloc(r->passes_changed, sizeof(char *) * (size_t)(r->npasses_changed + 1));
+    r->passes_changed[r->npasses_changed++] = tr_xstrdup(c->log[i].pass);
+  }
+}
+
+static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const *inputs,
+                             int ninputs, const tr_run_opts *o, tr_run_result *r, tr_diag *d) {
+  builtin *b = t->impl;
+  tr_run_result_init(r);
+  double t0 = now_ms();
+  if (!m->entry) {
+    tr_diag_errorf(d, "builtin: the module has no entry computation");
+    return TR_ERR_INVALID;
+  }
+  if (tr_verify(m, d) != TR_OK) return TR_ERR_INVALID;
+  tr_status s = check_inputs(m, inputs, ninputs, d);
+  if (s != TR_OK) return s;
+  if (o->want_received_hlo) {
+    tr_buf h = {0};
+    tr_print_module(&h, m);
+    r->received_hlo = h.p ? h.p : tr_xstrdup("");
+  }
+
+  /* Compile: passes on a clone, so the caller's module stays as given. */
+  tr_comp_ctx ctx;
+  tr_comp_ctx_init(&ctx);
+  ctx.fuel = b->fuel;
+  for (int i = 0; i < b->ndisable && s == TR_OK; i++) s = tr_comp_ctx_disable(&ctx, b->disable[i], d);
+  for (int i = 0; i < o->ndisable_passes && s == TR_OK; i++)
+    s = tr_comp_ctx_disable(&ctx, o->disable_passes[i], d);
+  if (s != TR_OK) {
+    tr_comp_ctx_free(&ctx);
+    return s;
+  }
+  tr_module *opt = tr_module_clone(m);
+  tr_diag cd = {0};
+  tr_buf src = {0};
+  tr_jit_code *code = NULL;
+  double c0 = now_ms();
+  s = tr_comp_pipeline_run(&ctx, opt, &cd);
+  if (o->want_passes) passes_changed(&ctx, r);
+  tr_comp_ctx_free(&ctx);
+  if (s != TR_OK) {
+    set_message(r, s == TR_ERR_UNSUPPORTED ? TR_VERDICT_UNSUPPORTED : TR_VERDICT_COMPILE_ERROR, &cd,
+                "the pass pipeline failed");
+    goto done;
+  }
+  if (o->want_optimized_hlo) {
+    tr_buf h = {0};
+    tr_print_module(&h, opt);
+    r->optimized_hlo = h.p ? h.p : tr_xstrdup("");
+  }
+  s = tr_emit_c(opt, &b->emit, &src, &cd);
+  if (s != TR_OK) {
+    set_message(r, s == TR_ERR_UNSUPPORTED ? TR_VERDICT_UNSUPPORTED : TR_VERDICT_COMPILE_ERROR, &cd,
+                "the emitter failed");
+    goto done;
+  }
+  tr_jit_stats js;
+  s = tr_jit_compile(&b->jit, tr_buf_str(&src), &code, &js, &cd);
+  r->compile_ms = now_ms() - c0;
+  if (s == TR_ERR_INVALID) {
+    set_message(r, TR_VERDICT_COMPILE_ERROR, &cd, "the C compiler failed");
+    goto done;
+  }
+  if (s != TR_OK) {
+    /* No compiler or no temporary folder: trouble on trench's side. */
+    for (int i = 0; i < cd.nmsgs; i++) tr_diag_errorf(d, "%s", cd.msgs[i]);
+    goto fail;
+  }
+  tr_jit_entry fn = tr_jit_symbol(code, TR_EMIT_ENTRY);
+  if (!fn) {
+    tr_diag_errorf(d, "builtin: the compiled unit has no %s", TR_EMIT_ENTRY);
+    s = TR_ERR_IO;
+    goto fail;
+  }
+
+  /* Run: outputs preallocated as the root's array leaves. */
+  {
+    const tr_shape *lv[256];
+    int nout = tr_shape_leaves(opt->entry->root->shape, lv, 256);
+    if (nout > 256) {
+      tr_diag_clear(&cd);
+      tr_diag_errorf(&cd, "unsupported: more than 256 results in builtin");
+      set_message(r, TR_VERDICT_UNSUPPORTED, &cd, "");
+      goto done;
+    }
+    tr_tensor **outs = tr_xcalloc((size_t)(nout > 0 ? nout : 1), sizeof(tr_tensor *));
+    unsigned char *optr[256];
+    size_t obytes[256];
+    for (int i = 0; i < nout; i++) {
+      outs[i] = tr_tensor_new(lv[i]->dtype, lv[i]->rank, lv[i]->dims, &cd);
+      if (!outs[i]) {
+        for (int j = 0; j < i; j++) tr_tensor_free(outs[j]);
+        free(outs);
+        set_message(r, TR_VERDICT_UNSUPPORTED, &cd, "unsupported: cannot make the result");
+        goto done;
+      }
+      optr[i] = outs[i]->data;
+      obytes[i] = outs[i]->nbytes;
+    }
+    unsigned char *iptr[256];
+    int nin = ninputs < 256 ? ninputs : 256;
+    for (int i = 0; i < nin; i++) iptr[i] = inputs[i]->data;
+    tr_jit_run jr;
+    double timeout = o->timeout_s > 0 ? o->timeout_s : b->timeout_s;
+    s = tr_jit_run_forked(fn, iptr, optr, obytes, nout, timeout, &jr, d);
+    if (s != TR_OK) {
+      for (int i = 0; i < nout; i++) tr_tensor_free(outs[i]);
+      free(outs);
+      goto fail;
+    }
+    r->run_ms = jr.run_ms;
+    if (jr.outcome == TR_JIT_RUN_OK) {
+      r->outputs = outs;
+      r->noutputs = nout;
+    } else {
+      for (int i = 0; i < nout; i++) tr_tensor_free(outs[i]);
+      free(outs);
+      r->verdict = jr.outcome == TR_JIT_RUN_CRASH ? TR_VERDICT_CRASH
+                   : jr.outcome == TR_JIT_RUN_HANG ? TR_VERDICT_HANG
+                                                   : TR_VERDICT_ERROR;
+      r->message = tr_xstrdup(jr.msg);
+    }
+  }
+done:
+  s = TR_OK;
+fail:
+  tr_jit_release(code);
+  tr_buf_free(&src);
+  tr_diag_clear(&cd);
+  tr_module_free(opt);
+  r->wall_ms = now_ms() - t0;
+  return s;
+}
+
+static tr_status builtin_list_passes(tr_target *t, const tr_module *m, char ***names, int *nnames,
+                                     tr_diag *d) {
+  (void)t;
+  (void)m;
+  (void)d;
+  const char *const *p = tr_comp_pass_names();
+  int n = 0;
+  while (p[n]) n++;
+  *names = tr_xcalloc((size_t)(n > 0 ? n : 1), sizeof(char *));
+  for (int i = 0; i < n; i++) (*names)[i] = tr_xstrdup(p[i]);
+  *nnames = n;
+  return TR_OK;
+}
+
+static void builtin_close(tr_target *t) {
+  builtin *b = t->impl;
+  if (!b) return;
+  for (int i = 0; i < b->ndisable; i++) free(b->disable[i]);
+  free(b->disable);
+  free(b->cc);
+  free(b->cflags);
+  free(b->tmp_dir);
+  free(b);
+  t->impl = NULL;
+}
+
+static const tr_target_ops builtin_ops = {"builtin", builtin_run, builtin_list_passes, builtin_close};
+
+static tr_target *make_target(const char *spec, builtin *b) {
+  tr_target *t = tr_xcalloc(1, sizeof *t);
+  t->ops = &builtin_ops;
+  t->spec = tr_xstrdup(spec);
+  t->name = tr_xstrdup("builtin");
+  t->version = tr_xstrdup("trench-builtin-1 (cc)");
+  t->caps = TR_CAP_OPTIMIZED_HLO | TR_CAP_DISABLE_PASSES | TR_CAP_LIST_PASSES | TR_CAP_TIMINGS;
+  t->impl = b;
+  return t;
+}
+
+static void add_disable(builtin *b, const char *name) {
+  b->disable = tr_xrealloc(b->disable, sizeof(char *) * (size_t)(b->ndisable + 1));
+  b->disable[b->ndisable++] = tr_xstrdup(name);
+}
+
+static builtin *from_config(const tr_builtin_config *bc, const tr_target_config *cfg) {
+  builtin *b = tr_xcalloc(1, sizeof *b);
+  b->fuel = bc->fuel;
+  for (int i = 0; i < bc->ndisable; i++) add_disable(b, bc->disable[i]);
+  b->emit = bc->emit;
+  b->jit = bc->jit;
+  b->cc = dup_or_null(bc->jit.cc);
+  b->cflags = dup_or_null(bc->jit.cflags);
+  b->tmp_dir = dup_or_null(bc->jit.tmp_dir ? bc->jit.tmp_dir : cfg ? cfg->tmp_dir : NULL);
+  b->jit.cc = b->cc;
+  b->jit.cflags = b->cflags;
+  b->jit.tmp_dir = b->tmp_dir;
+  b->timeout_s = cfg && cfg->timeout_s > 0 ? cfg->timeout_s : 60;
+  return b;
+}
+
+tr_status tr_builtin_open_config(const tr_builtin_config *bc, const tr_target_config *cfg,
+                                 tr_target **out, tr_diag *d) {
+  (void)d;
+  *out = make_target("builtin", from_config(bc, cfg));
+  return TR_OK;
+}
+
+static bool parse_int(const char *s, int64_t lo, int64_t *v) {
+  char *end;
+  long long x = strtoll(s, &end, 10);
+  if (!*s || *end || x < lo) return false;
+  *v = x;
+  return true;
+}
+
+tr_status tr_builtin_open(const char *spec, const tr_target_config *cfg, tr_target **out,
+                          tr_diag *d) {
+  *out = NULL;
+  tr_builtin_config bc;
+  tr_builtin_config_init(&bc);
+  const char *opts = strncmp(spec, "builtin:", 8) == 0 ? spec + 8 : "";
+  char *copy = tr_xstrdup(opts);
+  char *names[64];
+  int nnames = 0;
+  tr_status s = TR_OK;
+  for (char *save = NULL, *w = strtok_r(copy, ",", &save); w && s == TR_OK; w = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(w, '=');
+    const char *val = eq ? eq + 1 : NULL;
+    if (eq) *eq = 0;
+    int64_t v;
+    if (strcmp(w, "fuel") == 0 && val && parse_int(val, -1, &v)) bc.fuel = v;
+    else if (strcmp(w, "disable") == 0 && val && *val && nnames < 64) names[nnames++] = (char *)val;
+    else if (strcmp(w, "lanes") == 0 && val && parse_int(val, 1, &v) && v <= 64) bc.emit.lanes = (int)v;
+    else if (strcmp(w, "tile") == 0 && val && parse_int(val, 1, &v) && v <= 256) bc.emit.tile = (int)v;
+    else if (strcmp(w, "nofuse") == 0 && !val) bc.emit.fuse_loops = false;
+    else if (strcmp(w, "nocache") == 0 && !val) bc.jit.no_cache = true;
+    else if (strcmp(w, "crash-test") == 0 && !val) bc.emit.test_crash = true;
+    else if (strcmp(w, "cc") == 0 && val && *val) bc.jit.cc = val;
+    else if (strcmp(w, "cflags") == 0 && val) bc.jit.cflags = val;
+    else {
+      tr_diag_errorf(d, "target '%s': unknown or malformed option '%s%s%s' (known: fuel=N, "
+                     "disable=NAME, lanes=N, tile=N, nofuse, nocache, cc=PROGRAM, cflags=FLAGS)",
+                     spec, w, val ? "=" : "", val ? val : "");
+      s = TR_ERR_USAGE;
+    }
+  }
+  if (s == TR_OK) {
+    /* A misspelt pass is an error now, not a silent no-op on every run. */
+    tr_comp_ctx probe;
+    tr_comp_ctx_init(&probe);
+    for (int i = 0; i < nnames && s == TR_OK; i++) s = tr_comp_ctx_disable(&probe, names[i], d);
+    tr_comp_ctx_free(&probe);
+  }
+  if (s == TR_OK) {
+    bc.disable = (const char *const *)names;
+    bc.ndisable = nnames;
+    *out = make_target(spec, from_config(&bc, cfg));
+  }
+  free(copy);
+  return s;
+}

@@ -1,0 +1,727 @@
+/* test_shadow.c - shadow mode: bounds and marks derived by hand for small
+ * modules, and property tests over thousands of random programs: the
+ * bound contains the exact interpreter's actual error on every certain
+ * element, and uncertain marks appear exactly where a perturbation within
+ * the operands' bounds flips a discontinuous op. */
+#include "../../src/eval/shadow.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* ---- harness ---- */
+
+typedef struct {
+  tr_tensor **ex;     /* exact-mode outputs */
+  int nex;
+  tr_shadow_out *sh;  /* shadow outputs */
+  int nsh;
+} both;
+
+static void both_free(both *b) {
+  tr_eval_free_outputs(b->ex, b->nex);
+  tr_shadow_free(b->sh, b->nsh);
+  memset(b, 0, sizeof *b);
+}
+
+/* Parses text and evaluates it in both modes; false (and a failure) when
+ * anything goes wrong. */
+static bool run_both(const char *text, tr_tensor *const *args, int nargs, both *b, int line) {
+  memset(b, 0, sizeof *b);
+  tr_diag d = {0};
+  tr_module *m = tr_parse("t.hlo", text, strlen(text), NULL, &d);
+  bool ok = m && tr_verify(m, &d) == TR_OK;
+  ok = ok && tr_eval(m, args, nargs, &b->ex, &b->nex, &d) == TR_OK;
+  ok = ok && tr_eval_shadow(m, NULL, args, nargs, &b->sh, &b->nsh, &d) == TR_OK;
+  if (!ok) {
+    fprintf(stderr, "  %s:%d: module did not evaluate:\n", __FILE__, line);
+    tr_diag_print(&d, stderr);
+    fprintf(stderr, "%s\n", text);
+    tr_test_failed++;
+  } else if (b->nex != b->nsh) {
+    fprintf(stderr, "  %s:%d: %d exact outputs but %d shadow outputs\n", __FILE__, line, b->nex, b->nsh);
+    tr_test_failed++;
+    ok = false;
+  }
+  tr_diag_clear(&d);
+  if (m) tr_module_free(m);
+  return ok;
+}
+
+static tr_tensor *vec(tr_dtype dt, int n, const double *v) {
+  int64_t dims[1] = {n};
+  tr_tensor *t = tr_tensor_new(dt, 1, dims, NULL);
+  for (int i = 0; i < n; i++) tr_tensor_set_f(t, (size_t)i, v[i]);
+  return t;
+}
+
+typedef struct {
+  long checked;     /* certain elements compared */
+  long uncertain;   /* elements skipped */
+  long bad;         /* certain elements outside their bound */
+  double worst;     /* max |exact - shadow| / bound */
+} stats;
+
+/* The containment property on every output: a certain element of the
+ * exact run lies within bound of the shadow value (NaN and inf match
+ * exactly); a certain integer equals the shadow's. */
+static void contain(const both *b, stats *s, const char *text) {
+  for (int i = 0; i < b->nsh; i++) {
+    const tr_shadow_out *o = &b->sh[i];
+    const tr_tensor *x = b->ex[i];
+    for (size_t j = 0; j < o->n; j++) {
+      if (o->uncertain[j]) {
+        s->uncertain++;
+        continue;
+      }
+      s->checked++;
+      bool ok;
+      double ratio = 0;
+      if (o->value) {
+        double ev = tr_tensor_get_f(x, j), sv = o->value[j], bd = o->bound[j];
+        if (isnan(sv)) ok = isnan(ev);
+        else if (isinf(sv)) ok = ev == sv;
+        else {
+          double diff = fabs(ev - sv);
+          ok = isfinite(ev) && diff <= bd;
+          ratio = bd > 0 ? diff / bd : (diff > 0 ? INFINITY : 0);
+        }
+        if (!ok && s->bad < 5)
+          fprintf(stderr, "  output %d element %zu: exact %.17g shadow %.17g bound %.3g\n", i, j, ev, sv, bd);
+      } else {
+        ok = tr_tensor_get_bits(x, j) == tr_tensor_get_bits(o->exact, j);
+        if (!ok && s->bad < 5)
+          fprintf(stderr, "  output %d element %zu: exact %lld shadow %lld\n", i, j,
+                  (long long)tr_tensor_get_i(x, j), (long long)tr_tensor_get_i(o->exact, j));
+      }
+      if (ratio > s->worst) s->worst = ratio;
+      if (!ok) {
+        if (s->bad == 0 && text) fprintf(stderr, "%s\n", text);
+        s->bad++;
+      }
+    }
+  }
+}
+
+/* ---- hand-derived bounds ---- */
+
+#define U24 ldexp(1.0, -24)
+
+static bool near(double got, double want, double rel) { return fabs(got - want) <= rel * fabs(want); }
+
+TR_TEST(shadow_sum_of_four) {
+  /* The sum of 4 f32 values in any order: 3 additions of at most half an
+   * ulp each of a partial sum <= sum|x|: 3 * 2^-24 * 10 (plus the
+   * shadow's own 2^-50 per term). */
+  const char *text = "HloModule m\n"
+                     "add { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }\n"
+                     "ENTRY e {\n  x = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+                     "  ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=add\n}\n";
+  double v[4] = {1, 2, 3, 4};
+  tr_tensor *x = vec(TR_DT_F32, 4, v);
+  both b;
+  if (run_both(text, &x, 1, &b, __LINE__)) {
+    CHECK(b.sh[0].value[0] == 10);
+    CHECK(!b.sh[0].uncertain[0]);
+    CHECK(near(b.sh[0].bound[0], 3 * U24 * 10 + 4 * ldexp(1.0, -50) * 10, 1e-12));
+  }
+  both_free(&b);
+  tr_tensor_free(x);
+}
+
+TR_TEST(shadow_add_mul_bounds) {
+  /* s = 1 + 2^-30 rounds in f32: bound half an ulp at 1 (2^-24). Then
+   * s * 3: the propagated 3 * 2^-24 plus half an ulp at 3 (2^-23). */
+  const char *text = "HloModule m\nENTRY e {\n  a = f32[1] parameter(0)\n  b = f32[1] parameter(1)\n"
+                     "  c = f32[1] parameter(2)\n  s = f32[1] add(a, b)\n  p = f32[1] multiply(s, c)\n"
+                     "  ROOT t = (f32[1], f32[1]) tuple(s, p)\n}\n";
+  double va = 1, vb = ldexp(1.0, -30), vc = 3;
+  tr_tensor *args[3] = {vec(TR_DT_F32, 1, &va), vec(TR_DT_F32, 1, &vb), vec(TR_DT_F32, 1, &vc)};
+  both b;
+  if (run_both(text, args, 3, &b, __LINE__)) {
+    CHECK(b.sh[0].value[0] == 1 + ldexp(1.0, -30));
+    CHECK(near(b.sh[0].bound[0], U24, 1e-6));
+    CHECK(near(b.sh[1].bound[0], 3 * U24 + 2 * U24, 1e-6));
+    stats s = {0};
+    contain(&b, &s, NULL);
+    CHECK_EQ_INT(s.bad, 0);
+    CHECK_EQ_INT(s.uncertain, 0);
+  }
+  both_free(&b);
+  for (int i = 0; i < 3; i++) tr_tensor_free(args[i]);
+}
+
+TR_TEST(shadow_dot_bound) {
+  /* dot of [1,2] and [3,4] in f32: n = 2 products and sums, each at most
+   * half an ulp of sum|a b| = 11: 2 * 2^-24 * 11, plus the double
+   * kernel's own error. */
+  const char *text = "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  b = f32[2] parameter(1)\n"
+                     "  ROOT d = f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n}\n";
+  double va[2] = {1, 2}, vb[2] = {3, 4};
+  tr_tensor *args[2] = {vec(TR_DT_F32, 2, va), vec(TR_DT_F32, 2, vb)};
+  both b;
+  if (run_both(text, args, 2, &b, __LINE__)) {
+    CHECK(b.sh[0].value[0] == 11);
+    CHECK(near(b.sh[0].bound[0], 2 * U24 * 11, 1e-6));
+  }
+  both_free(&b);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
+TR_TEST(shadow_transcendental_propagation) {
+  /* exp(s) with s = 1 + 2^-30 (bound 2^-24): the change of exp over
+   * [s - e, s + e] is about e * exp(1), plus 6 ulps of f32 at e. */
+  const char *text = "HloModule m\nENTRY e {\n  a = f32[1] parameter(0)\n  b = f32[1] parameter(1)\n"
+                     "  s = f32[1] add(a, b)\n  ROOT x = f32[1] exponential(s)\n}\n";
+  double va = 1, vb = ldexp(1.0, -30);
+  tr_tensor *args[2] = {vec(TR_DT_F32, 1, &va), vec(TR_DT_F32, 1, &vb)};
+  both b;
+  if (run_both(text, args, 2, &b, __LINE__)) {
+    double want = U24 * exp(1.0) + 6 * ldexp(1.0, -22);
+    CHECK(near(b.sh[0].bound[0], want, 1e-3));
+    CHECK(!b.sh[0].uncertain[0]);
+  }
+  both_free(&b);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
+/* ---- uncertain marks, both directions ---- */
+
+TR_TEST(shadow_marks_compare_floor_convert) {
+  /* x = 3 + (-2^-25): the shadow is just below 3, the f32 result is 3,
+   * and the bound (2^-23) reaches 3 on both sides. */
+  const char *text =
+      "HloModule m\nENTRY e {\n  a = f32[3] parameter(0)\n  b = f32[3] parameter(1)\n"
+      "  c = f32[3] parameter(2)\n  x = f32[3] add(a, b)\n"
+      "  lt = pred[3] compare(x, c), direction=LT\n  fl = f32[3] floor(x)\n"
+      "  cv = s32[3] convert(x)\n  one = s32[] constant(1)\n  ones = s32[3] broadcast(one), dimensions={}\n"
+      "  inc = s32[3] add(cv, ones)\n  sel = f32[3] select(lt, a, c)\n"
+      "  ROOT t = (pred[3], f32[3], s32[3], s32[3], f32[3]) tuple(lt, fl, cv, inc, sel)\n}\n";
+  /* element 0 near 3; element 1: 2.75 (far from any step); element 2:
+   * 3 - 2^-25 compared with 3.001 (far). */
+  double va[3] = {3, 2.5, 3}, vb[3] = {-ldexp(1.0, -25), 0.25, -ldexp(1.0, -25)};
+  double vc[3] = {3, 2, 3.001};
+  tr_tensor *args[3] = {vec(TR_DT_F32, 3, va), vec(TR_DT_F32, 3, vb), vec(TR_DT_F32, 3, vc)};
+  both b;
+  if (run_both(text, args, 3, &b, __LINE__)) {
+    /* compare: near 3 uncertain; 2.75 < 2 and 2.99999997 < 3.001 certain */
+    CHECK(b.sh[0].uncertain[0]);
+    CHECK(!b.sh[0].uncertain[1]);
+    CHECK(!b.sh[0].uncertain[2]);
+    CHECK(tr_tensor_get_i(b.sh[0].exact, 1) == 0);
+    CHECK(tr_tensor_get_i(b.sh[0].exact, 2) == 1);
+    /* floor and convert of 2.99999997 +- 2^-23: uncertain; of 2.75: 2 */
+    CHECK(b.sh[1].uncertain[0] && b.sh[2].uncertain[0]);
+    CHECK(!b.sh[1].uncertain[1] && !b.sh[2].uncertain[1]);
+    CHECK(b.sh[1].value[1] == 2 && b.sh[1].bound[1] == 0);
+    CHECK(tr_tensor_get_i(b.sh[2].exact, 1) == 2);
+    /* an integer computed from an uncertain one is uncertain */
+    CHECK(b.sh[3].uncertain[0]);
+    CHECK(!b.sh[3].uncertain[1]);
+    CHECK(tr_tensor_get_i(b.sh[3].exact, 1) == 3);
+    /* select on an uncertain predicate */
+    CHECK(b.sh[4].uncertain[0]);
+    CHECK(!b.sh[4].uncertain[1] && !b.sh[4].uncertain[2]);
+    stats s = {0};
+    contain(&b, &s, NULL);
+    CHECK_EQ_INT(s.bad, 0);
+  }
+  both_free(&b);
+  for (int i = 0; i < 3; i++) tr_tensor_free(args[i]);
+}
+
+TR_TEST(shadow_marks_exact_inputs_are_certain) {
+  /* Discontinuous ops on exact inputs decide exactly, ties included. */
+  const char *text = "HloModule m\nENTRY e {\n  a = f32[3] parameter(0)\n  b = f32[3] parameter(1)\n"
+                     "  eq = pred[3] compare(a, b), direction=EQ\n  fl = f32[3] floor(a)\n"
+                     "  rn = f32[3] round-nearest-even(a)\n  cv = s32[3] convert(a)\n"
+                     "  ROOT t = (pred[3], f32[3], f32[3], s32[3]) tuple(eq, fl, rn, cv)\n}\n";
+  double va[3] = {3, 2.5, -0.5}, vb[3] = {3, 2, 1};
+  tr_tensor *args[2] = {vec(TR_DT_F32, 3, va), vec(TR_DT_F32, 3, vb)};
+  both b;
+  if (run_both(text, args, 2, &b, __LINE__)) {
+    for (int i = 0; i < 4; i++) CHECK_EQ_INT(b.sh[i].nuncertain, 0);
+    CHECK(tr_tensor_get_i(b.sh[0].exact, 0) == 1);
+    CHECK(b.sh[2].value[1] == 2 && b.sh[2].value[2] == 0);
+  }
+  both_free(&b);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
+TR_TEST(shadow_marks_overflow_edge) {
+  /* f16 products: 300*300 overflows whatever the rounding (certain inf),
+   * 255*257 = 65535 is within an ulp of the overflow threshold 65520
+   * (uncertain), 200*300 = 60000 is finite (certain). */
+  const char *text = "HloModule m\nENTRY e {\n  a = f16[3] parameter(0)\n  b = f16[3] parameter(1)\n"
+                     "  ROOT p = f16[3] multiply(a, b)\n}\n";
+  double va[3] = {300, 255, 200}, vb[3] = {300, 257, 300};
+  tr_tensor *args[2] = {vec(TR_DT_F16, 3, va), vec(TR_DT_F16, 3, vb)};
+  both b;
+  if (run_both(text, args, 2, &b, __LINE__)) {
+    CHECK(!b.sh[0].uncertain[0] && isinf(b.sh[0].value[0]));
+    CHECK(b.sh[0].uncertain[1]);
+    CHECK(!b.sh[0].uncertain[2] && b.sh[0].value[2] == 60000);
+  }
+  both_free(&b);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
+TR_TEST(shadow_nan_inf_rules) {
+  /* Exact special results are certain with bound 0; a result whose
+   * input interval reaches the domain's edge is uncertain. */
+  const char *text =
+      "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  b = f32[4] parameter(1)\n"
+      "  c = f32[4] parameter(2)\n  lg = f32[4] log(a)\n  q = f32[4] divide(a, b)\n"
+      "  ab = f32[4] add(a, b)\n  d = f32[4] subtract(ab, c)\n  sq = f32[4] sqrt(d)\n"
+      "  pinf = f32[] constant(inf)\n  infs = f32[4] broadcast(pinf), dimensions={}\n"
+      "  m = f32[4] add(d, infs)\n"
+      "  ROOT t = (f32[4], f32[4], f32[4], f32[4]) tuple(lg, q, sq, m)\n}\n";
+  /* d = a + b - c: element 2 is (1 + 2^-30) - 1 = 2^-30 with a bound of
+   * 2^-24 that reaches below 0. */
+  double va[4] = {-1, 0, 1, 2}, vb[4] = {1, 0, ldexp(1.0, -30), 0}, vc[4] = {0, 0, 1, 0};
+  tr_tensor *args[3] = {vec(TR_DT_F32, 4, va), vec(TR_DT_F32, 4, vb), vec(TR_DT_F32, 4, vc)};
+  both b;
+  if (run_both(text, args, 3, &b, __LINE__)) {
+    CHECK(isnan(b.sh[0].value[0]) && !b.sh[0].uncertain[0]);     /* log(-1) */
+    CHECK(b.sh[0].value[1] == -INFINITY && !b.sh[0].uncertain[1]); /* log(0) */
+    CHECK(isnan(b.sh[1].value[1]) && !b.sh[1].uncertain[1]);     /* 0/0 */
+    CHECK(b.sh[1].value[3] == INFINITY && !b.sh[1].uncertain[3]); /* 2/0 */
+    CHECK(b.sh[2].uncertain[2]);
+    CHECK(!b.sh[2].uncertain[3] && !b.sh[2].uncertain[0]);
+    /* finite + inf: inf whatever the finite error */
+    CHECK(b.sh[3].value[2] == INFINITY && !b.sh[3].uncertain[2]);
+    stats s = {0};
+    contain(&b, &s, NULL);
+    CHECK_EQ_INT(s.bad, 0);
+  }
+  both_free(&b);
+  for (int i = 0; i < 3; i++) tr_tensor_free(args[i]);
+}
+
+TR_TEST(shadow_marks_argmax) {
+  /* An argmax reducer (compare + select on (value, index)) called in
+   * shadow mode: a near tie within the bound makes the index uncertain;
+   * a clear winner is certain. */
+  const char *text =
+      "HloModule m\n"
+      "amax { a = f32[] parameter(0)\n ai = s32[] parameter(1)\n b = f32[] parameter(2)\n"
+      " bi = s32[] parameter(3)\n ge = pred[] compare(a, b), direction=GE\n"
+      " v = f32[] select(ge, a, b)\n i = s32[] select(ge, ai, bi)\n"
+      " ROOT t = (f32[], s32[]) tuple(v, i) }\n"
+      "ENTRY e {\n  a = f32[2,3] parameter(0)\n  b = f32[2,3] parameter(1)\n  x = f32[2,3] add(a, b)\n"
+      "  io = s32[2,3] iota(), iota_dimension=1\n  ninf = f32[] constant(-inf)\n  z = s32[] constant(0)\n"
+      "  r = (f32[2], s32[2]) reduce(x, io, ninf, z), dimensions={1}, to_apply=amax\n"
+      "  ROOT i = s32[2] get-tuple-element(r), index=1\n}\n";
+  /* row 0: 1 + 2^-30 vs 1 (tie within 2^-24); row 1: 2, 1, 0 */
+  double va[6] = {1, 1, 0, 2, 1, 0}, vb[6] = {ldexp(1.0, -30), 0, 0, 0, 0, 0};
+  int64_t dims[2] = {2, 3};
+  tr_tensor *args[2] = {tr_tensor_new(TR_DT_F32, 2, dims, NULL), tr_tensor_new(TR_DT_F32, 2, dims, NULL)};
+  for (int i = 0; i < 6; i++) {
+    tr_tensor_set_f(args[0], (size_t)i, va[i]);
+    tr_tensor_set_f(args[1], (size_t)i, vb[i]);
+  }
+  both b;
+  if (run_both(text, args, 2, &b, __LINE__)) {
+    CHECK(b.sh[0].uncertain[0]);
+    CHECK(!b.sh[0].uncertain[1]);
+    CHECK(tr_tensor_get_i(b.sh[0].exact, 1) == 0);
+  }
+  both_free(&b);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
+TR_TEST(shadow_moves_keep_bounds) {
+  /* Data movement keeps each element's bound and mark; an uncertain
+   * dynamic-slice start marks the whole result. */
+  const char *text =
+      "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  b = f32[4] parameter(1)\n  x = f32[4] add(a, b)\n"
+      "  r = f32[4] reverse(x), dimensions={0}\n  t = f32[2,4] broadcast(r), dimensions={1}\n"
+      "  s = f32[2,2] slice(t), slice={[0:2], [1:3]}\n"
+      "  c = f32[1] slice(x), slice={[0:1]}\n  k = s32[1] convert(c)\n  k0 = s32[] reshape(k)\n"
+      "  ds = f32[2] dynamic-slice(x, k0), dynamic_slice_sizes={2}\n"
+      "  ROOT o = (f32[2,2], f32[2]) tuple(s, ds)\n}\n";
+  double va[4] = {1, 2, 3, 4}, vb[4] = {-ldexp(1.0, -26), ldexp(1.0, -30), 0, 0};
+  tr_tensor *args[2] = {vec(TR_DT_F32, 4, va), vec(TR_DT_F32, 4, vb)};
+  both b;
+  if (run_both(text, args, 2, &b, __LINE__)) {
+    /* s[0][0] = r[1] = x[2] = 3 exactly: bound 0; s[0][1] = x[1] (rounded) */
+    CHECK(b.sh[0].value[0] == 3 && b.sh[0].bound[0] == 0);
+    CHECK(b.sh[0].bound[1] > 0 && b.sh[0].bound[3] == b.sh[0].bound[1]);
+    CHECK_EQ_INT(b.sh[0].nuncertain, 0);
+    /* convert(1 - 2^-26) is 0 or 1: the start is uncertain */
+    CHECK_EQ_INT(b.sh[1].nuncertain, 2);
+  }
+  both_free(&b);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
+TR_TEST(shadow_ulp_table_is_data) {
+  /* A wider table widens the bound: twice the add allowance, twice the
+   * bound of a rounding add on exact inputs. */
+  tr_ulp_table *t = malloc(sizeof *t);
+  tr_ulp_table_default(t);
+  CHECK(t->ulps[TR_OP_ADD][TR_DT_F32] == 0.5f);
+  CHECK(t->ulps[TR_OP_MAXIMUM][TR_DT_F32] == 0);
+  t->ulps[TR_OP_ADD][TR_DT_F32] = 1;
+  const char *text = "HloModule m\nENTRY e {\n  a = f32[1] parameter(0)\n  b = f32[1] parameter(1)\n"
+                     "  ROOT s = f32[1] add(a, b)\n}\n";
+  double va = 1, vb = ldexp(1.0, -30);
+  tr_tensor *args[2] = {vec(TR_DT_F32, 1, &va), vec(TR_DT_F32, 1, &vb)};
+  tr_diag d = {0};
+  tr_module *m = tr_parse("t.hlo", text, strlen(text), NULL, &d);
+  tr_shadow_opts so = {0};
+  so.ulps = t;
+  tr_shadow_out *o = NULL;
+  int n = 0;
+  CHECK(m && tr_eval_shadow(m, &so, args, 2, &o, &n, &d) == TR_OK);
+  if (o) CHECK(near(o[0].bound[0], 2 * U24, 1e-6));
+  tr_shadow_free(o, n);
+  tr_diag_clear(&d);
+  if (m) tr_module_free(m);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+  free(t);
+}
+
+TR_TEST(shadow_marks_sort) {
+  /* argsort of x = a * b: a key within its bound of another key makes
+   * both uncertain, the far ones stay certain; exact keys are certain. A
+   * lexicographic comparator runs in shadow mode: any uncertain
+   * comparison marks the row. */
+  const char *text =
+      "HloModule m\n"
+      "lt { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ai = s32[] parameter(2)\n bi = s32[] parameter(3)\n"
+      " ROOT l = pred[] compare(a, b), direction=LT }\n"
+      "lex { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ai = s32[] parameter(2)\n bi = s32[] parameter(3)\n"
+      " lt = pred[] compare(a, b), direction=LT\n eq = pred[] compare(a, b), direction=EQ\n"
+      " il = pred[] compare(ai, bi), direction=LT\n t = pred[] and(eq, il)\n ROOT o = pred[] or(lt, t) }\n"
+      "ENTRY e {\n  a = f32[2,4] parameter(0)\n  b = f32[2,4] parameter(1)\n  x = f32[2,4] multiply(a, b)\n"
+      "  io = s32[2,4] iota(), iota_dimension=1\n"
+      "  s = (f32[2,4], s32[2,4]) sort(x, io), dimensions={1}, to_apply=lt\n"
+      "  l = (f32[2,4], s32[2,4]) sort(x, io), dimensions={1}, to_apply=lex\n"
+      "  si = s32[2,4] get-tuple-element(s), index=1\n  li = s32[2,4] get-tuple-element(l), index=1\n"
+      "  ROOT t = (s32[2,4], s32[2,4]) tuple(si, li)\n}\n";
+  int64_t dims[2] = {2, 4};
+  /* row 0: 5, (1+2^-23)(1-2^-24) = 1 + 2^-24 - 2^-47 [bound 2^-24], 1, 7;
+   * row 1: exact products 1.4, 9, 1.2, 1 */
+  double va[8] = {5, 1 + ldexp(1.0, -23), 1, 7, 1.4, 9, 1.2, 1};
+  double vb[8] = {1, 1 - ldexp(1.0, -24), 1, 1, 1, 1, 1, 1};
+  tr_tensor *args[2] = {tr_tensor_new(TR_DT_F32, 2, dims, NULL), tr_tensor_new(TR_DT_F32, 2, dims, NULL)};
+  for (int i = 0; i < 8; i++) {
+    tr_tensor_set_f(args[0], (size_t)i, va[i]);
+    tr_tensor_set_f(args[1], (size_t)i, vb[i]);
+  }
+  both b;
+  if (run_both(text, args, 2, &b, __LINE__)) {
+    /* row 0 sorted: 1 (index 2), 1+ (index 1), 5, 7: the first two marked */
+    const unsigned char *u = b.sh[0].uncertain;
+    CHECK(u[0] && u[1] && !u[2] && !u[3]);
+    CHECK(tr_tensor_get_i(b.sh[0].exact, 2) == 0 && tr_tensor_get_i(b.sh[0].exact, 3) == 3);
+    /* row 1: exact products, all certain */
+    CHECK(!u[4] && !u[5] && !u[6] && !u[7]);
+    /* lexicographic: row 0 has an uncertain comparison */
+    const unsigned char *w = b.sh[1].uncertain;
+    CHECK(w[0] && w[1] && w[2] && w[3]);
+    CHECK(!w[4] && !w[5] && !w[6] && !w[7]);
+    stats st = {0};
+    contain(&b, &st, NULL);
+    CHECK_EQ_INT(st.bad, 0);
+  }
+  both_free(&b);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
+TR_TEST(shadow_control_flow) {
+  /* while (x < limit) x += d: with 0.1 steps to 0.3 the last test is a
+   * near tie, so the trip count (and everything after) is uncertain; to
+   * 0.35 every test is clear and x carries the sum's bound. A conditional
+   * on an uncertain predicate is uncertain too. */
+  const char *text =
+      "HloModule m\n"
+      "cond { s = (f32[], f32[], f32[]) parameter(0)\n x = f32[] get-tuple-element(s), index=0\n"
+      " l = f32[] get-tuple-element(s), index=2\n ROOT lt = pred[] compare(x, l), direction=LT }\n"
+      "body { s = (f32[], f32[], f32[]) parameter(0)\n x = f32[] get-tuple-element(s), index=0\n"
+      " d = f32[] get-tuple-element(s), index=1\n l = f32[] get-tuple-element(s), index=2\n"
+      " y = f32[] add(x, d)\n ROOT t = (f32[], f32[], f32[]) tuple(y, d, l) }\n"
+      "neg { p = f32[] parameter(0)\n ROOT n = f32[] negate(p) }\n"
+      "id { p = f32[] parameter(0)\n ROOT c = f32[] copy(p) }\n"
+      "ENTRY e {\n  z = f32[] constant(0)\n  d = f32[] parameter(0)\n  l = f32[] parameter(1)\n"
+      "  s = (f32[], f32[], f32[]) tuple(z, d, l)\n"
+      "  w = (f32[], f32[], f32[]) while(s), condition=cond, body=body\n"
+      "  x = f32[] get-tuple-element(w), index=0\n  p = pred[] compare(x, l), direction=GE\n"
+      "  c = f32[] conditional(p, x, x), true_computation=neg, false_computation=id\n"
+      "  ROOT t = (f32[], f32[]) tuple(x, c)\n}\n";
+  for (int k = 0; k < 2; k++) {
+    tr_tensor *args[2] = {tr_tensor_new(TR_DT_F32, 0, NULL, NULL), tr_tensor_new(TR_DT_F32, 0, NULL, NULL)};
+    tr_tensor_set_f(args[0], 0, 0.1);
+    tr_tensor_set_f(args[1], 0, k == 0 ? 0.3 : 0.35);
+    both b;
+    if (run_both(text, args, 2, &b, __LINE__)) {
+      if (k == 0) {
+        CHECK(b.sh[0].uncertain[0] && b.sh[1].uncertain[0]);
+      } else {
+        CHECK(!b.sh[0].uncertain[0] && !b.sh[1].uncertain[0]);
+        CHECK(b.sh[0].bound[0] > 0 && near(b.sh[1].value[0], -0.4, 1e-6));
+      }
+      stats st = {0};
+      contain(&b, &st, NULL);
+      CHECK_EQ_INT(st.bad, 0);
+    }
+    both_free(&b);
+    for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+  }
+}
+
+/* ---- random programs ---- */
+
+typedef struct {
+  uint64_t s;
+} rng;
+
+static uint64_t next(rng *r) {
+  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+static int pick(rng *r, int n) { return (int)(next(r) % (uint64_t)n); }
+static double unif(rng *r) { return (double)(next(r) >> 11) * ldexp(1.0, -53); }
+static double gauss(rng *r) {
+  double u = unif(r) + 1e-300, v = unif(r);
+  return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
+}
+
+#define NP 3  /* parameters */
+#define SIDE 6 /* every value is DT[SIDE,SIDE] */
+
+/* Appends a random program over DT[SIDE,SIDE] values: elementwise ops,
+ * compare/select, clamp, dtype round trips, reductions, dot and
+ * convolution. The root is a tuple of every value, so every instruction
+ * is checked. */
+static void gen_program(rng *r, const char *dt, int nops, tr_buf *b) {
+  static const char *un[] = {"negate", "abs", "exponential", "log", "tanh", "logistic", "sqrt",
+                             "sine", "cosine", "floor", "ceil", "round-nearest-even",
+                             "round-nearest-afz", "sign", "rsqrt", "cbrt", "exponential-minus-one",
+                             "log-plus-one", "erf", "tan"};
+  static const char *bin[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum",
+                              "power", "atan2", "remainder", "add", "multiply", "subtract"};
+  static const char *dirs[] = {"LT", "LE", "GT", "GE", "EQ", "NE"};
+  const char *other = strcmp(dt, "bf16") == 0 ? "f16" : "bf16";
+  tr_buf_printf(b, "HloModule rnd\n");
+  tr_buf_printf(b, "add_r { a = %s[] parameter(0)\n b = %s[] parameter(1)\n ROOT s = %s[] add(a, b) }\n", dt, dt, dt);
+  tr_buf_printf(b, "max_r { a = %s[] parameter(0)\n b = %s[] parameter(1)\n ROOT s = %s[] maximum(a, b) }\n", dt, dt, dt);
+  tr_buf_printf(b, "lt_r { a = %s[] parameter(0)\n b = %s[] parameter(1)\n ai = s32[] parameter(2)\n"
+                " bi = s32[] parameter(3)\n ROOT l = pred[] compare(a, b), direction=LT }\n", dt, dt);
+  /* lexicographic on (key, index): not a single compare, so called */
+  tr_buf_printf(b, "lex_r { a = %s[] parameter(0)\n b = %s[] parameter(1)\n ai = s32[] parameter(2)\n"
+                " bi = s32[] parameter(3)\n gt = pred[] compare(a, b), direction=GT\n"
+                " eq = pred[] compare(a, b), direction=EQ\n il = pred[] compare(ai, bi), direction=LT\n"
+                " t = pred[] and(eq, il)\n ROOT o = pred[] or(gt, t) }\n", dt, dt);
+  tr_buf_printf(b, "ENTRY e {\n");
+  for (int i = 0; i < NP; i++) tr_buf_printf(b, "  v%d = %s[%d,%d] parameter(%d)\n", i, dt, SIDE, SIDE, i);
+  tr_buf_printf(b, "  zero = %s[] constant(0)\n  ninf = %s[] constant(-inf)\n", dt, dt);
+  tr_buf_printf(b, "  io = s32[%d,%d] iota(), iota_dimension=1\n", SIDE, SIDE);
+  tr_buf extra = {0}; /* non-float values for the root tuple: "type\tname" lines */
+  int nv = NP;
+  const char *S = dt;
+  for (int k = 0; k < nops; k++) {
+    int a = pick(r, nv), c = pick(r, nv), d = pick(r, nv), e = pick(r, nv);
+    int kind = pick(r, 100);
+    if (kind < 25) {
+      tr_buf_printf(b, "  v%d = %s[%d,%d] %s(v%d)\n", nv, S, SIDE, SIDE, un[pick(r, 20)], a);
+    } else if (kind < 50) {
+      tr_buf_printf(b, "  v%d = %s[%d,%d] %s(v%d, v%d)\n", nv, S, SIDE, SIDE, bin[pick(r, 12)], a, c);
+    } else if (kind < 58) {
+      tr_buf_printf(b, "  cp%d = pred[%d,%d] compare(v%d, v%d), direction=%s\n", nv, SIDE, SIDE, a, c, dirs[pick(r, 6)]);
+      tr_buf_printf(b, "  v%d = %s[%d,%d] select(cp%d, v%d, v%d)\n", nv, S, SIDE, SIDE, nv, d, e);
+    } else if (kind < 62) {
+      tr_buf_printf(b, "  v%d = %s[%d,%d] clamp(v%d, v%d, v%d)\n", nv, S, SIDE, SIDE, a, c, d);
+    } else if (kind < 67) {
+      if (pick(r, 2)) {
+        tr_buf_printf(b, "  cw%d = %s[%d,%d] convert(v%d)\n", nv, other, SIDE, SIDE, a);
+        tr_buf_printf(b, "  v%d = %s[%d,%d] convert(cw%d)\n", nv, S, SIDE, SIDE, nv);
+      } else {
+        tr_buf_printf(b, "  v%d = %s[%d,%d] reduce-precision(v%d), exponent_bits=4, mantissa_bits=3\n", nv, S,
+                      SIDE, SIDE, a);
+      }
+    } else if (kind < 77) {
+      bool mx = pick(r, 3) == 0;
+      int dim = pick(r, 2);
+      tr_buf_printf(b, "  rd%d = %s[%d] reduce(v%d, %s), dimensions={%d}, to_apply=%s\n", nv, S, SIDE, a,
+                    mx ? "ninf" : "zero", dim, mx ? "max_r" : "add_r");
+      tr_buf_printf(b, "  v%d = %s[%d,%d] broadcast(rd%d), dimensions={%d}\n", nv, S, SIDE, SIDE, nv, 1 - dim);
+    } else if (kind < 87) {
+      tr_buf_printf(b, "  v%d = %s[%d,%d] dot(v%d, v%d), lhs_contracting_dims={1}, rhs_contracting_dims={%d}\n",
+                    nv, S, SIDE, SIDE, a, c, pick(r, 2));
+    } else if (kind < 95) {
+      tr_buf_printf(b, "  cx%d = %s[1,%d,%d,1] reshape(v%d)\n", nv, S, SIDE, SIDE, a);
+      tr_buf_printf(b, "  cs%d = %s[3,3] slice(v%d), slice={[0:3], [1:4]}\n", nv, S, c);
+      tr_buf_printf(b, "  ck%d = %s[3,3,1,1] reshape(cs%d)\n", nv, S, nv);
+      tr_buf_printf(b, "  cy%d = %s[1,%d,%d,1] convolution(cx%d, ck%d), window={size=3x3 pad=1_1x1_1}, "
+                    "dim_labels=b01f_01io->b01f\n", nv, S, SIDE, SIDE, nv, nv);
+      tr_buf_printf(b, "  v%d = %s[%d,%d] reshape(cy%d)\n", nv, S, SIDE, SIDE, nv);
+    } else if (kind < 94) {
+      tr_buf_printf(b, "  v%d = %s[%d,%d] transpose(v%d), dimensions={1,0}\n", nv, S, SIDE, SIDE, a);
+    } else if (kind < 96) {
+      /* argsort, by one compare (fast path) or lexicographically (calls) */
+      tr_buf_printf(b, "  so%d = (%s[%d,%d], s32[%d,%d]) sort(v%d, io), dimensions=%s, to_apply=%s\n", nv, S,
+                    SIDE, SIDE, SIDE, SIDE, a, "{1}", pick(r, 2) ? "lt_r" : "lex_r");
+      tr_buf_printf(b, "  v%d = %s[%d,%d] get-tuple-element(so%d), index=0\n", nv, S, SIDE, SIDE, nv);
+      tr_buf_printf(b, "  si%d = s32[%d,%d] get-tuple-element(so%d), index=1\n", nv, SIDE, SIDE, nv);
+      tr_buf_printf(&extra, ", si%d", nv);
+    } else if (kind < 98) {
+      /* pooling: 2x3 windows, padded to keep the shape, dilated by 2 */
+      bool mx = pick(r, 2) == 0;
+      tr_buf_printf(b, "  v%d = %s[%d,%d] reduce-window(v%d, %s), window={size=2x3 pad=1_0x2_2 rhs_dilate=1x2}, "
+                    "to_apply=%s\n", nv, S, SIDE, SIDE, a, mx ? "ninf" : "zero", mx ? "max_r" : "add_r");
+    } else {
+      tr_buf_printf(b, "  cq%d = %s[] constant(1.5)\n", nv, S);
+      tr_buf_printf(b, "  v%d = %s[%d,%d] broadcast(cq%d), dimensions={}\n", nv, S, SIDE, SIDE, nv);
+    }
+    nv++;
+  }
+  int nextra = 0;
+  for (const char *q = tr_buf_str(&extra); *q; q++) nextra += *q == ',';
+  tr_buf_printf(b, "  ROOT t = (");
+  for (int i = 0; i < nv; i++) tr_buf_printf(b, "%s%s[%d,%d]", i ? ", " : "", S, SIDE, SIDE);
+  for (int i = 0; i < nextra; i++) tr_buf_printf(b, ", s32[%d,%d]", SIDE, SIDE);
+  tr_buf_printf(b, ") tuple(");
+  for (int i = 0; i < nv; i++) tr_buf_printf(b, "%sv%d", i ? ", " : "", i);
+  tr_buf_printf(b, "%s)\n}\n", tr_buf_str(&extra));
+  tr_buf_free(&extra);
+}
+
+/* Inputs: mostly N(0,1), some quarters (exact ties and integers), some
+ * large or tiny magnitudes. */
+static tr_tensor *random_input(rng *r, tr_dtype dt) {
+  int64_t dims[2] = {SIDE, SIDE};
+  tr_tensor *t = tr_tensor_new(dt, 2, dims, NULL);
+  int style = pick(r, 4);
+  for (size_t i = 0; i < tr_tensor_count(t); i++) {
+    double v;
+    if (style == 0) v = (double)(pick(r, 17) - 8) / 4;
+    else if (style == 3 && pick(r, 4) == 0) v = gauss(r) * ldexp(1.0, pick(r, 20) - 10);
+    else v = gauss(r);
+    tr_tensor_set_f(t, i, v);
+  }
+  return t;
+}
+
+TR_TEST(shadow_property_random_programs) {
+  /* Thousands of random programs over f32, bf16 and f16: every certain
+   * element of every instruction lies within its bound. */
+  static const tr_dtype dts[3] = {TR_DT_F32, TR_DT_BF16, TR_DT_F16};
+  rng r = {12345};
+  stats s = {0};
+  int programs = 0, nfail = 0;
+  double worst_dt[3] = {0, 0, 0};
+  for (int p = 0; p < 3000 && nfail < 3; p++) {
+    int di = p % 3;
+    tr_buf b = {0};
+    gen_program(&r, tr_dtype_name(dts[di]), 4 + pick(&r, 12), &b);
+    tr_tensor *args[NP];
+    for (int i = 0; i < NP; i++) args[i] = random_input(&r, dts[di]);
+    both bb;
+    long before = s.bad;
+    double w = s.worst;
+    s.worst = 0;
+    if (run_both(tr_buf_str(&b), args, NP, &bb, __LINE__)) {
+      contain(&bb, &s, tr_buf_str(&b));
+      programs++;
+    } else {
+      nfail++;
+    }
+    if (s.worst > worst_dt[di]) worst_dt[di] = s.worst;
+    if (w > s.worst) s.worst = w;
+    if (s.bad > before) nfail++;
+    both_free(&bb);
+    for (int i = 0; i < NP; i++) tr_tensor_free(args[i]);
+    tr_buf_free(&b);
+  }
+  CHECK_EQ_INT(s.bad, 0);
+  CHECK(programs >= 2900);
+  /* The marks are for edges, not the common case. */
+  CHECK(s.uncertain < s.checked / 4);
+  printf("  shadow property: %d programs, %ld elements checked, %ld uncertain, max |err|/bound "
+         "f32 %.3g bf16 %.3g f16 %.3g\n",
+         programs, s.checked, s.uncertain, worst_dt[0], worst_dt[1], worst_dt[2]);
+}
+
+/* Whether some values within the bounds make op(x[, y]) differ from
+ * others: the independent statement of "a perturbation within the bound
+ * flips it". */
+static bool flips_cmp(const char *dir, double x, double bx, double y, double by) {
+  double xl = x - bx, xh = x + bx, yl = y - by, yh = y + by;
+  bool can_lt = xl < yh, can_ge = xh >= yl, can_eq = xl <= yh && yl <= xh;
+  bool can_ne = !(xl == xh && yl == yh && xl == yl);
+  if (!strcmp(dir, "LT") || !strcmp(dir, "GE")) return can_lt && can_ge;
+  if (!strcmp(dir, "GT") || !strcmp(dir, "LE")) return (xh > yl) && (xl <= yh);
+  return can_eq && can_ne; /* EQ, NE */
+}
+
+TR_TEST(shadow_property_marks_where_flips) {
+  /* x = a*b + c on quarters (exact ties are common), then compare with d,
+   * floor and convert to s32: a mark appears exactly where values within
+   * the operands' bounds flip the op, and certain results agree with the
+   * exact interpreter. */
+  static const char *dirs[] = {"LT", "LE", "GT", "GE", "EQ", "NE"};
+  static const tr_dtype dts[3] = {TR_DT_F32, TR_DT_BF16, TR_DT_F16};
+  rng r = {777};
+  long marked = 0, unmarked = 0, wrong = 0;
+  stats s = {0};
+  for (int p = 0; p < 600; p++) {
+    tr_dtype dt = dts[p % 3];
+    const char *D = tr_dtype_name(dt), *dir = dirs[pick(&r, 6)];
+    char text[2048];
+    snprintf(text, sizeof text,
+             "HloModule m\nENTRY e {\n  a = %s[16] parameter(0)\n  b = %s[16] parameter(1)\n"
+             "  c = %s[16] parameter(2)\n  d = %s[16] parameter(3)\n  m = %s[16] multiply(a, b)\n"
+             "  x = %s[16] add(m, c)\n  cmp = pred[16] compare(x, d), direction=%s\n"
+             "  fl = %s[16] floor(x)\n  cv = s32[16] convert(x)\n"
+             "  ROOT t = (%s[16], %s[16], pred[16], %s[16], s32[16]) tuple(x, d, cmp, fl, cv)\n}\n",
+             D, D, D, D, D, D, dir, D, D, D, D);
+    tr_tensor *args[4];
+    for (int i = 0; i < 4; i++) {
+      int64_t dims[1] = {16};
+      args[i] = tr_tensor_new(dt, 1, dims, NULL);
+      for (int j = 0; j < 16; j++) {
+        double v = (double)(pick(&r, 25) - 12) / 4;
+        if (pick(&r, 3) == 0) v += ldexp((double)(pick(&r, 9) - 4), -12 - pick(&r, 14));
+        if (i == 1 && pick(&r, 2)) v = 1 + ldexp((double)(pick(&r, 5) - 2), -pick(&r, 20) - 4);
+        tr_tensor_set_f(args[i], (size_t)j, v);
+      }
+    }
+    both b;
+    if (run_both(text, args, 4, &b, __LINE__)) {
+      contain(&b, &s, text);
+      const tr_shadow_out *X = &b.sh[0], *Dd = &b.sh[1];
+      for (int j = 0; j < 16; j++) {
+        if (X->uncertain[j]) continue;
+        double x = X->value[j], bx = X->bound[j], y = Dd->value[j];
+        if (!isfinite(x)) continue;
+        bool f[3] = {flips_cmp(dir, x, bx, y, 0), floor(x - bx) != floor(x + bx),
+                     trunc(x - bx) != trunc(x + bx)};
+        const unsigned char u[3] = {b.sh[2].uncertain[j], b.sh[3].uncertain[j], b.sh[4].uncertain[j]};
+        for (int k = 0; k < 3; k++) {
+          /* x's bound is closed: an end exactly on a step counts; x's
+           * double value is within 2^-60 of the shadow, so only a gap
+           * that small could tell the two apart. */
+          if (u[k] != f[k]) {
+            wrong++;
+            if (wrong < 5)
+              fprintf(stderr, "  op %d dir %s x %.17g bound %.3g d %.17g marked %d flips %d\n", k, dir, x, bx,
+                      y, u[k], f[k]);
+          }
+          if (u[k]) marked++;
+          else unmarked++;
+        }
+      }
+    }
+    both_free(&b);
+    for (int i = 0; i < 4; i++) tr_tensor_free(args[i]);
+  }
+  CHECK_EQ_INT(wrong, 0);
+  CHECK_EQ_INT(s.bad, 0);
+  CHECK(marked > 100 && unmarked > 1000);
+  printf("  shadow marks: %ld marked where a flip is possible, %ld certain, %ld disagreements\n", marked,
+         unmarked, wrong);
+}
