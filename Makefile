@@ -65,10 +65,13 @@ fuzz-parser:
 clean:
 	rm -rf build build-san build-fuzz
 
-# The main job on the shipped examples (becomes a fuzz campaign later).
+# The main job on the shipped examples: characterise them, then check the
+# built-in compiler against the reference on each (becomes a fuzz campaign).
 demo: all
 	$(BUILD)/trench parse -q examples/*.hlo
 	$(BUILD)/trench stats examples/*.hlo
+	@for f in examples/*.hlo; do echo "== $$f"; \
+	  $(BUILD)/trench check $$f --target builtin --seeds 3 || exit $$?; done
 
 .PHONY: all test check-san fuzz-parser clean demo
 -include $(DEPS)

@@ -27,6 +27,7 @@ typedef struct {
 extern const cli_cmd cli_cmd_parse;
 extern const cli_cmd cli_cmd_stats;
 extern const cli_cmd cli_cmd_run;
+extern const cli_cmd cli_cmd_check;
 
 /* ---- option scanning ----
  * Options and operands may be mixed; "--" ends options; "-" is an operand

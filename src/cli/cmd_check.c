@@ -1,0 +1,420 @@
+/* cmd_check.c - trench check: runs a module on a target and on the
+ * reference (shadow mode) over several input seeds and judges every output
+ * element against the reference's bounds (src/oracle/compare.h). */
+#include "cli.h"
+
+#include "../eval/shadow.h"
+#include "../oracle/compare.h"
+#include "../oracle/inputs.h"
+#include "../target/target.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int run(int argc, char **argv);
+
+const cli_cmd cli_cmd_check = {
+  "check", "run a module on a target and judge it against the reference",
+  "Usage: trench check [OPTIONS] MODULE --target T\n"
+  "\n"
+  "Runs MODULE on the target T and on the reference interpreter in shadow\n"
+  "mode (docs/ORACLE.md) for each input seed, and judges every output\n"
+  "element: a float passes when |target - reference| <= k * bound + tiny,\n"
+  "integers and pred must match exactly, NaN and Inf must match where the\n"
+  "reference is certain; uncertain elements are not judged. Prints one line\n"
+  "per seed and output, then a summary.\n"
+  "Verdicts: pass, mismatch, weak (the check says little: constant output,\n"
+  "mostly uncertain, values tiny against their bounds), and the target's\n"
+  "own: crash, hang, compile-error, error, protocol-error, unsupported.\n"
+  "\n"
+  "Targets: builtin (trench's compiler), interp (the reference, exact mode),\n"
+  "xla-cpu (XLA through jax; scripts/venv.sh), cmd:PROGRAM (docs/PROTOCOL.md).\n"
+  "\n"
+  "Options:\n"
+  "      --target T     the target (required)\n"
+  "      --seeds N      number of input seeds (default 3)\n"
+  "      --seed S       first seed (default 0)\n"
+  "      --input FILE   a .npy file per input, in order, instead of seeds\n"
+  "      --k K          bound multiplier (default 1)\n"
+  "      --timeout S    per-run timeout of the target in seconds\n"
+  "      --json         print the report as JSON instead of text\n"
+  "      --save DIR     write a bundle for the first finding (or the first\n"
+  "                     seed when there is none): module, inputs, reference\n"
+  "                     and target outputs, report.json and a README with the\n"
+  "                     command that reproduces it\n"
+  "  -h, --help         show this help\n"
+  "\n"
+  "Exit codes:\n"
+  "  0  every check passed, was weak, or the target does not support it\n"
+  "  1  a finding: mismatch, crash, hang, compile-error, error or\n"
+  "     protocol-error (or MODULE has a syntax or verify error)\n"
+  "  2  usage error, unreadable MODULE or --input, the target cannot be\n"
+  "     opened, or the reference cannot evaluate MODULE\n",
+  run,
+};
+
+/* Row-major index of flat element i, as "[i,j,k]". */
+static void put_index(tr_buf *b, const tr_shadow_out *o, size_t i) {
+  int64_t idx[64];
+  for (int k = o->rank - 1; k >= 0; k--) {
+    int64_t dk = o->dims[k] ? o->dims[k] : 1;
+    idx[k] = (int64_t)(i % (size_t)dk);
+    i /= (size_t)dk;
+  }
+  tr_buf_putc(b, '[');
+  for (int k = 0; k < o->rank; k++) tr_buf_printf(b, k ? ",%lld" : "%lld", (long long)idx[k]);
+  tr_buf_putc(b, ']');
+}
+
+static bool is_finding(tr_verdict v) {
+  return v != TR_VERDICT_OK && v != TR_VERDICT_UNSUPPORTED;
+}
+
+typedef struct {
+  const char *module;    /* path as given */
+  const char *target;    /* spec */
+  bool json;             /* print JSON */
+  cJSON *report;         /* the report being built */
+  int exit_code;         /* worst so far */
+  bool saved;            /* a bundle was written */
+} check_run;
+
+static bool save_npy(const char *dir, const char *stem, int i, const tr_tensor *t) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s%d.npy", dir, stem, i);
+  tr_diag d = {0};
+  bool ok = tr_npy_write(path, t, &d) == TR_OK;
+  if (!ok) tr_diag_print(&d, stderr);
+  tr_diag_clear(&d);
+  return ok;
+}
+
+static bool write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return false;
+  bool ok = fputs(text, f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
+/* The bundle of one seed: enough to reproduce without trench's state. */
+static bool save_bundle(const char *dir, const check_run *cr, const tr_module *m,
+                        tr_tensor **ins, int nins, const tr_shadow_out *ref, int nref,
+                        const tr_run_result *res, cJSON *seed_report) {
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "trench check: cannot create %s: %s\n", dir, strerror(errno));
+    return false;
+  }
+  tr_buf b = {0}, path = {0};
+  tr_print_module(&b, m);
+  tr_buf_printf(&path, "%s/module.hlo", dir);
+  bool ok = write_text(path.p, tr_buf_str(&b));
+  for (int i = 0; ok && i < nins; i++) ok = save_npy(dir, "in", i, ins[i]);
+  for (int i = 0; ok && i < nref; i++) ok = save_npy(dir, "ref", i, ref[i].exact);
+  for (int i = 0; ok && res && i < res->noutputs; i++) ok = save_npy(dir, "target", i, res->outputs[i]);
+  if (ok && res && res->optimized_hlo) {
+    tr_buf_free(&path);
+    tr_buf_printf(&path, "%s/optimized.hlo", dir);
+    ok = write_text(path.p, res->optimized_hlo);
+  }
+  if (ok) {
+    char *js = cJSON_Print(seed_report);
+    tr_buf_free(&path);
+    tr_buf_printf(&path, "%s/report.json", dir);
+    ok = write_text(path.p, js);
+    free(js);
+  }
+  if (ok) {
+    tr_buf rd = {0};
+    tr_buf_printf(&rd, "# trench check bundle\n\nModule %s on target `%s`.\n\nReproduce:\n\n    trench check %s/module.hlo --target '%s'",
+                  cr->module, cr->target, dir, cr->target);
+    for (int i = 0; i < nins; i++) tr_buf_printf(&rd, " --input %s/in%d.npy", dir, i);
+    tr_buf_puts(&rd, "\n\nFiles: module.hlo (canonical text), inN.npy (inputs), refN.npy (the\n"
+                     "reference, exact mode), targetN.npy (the target's outputs, when it ran),\n"
+                     "optimized.hlo (what the target ran, when it says), report.json.\n");
+    tr_buf_free(&path);
+    tr_buf_printf(&path, "%s/README.md", dir);
+    ok = write_text(path.p, tr_buf_str(&rd));
+    tr_buf_free(&rd);
+  }
+  if (!ok) fprintf(stderr, "trench check: cannot write the bundle in %s\n", dir);
+  tr_buf_free(&b);
+  tr_buf_free(&path);
+  return ok;
+}
+
+/* Judges one seed's outputs; adds lines (text mode) and JSON. Returns the
+ * exit code this seed deserves. */
+static int judge_seed(check_run *cr, const char *label, const tr_shadow_out *ref, int nref,
+                      const tr_run_result *res, double k, cJSON *js) {
+  cJSON_AddStringToObject(js, "verdict", tr_verdict_name(res->verdict));
+  if (res->verdict != TR_VERDICT_OK) {
+    if (res->message) cJSON_AddStringToObject(js, "message", res->message);
+    if (res->stderr_tail) cJSON_AddStringToObject(js, "stderr", res->stderr_tail);
+    if (!cr->json)
+      printf("%s: %s%s%s\n", label, tr_verdict_name(res->verdict), res->message ? ": " : "",
+             res->message ? res->message : "");
+    return is_finding(res->verdict) ? CLI_EXIT_FINDING : CLI_EXIT_OK;
+  }
+  if (res->noutputs != nref) {
+    cJSON_AddStringToObject(js, "verdict", "protocol-error");
+    if (!cr->json) printf("%s: protocol-error: %d outputs, expected %d\n", label, res->noutputs, nref);
+    return CLI_EXIT_FINDING;
+  }
+  int rc = CLI_EXIT_OK;
+  cJSON *arr = cJSON_AddArrayToObject(js, "outputs");
+  tr_compare_opts co;
+  tr_compare_opts_default(&co);
+  co.k = k;
+  for (int i = 0; i < nref; i++) {
+    tr_compare_result r;
+    tr_diag d = {0};
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToArray(arr, o);
+    if (tr_compare_output(&ref[i], res->outputs[i], &co, &r, &d) != TR_OK) {
+      cJSON_AddStringToObject(o, "judgement", "protocol-error");
+      cJSON_AddStringToObject(o, "message", tr_diag_first(&d));
+      if (!cr->json) printf("%s out%d: protocol-error: %s\n", label, i, tr_diag_first(&d));
+      tr_diag_clear(&d);
+      rc = CLI_EXIT_FINDING;
+      continue;
+    }
+    cJSON_AddStringToObject(o, "judgement", tr_judgement_name(r.judgement));
+    cJSON_AddNumberToObject(o, "elements", (double)r.n);
+    cJSON_AddNumberToObject(o, "checked", (double)r.checked);
+    cJSON_AddNumberToObject(o, "uncertain", (double)r.uncertain);
+    cJSON_AddNumberToObject(o, "failing", (double)r.failing);
+    if (isfinite(r.worst_ratio)) cJSON_AddNumberToObject(o, "worst_ratio", r.worst_ratio);
+    else cJSON_AddStringToObject(o, "worst_ratio", "inf");
+    if (r.weak_reason) cJSON_AddStringToObject(o, "weak_reason", r.weak_reason);
+    tr_buf line = {0};
+    tr_buf_printf(&line, "%s out%d: %s (checked %zu, uncertain %zu", label, i,
+                  tr_judgement_name(r.judgement), r.checked, r.uncertain);
+    if (r.judgement == TR_JUDGE_WEAK) tr_buf_printf(&line, "; %s", r.weak_reason);
+    if (r.has_fail) {
+      tr_buf ix = {0};
+      put_index(&ix, &ref[i], r.first_fail);
+      cJSON_AddStringToObject(o, "first_index", tr_buf_str(&ix));
+      cJSON_AddNumberToObject(o, "first_reference", r.first_value);
+      cJSON_AddNumberToObject(o, "first_target", r.first_target);
+      cJSON_AddNumberToObject(o, "first_allowed", r.first_bound);
+      tr_buf_printf(&line, "; failing %zu, first at %s: reference %.9g, target %.9g, allowed %.3g",
+                    r.failing, tr_buf_str(&ix), r.first_value, r.first_target, r.first_bound);
+      tr_buf_free(&ix);
+      rc = CLI_EXIT_FINDING;
+    }
+    tr_buf_printf(&line, "; worst ratio %.3g)", r.worst_ratio);
+    if (!cr->json) puts(tr_buf_str(&line));
+    tr_buf_free(&line);
+  }
+  return rc;
+}
+
+static int run(int argc, char **argv) {
+  const cli_cmd *cmd = &cli_cmd_check;
+  const char *path = NULL, *spec = NULL, *save = NULL;
+  char **files = tr_xcalloc((size_t)argc + 1, sizeof(char *));
+  int nfiles = 0;
+  long nseeds = 3;
+  unsigned long long seed0 = 0;
+  double k = 1, timeout = 0;
+  check_run cr = {0};
+  cli_opts o;
+  cli_opts_init(&o, cmd, argc, argv);
+  for (int kind; (kind = cli_opts_next(&o)) != 0;) {
+    if (kind == 'f') {
+      if (path) cli_usage_error(cmd, "one MODULE only ('%s' and '%s')", path, o.arg);
+      path = o.arg;
+      continue;
+    }
+    cli_opt_help(&o);
+    char *end;
+    if (cli_opt_is(&o, NULL, "--target")) {
+      spec = cli_opt_value(&o);
+    } else if (cli_opt_is(&o, NULL, "--seeds")) {
+      const char *v = cli_opt_value(&o);
+      nseeds = strtol(v, &end, 10);
+      if (!*v || *end || nseeds < 1 || nseeds > 1000000)
+        cli_usage_error(cmd, "--seeds needs a count from 1, not '%s'", v);
+    } else if (cli_opt_is(&o, NULL, "--seed")) {
+      const char *v = cli_opt_value(&o);
+      errno = 0;
+      seed0 = strtoull(v, &end, 0);
+      if (!*v || *end || errno || v[0] == '-')
+        cli_usage_error(cmd, "--seed needs a non-negative integer, not '%s'", v);
+    } else if (cli_opt_is(&o, NULL, "--input")) {
+      files[nfiles++] = (char *)cli_opt_value(&o);
+    } else if (cli_opt_is(&o, NULL, "--k")) {
+      const char *v = cli_opt_value(&o);
+      k = strtod(v, &end);
+      if (!*v || *end || !(k > 0)) cli_usage_error(cmd, "--k needs a positive number, not '%s'", v);
+    } else if (cli_opt_is(&o, NULL, "--timeout")) {
+      const char *v = cli_opt_value(&o);
+      timeout = strtod(v, &end);
+      if (!*v || *end || !(timeout > 0))
+        cli_usage_error(cmd, "--timeout needs seconds > 0, not '%s'", v);
+    } else if (cli_opt_flag(&o, NULL, "--json")) {
+      cr.json = true;
+    } else if (cli_opt_is(&o, NULL, "--save")) {
+      save = cli_opt_value(&o);
+    } else {
+      cli_usage_error(cmd, "unknown option '%s'", o.arg);
+    }
+  }
+  if (!path) cli_usage_error(cmd, "no MODULE given");
+  if (!spec) cli_usage_error(cmd, "no --target given");
+  cr.module = path;
+  cr.target = spec;
+  int rc;
+  tr_module *m = cli_load(path, true, &rc);
+  if (!m) {
+    free(files);
+    return rc;
+  }
+  tr_diag d = {0};
+  tr_target *t = NULL;
+  tr_target_config tc;
+  tr_target_config_init(&tc);
+  /* Without TRENCH_HOME, the source tree is the one this binary was built
+   * in (BUILD/trench): where adapters/ and .venv/ are. */
+  char home[4096] = "";
+  if (!getenv("TRENCH_HOME")) {
+    ssize_t n = readlink("/proc/self/exe", home, sizeof home - 1);
+    if (n > 0) {
+      home[n] = 0;
+      for (int up = 0; up < 2; up++) {
+        char *sl = strrchr(home, '/');
+        if (sl) *sl = 0;
+      }
+      tc.home = home;
+    }
+  }
+  if (timeout > 0) tc.timeout_s = timeout;
+  if (tr_target_open(spec, &tc, &t, &d) != TR_OK) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    tr_module_free(m);
+    free(files);
+    return CLI_EXIT_USAGE;
+  }
+  cr.report = cJSON_CreateObject();
+  cJSON_AddStringToObject(cr.report, "module", path);
+  cJSON_AddStringToObject(cr.report, "target", spec);
+  cJSON_AddStringToObject(cr.report, "target_name", t->name ? t->name : "");
+  cJSON_AddStringToObject(cr.report, "target_version", t->version ? t->version : "");
+  cJSON *seeds = cJSON_AddArrayToObject(cr.report, "runs");
+  if (nfiles) nseeds = 1;
+  int nfind = 0, nweak = 0, nunsupported = 0;
+  for (long s = 0; s < nseeds; s++) {
+    uint64_t seed = seed0 + (uint64_t)s;
+    tr_tensor **ins = NULL;
+    int nins = 0;
+    char label[64];
+    if (nfiles) {
+      snprintf(label, sizeof label, "inputs");
+      /* Read each file with its parameter's dtype as the hint. */
+      tr_input_config cfg;
+      tr_input_config_init(&cfg);
+      tr_input_leaf *lv = NULL;
+      if (tr_inputs_plan(m, &cfg, &lv, &nins, &d) != TR_OK || nins != nfiles) {
+        if (d.nmsgs) tr_diag_print(&d, stderr);
+        else fprintf(stderr, "trench check: MODULE takes %d inputs, %d --input given\n", nins, nfiles);
+        free(lv);
+        rc = CLI_EXIT_USAGE;
+        break;
+      }
+      ins = tr_xcalloc((size_t)nins + 1, sizeof *ins);
+      bool ok = true;
+      for (int i = 0; ok && i < nins; i++) {
+        ok = tr_npy_read(files[i], lv[i].shape->dtype, &ins[i], &d) == TR_OK;
+        if (ok && (ins[i]->rank != lv[i].shape->rank ||
+                   (ins[i]->rank && memcmp(ins[i]->dims, lv[i].shape->dims,
+                                           sizeof(int64_t) * (size_t)ins[i]->rank)))) {
+          tr_diag_errorf(&d, "%s: shape does not match input %d of MODULE", files[i], i);
+          ok = false;
+        }
+      }
+      free(lv);
+      if (!ok) {
+        tr_diag_print(&d, stderr);
+        tr_inputs_free(ins, nins);
+        rc = CLI_EXIT_USAGE;
+        break;
+      }
+    } else {
+      snprintf(label, sizeof label, "seed %llu", (unsigned long long)seed);
+      tr_input_config cfg;
+      tr_input_config_init(&cfg);
+      cfg.seed = seed;
+      if (tr_inputs_make(m, &cfg, &ins, &nins, &d) != TR_OK) {
+        tr_diag_print(&d, stderr);
+        rc = CLI_EXIT_USAGE;
+        break;
+      }
+    }
+    tr_shadow_out *ref = NULL;
+    int nref = 0;
+    if (tr_eval_shadow(m, NULL, ins, nins, &ref, &nref, &d) != TR_OK) {
+      fprintf(stderr, "trench check: the reference cannot evaluate %s:\n", path);
+      tr_diag_print(&d, stderr);
+      tr_inputs_free(ins, nins);
+      rc = CLI_EXIT_USAGE;
+      break;
+    }
+    tr_run_opts ro = {0};
+    ro.want_optimized_hlo = save != NULL;
+    ro.timeout_s = timeout;
+    tr_run_result res;
+    tr_run_result_init(&res);
+    if (tr_target_run(t, m, ins, nins, &ro, &res, &d) != TR_OK) {
+      tr_diag_print(&d, stderr);
+      tr_shadow_free(ref, nref);
+      tr_inputs_free(ins, nins);
+      rc = CLI_EXIT_USAGE;
+      break;
+    }
+    cJSON *js = cJSON_CreateObject();
+    cJSON_AddItemToArray(seeds, js);
+    if (!nfiles) cJSON_AddNumberToObject(js, "seed", (double)seed);
+    int src = judge_seed(&cr, label, ref, nref, &res, k, js);
+    cr.exit_code = cli_worse(cr.exit_code, src);
+    if (src == CLI_EXIT_FINDING) nfind++;
+    if (res.verdict == TR_VERDICT_UNSUPPORTED) nunsupported++;
+    for (cJSON *o2 = cJSON_GetObjectItem(js, "outputs") ? cJSON_GetObjectItem(js, "outputs")->child : NULL; o2; o2 = o2->next) {
+      cJSON *j = cJSON_GetObjectItem(o2, "judgement");
+      if (j && cJSON_IsString(j) && strcmp(j->valuestring, "weak") == 0) nweak++;
+    }
+    if (save && !cr.saved && (src == CLI_EXIT_FINDING || s == nseeds - 1)) {
+      if (!save_bundle(save, &cr, m, ins, nins, ref, nref, &res, js)) rc = CLI_EXIT_USAGE;
+      cr.saved = true;
+    }
+    tr_run_result_free(&res);
+    tr_shadow_free(ref, nref);
+    tr_inputs_free(ins, nins);
+    /* The first finding is saved; later seeds still run and report. */
+  }
+  tr_diag_clear(&d);
+  int code = cli_worse(rc == CLI_EXIT_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_OK, cr.exit_code);
+  const char *summary = code == CLI_EXIT_USAGE ? "error"
+                        : nfind                 ? "finding"
+                        : nunsupported          ? "unsupported"
+                        : nweak                 ? "weak"
+                                                : "pass";
+  cJSON_AddStringToObject(cr.report, "summary", summary);
+  if (cr.json) {
+    char *s = cJSON_Print(cr.report);
+    puts(s);
+    free(s);
+  } else {
+    printf("check: %s (%s on %s)\n", summary, path, spec);
+  }
+  cJSON_Delete(cr.report);
+  tr_target_close(t);
+  tr_module_free(m);
+  free(files);
+  return cli_finish(code);
+}

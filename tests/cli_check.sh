@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# End-to-end tests of `trench check`: the reference against targets that
+# are right, silently wrong, or crashing. Usage: tests/cli_check.sh TRENCH TESTS_DIR
+# Ends with "N passed, N failed".
+set -u
+trench=$1
+tests=$(cd "$2" && pwd)
+root=$(cd "$tests/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# expect RC PATTERN -- CMD...: runs CMD, checks exit code and that stdout+stderr match PATTERN (grep -E)
+expect() {
+  local want=$1 pat=$2
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$want" ]; then bad "exit $rc (want $want): $*"; printf '%s\n' "$out" | tail -5; return; fi
+  if ! printf '%s\n' "$out" | grep -Eq -- "$pat"; then bad "no /$pat/ in output of: $*"; printf '%s\n' "$out" | tail -5; return; fi
+  ok
+}
+cat > "$tmp/add.hlo" <<'HLO'
+HloModule addm
+ENTRY e {
+  p = f32[16] parameter(0)
+  q = f32[16] parameter(1)
+  ROOT r = f32[16] add(p, q)
+}
+HLO
+echo_t="cmd:python3 $root/adapters/example/echo_adapter.py"
+bad_t="cmd:python3 $root/tests/adapters/bad_adapter.py"
+
+# Right answers pass: the reference itself, the built-in compiler, an adapter.
+expect 0 '^check: pass' -- "$trench" check "$root/examples/mlp.hlo" --target interp --seeds 2
+expect 0 '^seed 1 out0: pass \(checked 80, uncertain 0' -- "$trench" check "$root/examples/mlp.hlo" --target builtin --seeds 2
+expect 0 '^check: pass' -- "$trench" check "$root/examples/convnet.hlo" --target builtin --seeds 1
+expect 0 '^check: pass' -- "$trench" check "$tmp/add.hlo" --target "$echo_t" --seeds 3
+
+# A silent wrong result, a few ulps past the bound, in one element.
+expect 1 'seed 1 out0: mismatch \(checked 16, uncertain 0; failing 1, first at \[3\]' -- \
+  "$trench" check "$tmp/add.hlo" --target "$bad_t corrupt 3 1e-6" --seeds 2
+expect 1 '^check: finding' -- "$trench" check "$tmp/add.hlo" --target "$bad_t corrupt 3 1e-6" --seeds 1
+
+# A crash on an opcode is a verdict on every seed: the campaign survives.
+out=$("$trench" check "$tmp/add.hlo" --target "$bad_t crash add" --seeds 3 2>&1)
+rc=$?
+n=$(printf '%s\n' "$out" | grep -c ': crash: the target exited with status 3')
+if [ "$rc" = 1 ] && [ "$n" = 3 ]; then ok; else bad "crash adapter: rc=$rc, $n crash lines"; printf '%s\n' "$out"; fi
+# A target that does not support the module is not a finding.
+expect 0 '^check: unsupported' -- "$trench" check "$root/examples/mlp.hlo" --target "$echo_t" --seeds 1
+
+# The bundle of the first finding reproduces it with the command in its README.
+expect 1 'finding' -- "$trench" check "$tmp/add.hlo" --target "$bad_t corrupt 5 1e-5" --seeds 2 --save "$tmp/b"
+for f in module.hlo in0.npy in1.npy ref0.npy target0.npy report.json README.md; do
+  if [ -s "$tmp/b/$f" ]; then ok; else bad "bundle lacks $f"; fi
+done
+cmd=$(grep -E '^    trench check ' "$tmp/b/README.md" | sed 's/^    trench //')
+if [ -n "$cmd" ]; then
+  out=$(eval "\"$trench\" $cmd" 2>&1)
+  if [ $? = 1 ] && printf '%s\n' "$out" | grep -q 'inputs out0: mismatch (checked 16, uncertain 0; failing 1, first at \[5\]'; then ok
+  else bad "bundle command does not reproduce: $cmd"; printf '%s\n' "$out"; fi
+else
+  bad "README has no command"
+fi
+if python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); o=r["outputs"][0]; assert r["verdict"]=="ok" and o["judgement"]=="mismatch" and o["failing"]==1 and o["first_index"]=="[5]"' "$tmp/b/report.json"; then ok; else bad "report.json content"; fi
+
+# JSON report.
+out=$("$trench" check "$tmp/add.hlo" --target interp --seeds 2 --json 2>&1)
+if printf '%s' "$out" | python3 -c 'import json,sys; r=json.load(sys.stdin); assert r["summary"]=="pass" and len(r["runs"])==2 and r["runs"][1]["seed"]==1 and r["runs"][0]["outputs"][0]["checked"]==16'; then ok; else bad "--json"; printf '%s\n' "$out"; fi
+
+# Usage and input errors.
+expect 2 'no --target given' -- "$trench" check "$tmp/add.hlo"
+expect 2 'unknown option' -- "$trench" check "$tmp/add.hlo" --target interp --frobnicate
+expect 2 '' -- "$trench" check "$tmp/add.hlo" --target nosuchtarget
+printf 'HloModule el\nENTRY e {\n  p = f32[16] parameter(0)\n  c = f32[16] constant({...})\n  ROOT r = f32[16] add(p, c)\n}\n' > "$tmp/elided.hlo"
+expect 2 'the reference cannot evaluate' -- "$trench" check "$tmp/elided.hlo" --target interp
+expect 2 'takes 2 inputs, 1 --input given' -- "$trench" check "$tmp/add.hlo" --target interp --input "$tmp/b/in0.npy"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
