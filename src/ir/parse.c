@@ -662,7 +662,8 @@ static bool parse_pad_spec(parser *p, ivec *out, bool *interior) {
   return advance(p);
 }
 
-static bool parse_window(parser *p, tr_attr *at) {
+/* window={size=3x3 stride=...}; off locates the attribute for errors. */
+static bool parse_window(parser *p, tr_attr *at, size_t off) {
   tr_arena *a = p->m->arena;
   if (!expect(p, TK_LBRACE, "'{' to start the window")) return false;
   ivec f[6] = {{0}};
@@ -674,29 +675,29 @@ static bool parse_window(parser *p, tr_attr *at) {
     int k = -1;
     for (int i = 0; i < 6; i++)
       if (strlen(names[i]) == p->tok.wlen && memcmp(names[i], p->src->text + p->tok.woff, p->tok.wlen) == 0) k = i;
-    size_t off = p->tok.off;
+    size_t foff = p->tok.off;
     if (k < 0)
-      return perr(p, off, "unknown window field (expected size, stride, pad, lhs_dilate, rhs_dilate or rhs_reversal)");
-    if (seen[k]) return perr(p, off, "window field '%s' given twice", names[k]);
+      return perr(p, foff, "unknown window field (expected size, stride, pad, lhs_dilate, rhs_dilate or rhs_reversal)");
+    if (seen[k]) return perr(p, foff, "window field '%s' given twice", names[k]);
     seen[k] = true;
     if (!advance(p)) return false;
     int n;
     if (k == 2) {
       bool interior = false;
       if (!parse_pad_spec(p, &f[2], &interior)) return false;
-      if (interior) return perr(p, off, "window padding takes low_high per dimension");
+      if (interior) return perr(p, foff, "window padding takes low_high per dimension");
       n = f[2].n / 3;
     } else {
       if (!parse_dxd(p, &f[k])) return false;
       n = f[k].n;
     }
     if (rank >= 0 && n != rank)
-      return perr(p, off, "window field '%s' has %d dimensions, expected %d", names[k], n, rank);
+      return perr(p, foff, "window field '%s' has %d dimensions, expected %d", names[k], n, rank);
     rank = n;
   }
   if (!advance(p)) return false;
   if (rank < 0) rank = 0;
-  if (!seen[0] && rank > 0) return perr(p, at->n, "window needs a size");
+  if (!seen[0] && rank > 0) return perr(p, off, "window needs a size");
   tr_window_dim *w = tr_arena_alloc(a, sizeof(tr_window_dim) * (size_t)(rank + 1));
   for (int i = 0; i < rank; i++) {
     w[i].size = f[0].v[i];
@@ -815,7 +816,8 @@ static bool check_ident(parser *p, tr_attr_key k) {
               (int)n, w, allowed);
 }
 
-static bool parse_typed_attr(parser *p, tr_instr *in, tr_attr *at) {
+/* The value of a modelled attribute; off is where its name was written. */
+static bool parse_typed_attr(parser *p, tr_attr *at, size_t off) {
   tr_arena *a = p->m->arena;
   switch (at->kind) {
   case TR_AK_INT: return parse_int(p, &at->u.i);
@@ -912,11 +914,10 @@ static bool parse_typed_attr(parser *p, tr_instr *in, tr_attr *at) {
     at->u.pad = pd;
     return true;
   }
-  case TR_AK_WINDOW: return parse_window(p, at);
+  case TR_AK_WINDOW: return parse_window(p, at, off);
   case TR_AK_DIMLABELS: return parse_dimlabels(p, at);
   case TR_AK_RAW: break;
   }
-  (void)in;
   return false;
 }
 
@@ -943,9 +944,8 @@ static bool parse_attr(parser *p, tr_instr *in) {
     return advance(p);
   }
   tr_attr *at = tr_instr_add_attr(p->m, in, k, kind, name);
-  at->n = (int)off; /* position for window errors; overwritten by the value */
   if (!advance(p)) return false;
-  return parse_typed_attr(p, in, at);
+  return parse_typed_attr(p, at, off);
 }
 
 /* ---- instructions ---- */
@@ -1248,10 +1248,10 @@ static bool parse_computation(parser *p) {
     tr_instr *in = c->instrs[i];
     if (in->op != TR_OP_PARAMETER) continue;
     if (c->params[in->param_index]) {
-      size_t off = 0;
-      (void)off;
-      return perr(p, start, "parameter number %lld appears twice in computation '%s'",
-                  (long long)in->param_index, name);
+      tr_diag_errorf(p->d, "%s:%d:%d: error: parameter number %lld appears twice in computation '%s'",
+                     p->src->file, in->line, in->col, (long long)in->param_index, name);
+      p->failed = true;
+      return false;
     }
     c->params[in->param_index] = in;
   }
