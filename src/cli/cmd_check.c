@@ -1,11 +1,14 @@
 /* cmd_check.c - trench check: runs a module on a target and on the
  * reference (shadow mode) over several input seeds and judges every output
- * element against the reference's bounds (src/oracle/compare.h). */
+ * element against the reference's bounds (src/oracle/compare.h), applying
+ * the target's semantic profile (src/oracle/profile.h, docs/PROFILES.md)
+ * unless --strict. */
 #include "cli.h"
 
 #include "../eval/shadow.h"
 #include "../oracle/compare.h"
 #include "../oracle/inputs.h"
+#include "../oracle/profile.h"
 #include "../target/target.h"
 
 #include <cjson/cJSON.h>
@@ -28,6 +31,11 @@ const cli_cmd cli_cmd_check = {
   "integers and pred must match exactly, NaN and Inf must match where the\n"
   "reference is certain; uncertain elements are not judged. Prints one line\n"
   "per seed and output, then a summary.\n"
+  "A target's by-design deviations (denormal flushing, polynomial\n"
+  "transcendentals, ...) are excused by its profile (docs/PROFILES.md),\n"
+  "found as HOME/profiles/NAME.conf for target NAME (xla-cpu, xla-cpu@VER\n"
+  "-> profiles/xla-cpu.conf); each output line says how many elements each\n"
+  "rule excused (\"excused N by RULE\"). --strict shows every deviation.\n"
   "Verdicts: pass, mismatch, weak (the check says little: constant output,\n"
   "mostly uncertain, values tiny against their bounds), and the target's\n"
   "own: crash, hang, compile-error, error, protocol-error, unsupported.\n"
@@ -41,6 +49,8 @@ const cli_cmd cli_cmd_check = {
   "      --seed S       first seed (default 0)\n"
   "      --input FILE   a .npy file per input, in order, instead of seeds\n"
   "      --k K          bound multiplier (default 1)\n"
+  "      --profile FILE the target's semantic profile (default: by target)\n"
+  "      --strict       no profile: every deviation is a finding\n"
   "      --timeout S    per-run timeout of the target in seconds\n"
   "      --json         print the report as JSON instead of text\n"
   "      --save DIR     write a bundle for the first finding (or the first\n"
@@ -82,7 +92,102 @@ typedef struct {
   cJSON *report;         /* the report being built */
   int exit_code;         /* worst so far */
   bool saved;            /* a bundle was written */
+  const char *profile_arg; /* --profile as given, for the bundle's README */
+  bool strict;           /* --strict */
 } check_run;
+
+/* The profile and the other references it needs for one seed, computed
+ * only when a strict comparison fails somewhere (they cost a shadow
+ * evaluation each). */
+typedef struct {
+  const tr_profile *p;   /* NULL: strict */
+  const tr_module *m;
+  tr_tensor **ins;
+  int nins;
+  bool done;             /* alternatives computed (or found unneeded) */
+  tr_shadow_out *alt[TR_PR_COUNT];
+  int nalt[TR_PR_COUNT];
+  tr_shadow_out *alt_tables;
+  int nalt_tables;
+} prof_ctx;
+
+/* Shadow outputs of pc->m with the ulp table widened by the rules in mask,
+ * on ins; NULL when the reference fails (the rule then excuses nothing
+ * more). */
+static tr_shadow_out *shadow_with(const prof_ctx *pc, unsigned mask, tr_tensor **ins, int *n) {
+  tr_ulp_table *t = tr_xmalloc(sizeof *t);
+  tr_profile_ulp_table(pc->p, mask, t);
+  tr_shadow_opts so;
+  memset(&so, 0, sizeof so);
+  so.ulps = t;
+  tr_shadow_out *o = NULL;
+  tr_diag d = {0};
+  if (tr_eval_shadow(pc->m, &so, ins, pc->nins, &o, n, &d) != TR_OK) o = NULL;
+  tr_diag_clear(&d);
+  free(t);
+  return o;
+}
+
+/* Whether table rule r widens an instruction of m. */
+static bool module_widened(const tr_profile *p, const tr_module *m, tr_prule r) {
+  for (int k = 0; k < m->ncomps; k++)
+    for (int i = 0; i < m->comps[k]->ninstrs; i++) {
+      const tr_instr *in = m->comps[k]->instrs[i];
+      if (in->shape && tr_dtype_is_float(in->shape->dtype) &&
+          tr_profile_widens(p, r, in->op, in->shape->dtype))
+        return true;
+    }
+  return false;
+}
+
+static void prof_compute(prof_ctx *pc) {
+  if (pc->done || !pc->p) return;
+  pc->done = true;
+  const tr_profile *p = pc->p;
+  /* DAZ: the same inputs with every denormal of a flushed dtype read as
+   * a zero of its sign. */
+  if (p->on[TR_PR_DENORMAL_FLUSH]) {
+    tr_tensor **flushed = tr_xcalloc((size_t)pc->nins + 1, sizeof *flushed);
+    bool any = false;
+    for (int i = 0; i < pc->nins; i++) {
+      const tr_tensor *t = pc->ins[i];
+      flushed[i] = tr_tensor_clone(t);
+      if (!tr_dtype_is_float(t->dtype) || !p->flush[t->dtype]) continue;
+      double mn = tr_min_normal(t->dtype);
+      size_t n = tr_tensor_count(t);
+      for (size_t j = 0; j < n; j++) {
+        double v = tr_tensor_get_f(t, j);
+        if (v != 0 && fabs(v) < mn) {
+          tr_tensor_set_f(flushed[i], j, copysign(0.0, v));
+          any = true;
+        }
+      }
+    }
+    if (any) pc->alt[TR_PR_DENORMAL_FLUSH] = shadow_with(pc, 0, flushed, &pc->nalt[TR_PR_DENORMAL_FLUSH]);
+    tr_inputs_free(flushed, pc->nins);
+  }
+  static const tr_prule tables[] = {TR_PR_TRANSCENDENTAL_ULPS, TR_PR_RECIPROCAL_DIVIDE};
+  int nrel = 0;
+  for (int t = 0; t < TR_NELEMS(tables); t++) {
+    tr_prule r = tables[t];
+    if (!module_widened(p, pc->m, r)) continue;
+    nrel++;
+    pc->alt[r] = shadow_with(pc, 1u << r, pc->ins, &pc->nalt[r]);
+  }
+  if (nrel > 1) pc->alt_tables = shadow_with(pc, ~0u, pc->ins, &pc->nalt_tables);
+}
+
+static void prof_free(prof_ctx *pc) {
+  for (int r = 0; r < TR_PR_COUNT; r++) tr_shadow_free(pc->alt[r], pc->nalt[r]);
+  tr_shadow_free(pc->alt_tables, pc->nalt_tables);
+}
+
+/* Compare options for output leaf i under pc. */
+static void prof_opts(const prof_ctx *pc, int i, tr_compare_opts *co) {
+  co->profile = pc->p;
+  for (int r = 0; r < TR_PR_COUNT; r++) co->alt[r] = pc->alt[r] && i < pc->nalt[r] ? &pc->alt[r][i] : NULL;
+  co->alt_tables = pc->alt_tables && i < pc->nalt_tables ? &pc->alt_tables[i] : NULL;
+}
 
 static bool save_npy(const char *dir, const char *stem, int i, const tr_tensor *t) {
   char path[4096];
@@ -132,6 +237,8 @@ static bool save_bundle(const char *dir, const check_run *cr, const tr_module *m
     tr_buf rd = {0};
     tr_buf_printf(&rd, "# trench check bundle\n\nModule %s on target `%s`.\n\nReproduce:\n\n    trench check %s/module.hlo --target '%s'",
                   cr->module, cr->target, dir, cr->target);
+    if (cr->strict) tr_buf_puts(&rd, " --strict");
+    else if (cr->profile_arg) tr_buf_printf(&rd, " --profile '%s'", cr->profile_arg);
     for (int i = 0; i < nins; i++) tr_buf_printf(&rd, " --input %s/in%d.npy", dir, i);
     tr_buf_puts(&rd, "\n\nFiles: module.hlo (canonical text), inN.npy (inputs), refN.npy (the\n"
                      "reference, exact mode), targetN.npy (the target's outputs, when it ran),\n"
@@ -150,7 +257,7 @@ static bool save_bundle(const char *dir, const check_run *cr, const tr_module *m
 /* Judges one seed's outputs; adds lines (text mode) and JSON. Returns the
  * exit code this seed deserves. */
 static int judge_seed(check_run *cr, const char *label, const tr_shadow_out *ref, int nref,
-                      const tr_run_result *res, double k, cJSON *js) {
+                      const tr_run_result *res, double k, prof_ctx *pc, cJSON *js) {
   cJSON_AddStringToObject(js, "verdict", tr_verdict_name(res->verdict));
   if (res->verdict != TR_VERDICT_OK) {
     if (res->message) cJSON_AddStringToObject(js, "message", res->message);
@@ -170,12 +277,31 @@ static int judge_seed(check_run *cr, const char *label, const tr_shadow_out *ref
   tr_compare_opts co;
   tr_compare_opts_default(&co);
   co.k = k;
+  /* First with what the profile can tell from the reference alone; the
+   * other references only where something failed. */
+  tr_compare_result *rs = tr_xcalloc((size_t)nref + 1, sizeof *rs);
+  tr_status *st = tr_xcalloc((size_t)nref + 1, sizeof *st);
+  tr_diag *ds = tr_xcalloc((size_t)nref + 1, sizeof *ds);
+  bool again = false;
   for (int i = 0; i < nref; i++) {
-    tr_compare_result r;
-    tr_diag d = {0};
+    prof_opts(pc, i, &co);
+    st[i] = tr_compare_output(&ref[i], res->outputs[i], &co, &rs[i], &ds[i]);
+    if (st[i] == TR_OK && rs[i].failing && pc->p && !pc->done) again = true;
+  }
+  if (again) {
+    prof_compute(pc);
+    for (int i = 0; i < nref; i++) {
+      if (st[i] != TR_OK || !rs[i].failing) continue;
+      prof_opts(pc, i, &co);
+      st[i] = tr_compare_output(&ref[i], res->outputs[i], &co, &rs[i], &ds[i]);
+    }
+  }
+  for (int i = 0; i < nref; i++) {
+    tr_compare_result r = rs[i];
+    tr_diag d = ds[i];
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToArray(arr, o);
-    if (tr_compare_output(&ref[i], res->outputs[i], &co, &r, &d) != TR_OK) {
+    if (st[i] != TR_OK) {
       cJSON_AddStringToObject(o, "judgement", "protocol-error");
       cJSON_AddStringToObject(o, "message", tr_diag_first(&d));
       if (!cr->json) printf("%s out%d: protocol-error: %s\n", label, i, tr_diag_first(&d));
@@ -195,6 +321,18 @@ static int judge_seed(check_run *cr, const char *label, const tr_shadow_out *ref
     tr_buf_printf(&line, "%s out%d: %s (checked %zu, uncertain %zu", label, i,
                   tr_judgement_name(r.judgement), r.checked, r.uncertain);
     if (r.judgement == TR_JUDGE_WEAK) tr_buf_printf(&line, "; %s", r.weak_reason);
+    if (r.excused) {
+      cJSON *ex = cJSON_AddObjectToObject(o, "excused");
+      for (int q = 0; q < TR_PR_COUNT; q++)
+        if (r.excused_by[q]) {
+          cJSON_AddNumberToObject(ex, tr_prule_name((tr_prule)q), (double)r.excused_by[q]);
+          tr_buf_printf(&line, "; excused %zu by %s", r.excused_by[q], tr_prule_name((tr_prule)q));
+        }
+      if (r.excused_tables) {
+        cJSON_AddNumberToObject(ex, tr_compare_tables_name(), (double)r.excused_tables);
+        tr_buf_printf(&line, "; excused %zu by %s", r.excused_tables, tr_compare_tables_name());
+      }
+    }
     if (r.has_fail) {
       tr_buf ix = {0};
       put_index(&ix, &ref[i], r.first_fail);
@@ -202,8 +340,14 @@ static int judge_seed(check_run *cr, const char *label, const tr_shadow_out *ref
       cJSON_AddNumberToObject(o, "first_reference", r.first_value);
       cJSON_AddNumberToObject(o, "first_target", r.first_target);
       cJSON_AddNumberToObject(o, "first_allowed", r.first_bound);
-      tr_buf_printf(&line, "; failing %zu, first at %s: reference %.9g, target %.9g, allowed %.3g",
-                    r.failing, tr_buf_str(&ix), r.first_value, r.first_target, r.first_bound);
+      /* Say when the reference is a denormal: the usual reason a flushing
+       * target differs there (--strict, or a dtype its profile omits). */
+      bool den = tr_dtype_is_float(ref[i].dtype) && r.first_value != 0 &&
+                 fabs(r.first_value) < tr_min_normal(ref[i].dtype);
+      if (den) cJSON_AddBoolToObject(o, "first_reference_denormal", true);
+      tr_buf_printf(&line, "; failing %zu, first at %s: reference %.9g%s, target %.9g, allowed %.3g",
+                    r.failing, tr_buf_str(&ix), r.first_value, den ? " (denormal)" : "",
+                    r.first_target, r.first_bound);
       tr_buf_free(&ix);
       rc = CLI_EXIT_FINDING;
     }
@@ -211,6 +355,9 @@ static int judge_seed(check_run *cr, const char *label, const tr_shadow_out *ref
     if (!cr->json) puts(tr_buf_str(&line));
     tr_buf_free(&line);
   }
+  free(rs);
+  free(st);
+  free(ds);
   return rc;
 }
 
@@ -257,6 +404,10 @@ static int run(int argc, char **argv) {
       timeout = strtod(v, &end);
       if (!*v || *end || !(timeout > 0))
         cli_usage_error(cmd, "--timeout needs seconds > 0, not '%s'", v);
+    } else if (cli_opt_is(&o, NULL, "--profile")) {
+      cr.profile_arg = cli_opt_value(&o);
+    } else if (cli_opt_flag(&o, NULL, "--strict")) {
+      cr.strict = true;
     } else if (cli_opt_flag(&o, NULL, "--json")) {
       cr.json = true;
     } else if (cli_opt_is(&o, NULL, "--save")) {
@@ -267,6 +418,7 @@ static int run(int argc, char **argv) {
   }
   if (!path) cli_usage_error(cmd, "no MODULE given");
   if (!spec) cli_usage_error(cmd, "no --target given");
+  if (cr.strict && cr.profile_arg) cli_usage_error(cmd, "--strict and --profile exclude each other");
   cr.module = path;
   cr.target = spec;
   int rc;
@@ -294,9 +446,29 @@ static int run(int argc, char **argv) {
     }
   }
   if (timeout > 0) tc.timeout_s = timeout;
+  /* The profile: --profile, else HOME/profiles/NAME.conf for a target
+   * named NAME (or NAME@VERSION) when that file exists. */
+  tr_profile *prof = NULL;
+  char ppath[4200] = "";
+  const char *phome = getenv("TRENCH_HOME") ? getenv("TRENCH_HOME") : home;
+  if (cr.profile_arg) {
+    snprintf(ppath, sizeof ppath, "%s", cr.profile_arg);
+  } else if (!cr.strict && phome[0] && !strchr(spec, ':') && !strchr(spec, '/')) {
+    size_t nl = strcspn(spec, "@");
+    snprintf(ppath, sizeof ppath, "%s/profiles/%.*s.conf", phome, (int)nl, spec);
+    if (access(ppath, R_OK) != 0) ppath[0] = 0;
+  }
+  if (ppath[0] && tr_profile_load(ppath, &prof, &d) != TR_OK) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    tr_module_free(m);
+    free(files);
+    return CLI_EXIT_USAGE;
+  }
   if (tr_target_open(spec, &tc, &t, &d) != TR_OK) {
     tr_diag_print(&d, stderr);
     tr_diag_clear(&d);
+    tr_profile_free(prof);
     tr_module_free(m);
     free(files);
     return CLI_EXIT_USAGE;
@@ -306,6 +478,9 @@ static int run(int argc, char **argv) {
   cJSON_AddStringToObject(cr.report, "target", spec);
   cJSON_AddStringToObject(cr.report, "target_name", t->name ? t->name : "");
   cJSON_AddStringToObject(cr.report, "target_version", t->version ? t->version : "");
+  if (prof) cJSON_AddStringToObject(cr.report, "profile", ppath);
+  else cJSON_AddNullToObject(cr.report, "profile");
+  if (prof && !cr.json) printf("profile: %s (--strict to see every deviation)\n", ppath);
   cJSON *seeds = cJSON_AddArrayToObject(cr.report, "runs");
   if (nfiles) nseeds = 1;
   int nfind = 0, nweak = 0, nunsupported = 0;
@@ -380,7 +555,9 @@ static int run(int argc, char **argv) {
     cJSON *js = cJSON_CreateObject();
     cJSON_AddItemToArray(seeds, js);
     if (!nfiles) cJSON_AddNumberToObject(js, "seed", (double)seed);
-    int src = judge_seed(&cr, label, ref, nref, &res, k, js);
+    prof_ctx pc = {prof, m, ins, nins, false, {0}, {0}, NULL, 0};
+    int src = judge_seed(&cr, label, ref, nref, &res, k, &pc, js);
+    prof_free(&pc);
     cr.exit_code = cli_worse(cr.exit_code, src);
     if (src == CLI_EXIT_FINDING) nfind++;
     if (res.verdict == TR_VERDICT_UNSUPPORTED) nunsupported++;
@@ -414,6 +591,7 @@ static int run(int argc, char **argv) {
   }
   cJSON_Delete(cr.report);
   tr_target_close(t);
+  tr_profile_free(prof);
   tr_module_free(m);
   free(files);
   return cli_finish(code);

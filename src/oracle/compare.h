@@ -4,11 +4,15 @@
  * |target - value| <= k * bound + tiny(dtype); integers and predicates
  * compare exactly; NaN and Inf must match where the reference is certain;
  * uncertain elements are not judged. An output the reference cannot say
- * much about is "weak", not "passed". */
+ * much about is "weak", not "passed". With a target profile (profile.h),
+ * an element outside its bound is excused where one of the profile's
+ * rules says the target may give that value, and counted under the rule's
+ * name; without one (strict) every deviation is a failure. */
 #ifndef TR_COMPARE_H
 #define TR_COMPARE_H
 
 #include "../eval/shadow.h"
+#include "profile.h"
 
 typedef enum {
   TR_JUDGE_PASS,     /* every certain element within its bound */
@@ -21,6 +25,18 @@ const char *tr_judgement_name(tr_judgement j);
 typedef struct {
   double k;            /* bound multiplier (1 by default) */
   double weak_uncertain; /* weak when more than this fraction is uncertain */
+  const tr_profile *profile; /* NULL: strict, nothing is excused */
+  /* Other references of the same output leaf under the profile, each
+   * NULL when not computed (the rule then excuses only what it can tell
+   * from ref alone):
+   *   alt[TR_PR_DENORMAL_FLUSH]: the module evaluated on the inputs with
+   *     their denormals read as zero (DAZ);
+   *   alt[TR_PR_TRANSCENDENTAL_ULPS], alt[TR_PR_RECIPROCAL_DIVIDE]:
+   *     evaluated with the ulp table widened by that rule alone;
+   *   alt_tables: widened by every table rule at once (an element that
+   *     needs both is named after both). */
+  const tr_shadow_out *alt[TR_PR_COUNT];
+  const tr_shadow_out *alt_tables;
 } tr_compare_opts;
 
 void tr_compare_opts_default(tr_compare_opts *o);
@@ -40,12 +56,20 @@ typedef struct {
   double first_value;       /* the reference value there */
   double first_target;      /* the target's value there */
   double first_bound;       /* the allowance there (k * bound + tiny) */
+  size_t excused;           /* certain elements outside their bound that the
+                               profile excused (not in failing) */
+  size_t excused_by[TR_PR_COUNT]; /* per rule that excused them */
+  size_t excused_tables;    /* excused only by the table rules together */
 } tr_compare_result;
 
 /* Judges target against ref (same dtype and dims, else TR_ERR_INVALID with
  * a message). */
 tr_status tr_compare_output(const tr_shadow_out *ref, const tr_tensor *target,
                             const tr_compare_opts *opts, tr_compare_result *r, tr_diag *d);
+
+/* The name an excuse count is printed under: the rule's, or
+ * "transcendental-ulps+reciprocal-divide" for excused_tables. */
+const char *tr_compare_tables_name(void);
 
 /* The smallest positive value of a float dtype (its subnormal step): the
  * absolute slack every comparison allows. */

@@ -1,0 +1,266 @@
+/* profile.c - the profile config format of profile.h (docs/PROFILES.md):
+ * one rule per line, words separated by blanks, '#' to the end of a line
+ * is a comment.
+ *   target NAME
+ *   denormal-flush DTYPE...
+ *   fast-minmax DTYPE...
+ *   transcendental-ulps DTYPE OP=ULPS...
+ *   reciprocal-divide DTYPE=ULPS...
+ *   fma-contraction covered
+ *   reordered-reduction covered */
+#include "profile.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const k_rule_names[TR_PR_COUNT] = {
+  "denormal-flush", "fast-minmax", "transcendental-ulps", "reciprocal-divide",
+  "fma-contraction", "reordered-reduction",
+};
+
+const char *tr_prule_name(tr_prule r) {
+  return (unsigned)r < TR_PR_COUNT ? k_rule_names[r] : "?";
+}
+
+bool tr_prule_lookup(const char *s, size_t n, tr_prule *r) {
+  for (int i = 0; i < TR_PR_COUNT; i++)
+    if (strlen(k_rule_names[i]) == n && memcmp(k_rule_names[i], s, n) == 0) {
+      *r = (tr_prule)i;
+      return true;
+    }
+  return false;
+}
+
+double tr_min_normal(tr_dtype dt) {
+  const tr_dtype_info *f = &tr_dtypes[dt];
+  if (f->kind != TR_DK_FLOAT) return 0;
+  return ldexp(1.0, 1 - f->bias);
+}
+
+/* A word of a line: where it starts (for the caret) and how long it is. */
+typedef struct {
+  const char *s;
+  size_t n;
+} word;
+
+enum { MAX_WORDS = 64 };
+
+static bool word_is(word w, const char *s) { return strlen(s) == w.n && memcmp(w.s, s, w.n) == 0; }
+
+typedef struct {
+  tr_src src;
+  tr_diag *d;
+  tr_profile *p;
+  int errors;
+} parser;
+
+static void err(parser *ps, const char *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void err(parser *ps, const char *at, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tr_diag_vat(ps->d, &ps->src, (size_t)(at - ps->src.text), fmt, ap);
+  va_end(ap);
+  ps->errors++;
+}
+
+static bool float_dtype(parser *ps, word w, tr_dtype *dt) {
+  if (!tr_dtype_lookup(w.s, w.n, dt)) {
+    err(ps, w.s, "'%.*s' is not a dtype", (int)w.n, w.s);
+    return false;
+  }
+  if (!tr_dtype_is_float(*dt)) {
+    err(ps, w.s, "'%.*s' is not a float dtype", (int)w.n, w.s);
+    return false;
+  }
+  return true;
+}
+
+/* ULPS of KEY=ULPS: a number in (0, 1e9]. */
+static bool ulps_value(parser *ps, const char *s, size_t n, float *out) {
+  char buf[64];
+  char *end;
+  if (n == 0 || n >= sizeof buf) goto bad;
+  memcpy(buf, s, n);
+  buf[n] = 0;
+  double v = strtod(buf, &end);
+  if (*end || !(v > 0) || v > 1e9) goto bad;
+  *out = (float)v;
+  return true;
+bad:
+  err(ps, s, "'%.*s' is not an ulp count (a number above 0)", (int)n, s);
+  return false;
+}
+
+static void set_ulps(tr_profile *p, tr_prule r, tr_op op, tr_dtype dt, float u) {
+  p->ulps[op][dt] = u;
+  p->ulps_rule[op][dt] = r;
+}
+
+static void parse_line(parser *ps, word *w, int nw) {
+  tr_profile *p = ps->p;
+  tr_prule r;
+  if (word_is(w[0], "target")) {
+    if (nw != 2) {
+      err(ps, w[0].s, "'target' takes one name");
+      return;
+    }
+    if (p->target) {
+      err(ps, w[0].s, "a second 'target' line");
+      return;
+    }
+    p->target = tr_xmalloc(w[1].n + 1);
+    memcpy(p->target, w[1].s, w[1].n);
+    p->target[w[1].n] = 0;
+    return;
+  }
+  if (!tr_prule_lookup(w[0].s, w[0].n, &r)) {
+    err(ps, w[0].s,
+        "unknown rule '%.*s' (known: target, denormal-flush, fast-minmax, transcendental-ulps, "
+        "reciprocal-divide, fma-contraction, reordered-reduction)",
+        (int)w[0].n, w[0].s);
+    return;
+  }
+  switch (r) {
+  case TR_PR_DENORMAL_FLUSH:
+  case TR_PR_FAST_MINMAX: {
+    if (nw < 2) {
+      err(ps, w[0].s, "'%s' needs the dtypes it applies to", tr_prule_name(r));
+      return;
+    }
+    for (int i = 1; i < nw; i++) {
+      tr_dtype dt;
+      if (!float_dtype(ps, w[i], &dt)) continue;
+      if (r == TR_PR_DENORMAL_FLUSH) p->flush[dt] = true;
+      else p->minmax[dt] = true;
+    }
+    break;
+  }
+  case TR_PR_TRANSCENDENTAL_ULPS: {
+    tr_dtype dt;
+    if (nw < 3) {
+      err(ps, w[0].s, "'%s' needs a dtype and OP=ULPS pairs", tr_prule_name(r));
+      return;
+    }
+    if (!float_dtype(ps, w[1], &dt)) return;
+    for (int i = 2; i < nw; i++) {
+      const char *eq = memchr(w[i].s, '=', w[i].n);
+      tr_op op;
+      float u;
+      if (!eq) {
+        err(ps, w[i].s, "expected OP=ULPS, not '%.*s'", (int)w[i].n, w[i].s);
+        continue;
+      }
+      if (!tr_op_lookup(w[i].s, (size_t)(eq - w[i].s), &op)) {
+        err(ps, w[i].s, "'%.*s' is not an opcode", (int)(eq - w[i].s), w[i].s);
+        continue;
+      }
+      if (ulps_value(ps, eq + 1, w[i].n - (size_t)(eq + 1 - w[i].s), &u)) set_ulps(p, r, op, dt, u);
+    }
+    break;
+  }
+  case TR_PR_RECIPROCAL_DIVIDE: {
+    if (nw < 2) {
+      err(ps, w[0].s, "'%s' needs DTYPE=ULPS pairs", tr_prule_name(r));
+      return;
+    }
+    for (int i = 1; i < nw; i++) {
+      const char *eq = memchr(w[i].s, '=', w[i].n);
+      tr_dtype dt;
+      float u;
+      if (!eq) {
+        err(ps, w[i].s, "expected DTYPE=ULPS, not '%.*s'", (int)w[i].n, w[i].s);
+        continue;
+      }
+      if (!float_dtype(ps, (word){w[i].s, (size_t)(eq - w[i].s)}, &dt)) continue;
+      if (ulps_value(ps, eq + 1, w[i].n - (size_t)(eq + 1 - w[i].s), &u))
+        set_ulps(p, r, TR_OP_DIVIDE, dt, u);
+    }
+    break;
+  }
+  case TR_PR_FMA_CONTRACTION:
+  case TR_PR_REORDERED_REDUCTION:
+    /* Measured and found inside the default bounds: the line records
+     * that, and changes nothing. */
+    if (nw != 2 || !word_is(w[1], "covered")) {
+      err(ps, w[0].s, "'%s' takes one word, 'covered' (the default bounds cover it)",
+          tr_prule_name(r));
+      return;
+    }
+    break;
+  case TR_PR_COUNT: return;
+  }
+  p->on[r] = true;
+}
+
+tr_status tr_profile_parse(const char *file, const char *text, size_t len, tr_profile **out,
+                           tr_diag *d) {
+  *out = NULL;
+  parser ps = {{file, text, len}, d, tr_xcalloc(1, sizeof(tr_profile)), 0};
+  ps.p->file = tr_xstrdup(file);
+  size_t i = 0;
+  while (i < len) {
+    size_t eol = i;
+    while (eol < len && text[eol] != '\n') eol++;
+    word w[MAX_WORDS];
+    int nw = 0;
+    size_t j = i;
+    while (j < eol) {
+      while (j < eol && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r')) j++;
+      if (j >= eol || text[j] == '#') break;
+      size_t s = j;
+      while (j < eol && text[j] != ' ' && text[j] != '\t' && text[j] != '\r' && text[j] != '#') j++;
+      if (nw == MAX_WORDS) {
+        err(&ps, text + s, "more than %d words on a line", MAX_WORDS);
+        nw = 0;
+        break;
+      }
+      w[nw++] = (word){text + s, j - s};
+    }
+    if (nw) parse_line(&ps, w, nw);
+    i = eol + 1;
+  }
+  if (ps.errors) {
+    tr_profile_free(ps.p);
+    return TR_ERR_SYNTAX;
+  }
+  *out = ps.p;
+  return TR_OK;
+}
+
+tr_status tr_profile_load(const char *path, tr_profile **out, tr_diag *d) {
+  char *text;
+  size_t len;
+  *out = NULL;
+  tr_status s = tr_read_file(path, &text, &len, d);
+  if (s != TR_OK) return s;
+  s = tr_profile_parse(path, text, len, out, d);
+  free(text);
+  return s;
+}
+
+void tr_profile_free(tr_profile *p) {
+  if (!p) return;
+  free(p->file);
+  free(p->target);
+  free(p);
+}
+
+void tr_profile_ulp_table(const tr_profile *p, unsigned mask, tr_ulp_table *t) {
+  tr_ulp_table_default(t);
+  if (!p) return;
+  for (int op = 0; op < TR_OP_COUNT; op++)
+    for (int dt = 0; dt < TR_DT_COUNT; dt++) {
+      float u = p->ulps[op][dt];
+      if (u > 0 && (mask & (1u << p->ulps_rule[op][dt])) && p->on[p->ulps_rule[op][dt]] &&
+          u > t->ulps[op][dt])
+        t->ulps[op][dt] = u;
+    }
+}
+
+bool tr_profile_widens(const tr_profile *p, tr_prule r, tr_op op, tr_dtype dt) {
+  if (!p || !p->on[r] || !(p->ulps[op][dt] > 0) || p->ulps_rule[op][dt] != r) return false;
+  tr_ulp_table def;
+  tr_ulp_table_default(&def);
+  return p->ulps[op][dt] > def.ulps[op][dt];
+}

@@ -1,0 +1,59 @@
+/* profile.h - target semantic profiles: the deviations a target makes by
+ * design (docs/PROFILES.md), as named rules read from a small config file
+ * (profiles/TARGET.conf). The reference stays exact; the comparison
+ * (compare.h) applies the rules, and every element a rule excuses is
+ * counted under the rule's name, so a report says why it passed. */
+#ifndef TR_PROFILE_H
+#define TR_PROFILE_H
+
+#include "../eval/shadow.h"
+
+/* The rules a profile may name. */
+typedef enum {
+  TR_PR_DENORMAL_FLUSH,      /* FTZ/DAZ: denormals read and written as zero */
+  TR_PR_FAST_MINMAX,         /* a NaN from min/max may come out as a number */
+  TR_PR_TRANSCENDENTAL_ULPS, /* polynomial exp/log/tanh/...: wider ulps */
+  TR_PR_RECIPROCAL_DIVIDE,   /* A/C -> A*(1/C): divide gets wider ulps */
+  TR_PR_FMA_CONTRACTION,     /* a*b+c single-rounded: covered by the bounds */
+  TR_PR_REORDERED_REDUCTION, /* sums re-associated: covered by the bounds */
+  TR_PR_COUNT
+} tr_prule;
+
+const char *tr_prule_name(tr_prule r); /* "denormal-flush", ... */
+bool tr_prule_lookup(const char *s, size_t n, tr_prule *r);
+
+typedef struct {
+  char *file;                          /* where it was read from (messages) */
+  char *target;                        /* the "target" line, or NULL */
+  bool on[TR_PR_COUNT];              /* rules the file names */
+  bool flush[TR_DT_COUNT];             /* denormal-flush dtypes */
+  bool minmax[TR_DT_COUNT];            /* fast-minmax dtypes */
+  /* Ulp allowances of the table rules (0: the default stays); an entry
+   * only ever widens the default table (tr_profile_ulp_table). */
+  float ulps[TR_OP_COUNT][TR_DT_COUNT];
+  tr_prule ulps_rule[TR_OP_COUNT][TR_DT_COUNT]; /* which rule set each */
+} tr_profile;
+
+/* Parses a profile. file names it in messages ("FILE:LINE:COL: error:
+ * ..."). On error returns TR_ERR_SYNTAX with every bad line reported and
+ * *out NULL. */
+tr_status tr_profile_parse(const char *file, const char *text, size_t len, tr_profile **out,
+                           tr_diag *d);
+/* Reads and parses a file (TR_ERR_IO when unreadable). */
+tr_status tr_profile_load(const char *path, tr_profile **out, tr_diag *d);
+void tr_profile_free(tr_profile *p); /* NULL is fine */
+
+/* The default ulp table widened by the table rules in mask (bit 1<<rule;
+ * ~0u for all of them): each entry is the larger of the default and the
+ * rule's. p NULL gives the default table. */
+void tr_profile_ulp_table(const tr_profile *p, unsigned mask, tr_ulp_table *t);
+
+/* True when rule r (a table rule) widens some op on dtype dt beyond the
+ * default table, so a separate shadow pass with it can excuse more. */
+bool tr_profile_widens(const tr_profile *p, tr_prule r, tr_op op, tr_dtype dt);
+
+/* The smallest normal magnitude of a float dtype: what a flushing target
+ * may lose in absolute terms on one value (denormal-flush). */
+double tr_min_normal(tr_dtype dt);
+
+#endif

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# End-to-end tests of target semantic profiles (docs/PROFILES.md) on real
+# XLA CPU: each rule of profiles/xla-cpu.conf excuses what it should and
+# names itself, --strict shows the deviation, and a bad profile is a usage
+# error with file:line. Creates the project virtualenv when needed
+# (scripts/venv.sh), as tests/adapters/test_xla.sh does.
+# Usage: tests/cli_profile.sh TRENCH TESTS_DIR. Ends with "N passed, N failed".
+set -u
+trench=$1
+tests=$(cd "$2" && pwd)
+root=$(cd "$tests/.." && pwd)
+case $trench in /*) ;; *) trench=$PWD/$trench;; esac
+py=$(bash "$root/scripts/venv.sh" | tail -n 1)
+if [ ! -x "$py" ]; then
+  echo "cli_profile: cannot create the virtualenv (scripts/venv.sh)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# expect RC PATTERN -- CMD...: exit code and a line of stdout+stderr matching PATTERN (grep -E)
+expect() {
+  local want=$1 pat=$2
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$want" ]; then bad "exit $rc (want $want): $*"; printf '%s\n' "$out" | tail -5; return; fi
+  if ! printf '%s\n' "$out" | grep -Eq -- "$pat"; then bad "no /$pat/ in output of: $*"; printf '%s\n' "$out" | tail -5; return; fi
+  ok
+}
+mlp=$root/examples/mlp.hlo
+
+# denormal-flush (FTZ): mlp's denormal output comes out as 0.
+expect 0 '^profile: .*profiles/xla-cpu.conf' -- "$trench" check "$mlp" --target xla-cpu --seeds 2
+expect 0 '^seed 0 out0: pass \(checked 80, uncertain 0; excused 1 by denormal-flush' -- "$trench" check "$mlp" --target xla-cpu --seeds 2
+expect 1 '^seed 0 out0: mismatch .*first at \[4,1\]: reference 4.61574018e-39 \(denormal\), target 0' -- "$trench" check "$mlp" --target xla-cpu --seeds 2 --strict
+expect 0 '^check: pass' -- "$trench" check "$mlp" --target xla-cpu --seeds 2 --profile "$root/profiles/xla-cpu.conf"
+out=$("$trench" check "$mlp" --target xla-cpu --seeds 1 --json 2>&1)
+if printf '%s' "$out" | "$py" -c 'import json,sys; r=json.load(sys.stdin); o=r["runs"][0]["outputs"][0]; assert r["profile"].endswith("profiles/xla-cpu.conf") and o["excused"]=={"denormal-flush": 1} and o["failing"]==0'; then ok; else bad "--json excused"; printf '%s\n' "$out" | tail -20; fi
+out=$("$trench" check "$mlp" --target xla-cpu --seeds 1 --json --strict 2>&1)
+if printf '%s' "$out" | "$py" -c 'import json,sys; r=json.load(sys.stdin); o=r["runs"][0]["outputs"][0]; assert r["profile"] is None and "excused" not in o and o["first_reference_denormal"]'; then ok; else bad "--json --strict"; printf '%s\n' "$out" | tail -20; fi
+
+# denormal-flush (DAZ): denormal inputs read as zero; the reference on the
+# flushed inputs excuses them.
+cat > "$tmp/daz.hlo" <<'HLO'
+HloModule daz
+ENTRY e {
+  p = f32[8] parameter(0)
+  c = f32[] constant(1e30)
+  b = f32[8] broadcast(c), dimensions={}
+  ROOT r = f32[8] multiply(p, b)
+}
+HLO
+"$py" -c 'import numpy as np,sys; np.save(sys.argv[1], np.array([1e-40,-3e-39,1.0,2.0,5e-45,0.5,-1e-39,3.0], np.float32))' "$tmp/den.npy"
+expect 0 '^inputs out0: pass .*excused 4 by denormal-flush' -- "$trench" check "$tmp/daz.hlo" --target xla-cpu --input "$tmp/den.npy"
+expect 1 '^inputs out0: mismatch .*failing 4, first at \[0\]: reference 9.99994625e-11, target 0' -- "$trench" check "$tmp/daz.hlo" --target xla-cpu --input "$tmp/den.npy" --strict
+
+# transcendental-ulps: XLA's f32 erf is off by up to 5.4 ulps.
+cat > "$tmp/erf.hlo" <<'HLO'
+HloModule erf
+ENTRY e {
+  p = f32[65536] parameter(0)
+  ROOT r = f32[65536] erf(p)
+}
+HLO
+expect 0 '^seed 0 out0: pass .*excused [0-9]+ by transcendental-ulps' -- "$trench" check "$tmp/erf.hlo" --target xla-cpu --seeds 1
+expect 1 '^seed 0 out0: mismatch' -- "$trench" check "$tmp/erf.hlo" --target xla-cpu --seeds 1 --strict
+
+# reciprocal-divide: x / 7 computed as x * (1/7).
+cat > "$tmp/div.hlo" <<'HLO'
+HloModule div
+ENTRY e {
+  p = f32[4096] parameter(0)
+  c = f32[] constant(7)
+  b = f32[4096] broadcast(c), dimensions={}
+  ROOT r = f32[4096] divide(p, b)
+}
+HLO
+expect 0 '^seed 0 out0: pass .*excused [0-9]+ by reciprocal-divide' -- "$trench" check "$tmp/div.hlo" --target xla-cpu --seeds 1
+expect 1 '^seed 0 out0: mismatch' -- "$trench" check "$tmp/div.hlo" --target xla-cpu --seeds 1 --strict
+# Both table rules at once: erf(x) / 7.
+sed -e 's/ROOT r = f32\[65536\] erf(p)/t = f32[65536] erf(p)\n  c = f32[] constant(7)\n  b = f32[65536] broadcast(c), dimensions={}\n  ROOT r = f32[65536] divide(t, b)/' "$tmp/erf.hlo" > "$tmp/both.hlo"
+expect 0 '^check: pass' -- "$trench" check "$tmp/both.hlo" --target xla-cpu --seeds 2
+
+# fast-minmax: a reduce-max of 8192 elements (YNNPACK) drops a NaN in the
+# middle; a NaN in the last place gives -inf, which no rule excuses.
+cat > "$tmp/rmax.hlo" <<'HLO'
+HloModule rmax
+mx {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] maximum(a, b)
+}
+ENTRY e {
+  p = f32[8192] parameter(0)
+  z = f32[] constant(-inf)
+  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=mx
+}
+HLO
+"$py" -c 'import numpy as np,sys; x=np.arange(8192,dtype=np.float32); x[4096]=np.nan; np.save(sys.argv[1], x); x=np.arange(8192,dtype=np.float32); x[-1]=np.nan; np.save(sys.argv[2], x)' "$tmp/nan_mid.npy" "$tmp/nan_last.npy"
+expect 0 '^inputs out0: pass .*excused 1 by fast-minmax' -- "$trench" check "$tmp/rmax.hlo" --target xla-cpu --input "$tmp/nan_mid.npy"
+expect 1 '^inputs out0: mismatch .*reference nan, target 8191' -- "$trench" check "$tmp/rmax.hlo" --target xla-cpu --input "$tmp/nan_mid.npy" --strict
+expect 1 '^inputs out0: mismatch .*reference nan, target -inf' -- "$trench" check "$tmp/rmax.hlo" --target xla-cpu --input "$tmp/nan_last.npy"
+
+# Profiles and options: a bad file is a usage error located at file:line;
+# --strict excludes --profile; targets without a profile file get none.
+printf 'target x\n# fine\ndenormal-flush f32 s32\nbogus-rule 1\n' > "$tmp/bad.conf"
+expect 2 'bad.conf:3:20: error: .s32. is not a float dtype' -- "$trench" check "$mlp" --target xla-cpu --profile "$tmp/bad.conf"
+expect 2 'bad.conf:4:1: error: unknown rule .bogus-rule.' -- "$trench" check "$mlp" --target xla-cpu --profile "$tmp/bad.conf"
+expect 2 'cannot|No such' -- "$trench" check "$mlp" --target xla-cpu --profile "$tmp/none.conf"
+expect 2 'exclude each other' -- "$trench" check "$mlp" --target xla-cpu --strict --profile "$root/profiles/xla-cpu.conf"
+out=$("$trench" check "$mlp" --target interp --seeds 1 2>&1)
+if printf '%s\n' "$out" | grep -q '^profile:'; then bad "interp got a profile"; else ok; fi
+# A profile given explicitly applies to any target (here the reference itself).
+expect 0 '^profile: .*xla-cpu.conf' -- "$trench" check "$mlp" --target interp --seeds 1 --profile "$root/profiles/xla-cpu.conf"
+# The bundle's command keeps --strict, so it reproduces the finding.
+expect 1 'finding' -- "$trench" check "$mlp" --target xla-cpu --seeds 1 --strict --save "$tmp/b"
+if grep -q -- '--strict' "$tmp/b/README.md"; then ok; else bad "bundle README lacks --strict"; fi
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

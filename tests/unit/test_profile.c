@@ -1,0 +1,365 @@
+/* test_profile.c - target semantic profiles: the config parser (a good
+ * file, each kind of error with file:line:col), the ulp table a profile
+ * builds, and each rule's excuse in the comparison on hand-made shadow
+ * outputs (values, bounds and uncertain flags written directly). */
+#include "../../src/oracle/compare.h"
+#include "../../src/oracle/profile.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static tr_profile *parse_ok(const char *text) {
+  tr_diag d = {0};
+  tr_profile *p = NULL;
+  tr_status s = tr_profile_parse("p.conf", text, strlen(text), &p, &d);
+  if (s != TR_OK) tr_diag_print(&d, stderr);
+  CHECK_EQ_INT(s, TR_OK);
+  tr_diag_clear(&d);
+  return p;
+}
+
+/* The first message of a failing parse ("" when it parsed). */
+static void parse_err(const char *text, const char *want) {
+  tr_diag d = {0};
+  tr_profile *p = NULL;
+  tr_status s = tr_profile_parse("p.conf", text, strlen(text), &p, &d);
+  CHECK_EQ_INT(s, TR_ERR_SYNTAX);
+  CHECK(p == NULL);
+  CHECK_CONTAINS(tr_diag_first(&d), want);
+  tr_diag_clear(&d);
+  tr_profile_free(p);
+}
+
+TR_TEST(profile_parse_good) {
+  tr_profile *p = parse_ok("# a comment\n"
+                           "target xla-cpu   # trailing comment\n"
+                           "\n"
+                           "  denormal-flush f32 f64\tbf16\r\n"
+                           "fast-minmax f32\n"
+                           "transcendental-ulps f32 tanh=7 erf=6.5\n"
+                           "transcendental-ulps f64 tanh=10\n"
+                           "reciprocal-divide f32=2 bf16=1\n"
+                           "fma-contraction covered\n"
+                           "reordered-reduction covered\n");
+  if (!p) return;
+  CHECK_STR(p->target, "xla-cpu");
+  CHECK_STR(p->file, "p.conf");
+  for (int r = 0; r < TR_PR_COUNT; r++) CHECK(p->on[r]);
+  CHECK(p->flush[TR_DT_F32] && p->flush[TR_DT_F64] && p->flush[TR_DT_BF16]);
+  CHECK(!p->flush[TR_DT_F16]);
+  CHECK(p->minmax[TR_DT_F32] && !p->minmax[TR_DT_F64]);
+  CHECK(p->ulps[TR_OP_TANH][TR_DT_F32] == 7.0f);
+  CHECK(p->ulps[TR_OP_ERF][TR_DT_F32] == 6.5f);
+  CHECK(p->ulps[TR_OP_TANH][TR_DT_F64] == 10.0f);
+  CHECK(p->ulps[TR_OP_DIVIDE][TR_DT_F32] == 2.0f);
+  CHECK_EQ_INT(p->ulps_rule[TR_OP_DIVIDE][TR_DT_BF16], TR_PR_RECIPROCAL_DIVIDE);
+  CHECK_EQ_INT(p->ulps_rule[TR_OP_ERF][TR_DT_F32], TR_PR_TRANSCENDENTAL_ULPS);
+  /* The table: each rule alone, both, and never narrower than the default. */
+  tr_ulp_table def, t;
+  tr_ulp_table_default(&def);
+  tr_profile_ulp_table(p, 1u << TR_PR_TRANSCENDENTAL_ULPS, &t);
+  CHECK(t.ulps[TR_OP_TANH][TR_DT_F32] == 7.0f);
+  CHECK(t.ulps[TR_OP_DIVIDE][TR_DT_F32] == def.ulps[TR_OP_DIVIDE][TR_DT_F32]);
+  tr_profile_ulp_table(p, 1u << TR_PR_RECIPROCAL_DIVIDE, &t);
+  CHECK(t.ulps[TR_OP_TANH][TR_DT_F32] == def.ulps[TR_OP_TANH][TR_DT_F32]);
+  CHECK(t.ulps[TR_OP_DIVIDE][TR_DT_F32] == 2.0f);
+  tr_profile_ulp_table(p, ~0u, &t);
+  CHECK(t.ulps[TR_OP_TANH][TR_DT_F32] == 7.0f && t.ulps[TR_OP_DIVIDE][TR_DT_BF16] == 1.0f);
+  tr_profile_ulp_table(NULL, ~0u, &t);
+  CHECK(memcmp(&t, &def, sizeof t) == 0);
+  CHECK(tr_profile_widens(p, TR_PR_TRANSCENDENTAL_ULPS, TR_OP_TANH, TR_DT_F32));
+  CHECK(!tr_profile_widens(p, TR_PR_RECIPROCAL_DIVIDE, TR_OP_TANH, TR_DT_F32));
+  CHECK(!tr_profile_widens(p, TR_PR_TRANSCENDENTAL_ULPS, TR_OP_EXPONENTIAL, TR_DT_F32));
+  tr_profile_free(p);
+  /* A value below the default does not narrow it. */
+  p = parse_ok("transcendental-ulps f32 exponential=1\n");
+  if (p) {
+    tr_profile_ulp_table(p, ~0u, &t);
+    CHECK(t.ulps[TR_OP_EXPONENTIAL][TR_DT_F32] == def.ulps[TR_OP_EXPONENTIAL][TR_DT_F32]);
+    CHECK(!tr_profile_widens(p, TR_PR_TRANSCENDENTAL_ULPS, TR_OP_EXPONENTIAL, TR_DT_F32));
+    tr_profile_free(p);
+  }
+  /* Empty and comment-only files are valid, empty profiles. */
+  p = parse_ok("");
+  if (p) CHECK(!p->on[TR_PR_DENORMAL_FLUSH] && p->target == NULL);
+  tr_profile_free(p);
+  p = parse_ok("# nothing\n   \n");
+  tr_profile_free(p);
+  CHECK_STR(tr_prule_name(TR_PR_FAST_MINMAX), "fast-minmax");
+  tr_prule r;
+  CHECK(tr_prule_lookup("reciprocal-divide", 17, &r) && r == TR_PR_RECIPROCAL_DIVIDE);
+  CHECK(!tr_prule_lookup("reciprocal", 10, &r));
+}
+
+TR_TEST(profile_parse_errors) {
+  parse_err("denormal-flush f32\nfrobnicate\n", "p.conf:2:1: error: unknown rule 'frobnicate'");
+  parse_err("denormal-flush\n", "p.conf:1:1: error: 'denormal-flush' needs the dtypes");
+  parse_err("fast-minmax f32 f33\n", "p.conf:1:17: error: 'f33' is not a dtype");
+  parse_err("\n\ndenormal-flush s32\n", "p.conf:3:16: error: 's32' is not a float dtype");
+  parse_err("transcendental-ulps f32\n", "p.conf:1:1: error: 'transcendental-ulps' needs a dtype and OP=ULPS");
+  parse_err("transcendental-ulps f32 tanh\n", "p.conf:1:25: error: expected OP=ULPS, not 'tanh'");
+  parse_err("transcendental-ulps f32 tahn=3\n", "p.conf:1:25: error: 'tahn' is not an opcode");
+  parse_err("transcendental-ulps f32 tanh=-1\n", "p.conf:1:30: error: '-1' is not an ulp count");
+  parse_err("transcendental-ulps f32 tanh=\n", "is not an ulp count");
+  parse_err("transcendental-ulps f32 tanh=3x\n", "p.conf:1:30: error: '3x' is not an ulp count");
+  parse_err("transcendental-ulps u8 tanh=3\n", "p.conf:1:21: error: 'u8' is not a float dtype");
+  parse_err("reciprocal-divide f32\n", "p.conf:1:19: error: expected DTYPE=ULPS, not 'f32'");
+  parse_err("reciprocal-divide\n", "p.conf:1:1: error: 'reciprocal-divide' needs DTYPE=ULPS");
+  parse_err("reciprocal-divide f77=2\n", "p.conf:1:19: error: 'f77' is not a dtype");
+  parse_err("fma-contraction\n", "p.conf:1:1: error: 'fma-contraction' takes one word, 'covered'");
+  parse_err("reordered-reduction yes\n", "'reordered-reduction' takes one word, 'covered'");
+  parse_err("target\n", "p.conf:1:1: error: 'target' takes one name");
+  parse_err("target a\ntarget b\n", "p.conf:2:1: error: a second 'target' line");
+  /* Every bad line is reported, not only the first. */
+  tr_diag d = {0};
+  tr_profile *p = NULL;
+  const char *text = "bogus\nfast-minmax q\n";
+  CHECK_EQ_INT(tr_profile_parse("p.conf", text, strlen(text), &p, &d), TR_ERR_SYNTAX);
+  CHECK_EQ_INT(d.nmsgs, 2);
+  tr_diag_clear(&d);
+  /* A missing file is an I/O error naming it. */
+  CHECK_EQ_INT(tr_profile_load("/nonexistent/x.conf", &p, &d), TR_ERR_IO);
+  CHECK(p == NULL);
+  CHECK_CONTAINS(tr_diag_first(&d), "/nonexistent/x.conf");
+  tr_diag_clear(&d);
+}
+
+/* ---- the rules on synthetic shadow outputs ---- */
+
+typedef struct {
+  tr_shadow_out o;
+  int64_t dim;
+} fake_out;
+
+/* A rank-1 float leaf with the given values and bounds, all certain. */
+static void fake_float(fake_out *f, tr_dtype dt, const double *v, const double *b, int n) {
+  memset(f, 0, sizeof *f);
+  f->dim = n;
+  f->o.dtype = dt;
+  f->o.rank = 1;
+  f->o.dims = &f->dim;
+  f->o.n = (size_t)n;
+  f->o.value = malloc(sizeof(double) * (size_t)n);
+  f->o.bound = malloc(sizeof(double) * (size_t)n);
+  f->o.uncertain = calloc((size_t)n, 1);
+  f->o.exact = tr_tensor_new(dt, 1, &f->dim, NULL);
+  for (int i = 0; i < n; i++) {
+    f->o.value[i] = v[i];
+    f->o.bound[i] = b[i];
+    tr_tensor_set_f(f->o.exact, (size_t)i, v[i]);
+  }
+}
+
+static void fake_free(fake_out *f) {
+  free(f->o.value);
+  free(f->o.bound);
+  free(f->o.uncertain);
+  tr_tensor_free(f->o.exact);
+}
+
+static tr_tensor *vec(tr_dtype dt, const double *v, int n) {
+  int64_t dim = n;
+  tr_tensor *t = tr_tensor_new(dt, 1, &dim, NULL);
+  for (int i = 0; i < n; i++) tr_tensor_set_f(t, (size_t)i, v[i]);
+  return t;
+}
+
+static tr_compare_result judge(const fake_out *ref, const tr_tensor *t, const tr_compare_opts *o) {
+  tr_compare_result r;
+  tr_diag d = {0};
+  CHECK_EQ_INT(tr_compare_output(&ref->o, t, o, &r, &d), TR_OK);
+  tr_diag_clear(&d);
+  return r;
+}
+
+TR_TEST(profile_rule_denormal_flush) {
+  tr_profile *p = parse_ok("denormal-flush f32\n");
+  if (!p) return;
+  double mn = ldexp(1.0, -126);
+  /* 0: a denormal flushed to 0 (FTZ); 1: a small normal whose last bits
+   * went with a flushed term; 2: a normal value off by much more than
+   * min_normal allows; 3: exact. */
+  double v[] = {4.6e-39, 3 * mn, 1.0, 2.0};
+  double b[] = {1e-45, 1e-45, 1e-7, 1e-7};
+  double t[] = {0.0, 3 * mn - 0.75 * mn, 1.001, 2.0};
+  fake_out ref;
+  fake_float(&ref, TR_DT_F32, v, b, 4);
+  tr_tensor *tt = vec(TR_DT_F32, t, 4);
+  tr_compare_opts o;
+  tr_compare_opts_default(&o);
+  tr_compare_result r = judge(&ref, tt, &o); /* strict */
+  CHECK_EQ_INT(r.failing, 3);
+  CHECK_EQ_INT(r.excused, 0);
+  o.profile = p;
+  r = judge(&ref, tt, &o);
+  CHECK_EQ_INT(r.failing, 1);
+  CHECK_EQ_INT(r.first_fail, 2);
+  CHECK_EQ_INT(r.excused, 2);
+  CHECK_EQ_INT(r.excused_by[TR_PR_DENORMAL_FLUSH], 2);
+  /* The worst ratio is that of the unexcused failure, not of the flush. */
+  CHECK(r.worst_index == 2);
+  /* A dtype the rule does not name gets nothing. */
+  fake_out r64;
+  fake_float(&r64, TR_DT_F64, v, b, 4);
+  tr_tensor *t64 = vec(TR_DT_F64, t, 4);
+  r = judge(&r64, t64, &o);
+  CHECK_EQ_INT(r.excused, 0);
+  CHECK_EQ_INT(r.failing, 3);
+  /* DAZ: element 2's reference on flushed inputs (alt) is 1.001: the
+   * target computed from a denormal input read as zero. */
+  double va[] = {0.0, 3 * mn, 1.001, 2.0};
+  fake_out alt;
+  fake_float(&alt, TR_DT_F32, va, b, 4);
+  o.alt[TR_PR_DENORMAL_FLUSH] = &alt.o;
+  r = judge(&ref, tt, &o);
+  CHECK_EQ_INT(r.failing, 0);
+  CHECK_EQ_INT(r.excused_by[TR_PR_DENORMAL_FLUSH], 3);
+  CHECK_EQ_INT(r.judgement, TR_JUDGE_PASS);
+  /* An element uncertain under the DAZ reference is not held against the target. */
+  alt.o.value[2] = 5.0;
+  r = judge(&ref, tt, &o);
+  CHECK_EQ_INT(r.failing, 1);
+  alt.o.uncertain[2] = 1;
+  r = judge(&ref, tt, &o);
+  CHECK_EQ_INT(r.failing, 0);
+  /* NaN/Inf classes still count: NaN where the reference is finite fails. */
+  tr_tensor_set_f(tt, 3, NAN);
+  r = judge(&ref, tt, &o);
+  CHECK_EQ_INT(r.failing, 1);
+  CHECK_EQ_INT(r.first_fail, 3);
+  fake_free(&ref);
+  fake_free(&r64);
+  fake_free(&alt);
+  tr_tensor_free(tt);
+  tr_tensor_free(t64);
+  tr_profile_free(p);
+}
+
+TR_TEST(profile_rule_denormal_flush_predicates) {
+  /* compare(denormal, 0) under DAZ: false where the reference says true. */
+  tr_profile *p = parse_ok("denormal-flush f32\n");
+  if (!p) return;
+  int64_t dim = 2;
+  fake_out ref, alt;
+  memset(&ref, 0, sizeof ref);
+  ref.dim = 2;
+  ref.o.dtype = TR_DT_PRED;
+  ref.o.rank = 1;
+  ref.o.dims = &ref.dim;
+  ref.o.n = 2;
+  ref.o.exact = tr_tensor_new(TR_DT_PRED, 1, &dim, NULL);
+  tr_tensor_set_f(ref.o.exact, 0, 1);
+  tr_tensor_set_f(ref.o.exact, 1, 1);
+  alt = ref;
+  alt.o.dims = &alt.dim;
+  alt.o.exact = tr_tensor_new(TR_DT_PRED, 1, &dim, NULL);
+  tr_tensor_set_f(alt.o.exact, 1, 1);
+  tr_tensor *t = tr_tensor_new(TR_DT_PRED, 1, &dim, NULL);
+  tr_compare_opts o;
+  tr_compare_opts_default(&o);
+  o.profile = p;
+  tr_compare_result r = judge(&ref, t, &o);
+  CHECK_EQ_INT(r.failing, 2); /* nothing to go on without the DAZ reference */
+  o.alt[TR_PR_DENORMAL_FLUSH] = &alt.o;
+  r = judge(&ref, t, &o);
+  CHECK_EQ_INT(r.failing, 1); /* element 1 is true on flushed inputs too */
+  CHECK_EQ_INT(r.first_fail, 1);
+  CHECK_EQ_INT(r.excused_by[TR_PR_DENORMAL_FLUSH], 1);
+  tr_tensor_free(ref.o.exact);
+  tr_tensor_free(alt.o.exact);
+  tr_tensor_free(t);
+  tr_profile_free(p);
+}
+
+TR_TEST(profile_rule_fast_minmax) {
+  tr_profile *p = parse_ok("fast-minmax f32\n");
+  if (!p) return;
+  /* NaN reference: a finite target is excused, an infinite one is not
+   * (XLA's reduce with a NaN last gives the init, -inf: a bug to see),
+   * NaN is a plain pass; a finite reference with a NaN target fails. */
+  double v[] = {NAN, NAN, NAN, 1.0};
+  double b[] = {0, 0, 0, 1e-7};
+  double t[] = {8191.0, -INFINITY, NAN, NAN};
+  fake_out ref;
+  fake_float(&ref, TR_DT_F32, v, b, 4);
+  tr_tensor *tt = vec(TR_DT_F32, t, 4);
+  tr_compare_opts o;
+  tr_compare_opts_default(&o);
+  tr_compare_result r = judge(&ref, tt, &o);
+  CHECK_EQ_INT(r.failing, 3);
+  o.profile = p;
+  r = judge(&ref, tt, &o);
+  CHECK_EQ_INT(r.failing, 2);
+  CHECK_EQ_INT(r.first_fail, 1);
+  CHECK_EQ_INT(r.excused_by[TR_PR_FAST_MINMAX], 1);
+  fake_free(&ref);
+  tr_tensor_free(tt);
+  tr_profile_free(p);
+}
+
+TR_TEST(profile_rule_table_rules) {
+  tr_profile *p = parse_ok("transcendental-ulps f32 tanh=7\nreciprocal-divide f32=2\n");
+  if (!p) return;
+  /* The strict reference allows 1e-7 everywhere; the widened references
+   * (as the shadow pass with each rule's table would give) allow more
+   * at the elements their ops produced. */
+  double v[] = {0.5, 0.25, 0.125, 1.0};
+  double b[] = {1e-7, 1e-7, 1e-7, 1e-7};
+  double t[] = {0.5 + 4e-7, 0.25 + 4e-7, 0.125 + 8e-7, 1.1};
+  double bt[] = {5e-7, 1e-7, 5e-7, 1e-7};  /* transcendental-ulps alone */
+  double bd[] = {1e-7, 5e-7, 5e-7, 1e-7};  /* reciprocal-divide alone */
+  double bb[] = {5e-7, 5e-7, 9e-7, 1e-7};  /* both */
+  fake_out ref, at, ad, ab;
+  fake_float(&ref, TR_DT_F32, v, b, 4);
+  fake_float(&at, TR_DT_F32, v, bt, 4);
+  fake_float(&ad, TR_DT_F32, v, bd, 4);
+  fake_float(&ab, TR_DT_F32, v, bb, 4);
+  tr_tensor *tt = vec(TR_DT_F32, t, 4);
+  tr_compare_opts o;
+  tr_compare_opts_default(&o);
+  o.profile = p;
+  tr_compare_result r = judge(&ref, tt, &o);
+  CHECK_EQ_INT(r.failing, 4); /* no other references: nothing to excuse with */
+  o.alt[TR_PR_TRANSCENDENTAL_ULPS] = &at.o;
+  o.alt[TR_PR_RECIPROCAL_DIVIDE] = &ad.o;
+  o.alt_tables = &ab.o;
+  r = judge(&ref, tt, &o);
+  CHECK_EQ_INT(r.failing, 1);
+  CHECK_EQ_INT(r.first_fail, 3);
+  CHECK_EQ_INT(r.excused, 3);
+  CHECK_EQ_INT(r.excused_by[TR_PR_TRANSCENDENTAL_ULPS], 1);
+  CHECK_EQ_INT(r.excused_by[TR_PR_RECIPROCAL_DIVIDE], 1);
+  CHECK_EQ_INT(r.excused_tables, 1);
+  CHECK_STR(tr_compare_tables_name(), "transcendental-ulps+reciprocal-divide");
+  /* A rule the profile does not name excuses nothing even with its reference. */
+  tr_profile *q = parse_ok("reciprocal-divide f32=2\n");
+  if (q) {
+    o.profile = q;
+    o.alt_tables = NULL;
+    r = judge(&ref, tt, &o);
+    CHECK_EQ_INT(r.excused_by[TR_PR_TRANSCENDENTAL_ULPS], 0);
+    CHECK_EQ_INT(r.excused_by[TR_PR_RECIPROCAL_DIVIDE], 1);
+    CHECK_EQ_INT(r.failing, 3);
+    tr_profile_free(q);
+  }
+  /* Strict (no profile) ignores the other references altogether. */
+  o.profile = NULL;
+  r = judge(&ref, tt, &o);
+  CHECK_EQ_INT(r.failing, 4);
+  CHECK_EQ_INT(r.excused, 0);
+  fake_free(&ref);
+  fake_free(&at);
+  fake_free(&ad);
+  fake_free(&ab);
+  tr_tensor_free(tt);
+  tr_profile_free(p);
+}
+
+TR_TEST(profile_min_normal) {
+  CHECK(tr_min_normal(TR_DT_F32) == ldexp(1.0, -126));
+  CHECK(tr_min_normal(TR_DT_F64) == ldexp(1.0, -1022));
+  CHECK(tr_min_normal(TR_DT_BF16) == ldexp(1.0, -126));
+  CHECK(tr_min_normal(TR_DT_F16) == ldexp(1.0, -14));
+  CHECK(tr_min_normal(TR_DT_S32) == 0);
+}
