@@ -37,14 +37,15 @@ static void fail_at(tr_compare_result *r, size_t i, double value, double target,
 }
 
 /* Whether a float target value is within allow of the reference value;
- * *ratio gets |diff| / allow (inf for an Inf class mismatch, 0 for NaN). NaN and
+ * *ratio gets |diff| / allow (inf for a NaN or Inf class mismatch). NaN and
  * Inf are judged by class: the reference is certain, so the target must
  * agree. */
 static bool float_ok(double value, double target, double allow, double *ratio) {
   *ratio = 0;
   if (isnan(value) || isnan(target)) {
-    /* A NaN mismatch has no ratio; it is reported as a failure. */
-    return isnan(value) && isnan(target);
+    if (isnan(value) && isnan(target)) return true;
+    *ratio = INFINITY;
+    return false;
   }
   if (isinf(value) || isinf(target)) {
     if (value == target) return true;
