@@ -7,6 +7,7 @@
  * last use), reusing its liveness facts and its error reporting. */
 #include "shadowint.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ void tr_ulp_table_default(tr_ulp_table *t) {
     /* Correctly rounded in IEEE arithmetic: half an ulp. */
     SET(ADD, 0.5); SET(SUBTRACT, 0.5); SET(MULTIPLY, 0.5); SET(DIVIDE, 0.5); SET(SQRT, 0.5);
     SET(CONVERT, 0.5); SET(IOTA, 0.5); SET(DOT, 0.5); SET(CONVOLUTION, 0.5);
-    SET(REDUCE, 0.5); SET(REDUCE_WINDOW, 0.5);
+    SET(REDUCE, 0.5); SET(REDUCE_WINDOW, 0.5); SET(SCATTER, 0.5); SET(SELECT_AND_SCATTER, 0.5);
     /* Transcendentals: XLA's own CPU accuracy budgets for f32 and f64
      * (xla/codegen/intrinsic/accuracy/accuracy_budget.h, see
      * ../shared/notes/xla-semantics.md section 15), rounded up; types
@@ -64,13 +65,30 @@ void sh_fmt_of(tr_dtype dt, sh_fmt *f) {
   f->has_inf = di->fstyle == TR_FS_IEEE;
 }
 
+/* 2^e as a double, built from its bits (ldexp is a slow library call in
+ * the per-element path). */
+static double pow2(int e) {
+  if (e < -1022 || e > 1023) return ldexp(1.0, e);
+  uint64_t b = (uint64_t)(e + 1023) << 52;
+  double d;
+  memcpy(&d, &b, 8);
+  return d;
+}
+
+/* floor(log2(x)) of a positive normal double. */
+static int ilog2(double x) {
+  uint64_t b;
+  memcpy(&b, &x, 8);
+  return (int)((b >> 52) & 0x7ff) - 1023;
+}
+
 long double sh_ulp(const sh_fmt *f, long double x) {
-  long double ax = fabsl(x);
-  if (!(ax >= ldexpl(1.0L, f->emin))) return f->tiny;
-  if (isinf(ax)) ax = f->maxf;
-  int ex;
-  frexpl(ax, &ex);
-  return ldexpl(1.0L, ex - f->p);
+  /* Rounding |x| to double is monotone, so the ulp at the rounded value
+   * is never smaller. */
+  double ax = (double)fabsl(x);
+  if (!(ax >= pow2(f->emin))) return f->tiny;
+  if (isinf(ax)) ax = (double)f->maxf;
+  return pow2(ilog2(ax) - (f->p - 1));
 }
 
 /* Rounds a long double bound up to a double, so the stored bound never
@@ -85,14 +103,13 @@ static double up(long double x) {
  * bits than p below its leading one, and not below the subnormal grid. */
 static bool representable(const sh_fmt *f, long double x) {
   if (x == 0) return true;
-  long double q = ldexpl(fabsl(x), -(int)0);
-  int ex;
-  frexpl(q, &ex);
-  int lsb = ex - f->p; /* exponent of the last kept bit */
+  double q = (double)fabsl(x);
+  if ((long double)q != fabsl(x) || isinf(q) || q < DBL_MIN) return false; /* dtypes fit in double */
+  int lsb = ilog2(q) - (f->p - 1); /* exponent of the last kept bit */
   int tiny_exp = f->emin - f->p + 1;
   if (lsb < tiny_exp) lsb = tiny_exp;
-  long double scaled = ldexpl(q, -lsb);
-  return scaled == truncl(scaled);
+  double scaled = q * pow2(-lsb);
+  return scaled == trunc(scaled);
 }
 
 void sh_finish(const sh_fmt *f, long double r, long double p, double k, long double *v, double *e,
@@ -139,10 +156,13 @@ sh_val *sh_arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const i
   double n = 1;
   for (int i = 0; i < rank; i++) n *= dims[i] > 0 ? (double)dims[i] : 0;
   bool flt = tr_dtype_is_float(dt);
-  double bytes = n * (flt ? sizeof(long double) + sizeof(double) + 1 : tr_dtype_size(dt) + 1.0);
-  double limit = c->ev.opts.max_bytes > 0 ? (double)c->ev.opts.max_bytes * 4 : (double)TR_TENSOR_MAX_BYTES;
-  if (bytes > limit) {
-    ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: a shadow result of %.0f bytes is over the limit of %.0f",
+  /* Admitted as exact mode admits the same result (its size in the
+   * dtype), so both modes refuse the same modules; the shadow takes
+   * 25 bytes per float element on top. */
+  double bytes = n * tr_dtype_size(dt), shadow = n * (sizeof(long double) + sizeof(double) + 1.0);
+  double limit = c->ev.opts.max_bytes > 0 ? (double)c->ev.opts.max_bytes : (double)TR_TENSOR_MAX_BYTES;
+  if (bytes > limit || shadow > (double)TR_TENSOR_MAX_BYTES) {
+    ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: a result of %.0f bytes is over the limit of %.0f",
            bytes, limit);
     return NULL;
   }
@@ -579,6 +599,10 @@ static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **
   case TR_OP_REDUCE: return sh_reduce(c, in, ops, out);
   case TR_OP_REDUCE_WINDOW: return sh_reduce_window(c, in, ops, out);
   case TR_OP_SORT: return sh_sort(c, in, ops, out);
+  case TR_OP_SCATTER: return sh_scatter(c, in, ops, out);
+  case TR_OP_SELECT_AND_SCATTER:
+    if (in->noperands != 3) return ev_err(&c->ev, in, TR_ERR_INVALID, "select-and-scatter needs 3 operands");
+    return sh_select_and_scatter(c, in, ops, out);
   case TR_OP_TOPK: return sh_topk(c, in, ops, out);
   case TR_OP_MAP: return sh_map(c, in, ops, out);
   case TR_OP_WHILE: return sh_while(c, in, ops, out);
@@ -727,7 +751,7 @@ static void make_out(sh_ctx *c, const sh_val *a, tr_shadow_out *o) {
     o->bound = tr_xmalloc(sizeof(double) * m);
     for (size_t i = 0; i < a->n; i++) {
       double d = (double)a->v[i];
-      long double gap = fabsl((long double)d - a->v[i]);
+      long double gap = isfinite(d) ? fabsl((long double)d - a->v[i]) : 0;
       o->value[i] = d;
       o->bound[i] = up((long double)a->e[i] + gap);
       if (!a->u[i] && isfinite(d) && o->bound[i] > o->max_bound) o->max_bound = o->bound[i];
@@ -808,6 +832,7 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
   free(c.ev.info);
   free(c.ev.pos);
   free(deftab);
+  if (c.helpers) tr_module_free(c.helpers);
   return st;
 }
 

@@ -73,6 +73,28 @@ static long double flt_unary(tr_op op, long double a) {
   }
 }
 
+/* flt_unary in double: for types up to 32 bits the shadow needs no more
+ * (its 2^-53 is far below their ulps, and the slack covers libm's
+ * error), and double libm is several times faster. */
+static double flt_unary_d(tr_op op, double a) {
+  switch (op) {
+  case TR_OP_EXPONENTIAL: return exp(a);
+  case TR_OP_EXPONENTIAL_MINUS_ONE: return expm1(a);
+  case TR_OP_LOG: return log(a);
+  case TR_OP_LOG_PLUS_ONE: return log1p(a);
+  case TR_OP_SQRT: return sqrt(a);
+  case TR_OP_RSQRT: return 1.0 / sqrt(a);
+  case TR_OP_CBRT: return cbrt(a);
+  case TR_OP_TANH: return tanh(a);
+  case TR_OP_LOGISTIC: return 1.0 / (1.0 + exp(-a));
+  case TR_OP_SINE: return sin(a);
+  case TR_OP_COSINE: return cos(a);
+  case TR_OP_TAN: return tan(a);
+  case TR_OP_ERF: return erf(a);
+  default: return (double)flt_unary(op, a);
+  }
+}
+
 /* Whether the closed interval [lo, hi] (lo < hi) leaves op's domain or
  * reaches a pole. */
 static bool off_domain(tr_op op, long double lo, long double hi) {
@@ -110,10 +132,11 @@ tr_status sh_unary(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out)
   sh_fmt f;
   sh_fmt_of(x->dt, &f);
   double k = sh_allow(c, op, x->dt);
+  bool dbl = tr_dtypes[x->dt].bits <= 32;
   for (size_t i = 0; i < x->n; i++) {
     long double a = x->v[i], ea = x->e[i];
     unsigned char u = x->u[i];
-    long double r = flt_unary(op, a);
+    long double r = dbl ? (long double)flt_unary_d(op, (double)a) : flt_unary(op, a);
     long double lo = a - ea, hi = a + ea;
     switch (op) {
     case TR_OP_ABS: case TR_OP_NEGATE:
@@ -138,9 +161,22 @@ tr_status sh_unary(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out)
       if (op == TR_OP_SINE || op == TR_OP_COSINE) {
         p = ea < 2 ? ea : 2; /* |f'| <= 1 */
       } else {
-        /* Monotone on the interval: the change is largest at an end. */
-        long double flo = flt_unary(op, lo), fhi = flt_unary(op, hi);
-        p = max2(fabsl(flo - r), fabsl(fhi - r));
+        /* Monotone on the interval: the change is largest at an end. In
+         * double the ends are widened outward, so the rounded argument of
+         * r stays inside, and each value may be 2 of its ulps off. */
+        long double flo, fhi, ev = 0;
+        if (dbl) {
+          double dlo = (double)lo, dhi = (double)hi;
+          if (dlo > lo) dlo = nextafter(dlo, -INFINITY);
+          if (dhi < hi) dhi = nextafter(dhi, INFINITY);
+          flo = flt_unary_d(op, dlo);
+          fhi = flt_unary_d(op, dhi);
+          ev = ldexpl(fabsl(flo) + fabsl(fhi) + fabsl(r), -51);
+        } else {
+          flo = flt_unary(op, lo);
+          fhi = flt_unary(op, hi);
+        }
+        p = max2(fabsl(flo - r), fabsl(fhi - r)) + ev;
         if (isnan(p)) p = INFINITY;
       }
     }
@@ -331,7 +367,6 @@ tr_status sh_compare(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_va
   sh_val *o = sh_arr_new(c, in, TR_DT_PRED, x->rank, x->dims);
   if (!o) return TR_ERR_UNSUPPORTED;
   unsigned char *p = o->t->data;
-  int es = tr_dtype_size(x->dt);
   for (size_t i = 0; i < x->n; i++) {
     long double a = x->v[i], b = y->v[i];
     long double eab = (long double)x->e[i] + y->e[i];
@@ -343,7 +378,6 @@ tr_status sh_compare(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_va
         unsigned char sa[8], sb[8];
         memcpy(sa, &ba, 8);
         memcpy(sb, &bb, 8);
-        (void)es;
         p[i] = ev_compare_slots(in, x->dt, sa, sb);
       } else {
         p[i] = dir == CMP_NE;
@@ -507,9 +541,9 @@ tr_status sh_convert(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **ou
 
 /* A rounding to m mantissa bits and e exponent bits without subnormals:
  * the shadow value stays; the bound gains a whole ulp of the reduced
- * format (half for the rounding; the flush to zero below its smallest
- * normal costs up to that normal, which is its ulp there), and the
- * reduced format's overflow threshold marks the edge. */
+ * format (the rounding), plus the smallest normal where the interval
+ * reaches below it (the flush to zero), and the reduced format's
+ * overflow threshold marks the edge. */
 tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out) {
   const tr_attr *ea = tr_instr_attr(in, TR_ATTR_EXPONENT_BITS);
   const tr_attr *ma = tr_instr_attr(in, TR_ATTR_MANTISSA_BITS);
@@ -543,7 +577,9 @@ tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh
     unsigned char u = x->u[i];
     long double v = x->v[i];
     if (isnan(v) && m == 0) v = INFINITY; /* E: a NaN becomes inf with no mantissa */
-    sh_finish(&f, v, x->e[i], 1.0, &o->v[i], &o->e[i], &u);
+    /* An interval reaching below the smallest normal may flush to 0. */
+    long double flush = e < di->ebits && fabsl(v) - x->e[i] < ldexpl(1.0L, f.emin) ? ldexpl(1.0L, f.emin) : 0;
+    sh_finish(&f, v, x->e[i] + flush, 1.0, &o->v[i], &o->e[i], &u);
     o->u[i] = u;
   }
   *out = o;

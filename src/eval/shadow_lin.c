@@ -3,11 +3,11 @@
  * calling it in shadow mode in the reference's order), dot and
  * convolution. A compiler may sum in any order, so a sum's bound is the
  * order-free classic one: propagated input errors plus
- * (n-1)·u·Σ(|x|+e). Dot and convolution reuse the exact kernels on f64
- * tensors (an f64 twin of the instruction computes in plain double): one
- * run for the values, one for Σ(|x|+e_x)(|y|+e_y), one or two for the
- * propagated errors; the double arithmetic's own error goes into the
- * bound. */
+ * (n-1)·u·Σ(|x|+e). Dot and convolution reuse the exact kernels on twins
+ * of the instruction: one f64 run (plain double) for the values, and for
+ * Σ(|x|+e_x)(|y|+e_y) and the propagated errors one run each, in f32
+ * rounded up for types up to 32 bits; the kernels' own error goes into
+ * the bound. */
 #include "shadowint.h"
 
 #include <math.h>
@@ -16,6 +16,13 @@
 
 static long double fmax_e(long double a, long double b) { return isnan(a) ? a : isnan(b) ? b : (a < b ? b : a); }
 static long double fmin_e(long double a, long double b) { return isnan(a) ? a : isnan(b) ? b : (b < a ? b : a); }
+
+/* Whether a sum r ± b of terms with magnitudes summing to mag overflows
+ * to the sign of r in every order: r is past the edge and the terms of
+ * the other sign (at most (mag - |r|) / 2) cannot overflow alone. */
+static bool sure_overflow(long double r, long double b, long double mag, const sh_fmt *f) {
+  return fabsl(r) - b >= f->lim && (mag - fabsl(r)) / 2 + b < f->lim;
+}
 
 static double up(long double x) {
   double d = (double)x;
@@ -98,24 +105,33 @@ static void reduce_one(tr_op op, const sh_fmt *f, double k, const sh_val *x, con
   }
   long double unit = (long double)k * ldexpl(1.0L, 1 - f->p);
   if (op == TR_OP_ADD) {
-    long double s = init->v[0], e = init->e[0], mag = fabsl(init->v[0]) + init->e[0];
-    for (size_t q = 0; q < nred; q++) {
-      size_t i = (size_t)(base + ro[q]);
-      s += x->v[i];
-      e += x->e[i];
-      mag += fabsl(x->v[i]) + x->e[i];
+    long double s = init->v[0], e = init->e[0], mag = 0, fmag = 0;
+    bool pinf = false, ninf = false;
+    for (size_t q = 0; q <= nred; q++) {
+      long double v = q < nred ? x->v[base + ro[q]] : init->v[0];
+      double ev = q < nred ? x->e[base + ro[q]] : init->e[0];
+      if (q < nred) {
+        s += v;
+        e += ev;
+      }
+      mag += fabsl(v) + ev;
+      if (isfinite(v)) fmag += fabsl(v) + ev;
+      pinf |= v == INFINITY;
+      ninf |= v == -INFINITY;
     }
     *rv = s;
     if (!fin) {
-      /* Infinities and NaNs decide the sum whatever the finite terms. */
+      /* A NaN or both infinities give NaN in any order; one infinity
+       * decides the sum unless the finite terms may overflow the other
+       * way first. */
       *re = 0;
-      *ru = u;
+      *ru = u | (!isnan(s) && !(pinf && ninf) && fmag >= f->lim);
       return;
     }
     long double b = e + ((long double)(n - 1) * unit + (long double)n * f->slack) * mag;
     /* Some order's partial sum may pass the largest finite value. */
     if (mag + b >= f->lim) {
-      if (fabsl(s) - b >= f->lim) {
+      if (sure_overflow(s, b, mag, f)) {
         *rv = copysignl(INFINITY, s);
         b = 0;
       } else {
@@ -330,6 +346,57 @@ static tr_tensor *abs_copy(const tr_tensor *t) {
   return r;
 }
 
+typedef tr_status (*contract_fn)(ev_ctx *, const tr_instr *, const tr_tensor *, const tr_tensor *,
+                                  tr_tensor **);
+
+/* An f32 copy of non-negative f64 values, rounded up. */
+static tr_tensor *f32_up(sh_ctx *c, const tr_instr *in, const tr_tensor *t) {
+  tr_tensor *r = ev_new(&c->ev, in, TR_DT_F32, t->rank, t->dims);
+  if (!r) return NULL;
+  const double *p = t->data;
+  float *q = r->data;
+  size_t n = tr_tensor_count(t);
+  for (size_t i = 0; i < n; i++) {
+    float f = (float)p[i];
+    q[i] = (double)f < p[i] ? nextafterf(f, INFINITY) : f;
+  }
+  return r;
+}
+
+/* An upper bound on the contraction of the non-negative a and b, as
+ * doubles in *out (a new array): in the f32 kernel when lo (results up to
+ * f32 need no more than an upper bound: all terms are non-negative, so n
+ * roundings of 2^-24 cost at most (n+2)·2^-23 relative, and products that
+ * underflow at most 2^-149 each), else in the f64 kernel. */
+static tr_status magnitude(sh_ctx *c, const tr_instr *in, contract_fn kern, const tr_instr *t64,
+                           const tr_instr *t32, bool lo, double nterms, const tr_tensor *a, const tr_tensor *b,
+                           double **out) {
+  *out = NULL;
+  tr_tensor *r = NULL, *a32 = NULL, *b32 = NULL;
+  tr_status st;
+  if (lo) {
+    a32 = f32_up(c, in, a);
+    b32 = a32 ? f32_up(c, in, b) : NULL;
+    st = b32 ? kern(&c->ev, t32, a32, b32, &r) : TR_ERR_UNSUPPORTED;
+  } else {
+    st = kern(&c->ev, t64, a, b, &r);
+  }
+  if (st == TR_OK) {
+    size_t n = tr_tensor_count(r);
+    double *d = tr_xmalloc(sizeof(double) * (n ? n : 1));
+    ev_load_flts(r, d);
+    if (lo) {
+      long double g = 1 + (nterms + 2) * ldexpl(1.0L, -23), tiny = (nterms + 1) * ldexpl(1.0L, -149);
+      for (size_t i = 0; i < n; i++) d[i] = up(d[i] * g + tiny);
+    }
+    *out = d;
+  }
+  tr_tensor_free(r);
+  tr_tensor_free(a32);
+  tr_tensor_free(b32);
+  return st;
+}
+
 tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out) {
   const tr_shape *s = in->shape;
   tr_dtype dt = s->dtype;
@@ -350,24 +417,29 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
     int64_t o = y->dims[dl->u.conv->k_out];
     nterms = o > 0 ? (double)y->n / (double)o : 0;
   }
-  /* The f64 twin: the same attributes, a double result, no rounding. */
-  tr_instr twin = *in;
-  tr_shape ts = *s;
+  /* Twins: the same attributes with an f64 result (no rounding) for the
+   * values, and an f32 one for the upper bounds of types up to 32 bits
+   * (half the f64 kernel's cost). */
+  tr_instr twin = *in, twin32 = *in;
+  tr_shape ts = *s, ts32 = *s;
   ts.dtype = TR_DT_F64;
+  ts32.dtype = TR_DT_F32;
   twin.shape = &ts;
+  twin32.shape = &ts32;
+  bool lo = tr_dtypes[dt].bits <= 32 && nterms < 1e6;
   tr_tensor *xv, *xm, *xe, *yv, *ym, *ye;
-  tr_tensor *V = NULL, *A = NULL, *E1 = NULL, *E2 = NULL, *yabs = NULL;
+  tr_tensor *V = NULL, *yabs = NULL;
+  double *pa = NULL, *p1 = NULL, *p2 = NULL;
   bool ok = operand_arrays(c, in, x, dt, &xv, &xm, &xe) & operand_arrays(c, in, y, dt, &yv, &ym, &ye);
   tr_status st = ok ? TR_OK : TR_ERR_UNSUPPORTED;
-  tr_status (*kern)(ev_ctx *, const tr_instr *, const tr_tensor *, const tr_tensor *, tr_tensor **) =
-      in->op == TR_OP_DOT ? ev_dot : ev_convolution;
+  contract_fn kern = in->op == TR_OP_DOT ? ev_dot : ev_convolution;
   if (st == TR_OK) st = kern(&c->ev, &twin, xv, yv, &V);
-  if (st == TR_OK) st = kern(&c->ev, &twin, xm, ym, &A);
+  if (st == TR_OK) st = magnitude(c, in, kern, &twin, &twin32, lo, nterms, xm, ym, &pa);
   if (st == TR_OK && xe) {
     yabs = abs_copy(yv);
-    st = kern(&c->ev, &twin, xe, yabs, &E1);
+    st = magnitude(c, in, kern, &twin, &twin32, lo, nterms, xe, yabs, &p1);
   }
-  if (st == TR_OK && ye) st = kern(&c->ev, &twin, xm, ye, &E2);
+  if (st == TR_OK && ye) st = magnitude(c, in, kern, &twin, &twin32, lo, nterms, xm, ye, &p2);
   sh_val *o = NULL;
   if (st == TR_OK && !(o = sh_arr_new(c, in, dt, s->rank, s->dims))) st = TR_ERR_UNSUPPORTED;
   if (st == TR_OK) {
@@ -378,25 +450,25 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
     /* The double kernels' own error on V, A and E: n+2 roundings each. */
     long double dbl = (long double)(nterms + 4) * ldexpl(1.0L, -52);
     bool exact_in = sh_is_exact(x) && sh_is_exact(y);
-    const double *pv = V->data, *pa = A->data;
-    const double *p1 = E1 ? E1->data : NULL, *p2 = E2 ? E2->data : NULL;
+    const double *pv = V->data;
     for (size_t i = 0; i < o->n; i++) {
       long double r = pv[i], mag = pa[i];
       long double prop = (p1 ? (long double)p1[i] : 0) + (p2 ? (long double)p2[i] : 0);
       unsigned char u = 0;
       if (!isfinite(r) || !isfinite(mag) || !isfinite(prop)) {
-        /* inf or NaN operands, or an uncertain one: certain only when
-         * nothing is inexact. */
+        /* inf or NaN operands, or an uncertain one: a NaN of exact
+         * operands is NaN in any order; an inf may meet a partial sum
+         * that overflowed the other way, so it is not judged. */
         o->v[i] = isinf(r) && !f.has_inf ? (long double)NAN : r;
         o->e[i] = 0;
-        o->u[i] = !(exact_in && !isfinite(r));
+        o->u[i] = !(exact_in && isnan(r));
         continue;
       }
       prop *= 1 + dbl;
       long double b = prop + ((long double)nterms * unit + dbl) * mag + (long double)nterms * k * f.tiny;
       if (mag + b >= f.lim) {
         /* Some order's partial sum may overflow. */
-        if (fabsl(r) - b >= f.lim) {
+        if (sure_overflow(r, b, mag, &f)) {
           r = f.has_inf ? copysignl(INFINITY, r) : (long double)NAN;
           b = 0;
         } else {
@@ -416,9 +488,9 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
   tr_tensor_free(ym);
   tr_tensor_free(ye);
   tr_tensor_free(V);
-  tr_tensor_free(A);
-  tr_tensor_free(E1);
-  tr_tensor_free(E2);
+  free(pa);
+  free(p1);
+  free(p2);
   tr_tensor_free(yabs);
   return st;
 }
@@ -495,6 +567,256 @@ tr_status sh_reduce_window(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *
     next_ix(o, r->dims, rank);
   }
   free(src);
+  *out = r;
+  return TR_OK;
+}
+
+/* ---- scatter ---- */
+
+/* Scatter with an add, max or min combiner of the operand's float type:
+ * each target element combines its operand value with the updates that
+ * hit it, in an order a compiler may choose, so it is a sum (or max) of
+ * 1 + hits terms. The exact kernel runs on f64 twins whose combiner is a
+ * helper f64 computation of the same op (the kernel applies it directly),
+ * once each for values, bounds, magnitudes, hit counts and marks. */
+static const char helper_text[] =
+    "HloModule shadow_helpers\n"
+    "add64 { a = f64[] parameter(0)\n b = f64[] parameter(1)\n ROOT r = f64[] add(a, b) }\n"
+    "max64 { a = f64[] parameter(0)\n b = f64[] parameter(1)\n ROOT r = f64[] maximum(a, b) }\n"
+    "min64 { a = f64[] parameter(0)\n b = f64[] parameter(1)\n ROOT r = f64[] minimum(a, b) }\n"
+    "ENTRY e { p = f64[] parameter(0)\n ROOT r = f64[] copy(p) }\n";
+
+static const tr_comp *helper(sh_ctx *c, const char *name) {
+  if (!c->helpers) {
+    tr_diag d = {0};
+    c->helpers = tr_parse("<shadow helpers>", helper_text, sizeof helper_text - 1, NULL, &d);
+    tr_diag_clear(&d);
+    if (!c->helpers) return NULL;
+  }
+  return tr_module_find_comp(c->helpers, name);
+}
+
+/* An f64 tensor of a's shape from f(element). */
+typedef enum { F_VALUE, F_BOUND, F_MAG, F_ONE, F_MARK } f64kind;
+
+static tr_tensor *f64_of(sh_ctx *c, const tr_instr *in, const sh_val *a, f64kind k) {
+  tr_tensor *t = ev_new(&c->ev, in, TR_DT_F64, a->rank, a->dims);
+  if (!t) return NULL;
+  double *p = t->data;
+  for (size_t i = 0; i < a->n; i++) {
+    switch (k) {
+    case F_VALUE: p[i] = (double)a->v[i]; break;
+    case F_BOUND:
+      p[i] = isfinite(a->v[i]) ? up(a->e[i] + fabsl((long double)(double)a->v[i] - a->v[i])) : a->e[i];
+      break;
+    case F_MAG: p[i] = up(fabsl(a->v[i]) + a->e[i]); break;
+    case F_ONE: p[i] = 1; break;
+    default: p[i] = a->u[i]; break;
+    }
+  }
+  return t;
+}
+
+tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  tr_op bop;
+  bool swap;
+  const sh_val *x = ops[0];
+  if (in->noperands != 3 || !k || !x->arr || !sh_is_flt(x) || !ops[1]->arr || sh_is_flt(ops[1]) ||
+      !ops[2]->arr || ops[2]->dt != x->dt || !ev_simple_binary(k, x->dt, &bop, &swap) ||
+      !(bop == TR_OP_ADD || bop == TR_OP_MAXIMUM || bop == TR_OP_MINIMUM))
+    return sh_fallback(c, in, ops, out);
+  const tr_comp *h = helper(c, bop == TR_OP_ADD ? "add64" : bop == TR_OP_MAXIMUM ? "max64" : "min64");
+  const tr_comp *hadd = helper(c, "add64");
+  if (!h || !hadd) return sh_fallback(c, in, ops, out);
+  /* Twins: f64 result, the helper combiner. */
+  tr_instr twin = *in, tadd;
+  tr_shape ts = *in->shape;
+  ts.dtype = TR_DT_F64;
+  twin.shape = &ts;
+  tr_attr *at = tr_xmalloc(sizeof(tr_attr) * (size_t)(in->nattrs > 0 ? in->nattrs : 1));
+  tr_attr *at2 = tr_xmalloc(sizeof(tr_attr) * (size_t)(in->nattrs > 0 ? in->nattrs : 1));
+  memcpy(at, in->attrs, sizeof(tr_attr) * (size_t)in->nattrs);
+  memcpy(at2, in->attrs, sizeof(tr_attr) * (size_t)in->nattrs);
+  for (int i = 0; i < in->nattrs; i++)
+    if (at[i].key == TR_ATTR_TO_APPLY) {
+      at[i].u.comp = (tr_comp *)h;
+      at2[i].u.comp = (tr_comp *)hadd;
+    }
+  twin.attrs = at;
+  tadd = twin;
+  tadd.attrs = at2;
+  /* values and bounds with the op; magnitudes, counts and marks summed */
+  static const f64kind kinds[5] = {F_VALUE, F_BOUND, F_MAG, F_ONE, F_MARK};
+  tr_tensor *res[5] = {0};
+  tr_status st = TR_OK;
+  for (int q = 0; q < 5 && st == TR_OK; q++) {
+    tr_tensor *tx = f64_of(c, in, x, kinds[q]), *tu = f64_of(c, in, ops[2], kinds[q]);
+    tr_value *vs[3] = {tx ? tr_value_tensor(tx) : NULL, tr_value_tensor(tr_tensor_clone(ops[1]->t)),
+                       tu ? tr_value_tensor(tu) : NULL};
+    tr_value *r = NULL;
+    bool sum = q >= 2 || (q == 1 && bop == TR_OP_ADD);
+    if (!tx || !tu) st = TR_ERR_UNSUPPORTED;
+    else st = ev_scatter(&c->ev, sum ? &tadd : &twin, vs, &r);
+    if (st == TR_OK) res[q] = tr_tensor_clone(r->t);
+    tr_value_unref(r);
+    for (int i = 0; i < 3; i++) tr_value_unref(vs[i]);
+  }
+  free(at);
+  free(at2);
+  sh_val *o = NULL;
+  if (st == TR_OK && !(o = sh_arr_new(c, in, x->dt, x->rank, x->dims))) st = TR_ERR_UNSUPPORTED;
+  if (st == TR_OK) {
+    sh_fmt f;
+    sh_fmt_of(x->dt, &f);
+    long double unit = (long double)sh_allow(c, TR_OP_SCATTER, x->dt) * ldexpl(1.0L, 1 - f.p);
+    bool unsure = sh_any_uncertain(ops[1]); /* indices: a correct run may write elsewhere */
+    const double *V = res[0]->data, *E = res[1]->data, *M = res[2]->data, *N = res[3]->data,
+                 *U = res[4]->data;
+    for (size_t i = 0; i < o->n; i++) {
+      long double r = V[i], n = N[i], mag = M[i];
+      unsigned char u = unsure || U[i] > 0;
+      o->v[i] = r;
+      if (bop != TR_OP_ADD) {
+        /* max, min: no rounding, the largest bound of the terms */
+        o->e[i] = isnan(r) ? 0 : E[i];
+      } else if (!isfinite(r) || !isfinite(mag)) {
+        o->e[i] = 0;
+        u |= !isnan(r); /* NaN is NaN in any order; an inf may not be */
+      } else {
+        long double dbl = (n + 2) * ldexpl(1.0L, -52);
+        long double b = (long double)E[i] * (1 + dbl) + ((n - 1) * unit + dbl + n * f.slack) * mag;
+        if (mag + b >= f.lim) {
+          if (sure_overflow(r, b, mag, &f)) {
+            o->v[i] = copysignl(INFINITY, r);
+            b = 0;
+          } else {
+            u = 1;
+          }
+        }
+        o->e[i] = up(b);
+      }
+      o->u[i] = u;
+    }
+    *out = o;
+  }
+  for (int q = 0; q < 5; q++) tr_tensor_free(res[q]);
+  return st;
+}
+
+/* ---- select-and-scatter ---- */
+
+/* The selector is called in shadow mode as exact mode calls it (the first
+ * valid window position, replaced by each later x where select(choice, x)
+ * is false); an uncertain selection may send the source element to any
+ * position of its window, so all of them are marked. An add scatter then
+ * makes each output a sum of the init and the sources that chose it, in an
+ * order the implementation picks: the sum rule. Other scatter
+ * computations are conservative. */
+tr_status sh_select_and_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  const tr_comp *sel = ev_comp_attr(in, TR_ATTR_SELECT), *sc = ev_comp_attr(in, TR_ATTR_SCATTER);
+  const tr_attr *wa = tr_instr_attr(in, TR_ATTR_WINDOW);
+  const sh_val *x = ops[0], *src = ops[1], *init = ops[2];
+  const tr_shape *s = in->shape;
+  tr_op bop;
+  bool swap;
+  if (!sel || !sc || !x->arr || !src->arr || !init->arr || !sh_is_flt(src) || src->dt != s->dtype ||
+      init->dt != s->dtype || init->n != 1 || x->rank < 1 || x->rank > TR_TENSOR_MAX_RANK || !wa ||
+      wa->n != x->rank || s->rank != x->rank || src->rank != x->rank ||
+      !ev_simple_binary(sc, s->dtype, &bop, &swap) || bop != TR_OP_ADD || sel->nparams != 2 ||
+      !sel->params || !sel->params[0]->shape || sel->params[0]->shape->dtype != x->dt)
+    return sh_fallback(c, in, ops, out);
+  const tr_window_dim *win = wa->u.win;
+  int rank = x->rank;
+  int64_t wsize[TR_TENSOR_MAX_RANK], xst[TR_TENSOR_MAX_RANK], o[TR_TENSOR_MAX_RANK] = {0};
+  size_t nw = 1;
+  for (int d = 0; d < rank; d++) {
+    wsize[d] = win[d].size;
+    nw *= (size_t)(wsize[d] > 0 ? wsize[d] : 0);
+  }
+  ev_strides(x->dims, rank, xst);
+  sh_val *r = sh_arr_new(c, in, s->dtype, s->rank, s->dims);
+  if (!r) return TR_ERR_UNSUPPORTED;
+  size_t m = r->n ? r->n : 1;
+  long double *S = tr_xcalloc(m, sizeof(long double)), *E = tr_xcalloc(m, sizeof(long double));
+  long double *M = tr_xcalloc(m, sizeof(long double)), *N = tr_xcalloc(m, sizeof(long double));
+  int64_t *offs = tr_xmalloc(sizeof(int64_t) * (nw ? nw : 1));
+  tr_status st = TR_OK;
+  for (size_t q = 0; q < src->n && st == TR_OK; q++, next_ix(o, src->dims, rank)) {
+    size_t cnt = 0;
+    int64_t best = -1;
+    bool unsure = false;
+    if (nw) {
+      int64_t w[TR_TENSOR_MAX_RANK] = {0};
+      do {
+        int64_t off = window_at(win, x, xst, o, w);
+        if (off < 0) continue;
+        offs[cnt++] = off;
+        if (best < 0) {
+          best = off;
+          continue;
+        }
+        sh_val *args[2] = {sh_scalar_at(c, in, x, (size_t)best), sh_scalar_at(c, in, x, (size_t)off)};
+        sh_val *keep = NULL;
+        if (!args[0] || !args[1]) st = TR_ERR_UNSUPPORTED;
+        else st = sh_call(c, in, sel, args, 2, &keep);
+        sh_unref(args[0]);
+        sh_unref(args[1]);
+        if (st != TR_OK) break;
+        if (!keep->arr || keep->dt != TR_DT_PRED || keep->n != 1) {
+          st = ev_err(&c->ev, in, TR_ERR_INVALID, "select did not return pred[]");
+        } else {
+          if (!((unsigned char *)keep->t->data)[0]) best = off;
+          unsure |= keep->u[0] != 0;
+        }
+        sh_unref(keep);
+      } while (st == TR_OK && next_ix(w, wsize, rank));
+    }
+    if (st != TR_OK || best < 0) continue;
+    S[best] += src->v[q];
+    E[best] += src->e[q];
+    M[best] += fabsl(src->v[q]) + src->e[q];
+    N[best] += 1;
+    r->u[best] |= src->u[q];
+    if (unsure)
+      for (size_t j = 0; j < cnt; j++) r->u[offs[j]] = 1;
+  }
+  if (st == TR_OK) {
+    sh_fmt f;
+    sh_fmt_of(s->dtype, &f);
+    long double unit = (long double)sh_allow(c, TR_OP_SELECT_AND_SCATTER, s->dtype) * ldexpl(1.0L, 1 - f.p);
+    long double iv = init->v[0], ie = init->e[0];
+    bool izero = iv == 0 && ie == 0;
+    for (size_t i = 0; i < r->n; i++) {
+      long double v = iv + S[i], n = N[i] + !izero, mag = M[i] + fabsl(iv) + ie;
+      r->u[i] |= init->u[0];
+      r->v[i] = v;
+      if (!isfinite(v) || !isfinite(mag)) {
+        r->e[i] = 0;
+        r->u[i] |= !isnan(v);
+        continue;
+      }
+      long double b = ie + E[i] + ((n > 1 ? n - 1 : 0) * unit + n * f.slack) * mag;
+      if (mag + b >= f.lim) {
+        if (sure_overflow(v, b, mag, &f)) {
+          r->v[i] = f.has_inf ? copysignl(INFINITY, v) : (long double)NAN;
+          b = 0;
+        } else {
+          r->u[i] = 1;
+        }
+      }
+      r->e[i] = up(b);
+    }
+  }
+  free(S);
+  free(E);
+  free(M);
+  free(N);
+  free(offs);
+  if (st != TR_OK) {
+    sh_unref(r);
+    return st;
+  }
   *out = r;
   return TR_OK;
 }

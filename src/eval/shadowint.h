@@ -31,6 +31,7 @@ struct sh_val {
 typedef struct {
   ev_ctx ev;              /* the exact evaluator's context: errors, limits, facts */
   const tr_ulp_table *ut; /* rounding allowances */
+  tr_module *helpers;     /* f64 combiners for twin kernels, parsed on first use */
 } sh_ctx;
 
 /* Rounding facts of a float dtype. */
@@ -70,7 +71,8 @@ bool sh_is_exact(const sh_val *a);
 tr_status sh_call(sh_ctx *c, const tr_instr *caller, const tr_comp *k, sh_val *const *params,
                   int np, sh_val **out);
 /* Conservative: the exact kernel on rounded operands, every float result
- * uncertain; integer results certain only when every operand is exact. */
+ * uncertain; integer results (and bitcasts' floats) certain only when
+ * every operand is exact and certain and the op leaves no choice. */
 tr_status sh_fallback(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
 /* A scalar holding element i of a (same dtype). */
 sh_val *sh_scalar_at(sh_ctx *c, const tr_instr *in, const sh_val *a, size_t i);
@@ -99,6 +101,8 @@ tr_status sh_topk(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
 
 /* ---- sums and contractions (shadow_lin.c) ---- */
 tr_status sh_reduce(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
+tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
+tr_status sh_select_and_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
 tr_status sh_reduce_window(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
 tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out);
 

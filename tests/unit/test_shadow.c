@@ -471,6 +471,66 @@ TR_TEST(shadow_control_flow) {
   }
 }
 
+TR_TEST(shadow_scatter_and_fallback) {
+  /* scatter-add of 0.5 and 0.25 onto element 1 (duplicates, any order):
+   * 3 terms, bound 2 * 2^-24 * 2.75 (plus the double kernels' own). An op
+   * without a rule (scatter with a multiply combiner) marks its floats
+   * uncertain; a rule-less op on exact operands that leaves no choice
+   * (bitcast-convert) is exact. */
+  const char *text =
+      "HloModule m\n"
+      "add { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }\n"
+      "mul { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] multiply(a, b) }\n"
+      "ENTRY e {\n  x = f32[4] parameter(0)\n  i = s32[2,1] constant({{1}, {1}})\n"
+      "  u = f32[2] parameter(1)\n"
+      "  s = f32[4] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0},"
+      " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n"
+      "  p = f32[4] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0},"
+      " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mul\n"
+      "  b = s32[4] bitcast-convert(x)\n  f = f32[4] bitcast-convert(b)\n"
+      "  ROOT t = (f32[4], f32[4], s32[4], f32[4]) tuple(s, p, b, f)\n}\n";
+  double vx[4] = {1, 2, 3, 4}, vu[2] = {0.5, 0.25};
+  tr_tensor *args[2] = {vec(TR_DT_F32, 4, vx), vec(TR_DT_F32, 2, vu)};
+  both b;
+  if (run_both(text, args, 2, &b, __LINE__)) {
+    CHECK_EQ_INT(b.sh[0].nuncertain, 0);
+    CHECK(b.sh[0].value[1] == 2.75 && near(b.sh[0].bound[1], 2 * U24 * 2.75, 1e-6));
+    CHECK(b.sh[0].value[2] == 3 && b.sh[0].bound[2] < 1e-12);
+    CHECK_EQ_INT(b.sh[1].nuncertain, 4);
+    CHECK_EQ_INT(b.sh[2].nuncertain, 0);
+    CHECK_EQ_INT(b.sh[3].nuncertain, 0);
+    CHECK(b.sh[3].value[3] == 4 && b.sh[3].bound[3] == 0);
+    stats st = {0};
+    contain(&b, &st, NULL);
+    CHECK_EQ_INT(st.bad, 0);
+  }
+  both_free(&b);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
+TR_TEST(shadow_select_and_scatter) {
+  /* Max-pool gradient over windows of 2: window 0 = {3, 1} picks 3
+   * (certain, gets 0.5); window 1 = {x, 2} with x = 2 + 2^-30 rounding to
+   * 2: a near tie within the bound, so both positions are uncertain. */
+  const char *text =
+      "HloModule m\n"
+      "ge { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT g = pred[] compare(a, b), direction=GE }\n"
+      "add { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }\n"
+      "ENTRY e {\n  a = f32[4] parameter(0)\n  b = f32[4] parameter(1)\n  x = f32[4] add(a, b)\n"
+      "  s = f32[2] parameter(2)\n  z = f32[] constant(0)\n"
+      "  ROOT r = f32[4] select-and-scatter(x, s, z), window={size=2 stride=2}, select=ge, scatter=add\n}\n";
+  double va[4] = {3, 1, 2, 2}, vb[4] = {0, 0, ldexp(1.0, -30), 0}, vs[2] = {0.5, 0.25};
+  tr_tensor *args[3] = {vec(TR_DT_F32, 4, va), vec(TR_DT_F32, 4, vb), vec(TR_DT_F32, 2, vs)};
+  both b;
+  if (run_both(text, args, 3, &b, __LINE__)) {
+    const tr_shadow_out *o = &b.sh[0];
+    CHECK(!o->uncertain[0] && !o->uncertain[1] && o->value[0] == 0.5 && o->value[1] == 0);
+    CHECK(o->uncertain[2] && o->uncertain[3]);
+  }
+  both_free(&b);
+  for (int i = 0; i < 3; i++) tr_tensor_free(args[i]);
+}
+
 /* ---- random programs ---- */
 
 typedef struct {
@@ -511,6 +571,8 @@ static void gen_program(rng *r, const char *dt, int nops, tr_buf *b) {
   tr_buf_printf(b, "max_r { a = %s[] parameter(0)\n b = %s[] parameter(1)\n ROOT s = %s[] maximum(a, b) }\n", dt, dt, dt);
   tr_buf_printf(b, "lt_r { a = %s[] parameter(0)\n b = %s[] parameter(1)\n ai = s32[] parameter(2)\n"
                 " bi = s32[] parameter(3)\n ROOT l = pred[] compare(a, b), direction=LT }\n", dt, dt);
+  tr_buf_printf(b, "ge_r { a = %s[] parameter(0)\n b = %s[] parameter(1)\n ROOT g = pred[] compare(a, b), "
+                "direction=GE }\n", dt, dt);
   /* lexicographic on (key, index): not a single compare, so called */
   tr_buf_printf(b, "lex_r { a = %s[] parameter(0)\n b = %s[] parameter(1)\n ai = s32[] parameter(2)\n"
                 " bi = s32[] parameter(3)\n gt = pred[] compare(a, b), direction=GT\n"
@@ -573,6 +635,18 @@ static void gen_program(rng *r, const char *dt, int nops, tr_buf *b) {
       bool mx = pick(r, 2) == 0;
       tr_buf_printf(b, "  v%d = %s[%d,%d] reduce-window(v%d, %s), window={size=2x3 pad=1_0x2_2 rhs_dilate=1x2}, "
                     "to_apply=%s\n", nv, S, SIDE, SIDE, a, mx ? "ninf" : "zero", mx ? "max_r" : "add_r");
+    } else if (kind < 99 && pick(r, 2)) {
+      /* max-pool gradient: 2x2 windows, stride 2, padded on the right */
+      tr_buf_printf(b, "  cg%d = %s[3,3] slice(v%d), slice={[0:3], [2:5]}\n", nv, S, c);
+      tr_buf_printf(b, "  v%d = %s[%d,%d] select-and-scatter(v%d, cg%d, zero), window={size=2x3 stride=2x2 "
+                    "pad=0_0x0_1}, select=ge_r, scatter=add_r\n", nv, S, SIDE, SIDE, a, nv);
+    } else if (kind < 99) {
+      /* scatter-add of 3 rows onto rows 1, 4, 1 (a duplicate) */
+      tr_buf_printf(b, "  ci%d = s32[3,1] constant({{1}, {4}, {1}})\n", nv);
+      tr_buf_printf(b, "  cu%d = %s[3,%d] slice(v%d), slice={[0:3], [0:%d]}\n", nv, S, SIDE, c, SIDE);
+      tr_buf_printf(b, "  v%d = %s[%d,%d] scatter(v%d, ci%d, cu%d), update_window_dims={1}, "
+                    "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+                    "to_apply=%s\n", nv, S, SIDE, SIDE, a, nv, nv, pick(r, 3) ? "add_r" : "max_r");
     } else {
       tr_buf_printf(b, "  cq%d = %s[] constant(1.5)\n", nv, S);
       tr_buf_printf(b, "  v%d = %s[%d,%d] broadcast(cq%d), dimensions={}\n", nv, S, SIDE, SIDE, nv);
@@ -607,15 +681,18 @@ static tr_tensor *random_input(rng *r, tr_dtype dt) {
 }
 
 TR_TEST(shadow_property_random_programs) {
-  /* Thousands of random programs over f32, bf16 and f16: every certain
+  /* Thousands of random programs over f32, bf16, f16 and f64: every certain
    * element of every instruction lies within its bound. */
-  static const tr_dtype dts[3] = {TR_DT_F32, TR_DT_BF16, TR_DT_F16};
-  rng r = {12345};
+  static const tr_dtype dts[4] = {TR_DT_F32, TR_DT_BF16, TR_DT_F16, TR_DT_F64};
+  /* TRENCH_SHADOW_PROGRAMS and TRENCH_SHADOW_SEED run a longer search. */
+  const char *np = getenv("TRENCH_SHADOW_PROGRAMS"), *sd = getenv("TRENCH_SHADOW_SEED");
+  int want = np ? atoi(np) : 3000;
+  rng r = {sd ? strtoull(sd, NULL, 0) : 12345};
   stats s = {0};
   int programs = 0, nfail = 0;
-  double worst_dt[3] = {0, 0, 0};
-  for (int p = 0; p < 3000 && nfail < 3; p++) {
-    int di = p % 3;
+  double worst_dt[4] = {0, 0, 0, 0};
+  for (int p = 0; p < want && nfail < 3; p++) {
+    int di = p % 4;
     tr_buf b = {0};
     gen_program(&r, tr_dtype_name(dts[di]), 4 + pick(&r, 12), &b);
     tr_tensor *args[NP];
@@ -638,12 +715,95 @@ TR_TEST(shadow_property_random_programs) {
     tr_buf_free(&b);
   }
   CHECK_EQ_INT(s.bad, 0);
-  CHECK(programs >= 2900);
+  CHECK(programs >= want - want / 30);
   /* The marks are for edges, not the common case. */
   CHECK(s.uncertain < s.checked / 4);
   printf("  shadow property: %d programs, %ld elements checked, %ld uncertain, max |err|/bound "
-         "f32 %.3g bf16 %.3g f16 %.3g\n",
-         programs, s.checked, s.uncertain, worst_dt[0], worst_dt[1], worst_dt[2]);
+         "f32 %.3g bf16 %.3g f16 %.3g f64 %.3g\n",
+         programs, s.checked, s.uncertain, worst_dt[0], worst_dt[1], worst_dt[2], worst_dt[3]);
+}
+
+/* x rounded to dt. */
+static double rnd_to(tr_dtype dt, double x) { return tr_float_to_double(dt, tr_float_from_double(dt, x)); }
+
+static int cmp_abs(const void *a, const void *b) {
+  double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+  return (x > y) - (x < y);
+}
+
+/* Sums v[0..n) in dt with a rounding after every addition, in one of
+ * several orders: forward, backward, pairwise, by increasing magnitude, in
+ * 8 interleaved lanes. */
+static double sum_order(tr_dtype dt, const double *v, int n, int order) {
+  double *w = malloc(sizeof(double) * (size_t)n);
+  memcpy(w, v, sizeof(double) * (size_t)n);
+  double s = 0;
+  if (order == 0) {
+    for (int i = 0; i < n; i++) s = rnd_to(dt, s + w[i]);
+  } else if (order == 1) {
+    for (int i = n - 1; i >= 0; i--) s = rnd_to(dt, s + w[i]);
+  } else if (order == 2) {
+    /* pairwise: a tree of rounded additions */
+    int len = n;
+    while (len > 1) {
+      int h = 0;
+      for (int i = 0; i + 1 < len; i += 2) w[h++] = rnd_to(dt, w[i] + w[i + 1]);
+      if (len & 1) w[h++] = w[len - 1];
+      len = h;
+    }
+    s = w[0];
+  } else if (order == 3) {
+    qsort(w, (size_t)n, sizeof(double), cmp_abs);
+    for (int i = 0; i < n; i++) s = rnd_to(dt, s + w[i]);
+  } else {
+    double lane[8] = {0};
+    for (int i = 0; i < n; i++) lane[i % 8] = rnd_to(dt, lane[i % 8] + w[i]);
+    for (int i = 0; i < 8; i++) s = rnd_to(dt, s + lane[i]);
+  }
+  free(w);
+  return s;
+}
+
+TR_TEST(shadow_sum_bound_any_order) {
+  /* The reduce bound is order-free: sums of the same terms in five orders,
+   * each rounding every addition to the dtype, stay within it. */
+  static const tr_dtype dts[3] = {TR_DT_F32, TR_DT_BF16, TR_DT_F16};
+  rng r = {99};
+  double worst = 0;
+  int sums = 0;
+  for (int t = 0; t < 60; t++) {
+    tr_dtype dt = dts[t % 3];
+    int n = 16 + pick(&r, 500);
+    double *v = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; i++) v[i] = rnd_to(dt, gauss(&r) + (t % 2 ? 0.5 : 0));
+    char text[512];
+    snprintf(text, sizeof text,
+             "HloModule m\nadd { a = %s[] parameter(0)\n b = %s[] parameter(1)\n ROOT s = %s[] add(a, b) }\n"
+             "ENTRY e {\n  x = %s[%d] parameter(0)\n  z = %s[] constant(0)\n"
+             "  ROOT r = %s[] reduce(x, z), dimensions={0}, to_apply=add\n}\n",
+             tr_dtype_name(dt), tr_dtype_name(dt), tr_dtype_name(dt), tr_dtype_name(dt), n, tr_dtype_name(dt),
+             tr_dtype_name(dt));
+    tr_tensor *x = vec(dt, n, v);
+    both b;
+    if (run_both(text, &x, 1, &b, __LINE__)) {
+      double sv = b.sh[0].value[0], bd = b.sh[0].bound[0];
+      CHECK(!b.sh[0].uncertain[0]);
+      for (int o = 0; o < 5; o++) {
+        double got = sum_order(dt, v, n, o);
+        double ratio = fabs(got - sv) / bd;
+        if (ratio > worst) worst = ratio;
+        if (!(fabs(got - sv) <= bd))
+          fprintf(stderr, "  %s n=%d order %d: %.9g vs shadow %.9g bound %.3g\n", tr_dtype_name(dt), n, o, got,
+                  sv, bd);
+        CHECK(fabs(got - sv) <= bd);
+        sums++;
+      }
+    }
+    both_free(&b);
+    tr_tensor_free(x);
+    free(v);
+  }
+  printf("  shadow sums: %d sums in 5 orders within the bound, max |err|/bound %.3g\n", sums, worst);
 }
 
 /* Whether some values within the bounds make op(x[, y]) differ from
