@@ -575,6 +575,11 @@ static bool conv_variant(uint64_t *s, sbuf *t, bool big) {
   if (r == 0) G = rnd(s, 2, 3);
   else if (r == 1) B = rnd(s, 2, 3);
   int N = B * rnd(s, 1, big ? 4 : 2), Cg = rnd(s, 1, big ? 24 : 4), Og = rnd(s, 1, big ? 24 : 4);
+  if (G > 1 && rnd(s, 0, 1)) { /* depthwise: one input feature per group, many groups */
+    Cg = 1;
+    G = rnd(s, 2, big ? 40 : 9);
+    Og = rnd(s, 0, 2) ? 1 : rnd(s, 2, 3);
+  }
   int C = G * Cg, O = G * B * Og;
   int in[3], ksz[3], st[3], plo[3], phi[3], ld[3], rdl[3], rev[3], out[3];
   for (int i = 0; i < ns; i++) {
@@ -629,8 +634,9 @@ static bool conv_variant(uint64_t *s, sbuf *t, bool big) {
   for (int i = 0; i < ns; i++) sb(t, "%s%d", i ? "x" : "", ld[i]);
   sb(t, " rhs_dilate=");
   for (int i = 0; i < ns; i++) sb(t, "%s%d", i ? "x" : "", rdl[i]);
-  /* The parser reads a leading "0x" as hex, so the field is written only
-   * when it starts with 1 (reported; XLA's own lexer has the same trap). */
+  /* trench's parser rejects "rhs_reversal=0x1" (it seems to lex "0x1" as
+   * one hex number; reported), so the field is written only when it
+   * starts with 1. */
   if (rev[0]) {
     sb(t, " rhs_reversal=");
     for (int i = 0; i < ns; i++) sb(t, "%s%d", i ? "x" : "", rev[i]);

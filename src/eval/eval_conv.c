@@ -53,7 +53,9 @@ static size_t atleast1(size_t n) { return n ? n : 1; }
  * spatial index is o. */
 static bool tap_ok(const cgeom *g, const int64_t *o, size_t kp) {
   for (int i = 0; i < g->ns; i++) {
-    int64_t p = o[i] * g->win[i].stride - g->win[i].pad_lo + g->kidx[kp * (size_t)g->ns + (size_t)i] * g->win[i].rhs_dilate;
+    const tr_window_dim *w = &g->win[i];
+    int64_t k = g->kidx[kp * (size_t)g->ns + (size_t)i];
+    int64_t p = o[i] * w->stride - w->pad_lo + k * w->rhs_dilate;
     if (p < 0 || p >= g->ind[i]) return false;
   }
   return true;
@@ -135,6 +137,73 @@ static bool tap_ok(const cgeom *g, const int64_t *o, size_t kp) {
     free(acc);                                                                                 \
   }                                                                                            \
                                                                                                \
+  /* Depthwise (one input feature per group): per pixel, the vectors run  \
+   * across output features, each lane summing its valid taps in order. */                  \
+  typedef struct {                                                                             \
+    const cgeom *g;                                                                            \
+    const T *x, *w;                                                                            \
+    T *r;                                                                                      \
+    size_t nf, og;            /* output features, per group */                                 \
+    int64_t xbs, xfs, wos;    /* x batch and feature steps, w output-feature step */          \
+    int64_t rbs, rfs;         /* r batch and feature steps */                                  \
+  } dw_##SUF;                                                                                  \
+                                                                                               \
+  static void dw_run_##SUF(void *ctx, size_t lo, size_t hi) {                                  \
+    dw_##SUF *e = ctx;                                                                         \
+    const cgeom *g = e->g;                                                                     \
+    size_t nf = e->nf;                                                                         \
+    T *acc = tr_xmalloc(sizeof(T) * atleast1(nf));                                             \
+    int64_t *taps = tr_xmalloc(sizeof(int64_t) * atleast1(g->nkpos));                          \
+    bool flat = e->og == 1 && e->xfs == 1 && e->wos == 1;                                      \
+    for (size_t it = lo; it < hi; it++) {                                                      \
+      size_t b = it / g->npix, p = it % g->npix, nt = 0;                                       \
+      int64_t o[MAXR];                                                                         \
+      size_t rem = p;                                                                          \
+      for (int i = g->ns - 1; i >= 0; i--) {                                                   \
+        o[i] = (int64_t)(rem % (size_t)g->nout[i]);                                            \
+        rem /= (size_t)g->nout[i];                                                             \
+      }                                                                                        \
+      for (size_t kp = 0; kp < g->nkpos; kp++)                                                 \
+        if (tap_ok(g, o, kp)) taps[nt++] = (int64_t)kp;                                        \
+      const T *xp = e->x + (int64_t)b * e->xbs + g->px[p];                                     \
+      for (size_t f = 0; f < nf; f++) acc[f] = 0;                                              \
+      for (size_t t = 0; t < nt; t++) {                                                        \
+        const T *xr = xp + g->xk[taps[t]], *wr = e->w + g->wk[taps[t]];                        \
+        size_t f = 0;                                                                          \
+        if (flat)                                                                              \
+          for (; f + (VL) <= nf; f += (VL)) {                                                  \
+            V xv, wv, cv, pv;                                                                  \
+            memcpy(&xv, xr + f, sizeof(V));                                                    \
+            memcpy(&wv, wr + f, sizeof(V));                                                    \
+            memcpy(&cv, acc + f, sizeof(V));                                                   \
+            pv = xv * wv;                                                                      \
+            cv = cv + pv;                                                                      \
+            memcpy(acc + f, &cv, sizeof(V));                                                   \
+          }                                                                                    \
+        for (; f < nf; f++) {                                                                  \
+          T pr = xr[(int64_t)(f / e->og) * e->xfs] * wr[(int64_t)f * e->wos];                  \
+          acc[f] = acc[f] + pr;                                                                \
+        }                                                                                      \
+      }                                                                                        \
+      for (size_t f = 0; f < nf; f++)                                                          \
+        if (acc[f] != acc[f]) {                                                                \
+          int64_t *ak = tr_xmalloc(sizeof(int64_t) * atleast1(nt));                            \
+          int64_t *wk = tr_xmalloc(sizeof(int64_t) * atleast1(nt));                            \
+          for (size_t t = 0; t < nt; t++) {                                                    \
+            ak[t] = g->xk[taps[t]] + (int64_t)(f / e->og) * e->xfs;                            \
+            wk[t] = g->wk[taps[t]] + (int64_t)f * e->wos;                                      \
+          }                                                                                    \
+          acc[f] = ev_nan_dot_##SUF(xp, ak, e->w, wk, nt);                                     \
+          free(ak);                                                                            \
+          free(wk);                                                                            \
+        }                                                                                      \
+      T *rp = e->r + (int64_t)b * e->rbs + g->po[p];                                           \
+      for (size_t f = 0; f < nf; f++) rp[(int64_t)f * e->rfs] = acc[f];                        \
+    }                                                                                          \
+    free(acc);                                                                                 \
+    free(taps);                                                                                \
+  }                                                                                            \
+                                                                                               \
   /* Output features [f0, f1): one feature group fg and batch group bgi. */                  \
   static void conv_run_##SUF(const cgeom *g, const T *x, const T *w, T *r, const size_t *inner, \
                              size_t ninner, const size_t *edge, size_t nedge, size_t nbo,      \
@@ -193,7 +262,7 @@ DEFINE_CONV(f64, double, v2d, 2)
 /* The fast path on float operands already converted to the result type;
  * false when it does not apply (lhs dilation, or a type it does not
  * take), and then nothing was written. */
-static bool conv_fast(const tr_instr *in, const tr_convdims *cd, const tr_window_dim *win,
+static bool conv_fast(const tr_convdims *cd, const tr_window_dim *win,
                       int64_t G, int64_t B, const tr_tensor *x, const tr_tensor *y, tr_tensor *r) {
   tr_dtype dt = r->dtype;
   int ns = cd->nspatial;
@@ -272,7 +341,22 @@ static bool conv_fast(const tr_instr *in, const tr_convdims *cd, const tr_window
     for (size_t i = 0; i < ny; i++) fy[i] = (float)d[i];
     free(d);
   }
-  for (int64_t f0 = 0; f0 < O;) {
+  if (Cg == 1 && G > 1 && B == 1) {
+    /* Depthwise: one pass over the pixels for all groups. */
+    double work = (double)nbo * (double)g.npix * (double)O * (double)g.nkpos;
+    int threads = ev_par_threads(work);
+    if (dt == TR_DT_F64) {
+      dw_f64 e = {&g, x->data, y->data, r->data, (size_t)O, (size_t)Og, xs[cd->in_batch],
+                  xs[cd->in_feature], ys[cd->k_out], rs[cd->out_batch], rs[cd->out_feature]};
+      ev_par_for(threads, nbo * g.npix, dw_run_f64, &e);
+    } else {
+      dw_f32 e = {&g, fx ? fx : x->data, fy ? fy : y->data, fr ? fr : r->data, (size_t)O,
+                  (size_t)Og, xs[cd->in_batch], xs[cd->in_feature], ys[cd->k_out],
+                  rs[cd->out_batch], rs[cd->out_feature]};
+      ev_par_for(threads, nbo * g.npix, dw_run_f32, &e);
+    }
+  }
+  for (int64_t f0 = 0; f0 < O && !(Cg == 1 && G > 1 && B == 1);) {
     int64_t fg = Og ? f0 / Og : 0, bgi = Ob ? f0 / Ob : 0;
     int64_t f1 = O;
     if (Og && (fg + 1) * Og < f1) f1 = (fg + 1) * Og;
@@ -305,7 +389,6 @@ static bool conv_fast(const tr_instr *in, const tr_convdims *cd, const tr_window
   free(g.po);
   free(inner);
   free(edge);
-  (void)in;
   return true;
 }
 
@@ -331,7 +414,7 @@ tr_status ev_convolution(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, con
     tr_tensor_free(y);
     return TR_ERR_UNSUPPORTED;
   }
-  if (conv_fast(in, cd, win, G, B, x, y, r)) {
+  if (conv_fast(cd, win, G, B, x, y, r)) {
     tr_tensor_free(x);
     tr_tensor_free(y);
     *out = r;
@@ -395,12 +478,15 @@ tr_status ev_convolution(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, con
       if (skip) continue;
       for (int64_t j = 0; j < Cg; j++) {
         int64_t xi = xo + (fg * Cg + j) * xs[cd->in_feature], yi = yo + j * ys[cd->k_in];
+        /* NaNs with the rule of par.h, whatever order the compiler picks. */
         if (dt == TR_DT_F64) {
-          double p = fx[xi] * fy[yi];
-          dacc = dacc + p;
+          double a = fx[xi], b = fy[yi];
+          double p = a != a ? ev_quiet_f64(a) : b != b ? ev_quiet_f64(b) : a * b;
+          dacc = dacc != dacc ? dacc : p != p ? p : dacc + p;
         } else if (flt) {
-          float p = (float)fx[xi] * (float)fy[yi];
-          facc = facc + p;
+          float a = (float)fx[xi], b = (float)fy[yi];
+          float p = a != a ? ev_quiet_f32(a) : b != b ? ev_quiet_f32(b) : a * b;
+          facc = facc != facc ? facc : p != p ? p : facc + p;
         } else if (dt == TR_DT_PRED) {
           iacc |= ix[xi] & iy[yi];
         } else {

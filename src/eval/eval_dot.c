@@ -49,31 +49,15 @@ typedef double v2d __attribute__((vector_size(16)));
  * the product's. Vector code may order operands either way, so every NaN
  * result is recomputed by ev_nan_dot_*, which applies that rule
  * explicitly; NaNs are rare, so this costs nothing otherwise. */
-static float quiet_f32(float v) {
-  uint32_t b;
-  memcpy(&b, &v, 4);
-  b |= 0x00400000u;
-  memcpy(&v, &b, 4);
-  return v;
-}
-
-static double quiet_f64(double v) {
-  uint64_t b;
-  memcpy(&b, &v, 8);
-  b |= 0x0008000000000000ull;
-  memcpy(&v, &b, 8);
-  return v;
-}
-
 float ev_nan_dot_f32(const float *a, const int64_t *ak, const float *b, const int64_t *bk,
                      size_t k) {
   float acc = 0;
   for (size_t i = 0; i < k && acc == acc; i++) {
     float x = a[ak[i]], y = b[bk[i]], p;
-    if (x != x) p = quiet_f32(x);
-    else if (y != y) p = quiet_f32(y);
+    if (x != x) p = ev_quiet_f32(x);
+    else if (y != y) p = ev_quiet_f32(y);
     else p = x * y;
-    if (p != p) acc = quiet_f32(p);
+    if (p != p) acc = ev_quiet_f32(p);
     else acc = acc + p;
   }
   return acc;
@@ -84,10 +68,10 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
   double acc = 0;
   for (size_t i = 0; i < k && acc == acc; i++) {
     double x = a[ak[i]], y = b[bk[i]], p;
-    if (x != x) p = quiet_f64(x);
-    else if (y != y) p = quiet_f64(y);
+    if (x != x) p = ev_quiet_f64(x);
+    else if (y != y) p = ev_quiet_f64(y);
     else p = x * y;
-    if (p != p) acc = quiet_f64(p);
+    if (p != p) acc = ev_quiet_f64(p);
     else acc = acc + p;
   }
   return acc;

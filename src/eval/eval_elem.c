@@ -128,6 +128,50 @@ static uint16_t bf16_from_double(double v) {
   return (uint16_t)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
 }
 
+/* The same for f16 (IEEE, 5 exponent bits): exact widening; narrowing
+ * again by way of float rounded to odd, which has 13 or more spare bits
+ * over f16 everywhere in f16's range, then to nearest even on the bits. */
+static double f16_to_double(uint16_t h) {
+  bool neg = h >> 15;
+  unsigned e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  double r;
+  if (e == 31) return m ? (neg ? -NAN : NAN) : (neg ? -INFINITY : INFINITY);
+  if (e == 0) {
+    r = (double)m * 0x1p-24;
+  } else {
+    uint64_t b = ((uint64_t)(e - 15 + 1023) << 52) | ((uint64_t)m << 42);
+    memcpy(&r, &b, 8);
+  }
+  return neg ? -r : r;
+}
+
+static uint16_t f16_from_double(double v) {
+  if (v != v) return signbit(v) ? 0xfe00 : 0x7e00;
+  uint16_t sign = signbit(v) ? 0x8000 : 0;
+  if (isinf(v)) return sign | 0x7c00;
+  float f = (float)v;
+  uint32_t b;
+  memcpy(&b, &f, 4);
+  if ((double)f != v) {
+    if (fabs((double)f) > fabs(v)) b -= 1;
+    b |= 1;
+  }
+  uint32_t a = b & 0x7fffffffu;
+  if (a >= 0x477ff000u) return sign | 0x7c00; /* >= 65520: past the largest, to inf */
+  if (a <= 0x33000000u) return sign;          /* <= 2^-25: to zero (2^-25 ties to even) */
+  int e = (int)(a >> 23) - 127;
+  uint32_t mant = (a & 0x7fffffu) | 0x800000u;
+  if (e < -14) { /* subnormal: round mant * 2^(e+1) to an integer */
+    int sh = -(e + 1);
+    uint32_t q = mant >> sh, rem = mant & ((1u << sh) - 1), half = 1u << (sh - 1);
+    if (rem > half || (rem == half && (q & 1))) q++;
+    return (uint16_t)(sign | q);
+  }
+  uint32_t h = ((uint32_t)(e + 15) << 10) | ((mant & 0x7fffffu) >> 13), rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++;
+  return (uint16_t)(sign | h);
+}
+
 void ev_load_flts(const tr_tensor *t, double *v) {
   size_t n = tr_tensor_count(t);
   const unsigned char *p = t->data;
@@ -145,6 +189,12 @@ void ev_load_flts(const tr_tensor *t, double *v) {
       uint16_t b;
       memcpy(&b, p + 2 * i, 2);
       v[i] = bf16_to_double(b);
+    }
+  } else if (dt == TR_DT_F16) {
+    for (size_t i = 0; i < n; i++) {
+      uint16_t b;
+      memcpy(&b, p + 2 * i, 2);
+      v[i] = f16_to_double(b);
     }
   } else if (tr_dtypes[dt].bits <= 8) {
     double lut[256];
@@ -172,6 +222,11 @@ void ev_store_flts(tr_tensor *t, const double *v) {
       uint16_t b = bf16_from_double(v[i]);
       memcpy(p + 2 * i, &b, 2);
     }
+  } else if (dt == TR_DT_F16) {
+    for (size_t i = 0; i < n; i++) {
+      uint16_t b = f16_from_double(v[i]);
+      memcpy(p + 2 * i, &b, 2);
+    }
   } else {
     int es = tr_dtype_size(dt);
     for (size_t i = 0; i < n; i++) slot_put(p, es, i, tr_float_from_double(dt, v[i]));
@@ -186,6 +241,10 @@ void ev_round_flts(tr_dtype dt, double *v, size_t n) {
   }
   if (dt == TR_DT_BF16) {
     for (size_t i = 0; i < n; i++) v[i] = bf16_to_double(bf16_from_double(v[i]));
+    return;
+  }
+  if (dt == TR_DT_F16) {
+    for (size_t i = 0; i < n; i++) v[i] = f16_to_double(f16_from_double(v[i]));
     return;
   }
   for (size_t i = 0; i < n; i++) v[i] = tr_float_to_double(dt, tr_float_from_double(dt, v[i]));
@@ -360,11 +419,20 @@ bool ev_is_binary(tr_op op) {
 void ev_flt_binary(tr_op op, tr_dtype dt, const double *a, const double *b, double *r,
                    size_t n) {
   (void)dt;
+  /* NaN bits of + - * /: the first operand's NaN, else the second's
+   * (quieted), as the compiled loops happened to give on x86; explicit so
+   * no compiler's operand order changes them. r may alias a or b, so each
+   * element reads its operands first. */
+#define NAN_FIRST(EXPR)                                                                   \
+  for (size_t i = 0; i < n; i++) {                                                        \
+    double x = a[i], y = b[i], v = EXPR;                                                  \
+    r[i] = v == v ? v : x != x ? ev_quiet_f64(x) : y != y ? ev_quiet_f64(y) : v;          \
+  }
   switch (op) {
-  case TR_OP_ADD: for (size_t i = 0; i < n; i++) r[i] = a[i] + b[i]; break;
-  case TR_OP_SUBTRACT: for (size_t i = 0; i < n; i++) r[i] = a[i] - b[i]; break;
-  case TR_OP_MULTIPLY: for (size_t i = 0; i < n; i++) r[i] = a[i] * b[i]; break;
-  case TR_OP_DIVIDE: for (size_t i = 0; i < n; i++) r[i] = a[i] / b[i]; break;
+  case TR_OP_ADD: NAN_FIRST(x + y); break;
+  case TR_OP_SUBTRACT: NAN_FIRST(x - y); break;
+  case TR_OP_MULTIPLY: NAN_FIRST(x * y); break;
+  case TR_OP_DIVIDE: NAN_FIRST(x / y); break;
   case TR_OP_REMAINDER: for (size_t i = 0; i < n; i++) r[i] = fmod(a[i], b[i]); break;
   case TR_OP_ATAN2: for (size_t i = 0; i < n; i++) r[i] = (double)atan2l(a[i], b[i]); break;
   case TR_OP_POWER:
@@ -383,6 +451,7 @@ void ev_flt_binary(tr_op op, tr_dtype dt, const double *a, const double *b, doub
     break;
   default: TR_ASSERT(!"not a float binary op");
   }
+#undef NAN_FIRST
 }
 
 void ev_int_binary(tr_op op, tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r,
@@ -467,14 +536,6 @@ void ev_int_binary(tr_op op, tr_dtype dt, const uint64_t *a, const uint64_t *b, 
   }
 }
 
-static float quiet_f32(float v) {
-  uint32_t b;
-  memcpy(&b, &v, 4);
-  b |= 0x00400000u;
-  memcpy(&v, &b, 4);
-  return v;
-}
-
 /* f32 + - * / max min straight on the stored floats: for these ops the
  * double result rounded to f32 equals the f32 operation (53 >= 2*24+2),
  * so only the NaNs need care. The double loop kept its first operand's
@@ -496,7 +557,7 @@ static bool f32_binary(tr_op op, const float *a, const float *b, float *r, size_
   }
   for (size_t i = 0; i < n; i++)
     if (r[i] != r[i] || a[i] != a[i] || b[i] != b[i])
-      r[i] = a[i] != a[i] ? quiet_f32(a[i]) : b[i] != b[i] ? quiet_f32(b[i]) : r[i];
+      r[i] = a[i] != a[i] ? ev_quiet_f32(a[i]) : b[i] != b[i] ? ev_quiet_f32(b[i]) : r[i];
   return true;
 }
 
@@ -673,8 +734,23 @@ tr_status ev_select(ev_ctx *c, const tr_instr *in, const tr_tensor *p, const tr_
   if (p->rank == 0) {
     memcpy(r->data, pp[0] ? x->data : y->data, n * es);
   } else {
-    for (size_t i = 0; i < n; i++)
-      memcpy((char *)r->data + i * es, (const char *)(pp[i] ? x->data : y->data) + i * es, es);
+    /* One loop per slot size, so the copy is a plain load and store. */
+#define SELECT_LOOP(T)                                                                     \
+  do {                                                                                     \
+    T *rd = r->data;                                                                       \
+    const T *xd = x->data, *yd = y->data;                                                  \
+    for (size_t i = 0; i < n; i++) rd[i] = pp[i] ? xd[i] : yd[i];                          \
+  } while (0)
+    switch (es) {
+    case 1: SELECT_LOOP(uint8_t); break;
+    case 2: SELECT_LOOP(uint16_t); break;
+    case 4: SELECT_LOOP(uint32_t); break;
+    case 8: SELECT_LOOP(uint64_t); break;
+    default:
+      for (size_t i = 0; i < n; i++)
+        memcpy((char *)r->data + i * es, (const char *)(pp[i] ? x->data : y->data) + i * es, es);
+    }
+#undef SELECT_LOOP
   }
   *out = r;
   return TR_OK;

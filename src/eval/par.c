@@ -1,7 +1,8 @@
 /* par.c - the interpreter's pthread fan-out: one thread per chunk for the
  * length of one call. Big kernels (dot, convolution, long elementwise
  * loops) are long enough that creating two threads per call costs
- * nothing measurable, and nothing outlives the call. */
+ * nothing measurable; no work outlives the call (a helper that starts
+ * after it finds nothing to do and exits). */
 #include "par.h"
 
 #include <pthread.h>
@@ -29,22 +30,51 @@ int ev_par_threads(double work) {
 }
 
 /* Items are handed out in small chunks from a shared counter rather than
- * in fixed halves: on a loaded machine a helper thread may start late,
- * and the caller then simply takes more chunks instead of waiting. */
+ * in fixed halves, and the caller waits only for chunks a helper has
+ * taken, not for the helper itself: on a loaded machine a helper may be
+ * scheduled milliseconds late, and the caller then does the work alone
+ * instead of waiting (a late helper finds nothing left and exits). So the
+ * helpers are detached and the job is freed by whoever leaves it last. */
 typedef struct {
   ev_par_fn fn;
   void *ctx;
   size_t n, grain;
-  atomic_size_t next;
+  atomic_size_t next;   /* first item not yet taken */
+  size_t done;          /* items finished (under mu) */
+  int refs;             /* threads still holding the job (under mu) */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;    /* signalled when done reaches n */
 } par_job;
 
-static void *par_main(void *p) {
-  par_job *j = p;
+/* Drops one reference; the last one frees the job. */
+static void par_release(par_job *j) {
+  pthread_mutex_lock(&j->mu);
+  bool last = --j->refs == 0;
+  pthread_mutex_unlock(&j->mu);
+  if (last) {
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->cv);
+    free(j);
+  }
+}
+
+/* Takes and runs chunks until none are left. */
+static void par_work(par_job *j) {
   for (;;) {
     size_t lo = atomic_fetch_add(&j->next, j->grain);
     if (lo >= j->n) break;
-    j->fn(j->ctx, lo, j->n - lo < j->grain ? j->n : lo + j->grain);
+    size_t hi = j->n - lo < j->grain ? j->n : lo + j->grain;
+    j->fn(j->ctx, lo, hi);
+    pthread_mutex_lock(&j->mu);
+    j->done += hi - lo;
+    if (j->done == j->n) pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->mu);
   }
+}
+
+static void *par_main(void *p) {
+  par_work(p);
+  par_release(p);
   return NULL;
 }
 
@@ -55,12 +85,35 @@ void ev_par_for(int nthreads, size_t n, ev_par_fn fn, void *ctx) {
     if (n) fn(ctx, 0, n);
     return;
   }
-  par_job j = {fn, ctx, n, n / ((size_t)nthreads * 8), 0};
-  if (j.grain < 1) j.grain = 1;
-  pthread_t th[PAR_MAX_THREADS];
-  bool started[PAR_MAX_THREADS] = {false};
-  for (int t = 1; t < nthreads; t++) started[t] = pthread_create(&th[t], NULL, par_main, &j) == 0;
-  par_main(&j);
-  for (int t = 1; t < nthreads; t++)
-    if (started[t]) pthread_join(th[t], NULL);
+  par_job *j = malloc(sizeof *j);
+  if (!j) {
+    fn(ctx, 0, n);
+    return;
+  }
+  j->fn = fn;
+  j->ctx = ctx;
+  j->n = n;
+  j->grain = n / ((size_t)nthreads * 8);
+  if (j->grain < 1) j->grain = 1;
+  atomic_init(&j->next, 0);
+  j->done = 0;
+  j->refs = 1;
+  pthread_mutex_init(&j->mu, NULL);
+  pthread_cond_init(&j->cv, NULL);
+  pthread_attr_t at;
+  pthread_attr_init(&at);
+  pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+  for (int t = 1; t < nthreads; t++) {
+    pthread_t th;
+    pthread_mutex_lock(&j->mu);
+    j->refs++;
+    pthread_mutex_unlock(&j->mu);
+    if (pthread_create(&th, &at, par_main, j) != 0) par_release(j); /* the caller does it */
+  }
+  pthread_attr_destroy(&at);
+  par_work(j);
+  pthread_mutex_lock(&j->mu);
+  while (j->done < j->n) pthread_cond_wait(&j->cv, &j->mu);
+  pthread_mutex_unlock(&j->mu);
+  par_release(j);
 }

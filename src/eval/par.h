@@ -1,5 +1,5 @@
 /* par.h - what the interpreter's heavy kernels share: a per-call pthread
- * fan-out (no pool, no global state: threads live for one call), and the
+ * fan-out (no pool, no global state: threads are made per call), and the
  * packed matrix-multiply kernels that dot (eval_dot.c, where they live)
  * and convolution both run. Splitting only decides which thread computes
  * an output element, never how, so results do not depend on the thread
@@ -20,8 +20,8 @@ typedef void (*ev_par_fn)(void *ctx, size_t lo, size_t hi);
  * caps it (1: sequential), for measurements. */
 int ev_par_threads(double work);
 /* Runs fn over [0, n) in chunks on up to nthreads threads (the caller is
- * one of them) and returns when all are done. Which thread runs a chunk
- * varies from run to run; fn must compute each item the same way
+ * one of them) and returns when every item is done. Which thread runs a
+ * chunk varies from run to run; fn must compute each item the same way
  * whichever it is. If no thread can be started the caller runs all. */
 void ev_par_for(int nthreads, size_t n, ev_par_fn fn, void *ctx);
 
@@ -38,6 +38,24 @@ void ev_mm_f32(const float *a, const int64_t *ab, const int64_t *ai, const int64
 void ev_mm_f64(const double *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
                const double *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
                double *c, size_t nb, size_t m, size_t n, size_t k, int nthreads);
+
+/* v with its quiet bit set: what an x86 arithmetic op returns for a NaN
+ * operand (signalling NaNs are quieted, payload and sign kept). */
+static inline float ev_quiet_f32(float v) {
+  uint32_t b;
+  __builtin_memcpy(&b, &v, 4);
+  b |= 0x00400000u;
+  __builtin_memcpy(&v, &b, 4);
+  return v;
+}
+
+static inline double ev_quiet_f64(double v) {
+  uint64_t b;
+  __builtin_memcpy(&b, &v, 8);
+  b |= 0x0008000000000000ull;
+  __builtin_memcpy(&v, &b, 8);
+  return v;
+}
 
 /* The element sum a[ak[i]] * b[bk[i]] over i < k, in order, with
  * the NaN rule of the plain loops: a product takes its lhs's NaN before its
