@@ -193,38 +193,35 @@ static token lex_number(lexer *lx, token t) {
     t.len = lx->pos - s;
     return t;
   }
-  /* Hex: 0x1.8p3 (float) or 0xff (integer); an extension over XLA. */
+  /* C99 hex floats (0x1.8p3), an extension over XLA. The binary exponent
+   * is required: without it "0x1" is XLA's size list (rhs_reversal=0x1). */
   size_t h = s + (at(lx, s) == '-');
   if (at(lx, h) == '0' && (at(lx, h + 1) == 'x' || at(lx, h + 1) == 'X')) {
-    size_t i = h + 2;
-    bool isf = false;
-    while (at(lx, i) >= 0 && (isxdigit(at(lx, i)) || at(lx, i) == '.' || at(lx, i) == 'p' ||
-                              at(lx, i) == 'P' ||
-                              ((at(lx, i) == '+' || at(lx, i) == '-') &&
-                               (at(lx, i - 1) == 'p' || at(lx, i - 1) == 'P')))) {
-      if (!isxdigit(at(lx, i))) isf = true;
+    size_t i = h + 2, d0 = i;
+    while (at(lx, i) >= 0 && isxdigit(at(lx, i))) i++;
+    if (at(lx, i) == '.') {
       i++;
+      while (at(lx, i) >= 0 && isxdigit(at(lx, i))) i++;
     }
-    if (i == h + 2) return err_tok(s, "malformed hex number");
-    char *tmp = tr_xmalloc(i - s + 1);
-    memcpy(tmp, lx->src->text + s, i - s);
-    tmp[i - s] = 0;
-    char *end;
-    errno = 0;
-    if (isf) {
+    size_t e = i + 1;
+    if (at(lx, e) == '+' || at(lx, e) == '-') e++;
+    if (i > d0 && (at(lx, i) == 'p' || at(lx, i) == 'P') && at(lx, e) >= 0 && isdigit(at(lx, e))) {
+      e = digits(lx, e);
+      char *tmp = tr_xmalloc(e - s + 1);
+      memcpy(tmp, lx->src->text + s, e - s);
+      tmp[e - s] = 0;
+      char *end;
+      errno = 0;
       t.kind = TK_FLOAT;
       t.f = strtod(tmp, &end);
-    } else {
-      t.kind = TK_INT;
-      t.u = strtoull(tmp + (tmp[0] == '-') + 2, &end, 16);
+      bool bad = *end != 0 || (errno == ERANGE && isinf(t.f));
+      free(tmp);
+      if (bad) return err_tok(s, "malformed or out-of-range hex float");
+      t.neg = at(lx, s) == '-';
+      t.len = e - s;
+      lx->pos = e;
+      return t;
     }
-    bool bad = *end != 0 || errno == ERANGE;
-    free(tmp);
-    if (bad) return err_tok(s, "malformed or out-of-range hex number");
-    t.neg = at(lx, s) == '-';
-    t.len = i - s;
-    lx->pos = i;
-    return t;
   }
   if ((n = match_float(lx, s)) > 0) {
     char *tmp = tr_xmalloc(n + 1);

@@ -393,3 +393,26 @@ TR_TEST(parse_fuzz_regressions) {
   closedir(dp);
   CHECK(n >= 1);
 }
+
+/* "0x1" is XLA's size list (rhs_reversal=0x1), never a hex number; hex
+ * floats need their binary exponent. */
+TR_TEST(parse_dxd_versus_hex) {
+  tr_diag d = {0};
+  tr_module *m = parse_str(
+      "HloModule m\nENTRY e {\n  p = f32[1,4,4,1] parameter(0)\n  k = f32[2,2,1,1] parameter(1)\n"
+      "  c = f32[1,3,3,1] convolution(p, k), window={size=2x2 rhs_reversal=0x1}, dim_labels=b01f_01io->b01f\n"
+      "  ROOT h = f32[2] constant({0x1p-2, -0x1.8p+1})\n}\n",
+      &d);
+  CHECK(m != NULL);
+  if (!m) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    return;
+  }
+  tr_attr *w = tr_instr_attr(find(m, "c"), TR_ATTR_WINDOW);
+  CHECK(w && w->n == 2 && !w->u.win[0].reversal && w->u.win[1].reversal);
+  float *h = find(m, "h")->literal->data;
+  CHECK(h[0] == 0.25f && h[1] == -3.0f);
+  tr_module_free(m);
+  tr_diag_clear(&d);
+}
