@@ -4,6 +4,7 @@
 #   make check-san  the tests under ASan+UBSan
 #   make fuzz-parser  the HLO parser under libFuzzer (FUZZ_SECONDS=600)
 #   make demo       trench's main job on the shipped examples
+#   make bench      evaluator benchmarks (BENCH_ARGS=DIR adds a folder of dumps)
 CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2 -g
