@@ -7,6 +7,7 @@
 #include "../../src/comp/pipeline.h"
 #include "../../src/eval/eval.h"
 #include "test.h"
+#include "testutil.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -40,55 +41,8 @@ static tr_module *parse_ok(const char *text, const char *what) {
   return m;
 }
 
-/* Deterministic values covering signs, zeros, boundaries and (floats)
- * inf and NaN; seed shifts the pattern between runs. */
-static void fill(tr_tensor *t, int seed) {
-  static const double fv[] = {0.5, -1.25, 3.0, -0.0, 0.0, 2.5, -7.75, 1e-3, 100.0,
-                              NAN, INFINITY, -INFINITY, 1.0, -1.0, 65504.0, 1e-40};
-  static const int64_t iv[] = {0, 1, -1, 2, -3, 5, 127, -128, 7, 100, -50, 3, 4000000000LL,
-                               -2147483648LL, 6};
-  size_t n = tr_tensor_count(t);
-  for (size_t i = 0; i < n; i++) {
-    size_t k = i * 7 + (size_t)seed * 3;
-    if (tr_dtype_is_float(t->dtype)) tr_tensor_set_f(t, i, fv[k % TR_NELEMS(fv)]);
-    else if (tr_dtypes[t->dtype].kind == TR_DK_COMPLEX)
-      tr_tensor_set_c(t, i, fv[k % TR_NELEMS(fv)], fv[(k + 1) % TR_NELEMS(fv)]);
-    else if (t->dtype == TR_DT_PRED) tr_tensor_set_i(t, i, (int64_t)(k % 3 == 0));
-    else tr_tensor_set_i(t, i, iv[k % TR_NELEMS(iv)]);
-  }
-}
 
-/* Appends one input tensor per array leaf of s. */
-static bool add_inputs(const tr_shape *s, tr_tensor **args, int *n, int max, int seed) {
-  if (s->dtype == TR_DT_TUPLE) {
-    for (int i = 0; i < s->nelems; i++)
-      if (!add_inputs(s->elems[i], args, n, max, seed)) return false;
-    return true;
-  }
-  if (s->dtype == TR_DT_TOKEN) return true;
-  if (*n >= max || !tr_shape_is_array(s)) return false;
-  tr_diag d = {0};
-  tr_tensor *t = tr_tensor_new(s->dtype, s->rank, s->dims, &d);
-  tr_diag_clear(&d);
-  if (!t) return false;
-  fill(t, seed + *n);
-  args[(*n)++] = t;
-  return true;
-}
 
-static bool same_bits(const tr_tensor *a, const tr_tensor *b) {
-  if (a->dtype != b->dtype || a->rank != b->rank || tr_tensor_count(a) != tr_tensor_count(b))
-    return false;
-  if (tr_tensor_equal_bits(a, b)) return true;
-  if (!tr_dtype_is_float(a->dtype)) return false;
-  /* NaN payloads and quiet bits are not semantics. */
-  for (size_t i = 0; i < tr_tensor_count(a); i++) {
-    double x = tr_tensor_get_f(a, i), y = tr_tensor_get_f(b, i);
-    if (isnan(x) && isnan(y)) continue;
-    if (tr_tensor_get_bits(a, i) != tr_tensor_get_bits(b, i)) return false;
-  }
-  return true;
-}
 
 static int nsemantic_skipped;
 
@@ -100,7 +54,7 @@ static void check_same_values(const tr_module *before, const tr_module *after, c
     int nargs = 0;
     bool ok = true;
     const tr_comp *e = before->entry;
-    for (int i = 0; i < e->nparams && ok; i++) ok = add_inputs(e->params[i]->shape, args, &nargs, 16, seed);
+    for (int i = 0; i < e->nparams && ok; i++) ok = tr_test_add_inputs(e->params[i]->shape, args, &nargs, 16, seed);
     tr_tensor **o1 = NULL, **o2 = NULL;
     int n1 = 0, n2 = 0;
     tr_diag d = {0};
@@ -126,7 +80,7 @@ static void check_same_values(const tr_module *before, const tr_module *after, c
         tr_test_failed++;
       }
       for (int i = 0; i < n1 && i < n2; i++)
-        if (!same_bits(o1[i], o2[i])) {
+        if (!tr_test_same_bits(o1[i], o2[i])) {
           fprintf(stderr, "  %s: output %d differs after optimization (inputs seed %d)\n", what, i, seed);
           tr_test_failed++;
         }

@@ -1,0 +1,19 @@
+/* testutil.h - helpers the compiler tests share: deterministic inputs for
+ * every array leaf of a shape, and bit-for-bit comparison of results (NaN
+ * payloads aside). */
+#ifndef TR_TESTUTIL_H
+#define TR_TESTUTIL_H
+
+#include "../../src/ir/ir.h"
+#include "../../src/ir/tensor.h"
+
+/* Deterministic values covering signs, zeros, boundaries and (floats) inf
+ * and NaN; seed shifts the pattern between runs. */
+void tr_test_fill(tr_tensor *t, int seed);
+/* Appends one filled tensor per array leaf of s (tuples depth-first,
+ * tokens skipped) to args[*n..max). False when they do not fit. */
+bool tr_test_add_inputs(const tr_shape *s, tr_tensor **args, int *n, int max, int seed);
+/* Same dtype, dims and bits; NaN payloads and quiet bits are not semantics. */
+bool tr_test_same_bits(const tr_tensor *a, const tr_tensor *b);
+
+#endif
