@@ -447,8 +447,8 @@ tr_status tr_jit_run_forked(tr_jit_entry fn, unsigned char *const *in, unsigned 
   unsigned char *cout[256];
   for (int i = 0; i < nout; i++) cout[i] = shm + off[i];
   double t0 = now_ms();
-  /* The child holds the write end of a pipe: its exit (however it
-   * happens) wakes the parent's poll at once, no polling naps. */
+  /* The child holds the write end of a pipe: its end, however it
+   * happens, wakes the parent's poll at once, no polling naps. */
   int pfd[2];
   if (pipe2(pfd, O_CLOEXEC) != 0) {
     tr_diag_errorf(d, "jit: pipe: %s", strerror(errno));
