@@ -48,6 +48,9 @@ const cli_cmd cli_cmd_check = {
   "      --seeds N      number of input seeds (default 3)\n"
   "      --seed S       first seed (default 0)\n"
   "      --input FILE   a .npy file per input, in order, instead of seeds\n"
+  "      --dist NAME    distribution of drawn data inputs, or with an index-*\n"
+  "                     NAME of index inputs (docs/INPUTS.md)\n"
+  "      --specials R   share R (0..1) of drawn floats made NaN, +-Inf, -0.0\n"
   "      --k K          bound multiplier (default 1)\n"
   "      --profile FILE the target's semantic profile (default: by target)\n"
   "      --strict       no profile: every deviation is a finding\n"
@@ -369,6 +372,8 @@ static int run(int argc, char **argv) {
   long nseeds = 3;
   unsigned long long seed0 = 0;
   double k = 1, timeout = 0;
+  tr_input_config draw; /* how seeds draw inputs (--dist, --specials) */
+  tr_input_config_init(&draw);
   check_run cr = {0};
   cli_opts o;
   cli_opts_init(&o, cmd, argc, argv);
@@ -395,6 +400,19 @@ static int run(int argc, char **argv) {
         cli_usage_error(cmd, "--seed needs a non-negative integer, not '%s'", v);
     } else if (cli_opt_is(&o, NULL, "--input")) {
       files[nfiles++] = (char *)cli_opt_value(&o);
+    } else if (cli_opt_is(&o, NULL, "--dist")) {
+      const char *v = cli_opt_value(&o);
+      tr_dist dist;
+      if (!tr_dist_lookup(v, &dist) || dist == TR_DIST_DEFAULT)
+        cli_usage_error(cmd, "unknown distribution '%s'", v);
+      if (tr_dist_is_index(dist)) draw.index = dist;
+      else draw.data = dist;
+    } else if (cli_opt_is(&o, NULL, "--specials")) {
+      const char *v = cli_opt_value(&o);
+      double r = strtod(v, &end);
+      if (!*v || *end || !(r >= 0 && r <= 1))
+        cli_usage_error(cmd, "--specials needs a rate in [0, 1], not '%s'", v);
+      draw.special_rate = r;
     } else if (cli_opt_is(&o, NULL, "--k")) {
       const char *v = cli_opt_value(&o);
       k = strtod(v, &end);
@@ -522,8 +540,7 @@ static int run(int argc, char **argv) {
       }
     } else {
       snprintf(label, sizeof label, "seed %llu", (unsigned long long)seed);
-      tr_input_config cfg;
-      tr_input_config_init(&cfg);
+      tr_input_config cfg = draw;
       cfg.seed = seed;
       if (tr_inputs_make(m, &cfg, &ins, &nins, &d) != TR_OK) {
         tr_diag_print(&d, stderr);
