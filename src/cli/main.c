@@ -10,6 +10,7 @@ static const cli_cmd *const commands[] = {
   &cli_cmd_run,
   &cli_cmd_check,
   &cli_cmd_stats,
+  &cli_cmd_defects,
 };
 
 static const char exit_codes_help[] =

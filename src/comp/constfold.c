@@ -167,6 +167,20 @@ static bool fold_comp(tr_comp_ctx *c, tr_module *m, tr_comp *k, bool *changed) {
     tr_tensor *t = eval_alone(m, in);
     if (!t) continue;
     bool fits = t->dtype == in->shape->dtype && t->rank == in->shape->rank;
+    /* defect: f32 -> bf16 folded by truncating the low 16 bits instead of
+     * rounding to nearest even; only values that round up differ */
+    if (TR_INJECTED(c->inject, CONSTFOLD_BF16_TRUNCATE) && in->op == TR_OP_CONVERT &&
+        t->dtype == TR_DT_BF16 && in->operands[0]->op == TR_OP_CONSTANT &&
+        in->operands[0]->shape->dtype == TR_DT_F32 && in->operands[0]->literal &&
+        in->operands[0]->literal->data) {
+      const unsigned char *src = in->operands[0]->literal->data;
+      for (size_t e = 0; e < tr_tensor_count(t); e++) {
+        uint32_t fb;
+        memcpy(&fb, src + 4 * e, 4);
+        uint16_t hb = (uint16_t)(fb >> 16);
+        memcpy((unsigned char *)t->data + 2 * e, &hb, 2);
+      }
+    }
     for (int d = 0; fits && d < t->rank; d++) fits = t->dims[d] == in->shape->dims[d];
     if (fits && !tr_comp_fire(c, "constant-fold", rule, in)) fuel = false;
     if (fits && fuel) {

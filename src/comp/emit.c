@@ -526,9 +526,15 @@ static bool elem_op(tr_op op) {
 }
 
 /* Value of converting a (a value of type st) to dt, unrounded. */
-static void convert_value(tr_buf *x, tr_dtype st, tr_dtype dt, const char *a) {
+static void convert_value(tr_buf *x, tr_dtype st, tr_dtype dt, const char *a, uint64_t inj) {
   if (st == dt) {
     tr_buf_puts(x, a);
+  } else if (TR_INJECTED(inj, EMIT_NARROW_UNPACK_ZEXT) && is_sg(st) && !is_flt(st) &&
+             bits_of(st) <= 8 && (is_flt(dt) || bits_of(dt) > bits_of(st))) {
+    /* defect: the narrow value is unpacked as unsigned (no sign extension),
+     * so only negative s4/s8 values come out wrong */
+    if (is_flt(dt)) tr_buf_printf(x, "(double)((%s) & 0x%llxull)", a, (unsigned long long)mask_of(bits_of(st)));
+    else tr_buf_printf(x, "((%s) & 0x%llxull)", a, (unsigned long long)mask_of(bits_of(st)));
   } else if (is_flt(st)) {
     if (is_flt(dt)) tr_buf_puts(x, a);
     else if (dt == TR_DT_PRED) tr_buf_printf(x, "(u64)((%s) != 0)", a);
@@ -546,14 +552,14 @@ static void convert_value(tr_buf *x, tr_dtype st, tr_dtype dt, const char *a) {
 
 /* The unrounded value of elementwise in over operand values a[] (C
  * expressions of each operand's value type). False: unsupported. */
-static bool elem_value(const tr_instr *in, const char *const *a, tr_buf *x) {
+static bool elem_value(const tr_instr *in, const char *const *a, tr_buf *x, uint64_t inj) {
   tr_op op = in->op;
   if (op == TR_OP_SELECT) {
     tr_buf_printf(x, "((%s) ? (%s) : (%s))", a[0], a[1], a[2]);
     return true;
   }
   if (op == TR_OP_CONVERT) {
-    convert_value(x, in->operands[0]->shape->dtype, in->shape->dtype, a[0]);
+    convert_value(x, in->operands[0]->shape->dtype, in->shape->dtype, a[0], inj);
     return true;
   }
   tr_dtype dt = op == TR_OP_CLAMP ? in->operands[1]->shape->dtype : in->operands[0]->shape->dtype;
@@ -572,6 +578,12 @@ static bool elem_value(const tr_instr *in, const char *const *a, tr_buf *x) {
     if (is_flt(dt) && total) return false; /* on bit patterns: see k_compare_total */
     if (is_flt(dt) && d == CMP_NE) tr_buf_printf(x, "(u64)!((%s) == (%s))", a[0], a[1]);
     else if (sg) tr_buf_printf(x, "(u64)((i64)(%s) %s (i64)(%s))", a[0], cmp_c[d], a[1]);
+    else if (TR_INJECTED(inj, EMIT_UNSIGNED_CMP_SIGNED) && !pred && bits >= 32 && d != CMP_EQ &&
+             d != CMP_NE)
+      /* defect: an ordered u32/u64 compare on the values read as signed of
+       * the same width; only operands with the top bit set come out wrong */
+      tr_buf_printf(x, "(u64)((%s)(%s) %s (%s)(%s))", bits == 32 ? "int32_t" : "i64", a[0],
+                    cmp_c[d], bits == 32 ? "int32_t" : "i64", a[1]);
     else tr_buf_printf(x, "(u64)((%s) %s (%s))", a[0], cmp_c[d], a[1]);
     return true;
   }
@@ -701,7 +713,9 @@ static void lane_loop(em *e, int nargs) {
                 e->o->lanes, e->o->lanes, e->o->lanes);
   for (int i = 0; i < nargs; i++) tr_buf_printf(k, ", a%d", i);
   tr_buf_printf(k, ", i0 + l);\n  /* masked tail: lanes at or past n are off */\n"
-                   "  for (l = 0; l < %d; l++)\n    if (i0 + l < n) eK(r", e->o->lanes);
+                   "  for (l = 0; l < %d; l++)\n    if (i0 + l < n%s) eK(r", e->o->lanes,
+                /* defect: the tail's bound is one short (only n % lanes != 0 reaches it) */
+                TR_INJECTED(e->o->inject, EMIT_TAIL_MASK_SHORT) ? " - 1" : "");
   for (int i = 0; i < nargs; i++) tr_buf_printf(k, ", a%d", i);
   tr_buf_puts(k, ", i0 + l);\n  return 0;\n}\n");
 }
@@ -784,7 +798,7 @@ static tr_status k_elementwise(em *e, const tr_instr *in) {
       snprintf(av[j], sizeof av[j], "x%d", j);
     }
     tr_buf x = {0};
-    if (!elem_value(in, ap, &x)) {
+    if (!elem_value(in, ap, &x, e->o->inject)) {
       tr_buf_free(&x);
       return unsup(e, in, "this direction or type");
     }
@@ -907,7 +921,15 @@ static tr_status fused_values(em *e, const tr_comp *c, const tr_shape *rs, const
       int64_t ost[64], st[64];
       strides(o->shape, ost);
       for (int d = 0; d < rs->rank; d++) st[d] = 0;
-      for (int j = 0; j < n && j < o->shape->rank; j++) st[dm[j]] = ost[j];
+      if (TR_INJECTED(e->o->inject, FUSION_BCAST_SIZE1_MAP)) {
+        /* defect: size-1 operand dims are skipped as "always index 0", but
+         * the mapped output dims are then paired by the skipped count, so
+         * every later dim lands one place early */
+        for (int j = 0, jj = 0; j < n && j < o->shape->rank; j++)
+          if (o->shape->dims[j] != 1) st[dm[jj++]] = ost[j];
+      } else {
+        for (int j = 0; j < n && j < o->shape->rank; j++) st[dm[j]] = ost[j];
+      }
       tr_buf_printf(k, "  i64 j%d = 0, q%d = i;\n", x->id, x->id);
       for (int d = rs->rank - 1; d >= 0; d--) {
         if (st[d]) tr_buf_printf(k, "  j%d += (q%d %% %lldLL) * %lldLL;\n", x->id, x->id, (long long)rs->dims[d], (long long)st[d]);
@@ -935,7 +957,7 @@ static tr_status fused_values(em *e, const tr_comp *c, const tr_shape *rs, const
         ap[j] = names[j];
       }
       tr_buf v = {0};
-      if (!elem_value(x, ap, &v)) {
+      if (!elem_value(x, ap, &v, e->o->inject)) {
         tr_buf_free(&v);
         tr_buf_puts(k, "0;\n}\n");
         return unsup(e, x, NULL);
@@ -1278,7 +1300,7 @@ static tr_status k_reduce_in(em *e, const tr_instr *in, const tr_comp *fc) {
   args[r->operands[0]->param_index == 0 ? 0 : 1] = "acc[t]";
   args[r->operands[0]->param_index == 0 ? 1 : 0] = "xv";
   tr_buf x = {0};
-  if (!elem_value(r, args, &x)) {
+  if (!elem_value(r, args, &x, e->o->inject)) {
     tr_buf_free(&x);
     return unsup(e, in, "to_apply op");
   }
@@ -1367,7 +1389,7 @@ static tr_status k_reduce_window(em *e, const tr_instr *in) {
   args[r->operands[0]->param_index == 0 ? 0 : 1] = "acc";
   args[r->operands[0]->param_index == 0 ? 1 : 0] = "xv";
   tr_buf x = {0};
-  if (!elem_value(r, args, &x)) {
+  if (!elem_value(r, args, &x, e->o->inject)) {
     tr_buf_free(&x);
     return unsup(e, in, "to_apply op");
   }
@@ -1418,7 +1440,7 @@ static void convert_operands(em *e, const tr_shape *xs, const tr_shape *ys, tr_d
     tr_dtype st = (side ? ys : xs)->dtype;
     tr_buf cv = {0}, ld = {0};
     tr_buf_printf(&ld, "LD_%s(a%d, j)", tr_dtype_name(st), side);
-    convert_value(&cv, st, dt, ld.p);
+    convert_value(&cv, st, dt, ld.p, e->o->inject);
     tr_buf_printf(k, "  for (j = 0; j < n%c; j++) c%c[j] = (%s)", side ? 'y' : 'x', side ? 'y' : 'x', at);
     round_to(k, dt, cv.p);
     tr_buf_puts(k, ";\n");
@@ -1581,7 +1603,7 @@ static tr_status k_dot(em *e, const tr_instr *in) {
     tr_dtype st = (side ? ys : xs)->dtype;
     tr_buf cv = {0}, ld = {0};
     tr_buf_printf(&ld, "LD_%s(a%d, j)", tr_dtype_name(st), side);
-    convert_value(&cv, st, dt, ld.p);
+    convert_value(&cv, st, dt, ld.p, e->o->inject);
     tr_buf_printf(k, "  for (j = 0; j < n%c; j++) c%c[j] = (%s)", side ? 'y' : 'x', side ? 'y' : 'x', at);
     round_to(k, dt, cv.p);
     tr_buf_puts(k, ";\n");

@@ -8,6 +8,7 @@
 #define TR_COMP_EMIT_H
 
 #include "../ir/ir.h"
+#include "defects.h"
 
 /* The function every emitted unit exports:
  *   int trench_entry(unsigned char **in, unsigned char **out);
@@ -24,6 +25,8 @@ typedef struct {
                            loop nest (else its computation is called) */
   bool test_crash;      /* tests only: the entry stores through NULL, so
                            the worker's CRASH verdict can be checked */
+  uint64_t inject;      /* emitter defects to plant: TR_DEFECT_BIT set
+                           (defects.h); 0 = none */
 } tr_emit_opts;
 
 /* lanes 8, tile 16, fuse_loops on. */

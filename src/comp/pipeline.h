@@ -7,6 +7,7 @@
 #define TR_COMP_PIPELINE_H
 
 #include "../ir/ir.h"
+#include "defects.h"
 
 /* One rewrite application, for reports and fuel bisection. */
 typedef struct {
@@ -31,6 +32,7 @@ typedef struct {
   tr_comp_rewrite *log;     /* every application, in order (heap) */
   int nlog, caplog;
   int64_t napplied;         /* applications so far (== nlog) */
+  uint64_t inject;          /* defects to plant: TR_DEFECT_BIT set (defects.h); 0 = none */
 } tr_comp_ctx;
 
 /* Defaults: nothing disabled, unlimited fuel, no dump, verify on. */

@@ -446,6 +446,9 @@ static bool rule_slice_of_slice(simp *s, tr_instr *in) {
     int64_t cnt = in->shape->dims[i];
     d[i].stride = a[i].stride * b[i].stride;
     d[i].start = a[i].start + b[i].start * a[i].stride;
+    /* defect: the outer start is not scaled by the inner stride (matters
+     * only when that stride != 1 and the outer start != 0) */
+    if (TR_INJECTED(s->ctx->inject, SIMP_SLICE_OF_SLICE_STRIDE)) d[i].start = a[i].start + b[i].start;
     d[i].limit = d[i].start + (cnt - 1) * d[i].stride + 1;
     if (cnt == 0) d[i].start = d[i].limit = 0;
   }
@@ -832,6 +835,10 @@ static bool rule_dynamic_slice_const(simp *s, tr_instr *in) {
   for (int i = 0; i < r; i++) {
     int64_t v;
     if (!splat_int(in->operands[1 + i], &v)) return false;
+    /* defect: a negative constant start wraps from the end (Python's
+     * indexing) before the clamp, instead of clamping to 0 */
+    if (TR_INJECTED(s->ctx->inject, SIMP_DYNAMIC_SLICE_NEGATIVE_WRAP) && v < 0 && v >= -x->shape->dims[i])
+      v += x->shape->dims[i];
     sl[i].start = clamp_start(v, x->shape->dims[i], in->shape->dims[i]);
     sl[i].limit = sl[i].start + in->shape->dims[i];
     sl[i].stride = 1;

@@ -240,13 +240,18 @@ static bool read_counted(const tr_instr *w, counted *lc) {
  * wrap the comparison's order turns around. Counting on the unbounded
  * integers is exact while every value stays in the type's range: then
  * each wrapped addition equals the plain one. */
-static int64_t trip_count(const counted *lc) {
+static int64_t trip_count(const counted *lc, uint64_t inj) {
   i128 i0 = lc->i0, b = lc->bound, s = lc->step, n;
   if (!holds(lc->d, i0, b)) return 0;
   if (!lc->has_step || s == 0) return -1;
   switch (lc->d) {
   case D_LT: if (s < 0) return -1; n = (b - i0 + s - 1) / s; break;
-  case D_LE: if (s < 0) return -1; n = (b - i0) / s + 1; break;
+  case D_LE:
+    if (s < 0) return -1;
+    n = (b - i0) / s + 1;
+    /* defect: an inclusive bound counted like an exclusive one */
+    if (TR_INJECTED(inj, WHILE_TRIP_COUNT_LE)) n--;
+    break;
   case D_GT: if (s > 0) return -1; n = (i0 - b + (-s) - 1) / (-s); break;
   case D_GE: if (s > 0) return -1; n = (i0 - b) / (-s) + 1; break;
   case D_NE:
@@ -336,7 +341,7 @@ static bool rule_zero_trip(ws *s, tr_instr *w) {
 static bool rule_unroll(ws *s, tr_instr *w) {
   counted lc;
   if (!read_counted(w, &lc)) return false;
-  int64_t n = trip_count(&lc);
+  int64_t n = trip_count(&lc, s->ctx->inject);
   if (n < 1 || n > UNROLL_MAX_TRIPS) return false;
   tr_comp *body = comp_attr(w, TR_ATTR_BODY);
   if (body->nparams != 1 || !body->params[0] || body == s->c) return false;

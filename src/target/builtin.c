@@ -112,6 +112,7 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
   tr_comp_ctx ctx;
   tr_comp_ctx_init(&ctx);
   ctx.fuel = b->fuel;
+  ctx.inject = b->emit.inject; /* one set of defects for passes and emitter */
   for (int i = 0; i < b->ndisable && s == TR_OK; i++) s = tr_comp_ctx_disable(&ctx, b->disable[i], d);
   for (int i = 0; i < o->ndisable_passes && s == TR_OK; i++)
     s = tr_comp_ctx_disable(&ctx, o->disable_passes[i], d);
@@ -320,9 +321,15 @@ tr_status tr_builtin_open(const char *spec, const tr_target_config *cfg, tr_targ
     else if (strcmp(w, "crash-test") == 0 && !val) bc.emit.test_crash = true;
     else if (strcmp(w, "cc") == 0 && val && *val) bc.jit.cc = val;
     else if (strcmp(w, "cflags") == 0 && val) bc.jit.cflags = val;
+    else if (strcmp(w, "inject") == 0 && val && tr_defect_lookup(val) >= 0)
+      bc.emit.inject |= (uint64_t)1 << tr_defect_lookup(val);
+    else if (strcmp(w, "inject") == 0 && val) {
+      tr_diag_errorf(d, "target '%s': unknown defect '%s' (see trench defects)", spec, val);
+      s = TR_ERR_USAGE;
+    }
     else {
       tr_diag_errorf(d, "target '%s': unknown or malformed option '%s%s%s' (known: fuel=N, "
-                     "disable=NAME, lanes=N, tile=N, nofuse, nocache, cc=PROGRAM, cflags=FLAGS)",
+                     "disable=NAME, inject=DEFECT, lanes=N, tile=N, nofuse, nocache, cc=PROGRAM, cflags=FLAGS)",
                      spec, w, val ? "=" : "", val ? val : "");
       s = TR_ERR_USAGE;
     }

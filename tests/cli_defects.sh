@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# End-to-end tests of the defect registry: `trench defects` lists every
+# entry of src/comp/defects.def, and `trench check` on the builtin target
+# with inject=NAME finds the planted mistake on a module that triggers it
+# (and passes without it). Usage: tests/cli_defects.sh TRENCH TESTS_DIR
+# Ends with "N passed, N failed".
+set -u
+trench=$1
+tests=$(cd "$2" && pwd)
+root=$(cd "$tests/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# expect RC PATTERN -- CMD...: runs CMD, checks exit code and that stdout+stderr match PATTERN (grep -E)
+expect() {
+  local want=$1 pat=$2
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$want" ]; then bad "exit $rc (want $want): $*"; printf '%s\n' "$out" | tail -5; return; fi
+  if ! printf '%s\n' "$out" | grep -Eq -- "$pat"; then bad "no /$pat/ in output of: $*"; printf '%s\n' "$out" | tail -5; return; fi
+  ok
+}
+
+# Every registry entry is listed, with its category and pass.
+names=$(sed -n 's/^X([A-Z0-9_]*, *"\([^"]*\)".*/\1/p' "$root/src/comp/defects.def")
+[ -n "$names" ] && ok || bad "no names read from defects.def"
+list=$("$trench" defects 2>&1)
+[ $? = 0 ] && ok || bad "trench defects failed"
+for n in $names; do
+  if printf '%s\n' "$list" | grep -Eq "^$n +(emitter|simplifier|fusion|constfold|loop|layout) +[a-z-]+ +[^ ]"; then ok
+  else bad "trench defects does not list $n with category and pass"; fi
+done
+count=$(printf '%s\n' "$names" | wc -l)
+json=$("$trench" defects --json)
+if printf '%s' "$json" | python3 -c "import json,sys; a=json.load(sys.stdin); assert len(a)==$count and all(set(e)=={'name','category','pass','description'} for e in a)"; then ok
+else bad "trench defects --json"; fi
+expect 0 'inject=NAME' -- "$trench" defects --help
+expect 2 'unknown option' -- "$trench" defects --bogus
+
+# A 13-element add: with 8 lanes the masked tail drops element 12.
+cat > "$tmp/tail.hlo" <<'HLO'
+HloModule tail
+ENTRY e {
+  p = f32[13] parameter(0)
+  q = f32[13] parameter(1)
+  ROOT r = f32[13] add(p, q)
+}
+HLO
+expect 1 'mismatch .*first at \[12\]' -- "$trench" check "$tmp/tail.hlo" --target builtin:inject=emit-tail-mask-short --seeds 1
+expect 0 '^check: pass' -- "$trench" check "$tmp/tail.hlo" --target builtin --seeds 1
+# 16 elements: no tail, so the defect has nothing to break.
+sed 's/13/16/g' "$tmp/tail.hlo" > "$tmp/notail.hlo"
+expect 0 '^check: pass' -- "$trench" check "$tmp/notail.hlo" --target builtin:inject=emit-tail-mask-short --seeds 1
+expect 2 "unknown defect 'no-such-defect'" -- "$trench" check "$tmp/tail.hlo" --target builtin:inject=no-such-defect
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,249 @@
+/* test_defects.c - the defect registry (src/comp/defects.def): for every
+ * defect, a hand-written module it breaks (with the defect injected the
+ * builtin result differs from the reference at a known element; without
+ * it they agree bit for bit) and a module or input where its triggering
+ * condition does not hold (right even with the defect injected). */
+#include "../../src/comp/defects.h"
+#include "../../src/eval/eval.h"
+#include "../../src/target/target.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+/* From test_builtin.c. */
+tr_module *tb_parse(const char *text, const char *what);
+tr_target *tb_open(const char *spec);
+
+typedef struct {
+  const char *defect;    /* registry spelling */
+  const char *hlo;       /* module it breaks */
+  int64_t in[2][16];     /* each parameter's elements (ints) */
+  long first_bad;        /* first element of output 0 that differs */
+  const char *safe_hlo;  /* module where the condition does not hold
+                            (NULL: hlo again, on safe_in) */
+  int64_t safe_in[2][16];
+} dcase;
+
+static const dcase cases[] = {
+  /* 13 elements with 8 lanes: the masked tail has 5, the last is lost.
+   * 16 elements: no tail, nothing lost. */
+  {"emit-tail-mask-short",
+   "HloModule tail\nENTRY e {\n  a = s32[13] parameter(0)\n  b = s32[13] parameter(1)\n"
+   "  ROOT r = s32[13] add(a, b)\n}\n",
+   {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, {100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100}},
+   12,
+   "HloModule notail\nENTRY e {\n  a = s32[16] parameter(0)\n  b = s32[16] parameter(1)\n"
+   "  ROOT r = s32[16] add(a, b)\n}\n",
+   {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, {100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100}}},
+  /* 3000000000 read as s32 is negative: 3000000000 < 7 comes out true.
+   * Below 2^31 signed and unsigned order agree. */
+  {"emit-unsigned-compare-signed",
+   "HloModule ucmp\nENTRY e {\n  a = u32[4] parameter(0)\n  b = u32[4] parameter(1)\n"
+   "  ROOT r = pred[4] compare(a, b), direction=LT\n}\n",
+   {{1, 3000000000LL, 5, 4000000000LL}, {2, 7, 3000000000LL, 4000000001LL}},
+   1, NULL,
+   {{1, 2147483647LL, 5, 100}, {2, 7, 2147483646LL, 101}}},
+  /* -3 unpacked without sign extension is 253. Non-negative values are
+   * the same either way. */
+  {"emit-narrow-unpack-zext",
+   "HloModule s8cvt\nENTRY e {\n  a = s8[4] parameter(0)\n  ROOT r = s32[4] convert(a)\n}\n",
+   {{5, -3, 127, -128}},
+   1, NULL,
+   {{5, 3, 127, 0}}},
+  /* inner x[1:15:2] (x1 x3 .. x13), outer [2:6] of it: x5 x7 x9 x11; the
+   * defect starts at x3. With the outer start 0 the starts agree. */
+  {"simplify-slice-of-slice-stride",
+   "HloModule ss\nENTRY e {\n  x = s32[16] parameter(0)\n"
+   "  i = s32[7] slice(x), slice={[1:15:2]}\n  ROOT o = s32[4] slice(i), slice={[2:6]}\n}\n",
+   {{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150}},
+   0,
+   "HloModule ss0\nENTRY e {\n  x = s32[16] parameter(0)\n"
+   "  i = s32[7] slice(x), slice={[1:15:2]}\n  ROOT o = s32[4] slice(i), slice={[0:4]}\n}\n",
+   {{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150}}},
+  /* x[-1:+2] clamps to x[0:2]; the defect wraps -1 to 7, clamped to 6.
+   * A start past the end is clamped the same way with or without it. */
+  {"simplify-dynamic-slice-negative-wrap",
+   "HloModule dsneg\nENTRY e {\n  x = s32[8] parameter(0)\n  i = s32[] constant(-1)\n"
+   "  ROOT d = s32[2] dynamic-slice(x, i), dynamic_slice_sizes={2}\n}\n",
+   {{10, 11, 12, 13, 14, 15, 16, 17}},
+   0,
+   "HloModule dsbig\nENTRY e {\n  x = s32[8] parameter(0)\n  i = s32[] constant(9)\n"
+   "  ROOT d = s32[2] dynamic-slice(x, i), dynamic_slice_sizes={2}\n}\n",
+   {{10, 11, 12, 13, 14, 15, 16, 17}}},
+  /* i = 0..3 with i <= 3: four trips add 1+2+3+4; unrolled with the
+   * defect's count of three, 4 is never added. The same loop as i < 4 is
+   * counted right. */
+  {"while-trip-count-le",
+   "HloModule wle\ncond {\n  s = (s32[], s32[]) parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n"
+   "  n = s32[] constant(3)\n  ROOT c = pred[] compare(i, n), direction=LE\n}\n"
+   "body {\n  s = (s32[], s32[]) parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n"
+   "  a = s32[] get-tuple-element(s), index=1\n  one = s32[] constant(1)\n  i1 = s32[] add(i, one)\n"
+   "  a1 = s32[] add(a, i1)\n  ROOT t = (s32[], s32[]) tuple(i1, a1)\n}\n"
+   "ENTRY e {\n  x = s32[] parameter(0)\n  z = s32[] constant(0)\n  t = (s32[], s32[]) tuple(z, x)\n"
+   "  w = (s32[], s32[]) while(t), condition=cond, body=body\n"
+   "  ROOT g = s32[] get-tuple-element(w), index=1\n}\n",
+   {{100}},
+   0,
+   "HloModule wlt\ncond {\n  s = (s32[], s32[]) parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n"
+   "  n = s32[] constant(4)\n  ROOT c = pred[] compare(i, n), direction=LT\n}\n"
+   "body {\n  s = (s32[], s32[]) parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n"
+   "  a = s32[] get-tuple-element(s), index=1\n  one = s32[] constant(1)\n  i1 = s32[] add(i, one)\n"
+   "  a1 = s32[] add(a, i1)\n  ROOT t = (s32[], s32[]) tuple(i1, a1)\n}\n"
+   "ENTRY e {\n  x = s32[] parameter(0)\n  z = s32[] constant(0)\n  t = (s32[], s32[]) tuple(z, x)\n"
+   "  w = (s32[], s32[]) while(t), condition=cond, body=body\n"
+   "  ROOT g = s32[] get-tuple-element(w), index=1\n}\n",
+   {{100}}},
+  /* 1.01171875 is f32 0x3f80c000: rounds up to bf16 0x3f81, truncates to
+   * 0x3f80. 1.00390625 (0x3f808000) is a tie that rounds down to even, and
+   * exact values are exact: truncation agrees on them. */
+  {"constfold-bf16-truncate",
+   "HloModule bf\nENTRY e {\n  c = f32[4] constant({1, 1.01171875, 3, -2})\n"
+   "  ROOT r = bf16[4] convert(c)\n}\n",
+   {{0}},
+   1,
+   "HloModule bfsafe\nENTRY e {\n  c = f32[4] constant({1, 1.00390625, 0.5, -2})\n"
+   "  ROOT r = bf16[4] convert(c)\n}\n",
+   {{0}}},
+  /* x: s32[1,3] broadcast into [1,4,3] (dims {0,2}) and fused into the
+   * add: the defect gives the mapped output dim 0 the stride of operand
+   * dim 1 and dim 2 none, so every element reads x[0]. Without a size-1
+   * operand dim ([3] into [4,3]) the map is right. */
+  {"fusion-broadcast-size1-map",
+   "HloModule bc1\nENTRY e {\n  x = s32[1,3] parameter(0)\n  y = s32[1,4,3] parameter(1)\n"
+   "  b = s32[1,4,3] broadcast(x), dimensions={0,2}\n  ROOT r = s32[1,4,3] add(b, y)\n}\n",
+   {{10, 20, 30}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}},
+   1,
+   "HloModule bc\nENTRY e {\n  x = s32[3] parameter(0)\n  y = s32[4,3] parameter(1)\n"
+   "  b = s32[4,3] broadcast(x), dimensions={1}\n  ROOT r = s32[4,3] add(b, y)\n}\n",
+   {{10, 20, 30}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}},
+};
+
+/* Runs m on the builtin target spec and on the reference with inputs in.
+ * Returns the first element of output 0 where they differ, -1 when all
+ * outputs agree bit for bit, -2 when either failed (a test failure). */
+static long first_diff(const char *spec, const tr_module *m, const int64_t in[2][16],
+                       const char *what) {
+  tr_tensor *args[2];
+  int nargs = m->entry->nparams;
+  tr_diag d = {0};
+  for (int p = 0; p < nargs; p++) {
+    const tr_shape *s = m->entry->params[p]->shape;
+    args[p] = tr_tensor_new(s->dtype, s->rank, s->dims, &d);
+    for (size_t i = 0; i < tr_tensor_count(args[p]); i++) tr_tensor_set_i(args[p], i, in[p][i]);
+  }
+  tr_tensor **ref = NULL;
+  int nref = 0;
+  long ret = -2;
+  tr_target *t = tb_open(spec);
+  if (t && tr_eval(m, args, nargs, &ref, &nref, &d) == TR_OK) {
+    tr_run_result r;
+    tr_run_opts o = {0};
+    o.timeout_s = 20;
+    if (tr_target_run(t, m, args, nargs, &o, &r, &d) == TR_OK && r.verdict == TR_VERDICT_OK &&
+        r.noutputs == nref) {
+      ret = -1;
+      for (int k = 0; k < nref && ret == -1; k++)
+        for (size_t i = 0; i < tr_tensor_count(ref[k]); i++)
+          if (tr_tensor_get_bits(ref[k], i) != tr_tensor_get_bits(r.outputs[k], i)) {
+            ret = k == 0 ? (long)i : 1000000;
+            break;
+          }
+    } else {
+      fprintf(stderr, "  %s on %s: run failed (%s)\n", what, spec, r.message ? r.message : "");
+      tr_diag_print(&d, stderr);
+    }
+    tr_run_result_free(&r);
+  } else {
+    fprintf(stderr, "  %s: reference or target failed\n", what);
+    tr_diag_print(&d, stderr);
+  }
+  if (ret == -2) tr_test_failed++;
+  tr_eval_free_outputs(ref, nref);
+  for (int p = 0; p < nargs; p++) tr_tensor_free(args[p]);
+  if (t) tr_target_close(t);
+  tr_diag_clear(&d);
+  return ret;
+}
+
+static void check_case(const dcase *c) {
+  char spec[128];
+  snprintf(spec, sizeof spec, "builtin:inject=%s", c->defect);
+  tr_module *m = tb_parse(c->hlo, c->defect);
+  if (!m) return;
+  long bad = first_diff(spec, m, c->in, c->defect);
+  if (bad != c->first_bad)
+    fprintf(stderr, "  %s: injected, first difference at %ld, expected %ld\n", c->defect, bad,
+            c->first_bad);
+  CHECK_EQ_INT(bad, c->first_bad);
+  CHECK_EQ_INT(first_diff("builtin", m, c->in, c->defect), -1);
+  tr_module *safe = c->safe_hlo ? tb_parse(c->safe_hlo, c->defect) : m;
+  if (safe) {
+    long sb = first_diff(spec, safe, c->safe_in, c->defect);
+    if (sb != -1) fprintf(stderr, "  %s: condition absent, yet differs at %ld\n", c->defect, sb);
+    CHECK_EQ_INT(sb, -1);
+    if (safe != m) tr_module_free(safe);
+  }
+  tr_module_free(m);
+}
+
+static const dcase *find_case(const char *name) {
+  for (int i = 0; i < TR_NELEMS(cases); i++)
+    if (strcmp(cases[i].defect, name) == 0) return &cases[i];
+  return NULL;
+}
+
+TR_TEST(defect_emit_tail_mask_short) { check_case(find_case("emit-tail-mask-short")); }
+TR_TEST(defect_emit_unsigned_compare_signed) { check_case(find_case("emit-unsigned-compare-signed")); }
+TR_TEST(defect_emit_narrow_unpack_zext) { check_case(find_case("emit-narrow-unpack-zext")); }
+TR_TEST(defect_simplify_slice_of_slice_stride) { check_case(find_case("simplify-slice-of-slice-stride")); }
+TR_TEST(defect_simplify_dynamic_slice_negative_wrap) {
+  check_case(find_case("simplify-dynamic-slice-negative-wrap"));
+}
+TR_TEST(defect_while_trip_count_le) { check_case(find_case("while-trip-count-le")); }
+TR_TEST(defect_constfold_bf16_truncate) { check_case(find_case("constfold-bf16-truncate")); }
+TR_TEST(defect_fusion_broadcast_size1_map) { check_case(find_case("fusion-broadcast-size1-map")); }
+
+/* Every registry entry has a case; every case names a registry entry; the
+ * table's fields are filled and the category is one of the six. */
+TR_TEST(defect_registry_all_tested) {
+  int n;
+  const tr_defect_info *t = tr_defect_table(&n);
+  CHECK(n > 0 && n <= 64);
+  static const char *const cats[] = {"emitter", "simplifier", "fusion", "constfold", "loop", "layout"};
+  for (int i = 0; i < n; i++) {
+    if (!find_case(t[i].name)) {
+      fprintf(stderr, "  defect %s has no test case\n", t[i].name);
+      tr_test_failed++;
+    }
+    CHECK_EQ_INT(tr_defect_lookup(t[i].name), i);
+    bool cat = false;
+    for (int k = 0; k < TR_NELEMS(cats); k++) cat |= strcmp(cats[k], t[i].category) == 0;
+    CHECK(cat);
+    CHECK(t[i].pass[0] && t[i].description[0]);
+  }
+  for (int i = 0; i < TR_NELEMS(cases); i++) CHECK(tr_defect_lookup(cases[i].defect) >= 0);
+  CHECK_EQ_INT(tr_defect_lookup("no-such-defect"), -1);
+}
+
+/* inject=NAME: an unknown name is an error when the target opens; several
+ * may be given. */
+TR_TEST(defect_inject_option) {
+  tr_diag d = {0};
+  tr_target *t = NULL;
+  CHECK(tr_target_open("builtin:inject=no-such-defect", NULL, &t, &d) == TR_ERR_USAGE);
+  CHECK(!t);
+  CHECK_CONTAINS(tr_diag_first(&d), "unknown defect 'no-such-defect'");
+  tr_diag_clear(&d);
+  CHECK(tr_target_open("builtin:inject=emit-tail-mask-short,inject=emit-narrow-unpack-zext", NULL,
+                       &t, &d) == TR_OK);
+  if (t) tr_target_close(t);
+  tr_diag_clear(&d);
+  /* both planted at once: each still finds its own module */
+  tr_module *m = tb_parse(cases[0].hlo, "tail");
+  if (m) {
+    CHECK_EQ_INT(first_diff("builtin:inject=emit-narrow-unpack-zext,inject=emit-tail-mask-short", m,
+                            cases[0].in, "two defects"),
+                 12);
+    tr_module_free(m);
+  }
+}
