@@ -42,4 +42,8 @@ tr_status tr_emit_c(const tr_module *m, const tr_emit_opts *o, tr_buf *out,
 /* Whether the emitter handles op at all (for some element types). */
 bool tr_emit_supports(tr_op op);
 
+/* The fixed C text (helpers every kernel may call) that starts each
+ * translation unit (emit_prelude.c). */
+void tr_emit_prelude(tr_buf *out);
+
 #endif
