@@ -58,5 +58,19 @@ sed 's/13/16/g' "$tmp/tail.hlo" > "$tmp/notail.hlo"
 expect 0 '^check: pass' -- "$trench" check "$tmp/notail.hlo" --target builtin:inject=emit-tail-mask-short --seeds 1
 expect 2 "unknown defect 'no-such-defect'" -- "$trench" check "$tmp/tail.hlo" --target builtin:inject=no-such-defect
 
+# Every trigger module in tests/defects: broken with the defect, right
+# without it; its .safe.hlo twin stays right even with the defect.
+for f in "$tests"/defects/*.hlo; do
+  [ -e "$f" ] || continue
+  case $f in *.safe.hlo) continue ;; esac
+  n=$(basename "$f" .hlo)
+  if ! printf '%s\n' "$names" | grep -qx "$n"; then bad "tests/defects/$n.hlo names no defect"; continue; fi
+  expect 1 'mismatch' -- "$trench" check "$f" --target "builtin:inject=$n" --seeds 2
+  expect 0 '^check: pass' -- "$trench" check "$f" --target builtin --seeds 2
+  if [ -e "$tests/defects/$n.safe.hlo" ]; then
+    expect 0 '^check: pass' -- "$trench" check "$tests/defects/$n.safe.hlo" --target "builtin:inject=$n" --seeds 2
+  fi
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

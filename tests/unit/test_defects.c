@@ -7,6 +7,7 @@
 #include "../../src/eval/eval.h"
 #include "../../src/target/target.h"
 #include "test.h"
+#include "test_defects.h"
 
 #include <stdlib.h>
 
@@ -14,15 +15,7 @@
 tr_module *tb_parse(const char *text, const char *what);
 tr_target *tb_open(const char *spec);
 
-typedef struct {
-  const char *defect;    /* registry spelling */
-  const char *hlo;       /* module it breaks */
-  int64_t in[2][16];     /* each parameter's elements (ints) */
-  long first_bad;        /* first element of output 0 that differs */
-  const char *safe_hlo;  /* module where the condition does not hold
-                            (NULL: hlo again, on safe_in) */
-  int64_t safe_in[2][16];
-} dcase;
+
 
 static const dcase cases[] = {
   /* 13 elements with 8 lanes: the masked tail has 5, the last is lost.
@@ -122,14 +115,19 @@ static const dcase cases[] = {
  * Returns the first element of output 0 where they differ, -1 when all
  * outputs agree bit for bit, -2 when either failed (a test failure). */
 static long first_diff(const char *spec, const tr_module *m, const int64_t in[2][16],
-                       const char *what) {
-  tr_tensor *args[2];
+                       int64_t (*gen)(int, size_t), const char *what) {
+  tr_tensor *args[8];
   int nargs = m->entry->nparams;
+  if (nargs > 8 || (nargs > 2 && !gen)) {
+    fprintf(stderr, "  %s: too many parameters for a defect case\n", what);
+    tr_test_failed++;
+    return -2;
+  }
   tr_diag d = {0};
   for (int p = 0; p < nargs; p++) {
     const tr_shape *s = m->entry->params[p]->shape;
     args[p] = tr_tensor_new(s->dtype, s->rank, s->dims, &d);
-    for (size_t i = 0; i < tr_tensor_count(args[p]); i++) tr_tensor_set_i(args[p], i, in[p][i]);
+    for (size_t i = 0; i < tr_tensor_count(args[p]); i++) tr_tensor_set_i(args[p], i, gen ? gen(p, i) : in[p][i]);
   }
   tr_tensor **ref = NULL;
   int nref = 0;
@@ -165,20 +163,25 @@ static long first_diff(const char *spec, const tr_module *m, const int64_t in[2]
   return ret;
 }
 
-static void check_case(const dcase *c) {
+void td_check_case(const dcase *c) {
+  if (!c) {
+    fprintf(stderr, "  no such defect case\n");
+    tr_test_failed++;
+    return;
+  }
   char spec[128];
   snprintf(spec, sizeof spec, "builtin:inject=%s", c->defect);
   tr_module *m = tb_parse(c->hlo, c->defect);
   if (!m) return;
-  long bad = first_diff(spec, m, c->in, c->defect);
+  long bad = first_diff(spec, m, c->in, c->gen, c->defect);
   if (bad != c->first_bad)
     fprintf(stderr, "  %s: injected, first difference at %ld, expected %ld\n", c->defect, bad,
             c->first_bad);
   CHECK_EQ_INT(bad, c->first_bad);
-  CHECK_EQ_INT(first_diff("builtin", m, c->in, c->defect), -1);
+  CHECK_EQ_INT(first_diff("builtin", m, c->in, c->gen, c->defect), -1);
   tr_module *safe = c->safe_hlo ? tb_parse(c->safe_hlo, c->defect) : m;
   if (safe) {
-    long sb = first_diff(spec, safe, c->safe_in, c->defect);
+    long sb = first_diff(spec, safe, c->safe_in, c->gen, c->defect);
     if (sb != -1) fprintf(stderr, "  %s: condition absent, yet differs at %ld\n", c->defect, sb);
     CHECK_EQ_INT(sb, -1);
     if (safe != m) tr_module_free(safe);
@@ -189,19 +192,21 @@ static void check_case(const dcase *c) {
 static const dcase *find_case(const char *name) {
   for (int i = 0; i < TR_NELEMS(cases); i++)
     if (strcmp(cases[i].defect, name) == 0) return &cases[i];
+  for (int i = 0; i < td_emit_ncases; i++)
+    if (strcmp(td_emit_cases[i].defect, name) == 0) return &td_emit_cases[i];
   return NULL;
 }
 
-TR_TEST(defect_emit_tail_mask_short) { check_case(find_case("emit-tail-mask-short")); }
-TR_TEST(defect_emit_unsigned_compare_signed) { check_case(find_case("emit-unsigned-compare-signed")); }
-TR_TEST(defect_emit_narrow_unpack_zext) { check_case(find_case("emit-narrow-unpack-zext")); }
-TR_TEST(defect_simplify_slice_of_slice_stride) { check_case(find_case("simplify-slice-of-slice-stride")); }
+TR_TEST(defect_emit_tail_mask_short) { td_check_case(find_case("emit-tail-mask-short")); }
+TR_TEST(defect_emit_unsigned_compare_signed) { td_check_case(find_case("emit-unsigned-compare-signed")); }
+TR_TEST(defect_emit_narrow_unpack_zext) { td_check_case(find_case("emit-narrow-unpack-zext")); }
+TR_TEST(defect_simplify_slice_of_slice_stride) { td_check_case(find_case("simplify-slice-of-slice-stride")); }
 TR_TEST(defect_simplify_dynamic_slice_negative_wrap) {
-  check_case(find_case("simplify-dynamic-slice-negative-wrap"));
+  td_check_case(find_case("simplify-dynamic-slice-negative-wrap"));
 }
-TR_TEST(defect_while_trip_count_le) { check_case(find_case("while-trip-count-le")); }
-TR_TEST(defect_constfold_bf16_truncate) { check_case(find_case("constfold-bf16-truncate")); }
-TR_TEST(defect_fusion_broadcast_size1_map) { check_case(find_case("fusion-broadcast-size1-map")); }
+TR_TEST(defect_while_trip_count_le) { td_check_case(find_case("while-trip-count-le")); }
+TR_TEST(defect_constfold_bf16_truncate) { td_check_case(find_case("constfold-bf16-truncate")); }
+TR_TEST(defect_fusion_broadcast_size1_map) { td_check_case(find_case("fusion-broadcast-size1-map")); }
 
 /* Every registry entry has a case; every case names a registry entry; the
  * table's fields are filled and the category is one of the six. */
@@ -222,6 +227,7 @@ TR_TEST(defect_registry_all_tested) {
     CHECK(t[i].pass[0] && t[i].description[0]);
   }
   for (int i = 0; i < TR_NELEMS(cases); i++) CHECK(tr_defect_lookup(cases[i].defect) >= 0);
+  for (int i = 0; i < td_emit_ncases; i++) CHECK(tr_defect_lookup(td_emit_cases[i].defect) >= 0);
   CHECK_EQ_INT(tr_defect_lookup("no-such-defect"), -1);
 }
 
@@ -242,7 +248,7 @@ TR_TEST(defect_inject_option) {
   tr_module *m = tb_parse(cases[0].hlo, "tail");
   if (m) {
     CHECK_EQ_INT(first_diff("builtin:inject=emit-narrow-unpack-zext,inject=emit-tail-mask-short", m,
-                            cases[0].in, "two defects"),
+                            cases[0].in, NULL, "two defects"),
                  12);
     tr_module_free(m);
   }
