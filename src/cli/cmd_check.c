@@ -23,14 +23,17 @@ static int run(int argc, char **argv);
 
 const cli_cmd cli_cmd_check = {
   "check", "run a module on a target and judge it against the reference",
-  "Usage: trench check [OPTIONS] MODULE --target T\n"
+  "Usage: trench check [OPTIONS] MODULE... --target T\n"
   "\n"
   "Runs MODULE on the target T and on the reference interpreter in shadow\n"
   "mode (docs/ORACLE.md) for each input seed, and judges every output\n"
   "element: a float passes when |target - reference| <= k * bound + tiny,\n"
   "integers and pred must match exactly, NaN and Inf must match where the\n"
   "reference is certain; uncertain elements are not judged. Prints one line\n"
-  "per seed and output, then a summary.\n"
+  "per seed and output, then a summary line per module (\"check: VERDICT\n"
+  "(MODULE on T)\"). Several MODULEs share one target process (one adapter\n"
+  "start); a last line then totals them, --json prints an array with one\n"
+  "report per module, and --save DIR writes DIR/NAME per module.\n"
   "A target's by-design deviations (denormal flushing, polynomial\n"
   "transcendentals, ...) are excused by its profile (docs/PROFILES.md),\n"
   "found as HOME/profiles/NAME.conf for target NAME (xla-cpu, xla-cpu@VER\n"
@@ -364,146 +367,108 @@ static int judge_seed(check_run *cr, const char *label, const tr_shadow_out *ref
   return rc;
 }
 
-static int run(int argc, char **argv) {
-  const cli_cmd *cmd = &cli_cmd_check;
-  const char *path = NULL, *spec = NULL, *save = NULL;
-  char **files = tr_xcalloc((size_t)argc + 1, sizeof(char *));
-  int nfiles = 0;
-  long nseeds = 3;
-  unsigned long long seed0 = 0;
-  double k = 1, timeout = 0;
-  tr_input_config draw; /* how seeds draw inputs (--dist, --specials) */
-  tr_input_config_init(&draw);
-  check_run cr = {0};
-  cli_opts o;
-  cli_opts_init(&o, cmd, argc, argv);
-  for (int kind; (kind = cli_opts_next(&o)) != 0;) {
-    if (kind == 'f') {
-      if (path) cli_usage_error(cmd, "one MODULE only ('%s' and '%s')", path, o.arg);
-      path = o.arg;
-      continue;
-    }
-    cli_opt_help(&o);
-    char *end;
-    if (cli_opt_is(&o, NULL, "--target")) {
-      spec = cli_opt_value(&o);
-    } else if (cli_opt_is(&o, NULL, "--seeds")) {
-      const char *v = cli_opt_value(&o);
-      nseeds = strtol(v, &end, 10);
-      if (!*v || *end || nseeds < 1 || nseeds > 1000000)
-        cli_usage_error(cmd, "--seeds needs a count from 1, not '%s'", v);
-    } else if (cli_opt_is(&o, NULL, "--seed")) {
-      const char *v = cli_opt_value(&o);
-      errno = 0;
-      seed0 = strtoull(v, &end, 0);
-      if (!*v || *end || errno || v[0] == '-')
-        cli_usage_error(cmd, "--seed needs a non-negative integer, not '%s'", v);
-    } else if (cli_opt_is(&o, NULL, "--input")) {
-      files[nfiles++] = (char *)cli_opt_value(&o);
-    } else if (cli_opt_is(&o, NULL, "--dist")) {
-      const char *v = cli_opt_value(&o);
-      tr_dist dist;
-      if (!tr_dist_lookup(v, &dist) || dist == TR_DIST_DEFAULT)
-        cli_usage_error(cmd, "unknown distribution '%s'", v);
-      if (tr_dist_is_index(dist)) draw.index = dist;
-      else draw.data = dist;
-    } else if (cli_opt_is(&o, NULL, "--specials")) {
-      const char *v = cli_opt_value(&o);
-      double r = strtod(v, &end);
-      if (!*v || *end || !(r >= 0 && r <= 1))
-        cli_usage_error(cmd, "--specials needs a rate in [0, 1], not '%s'", v);
-      draw.special_rate = r;
-    } else if (cli_opt_is(&o, NULL, "--k")) {
-      const char *v = cli_opt_value(&o);
-      k = strtod(v, &end);
-      if (!*v || *end || !(k > 0)) cli_usage_error(cmd, "--k needs a positive number, not '%s'", v);
-    } else if (cli_opt_is(&o, NULL, "--timeout")) {
-      const char *v = cli_opt_value(&o);
-      timeout = strtod(v, &end);
-      if (!*v || *end || !(timeout > 0))
-        cli_usage_error(cmd, "--timeout needs seconds > 0, not '%s'", v);
-    } else if (cli_opt_is(&o, NULL, "--profile")) {
-      cr.profile_arg = cli_opt_value(&o);
-    } else if (cli_opt_flag(&o, NULL, "--strict")) {
-      cr.strict = true;
-    } else if (cli_opt_flag(&o, NULL, "--json")) {
-      cr.json = true;
-    } else if (cli_opt_is(&o, NULL, "--save")) {
-      save = cli_opt_value(&o);
-    } else {
-      cli_usage_error(cmd, "unknown option '%s'", o.arg);
-    }
+/* What every module of one invocation shares. */
+typedef struct {
+  tr_target *t;
+  const char *spec;
+  const tr_profile *prof;
+  const char *ppath;
+  long nseeds;
+  uint64_t seed0;
+  double k, timeout;
+  tr_input_config draw;
+  char **files;
+  int nfiles;
+  const char *save;      /* --save DIR, or NULL */
+  bool many;             /* several modules: bundles go to DIR/NAME */
+  bool json_mode;        /* --json */
+  bool strict;           /* --strict */
+  const char *profile_arg; /* --profile as given */
+} check_env;
+
+/* Overall counts of a multi-module run (printed at the end). */
+typedef struct {
+  int modules, checks, pass, weak, mismatch, unsupported, crash, other, errors;
+} check_totals;
+
+/* "DIR/NAME" for module path: NAME is the file name without ".hlo". */
+static void bundle_dir(char *out, size_t n, const char *dir, const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t bl = strlen(base);
+  if (bl > 4 && strcmp(base + bl - 4, ".hlo") == 0) bl -= 4;
+  snprintf(out, n, "%s/%.*s", dir, (int)bl, base);
+}
+
+/* Counts one seed's verdicts into tot: a seed whose target gave no outputs
+ * is one check, else one per output. */
+static void count_seed(check_totals *tot, cJSON *js) {
+  cJSON *v = cJSON_GetObjectItem(js, "verdict");
+  cJSON *outs = cJSON_GetObjectItem(js, "outputs");
+  if (!outs || !outs->child) {
+    tot->checks++;
+    const char *vn = v && cJSON_IsString(v) ? v->valuestring : "";
+    if (strcmp(vn, "unsupported") == 0) tot->unsupported++;
+    else if (strcmp(vn, "crash") == 0 || strcmp(vn, "hang") == 0) tot->crash++;
+    else tot->other++;
+    return;
   }
-  if (!path) cli_usage_error(cmd, "no MODULE given");
-  if (!spec) cli_usage_error(cmd, "no --target given");
-  if (cr.strict && cr.profile_arg) cli_usage_error(cmd, "--strict and --profile exclude each other");
+  for (cJSON *o = outs->child; o; o = o->next) {
+    cJSON *j = cJSON_GetObjectItem(o, "judgement");
+    const char *jn = j && cJSON_IsString(j) ? j->valuestring : "";
+    tot->checks++;
+    if (strcmp(jn, "pass") == 0) tot->pass++;
+    else if (strcmp(jn, "weak") == 0) tot->weak++;
+    else if (strcmp(jn, "mismatch") == 0) tot->mismatch++;
+    else tot->other++;
+  }
+}
+
+/* Checks one module over every seed; returns its exit code and sets
+ * *report (owned by the caller). */
+static int check_module(const check_env *env, const char *path, check_totals *tot, cJSON **report) {
+  const char *spec = env->spec;
+  tr_target *t = env->t;
+  check_run cr = {0};
   cr.module = path;
   cr.target = spec;
-  int rc;
-  tr_module *m = cli_load(path, true, &rc);
-  if (!m) {
-    free(files);
-    return rc;
+  cr.json = env->json_mode;
+  cr.strict = env->strict;
+  cr.profile_arg = env->profile_arg;
+  const tr_profile *prof = env->prof;
+  long nseeds = env->nseeds;
+  int nfiles = env->nfiles;
+  char **files = env->files;
+  char savedir[4200];
+  const char *save = env->save;
+  if (save && env->many) {
+    bundle_dir(savedir, sizeof savedir, env->save, path);
+    save = savedir;
   }
+  int rc = CLI_EXIT_OK;
   tr_diag d = {0};
-  tr_target *t = NULL;
-  tr_target_config tc;
-  tr_target_config_init(&tc);
-  /* Without TRENCH_HOME, the source tree is the one this binary was built
-   * in (BUILD/trench): where adapters/ and .venv/ are. */
-  char home[4096] = "";
-  if (!getenv("TRENCH_HOME")) {
-    ssize_t n = readlink("/proc/self/exe", home, sizeof home - 1);
-    if (n > 0) {
-      home[n] = 0;
-      for (int up = 0; up < 2; up++) {
-        char *sl = strrchr(home, '/');
-        if (sl) *sl = 0;
-      }
-      tc.home = home;
-    }
-  }
-  if (timeout > 0) tc.timeout_s = timeout;
-  /* The profile: --profile, else HOME/profiles/NAME.conf for a target
-   * named NAME (or NAME@VERSION) when that file exists. */
-  tr_profile *prof = NULL;
-  char ppath[4200] = "";
-  const char *phome = getenv("TRENCH_HOME") ? getenv("TRENCH_HOME") : home;
-  if (cr.profile_arg) {
-    snprintf(ppath, sizeof ppath, "%s", cr.profile_arg);
-  } else if (!cr.strict && phome[0] && !strchr(spec, ':') && !strchr(spec, '/')) {
-    size_t nl = strcspn(spec, "@");
-    snprintf(ppath, sizeof ppath, "%s/profiles/%.*s.conf", phome, (int)nl, spec);
-    if (access(ppath, R_OK) != 0) ppath[0] = 0;
-  }
-  if (ppath[0] && tr_profile_load(ppath, &prof, &d) != TR_OK) {
-    tr_diag_print(&d, stderr);
-    tr_diag_clear(&d);
-    tr_module_free(m);
-    free(files);
-    return CLI_EXIT_USAGE;
-  }
-  if (tr_target_open(spec, &tc, &t, &d) != TR_OK) {
-    tr_diag_print(&d, stderr);
-    tr_diag_clear(&d);
-    tr_profile_free(prof);
-    tr_module_free(m);
-    free(files);
-    return CLI_EXIT_USAGE;
-  }
   cr.report = cJSON_CreateObject();
+  *report = cr.report;
   cJSON_AddStringToObject(cr.report, "module", path);
   cJSON_AddStringToObject(cr.report, "target", spec);
   cJSON_AddStringToObject(cr.report, "target_name", t->name ? t->name : "");
   cJSON_AddStringToObject(cr.report, "target_version", t->version ? t->version : "");
-  if (prof) cJSON_AddStringToObject(cr.report, "profile", ppath);
+  if (prof) cJSON_AddStringToObject(cr.report, "profile", env->ppath);
   else cJSON_AddNullToObject(cr.report, "profile");
-  if (prof && !cr.json) printf("profile: %s (--strict to see every deviation)\n", ppath);
+  tot->modules++;
+  tr_module *m = cli_load(path, true, &rc);
+  if (!m) {
+    cJSON_AddStringToObject(cr.report, "summary", rc == CLI_EXIT_USAGE ? "error" : "finding");
+    cJSON_AddStringToObject(cr.report, "error", rc == CLI_EXIT_USAGE ? "cannot read the module"
+                                                                     : "the module does not parse or verify");
+    if (!cr.json) printf("check: %s (%s on %s)\n", rc == CLI_EXIT_USAGE ? "error" : "finding", path, spec);
+    tot->errors++;
+    return rc;
+  }
   cJSON *seeds = cJSON_AddArrayToObject(cr.report, "runs");
-  if (nfiles) nseeds = 1;
   int nfind = 0, nweak = 0, nunsupported = 0;
   for (long s = 0; s < nseeds; s++) {
-    uint64_t seed = seed0 + (uint64_t)s;
+    uint64_t seed = env->seed0 + (uint64_t)s;
     tr_tensor **ins = NULL;
     int nins = 0;
     char label[64];
@@ -540,7 +505,7 @@ static int run(int argc, char **argv) {
       }
     } else {
       snprintf(label, sizeof label, "seed %llu", (unsigned long long)seed);
-      tr_input_config cfg = draw;
+      tr_input_config cfg = env->draw;
       cfg.seed = seed;
       if (tr_inputs_make(m, &cfg, &ins, &nins, &d) != TR_OK) {
         tr_diag_print(&d, stderr);
@@ -559,7 +524,7 @@ static int run(int argc, char **argv) {
     }
     tr_run_opts ro = {0};
     ro.want_optimized_hlo = save != NULL;
-    ro.timeout_s = timeout;
+    ro.timeout_s = env->timeout;
     tr_run_result res;
     tr_run_result_init(&res);
     if (tr_target_run(t, m, ins, nins, &ro, &res, &d) != TR_OK) {
@@ -573,11 +538,12 @@ static int run(int argc, char **argv) {
     cJSON_AddItemToArray(seeds, js);
     if (!nfiles) cJSON_AddNumberToObject(js, "seed", (double)seed);
     prof_ctx pc = {prof, m, ins, nins, false, {0}, {0}, NULL, 0};
-    int src = judge_seed(&cr, label, ref, nref, &res, k, &pc, js);
+    int src = judge_seed(&cr, label, ref, nref, &res, env->k, &pc, js);
     prof_free(&pc);
     cr.exit_code = cli_worse(cr.exit_code, src);
     if (src == CLI_EXIT_FINDING) nfind++;
     if (res.verdict == TR_VERDICT_UNSUPPORTED) nunsupported++;
+    count_seed(tot, js);
     for (cJSON *o2 = cJSON_GetObjectItem(js, "outputs") ? cJSON_GetObjectItem(js, "outputs")->child : NULL; o2; o2 = o2->next) {
       cJSON *j = cJSON_GetObjectItem(o2, "judgement");
       if (j && cJSON_IsString(j) && strcmp(j->valuestring, "weak") == 0) nweak++;
@@ -598,18 +564,167 @@ static int run(int argc, char **argv) {
                         : nunsupported          ? "unsupported"
                         : nweak                 ? "weak"
                                                 : "pass";
+  if (code == CLI_EXIT_USAGE) tot->errors++;
   cJSON_AddStringToObject(cr.report, "summary", summary);
-  if (cr.json) {
-    char *s = cJSON_Print(cr.report);
+  if (!cr.json) printf("check: %s (%s on %s)\n", summary, path, spec);
+  tr_module_free(m);
+  return code;
+}
+
+static int run(int argc, char **argv) {
+  const cli_cmd *cmd = &cli_cmd_check;
+  const char *spec = NULL;
+  char **files = tr_xcalloc((size_t)argc + 1, sizeof(char *));
+  char **paths = tr_xcalloc((size_t)argc + 1, sizeof(char *));
+  int nfiles = 0, npaths = 0;
+  check_env env;
+  memset(&env, 0, sizeof env);
+  env.nseeds = 3;
+  env.k = 1;
+  tr_input_config_init(&env.draw); /* how seeds draw inputs (--dist, --specials) */
+  cli_opts o;
+  cli_opts_init(&o, cmd, argc, argv);
+  for (int kind; (kind = cli_opts_next(&o)) != 0;) {
+    if (kind == 'f') {
+      paths[npaths++] = (char *)o.arg;
+      continue;
+    }
+    cli_opt_help(&o);
+    char *end;
+    if (cli_opt_is(&o, NULL, "--target")) {
+      spec = cli_opt_value(&o);
+    } else if (cli_opt_is(&o, NULL, "--seeds")) {
+      const char *v = cli_opt_value(&o);
+      env.nseeds = strtol(v, &end, 10);
+      if (!*v || *end || env.nseeds < 1 || env.nseeds > 1000000)
+        cli_usage_error(cmd, "--seeds needs a count from 1, not '%s'", v);
+    } else if (cli_opt_is(&o, NULL, "--seed")) {
+      const char *v = cli_opt_value(&o);
+      errno = 0;
+      env.seed0 = strtoull(v, &end, 0);
+      if (!*v || *end || errno || v[0] == '-')
+        cli_usage_error(cmd, "--seed needs a non-negative integer, not '%s'", v);
+    } else if (cli_opt_is(&o, NULL, "--input")) {
+      files[nfiles++] = (char *)cli_opt_value(&o);
+    } else if (cli_opt_is(&o, NULL, "--dist")) {
+      const char *v = cli_opt_value(&o);
+      tr_dist dist;
+      if (!tr_dist_lookup(v, &dist) || dist == TR_DIST_DEFAULT)
+        cli_usage_error(cmd, "unknown distribution '%s'", v);
+      if (tr_dist_is_index(dist)) env.draw.index = dist;
+      else env.draw.data = dist;
+    } else if (cli_opt_is(&o, NULL, "--specials")) {
+      const char *v = cli_opt_value(&o);
+      double r = strtod(v, &end);
+      if (!*v || *end || !(r >= 0 && r <= 1))
+        cli_usage_error(cmd, "--specials needs a rate in [0, 1], not '%s'", v);
+      env.draw.special_rate = r;
+    } else if (cli_opt_is(&o, NULL, "--k")) {
+      const char *v = cli_opt_value(&o);
+      env.k = strtod(v, &end);
+      if (!*v || *end || !(env.k > 0)) cli_usage_error(cmd, "--k needs a positive number, not '%s'", v);
+    } else if (cli_opt_is(&o, NULL, "--timeout")) {
+      const char *v = cli_opt_value(&o);
+      env.timeout = strtod(v, &end);
+      if (!*v || *end || !(env.timeout > 0))
+        cli_usage_error(cmd, "--timeout needs seconds > 0, not '%s'", v);
+    } else if (cli_opt_is(&o, NULL, "--profile")) {
+      env.profile_arg = cli_opt_value(&o);
+    } else if (cli_opt_flag(&o, NULL, "--strict")) {
+      env.strict = true;
+    } else if (cli_opt_flag(&o, NULL, "--json")) {
+      env.json_mode = true;
+    } else if (cli_opt_is(&o, NULL, "--save")) {
+      env.save = cli_opt_value(&o);
+    } else {
+      cli_usage_error(cmd, "unknown option '%s'", o.arg);
+    }
+  }
+  if (!npaths) cli_usage_error(cmd, "no MODULE given");
+  if (!spec) cli_usage_error(cmd, "no --target given");
+  if (env.strict && env.profile_arg) cli_usage_error(cmd, "--strict and --profile exclude each other");
+  if (nfiles && npaths > 1) cli_usage_error(cmd, "--input needs a single MODULE (%d given)", npaths);
+  env.spec = spec;
+  env.files = files;
+  env.nfiles = nfiles;
+  env.many = npaths > 1;
+  if (nfiles) env.nseeds = 1;
+  tr_diag d = {0};
+  tr_target *t = NULL;
+  tr_target_config tc;
+  tr_target_config_init(&tc);
+  /* Without TRENCH_HOME, the source tree is the one this binary was built
+   * in (BUILD/trench): where adapters/ and .venv/ are. */
+  char home[4096] = "";
+  if (!getenv("TRENCH_HOME")) {
+    ssize_t n = readlink("/proc/self/exe", home, sizeof home - 1);
+    if (n > 0) {
+      home[n] = 0;
+      for (int up = 0; up < 2; up++) {
+        char *sl = strrchr(home, '/');
+        if (sl) *sl = 0;
+      }
+      tc.home = home;
+    }
+  }
+  if (env.timeout > 0) tc.timeout_s = env.timeout;
+  /* The profile: --profile, else HOME/profiles/NAME.conf for a target
+   * named NAME (or NAME@VERSION) when that file exists. */
+  tr_profile *prof = NULL;
+  char ppath[4200] = "";
+  const char *phome = getenv("TRENCH_HOME") ? getenv("TRENCH_HOME") : home;
+  if (env.profile_arg) {
+    snprintf(ppath, sizeof ppath, "%s", env.profile_arg);
+  } else if (!env.strict && phome[0] && !strchr(spec, ':') && !strchr(spec, '/')) {
+    size_t nl = strcspn(spec, "@");
+    snprintf(ppath, sizeof ppath, "%s/profiles/%.*s.conf", phome, (int)nl, spec);
+    if (access(ppath, R_OK) != 0) ppath[0] = 0;
+  }
+  if (ppath[0] && tr_profile_load(ppath, &prof, &d) != TR_OK) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    free(files);
+    free(paths);
+    return CLI_EXIT_USAGE;
+  }
+  /* One target process for every module: the adapter starts once. */
+  if (tr_target_open(spec, &tc, &t, &d) != TR_OK) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    tr_profile_free(prof);
+    free(files);
+    free(paths);
+    return CLI_EXIT_USAGE;
+  }
+  env.t = t;
+  env.prof = prof;
+  env.ppath = ppath;
+  if (prof && !env.json_mode) printf("profile: %s (--strict to see every deviation)\n", ppath);
+  check_totals tot;
+  memset(&tot, 0, sizeof tot);
+  int code = CLI_EXIT_OK;
+  cJSON *all = env.many ? cJSON_CreateArray() : NULL;
+  cJSON *one = NULL;
+  for (int i = 0; i < npaths; i++) {
+    cJSON *rep = NULL;
+    code = cli_worse(code, check_module(&env, paths[i], &tot, &rep));
+    if (all) cJSON_AddItemToArray(all, rep);
+    else one = rep;
+  }
+  if (env.json_mode) {
+    char *s = cJSON_Print(all ? all : one);
     puts(s);
     free(s);
-  } else {
-    printf("check: %s (%s on %s)\n", summary, path, spec);
+  } else if (env.many) {
+    printf("check: %d modules, %d checks: %d pass, %d weak, %d mismatch, %d unsupported, "
+           "%d crash, %d other, %d errors (on %s)\n",
+           tot.modules, tot.checks, tot.pass, tot.weak, tot.mismatch, tot.unsupported,
+           tot.crash, tot.other, tot.errors, spec);
   }
-  cJSON_Delete(cr.report);
+  cJSON_Delete(all ? all : one);
   tr_target_close(t);
   tr_profile_free(prof);
-  tr_module_free(m);
   free(files);
+  free(paths);
   return cli_finish(code);
 }
