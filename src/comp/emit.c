@@ -241,7 +241,11 @@ static void convert_value(tr_buf *x, tr_dtype st, tr_dtype dt, const char *a, ui
     if (is_flt(dt)) tr_buf_printf(x, "(double)((%s) & 0x%llxull)", a, (unsigned long long)mask_of(bits_of(st)));
     else tr_buf_printf(x, "((%s) & 0x%llxull)", a, (unsigned long long)mask_of(bits_of(st)));
   } else if (is_flt(st)) {
-    if (is_flt(dt)) tr_buf_puts(x, a);
+    if (TR_INJECTED(inj, EMIT_F8E4M3FN_SATURATE) && dt == TR_DT_F8E4M3FN)
+      /* defect: a saturating FP8 cast (as many FP8 libraries do) where the
+       * reference overflows to NaN; only |x| >= 464 and infinities differ */
+      tr_buf_printf(x, "(fabs(%s) > 448.0 ? copysign(448.0, %s) : (%s))", a, a, a);
+    else if (is_flt(dt)) tr_buf_puts(x, a);
     else if (dt == TR_DT_PRED) tr_buf_printf(x, "(u64)((%s) != 0)", a);
     else
       tr_buf_printf(x, "tr_f2i(%s, %d, (i64)0x%llxull, 0x%llxull)", a, is_sg(dt),
@@ -388,7 +392,13 @@ static bool elem_value(const tr_instr *in, const char *const *a, tr_buf *x, uint
   case TR_OP_AND: tr_buf_printf(x, "((%s) & (%s))", a[0], a[1]); return true;
   case TR_OP_OR: tr_buf_printf(x, "((%s) | (%s))", a[0], a[1]); return true;
   case TR_OP_XOR: tr_buf_printf(x, "((%s) ^ (%s))", a[0], a[1]); return true;
-  case TR_OP_SHIFT_LEFT: tr_buf_printf(x, "tr_shl(%s, %s, %d, 0x%llxull)", a[0], a[1], bits, m); return true;
+  case TR_OP_SHIFT_LEFT:
+    if (TR_INJECTED(inj, EMIT_SHIFT_AMOUNT_MOD_WIDTH) && bits == 32)
+      /* defect: the hardware's 32-bit shift, amount mod 32; amounts >= 32
+       * should give 0 */
+      tr_buf_printf(x, "((u64)((uint32_t)(%s) << ((uint32_t)(%s) & 31u)))", a[0], a[1]);
+    else tr_buf_printf(x, "tr_shl(%s, %s, %d, 0x%llxull)", a[0], a[1], bits, m);
+    return true;
   case TR_OP_SHIFT_RIGHT_LOGICAL: tr_buf_printf(x, "tr_srl(%s, %s, %d, 0x%llxull)", a[0], a[1], bits, m); return true;
   case TR_OP_SHIFT_RIGHT_ARITHMETIC: tr_buf_printf(x, "tr_sra(%s, %s, %d, 0x%llxull)", a[0], a[1], bits, m); return true;
   default: return false;
@@ -1041,17 +1051,27 @@ static tr_status k_reduce_in(em *e, const tr_instr *in, const tr_comp *fc) {
   emit_i64s(k, "ks", ks, nk);
   emit_i64s(k, "rd", rd, nr);
   emit_i64s(k, "rs", rs, nr);
-  tr_buf_printf(k, "  const i64 nout = %lldLL, nred = %lldLL;\n  const %s iv = %s;\n",
-                (long long)nout, (long long)nred, vt(dt), iload);
+  int64_t nred_run = nred;
+  if (TR_INJECTED(e->o->inject, EMIT_INT_MINMAX_REDUCE_LANES) && !is_flt(dt) && dt != TR_DT_PRED &&
+      (r->op == TR_OP_MAXIMUM || r->op == TR_OP_MINIMUM))
+    /* defect: int max/min "vectorized" in whole lane chunks only; the
+     * last nred % lanes reduced elements are never visited */
+    nred_run = nred - nred % e->o->lanes;
+  tr_buf_printf(k, "  const i64 nout = %lldLL, nred = %lldLL;\n  const %s iv = %s;\n  %s acc[%d];\n",
+                (long long)nout, (long long)nred_run, vt(dt), iload, vt(dt), T);
   /* Tiles of outputs; within a tile every output still sees its reduced
    * elements in increasing row-major order, as the reference does. */
   tr_buf_printf(k, "  i64 o0;\n  for (o0 = 0; o0 < nout; o0 += %d) {\n"
                    "    i64 nt = nout - o0 < %d ? nout - o0 : %d, ko[%d], ridx[%d] = {0}, roff = 0, q, t;\n"
-                   "    %s acc[%d];\n    int d;\n"
+                   "    int d;\n"
                    "    for (t = 0; t < nt; t++) {\n      i64 rem = o0 + t;\n      ko[t] = 0;\n"
                    "      for (d = %d; d >= 0; d--) { ko[t] += (rem %% kd[d]) * ks[d]; rem /= kd[d]; }\n"
-                   "      acc[t] = iv;\n    }\n",
-                T, T, T, T, nr > 0 ? nr : 1, vt(dt), T, nk - 1);
+                   "      %sacc[t] = iv;\n    }\n",
+                T, T, T, T, nr > 0 ? nr : 1, nk - 1,
+                /* defect: the fused reduce's accumulators take the init value in
+                 * the first tile only; later tiles continue from the previous
+                 * tile's results */
+                fc && TR_INJECTED(e->o->inject, FUSION_REDUCE_INIT_ONCE) ? "if (o0 == 0) " : "");
   tr_buf_printf(k, "    for (q = 0; q < nred; q++) {\n      for (t = 0; t < nt; t++) {\n"
                    "        const %s xv = %sko[t] + roff);\n        acc[t] = ", vt(dt), xload);
   round_to(k, dt, tr_buf_str(&x));
@@ -1086,7 +1106,8 @@ static tr_status k_reduce_window(em *e, const tr_instr *in) {
     wsize[d] = w->size;
     stride[d] = w->stride;
     padlo[d] = w->pad_lo;
-    ld[d] = w->lhs_dilate;
+    /* defect: base dilation dropped, the input read as if undilated */
+    ld[d] = TR_INJECTED(e->o->inject, EMIT_REDUCE_WINDOW_BASE_DILATION) ? 1 : w->lhs_dilate;
     rd[d] = w->rhs_dilate;
     empty |= w->size <= 0;
   }
@@ -1178,7 +1199,8 @@ static tr_status k_convolution(em *e, const tr_instr *in) {
   for (int i = 0; i < ns; i++) {
     wsize[i] = win[i].size;
     stride[i] = win[i].stride;
-    padlo[i] = win[i].pad_lo;
+    /* defect: the high padding taken for the low one */
+    padlo[i] = TR_INJECTED(e->o->inject, EMIT_CONV_PAD_LO_HI_SWAP) ? win[i].pad_hi : win[i].pad_lo;
     ld[i] = win[i].lhs_dilate;
     rd[i] = win[i].rhs_dilate;
     rev[i] = win[i].reversal;
@@ -1324,23 +1346,31 @@ static tr_status k_dot(em *e, const tr_instr *in) {
                    "      for (d = %d; d >= 0; d--) {\n        i64 jj = rem %% odim[d];\n        rem /= odim[d];\n"
                    "        xb[t] += jj * ox[d];\n        yb[t] += jj * oy[d];\n      }\n      acc[t] = 0;\n    }\n",
                 T, T, T, T, T, at, T, no - 1);
+  /* The contraction runs in blocks of `tile` (k0..k1); each output still
+   * sums its products in increasing q. */
+  tr_buf_printf(k, "    i64 k0, k1;\n    int uni = 1;\n    for (t = 1; t < nt; t++) uni &= xb[t] == xb[0] && yb[t] == yb[0] + t;\n"
+                   "    for (k0 = 0; k0 < nk; k0 = k1) {\n      k1 = k0 + %d < nk ? k0 + %d : nk;\n", T, T);
+  if (TR_INJECTED(e->o->inject, EMIT_DOT_K_BLOCK_REVISIT))
+    /* defect: a short last block stepped back to a full one, as an
+     * elementwise tail may be; its overlap is accumulated twice */
+    tr_buf_printf(k, "      if (k1 - k0 < %d && k0 > 0) k0 = k1 - %d;\n", T, T);
   if (dt != TR_DT_PRED) {
     /* The common tile: one lhs row against consecutive rhs columns. The
      * lhs element is then shared and the rhs run contiguous, so cc can
-     * vectorize across the tile; every output still sums its products in
-     * the same order. */
-    tr_buf_printf(k, "    int uni = 1;\n    for (t = 1; t < nt; t++) uni &= xb[t] == xb[0] && yb[t] == yb[0] + t;\n"
-                     "    if (uni) {\n      for (q = 0; q < nk; q++) {\n"
-                     "        const %s xv = cx[xb[0] + kx[q]], *yp = cy + yb[0] + ky[q];\n"
-                     "        for (t = 0; t < nt; t++) {\n          %s p = xv * yp[t];\n          acc[t] = acc[t] + p;\n"
-                     "        }\n      }\n    } else\n", at, at);
+     * vectorize across the tile. */
+    tr_buf_printf(k, "      if (uni) {\n        for (q = k0; q < k1; q++) {\n"
+                     "          const %s xv = cx[xb[0] + kx[q]], *yp = cy + yb[0] + ky[q];\n"
+                     "          for (t = 0; t < nt; t++) {\n            %s p = xv * yp[t];\n            acc[t] = acc[t] + p;\n"
+                     "          }\n        }\n      } else\n", at, at);
+  } else {
+    tr_buf_puts(k, "      (void)uni;\n");
   }
-  tr_buf_puts(k, "    for (q = 0; q < nk; q++)\n      for (t = 0; t < nt; t++) {\n");
+  tr_buf_puts(k, "      for (q = k0; q < k1; q++)\n        for (t = 0; t < nt; t++) {\n");
   if (dt == TR_DT_PRED)
-    tr_buf_puts(k, "        acc[t] |= cx[xb[t] + kx[q]] & cy[yb[t] + ky[q]];\n");
+    tr_buf_puts(k, "          acc[t] |= cx[xb[t] + kx[q]] & cy[yb[t] + ky[q]];\n");
   else
-    tr_buf_printf(k, "        %s p = cx[xb[t] + kx[q]] * cy[yb[t] + ky[q]];\n        acc[t] = acc[t] + p;\n", at);
-  tr_buf_printf(k, "      }\n    for (t = 0; t < nt; t++) ST_%s(r, o0 + t, acc[t]);\n  }\n"
+    tr_buf_printf(k, "          %s p = cx[xb[t] + kx[q]] * cy[yb[t] + ky[q]];\n          acc[t] = acc[t] + p;\n", at);
+  tr_buf_printf(k, "        }\n    }\n    for (t = 0; t < nt; t++) ST_%s(r, o0 + t, acc[t]);\n  }\n"
                    "  free(cx);\n  free(cy);\n  free(kx);\n  free(ky);\n  return 0;\n}\n", tn);
   return TR_OK;
 }
