@@ -179,11 +179,23 @@ sh_val *sh_arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const i
   size_t m = v->n ? v->n : 1;
   v->t = t;
   if (flt) {
-    v->v = tr_xcalloc(m, sizeof(long double));
+    if (sh_narrow(dt)) v->d = tr_xcalloc(m, sizeof(double));
+    else v->lv = tr_xcalloc(m, sizeof(long double));
     v->e = tr_xcalloc(m, sizeof(double));
   }
   v->u = tr_xcalloc(m, 1);
   return v;
+}
+
+void sh_put(sh_val *a, size_t i, long double v, double e) {
+  if (a->lv) {
+    a->lv[i] = v;
+  } else {
+    double d = (double)v;
+    a->d[i] = d;
+    if (isfinite(d) && (long double)d != v) e = up((long double)e + fabsl((long double)d - v));
+  }
+  a->e[i] = e;
 }
 
 sh_val *sh_tuple(int n, sh_val *const *elems) {
@@ -211,7 +223,8 @@ void sh_unref(sh_val *v) {
   if (!v || --v->refs > 0) return;
   tr_tensor_free(v->t);
   free(v->dims);
-  free(v->v);
+  free(v->d);
+  free(v->lv);
   free(v->e);
   free(v->u);
   for (int i = 0; i < v->nelems; i++) sh_unref(v->elems[i]);
@@ -224,7 +237,8 @@ tr_tensor *sh_round_tensor(sh_ctx *c, const tr_instr *in, const sh_val *a) {
   tr_tensor *t = ev_new(&c->ev, in, a->dt, a->rank, a->dims);
   if (!t) return NULL;
   double *d = tr_xmalloc(sizeof(double) * (a->n ? a->n : 1));
-  for (size_t i = 0; i < a->n; i++) d[i] = (double)a->v[i];
+  if (a->d) memcpy(d, a->d, sizeof(double) * a->n);
+  else for (size_t i = 0; i < a->n; i++) d[i] = (double)a->lv[i];
   ev_store_flts(t, d);
   free(d);
   return t;
@@ -257,10 +271,14 @@ tr_status sh_from_tensor(sh_ctx *c, const tr_instr *in, const tr_tensor *t, bool
   sh_val *r = sh_arr_new(c, in, t->dtype, t->rank, t->dims);
   if (!r) return TR_ERR_UNSUPPORTED;
   if (sh_is_flt(r)) {
-    double *d = tr_xmalloc(sizeof(double) * (r->n ? r->n : 1));
-    ev_load_flts(t, d);
-    for (size_t i = 0; i < r->n; i++) r->v[i] = d[i];
-    free(d);
+    if (r->d) {
+      ev_load_flts(t, r->d);
+    } else {
+      double *d = tr_xmalloc(sizeof(double) * (r->n ? r->n : 1));
+      ev_load_flts(t, d);
+      for (size_t i = 0; i < r->n; i++) r->lv[i] = d[i];
+      free(d);
+    }
   } else {
     memcpy(r->t->data, t->data, t->nbytes);
   }
@@ -348,8 +366,7 @@ sh_val *sh_scalar_at(sh_ctx *c, const tr_instr *in, const sh_val *a, size_t i) {
   sh_val *s = sh_arr_new(c, in, a->dt, 0, NULL);
   if (!s) return NULL;
   if (sh_is_flt(a)) {
-    s->v[0] = a->v[i];
-    s->e[0] = a->e[i];
+    sh_copy(s, 0, a, i);
   } else {
     size_t es = (size_t)tr_dtype_size(a->dt);
     memcpy(s->t->data, (const char *)a->t->data + i * es, es);
@@ -361,8 +378,7 @@ sh_val *sh_scalar_at(sh_ctx *c, const tr_instr *in, const sh_val *a, size_t i) {
 /* Stores scalar s into element i of a (same dtype). */
 static void put_scalar(sh_val *a, size_t i, const sh_val *s) {
   if (sh_is_flt(a)) {
-    a->v[i] = s->v[0];
-    a->e[i] = s->e[0];
+    sh_copy(a, i, s, 0);
   } else {
     size_t es = (size_t)tr_dtype_size(a->dt);
     memcpy((char *)a->t->data + i * es, s->t->data, es);
@@ -388,7 +404,8 @@ static sh_val *mark_all(sh_ctx *c, const tr_instr *in, sh_val *v) {
   sh_val *r = sh_arr_new(c, in, v->dt, v->rank, v->dims);
   if (!r) return NULL;
   if (sh_is_flt(v)) {
-    memcpy(r->v, v->v, sizeof(long double) * v->n);
+    if (v->d) memcpy(r->d, v->d, sizeof(double) * v->n);
+    else memcpy(r->lv, v->lv, sizeof(long double) * v->n);
     memcpy(r->e, v->e, sizeof(double) * v->n);
   } else {
     memcpy(r->t->data, v->t->data, v->t->nbytes);
@@ -750,8 +767,9 @@ static void make_out(sh_ctx *c, const sh_val *a, tr_shadow_out *o) {
     o->value = tr_xmalloc(sizeof(double) * m);
     o->bound = tr_xmalloc(sizeof(double) * m);
     for (size_t i = 0; i < a->n; i++) {
-      double d = (double)a->v[i];
-      long double gap = isfinite(d) ? fabsl((long double)d - a->v[i]) : 0;
+      long double lv = sh_get(a, i);
+      double d = (double)lv;
+      long double gap = isfinite(d) ? fabsl((long double)d - lv) : 0;
       o->value[i] = d;
       o->bound[i] = up((long double)a->e[i] + gap);
       if (!a->u[i] && isfinite(d) && o->bound[i] > o->max_bound) o->max_bound = o->bound[i];

@@ -8,6 +8,7 @@
  * are computed by the exact kernels (they are exact) and carry the OR of
  * their operands' marks. docs/ORACLE.md lists each rule. */
 #include "shadowint.h"
+#include "par.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -108,6 +109,111 @@ static bool off_domain(tr_op op, long double lo, long double hi) {
   }
 }
 
+/* The unary rule for one element of value a with bound ea; sets *u where
+ * uncertain. dbl: compute in double (types up to 32 bits). */
+static void flt_unary1(tr_op op, const sh_fmt *f, double k, bool dbl, long double a, long double ea,
+                       long double *rv, double *re, unsigned char *u) {
+  long double r = dbl ? (long double)flt_unary_d(op, (double)a) : flt_unary(op, a);
+  long double lo = a - ea, hi = a + ea;
+  switch (op) {
+  case TR_OP_ABS: case TR_OP_NEGATE:
+    /* Exact and 1-Lipschitz. */
+    *rv = r;
+    *re = (double)ea;
+    return;
+  case TR_OP_SIGN: case TR_OP_FLOOR: case TR_OP_CEIL: case TR_OP_ROUND_NEAREST_AFZ:
+  case TR_OP_ROUND_NEAREST_EVEN:
+    /* Exact, piecewise constant: uncertain where the ends differ. */
+    if (ea > 0 && isfinite(a) && flt_unary(op, lo) != flt_unary(op, hi)) *u = 1;
+    *rv = r;
+    *re = 0;
+    return;
+  default: break;
+  }
+  long double p = 0;
+  if (ea > 0 && isfinite(a)) {
+    if (off_domain(op, lo, hi)) *u = 1;
+    if (op == TR_OP_SINE || op == TR_OP_COSINE) {
+      p = ea < 2 ? ea : 2; /* |f'| <= 1 */
+    } else {
+      /* Monotone on the interval: the change is largest at an end. In
+       * double the ends are widened outward, so the rounded argument of
+       * r stays inside, and each value may be 2 of its ulps off. */
+      long double flo, fhi, ev = 0;
+      if (dbl) {
+        double dlo = (double)lo, dhi = (double)hi;
+        if (dlo > lo) dlo = nextafter(dlo, -INFINITY);
+        if (dhi < hi) dhi = nextafter(dhi, INFINITY);
+        flo = flt_unary_d(op, dlo);
+        fhi = flt_unary_d(op, dhi);
+        ev = ldexpl(fabsl(flo) + fabsl(fhi) + fabsl(r), -51);
+      } else {
+        flo = flt_unary(op, lo);
+        fhi = flt_unary(op, hi);
+      }
+      p = max2(fabsl(flo - r), fabsl(fhi - r)) + ev;
+      if (isnan(p)) p = INFINITY;
+    }
+  }
+  sh_finish(f, r, p, k, rv, re, u);
+  /* A non-finite result of a finite input with an error: a correct
+   * result may be finite. */
+  if (!isfinite(r) && isfinite(a) && ea > 0) *u = 1;
+}
+
+/* One elementwise job over whole arrays, split across threads by chunks
+ * of elements (each element is computed the same way on any thread). */
+typedef struct {
+  tr_op op;
+  sh_fmt f;
+  double k;
+  const sh_val *x, *y;
+  sh_val *o;
+} elem_job;
+
+static void unary_chunk(void *ctx, size_t lo, size_t hi) {
+  const elem_job *j = ctx;
+  const sh_val *x = j->x;
+  sh_val *o = j->o;
+  tr_op op = j->op;
+  if (x->d && (op == TR_OP_ABS || op == TR_OP_NEGATE)) {
+    /* Exact and 1-Lipschitz: the bound and mark stay. */
+    const double *xd = x->d;
+    double *od = o->d;
+    if (op == TR_OP_ABS)
+      for (size_t i = lo; i < hi; i++) od[i] = fabs(xd[i]);
+    else
+      for (size_t i = lo; i < hi; i++) od[i] = -xd[i];
+    memcpy(o->e + lo, x->e + lo, sizeof(double) * (hi - lo));
+    memcpy(o->u + lo, x->u + lo, hi - lo);
+    return;
+  }
+  bool dbl = x->d != NULL;
+  for (size_t i = lo; i < hi; i++) {
+    unsigned char u = x->u[i];
+    long double rv;
+    double re;
+    flt_unary1(op, &j->f, j->k, dbl, sh_get(x, i), x->e[i], &rv, &re, &u);
+    sh_put(o, i, rv, re);
+    o->u[i] = u;
+  }
+}
+
+/* Elementwise work worth threads: n elements at roughly `cost` scalar
+ * operations each. */
+static void run_elem(ev_par_fn fn, elem_job *j, size_t n, double cost) {
+  ev_par_for(ev_par_threads(cost * (double)n), n, fn, j);
+}
+
+static bool transcendental(tr_op op) {
+  switch (op) {
+  case TR_OP_ABS: case TR_OP_NEGATE: case TR_OP_SIGN: case TR_OP_FLOOR: case TR_OP_CEIL:
+  case TR_OP_ROUND_NEAREST_AFZ: case TR_OP_ROUND_NEAREST_EVEN:
+    return false;
+  default: return true;
+  }
+}
+
 tr_status sh_unary(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out) {
   tr_op op = in->op;
   if (!sh_is_flt(x)) {
@@ -123,69 +229,15 @@ tr_status sh_unary(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out)
     /* An interval that reaches inf was marked by the op that made it. */
     unsigned char *p = o->t->data;
     for (size_t i = 0; i < x->n; i++) {
-      p[i] = isfinite(x->v[i]) != 0;
+      p[i] = isfinite(sh_get(x, i)) != 0;
       o->u[i] = x->u[i];
     }
     *out = o;
     return TR_OK;
   }
-  sh_fmt f;
-  sh_fmt_of(x->dt, &f);
-  double k = sh_allow(c, op, x->dt);
-  bool dbl = tr_dtypes[x->dt].bits <= 32;
-  for (size_t i = 0; i < x->n; i++) {
-    long double a = x->v[i], ea = x->e[i];
-    unsigned char u = x->u[i];
-    long double r = dbl ? (long double)flt_unary_d(op, (double)a) : flt_unary(op, a);
-    long double lo = a - ea, hi = a + ea;
-    switch (op) {
-    case TR_OP_ABS: case TR_OP_NEGATE:
-      /* Exact and 1-Lipschitz. */
-      o->v[i] = r;
-      o->e[i] = (double)ea;
-      o->u[i] = u;
-      continue;
-    case TR_OP_SIGN: case TR_OP_FLOOR: case TR_OP_CEIL: case TR_OP_ROUND_NEAREST_AFZ:
-    case TR_OP_ROUND_NEAREST_EVEN:
-      /* Exact, piecewise constant: uncertain where the ends differ. */
-      if (ea > 0 && isfinite(a) && flt_unary(op, lo) != flt_unary(op, hi)) u = 1;
-      o->v[i] = r;
-      o->e[i] = 0;
-      o->u[i] = u;
-      continue;
-    default: break;
-    }
-    long double p = 0;
-    if (ea > 0 && isfinite(a)) {
-      if (off_domain(op, lo, hi)) u = 1;
-      if (op == TR_OP_SINE || op == TR_OP_COSINE) {
-        p = ea < 2 ? ea : 2; /* |f'| <= 1 */
-      } else {
-        /* Monotone on the interval: the change is largest at an end. In
-         * double the ends are widened outward, so the rounded argument of
-         * r stays inside, and each value may be 2 of its ulps off. */
-        long double flo, fhi, ev = 0;
-        if (dbl) {
-          double dlo = (double)lo, dhi = (double)hi;
-          if (dlo > lo) dlo = nextafter(dlo, -INFINITY);
-          if (dhi < hi) dhi = nextafter(dhi, INFINITY);
-          flo = flt_unary_d(op, dlo);
-          fhi = flt_unary_d(op, dhi);
-          ev = ldexpl(fabsl(flo) + fabsl(fhi) + fabsl(r), -51);
-        } else {
-          flo = flt_unary(op, lo);
-          fhi = flt_unary(op, hi);
-        }
-        p = max2(fabsl(flo - r), fabsl(fhi - r)) + ev;
-        if (isnan(p)) p = INFINITY;
-      }
-    }
-    sh_finish(&f, r, p, k, &o->v[i], &o->e[i], &u);
-    /* A non-finite result of a finite input with an error: a correct
-     * result may be finite. */
-    if (!isfinite(r) && isfinite(a) && ea > 0) u = 1;
-    o->u[i] = u;
-  }
+  elem_job j = {op, {0}, sh_allow(c, op, x->dt), x, NULL, o};
+  sh_fmt_of(x->dt, &j.f);
+  run_elem(unary_chunk, &j, x->n, transcendental(op) ? 100 : 4);
   *out = o;
   return TR_OK;
 }
@@ -302,6 +354,121 @@ static void flt_binary1(tr_op op, const sh_fmt *f, double k, long double a, long
   if (!isfinite(r) && p > 0) *u = 1;
 }
 
+/* ---- the bulk loops of types up to 32 bits ---- */
+
+/* sh_finish in double for the common case: finite r and p, away from the
+ * overflow edge. Returns false when the general rule must decide. Each
+ * double operation on the way rounds by at most 2^-53 relative and every
+ * term is non-negative, so widening the sum by 2^-48 keeps it above
+ * sh_finish's long double bound. A power of two is a double, and rounding
+ * is monotone, so the ulp and the overflow test see the same binade as
+ * the exact sum would. */
+static inline bool finish_d(const sh_fmt *f, double lim, double maxf, double minnorm, double r,
+                            double p, double k, double *e) {
+  double ar = fabs(r);
+  if (p == 0 && k <= 0.5 && ar <= maxf) {
+    /* representable(): no bits below the type's last kept one */
+    uint64_t b;
+    memcpy(&b, &ar, 8);
+    int ex = (int)(b >> 52) - 1023;
+    if (ar == 0) {
+      *e = 0;
+      return true;
+    }
+    if (ex > -1023) {
+      int lsb = ex - (f->p - 1), tiny = f->emin - f->p + 1;
+      if (lsb < tiny) lsb = tiny;
+      int drop = lsb - (ex - 52);
+      if (drop <= 0 || (drop <= 52 && (b & ((1ull << drop) - 1)) == 0)) {
+        *e = 0;
+        return true;
+      }
+    }
+  }
+  double mag = ar + p, ulp;
+  if (!(mag >= minnorm)) {
+    ulp = f->tiny;
+  } else {
+    uint64_t b;
+    memcpy(&b, &mag, 8);
+    b = (b & 0x7ff0000000000000ull) - ((uint64_t)(f->p - 1) << 52);
+    memcpy(&ulp, &b, 8);
+  }
+  double E = (p + k * ulp + f->slack * mag) * (1 + 0x1p-48);
+  if (!(ar + E < lim)) return false;
+  *e = E;
+  return true;
+}
+
+static void binary_slow(const elem_job *j, size_t i) {
+  const sh_val *x = j->x, *y = j->y;
+  unsigned char u = x->u[i] | y->u[i];
+  long double rv;
+  double re;
+  flt_binary1(j->op, &j->f, j->k, sh_get(x, i), x->e[i], sh_get(y, i), y->e[i], &rv, &re, &u);
+  sh_put(j->o, i, rv, re);
+  j->o->u[i] = u;
+}
+
+/* One loop per op, the op's value and propagated error as expressions of
+ * a, ea, b, eb; anything non-finite goes to the general rule. */
+#define BIN_LOOP(R, P)                                                                        \
+  for (size_t i = lo; i < hi; i++) {                                                           \
+    double a = xd[i], b = yd[i], ea = xe[i], eb = ye[i];                                       \
+    double r = (R), p = (P), e;                                                                \
+    if (isfinite(a) && isfinite(b) && isfinite(r) && isfinite(p) &&                            \
+        finish_d(&j->f, lim, maxf, minnorm, r, p, k, &e)) {                                             \
+      od[i] = r;                                                                               \
+      oe[i] = e;                                                                               \
+      ou[i] = xu[i] | yu[i];                                                                   \
+    } else {                                                                                   \
+      binary_slow(j, i);                                                                       \
+    }                                                                                          \
+  }
+
+static double div_err(double a, double ea, double b, double eb) {
+  double ab = fabs(b);
+  if (ea == 0 && eb == 0) return 0;
+  if (!(ab > eb)) return INFINITY;
+  return (fabs(a) * eb + ab * ea) / (ab * (ab - eb));
+}
+
+static void binary_chunk(void *ctx, size_t lo, size_t hi) {
+  const elem_job *j = ctx;
+  const sh_val *x = j->x, *y = j->y;
+  sh_val *o = j->o;
+  if (!x->d) {
+    for (size_t i = lo; i < hi; i++) binary_slow(j, i);
+    return;
+  }
+  const double *xd = x->d, *yd = y->d, *xe = x->e, *ye = y->e;
+  const unsigned char *xu = x->u, *yu = y->u;
+  double *od = o->d, *oe = o->e, k = j->k;
+  unsigned char *ou = o->u;
+  double lim = (double)j->f.lim, maxf = (double)j->f.maxf, minnorm = ldexp(1.0, j->f.emin);
+  switch (j->op) {
+  case TR_OP_ADD: BIN_LOOP(a + b, ea + eb) break;
+  case TR_OP_SUBTRACT: BIN_LOOP(a - b, ea + eb) break;
+  case TR_OP_MULTIPLY: BIN_LOOP(a * b, fabs(b) * ea + fabs(a) * eb + ea * eb) break;
+  case TR_OP_DIVIDE: BIN_LOOP(a / b, div_err(a, ea, b, eb)) break;
+  case TR_OP_MAXIMUM: case TR_OP_MINIMUM: {
+    /* Exact and 1-Lipschitz in each operand; NaN and tie rules as
+     * flt_binary1. */
+    bool mx = j->op == TR_OP_MAXIMUM;
+    for (size_t i = lo; i < hi; i++) {
+      double a = xd[i], b = yd[i];
+      double r = isnan(a) ? a : isnan(b) ? b : mx ? (a < b ? b : a) : (b < a ? b : a);
+      od[i] = r;
+      oe[i] = isnan(r) ? 0 : xe[i] > ye[i] ? xe[i] : ye[i];
+      ou[i] = xu[i] | yu[i];
+    }
+    break;
+  }
+  default:
+    for (size_t i = lo; i < hi; i++) binary_slow(j, i);
+  }
+}
+
 tr_status sh_binary(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out) {
   if (x->dt != y->dt || x->n != y->n)
     return ev_err(&c->ev, in, TR_ERR_INVALID, "operands differ in type or size");
@@ -314,14 +481,11 @@ tr_status sh_binary(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val
   }
   sh_val *o = sh_arr_new(c, in, x->dt, x->rank, x->dims);
   if (!o) return TR_ERR_UNSUPPORTED;
-  sh_fmt f;
-  sh_fmt_of(x->dt, &f);
-  double k = sh_allow(c, in->op, x->dt);
-  for (size_t i = 0; i < x->n; i++) {
-    unsigned char u = x->u[i] | y->u[i];
-    flt_binary1(in->op, &f, k, x->v[i], x->e[i], y->v[i], y->e[i], &o->v[i], &o->e[i], &u);
-    o->u[i] = u;
-  }
+  elem_job j = {in->op, {0}, sh_allow(c, in->op, x->dt), x, y, o};
+  sh_fmt_of(x->dt, &j.f);
+  bool cheap = in->op == TR_OP_ADD || in->op == TR_OP_SUBTRACT || in->op == TR_OP_MULTIPLY ||
+               in->op == TR_OP_DIVIDE || in->op == TR_OP_MAXIMUM || in->op == TR_OP_MINIMUM;
+  run_elem(binary_chunk, &j, x->n, cheap ? 8 : 100);
   *out = o;
   return TR_OK;
 }
@@ -368,7 +532,7 @@ tr_status sh_compare(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_va
   if (!o) return TR_ERR_UNSUPPORTED;
   unsigned char *p = o->t->data;
   for (size_t i = 0; i < x->n; i++) {
-    long double a = x->v[i], b = y->v[i];
+    long double a = sh_get(x, i), b = sh_get(y, i);
     long double eab = (long double)x->e[i] + y->e[i];
     unsigned char u = x->u[i] | y->u[i];
     if (isnan(a) || isnan(b)) {
@@ -408,13 +572,14 @@ tr_status sh_select(sh_ctx *c, const tr_instr *in, const sh_val *pr, const sh_va
   for (size_t i = 0; i < x->n; i++) {
     size_t j = pr->rank == 0 ? 0 : i;
     const sh_val *s = pp[j] ? x : y;
-    if (es) memcpy((char *)o->t->data + i * es, (const char *)s->t->data + i * es, es);
-    else {
-      o->v[i] = s->v[i];
-      o->e[i] = s->e[i];
+    if (es) {
+      memcpy((char *)o->t->data + i * es, (const char *)s->t->data + i * es, es);
+      o->u[i] = s->u[i];
+    } else {
+      sh_copy(o, i, s, i);
     }
     /* An uncertain predicate may pick the other operand. */
-    o->u[i] = s->u[i] | pr->u[j];
+    o->u[i] |= pr->u[j];
   }
   *out = o;
   return TR_OK;
@@ -433,7 +598,7 @@ tr_status sh_clamp(sh_ctx *c, const tr_instr *in, const sh_val *lo, const sh_val
   if (!o) return TR_ERR_UNSUPPORTED;
   for (size_t i = 0; i < x->n; i++) {
     size_t il = lo->n == x->n ? i : 0, ih = hi->n == x->n ? i : 0;
-    long double l = lo->v[il], v = x->v[i], h = hi->v[ih];
+    long double l = sh_get(lo, il), v = sh_get(x, i), h = sh_get(hi, ih);
     long double r;
     if (isnan(l)) r = l;
     else if (isnan(v)) r = v;
@@ -443,8 +608,7 @@ tr_status sh_clamp(sh_ctx *c, const tr_instr *in, const sh_val *lo, const sh_val
       r = mx < h ? mx : h;
     }
     /* Exact and 1-Lipschitz in each operand, ties included. */
-    o->v[i] = r;
-    o->e[i] = isnan(r) ? 0 : (double)max2(max2(lo->e[il], x->e[i]), hi->e[ih]);
+    sh_put(o, i, r, isnan(r) ? 0 : (double)max2(max2(lo->e[il], x->e[i]), hi->e[ih]));
     o->u[i] = lo->u[il] | x->u[i] | hi->u[ih];
   }
   *out = o;
@@ -484,7 +648,7 @@ tr_status sh_convert(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **ou
   if (fs && !fd) {
     uint64_t *v = tr_xmalloc(sizeof(uint64_t) * (n ? n : 1));
     for (size_t i = 0; i < n; i++) {
-      long double a = x->v[i], ea = x->e[i];
+      long double a = sh_get(x, i), ea = x->e[i];
       v[i] = flt_to_int(dt, a);
       o->u[i] = x->u[i];
       /* Truncation and saturation are steps: uncertain where the ends of
@@ -508,10 +672,12 @@ tr_status sh_convert(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **ou
       long double a = sg ? (long double)(int64_t)v[i] : (long double)v[i];
       unsigned char u = x->u[i];
       if (fabsl(a) <= exact_below && fabsl(a) <= f.maxf) {
-        o->v[i] = a; /* representable: exact */
-        o->e[i] = 0;
+        sh_put(o, i, a, 0); /* representable: exact */
       } else {
-        sh_finish(&f, a, 0, k, &o->v[i], &o->e[i], &u);
+        long double rv;
+        double re;
+        sh_finish(&f, a, 0, k, &rv, &re, &u);
+        sh_put(o, i, rv, re);
       }
       o->u[i] = u;
     }
@@ -526,10 +692,12 @@ tr_status sh_convert(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **ou
   for (size_t i = 0; i < n; i++) {
     unsigned char u = x->u[i];
     if (widen) {
-      o->v[i] = x->v[i];
-      o->e[i] = x->e[i];
+      sh_put(o, i, sh_get(x, i), x->e[i]);
     } else {
-      sh_finish(&f, x->v[i], x->e[i], k, &o->v[i], &o->e[i], &u);
+      long double rv;
+      double re;
+      sh_finish(&f, sh_get(x, i), x->e[i], k, &rv, &re, &u);
+      sh_put(o, i, rv, re);
     }
     o->u[i] = u;
   }
@@ -555,9 +723,7 @@ tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh
   if (!o) return TR_ERR_UNSUPPORTED;
   if (m >= di->mbits && e >= di->ebits) {
     /* Nothing to reduce: the identity. */
-    memcpy(o->v, x->v, sizeof(long double) * x->n);
-    memcpy(o->e, x->e, sizeof(double) * x->n);
-    memcpy(o->u, x->u, x->n);
+    for (size_t i = 0; i < x->n; i++) sh_copy(o, i, x, i);
     *out = o;
     return TR_OK;
   }
@@ -575,11 +741,14 @@ tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh
   }
   for (size_t i = 0; i < x->n; i++) {
     unsigned char u = x->u[i];
-    long double v = x->v[i];
+    long double v = sh_get(x, i);
     if (isnan(v) && m == 0) v = INFINITY; /* E: a NaN becomes inf with no mantissa */
     /* An interval reaching below the smallest normal may flush to 0. */
     long double flush = e < di->ebits && fabsl(v) - x->e[i] < ldexpl(1.0L, f.emin) ? ldexpl(1.0L, f.emin) : 0;
-    sh_finish(&f, v, x->e[i] + flush, 1.0, &o->v[i], &o->e[i], &u);
+    long double rv;
+    double re;
+    sh_finish(&f, v, x->e[i] + flush, 1.0, &rv, &re, &u);
+    sh_put(o, i, rv, re);
     o->u[i] = u;
   }
   *out = o;
@@ -609,8 +778,10 @@ tr_status sh_iota(sh_ctx *c, const tr_instr *in, sh_val **out) {
   long double exact_below = ldexpl(1.0L, f.p);
   for (size_t i = 0; i < o->n; i++) {
     long double a = (long double)((i / inner) % size);
-    if (a <= exact_below && a <= f.maxf) o->v[i] = a;
-    else sh_finish(&f, a, 0, k, &o->v[i], &o->e[i], &o->u[i]);
+    long double rv = a;
+    double re = 0;
+    if (!(a <= exact_below && a <= f.maxf)) sh_finish(&f, a, 0, k, &rv, &re, &o->u[i]);
+    sh_put(o, i, rv, re);
   }
   *out = o;
   return TR_OK;

@@ -9,6 +9,7 @@
  * rounded up for types up to 32 bits; the kernels' own error goes into
  * the bound. */
 #include "shadowint.h"
+#include "par.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -77,24 +78,24 @@ static void reduce_offsets(const int64_t *dims, int rank, const tr_attr *da, int
 
 /* One output of an add, multiply, max or min reduction over the terms
  * x[base + ro[q]] and the init value. */
-static void reduce_one(tr_op op, const sh_fmt *f, double k, const sh_val *x, const sh_val *init,
+static void reduce_gen(tr_op op, const sh_fmt *f, double k, const sh_val *x, const sh_val *init,
                        int64_t base, const int64_t *ro, size_t nred, long double *rv, double *re,
                        unsigned char *ru) {
   unsigned char u = init->u[0];
-  bool fin = isfinite(init->v[0]);
+  bool fin = isfinite(sh_get(init, 0));
   for (size_t q = 0; q < nred; q++) {
     size_t i = (size_t)(base + ro[q]);
     u |= x->u[i];
-    fin = fin && isfinite(x->v[i]);
+    fin = fin && isfinite(sh_get(x, i));
   }
   /* Terms, the init included unless it is an exact 0 (adding it is exact). */
-  size_t n = nred + !(init->v[0] == 0 && init->e[0] == 0);
+  size_t n = nred + !(sh_get(init, 0) == 0 && init->e[0] == 0);
   if (n == 0) n = 1;
   if (op == TR_OP_MAXIMUM || op == TR_OP_MINIMUM) {
-    long double r = init->v[0], e = init->e[0];
+    long double r = sh_get(init, 0), e = init->e[0];
     for (size_t q = 0; q < nred; q++) {
       size_t i = (size_t)(base + ro[q]);
-      r = op == TR_OP_MAXIMUM ? fmax_e(r, x->v[i]) : fmin_e(r, x->v[i]);
+      r = op == TR_OP_MAXIMUM ? fmax_e(r, sh_get(x, i)) : fmin_e(r, sh_get(x, i));
       if (x->e[i] > e) e = x->e[i];
     }
     /* |max(a') - max(a)| <= max |a'_i - a_i|: no rounding, no marks. */
@@ -105,10 +106,10 @@ static void reduce_one(tr_op op, const sh_fmt *f, double k, const sh_val *x, con
   }
   long double unit = (long double)k * ldexpl(1.0L, 1 - f->p);
   if (op == TR_OP_ADD) {
-    long double s = init->v[0], e = init->e[0], mag = 0, fmag = 0;
+    long double s = sh_get(init, 0), e = init->e[0], mag = 0, fmag = 0;
     bool pinf = false, ninf = false;
     for (size_t q = 0; q <= nred; q++) {
-      long double v = q < nred ? x->v[base + ro[q]] : init->v[0];
+      long double v = q < nred ? sh_get(x, (size_t)(base + ro[q])) : sh_get(init, 0);
       double ev = q < nred ? x->e[base + ro[q]] : init->e[0];
       if (q < nred) {
         s += v;
@@ -143,12 +144,12 @@ static void reduce_one(tr_op op, const sh_fmt *f, double k, const sh_val *x, con
     return;
   }
   /* Multiply: |prod(a') - prod(a)| <= prod(|a|+e) - prod(|a|). */
-  long double pr = init->v[0], pmag = fabsl(init->v[0]) + init->e[0], pabs = fabsl(init->v[0]);
+  long double pr = sh_get(init, 0), pmag = fabsl(sh_get(init, 0)) + init->e[0], pabs = fabsl(sh_get(init, 0));
   long double big = pmag > 1 ? pmag : 1, small = pabs < 1 ? pabs : 1;
   for (size_t q = 0; q < nred; q++) {
     size_t i = (size_t)(base + ro[q]);
-    long double a = fabsl(x->v[i]);
-    pr *= x->v[i];
+    long double a = fabsl(sh_get(x, i));
+    pr *= sh_get(x, i);
     pmag *= a + x->e[i];
     pabs *= a;
     big *= a + x->e[i] > 1 ? a + x->e[i] : 1;
@@ -166,6 +167,95 @@ static void reduce_one(tr_op op, const sh_fmt *f, double k, const sh_val *x, con
   if (big >= f->lim || (pabs != 0 && small < ldexpl(1.0L, f->emin))) u = 1;
   *re = up(b);
   *ru = u;
+}
+
+/* The add rule of reduce_gen over narrow-type terms, the same long
+ * double sums in the same order, with the terms read straight from the
+ * double arrays. Returns false on a non-finite term (reduce_gen decides). */
+static bool reduce_add_fast(const sh_fmt *f, double k, const sh_val *x, const sh_val *init, int64_t base,
+                            const int64_t *ro, size_t nred, long double *rv, double *re,
+                            unsigned char *ru) {
+  const double *xd = x->d + base, *xe = x->e + base;
+  const unsigned char *xu = x->u + base;
+  double iv = init->d[0], ie = init->e[0];
+  long double s = iv, e = ie, mag = 0;
+  unsigned char u = init->u[0];
+  bool fin = isfinite(iv);
+  if (ro) {
+    for (size_t q = 0; q < nred; q++) {
+      double v = xd[ro[q]], ev = xe[ro[q]];
+      s += v;
+      e += ev;
+      mag += fabsl((long double)v) + ev;
+      fin &= isfinite(v) != 0;
+      u |= xu[ro[q]];
+    }
+  } else {
+    for (size_t q = 0; q < nred; q++) {
+      double v = xd[q], ev = xe[q];
+      s += v;
+      e += ev;
+      mag += fabsl((long double)v) + ev;
+      fin &= isfinite(v) != 0;
+      u |= xu[q];
+    }
+  }
+  if (!fin) return false;
+  mag += fabsl((long double)iv) + ie;
+  size_t n = nred + !(iv == 0 && ie == 0);
+  if (n == 0) n = 1;
+  long double unit = (long double)k * ldexpl(1.0L, 1 - f->p);
+  long double b = e + ((long double)(n - 1) * unit + (long double)n * f->slack) * mag;
+  *rv = s;
+  if (mag + b >= f->lim) {
+    if (sure_overflow(s, b, mag, f)) {
+      *rv = copysignl(INFINITY, s);
+      b = 0;
+    } else {
+      u = 1;
+    }
+  }
+  *re = up(b);
+  *ru = u;
+  return true;
+}
+
+/* Output `at` of res: the reduction over x[base + ro[q]] (ro NULL: the
+ * nred elements from base on) and the init value. */
+static void reduce_one(tr_op op, const sh_fmt *f, double k, const sh_val *x, const sh_val *init,
+                       int64_t base, const int64_t *ro, size_t nred, sh_val *res, size_t at) {
+  long double rv;
+  double re;
+  unsigned char u = 0;
+  if (!(op == TR_OP_ADD && x->d && reduce_add_fast(f, k, x, init, base, ro, nred, &rv, &re, &u))) {
+    int64_t *seq = NULL;
+    if (!ro) {
+      seq = tr_xmalloc(sizeof(int64_t) * (nred ? nred : 1));
+      for (size_t q = 0; q < nred; q++) seq[q] = (int64_t)q;
+    }
+    reduce_gen(op, f, k, x, init, base, ro ? ro : seq, nred, &rv, &re, &u);
+    free(seq);
+  }
+  sh_put(res, at, rv, re);
+  res->u[at] = u;
+}
+
+/* Outputs [lo, hi) of a reduction, for ev_par_for: each output is one
+ * sequential reduce_one, whichever thread runs it. */
+typedef struct {
+  tr_op op;
+  sh_fmt f;
+  double k;
+  const sh_val *x, *init;
+  const int64_t *ko, *ro;
+  size_t nred;
+  sh_val *res;
+} red_job;
+
+static void reduce_chunk(void *ctx, size_t lo, size_t hi) {
+  const red_job *j = ctx;
+  for (size_t o = lo; o < hi; o++)
+    reduce_one(j->op, &j->f, j->k, j->x, j->init, j->ko[o], j->ro, j->nred, j->res, o);
 }
 
 /* Any reducer: the computation called in shadow mode on scalars, in the
@@ -201,8 +291,7 @@ static tr_status reduce_generic(sh_ctx *c, const tr_instr *in, sh_val **ops, int
       if (st == TR_OK) {
         sh_val *a = res[i], *s = acc[i];
         if (sh_is_flt(a)) {
-          a->v[o] = s->v[0];
-          a->e[o] = s->e[0];
+          sh_copy(a, o, s, 0);
         } else {
           size_t es = (size_t)tr_dtype_size(a->dt);
           memcpy((char *)a->t->data + o * es, s->t->data, es);
@@ -245,11 +334,13 @@ tr_status sh_reduce(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
       (bop == TR_OP_ADD || bop == TR_OP_MULTIPLY || bop == TR_OP_MAXIMUM || bop == TR_OP_MINIMUM)) {
     sh_val *r = sh_arr_new(c, in, dt, in->shape->rank, in->shape->dims);
     if (!r) st = TR_ERR_UNSUPPORTED;
-    sh_fmt f;
-    sh_fmt_of(dt, &f);
-    double kk = sh_allow(c, TR_OP_REDUCE, dt);
-    for (size_t o = 0; r && o < nout; o++)
-      reduce_one(bop, &f, kk, x0, ops[1], ko[o], ro, nred, &r->v[o], &r->e[o], &r->u[o]);
+    red_job j = {bop, {0}, sh_allow(c, TR_OP_REDUCE, dt), x0, ops[1], ko, ro, nred, r};
+    sh_fmt_of(dt, &j.f);
+    /* Reduced dims that are the trailing ones in order: contiguous terms. */
+    bool contiguous = true;
+    for (size_t q = 0; q < nred && contiguous; q++) contiguous = ro[q] == (int64_t)q;
+    if (contiguous) j.ro = NULL;
+    if (r) ev_par_for(ev_par_threads(4.0 * (double)nout * (double)nred), nout, reduce_chunk, &j);
     *out = r;
   } else if (simple && !sh_is_flt(x0)) {
     /* Integers are exact; each output carries its terms' marks. */
@@ -300,9 +391,13 @@ static bool operand_arrays(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dt
   double *v = (*tv)->data, *m = (*tm)->data;
   double *e = tr_xmalloc(sizeof(double) * (n ? n : 1));
   bool anye = false;
-  if (sh_is_flt(a)) {
+  if (a->d && !narrowing) {
+    /* Values already doubles: no rounding to add. */
+    memcpy(v, a->d, sizeof(double) * n);
+    for (size_t i = 0; i < n; i++) e[i] = a->u[i] ? INFINITY : a->e[i];
+  } else if (sh_is_flt(a)) {
     for (size_t i = 0; i < n; i++) {
-      long double x = a->v[i];
+      long double x = sh_get(a, i);
       v[i] = (double)x;
       long double err = a->e[i] + fabsl((long double)v[i] - x);
       /* The kernel first converts the operand to the result type. */
@@ -459,8 +554,7 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
         /* inf or NaN operands, or an uncertain one: a NaN of exact
          * operands is NaN in any order; an inf may meet a partial sum
          * that overflowed the other way, so it is not judged. */
-        o->v[i] = isinf(r) && !f.has_inf ? (long double)NAN : r;
-        o->e[i] = 0;
+        sh_put(o, i, isinf(r) && !f.has_inf ? (long double)NAN : r, 0);
         o->u[i] = !(exact_in && isnan(r));
         continue;
       }
@@ -475,8 +569,7 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
           u = 1;
         }
       }
-      o->v[i] = r;
-      o->e[i] = up(b);
+      sh_put(o, i, r, up(b));
       o->u[i] = u;
     }
     *out = o;
@@ -563,7 +656,7 @@ tr_status sh_reduce_window(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *
         if (off >= 0) src[cnt++] = off;
       } while (next_ix(w, wsize, rank));
     }
-    reduce_one(bop, &f, kk, x, ops[1], 0, src, cnt, &r->v[q], &r->e[q], &r->u[q]);
+    reduce_one(bop, &f, kk, x, ops[1], 0, src, cnt, r, q);
     next_ix(o, r->dims, rank);
   }
   free(src);
@@ -605,11 +698,13 @@ static tr_tensor *f64_of(sh_ctx *c, const tr_instr *in, const sh_val *a, f64kind
   double *p = t->data;
   for (size_t i = 0; i < a->n; i++) {
     switch (k) {
-    case F_VALUE: p[i] = (double)a->v[i]; break;
-    case F_BOUND:
-      p[i] = isfinite(a->v[i]) ? up(a->e[i] + fabsl((long double)(double)a->v[i] - a->v[i])) : a->e[i];
+    case F_VALUE: p[i] = (double)sh_get(a, i); break;
+    case F_BOUND: {
+      long double v = sh_get(a, i);
+      p[i] = isfinite(v) ? up(a->e[i] + fabsl((long double)(double)v - v)) : a->e[i];
       break;
-    case F_MAG: p[i] = up(fabsl(a->v[i]) + a->e[i]); break;
+    }
+    case F_MAG: p[i] = up(fabsl(sh_get(a, i)) + a->e[i]); break;
     case F_ONE: p[i] = 1; break;
     default: p[i] = a->u[i]; break;
     }
@@ -676,26 +771,26 @@ tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
     for (size_t i = 0; i < o->n; i++) {
       long double r = V[i], n = N[i], mag = M[i];
       unsigned char u = unsure || U[i] > 0;
-      o->v[i] = r;
+      double eb = 0;
       if (bop != TR_OP_ADD) {
         /* max, min: no rounding, the largest bound of the terms */
-        o->e[i] = isnan(r) ? 0 : E[i];
+        eb = isnan(r) ? 0 : E[i];
       } else if (!isfinite(r) || !isfinite(mag)) {
-        o->e[i] = 0;
         u |= !isnan(r); /* NaN is NaN in any order; an inf may not be */
       } else {
         long double dbl = (n + 2) * ldexpl(1.0L, -52);
         long double b = (long double)E[i] * (1 + dbl) + ((n - 1) * unit + dbl + n * f.slack) * mag;
         if (mag + b >= f.lim) {
           if (sure_overflow(r, b, mag, &f)) {
-            o->v[i] = copysignl(INFINITY, r);
+            r = copysignl(INFINITY, r);
             b = 0;
           } else {
             u = 1;
           }
         }
-        o->e[i] = up(b);
+        eb = up(b);
       }
+      sh_put(o, i, r, eb);
       o->u[i] = u;
     }
     *out = o;
@@ -773,9 +868,10 @@ tr_status sh_select_and_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
       } while (st == TR_OK && next_ix(w, wsize, rank));
     }
     if (st != TR_OK || best < 0) continue;
-    S[best] += src->v[q];
+    long double sv = sh_get(src, q);
+    S[best] += sv;
     E[best] += src->e[q];
-    M[best] += fabsl(src->v[q]) + src->e[q];
+    M[best] += fabsl(sv) + src->e[q];
     N[best] += 1;
     r->u[best] |= src->u[q];
     if (unsure)
@@ -785,27 +881,26 @@ tr_status sh_select_and_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
     sh_fmt f;
     sh_fmt_of(s->dtype, &f);
     long double unit = (long double)sh_allow(c, TR_OP_SELECT_AND_SCATTER, s->dtype) * ldexpl(1.0L, 1 - f.p);
-    long double iv = init->v[0], ie = init->e[0];
+    long double iv = sh_get(init, 0), ie = init->e[0];
     bool izero = iv == 0 && ie == 0;
     for (size_t i = 0; i < r->n; i++) {
       long double v = iv + S[i], n = N[i] + !izero, mag = M[i] + fabsl(iv) + ie;
       r->u[i] |= init->u[0];
-      r->v[i] = v;
       if (!isfinite(v) || !isfinite(mag)) {
-        r->e[i] = 0;
+        sh_put(r, i, v, 0);
         r->u[i] |= !isnan(v);
         continue;
       }
       long double b = ie + E[i] + ((n > 1 ? n - 1 : 0) * unit + n * f.slack) * mag;
       if (mag + b >= f.lim) {
         if (sure_overflow(v, b, mag, &f)) {
-          r->v[i] = f.has_inf ? copysignl(INFINITY, v) : (long double)NAN;
+          v = f.has_inf ? copysignl(INFINITY, v) : (long double)NAN;
           b = 0;
         } else {
           r->u[i] = 1;
         }
       }
-      r->e[i] = up(b);
+      sh_put(r, i, v, up(b));
     }
   }
   free(S);

@@ -35,10 +35,7 @@ static tr_status follow_ids(sh_ctx *c, const tr_instr *in, sh_val **ops, const i
   for (size_t i = 0; i < o->n; i++) {
     const sh_val *a = ops[ids[i] >> ID_SHIFT];
     size_t k = (size_t)(ids[i] & mask);
-    if (flt) {
-      o->v[i] = a->v[k];
-      o->e[i] = a->e[k];
-    }
+    if (flt) sh_copy(o, i, a, k);
     o->u[i] = a->u[k] | unsure;
   }
   *out = o;

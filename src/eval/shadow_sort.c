@@ -33,7 +33,7 @@ typedef struct {
 } sorter;
 
 static long double key_at(const sh_val *a, size_t i) {
-  if (sh_is_flt(a)) return a->v[i];
+  if (sh_is_flt(a)) return sh_get(a, i);
   return a->dt == TR_DT_PRED || tr_dtypes[a->dt].kind == TR_DK_UINT ? (long double)tr_tensor_get_u(a->t, i)
                                                                      : (long double)tr_tensor_get_i(a->t, i);
 }
@@ -231,10 +231,7 @@ tr_status sh_sort(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
       for (int64_t j = 0; j < len; j++) {
         size_t d = (size_t)off[j], sidx = (size_t)off[perm[j]];
         if (es) memcpy((char *)r->t->data + d * es, (const char *)a->t->data + sidx * es, es);
-        else {
-          r->v[d] = a->v[sidx];
-          r->e[d] = a->e[sidx];
-        }
+        else sh_copy(r, d, a, sidx);
         r->u[d] = a->u[sidx] | mark[perm[j]];
       }
     }
@@ -298,8 +295,7 @@ tr_status sh_topk(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
     for (int64_t j = 0; j < kk; j++) {
       size_t o = q * (size_t)kk + (size_t)j, sidx = (size_t)off[perm[j]];
       if (flt) {
-        vals->v[o] = x->v[sidx];
-        vals->e[o] = x->e[sidx];
+        sh_copy(vals, o, x, sidx);
       } else {
         memcpy((char *)vals->t->data + o * es, (const char *)x->t->data + sidx * es, es);
       }

@@ -9,8 +9,12 @@
 #include "shadow.h"
 
 /* A shadow value: an array, a tuple or a token, shared by reference
- * count like tr_value. An array of floats carries v/e/u; any other array
- * carries its exact values in t (integers are exact) and u. */
+ * count like tr_value. An array of floats carries its values (d for
+ * types up to 32 bits, lv for f64), e and u; any other array carries its
+ * exact values in t (integers are exact) and u. Double holds the values
+ * of the narrow types: its 2^-53 is far below their ulps and inside the
+ * slack every rule adds, and it keeps the bulk loops in SIMD registers
+ * (long double is x87 only); f64 needs more than double. */
 typedef struct sh_val sh_val;
 struct sh_val {
   int refs;          /* owners */
@@ -21,7 +25,8 @@ struct sh_val {
   int64_t *dims;     /* array dims (heap) */
   size_t n;          /* array elements */
   tr_tensor *t;      /* non-float arrays: the values */
-  long double *v;    /* float arrays: shadow values */
+  double *d;         /* float arrays up to 32 bits: shadow values */
+  long double *lv;   /* f64 arrays: shadow values */
   double *e;         /* float arrays: bounds (>= 0) */
   unsigned char *u;  /* arrays: uncertain flags */
   int nelems;        /* tuple element count */
@@ -55,6 +60,24 @@ long double sh_ulp(const sh_fmt *f, long double x);
 void sh_finish(const sh_fmt *f, long double r, long double p, double k, long double *v, double *e,
                unsigned char *u);
 double sh_allow(const sh_ctx *c, tr_op op, tr_dtype dt);
+
+/* Element i's shadow value. */
+static inline long double sh_get(const sh_val *a, size_t i) {
+  return a->d ? (long double)a->d[i] : a->lv[i];
+}
+/* Stores value v with bound e into element i; where the storage is
+ * double and v is finite, the bound grows by the rounding, rounded up. */
+void sh_put(sh_val *a, size_t i, long double v, double e);
+/* Copies element j of b (same dtype) into element i of a: value, bound
+ * and mark. */
+static inline void sh_copy(sh_val *a, size_t i, const sh_val *b, size_t j) {
+  if (a->d) a->d[i] = b->d[j];
+  else if (a->lv) a->lv[i] = b->lv[j];
+  if (a->e) a->e[i] = b->e[j];
+  a->u[i] = b->u[j];
+}
+/* Whether the values of dt are held in double (d). */
+static inline bool sh_narrow(tr_dtype dt) { return tr_dtype_is_float(dt) && tr_dtypes[dt].bits <= 32; }
 
 /* ---- values (shadow.c) ---- */
 sh_val *sh_arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims);
