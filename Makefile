@@ -13,6 +13,16 @@ WARN    = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
           -Wno-unused-parameter -Werror=implicit-function-declaration
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(EXTRA_CFLAGS)
 LDLIBS  += -lcjson -lm -lpthread
+# libtcc (Debian libtcc-dev, runtime and headers from tcc; scripts/deps.sh):
+# the JIT's fast in-memory backend (builtin:jit=tcc). Debian's libtcc.a is
+# not position independent, so the programs link -no-pie. TCC=0 builds
+# without it (jit=tcc then reports that it is missing).
+TCC     ?= 1
+ifeq ($(TCC),1)
+CFLAGS  += -DTRENCH_HAVE_TCC
+TCC_LIBS = -ltcc -ldl
+PROG_LDFLAGS = -no-pie
+endif
 
 LIB_SRC := $(sort $(wildcard src/base/*.c src/ir/*.c src/eval/*.c src/oracle/*.c \
             src/target/*.c src/comp/*.c src/fuzz/*.c src/triage/*.c))
@@ -40,10 +50,10 @@ $(BUILD)/libtrench.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/trench: $(CLI_OBJ) $(BUILD)/libtrench.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
 
 $(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtrench.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
 
 test: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/unit
 	@bash tests/run.sh $(BUILD)

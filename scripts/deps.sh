@@ -4,7 +4,9 @@
 set -eu
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in gcc make libcjson-dev pkg-config; do
+# libtcc-dev is the JIT's fast backend (libtcc.a); tcc ships the runtime
+# libtcc1.a and the compiler headers (stddef.h, ...) that libtcc needs.
+for p in gcc make libcjson-dev pkg-config libtcc-dev tcc; do
   have_pkg "$p" || need+=("$p")
 done
 # clang and its runtime give the sanitizer build and the coverage-guided fuzzer.

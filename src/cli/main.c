@@ -9,6 +9,7 @@ static const cli_cmd *const commands[] = {
   &cli_cmd_parse,
   &cli_cmd_run,
   &cli_cmd_check,
+  &cli_cmd_compile,
   &cli_cmd_stats,
   &cli_cmd_defects,
 };

@@ -66,6 +66,20 @@ static const char *const prelude[] = {
   "  if (be == 0) r = ldexp((double)m, 1 - bias - mb);\n"
   "  else r = ldexp((double)(m | (mm + 1)), (int)be - bias - mb);\n"
   "  return neg ? -r : r;\n}\n",
+  /* libtcc (jit=tcc) has no bit-count builtins: plain C, same results. */
+  "#ifdef __TINYC__\n"
+  "static int tr_clzll(unsigned long long x) {\n"
+  "  int n = 0;\n  if (!x) return 64;\n  while (!(x >> 63)) { x <<= 1; n++; }\n  return n;\n}\n"
+  "static int tr_popcountll(unsigned long long x) {\n"
+  "  int n = 0;\n  while (x) { x &= x - 1; n++; }\n  return n;\n}\n"
+  "#define __builtin_clzll tr_clzll\n#define __builtin_popcountll tr_popcountll\n"
+  /* tcc 0.9.27 passes two double arguments converted at the call to two
+   * long double parameters wrongly (powl(-0.5, 3.0) is NaN); converted
+   * first, they arrive intact. Exact conversions, so the same results. */
+  "static long double tr_atan2l(double y, double x) { long double a = y, b = x; return atan2l(a, b); }\n"
+  "static long double tr_powl(double x, double y) { long double a = x, b = y; return powl(a, b); }\n"
+  "#define atan2l tr_atan2l\n#define powl tr_powl\n"
+  "#endif\n",
   "static u64 raw_get(const u8 *p, int es, i64 i) {\n"
   "  if (es == 1) return p[i];\n"
   "  if (es == 2) { uint16_t v; memcpy(&v, p + 2 * i, 2); return v; }\n"

@@ -1,5 +1,6 @@
 /* jit.c - the JIT behind the builtin target: the system C compiler builds
- * the emitter's translation unit into a shared object, dlopen loads it, a
+ * the emitter's translation unit into a shared object and dlopen loads it,
+ * or libtcc compiles it in memory (backend tcc, when built with TCC=1); a
  * forked child runs each kernel. The only process-wide mutable state is
  * the compile cache below (loaded objects by text hash), guarded by a
  * mutex; a forked child never touches it (it only calls the entry it was
@@ -25,6 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef TRENCH_HAVE_TCC
+#include <libtcc.h>
+#endif
+
 extern char **environ;
 
 /* Bumped whenever the ABI between emitter and JIT changes, so stale disk
@@ -38,7 +43,8 @@ extern char **environ;
 
 struct tr_jit_code {
   char hash[33];  /* cache key */
-  void *dl;       /* dlopen handle */
+  void *dl;       /* dlopen handle (backend cc) */
+  void *tcc;      /* TCCState owning the relocated code (backend tcc) */
   int refs;       /* holders (tr_jit_release); guarded by cache_lock */
   uint64_t used;  /* last use tick, for eviction */
 };
@@ -49,6 +55,24 @@ static int ncache;
 static uint64_t cache_tick;
 
 void tr_jit_opts_init(tr_jit_opts *o) { memset(o, 0, sizeof *o); }
+
+bool tr_jit_have_tcc(void) {
+#ifdef TRENCH_HAVE_TCC
+  return true;
+#else
+  return false;
+#endif
+}
+
+static bool is_tcc(const tr_jit_opts *o) { return o && o->backend == TR_JIT_TCC; }
+
+/* Unloads c's code. */
+static void code_close(tr_jit_code *c) {
+#ifdef TRENCH_HAVE_TCC
+  if (c->tcc) tcc_delete(c->tcc);
+#endif
+  if (c->dl) dlclose(c->dl);
+}
 
 static double now_ms(void) {
   struct timespec ts;
@@ -81,9 +105,10 @@ static void fnv2(uint64_t h[2], const char *s) {
 void tr_jit_hash_text(const tr_jit_opts *o, const char *src, char hex[33]) {
   uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
   fnv2(h, JIT_ABI "\n");
-  fnv2(h, cc_of(o));
+  /* The same text from the two backends is two entries. */
+  fnv2(h, is_tcc(o) ? "libtcc" : cc_of(o));
   fnv2(h, "\n");
-  fnv2(h, cflags_of(o));
+  fnv2(h, is_tcc(o) ? "" : cflags_of(o));
   fnv2(h, "\n");
   fnv2(h, src);
   snprintf(hex, 33, "%016llx%016llx", (unsigned long long)h[0], (unsigned long long)h[1]);
@@ -261,7 +286,7 @@ static void cache_add(tr_jit_code *c) {
     for (int i = 0; i < ncache; i++)
       if (cache[i]->refs == 0 && (victim < 0 || cache[i]->used < cache[victim]->used)) victim = i;
     if (victim < 0) return;
-    dlclose(cache[victim]->dl);
+    code_close(cache[victim]);
     free(cache[victim]);
     cache[victim] = cache[--ncache];
   }
@@ -283,6 +308,67 @@ static tr_jit_code *load(const char *path, const char *hash, tr_diag *d) {
   return c;
 }
 
+/* ---- libtcc ---- */
+
+#ifdef TRENCH_HAVE_TCC
+/* Keeps tcc's messages (each "<string>:LINE: error: ..."), the last ones
+ * when there are many. */
+static void tcc_message(void *opaque, const char *msg) {
+  tr_buf *b = opaque;
+  if (b->n > 8000) return;
+  tr_buf_puts(b, msg);
+  tr_buf_putc(b, '\n');
+}
+
+static void tcc_quiet(void *opaque, const char *msg) { (void)opaque; (void)msg; }
+
+/* Compiles src in memory. libtcc keeps global state, so callers hold
+ * cache_lock (compiles never overlap). Undefined functions (libm, libc)
+ * resolve against the host process, which links libm. */
+static tr_status compile_tcc(const char *src, const char *hash, tr_jit_code **out, double *ms,
+                             tr_diag *d) {
+  double t0 = now_ms();
+  TCCState *t = tcc_new();
+  if (!t) {
+    tr_diag_errorf(d, "jit: tcc_new failed");
+    return TR_ERR_IO;
+  }
+  tr_buf msg = {0};
+  tcc_set_error_func(t, &msg, tcc_message);
+  tcc_set_options(t, "-w");
+  tcc_set_output_type(t, TCC_OUTPUT_MEMORY);
+  tr_status s = TR_OK;
+  if (tcc_compile_string(t, src) != 0 || tcc_relocate(t, TCC_RELOCATE_AUTO) < 0) {
+    const char *m = tr_buf_str(&msg);
+    size_t n = strlen(m);
+    tr_diag_errorf(d, "jit: libtcc failed: %s", n > 1500 ? m + n - 1500 : m);
+    s = TR_ERR_INVALID;
+  }
+  *ms = now_ms() - t0;
+  tr_buf_free(&msg);
+  if (s != TR_OK) {
+    tcc_delete(t);
+    return s;
+  }
+  /* Messages must not reach a buffer that is gone. */
+  tcc_set_error_func(t, NULL, tcc_quiet);
+  tr_jit_code *c = tr_xcalloc(1, sizeof *c);
+  memcpy(c->hash, hash, 33);
+  c->tcc = t;
+  c->refs = 1;
+  c->used = ++cache_tick;
+  *out = c;
+  return TR_OK;
+}
+#else
+static tr_status compile_tcc(const char *src, const char *hash, tr_jit_code **out, double *ms,
+                             tr_diag *d) {
+  (void)src; (void)hash; (void)out; (void)ms;
+  tr_diag_errorf(d, "jit: no libtcc in this build");
+  return TR_ERR_UNSUPPORTED;
+}
+#endif
+
 tr_status tr_jit_compile(const tr_jit_opts *o, const char *src, tr_jit_code **out,
                          tr_jit_stats *st, tr_diag *d) {
   tr_jit_stats dummy;
@@ -293,6 +379,13 @@ tr_status tr_jit_compile(const tr_jit_opts *o, const char *src, tr_jit_code **ou
   tr_jit_hash_text(o, src, hash);
   bool use_mem = !(o && o->no_cache);
   tr_status s = TR_OK;
+#ifndef TRENCH_HAVE_TCC
+  if (is_tcc(o)) {
+    tr_diag_errorf(d, "jit: this build has no libtcc (build with make TCC=1; Debian libtcc-dev "
+                   "and tcc); use the cc backend");
+    return TR_ERR_UNSUPPORTED;
+  }
+#endif
   /* The lock is held across the compile, so two threads asking for the
    * same text compile it once. */
   pthread_mutex_lock(&cache_lock);
@@ -306,6 +399,16 @@ tr_status tr_jit_compile(const tr_jit_opts *o, const char *src, tr_jit_code **ou
       pthread_mutex_unlock(&cache_lock);
       return TR_OK;
     }
+  }
+  if (is_tcc(o)) {
+    tr_jit_code *c = NULL;
+    s = compile_tcc(src, hash, &c, &st->compile_ms, d);
+    if (s == TR_OK) {
+      if (use_mem) cache_add(c);
+      *out = c;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return s;
   }
   tr_buf dir = {0}, cpath = {0}, sopath = {0}, errpath = {0}, final = {0}, tmpfinal = {0};
   bool have_disk = cache_folder(o, &dir);
@@ -398,7 +501,11 @@ done:
 
 tr_jit_entry tr_jit_symbol(tr_jit_code *c, const char *name) {
   if (!c) return NULL;
-  void *p = dlsym(c->dl, name);
+  void *p = NULL;
+#ifdef TRENCH_HAVE_TCC
+  if (c->tcc) p = tcc_get_symbol(c->tcc, name);
+#endif
+  if (c->dl) p = dlsym(c->dl, name);
   tr_jit_entry f;
   /* POSIX guarantees object and function pointers convert via dlsym. */
   memcpy(&f, &p, sizeof f);
@@ -412,7 +519,7 @@ void tr_jit_release(tr_jit_code *c) {
   bool cached = false;
   for (int i = 0; i < ncache; i++) cached |= cache[i] == c;
   if (!cached && c->refs == 0) {
-    dlclose(c->dl);
+    code_close(c);
     free(c);
   }
   pthread_mutex_unlock(&cache_lock);

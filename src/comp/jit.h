@@ -1,6 +1,8 @@
 /* jit.h - turns the C emitter's translation unit into running code: the
- * system C compiler builds a shared object in a private temporary folder,
- * dlopen loads it, and each run executes the kernel in a forked child so a
+ * system C compiler builds a shared object in a private temporary folder
+ * and dlopen loads it, or (backend tcc, the fast mode for fuzzing) libtcc
+ * compiles the text in memory; each run executes the kernel in a forked
+ * child so a
  * crashing or hanging (miscompiled) kernel becomes a verdict instead of
  * taking the caller down. Compiled code is cached by a hash of the C text
  * (plus compiler and flags): in memory for the process and on disk under
@@ -18,9 +20,17 @@
  * kernel gave up (out of memory). */
 typedef int (*tr_jit_entry)(unsigned char **in, unsigned char **out);
 
+/* Who compiles the C text. */
+typedef enum {
+  TR_JIT_CC,  /* the system C compiler (-O2) into a .so, dlopen (default) */
+  TR_JIT_TCC  /* libtcc, in process and in memory: ~10x faster to compile,
+                 slower code; never on disk */
+} tr_jit_backend;
+
 typedef struct {
+  tr_jit_backend backend; /* TR_JIT_CC unless set */
   const char *cc;        /* compiler; NULL: $TRENCH_CC, else "cc" */
-  const char *cflags;    /* NULL: $TRENCH_CFLAGS, else "-O2" */
+  const char *cflags;    /* NULL: $TRENCH_CFLAGS, else "-O2" (cc only) */
   const char *tmp_dir;   /* parent of the private folder; NULL: $TMPDIR
                             or /tmp */
   const char *cache_dir; /* NULL: $XDG_CACHE_HOME/trench, else
@@ -43,12 +53,16 @@ typedef struct {
 /* Compiles and loads src (NUL-terminated C). A compiler failure is
  * TR_ERR_INVALID with the compiler's last messages as diagnostic (an
  * emitter bug: the target's COMPILE_ERROR); trouble with temporary files,
- * a missing compiler or dlopen is TR_ERR_IO. */
+ * a missing compiler or dlopen is TR_ERR_IO; backend tcc in a build
+ * without libtcc is TR_ERR_UNSUPPORTED. */
 tr_status tr_jit_compile(const tr_jit_opts *o, const char *src,
                          tr_jit_code **out, tr_jit_stats *st, tr_diag *d);
 /* The address of an exported function, or NULL. */
 tr_jit_entry tr_jit_symbol(tr_jit_code *c, const char *name);
 void tr_jit_release(tr_jit_code *c); /* NULL is fine */
+
+/* Whether this build has the tcc backend (Makefile: TCC=1). */
+bool tr_jit_have_tcc(void);
 
 /* The hash the caches use: 32 hex digits into hex[33]. */
 void tr_jit_hash_text(const tr_jit_opts *o, const char *src, char hex[33]);

@@ -5,6 +5,8 @@
  *   disable=NAME      skip a pass or rule (repeatable), as --disable
  *   lanes=N, tile=N   the emitter's lane width and output tile
  *   nofuse            call loop fusions' computations instead of one loop
+ *   jit=cc|tcc        who compiles the C: cc (default, -O2, a .so) or
+ *                     libtcc in memory (fast compile, slower code)
  *   cc=PROGRAM, cflags=FLAGS   the C compiler (flags blank-separated)
  *   nocache           neither the memory nor the disk cache
  *   crash-test        every kernel stores through NULL (tests only)

@@ -251,11 +251,12 @@ static void builtin_close(tr_target *t) {
 static const tr_target_ops builtin_ops = {"builtin", builtin_run, builtin_list_passes, builtin_close};
 
 static tr_target *make_target(const char *spec, builtin *b) {
+  bool tcc = b->jit.backend == TR_JIT_TCC;
   tr_target *t = tr_xcalloc(1, sizeof *t);
   t->ops = &builtin_ops;
   t->spec = tr_xstrdup(spec);
   t->name = tr_xstrdup("builtin");
-  t->version = tr_xstrdup("trench-builtin-1 (cc)");
+  t->version = tr_xstrdup(tcc ? "trench-builtin-1 (libtcc)" : "trench-builtin-1 (cc)");
   t->caps = TR_CAP_OPTIMIZED_HLO | TR_CAP_DISABLE_PASSES | TR_CAP_LIST_PASSES | TR_CAP_TIMINGS;
   t->impl = b;
   return t;
@@ -319,6 +320,8 @@ tr_status tr_builtin_open(const char *spec, const tr_target_config *cfg, tr_targ
     else if (strcmp(w, "nofuse") == 0 && !val) bc.emit.fuse_loops = false;
     else if (strcmp(w, "nocache") == 0 && !val) bc.jit.no_cache = true;
     else if (strcmp(w, "crash-test") == 0 && !val) bc.emit.test_crash = true;
+    else if (strcmp(w, "jit") == 0 && val && strcmp(val, "cc") == 0) bc.jit.backend = TR_JIT_CC;
+    else if (strcmp(w, "jit") == 0 && val && strcmp(val, "tcc") == 0) bc.jit.backend = TR_JIT_TCC;
     else if (strcmp(w, "cc") == 0 && val && *val) bc.jit.cc = val;
     else if (strcmp(w, "cflags") == 0 && val) bc.jit.cflags = val;
     else if (strcmp(w, "inject") == 0 && val && tr_defect_lookup(val) >= 0)
@@ -329,10 +332,15 @@ tr_status tr_builtin_open(const char *spec, const tr_target_config *cfg, tr_targ
     }
     else {
       tr_diag_errorf(d, "target '%s': unknown or malformed option '%s%s%s' (known: fuel=N, "
-                     "disable=NAME, inject=DEFECT, lanes=N, tile=N, nofuse, nocache, cc=PROGRAM, cflags=FLAGS)",
+                     "disable=NAME, inject=DEFECT, lanes=N, tile=N, nofuse, nocache, jit=cc|tcc, cc=PROGRAM, "
+                     "cflags=FLAGS)",
                      spec, w, val ? "=" : "", val ? val : "");
       s = TR_ERR_USAGE;
     }
+  }
+  if (s == TR_OK && bc.jit.backend == TR_JIT_TCC && !tr_jit_have_tcc()) {
+    tr_diag_errorf(d, "target '%s': this trench was built without libtcc (make TCC=1)", spec);
+    s = TR_ERR_USAGE;
   }
   if (s == TR_OK) {
     /* A misspelt pass is an error now, not a silent no-op on every run. */

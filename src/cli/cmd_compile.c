@@ -1,0 +1,273 @@
+/* cmd_compile.c - "trench compile": runs the built-in compiler's pass
+ * pipeline and C emitter on a module and writes the translation unit (or
+ * the optimized module), with the pass and rewrite summary on stderr. The
+ * same steps the builtin target takes before it runs a kernel
+ * (src/target/builtin.c), made visible: --disable, --fuel and --inject
+ * steer them, --dump-after shows the module between passes, --jit checks
+ * that the C compiles and says how long it took. */
+#include "cli.h"
+
+#include "../comp/defects.h"
+#include "../comp/emit.h"
+#include "../comp/jit.h"
+#include "../comp/pipeline.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int run(int argc, char **argv);
+
+const cli_cmd cli_cmd_compile = {
+  "compile", "compile a module with the built-in compiler to C",
+  "Usage: trench compile [OPTIONS] MODULE\n"
+  "\n"
+  "Runs the built-in compiler's pass pipeline (docs/COMPILER.md) on the\n"
+  "HLO module MODULE (\"-\" reads stdin) and its C emitter (docs/EMITTER.md)\n"
+  "on the result, and writes the C translation unit to stdout or -o FILE.\n"
+  "It exports int trench_entry(unsigned char **in, unsigned char **out).\n"
+  "A summary goes to stderr: the passes run, the rewrites applied per pass\n"
+  "and per rule, the fuel used, the size of the C text and, with --jit,\n"
+  "the compile time.\n"
+  "\n"
+  "Options:\n"
+  "  -o, --output FILE    write the result to FILE instead of stdout\n"
+  "      --emit WHAT      what to write: c (default), hlo (the optimized\n"
+  "                       module, with its fusions) or none\n"
+  "      --disable NAME   skip a pass or a rewrite rule (repeatable)\n"
+  "      --fuel N         stop rewriting after N rule applications\n"
+  "      --inject NAME    plant a defect of 'trench defects' (repeatable)\n"
+  "      --dump-after P   print the module to stderr after each run of pass P\n"
+  "      --jit cc|tcc     also compile the C in-process: cc (the system C\n"
+  "                       compiler, -O2, a shared object) or tcc (libtcc,\n"
+  "                       in memory); no cache\n"
+  "      --lanes N        the emitter's lane width (default 8)\n"
+  "      --tile N         the emitter's output tile (default 16)\n"
+  "  -q, --quiet          no summary on stderr\n"
+  "  -h, --help           show this help\n"
+  "\n"
+  "Passes: dce constant-fold simplify cse while-simplify fusion.\n"
+  "\n"
+  "Exit codes:\n"
+  "  0  compiled\n"
+  "  1  MODULE has a syntax or verify error, a pass left an invalid module,\n"
+  "     or (--jit) the C compiler rejected the emitted C: the last two are\n"
+  "     bugs of the built-in compiler\n"
+  "  2  usage error (unknown pass, rule, defect or option), unreadable\n"
+  "     MODULE, unwritable output, an op or dtype the emitter does not\n"
+  "     support, or the C compiler cannot be run\n",
+  run,
+};
+
+typedef struct {
+  const char *name;
+  int count;
+} tally;
+
+/* Adds one to name's count in v (names are static strings). */
+static void tally_add(tally **v, int *n, const char *name) {
+  for (int i = 0; i < *n; i++)
+    if (strcmp((*v)[i].name, name) == 0) {
+      (*v)[i].count++;
+      return;
+    }
+  *v = tr_xrealloc(*v, sizeof **v * (size_t)(*n + 1));
+  (*v)[*n].name = name;
+  (*v)[(*n)++].count = 1;
+}
+
+static int by_count(const void *a, const void *b) {
+  const tally *x = a, *y = b;
+  if (x->count != y->count) return y->count - x->count;
+  return strcmp(x->name, y->name);
+}
+
+/* The rewrite summary: total, per pass (in order of first use), per rule
+ * (most applied first). */
+static void print_summary(FILE *f, const tr_comp_ctx *c, int64_t fuel) {
+  fprintf(f, "passes: ");
+  const char *const *p = tr_comp_pass_names();
+  for (int i = 0; p[i]; i++)
+    fprintf(f, "%s%s%s", i ? " " : "", p[i], tr_comp_pass_enabled(c, p[i]) ? "" : "(off)");
+  fprintf(f, "\n");
+  tally *passes = NULL, *rules = NULL;
+  int npasses = 0, nrules = 0;
+  for (int i = 0; i < c->nlog; i++) {
+    tally_add(&passes, &npasses, c->log[i].pass);
+    tally_add(&rules, &nrules, c->log[i].rule);
+  }
+  fprintf(f, "rewrites: %d", c->nlog);
+  for (int i = 0; i < npasses; i++)
+    fprintf(f, "%s%s %d", i ? ", " : " (", passes[i].name, passes[i].count);
+  fprintf(f, "%s\n", npasses ? ")" : "");
+  if (nrules) qsort(rules, (size_t)nrules, sizeof *rules, by_count);
+  for (int i = 0; i < nrules; i++) fprintf(f, "  %-32s %d\n", rules[i].name, rules[i].count);
+  if (fuel >= 0)
+    fprintf(f, "fuel: %lld of %lld used%s\n", (long long)(fuel - c->fuel), (long long)fuel,
+            c->fuel == 0 ? " (spent: later rewrites skipped)" : "");
+  free(passes);
+  free(rules);
+}
+
+static bool parse_count(const char *s, int64_t lo, int64_t hi, int64_t *v) {
+  char *end;
+  errno = 0;
+  long long x = strtoll(s, &end, 10);
+  if (!*s || *end || errno || x < lo || x > hi) return false;
+  *v = x;
+  return true;
+}
+
+static bool known_pass(const char *name) {
+  const char *const *p = tr_comp_pass_names();
+  for (int i = 0; p[i]; i++)
+    if (strcmp(p[i], name) == 0) return true;
+  return false;
+}
+
+/* Writes text to path ("-" or NULL: stdout). */
+static bool write_out(const char *path, const char *text, size_t n) {
+  if (!path || strcmp(path, "-") == 0) return fwrite(text, 1, n, stdout) == n;
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    fprintf(stderr, "trench compile: cannot write %s: %s\n", path, strerror(errno));
+    return false;
+  }
+  bool ok = fwrite(text, 1, n, f) == n;
+  ok &= fclose(f) == 0;
+  if (!ok) fprintf(stderr, "trench compile: error writing %s\n", path);
+  return ok;
+}
+
+static int run(int argc, char **argv) {
+  const cli_cmd *me = &cli_cmd_compile;
+  cli_opts o;
+  cli_opts_init(&o, me, argc, argv);
+  const char *module = NULL, *out_path = NULL, *emit_what = "c", *dump_after = NULL;
+  const char *jit = NULL;
+  bool quiet = false;
+  int64_t fuel = -1, v;
+  tr_emit_opts eo;
+  tr_emit_opts_init(&eo);
+  tr_comp_ctx ctx;
+  tr_comp_ctx_init(&ctx);
+  tr_diag d = {0};
+  int k;
+  while ((k = cli_opts_next(&o))) {
+    if (k == 'f') {
+      if (module) cli_usage_error(me, "one MODULE only ('%s' and '%s')", module, o.arg);
+      module = o.arg;
+      continue;
+    }
+    cli_opt_help(&o);
+    if (cli_opt_is(&o, "-o", "--output")) out_path = cli_opt_value(&o);
+    else if (cli_opt_is(&o, NULL, "--emit")) {
+      emit_what = cli_opt_value(&o);
+      if (strcmp(emit_what, "c") != 0 && strcmp(emit_what, "hlo") != 0 &&
+          strcmp(emit_what, "none") != 0)
+        cli_usage_error(me, "--emit takes c, hlo or none, not '%s'", emit_what);
+    } else if (cli_opt_is(&o, NULL, "--disable")) {
+      if (tr_comp_ctx_disable(&ctx, cli_opt_value(&o), &d) != TR_OK) {
+        const char *m = tr_diag_first(&d);
+        cli_usage_error(me, "%s (passes: dce constant-fold simplify cse while-simplify fusion)",
+                        m ? m : "unknown pass or rule");
+      }
+    } else if (cli_opt_is(&o, NULL, "--fuel")) {
+      const char *s = cli_opt_value(&o);
+      if (!parse_count(s, 0, INT64_MAX, &fuel)) cli_usage_error(me, "--fuel wants a count >= 0, not '%s'", s);
+    } else if (cli_opt_is(&o, NULL, "--inject")) {
+      const char *s = cli_opt_value(&o);
+      int id = tr_defect_lookup(s);
+      if (id < 0) cli_usage_error(me, "unknown defect '%s' (see trench defects)", s);
+      eo.inject |= (uint64_t)1 << id;
+    } else if (cli_opt_is(&o, NULL, "--dump-after")) {
+      dump_after = cli_opt_value(&o);
+      if (!known_pass(dump_after))
+        cli_usage_error(me, "--dump-after: no pass '%s' (passes: dce constant-fold simplify cse "
+                        "while-simplify fusion)", dump_after);
+    } else if (cli_opt_is(&o, NULL, "--jit")) {
+      jit = cli_opt_value(&o);
+      if (strcmp(jit, "cc") != 0 && strcmp(jit, "tcc") != 0)
+        cli_usage_error(me, "--jit takes cc or tcc, not '%s'", jit);
+    } else if (cli_opt_is(&o, NULL, "--lanes")) {
+      const char *s = cli_opt_value(&o);
+      if (!parse_count(s, 1, 64, &v)) cli_usage_error(me, "--lanes wants 1..64, not '%s'", s);
+      eo.lanes = (int)v;
+    } else if (cli_opt_is(&o, NULL, "--tile")) {
+      const char *s = cli_opt_value(&o);
+      if (!parse_count(s, 1, 256, &v)) cli_usage_error(me, "--tile wants 1..256, not '%s'", s);
+      eo.tile = (int)v;
+    } else if (cli_opt_flag(&o, "-q", "--quiet")) quiet = true;
+    else cli_usage_error(me, "unknown option '%s'", o.arg);
+  }
+  if (!module) cli_usage_error(me, "no MODULE given");
+
+  int rc;
+  tr_module *m = cli_load(module, true, &rc);
+  if (!m) {
+    tr_comp_ctx_free(&ctx);
+    return rc;
+  }
+  tr_buf dump = {0}, text = {0};
+  ctx.fuel = fuel;
+  ctx.inject = eo.inject; /* one defect set for passes and emitter, as builtin */
+  ctx.dump_after = dump_after;
+  ctx.dump = &dump;
+  tr_status s = tr_comp_pipeline_run(&ctx, m, &d);
+  if (dump.n) fwrite(dump.p, 1, dump.n, stderr);
+  if (s != TR_OK) {
+    tr_diag_print(&d, stderr);
+    fprintf(stderr, "trench compile: %s: the pass pipeline failed\n", cli_input_name(module));
+    rc = s == TR_ERR_UNSUPPORTED ? CLI_EXIT_USAGE : CLI_EXIT_FINDING;
+    goto done;
+  }
+  if (!quiet) print_summary(stderr, &ctx, fuel);
+  if (strcmp(emit_what, "hlo") == 0) tr_print_module(&text, m);
+  if (strcmp(emit_what, "c") == 0 || jit) {
+    tr_buf c = {0};
+    s = tr_emit_c(m, &eo, &c, &d);
+    if (s != TR_OK) {
+      tr_buf_free(&c);
+      tr_diag_print(&d, stderr);
+      rc = CLI_EXIT_USAGE; /* the emitter's limits, not a finding */
+      goto done;
+    }
+    if (!quiet) fprintf(stderr, "emitted: %zu bytes of C\n", c.n);
+    if (jit) {
+      tr_jit_opts jo;
+      tr_jit_opts_init(&jo);
+      jo.backend = strcmp(jit, "tcc") == 0 ? TR_JIT_TCC : TR_JIT_CC;
+      jo.no_cache = true; /* the time of a compile, not of a lookup */
+      tr_jit_code *code = NULL;
+      tr_jit_stats st;
+      s = tr_jit_compile(&jo, tr_buf_str(&c), &code, &st, &d);
+      if (s == TR_OK && !tr_jit_symbol(code, TR_EMIT_ENTRY)) {
+        tr_diag_errorf(&d, "jit: the compiled unit has no %s", TR_EMIT_ENTRY);
+        s = TR_ERR_INVALID;
+      }
+      tr_jit_release(code);
+      if (s != TR_OK) {
+        tr_buf_free(&c);
+        tr_diag_print(&d, stderr);
+        rc = s == TR_ERR_INVALID ? CLI_EXIT_FINDING : CLI_EXIT_USAGE;
+        goto done;
+      }
+      if (!quiet) fprintf(stderr, "jit: %s compiled it in %.1f ms\n", jit, st.compile_ms);
+    }
+    if (strcmp(emit_what, "c") == 0) {
+      tr_buf_free(&text);
+      text = c;
+    } else {
+      tr_buf_free(&c);
+    }
+  }
+  if (strcmp(emit_what, "none") != 0 && !write_out(out_path, tr_buf_str(&text), text.n))
+    rc = CLI_EXIT_USAGE;
+done:
+  tr_diag_clear(&d);
+  tr_buf_free(&dump);
+  tr_buf_free(&text);
+  tr_comp_ctx_free(&ctx);
+  tr_module_free(m);
+  return rc;
+}
