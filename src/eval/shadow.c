@@ -152,6 +152,59 @@ void sh_finish(const sh_fmt *f, long double r, long double p, double k, long dou
 
 bool sh_is_flt(const sh_val *a) { return a->arr && tr_dtype_is_float(a->dt); }
 
+/* Buffers below this size come from calloc and go back to free. */
+#define POOL_MIN ((size_t)1 << 18)
+
+/* A zeroed buffer of the given size, reused from the pool when one of
+ * between that size and twice it is there. */
+static void *pool_take(sh_pool *pl, size_t bytes) {
+  if (bytes >= POOL_MIN) {
+    int best = -1;
+    for (int i = 0; i < pl->n; i++)
+      if (pl->bytes[i] >= bytes && pl->bytes[i] / 2 <= bytes && (best < 0 || pl->bytes[i] < pl->bytes[best]))
+        best = i;
+    if (best >= 0) {
+      void *p = pl->p[best];
+      pl->n--;
+      pl->p[best] = pl->p[pl->n];
+      pl->bytes[best] = pl->bytes[pl->n];
+      memset(p, 0, bytes);
+      return p;
+    }
+  }
+  return tr_xcalloc(bytes, 1);
+}
+
+/* Gives a buffer of the given size back: into the pool when it is big
+ * (displacing the smallest there when full), else to free. */
+static void pool_give(sh_pool *pl, void *p, size_t bytes) {
+  if (!p) return;
+  if (!pl || bytes < POOL_MIN) {
+    free(p);
+    return;
+  }
+  if (pl->n == SH_POOL) {
+    int small = 0;
+    for (int i = 1; i < pl->n; i++)
+      if (pl->bytes[i] < pl->bytes[small]) small = i;
+    if (pl->bytes[small] >= bytes) {
+      free(p);
+      return;
+    }
+    free(pl->p[small]);
+    pl->p[small] = p;
+    pl->bytes[small] = bytes;
+    return;
+  }
+  pl->p[pl->n] = p;
+  pl->bytes[pl->n++] = bytes;
+}
+
+static void pool_free(sh_pool *pl) {
+  for (int i = 0; i < pl->n; i++) free(pl->p[i]);
+  pl->n = 0;
+}
+
 sh_val *sh_arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims) {
   double n = 1;
   for (int i = 0; i < rank; i++) n *= dims[i] > 0 ? (double)dims[i] : 0;
@@ -178,12 +231,13 @@ sh_val *sh_arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const i
   v->n = (size_t)n;
   size_t m = v->n ? v->n : 1;
   v->t = t;
+  v->pool = &c->pool;
   if (flt) {
-    if (sh_narrow(dt)) v->d = tr_xcalloc(m, sizeof(double));
+    if (sh_narrow(dt)) v->d = pool_take(&c->pool, m * sizeof(double));
     else v->lv = tr_xcalloc(m, sizeof(long double));
-    v->e = tr_xcalloc(m, sizeof(double));
+    v->e = pool_take(&c->pool, m * sizeof(double));
   }
-  v->u = tr_xcalloc(m, 1);
+  v->u = pool_take(&c->pool, m);
   return v;
 }
 
@@ -223,10 +277,11 @@ void sh_unref(sh_val *v) {
   if (!v || --v->refs > 0) return;
   tr_tensor_free(v->t);
   free(v->dims);
-  free(v->d);
+  size_t m = v->n ? v->n : 1;
+  pool_give(v->pool, v->d, m * sizeof(double));
   free(v->lv);
-  free(v->e);
-  free(v->u);
+  pool_give(v->pool, v->e, m * sizeof(double));
+  pool_give(v->pool, v->u, m);
   for (int i = 0; i < v->nelems; i++) sh_unref(v->elems[i]);
   free(v->elems);
   free(v);
@@ -850,6 +905,7 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
   free(c.ev.info);
   free(c.ev.pos);
   free(deftab);
+  pool_free(&c.pool);
   if (c.helpers) tr_module_free(c.helpers);
   return st;
 }

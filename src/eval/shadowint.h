@@ -15,6 +15,16 @@
  * of the narrow types: its 2^-53 is far below their ulps and inside the
  * slack every rule adds, and it keeps the bulk loops in SIMD registers
  * (long double is x87 only); f64 needs more than double. */
+/* Big buffers of dropped values, kept for the next results of about the
+ * same size: a chain of elementwise ops over large arrays otherwise
+ * spends much of its time faulting fresh pages in and handing them back. */
+#define SH_POOL 12
+typedef struct {
+  int n;
+  void *p[SH_POOL];
+  size_t bytes[SH_POOL];
+} sh_pool;
+
 typedef struct sh_val sh_val;
 struct sh_val {
   int refs;          /* owners */
@@ -29,6 +39,7 @@ struct sh_val {
   long double *lv;   /* f64 arrays: shadow values */
   double *e;         /* float arrays: bounds (>= 0) */
   unsigned char *u;  /* arrays: uncertain flags */
+  sh_pool *pool;     /* where its buffers go back (arrays) */
   int nelems;        /* tuple element count */
   sh_val **elems;    /* tuple elements, one reference each */
 };
@@ -37,6 +48,7 @@ typedef struct {
   ev_ctx ev;              /* the exact evaluator's context: errors, limits, facts */
   const tr_ulp_table *ut; /* rounding allowances */
   tr_module *helpers;     /* f64 combiners for twin kernels, parsed on first use */
+  sh_pool pool;           /* buffers for reuse */
 } sh_ctx;
 
 /* Rounding facts of a float dtype. */
