@@ -5,6 +5,8 @@
 # Usage: bench/run_eval_bench.sh [BUILD_DIR] [eval_bench arguments...]
 #   BUILD_DIR  the build folder holding libtrench.a (default: build)
 #   arguments  passed on, e.g. --reps 9, --quick, or a folder of .hlo dumps
+#              (inputs from DIR/NAME.inputs/p0.npy, p1.npy, ... where they
+#              exist, drawn otherwise; see bench/README.md)
 #
 # Shadow mode is compiled in when src/eval/shadow.h exists and the bench's
 # shadow call compiles against it; otherwise the bench runs exact mode only

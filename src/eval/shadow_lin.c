@@ -31,6 +31,17 @@ static double up(long double x) {
   return d;
 }
 
+/* The next double above a finite non-negative d: above any value that
+ * rounds to d, so a once-rounded sum of non-negative terms stays an upper
+ * bound. */
+static double next_up(double d) {
+  uint64_t b;
+  memcpy(&b, &d, 8);
+  b++;
+  memcpy(&d, &b, 8);
+  return d;
+}
+
 /* ---- reduce ---- */
 
 /* Offsets of the kept (output) and reduced elements of an operand of
@@ -419,7 +430,7 @@ static bool operand_arrays(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dt
     }
   }
   for (size_t i = 0; i < n; i++) {
-    m[i] = up(fabsl((long double)v[i]) + e[i]);
+    m[i] = e[i] == 0 ? fabs(v[i]) : isfinite(e[i]) ? next_up(fabs(v[i]) + e[i]) : e[i];
     anye |= e[i] != 0;
   }
   if (anye) {
@@ -481,8 +492,9 @@ static tr_status magnitude(sh_ctx *c, const tr_instr *in, contract_fn kern, cons
     double *d = tr_xmalloc(sizeof(double) * (n ? n : 1));
     ev_load_flts(r, d);
     if (lo) {
-      long double g = 1 + (nterms + 2) * ldexpl(1.0L, -23), tiny = (nterms + 1) * ldexpl(1.0L, -149);
-      for (size_t i = 0; i < n; i++) d[i] = up(d[i] * g + tiny);
+      /* In double: two roundings of 2^-53 each, inside the 2^-50 added. */
+      double g = (1 + (nterms + 2) * 0x1p-23) * (1 + 0x1p-50), tiny = (nterms + 1) * 0x1p-149;
+      for (size_t i = 0; i < n; i++) d[i] = (d[i] * g + tiny) * (1 + 0x1p-50);
     }
     *out = d;
   }
@@ -546,7 +558,24 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
     long double dbl = (long double)(nterms + 4) * ldexpl(1.0L, -52);
     bool exact_in = sh_is_exact(x) && sh_is_exact(y);
     const double *pv = V->data;
+    /* The common case in double: finite, away from overflow; the factors
+     * rounded up and the sum widened past its own three roundings. */
+    double c1 = up(1 + dbl), c2 = up((long double)nterms * unit + dbl), c3 = up((long double)nterms * k * f.tiny);
+    double lim = (double)f.lim;
     for (size_t i = 0; i < o->n; i++) {
+      if (!o->d) break;
+      double r = pv[i], mag = pa[i], prop = (p1 ? p1[i] : 0) + (p2 ? p2[i] : 0);
+      double b = (prop * c1 + c2 * mag + c3) * (1 + 0x1p-50);
+      if (isfinite(r) && isfinite(mag) && isfinite(b) && mag + b < lim) {
+        o->d[i] = r;
+        o->e[i] = b;
+        o->u[i] = 0;
+      } else {
+        o->u[i] = 2; /* for the general loop below */
+      }
+    }
+    for (size_t i = 0; i < o->n; i++) {
+      if (o->d && o->u[i] != 2) continue;
       long double r = pv[i], mag = pa[i];
       long double prop = (p1 ? (long double)p1[i] : 0) + (p2 ? (long double)p2[i] : 0);
       unsigned char u = 0;
