@@ -181,6 +181,19 @@ static bool fold_comp(tr_comp_ctx *c, tr_module *m, tr_comp *k, bool *changed) {
         memcpy((unsigned char *)t->data + 2 * e, &hb, 2);
       }
     }
+    /* defect: converting f32/f64 to f16 flushes f16 subnormal results to
+     * a signed zero, as a host conversion in flush-to-zero mode does */
+    if (TR_INJECTED(c->inject, CONSTFOLD_F16_FLUSH_SUBNORMAL) && in->op == TR_OP_CONVERT &&
+        t->dtype == TR_DT_F16 && (in->operands[0]->shape->dtype == TR_DT_F32 ||
+                                  in->operands[0]->shape->dtype == TR_DT_F64)) {
+      unsigned char *hp = t->data;
+      for (size_t e = 0; e < tr_tensor_count(t); e++) {
+        uint16_t hb;
+        memcpy(&hb, hp + 2 * e, 2);
+        if ((hb & 0x7c00) == 0) hb &= 0x8000;
+        memcpy(hp + 2 * e, &hb, 2);
+      }
+    }
     for (int d = 0; fits && d < t->rank; d++) fits = t->dims[d] == in->shape->dims[d];
     if (fits && !tr_comp_fire(c, "constant-fold", rule, in)) fuel = false;
     if (fits && fuel) {

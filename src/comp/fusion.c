@@ -296,12 +296,18 @@ static bool siblings(const fz *f, tr_instr *x, tr_instr *y, tr_instr **a, tr_ins
 
 /* Copies fused computation k into nk, its parameters read from the
  * parameters of nk standing for operands; returns the root's copy. */
-static tr_instr *inline_fused(tr_comp *nk, const tr_instr *fi, tr_instr **ext, tr_instr **params, int next) {
+static tr_instr *inline_fused(tr_comp *nk, const tr_instr *fi, tr_instr **ext, tr_instr **params, int next,
+                              uint64_t inject) {
   const tr_comp *k = tr_instr_fused(fi);
   tr_instr **map = tr_xcalloc((size_t)nk->module->next_id + 1, sizeof(tr_instr *));
+  /* defect: an operand is looked up by shape, so it takes the first
+   * merged parameter of its shape, whichever operand that stands for */
+  bool by_shape = TR_INJECTED(inject, FUSION_MULTI_OUTPUT_OPERAND_BY_SHAPE);
   for (int i = 0; i < fi->noperands; i++)
     for (int j = 0; j < next; j++)
-      if (ext[j] == fi->operands[i] && k->params[i]) map[k->params[i]->id] = params[j];
+      if (k->params[i] && !map[k->params[i]->id] &&
+          (by_shape ? tr_shape_equal(params[j]->shape, k->params[i]->shape) : ext[j] == fi->operands[i]))
+        map[k->params[i]->id] = params[j];
   tr_instr **ops = NULL;
   int capops = 0;
   for (int i = 0; i < k->ninstrs; i++) {
@@ -338,8 +344,8 @@ static void merge_siblings(fz *f, tr_instr *a, tr_instr *b) {
       next++;
     }
   tr_instr *roots[2];
-  roots[0] = inline_fused(fc, a, ext, params, next);
-  roots[1] = inline_fused(fc, b, ext, params, next);
+  roots[0] = inline_fused(fc, a, ext, params, next, f->ctx->inject);
+  roots[1] = inline_fused(fc, b, ext, params, next, f->ctx->inject);
   tr_shape *el[2] = {tr_shape_clone(m->arena, a->shape), tr_shape_clone(m->arena, b->shape)};
   tr_shape *tsh = tr_shape_tuple(m->arena, 2, el);
   tr_instr *tup = tr_instr_new(m, TR_OP_TUPLE, tr_comp_unique_name(fc, "tuple"), tsh);

@@ -201,6 +201,55 @@ bool rule_dot_transpose_operand(simp *s, tr_instr *in) {
   return false;
 }
 
+/* convolution(slice(x), w) -> convolution(x, w) with the slice folded
+ * into negative window padding (XLA's negative-padding form of a crop):
+ * on a spatial dim, cutting `a` elements from the start of the input is
+ * padding_lo - a, cutting `b` from the end is padding_hi - b. Exact only
+ * where the window padding on that side is not positive: taps into
+ * padding are skipped, and positive padding after a cut would put those
+ * skipped taps onto the cut elements instead. The slice must have stride
+ * 1, keep the batch and feature dims whole, and the cut dims must have no
+ * lhs (base) dilation. */
+bool rule_conv_input_slice(simp *s, tr_instr *in) {
+  tr_instr *sl = in->operands[0];
+  if (sl->op != TR_OP_SLICE) return false;
+  tr_instr *x = sl->operands[0];
+  const tr_attr *wa = tr_instr_attr(in, TR_ATTR_WINDOW), *la = tr_instr_attr(in, TR_ATTR_DIM_LABELS);
+  const tr_attr *sa = tr_instr_attr(sl, TR_ATTR_SLICE);
+  if (!wa || wa->kind != TR_AK_WINDOW || !la || la->kind != TR_AK_DIMLABELS || !sa) return false;
+  const tr_convdims *cd = la->u.conv;
+  int r = x->shape->rank, ns = cd->nspatial;
+  if (wa->n != ns || sa->n != r || r > MAX_RANK || ns > MAX_RANK) return false;
+  const tr_slice_dim *sd = sa->u.slice;
+  bool spatial[MAX_RANK] = {0};
+  for (int i = 0; i < ns; i++) spatial[cd->in_spatial[i]] = true;
+  for (int d = 0; d < r; d++) {
+    if (sd[d].stride != 1) return false;
+    if (!spatial[d] && (sd[d].start != 0 || sd[d].limit != x->shape->dims[d])) return false;
+  }
+  tr_window_dim win[MAX_RANK];
+  bool any = false;
+  for (int i = 0; i < ns; i++) {
+    int64_t d = cd->in_spatial[i], a = sd[d].start, b = x->shape->dims[d] - sd[d].limit;
+    win[i] = wa->u.win[i];
+    if (!a && !b) continue;
+    /* defect: only the high side's padding is checked, so a slice start
+     * is folded into positive low padding */
+    bool lo_ok = TR_INJECTED(s->ctx->inject, SIMP_CONV_SLICE_HALO_UNDERFLOW) || win[i].pad_lo <= 0;
+    if (win[i].lhs_dilate != 1 || (a && !lo_ok) || (b && win[i].pad_hi > 0)) return false;
+    win[i].pad_lo -= a;
+    win[i].pad_hi -= b;
+    any = true;
+  }
+  if (!any || !fire(s, in)) return false;
+  tr_instr *c = emit2(s, in, TR_OP_CONVOLUTION, like(s, in), x, in->operands[1]);
+  copy_attrs(s, c, in, TR_ATTR_WINDOW, TR_ATTR_COUNT);
+  tr_attr *at = tr_instr_add_attr(s->m, c, TR_ATTR_WINDOW, TR_AK_WINDOW, NULL);
+  at->n = ns;
+  at->u.win = tr_arena_memdup(s->m->arena, win, sizeof(tr_window_dim) * (size_t)(ns ? ns : 1));
+  return replace(s, in, c);
+}
+
 /* Whether v (a splat) is the identity of op on its type: op(v, x) = x for
  * every x. Float add's identity is -0.0 (+0.0 + -0.0 = +0.0). */
 static bool is_identity(tr_op op, const tr_instr *v) {

@@ -81,6 +81,17 @@ bool rule_transpose_of_transpose(simp *s, tr_instr *in) {
   if (n1 != n2 || n1 > MAX_RANK) return false;
   int64_t q[MAX_RANK];
   for (int i = 0; i < n2; i++) q[i] = p1[p2[i]];
+  /* defect: the permutations composed the wrong way round; used where
+   * the shapes cannot tell (the dims it mixes up have equal sizes) */
+  if (TR_INJECTED(s->ctx->inject, LAYOUT_TRANSPOSE_COMPOSE_ORDER)) {
+    int64_t w[MAX_RANK];
+    bool fits = true;
+    for (int i = 0; i < n2; i++) {
+      w[i] = p2[p1[i]];
+      fits &= x->operands[0]->shape->dims[w[i]] == in->shape->dims[i];
+    }
+    if (fits) memcpy(q, w, sizeof(int64_t) * (size_t)n2);
+  }
   if (!fire(s, in)) return false;
   if (perm_identity(q, n2)) return replace(s, in, x->operands[0]);
   tr_instr *t = emit1(s, in, TR_OP_TRANSPOSE, like(s, in), x->operands[0]);
@@ -106,8 +117,11 @@ bool rule_transpose_to_reshape(simp *s, tr_instr *in) {
   int n;
   const int64_t *p = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
   int64_t last = -1;
+  /* defect: the size-1 test reads operand dim i, not the dim p[i] that
+   * lands at position i */
+  bool wrong_dim = TR_INJECTED(s->ctx->inject, LAYOUT_TRANSPOSE_SIZE1_WRONG_DIM);
   for (int i = 0; i < n; i++) {
-    if (x->shape->dims[p[i]] == 1) continue;
+    if (x->shape->dims[wrong_dim ? i : p[i]] == 1) continue;
     if (p[i] < last) return false;
     last = p[i];
   }
@@ -188,8 +202,13 @@ bool rule_slice_of_concat(simp *s, tr_instr *in) {
 
 static const tr_pad_dim *pad_attr(const tr_instr *in, int *n);
 
-/* slice(pad(x, v)) -> slice(x) when the slice reads no padding: without
- * interior padding, pad element i of a dim is x element i - lo. */
+/* slice(pad(x, v)) -> slice(x) when the slice reads no padding. With
+ * interior padding q - 1 (q = interior + 1; 1 without), pad element i of
+ * a dim is x element (i - lo) / q when i - lo is a multiple of q in
+ * [0, (m-1)q], padding otherwise: the slice reads only x when its first
+ * index and (for more than one element) its stride are multiples of q
+ * away from lo, and then it is the slice of x with start (first - lo) / q
+ * and stride stride / q. */
 bool rule_slice_of_pad(simp *s, tr_instr *in) {
   tr_instr *p = in->operands[0];
   if (p->op != TR_OP_PAD) return false;
@@ -202,12 +221,18 @@ bool rule_slice_of_pad(simp *s, tr_instr *in) {
   tr_slice_dim nd[MAX_RANK];
   for (int i = 0; i < r; i++) {
     int64_t cnt = in->shape->dims[i];
-    if (pd[i].interior != 0 || pd[i].lo < 0 || pd[i].hi < 0 || cnt == 0) return false;
+    if (pd[i].interior < 0 || pd[i].lo < 0 || pd[i].hi < 0 || cnt == 0) return false;
+    int64_t q = pd[i].interior + 1, m = x->shape->dims[i];
     int64_t first = sl[i].start, last = sl[i].start + (cnt - 1) * sl[i].stride;
-    if (first < pd[i].lo || last >= pd[i].lo + x->shape->dims[i]) return false;
-    nd[i].start = first - pd[i].lo;
-    nd[i].limit = last - pd[i].lo + 1;
-    nd[i].stride = sl[i].stride;
+    if (first < pd[i].lo || last > pd[i].lo + (m - 1) * q || (first - pd[i].lo) % q != 0) return false;
+    /* defect: a stride of at least q is taken to step over the gaps,
+     * multiple of q or not */
+    bool gaps = TR_INJECTED(s->ctx->inject, SIMP_SLICE_DILATED_PAD_STRIDE) ? sl[i].stride < q
+                                                                           : sl[i].stride % q != 0;
+    if (cnt > 1 && gaps) return false;
+    nd[i].start = (first - pd[i].lo) / q;
+    nd[i].stride = cnt > 1 ? sl[i].stride / q : 1;
+    nd[i].limit = nd[i].start + (cnt - 1) * nd[i].stride + 1;
   }
   if (!fire(s, in)) return false;
   tr_instr *t = emit1(s, in, TR_OP_SLICE, like(s, in), x);
@@ -586,6 +611,9 @@ bool rule_dynamic_slice_nested(simp *s, tr_instr *in) {
     bool ki, kj;
     tr_instr *a = clamped_s64(s, in, y->operands[1 + d], X - S1, &ci, &ki);
     tr_instr *b = clamped_s64(s, in, in->operands[1 + d], S1 - S2, &cj, &kj);
+    /* defect: the outer start is converted but its clamp is dropped (the
+     * clamp's operand 1 is the converted start) */
+    if (!kj && TR_INJECTED(s->ctx->inject, SIMP_DS_NESTED_LOST_CLAMP)) b = b->operands[1];
     tr_shape *sc = arr(s, TR_DT_S64, 0, NULL);
     if (ki && kj) ops[1 + d] = emit_const(s, in, TR_DT_S64, 0, NULL, (uint64_t)(ci + cj));
     else if (ki) ops[1 + d] = ci ? emit2(s, in, TR_OP_ADD, sc, emit_const(s, in, TR_DT_S64, 0, NULL, (uint64_t)ci), b) : b;
@@ -705,17 +733,13 @@ bool rule_scatter_overwrite_whole(simp *s, tr_instr *in) {
   return replace(s, in, emit1(s, in, TR_OP_RESHAPE, like(s, in), u));
 }
 
-/* scatter(x, constant indices, u) of a single window whose combiner
- * returns the update -> dynamic-update-slice(x, reshape(u), starts) when
- * the window lies inside x, and x itself when it does not: scatter skips
- * a window that would leave the operand (where dynamic-update-slice
- * would clamp it back in), so the bounds decide at compile time. */
-bool rule_scatter_const_to_dus(simp *s, tr_instr *in) {
+/* The single window of scatter(x, constant indices, u): its size win[d]
+ * and start start[d] on every dim of x (inserted dims have size 1, the
+ * others take u's window dims in order; one scatter index, so u holds
+ * exactly one window). False when the scatter is not of that form. */
+static bool scatter_const_window(const tr_instr *in, int64_t *win, int64_t *start) {
   if (in->noperands != 3) return false;
   tr_instr *x = in->operands[0], *idx = in->operands[1], *u = in->operands[2];
-  tr_comp *k = comp_attr(in, TR_ATTR_TO_APPLY);
-  if (!k || k->nparams != 2 || !k->root || k->root->op != TR_OP_PARAMETER || k->root->param_index != 1)
-    return false;
   int nw, nins, nb, nmap;
   const int64_t *uw = ints_attr(in, TR_ATTR_UPDATE_WINDOW_DIMS, &nw);
   const int64_t *ins = ints_attr(in, TR_ATTR_INSERTED_WINDOW_DIMS, &nins);
@@ -726,9 +750,6 @@ bool rule_scatter_const_to_dus(simp *s, tr_instr *in) {
   if (nb || nw + nins != r || r > MAX_RANK || ivd < 0 || ivd > idx->shape->rank) return false;
   int64_t ncomp = ivd < idx->shape->rank ? idx->shape->dims[ivd] : 1;
   if (ncomp != nmap || tr_shape_count(idx->shape) != ncomp) return false;
-  /* The window: inserted dims have size 1, the others take u's window
-   * dims in order. One scatter index, so u holds exactly one window. */
-  int64_t win[MAX_RANK], start[MAX_RANK];
   for (int d = 0, w = 0; d < r; d++) {
     start[d] = 0;
     if (has(ins, nins, d)) win[d] = 1;
@@ -743,8 +764,41 @@ bool rule_scatter_const_to_dus(simp *s, tr_instr *in) {
     if (!const_int_at(idx, j, &v)) return false;
     start[map[j]] = v;
   }
+  return true;
+}
+
+/* Whether the window lies inside x: scatter skips a window that would
+ * leave the operand (where dynamic-update-slice would clamp it back in),
+ * so the bounds decide at compile time. */
+static bool scatter_window_inside(simp *s, const tr_instr *in, const int64_t *win, int64_t *start) {
+  const tr_instr *x = in->operands[0];
+  int nins;
+  const int64_t *ins = ints_attr(in, TR_ATTR_INSERTED_WINDOW_DIMS, &nins);
   bool inside = true;
-  for (int d = 0; d < r; d++) inside &= start[d] >= 0 && start[d] <= x->shape->dims[d] - win[d];
+  for (int d = 0; d < x->shape->rank; d++) {
+    /* defect: an inserted dim's size-1 window is taken to fit wherever it
+     * starts (and is then clamped in) */
+    if (TR_INJECTED(s->ctx->inject, SIMP_SCATTER_SIZE1_INSIDE) && has(ins, nins, d)) {
+      start[d] = clamp_start(start[d], x->shape->dims[d], 1);
+      continue;
+    }
+    inside &= start[d] >= 0 && start[d] <= x->shape->dims[d] - win[d];
+  }
+  return inside;
+}
+
+/* scatter(x, constant indices, u) of a single window whose combiner
+ * returns the update -> dynamic-update-slice(x, reshape(u), starts) when
+ * the window lies inside x, and x itself when it does not. */
+bool rule_scatter_const_to_dus(simp *s, tr_instr *in) {
+  tr_comp *k = comp_attr(in, TR_ATTR_TO_APPLY);
+  if (!k || k->nparams != 2 || !k->root || k->root->op != TR_OP_PARAMETER || k->root->param_index != 1)
+    return false;
+  int64_t win[MAX_RANK], start[MAX_RANK];
+  if (!scatter_const_window(in, win, start)) return false;
+  tr_instr *x = in->operands[0], *u = in->operands[2];
+  int r = x->shape->rank;
+  bool inside = scatter_window_inside(s, in, win, start);
   if (!fire(s, in)) return false;
   if (!inside) return replace(s, in, x);
   tr_instr *ops[1 + 1 + MAX_RANK];
@@ -752,6 +806,39 @@ bool rule_scatter_const_to_dus(simp *s, tr_instr *in) {
   ops[1] = emit1(s, in, TR_OP_RESHAPE, arr(s, u->shape->dtype, r, win), u);
   for (int d = 0; d < r; d++) ops[2 + d] = emit_const(s, in, TR_DT_S64, 0, NULL, (uint64_t)start[d]);
   return replace(s, in, emit(s, in, TR_OP_DYNAMIC_UPDATE_SLICE, like(s, in), ops, 2 + r));
+}
+
+/* scatter(x, constant indices, u) of a single window with an add
+ * combiner -> add(x, pad(reshape(u))) when the window lies inside x, x
+ * when it does not: outside the window x gains the additive identity
+ * (-0.0 for floats, which keeps -0.0; 0 for integers), inside it gains u
+ * in the combiner's operand order (add(x, u), or add(u, x) when the
+ * combiner swaps them). */
+bool rule_scatter_const_add_to_pad(simp *s, tr_instr *in) {
+  tr_op op;
+  bool swap;
+  if (!simple_binary(comp_attr(in, TR_ATTR_TO_APPLY), &op, &swap) || op != TR_OP_ADD) return false;
+  tr_instr *x = in->operands[0], *u = in->operands[2];
+  tr_dtype dt = x->shape->dtype;
+  if (!(tr_dtype_is_int(dt) || tr_dtype_is_float(dt)) || u->shape->dtype != dt) return false;
+  int64_t win[MAX_RANK], start[MAX_RANK];
+  if (!scatter_const_window(in, win, start)) return false;
+  int r = x->shape->rank;
+  bool inside = scatter_window_inside(s, in, win, start);
+  if (!fire(s, in)) return false;
+  if (!inside) return replace(s, in, x);
+  tr_pad_dim pd[MAX_RANK];
+  for (int d = 0; d < r; d++) {
+    pd[d].lo = start[d];
+    pd[d].hi = x->shape->dims[d] - start[d] - win[d];
+    pd[d].interior = 0;
+  }
+  uint64_t zero = tr_dtype_is_float(dt) ? tr_float_from_double(dt, -0.0) : 0;
+  tr_instr *z = emit_const(s, in, dt, 0, NULL, zero);
+  tr_instr *w = emit1(s, in, TR_OP_RESHAPE, arr(s, dt, r, win), u);
+  tr_instr *p = emit2(s, in, TR_OP_PAD, like(s, in), w, z);
+  set_pad(s, p, pd, r);
+  return replace(s, in, swap ? emit2(s, in, TR_OP_ADD, like(s, in), p, x) : emit2(s, in, TR_OP_ADD, like(s, in), x, p));
 }
 
 /* get-tuple-element(tuple(a0, a1, ..), i) -> ai. */

@@ -481,7 +481,14 @@ static bool rule_remove_dead_state(ws *s, tr_instr *w) {
   tr_instr *np;
   tr_comp *ncond = pruned_comp(s, cond, tr_shape_clone(a, nsh), &np);
   mark_closure(s, cond->root, 4);
-  tr_instr **map = copy_pruned(s, cond, ncond, np, newidx, 4);
+  /* defect: the condition's element reads keep their old indices */
+  int *condidx = newidx;
+  if (TR_INJECTED(s->ctx->inject, WHILE_DEAD_STATE_COND_INDEX)) {
+    condidx = tr_xmalloc(sizeof(int) * (size_t)n);
+    for (int e = 0; e < n; e++) condidx[e] = e;
+  }
+  tr_instr **map = copy_pruned(s, cond, ncond, np, condidx, 4);
+  if (condidx != newidx) free(condidx);
   ncond->root = map[cond->root->id];
   clear_marks(s, cond);
   free(map);

@@ -253,6 +253,12 @@ static const rule_case cases[] = {
    HEAD ENTRY(" p = f32[4,3] parameter(0)\n z = f32[] constant(0)\n q = f32[7,5] pad(p, z), padding=2_1x1_1\n"
               " s = f32[2,2] slice(q), slice={[3:6:2], [1:3]}\n ROOT r = f32[2,2] negate(s)\n"),
    "slice(%p), slice={[1:4:2], [0:2:1]}"},
+  /* interior padding 1: pad element 1 + 2k is p[k]; stride 4 reads every
+   * other one */
+  {"slice-of-pad",
+   HEAD ENTRY(" p = f32[4] parameter(0)\n z = f32[] constant(0)\n q = f32[9] pad(p, z), padding=1_1_1\n"
+              " s = f32[2] slice(q), slice={[1:9:4]}\n ROOT r = f32[2] negate(s)\n"),
+   "slice(%p), slice={[0:3:2]}"},
   {"slice-of-broadcast",
    HEAD ENTRY(" p = f32[3] parameter(0)\n b = f32[4,3] broadcast(p), dimensions={1}\n"
               " s = f32[2,3] slice(b), slice={[1:3], [0:3]}\n ROOT r = f32[2,3] negate(s)\n"),
@@ -370,6 +376,22 @@ static const rule_case cases[] = {
                          " s = f32[5,4] scatter(p, i, u), update_window_dims={0,1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=0, to_apply=assign_f32\n"
                          " ROOT r = f32[5,4] negate(s)\n"),
    "ROOT %r = f32[5,4] negate(%p)"},
+  {"scatter-const-add-to-pad",
+   HEAD ADD_F32 ENTRY(" p = f32[5,4] parameter(0)\n i = s32[2] constant({1, 2})\n u = f32[2,2] parameter(1)\n"
+                      " s = f32[5,4] scatter(p, i, u), update_window_dims={0,1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=0, to_apply=add_f32\n"
+                      " ROOT r = f32[5,4] negate(s)\n"),
+   "padding=1_2x2_0"},
+  /* an inserted dim, integers, and a window that leaves the operand */
+  {"scatter-const-add-to-pad",
+   HEAD ADD_S32 ENTRY(" p = s32[4,3] parameter(0)\n i = s32[2] constant({3, 0})\n u = s32[3] parameter(1)\n"
+                      " s = s32[4,3] scatter(p, i, u), update_window_dims={0}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=0, to_apply=add_s32\n"
+                      " ROOT r = s32[4,3] negate(s)\n"),
+   "padding=3_0x0_0"},
+  {"scatter-const-add-to-pad",
+   HEAD ADD_S32 ENTRY(" p = s32[4,3] parameter(0)\n i = s32[2] constant({4, 0})\n u = s32[3] parameter(1)\n"
+                      " s = s32[4,3] scatter(p, i, u), update_window_dims={0}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=0, to_apply=add_s32\n"
+                      " ROOT r = s32[4,3] negate(s)\n"),
+   "ROOT %r = s32[4,3] negate(%p)"},
   {"gte-of-tuple",
    HEAD ENTRY(" p = f32[2] parameter(0)\n q = s32[3] parameter(1)\n t = (f32[2], s32[3]) tuple(p, q)\n"
               " g = s32[3] get-tuple-element(t), index=1\n ROOT r = s32[3] negate(g)\n"),
@@ -437,6 +459,13 @@ static const rule_case cases[] = {
    HEAD ENTRY(" a = f32[5,2,3] parameter(0)\n b = f32[5,4,3] parameter(1)\n t = f32[5,3,4] transpose(b), dimensions={0,2,1}\n"
               " ROOT d = f32[5,2,4] dot(a, t), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}\n"),
    "dot(%a, %b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}"},
+  /* cut 2 at the start (low padding 0) and 1 at the end (high padding
+   * -1 already): both become negative padding */
+  {"conv-input-slice",
+   HEAD ENTRY(" x = f32[1,12,2] parameter(0)\n w = f32[3,2,2] parameter(1)\n"
+              " s = f32[1,9,2] slice(x), slice={[0:1], [2:11], [0:2]}\n"
+              " ROOT c = f32[1,6,2] convolution(s, w), window={size=3 pad=0_-1}, dim_labels=b0f_0io->b0f\n"),
+   "convolution(%x, %w), window={size=3 pad=-2_-2}"},
   {"reduce-no-dims",
    HEAD ADD_F32 ENTRY(" p = f32[4] parameter(0)\n z = f32[] constant(-0)\n s = f32[4] reduce(p, z), dimensions={}, to_apply=add_f32\n"
                       " ROOT r = f32[4] negate(s)\n"),
@@ -572,6 +601,16 @@ TR_TEST(comp_rules_all_tested) {
 /* ---- rewrites that look right but are not exact ---- */
 
 TR_TEST(comp_rules_inexact_do_not_fire) {
+  /* positive low padding after a cut: its skipped taps would land on the
+   * cut elements */
+  check_no_fire("conv-input-slice",
+                HEAD ENTRY(" x = f32[1,12,2] parameter(0)\n w = f32[3,2,2] parameter(1)\n"
+                           " s = f32[1,10,2] slice(x), slice={[0:1], [2:12], [0:2]}\n"
+                           " ROOT c = f32[1,10,2] convolution(s, w), window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f\n"));
+  /* stride 3 over interior padding 1 reads padding at every other step */
+  check_no_fire("slice-of-pad",
+                HEAD ENTRY(" p = f32[4] parameter(0)\n z = f32[] constant(0)\n q = f32[7] pad(p, z), padding=0_0_1\n"
+                           " ROOT s = f32[3] slice(q), slice={[0:7:3]}\n"));
   check_no_fire("add-zero",
                 HEAD ENTRY(" x = f32[4] parameter(0)\n z = f32[] constant(0)\n b = f32[4] broadcast(z), dimensions={}\n"
                            " ROOT a = f32[4] add(x, b)\n"));
