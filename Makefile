@@ -5,6 +5,7 @@
 #   make fuzz-parser  the HLO parser under libFuzzer (FUZZ_SECONDS=600)
 #   make demo       trench's main job on the shipped examples
 #   make bench      evaluator benchmarks (BENCH_ARGS=DIR adds a folder of dumps)
+#   make bench-builtin  built-in compiler: compile latency, speed vs reference and XLA
 CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2 -g
@@ -93,4 +94,19 @@ BENCH_ARGS ?=
 bench: $(BUILD)/.deps $(BUILD)/libtrench.a
 	@bash bench/run_eval_bench.sh $(BUILD) $(BENCH_ARGS)
 
-.PHONY: bench
+
+# Speed of the built-in compiler (bench/README.md): compile latency with cc
+# and libtcc, run time against the reference and XLA CPU; not part of test.
+# BENCH_BUILTIN_ARGS: e.g. "--reps 5", "--quick", "--no-xla".
+BENCH_BUILTIN_ARGS ?=
+bench-builtin: $(BUILD)/.deps $(BUILD)/libtrench.a
+	@bash bench/builtin_bench.sh $(BUILD) $(BENCH_BUILTIN_ARGS)
+
+.PHONY: bench bench-builtin
+
+# The XLA CPU acceptance suite (tests/xla-suite, about 2-3 minutes); the
+# tests run a slice of it. Not part of test.
+xla-suite: $(BUILD)/.deps $(BUILD)/trench
+	@bash tests/adapters/xla_suite.sh $(BUILD)
+
+.PHONY: xla-suite

@@ -123,7 +123,13 @@ def compile_mlir(mlir, o):
             return CLIENT.compile_and_load(mlir, [DEV], o)
         return CLIENT.compile(mlir, compile_options=o)
     except Exception as e:
-        raise Refusal("compile_error", first_line(e))
+        msg = first_line(e)
+        # jaxlib compiles MLIR only: a module XLA's HLO parser took but the
+        # StableHLO verifier rejects (an iota of pred, ...) has no form this
+        # path can give XLA. Not a compile error of XLA's pipeline.
+        if "Failed to parse using StableHLO" in msg:
+            raise Refusal("unsupported", "no valid StableHLO form: " + msg)
+        raise Refusal("compile_error", msg)
 
 
 PASS_FILE = re.compile(r"\.(\d{4})\.([^.]+)\.after_(.+?)(?:\.before_.*)?\.txt$")

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The XLA CPU acceptance suite (issue 4): every module of tests/xla-suite/
+# checked against real XLA CPU with `trench check --target xla-cpu --seeds 3`
+# in one trench process (one adapter start), then the totals:
+#   modules, checks (seed x output), pass, weak, mismatch, unsupported,
+#   crash (crash or hang of the adapter), other (compile-error, error,
+#   protocol-error), errors (the reference could not evaluate the module).
+# A module passes when its check passes, is weak or unsupported; a module
+# with a finding must be listed in tests/xla-suite/EXPECTED with the real
+# XLA bug it shows (docs/FINDINGS.md), and a listed module must still show
+# it (so a fixed bug or a changed verdict is noticed). Ends with one line
+# "N passed, N failed" counting modules.
+# Usage: tests/adapters/xla_suite.sh [--slice] [BUILD_DIR]
+#   --slice  every 12th module plus the EXPECTED ones' first few: the
+#            representative part `make test` runs (about 15 s)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+slice=0
+if [ "${1:-}" = "--slice" ]; then slice=1; shift; fi
+build=${1:-$root/build}
+case $build in /*) ;; *) build=$PWD/$build;; esac
+suite=$root/tests/xla-suite
+py=$(bash "$root/scripts/venv.sh" | tail -n 1)
+if [ ! -x "$py" ]; then
+  echo "xla_suite: cannot create the virtualenv (scripts/venv.sh)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ls "$suite"/*.hlo | sort > "$tmp/all"
+if [ $slice = 1 ]; then
+  awk 'NR % 12 == 1' "$tmp/all" > "$tmp/list"
+  # Two known findings (a crash and a mismatch) stay in the slice.
+  for m in divide_edges_s32 popcnt_s4; do echo "$suite/$m.hlo" >> "$tmp/list"; done
+  sort -u "$tmp/list" -o "$tmp/list"
+else
+  cp "$tmp/all" "$tmp/list"
+fi
+start=$(date +%s)
+"$build/trench" check $(cat "$tmp/list") --target xla-cpu --seeds 3 --json > "$tmp/report.json" 2> "$tmp/stderr"
+rc=$?
+end=$(date +%s)
+python3 - "$tmp/report.json" "$suite/EXPECTED" "$rc" "$((end - start))" <<'PY'
+import json, os, sys
+path, expected_path, rc, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+try:
+    reps = json.load(open(path))
+except Exception as e:
+    print("xla_suite: no JSON report from trench check (exit %d): %s" % (rc, e))
+    print("0 passed, 1 failed")
+    sys.exit(1)
+if isinstance(reps, dict):
+    reps = [reps]
+expected = {}
+for line in open(expected_path):
+    line = line.split("#", 1)[0].split()
+    if line:
+        expected[line[0]] = line[1]
+t = dict(modules=0, checks=0, passed=0, weak=0, mismatch=0, unsupported=0, crash=0, other=0, errors=0)
+ok = bad = 0
+for r in reps:
+    name = os.path.basename(r["module"])[:-4]
+    t["modules"] += 1
+    verdicts = set()
+    for run in r.get("runs", []):
+        outs = run.get("outputs")
+        if not outs:
+            t["checks"] += 1
+            v = run.get("verdict", "")
+            key = {"unsupported": "unsupported", "crash": "crash", "hang": "crash"}.get(v, "other")
+            t[key] += 1
+            verdicts.add(v)
+            continue
+        for o in outs:
+            t["checks"] += 1
+            j = o.get("judgement", "")
+            key = {"pass": "passed", "weak": "weak", "mismatch": "mismatch"}.get(j, "other")
+            t[key] += 1
+            verdicts.add(j)
+    s = r.get("summary", "error")
+    if s == "error":
+        t["errors"] += 1
+    want = expected.get(name)
+    if want is None:
+        if s in ("pass", "weak", "unsupported"):
+            ok += 1
+        else:
+            bad += 1
+            print("FAIL: %s: %s (%s)" % (name, s, ", ".join(sorted(verdicts))))
+    else:
+        if s == "finding" and want in verdicts:
+            ok += 1
+        else:
+            bad += 1
+            print("FAIL: %s: expected the known finding '%s', got %s (%s)" % (name, want, s, ", ".join(sorted(verdicts))))
+print("xla-suite: %(modules)d modules, %(checks)d checks: %(passed)d pass, %(weak)d weak, "
+      "%(mismatch)d mismatch, %(unsupported)d unsupported, %(crash)d crash, %(other)d other, "
+      "%(errors)d errors" % t)
+print("xla-suite: %d of them known XLA findings (tests/xla-suite/EXPECTED); %s s" %
+      (sum(1 for r in reps if os.path.basename(r["module"])[:-4] in expected), secs))
+print("%d passed, %d failed" % (ok, bad))
+sys.exit(1 if bad else 0)
+PY
