@@ -94,7 +94,6 @@ BENCH_ARGS ?=
 bench: $(BUILD)/.deps $(BUILD)/libtrench.a
 	@bash bench/run_eval_bench.sh $(BUILD) $(BENCH_ARGS)
 
-
 # Speed of the built-in compiler (bench/README.md): compile latency with cc
 # and libtcc, run time against the reference and XLA CPU; not part of test.
 # BENCH_BUILTIN_ARGS: e.g. "--reps 5", "--quick", "--no-xla".

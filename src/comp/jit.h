@@ -78,7 +78,9 @@ typedef struct {
   tr_jit_outcome outcome; /* how the run ended */
   int signal;             /* CRASH by a signal: its number, else 0 */
   int code;               /* kernel return value or exit status */
-  double run_ms;          /* wall time of the child */
+  double run_ms;          /* wall time of the child (fork to reaped) */
+  double kernel_ms;       /* the entry call alone, timed in the child
+                             (OK and ERROR runs; else 0) */
   char msg[160];          /* "killed by signal 11 (Segmentation fault)" */
 } tr_jit_run;
 

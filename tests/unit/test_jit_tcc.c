@@ -183,6 +183,8 @@ TR_TEST(jit_tcc_crash_and_hang_are_verdicts) {
     tr_run_result_free(&r);
     CHECK(tr_target_run(t, m, &x, 1, &o, &r, &d) == TR_OK);
     CHECK(r.verdict == TR_VERDICT_OK);
+    /* run_ms is the kernel alone, inside the request's wall time. */
+    CHECK(r.run_ms >= 0 && r.run_ms <= r.wall_ms);
     if (r.verdict == TR_VERDICT_OK) {
       double v = tr_tensor_get_f(x, 2);
       CHECK(tr_tensor_get_f(r.outputs[0], 2) == (double)(float)(v * v));
