@@ -157,7 +157,7 @@ bool sh_is_flt(const sh_val *a) { return a->arr && tr_dtype_is_float(a->dt); }
 
 /* A zeroed buffer of the given size, reused from the pool when one of
  * between that size and twice it is there. */
-static void *pool_take(sh_pool *pl, size_t bytes) {
+void *sh_pool_take(sh_pool *pl, size_t bytes) {
   if (bytes >= POOL_MIN) {
     int best = -1;
     for (int i = 0; i < pl->n; i++)
@@ -165,6 +165,7 @@ static void *pool_take(sh_pool *pl, size_t bytes) {
         best = i;
     if (best >= 0) {
       void *p = pl->p[best];
+      pl->held -= pl->bytes[best];
       pl->n--;
       pl->p[best] = pl->p[pl->n];
       pl->bytes[best] = pl->bytes[pl->n];
@@ -177,32 +178,59 @@ static void *pool_take(sh_pool *pl, size_t bytes) {
 
 /* Gives a buffer of the given size back: into the pool when it is big
  * (displacing the smallest there when full), else to free. */
-static void pool_give(sh_pool *pl, void *p, size_t bytes) {
+void sh_pool_give(sh_pool *pl, void *p, size_t bytes) {
   if (!p) return;
-  if (!pl || bytes < POOL_MIN) {
+  if (!pl || bytes < POOL_MIN || bytes > SH_POOL_MAX_BYTES) {
     free(p);
     return;
   }
-  if (pl->n == SH_POOL) {
+  /* Full (in count or bytes): drop the smallest buffers while they are
+   * smaller than this one. */
+  while (pl->n == SH_POOL || pl->held + bytes > SH_POOL_MAX_BYTES) {
     int small = 0;
     for (int i = 1; i < pl->n; i++)
       if (pl->bytes[i] < pl->bytes[small]) small = i;
-    if (pl->bytes[small] >= bytes) {
+    if (pl->n == 0 || pl->bytes[small] >= bytes) {
       free(p);
       return;
     }
     free(pl->p[small]);
-    pl->p[small] = p;
-    pl->bytes[small] = bytes;
-    return;
+    pl->held -= pl->bytes[small];
+    pl->n--;
+    pl->p[small] = pl->p[pl->n];
+    pl->bytes[small] = pl->bytes[pl->n];
   }
   pl->p[pl->n] = p;
   pl->bytes[pl->n++] = bytes;
+  pl->held += bytes;
+}
+
+tr_tensor *sh_pool_tensor(sh_ctx *c, tr_dtype dt, int rank, const int64_t *dims) {
+  tr_tensor *t = tr_xcalloc(1, sizeof *t);
+  t->dtype = dt;
+  t->rank = rank;
+  t->dims = tr_xmalloc(sizeof(int64_t) * (size_t)(rank > 0 ? rank : 1));
+  size_t n = 1;
+  for (int i = 0; i < rank; i++) {
+    t->dims[i] = dims[i];
+    n *= (size_t)dims[i];
+  }
+  t->nbytes = n * (size_t)tr_dtype_size(dt);
+  t->data = sh_pool_take(&c->pool, t->nbytes ? t->nbytes : 1);
+  return t;
+}
+
+void sh_pool_drop(sh_ctx *c, tr_tensor *t) {
+  if (!t) return;
+  sh_pool_give(&c->pool, t->data, t->nbytes ? t->nbytes : 1);
+  t->data = NULL;
+  tr_tensor_free(t);
 }
 
 static void pool_free(sh_pool *pl) {
   for (int i = 0; i < pl->n; i++) free(pl->p[i]);
   pl->n = 0;
+  pl->held = 0;
 }
 
 sh_val *sh_arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims) {
@@ -233,11 +261,11 @@ sh_val *sh_arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const i
   v->t = t;
   v->pool = &c->pool;
   if (flt) {
-    if (sh_narrow(dt)) v->d = pool_take(&c->pool, m * sizeof(double));
+    if (sh_narrow(dt)) v->d = sh_pool_take(&c->pool, m * sizeof(double));
     else v->lv = tr_xcalloc(m, sizeof(long double));
-    v->e = pool_take(&c->pool, m * sizeof(double));
+    v->e = sh_pool_take(&c->pool, m * sizeof(double));
   }
-  v->u = pool_take(&c->pool, m);
+  v->u = sh_pool_take(&c->pool, m);
   return v;
 }
 
@@ -278,10 +306,10 @@ void sh_unref(sh_val *v) {
   tr_tensor_free(v->t);
   free(v->dims);
   size_t m = v->n ? v->n : 1;
-  pool_give(v->pool, v->d, m * sizeof(double));
+  sh_pool_give(v->pool, v->d, m * sizeof(double));
   free(v->lv);
-  pool_give(v->pool, v->e, m * sizeof(double));
-  pool_give(v->pool, v->u, m);
+  sh_pool_give(v->pool, v->e, m * sizeof(double));
+  sh_pool_give(v->pool, v->u, m);
   for (int i = 0; i < v->nelems; i++) sh_unref(v->elems[i]);
   free(v->elems);
   free(v);

@@ -397,9 +397,21 @@ static bool operand_arrays(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dt
   sh_fmt_of(dt, &f);
   double kc = sh_allow(c, TR_OP_CONVERT, dt);
   bool narrowing = tr_dtype_is_float(a->dt) ? tr_dtypes[a->dt].mbits > tr_dtypes[dt].mbits : true;
-  if (!(*tv = ev_new(&c->ev, in, TR_DT_F64, a->rank, a->dims))) return false;
-  if (!(*tm = ev_new(&c->ev, in, TR_DT_F64, a->rank, a->dims))) return false;
+  /* Twice the operand's elements at most: the shadow value was admitted. */
+  *tv = sh_pool_tensor(c, TR_DT_F64, a->rank, a->dims);
+  *tm = sh_pool_tensor(c, TR_DT_F64, a->rank, a->dims);
   double *v = (*tv)->data, *m = (*tm)->data;
+  if (a->d && !narrowing) {
+    /* Exact and certain (the usual weights and inputs): the magnitudes
+     * are the absolute values, no error arrays. */
+    bool any = false;
+    for (size_t i = 0; i < n; i++) any |= (a->e[i] != 0) | (a->u[i] != 0);
+    if (!any) {
+      memcpy(v, a->d, sizeof(double) * n);
+      for (size_t i = 0; i < n; i++) m[i] = fabs(v[i]);
+      return true;
+    }
+  }
   double *e = tr_xmalloc(sizeof(double) * (n ? n : 1));
   bool anye = false;
   if (a->d && !narrowing) {
@@ -434,10 +446,7 @@ static bool operand_arrays(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dt
     anye |= e[i] != 0;
   }
   if (anye) {
-    if (!(*te = ev_new(&c->ev, in, TR_DT_F64, a->rank, a->dims))) {
-      free(e);
-      return false;
-    }
+    *te = sh_pool_tensor(c, TR_DT_F64, a->rank, a->dims);
     memcpy((*te)->data, e, sizeof(double) * n);
   }
   free(e);
@@ -457,8 +466,7 @@ typedef tr_status (*contract_fn)(ev_ctx *, const tr_instr *, const tr_tensor *, 
 
 /* An f32 copy of non-negative f64 values, rounded up. */
 static tr_tensor *f32_up(sh_ctx *c, const tr_instr *in, const tr_tensor *t) {
-  tr_tensor *r = ev_new(&c->ev, in, TR_DT_F32, t->rank, t->dims);
-  if (!r) return NULL;
+  tr_tensor *r = sh_pool_tensor(c, TR_DT_F32, t->rank, t->dims);
   const double *p = t->data;
   float *q = r->data;
   size_t n = tr_tensor_count(t);
@@ -489,7 +497,7 @@ static tr_status magnitude(sh_ctx *c, const tr_instr *in, contract_fn kern, cons
   }
   if (st == TR_OK) {
     size_t n = tr_tensor_count(r);
-    double *d = tr_xmalloc(sizeof(double) * (n ? n : 1));
+    double *d = sh_pool_take(&c->pool, sizeof(double) * (n ? n : 1));
     ev_load_flts(r, d);
     if (lo) {
       /* In double: two roundings of 2^-53 each, inside the 2^-50 added. */
@@ -498,9 +506,9 @@ static tr_status magnitude(sh_ctx *c, const tr_instr *in, contract_fn kern, cons
     }
     *out = d;
   }
-  tr_tensor_free(r);
-  tr_tensor_free(a32);
-  tr_tensor_free(b32);
+  sh_pool_drop(c, r);
+  sh_pool_drop(c, a32);
+  sh_pool_drop(c, b32);
   return st;
 }
 
@@ -603,17 +611,19 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
     }
     *out = o;
   }
-  tr_tensor_free(xv);
-  tr_tensor_free(xm);
-  tr_tensor_free(xe);
-  tr_tensor_free(yv);
-  tr_tensor_free(ym);
-  tr_tensor_free(ye);
-  tr_tensor_free(V);
-  free(pa);
-  free(p1);
-  free(p2);
-  tr_tensor_free(yabs);
+  sh_pool_drop(c, xv);
+  sh_pool_drop(c, xm);
+  sh_pool_drop(c, xe);
+  sh_pool_drop(c, yv);
+  sh_pool_drop(c, ym);
+  sh_pool_drop(c, ye);
+  sh_pool_drop(c, V);
+  size_t nres = 1;
+  for (int i = 0; i < s->rank; i++) nres *= (size_t)s->dims[i];
+  sh_pool_give(&c->pool, pa, sizeof(double) * (nres ? nres : 1));
+  sh_pool_give(&c->pool, p1, sizeof(double) * (nres ? nres : 1));
+  sh_pool_give(&c->pool, p2, sizeof(double) * (nres ? nres : 1));
+  sh_pool_drop(c, yabs);
   return st;
 }
 

@@ -18,9 +18,11 @@
 /* Big buffers of dropped values, kept for the next results of about the
  * same size: a chain of elementwise ops over large arrays otherwise
  * spends much of its time faulting fresh pages in and handing them back. */
-#define SH_POOL 12
+#define SH_POOL 24
+#define SH_POOL_MAX_BYTES ((size_t)256 << 20) /* held at most */
 typedef struct {
   int n;
+  size_t held;        /* bytes in the pool */
   void *p[SH_POOL];
   size_t bytes[SH_POOL];
 } sh_pool;
@@ -90,6 +92,16 @@ static inline void sh_copy(sh_val *a, size_t i, const sh_val *b, size_t j) {
 }
 /* Whether the values of dt are held in double (d). */
 static inline bool sh_narrow(tr_dtype dt) { return tr_dtype_is_float(dt) && tr_dtypes[dt].bits <= 32; }
+
+/* ---- buffers (shadow.c) ---- */
+/* A zeroed buffer, from the pool when a fitting big one is there. */
+void *sh_pool_take(sh_pool *pl, size_t bytes);
+/* Gives a buffer back (big ones to the pool, small ones to free). */
+void sh_pool_give(sh_pool *pl, void *p, size_t bytes);
+/* A zeroed tensor of an already admitted shape whose data comes from the
+ * pool; sh_pool_drop frees it (any tensor), its data back to the pool. */
+tr_tensor *sh_pool_tensor(sh_ctx *c, tr_dtype dt, int rank, const int64_t *dims);
+void sh_pool_drop(sh_ctx *c, tr_tensor *t);
 
 /* ---- values (shadow.c) ---- */
 sh_val *sh_arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims);
