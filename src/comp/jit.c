@@ -503,7 +503,12 @@ tr_jit_entry tr_jit_symbol(tr_jit_code *c, const char *name) {
   if (!c) return NULL;
   void *p = NULL;
 #ifdef TRENCH_HAVE_TCC
-  if (c->tcc) p = tcc_get_symbol(c->tcc, name);
+  if (c->tcc) {
+    /* libtcc is not thread-safe: under the same lock as its compiles. */
+    pthread_mutex_lock(&cache_lock);
+    p = tcc_get_symbol(c->tcc, name);
+    pthread_mutex_unlock(&cache_lock);
+  }
 #endif
   if (c->dl) p = dlsym(c->dl, name);
   tr_jit_entry f;

@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 /* Shared with test_builtin.c and test_emit.c. */
@@ -249,4 +250,44 @@ TR_TEST(jit_tcc_compile_errors_and_cache) {
   CHECK(tr_target_open("builtin:jit=gcc", NULL, &t, &d) == TR_ERR_USAGE);
   CHECK_CONTAINS(tr_diag_first(&d), "jit=cc|tcc");
   tr_diag_clear(&d);
+}
+
+/* libtcc keeps global state: compiles from several threads at once must
+ * still each give working code (the JIT serializes them). */
+typedef struct {
+  int id;
+  int good;
+} thread_job;
+
+static void *compile_many(void *arg) {
+  thread_job *j = arg;
+  tr_jit_opts o;
+  tr_jit_opts_init(&o);
+  o.backend = TR_JIT_TCC;
+  o.no_cache = true;
+  for (int k = 0; k < 8; k++) {
+    char src[256];
+    snprintf(src, sizeof src,
+             "int trench_entry(unsigned char **in, unsigned char **out) {\n"
+             "  out[0][0] = (unsigned char)(in[0][0] + %d); return 0; }\n", j->id * 10 + k);
+    tr_jit_code *c = NULL;
+    tr_diag d = {0};
+    if (tr_jit_compile(&o, src, &c, NULL, &d) == TR_OK) {
+      tr_jit_entry fn = tr_jit_symbol(c, "trench_entry");
+      unsigned char a = 1, b = 0, *in[1] = {&a}, *out[1] = {&b};
+      if (fn && fn(in, out) == 0 && b == 1 + j->id * 10 + k) j->good++;
+    }
+    tr_jit_release(c);
+    tr_diag_clear(&d);
+  }
+  return NULL;
+}
+
+TR_TEST(jit_tcc_threads) {
+  if (skip_without_tcc()) return;
+  pthread_t th[3];
+  thread_job jobs[3] = {{1, 0}, {2, 0}, {3, 0}};
+  for (int i = 0; i < 3; i++) pthread_create(&th[i], NULL, compile_many, &jobs[i]);
+  for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < 3; i++) CHECK_EQ_INT(jobs[i].good, 8);
 }
