@@ -99,6 +99,10 @@ check 'cmp -s "$tmp/d.c" "$tmp/s.c"' "--dump-after changed the C"
 expect 0 'jit: cc compiled it in [0-9.]+ ms' -- "$trench" compile "$tmp/s.hlo" --jit cc --emit none
 expect 0 'jit: tcc compiled it in [0-9.]+ ms' -- "$trench" compile "$tmp/s.hlo" --jit tcc --emit none
 
+# The builtin target takes the same backend choice.
+expect 0 'pass' -- "$trench" check "$tmp/s.hlo" --target builtin:jit=tcc --seeds 2
+expect 2 "unknown or malformed option 'jit=gcc'" -- "$trench" check "$tmp/s.hlo" --target builtin:jit=gcc
+
 # Errors: located syntax error (1), unreadable (2), usage (2), unsupported (2).
 expect 1 'bad_direction.hlo:6:50: error: bad value for direction' -- "$trench" compile "$tests/bad/bad_direction.hlo"
 expect 2 'nope.hlo' -- "$trench" compile "$tmp/nope.hlo"
