@@ -50,6 +50,8 @@ typedef struct {
   int nk, capk;
   int nb, nw;       /* buffers b[] and while scratch w[] of the
                        computation being emitted */
+  bool unpacked;    /* the kernel being generated sees s4/u4 one per
+                       byte (unpacked around its call): LU_ loads */
   tr_buf funcs;     /* computation functions, callees first */
   leaves *lv;       /* by instruction id */
   bool *done;       /* by computation id: function emitted */
@@ -78,6 +80,10 @@ static int bits_of(tr_dtype t) { return tr_dtypes[t].bits; }
 static int es_of(tr_dtype t) { return tr_dtype_size(t); }
 static const char *vt(tr_dtype t) { return is_flt(t) ? "double" : "u64"; }
 static uint64_t mask_of(int bits) { return bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1; }
+/* s4/u4: packed two per byte in every buffer of the unit (tr_pack4). */
+static bool is4(tr_dtype t) { return bits_of(t) == 4 && !is_flt(t); }
+/* Element size for the prelude's tr_cp family: 0 means a packed nibble. */
+static int esp_of(tr_dtype t) { return is4(t) ? 0 : es_of(t); }
 
 static int64_t count_of(const tr_shape *s) {
   int64_t n = 1;
@@ -85,7 +91,10 @@ static int64_t count_of(const tr_shape *s) {
   return n;
 }
 
-static int64_t bytes_of(const tr_shape *s) { return count_of(s) * es_of(s->dtype); }
+/* Bytes of a buffer of shape s inside the unit (s4/u4 packed). */
+static int64_t bytes_of(const tr_shape *s) {
+  return is4(s->dtype) ? (count_of(s) + 1) / 2 : count_of(s) * es_of(s->dtype);
+}
 
 static void strides(const tr_shape *s, int64_t *st) {
   int64_t k = 1;
@@ -179,6 +188,9 @@ static void alloc_leaves(em *e, const tr_instr *in, tr_buf *body) {
 }
 
 static const char *leaf0(em *e, const tr_instr *op) { return e->lv[op->id].leaf[0]; }
+
+/* The load helper's prefix for type t in the kernel being generated. */
+static const char *ld_of(const em *e, tr_dtype t) { return e->unpacked && is4(t) ? "LU" : "LD"; }
 
 /* "{a, b, c}" of every leaf of the given instructions. */
 static void leaf_list(em *e, tr_instr *const *ins, int n, tr_buf *b) {
@@ -490,11 +502,11 @@ static tr_status k_elementwise(em *e, const tr_instr *in) {
       tr_buf_printf(k, "  raw_put(r, %d, i, raw_get(a0, %d, i) & ~0x%llxull);\n", es_of(t0), es_of(t0), sign);
     else
       tr_buf_printf(k, "  raw_put(r, %d, i, raw_get(a0, %d, i) ^ 0x%llxull);\n", es_of(t0), es_of(t0), sign);
-  } else if (in->op == TR_OP_SELECT) {
+  } else if (in->op == TR_OP_SELECT && !is4(rt)) {
     int es = es_of(rt);
     tr_buf_printf(k, "  memcpy(r + %d * i, (LD_pred(a0, %s) ? a1 : a2) + %d * i, %d);\n", es,
                   idx_of(in->operands[0]), es, es);
-  } else if (in->op == TR_OP_COPY) {
+  } else if (in->op == TR_OP_COPY && !is4(rt)) {
     tr_buf_printf(k, "  memcpy(r + %d * i, a0 + %d * i, %d);\n", es_of(rt), es_of(rt), es_of(rt));
   } else if (in->op == TR_OP_COMPARE && total && is_flt(t0)) {
     bool tt;
@@ -608,7 +620,16 @@ static void emit_constant_data(em *e, int id, int leaf, const tr_literal *lit, i
   tr_buf *k = &e->kern; /* data, not a kernel */
   tr_buf_printf(k, "static const u8 c%d_%d[%lld] = {", id, leaf, (long long)(nbytes > 0 ? nbytes : 1));
   const unsigned char *p = lit->data;
-  for (int64_t i = 0; i < nbytes; i++) tr_buf_printf(k, "%s%s%u", i ? "," : "", i % 24 ? "" : "\n", p[i]);
+  bool packed = is4(lit->shape->dtype);
+  for (int64_t i = 0; i < nbytes; i++) {
+    unsigned v = p[i];
+    if (packed) { /* two elements of one byte each, low nibble first */
+      int64_t n = count_of(lit->shape);
+      v = p[2 * i] & 15u;
+      if (2 * i + 1 < n) v |= (p[2 * i + 1] & 15u) << 4;
+    }
+    tr_buf_printf(k, "%s%s%u", i ? "," : "", i % 24 ? "" : "\n", v);
+  }
   if (nbytes == 0) tr_buf_puts(k, "0");
   tr_buf_puts(k, "};\n");
 }
@@ -711,7 +732,7 @@ static void k_strided(em *e, const tr_instr *in, const int64_t *st, int64_t base
   emit_i64s(k, "dims", s->dims, s->rank);
   emit_i64s(k, "st", st, s->rank);
   tr_buf_printf(k, "  tr_strided(r, a0, %d, %d, dims, st, %lldLL);\n  return 0;\n}\n",
-                es_of(s->dtype), s->rank, (long long)base);
+                esp_of(s->dtype), s->rank, (long long)base);
 }
 
 static tr_status k_move(em *e, const tr_instr *in) {
@@ -770,14 +791,14 @@ static tr_status k_pad(em *e, const tr_instr *in) {
     inr[i] = at->u.pad[i].interior;
   }
   tr_buf *k = &e->cur;
-  int es = es_of(s->dtype);
+  int es = esp_of(s->dtype);
   kern_head(e, 2);
   emit_i64s(k, "odims", s->dims, s->rank);
   emit_i64s(k, "idims", xs->dims, xs->rank);
   emit_i64s(k, "lo", lo, s->rank);
   emit_i64s(k, "in", inr, s->rank);
-  tr_buf_printf(k, "  i64 i;\n  for (i = 0; i < %lldLL; i++) memcpy(r + %d * i, a1, %d);\n",
-                (long long)count_of(s), es, es);
+  tr_buf_printf(k, "  i64 i;\n  for (i = 0; i < %lldLL; i++) tr_cp(r, i, a1, 0, %d);\n",
+                (long long)count_of(s), es);
   tr_buf_printf(k, "  tr_pad(r, a0, %d, %d, odims, idims, lo, in);\n  return 0;\n}\n", es, s->rank);
   return TR_OK;
 }
@@ -793,6 +814,17 @@ static tr_status k_concat(em *e, const tr_instr *in) {
   for (int i = axis + 1; i < s->rank; i++) inner *= s->dims[i];
   tr_buf *k = &e->cur;
   kern_head(e, in->noperands);
+  if (is4(s->dtype)) {
+    /* packed rows may start mid-byte: element by element */
+    tr_buf_printf(k, "  i64 o, j, at = 0;\n  for (o = 0; o < %lldLL; o++) {\n", (long long)outer);
+    for (int j = 0; j < in->noperands; j++) {
+      int64_t row = in->operands[j]->shape->dims[axis] * inner;
+      tr_buf_printf(k, "    for (j = 0; j < %lldLL; j++) tr_cp(r, at + j, a%d, o * %lldLL + j, 0);\n"
+                       "    at += %lldLL;\n", (long long)row, j, (long long)row, (long long)row);
+    }
+    tr_buf_puts(k, "  }\n  return 0;\n}\n");
+    return TR_OK;
+  }
   tr_buf_printf(k, "  i64 o, at = 0;\n  for (o = 0; o < %lldLL; o++) {\n", (long long)outer);
   for (int j = 0; j < in->noperands; j++) {
     int64_t rowb = in->operands[j]->shape->dims[axis] * inner;
@@ -849,7 +881,7 @@ static tr_status k_dynamic(em *e, const tr_instr *in) {
                   (long long)(xs->dims[i] - part->dims[i]), (long long)(xs->dims[i] - part->dims[i]),
                   (long long)xst[i]);
   }
-  int es = es_of(xs->dtype);
+  int es = esp_of(xs->dtype);
   if (upd)
     tr_buf_printf(k, "  memcpy(r, a0, %lld);\n  tr_place(r, a1, %d, %d, dims, st, base);\n",
                   (long long)bytes_of(xs), es, rank);
@@ -945,8 +977,8 @@ static tr_status k_gather(em *e, const tr_instr *in) {
   emit_i64s(k, "ib", ib, nib);
   int64_t ni = count_of(is);
   tr_buf_printf(k, "  i64 *vals = malloc(sizeof(i64) * %lld), j;\n  if (!vals) return 1;\n"
-                   "  for (j = 0; j < %lldLL; j++) vals[j] = (i64)LD_%s(a1, j);\n",
-                (long long)(ni > 0 ? ni : 1), (long long)ni, tr_dtype_name(is->dtype));
+                   "  for (j = 0; j < %lldLL; j++) vals[j] = (i64)%s_%s(a1, j);\n",
+                (long long)(ni > 0 ? ni : 1), (long long)ni, ld_of(e, is->dtype), tr_dtype_name(is->dtype));
   tr_buf_printf(k, "  tr_gather(r, a0, %d, vals, %d, xd, %d, id, %d, sd, off, %d, col, %d, map, %d, ss, ob, ib, %d, %lldLL);\n"
                    "  free(vals);\n  return 0;\n}\n",
                 es_of(xs->dtype), xs->rank, is->rank, s->rank, noff, ncol, nmap, nob, (long long)ivd);
@@ -1553,11 +1585,11 @@ static tr_status k_scatter(em *e, const tr_instr *in) {
   tr_buf_printf(k, "  u8 *ctx[%d];\n", 2 * nin);
   for (int i = 0; i < nin; i++)
     tr_buf_printf(k, "  memcpy(rs[%d], a%d, %lld);\n  ctx[%d] = rs[%d];\n  ctx[%d] = (u8 *)a%d;\n", i, i,
-                  (long long)bytes_of(in->operands[i]->shape), i, i, nin + i, nin + 1 + i);
+                  (long long)(count_of(in->operands[i]->shape) * es_of(acc[i])), i, i, nin + i, nin + 1 + i);
   int64_t ni = count_of(is);
   tr_buf_printf(k, "  i64 *vals = malloc(sizeof(i64) * %lld), j;\n  int rc;\n  if (!vals) return 1;\n"
-                   "  for (j = 0; j < %lldLL; j++) vals[j] = (i64)LD_%s(a%d, j);\n",
-                (long long)(ni > 0 ? ni : 1), (long long)ni, tr_dtype_name(is->dtype), nin);
+                   "  for (j = 0; j < %lldLL; j++) vals[j] = (i64)%s_%s(a%d, j);\n",
+                (long long)(ni > 0 ? ni : 1), (long long)ni, ld_of(e, is->dtype), tr_dtype_name(is->dtype), nin);
   tr_buf_printf(k, "  rc = tr_scatter(ctx, vals, %d, xd, %d, id, %d, ud, uw, %d, iw, %d, sdm, %d, ib, sb, %d, %lldLL, eK);\n"
                    "  free(vals);\n  return rc;\n}\n",
                 xs->rank, is->rank, us->rank, nuw, niw, nsd, nib, (long long)ivd);
@@ -1646,11 +1678,11 @@ static tr_status k_topk(em *e, const tr_instr *in) {
     tr_buf_printf(k, "  i64 a = tr_tkey(raw_get(c->xs[0], %d, c->off[i]), %d), b = tr_tkey(raw_get(c->xs[0], %d, c->off[j]), %d);\n",
                   es_of(dt), bits_of(dt), es_of(dt), bits_of(dt));
   else if (is_sg(dt))
-    tr_buf_printf(k, "  i64 a = (i64)LD_%s(c->xs[0], c->off[i]), b = (i64)LD_%s(c->xs[0], c->off[j]);\n",
-                  tr_dtype_name(dt), tr_dtype_name(dt));
+    tr_buf_printf(k, "  i64 a = (i64)%s_%s(c->xs[0], c->off[i]), b = (i64)%s_%s(c->xs[0], c->off[j]);\n",
+                  ld_of(e, dt), tr_dtype_name(dt), ld_of(e, dt), tr_dtype_name(dt));
   else
-    tr_buf_printf(k, "  u64 a = LD_%s(c->xs[0], c->off[i]), b = LD_%s(c->xs[0], c->off[j]);\n",
-                  tr_dtype_name(dt), tr_dtype_name(dt));
+    tr_buf_printf(k, "  u64 a = %s_%s(c->xs[0], c->off[i]), b = %s_%s(c->xs[0], c->off[j]);\n",
+                  ld_of(e, dt), tr_dtype_name(dt), ld_of(e, dt), tr_dtype_name(dt));
   tr_buf_printf(k, "  return a %s b;\n}\n", largest ? ">" : "<");
   tr_buf_puts(k, "static int kK(u8 **rs, const u8 *a0, i64 n) {\n  const u8 *xs[1] = {a0};\n");
   int es = es_of(dt);
@@ -2090,6 +2122,23 @@ static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf 
   if (!tr_shape_is_array(in->shape) && !multi) return unsup(e, in, "tuple result");
   for (int i = 0; i < in->noperands; i++)
     if (!tr_shape_is_array(in->operands[i]->shape)) return unsup(e, in, "tuple operand");
+  if (in->noperands > 256) return unsup(e, in, "more than 256 operands");
+  /* Kernels that move elements as bytes (or hand their addresses to a
+   * called computation) see s4/u4 one per byte: their packed operands are
+   * unpacked into scratch before the call and their results packed after. */
+  bool bytewise = multi || in->op == TR_OP_MAP || in->op == TR_OP_GATHER ||
+                  in->op == TR_OP_SELECT_AND_SCATTER || in->op == TR_OP_BITCAST_CONVERT;
+  bool any4 = false;
+  for (int i = 0; i < in->noperands; i++) any4 |= is4(in->operands[i]->shape->dtype);
+  {
+    const tr_shape *rsh[256];
+    int nrl = shape_leaves(in->shape, rsh, 256);
+    for (int j = 0; j < nrl; j++) any4 |= is4(rsh[j]->dtype);
+  }
+  /* Kernels of called computations are emitted midway (emit_comp), so
+   * the flag is saved and restored around this one. */
+  bool unpacked = bytewise && any4, saved_unpacked = e->unpacked;
+  e->unpacked = unpacked;
   tr_status s;
   switch (in->op) {
   case TR_OP_FUSION:
@@ -2136,6 +2185,7 @@ static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf 
     s = k_elementwise(e, in);
     break;
   }
+  e->unpacked = saved_unpacked;
   if (s != TR_OK) {
     tr_buf_free(&e->cur);
     return s;
@@ -2143,16 +2193,48 @@ static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf 
   int kid = finish_kernel(e, in->id);
   own_leaves(e, in);
   alloc_leaves(e, in, body);
-  if (tr_shape_is_array(in->shape)) {
-    tr_buf_printf(body, "  if ((rc = k%d(%s", kid, leaf0(e, in));
-  } else {
-    tr_buf_printf(body, "  if ((rc = k%d((u8 *[])", kid);
-    tr_instr *self = (tr_instr *)in;
-    leaf_list(e, &self, 1, body);
+  const leaves *rl = &e->lv[in->id];
+  char *args[256], *res[256];
+  int nres = rl->n < 256 ? rl->n : 256;
+  for (int i = 0; i < in->noperands && i < 256; i++) {
+    const tr_shape *os = in->operands[i]->shape;
+    if (unpacked && is4(os->dtype)) {
+      args[i] = xfmt("b[%d]", e->nb++);
+      tr_buf_printf(body, "  if (!(%s = (u8 *)tr_alloc(%lld))) { rc = 1; goto out; }\n"
+                          "  tr_unpack4(%s, %s, %lldLL, %d);\n",
+                    args[i], (long long)count_of(os), args[i], leaf0(e, in->operands[i]),
+                    (long long)count_of(os), is_sg(os->dtype));
+    } else {
+      args[i] = tr_xstrdup(leaf0(e, in->operands[i]));
+    }
   }
-  for (int i = 0; i < in->noperands; i++) tr_buf_printf(body, ", %s", leaf0(e, in->operands[i]));
+  for (int j = 0; j < nres; j++) {
+    if (unpacked && is4(rl->shape[j]->dtype)) {
+      res[j] = xfmt("b[%d]", e->nb++);
+      tr_buf_printf(body, "  if (!(%s = (u8 *)tr_alloc(%lld))) { rc = 1; goto out; }\n", res[j],
+                    (long long)count_of(rl->shape[j]));
+    } else {
+      res[j] = tr_xstrdup(rl->leaf[j]);
+    }
+  }
+  if (tr_shape_is_array(in->shape)) {
+    tr_buf_printf(body, "  if ((rc = k%d(%s", kid, res[0]);
+  } else {
+    tr_buf_printf(body, "  if ((rc = k%d((u8 *[]){", kid);
+    for (int j = 0; j < nres; j++) tr_buf_printf(body, "%s%s", j ? ", " : "", res[j]);
+    if (nres == 0) tr_buf_puts(body, "0");
+    tr_buf_puts(body, "}");
+  }
+  for (int i = 0; i < in->noperands; i++) tr_buf_printf(body, ", %s", args[i]);
   tr_buf_printf(body, ", %lldLL)) != 0) goto out;\n",
                 (long long)(tr_shape_is_array(in->shape) ? count_of(in->shape) : 0));
+  for (int j = 0; j < nres; j++) {
+    if (strcmp(res[j], rl->leaf[j]) != 0)
+      tr_buf_printf(body, "  tr_pack4(%s, %s, %lldLL, 0);\n", rl->leaf[j], res[j],
+                    (long long)count_of(rl->shape[j]));
+    free(res[j]);
+  }
+  for (int i = 0; i < in->noperands; i++) free(args[i]);
   return TR_OK;
 }
 
@@ -2225,6 +2307,59 @@ bool tr_emit_supports(tr_op op) {
   }
 }
 
+/* The exported entry. Tensors outside keep s4/u4 one per byte
+ * (tensor.h): such parameters are packed into scratch on the way in and
+ * such outputs unpacked on the way out; without any, in and out are
+ * handed straight to the entry computation. */
+static void emit_entry(em *e, tr_buf *out) {
+  const tr_comp *c = e->m->entry;
+  const tr_shape *in[256], *res[256];
+  int nin = 0, nres = shape_leaves(c->root->shape, res, 256);
+  bool any4 = false;
+  for (int p = 0; p < c->nparams; p++)
+    if (c->params[p]) nin += shape_leaves(c->params[p]->shape, in + nin, 256 - nin);
+  if (nin > 256) nin = 256;
+  if (nres > 256) nres = 256;
+  for (int j = 0; j < nin; j++) any4 |= is4(in[j]->dtype);
+  for (int j = 0; j < nres; j++) any4 |= is4(res[j]->dtype);
+  tr_buf_printf(out, "int " TR_EMIT_ENTRY "(u8 **in, u8 **out) {\n");
+  if (e->o->test_crash) tr_buf_puts(out, "  { volatile int *volatile np = 0; *np = 1; }\n");
+  if (!any4) {
+    tr_buf_printf(out, "  return comp%d(in, out);\n}\n", c->id);
+    return;
+  }
+  /* defect: the odd last element packed into the high nibble */
+  int tail = TR_INJECTED(e->o->inject, EMIT_PACKED_NIBBLE_ORDER) ? 4 : 0;
+  tr_buf_printf(out, "  u8 *pin[%d] = {0}, *pout[%d] = {0};\n  int rc = 1;\n", nin > 0 ? nin : 1,
+                nres > 0 ? nres : 1);
+  for (int j = 0; j < nin; j++) {
+    long long n = (long long)count_of(in[j]);
+    if (is4(in[j]->dtype))
+      tr_buf_printf(out, "  if (!(pin[%d] = (u8 *)tr_alloc(%lld))) goto out;\n  tr_pack4(pin[%d], in[%d], %lldLL, %d);\n",
+                    j, (n + 1) / 2, j, j, n, tail);
+    else
+      tr_buf_printf(out, "  pin[%d] = in[%d];\n", j, j);
+  }
+  for (int j = 0; j < nres; j++) {
+    if (is4(res[j]->dtype))
+      tr_buf_printf(out, "  if (!(pout[%d] = (u8 *)tr_alloc(%lld))) goto out;\n", j,
+                    ((long long)count_of(res[j]) + 1) / 2);
+    else
+      tr_buf_printf(out, "  pout[%d] = out[%d];\n", j, j);
+  }
+  tr_buf_printf(out, "  if ((rc = comp%d(pin, pout)) != 0) goto out;\n", c->id);
+  for (int j = 0; j < nres; j++)
+    if (is4(res[j]->dtype))
+      tr_buf_printf(out, "  tr_unpack4(out[%d], pout[%d], %lldLL, %d);\n", j, j, (long long)count_of(res[j]),
+                    is_sg(res[j]->dtype));
+  tr_buf_puts(out, "out:\n");
+  for (int j = 0; j < nin; j++)
+    if (is4(in[j]->dtype)) tr_buf_printf(out, "  free(pin[%d]);\n", j);
+  for (int j = 0; j < nres; j++)
+    if (is4(res[j]->dtype)) tr_buf_printf(out, "  free(pout[%d]);\n", j);
+  tr_buf_puts(out, "  return rc;\n}\n");
+}
+
 tr_status tr_emit_c(const tr_module *m, const tr_emit_opts *o, tr_buf *out, tr_diag *d) {
   tr_emit_opts def;
   if (!o) {
@@ -2253,9 +2388,7 @@ tr_status tr_emit_c(const tr_module *m, const tr_emit_opts *o, tr_buf *out, tr_d
     tr_emit_prelude(out);
     tr_buf_puts(out, tr_buf_str(&e.kern));
     tr_buf_puts(out, tr_buf_str(&e.funcs));
-    tr_buf_printf(out, "int " TR_EMIT_ENTRY "(u8 **in, u8 **out) {\n");
-    if (o->test_crash) tr_buf_puts(out, "  { volatile int *volatile np = 0; *np = 1; }\n");
-    tr_buf_printf(out, "  return comp%d(in, out);\n}\n", m->entry->id);
+    emit_entry(&e, out);
   }
   for (int i = 0; i <= e.nids; i++) {
     for (int j = 0; j < e.lv[i].n; j++) free(e.lv[i].leaf[j]);

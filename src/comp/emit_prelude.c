@@ -127,6 +127,23 @@ static const char *const prelude[] = {
   "  u64 s = b & m;\n  i64 x = (i64)(bits >= 64 ? a : ((a & m) ^ ((u64)1 << (bits - 1))) - ((u64)1 << (bits - 1)));\n"
   "  if (s >= (u64)bits) s = (u64)bits - 1;\n"
   "  return x < 0 ? ~(~(u64)x >> s) : (u64)x >> s;\n}\n",
+  "/* s4/u4 buffers are packed two per byte: element i in byte i / 2, the\n"
+  " * even element in the low nibble (the bit order of bitcast-convert) */\n"
+  "static void tr_pack4(u8 *r, const u8 *a, i64 n, int tailshift) {\n"
+  "  i64 i;\n"
+  "  for (i = 0; i + 1 < n; i += 2) r[i >> 1] = (u8)((a[i] & 15) | (a[i + 1] & 15) << 4);\n"
+  "  if (n & 1) r[n >> 1] = (u8)((a[n - 1] & 15) << tailshift);\n}\n"
+  "static void tr_unpack4(u8 *r, const u8 *a, i64 n, int sg) {\n"
+  "  i64 i;\n"
+  "  for (i = 0; i < n; i++) {\n"
+  "    unsigned v = (a[i >> 1] >> ((i & 1) << 2)) & 15u;\n"
+  "    r[i] = (u8)(sg && v > 7 ? v | 0xf0u : v);\n  }\n}\n"
+  "/* r[ri] = a[ai] for elements of es bytes; es 0: packed nibbles */\n"
+  "static void tr_cp(u8 *r, i64 ri, const u8 *a, i64 ai, int es) {\n"
+  "  unsigned v, sh;\n"
+  "  if (es) { memcpy(r + ri * es, a + ai * es, (size_t)es); return; }\n"
+  "  v = (a[ai >> 1] >> ((ai & 1) << 2)) & 15u;\n  sh = (unsigned)(ri & 1) << 2;\n"
+  "  r[ri >> 1] = (u8)((r[ri >> 1] & ~(15u << sh)) | (v << sh));\n}\n",
   "static u64 tr_clz(u64 x, int bits, u64 m) {\n"
   "  x &= m;\n  return x ? (u64)(__builtin_clzll(x) - (64 - bits)) : (u64)bits;\n}\n"
   "/* TOTALORDER key: -NaN < -inf < ... < -0 < +0 < ... < inf < NaN */\n"
@@ -139,7 +156,7 @@ static const char *const prelude[] = {
   "  i64 idx[64] = {0}, n = 1, off = base, i;\n  int d;\n"
   "  for (d = 0; d < rank; d++) n *= dims[d];\n"
   "  for (i = 0; i < n; i++) {\n"
-  "    memcpy(r + i * es, a + off * es, (size_t)es);\n"
+  "    tr_cp(r, i, a, off, es);\n"
   "    for (d = rank - 1; d >= 0; d--) {\n"
   "      idx[d]++;\n      off += st[d];\n      if (idx[d] < dims[d]) break;\n"
   "      off -= st[d] * dims[d];\n      idx[d] = 0;\n    }\n  }\n}\n"
@@ -149,7 +166,7 @@ static const char *const prelude[] = {
   "  i64 idx[64] = {0}, n = 1, off = base, i;\n  int d;\n"
   "  for (d = 0; d < rank; d++) n *= dims[d];\n"
   "  for (i = 0; i < n; i++) {\n"
-  "    memcpy(r + off * es, u + i * es, (size_t)es);\n"
+  "    tr_cp(r, off, u, i, es);\n"
   "    for (d = rank - 1; d >= 0; d--) {\n"
   "      idx[d]++;\n      off += st[d];\n      if (idx[d] < dims[d]) break;\n"
   "      off -= st[d] * dims[d];\n      idx[d] = 0;\n    }\n  }\n}\n"
@@ -165,7 +182,7 @@ static const char *const prelude[] = {
   "      i64 o = lo[d] + idx[d] * (in[d] + 1);\n"
   "      if (o < 0 || o >= odims[d]) { ok = 0; break; }\n"
   "      off += o * ost[d];\n    }\n"
-  "    if (ok) memcpy(r + off * es, a + i * es, (size_t)es);\n"
+  "    if (ok) tr_cp(r, off, a, i, es);\n"
   "    for (d = rank - 1; d >= 0; d--) {\n"
   "      if (++idx[d] < idims[d]) break;\n      idx[d] = 0;\n    }\n  }\n}\n",
   "/* bitcast-convert across widths: the row-major element bits as one\n"
@@ -311,8 +328,18 @@ static void dtype_helpers(tr_buf *b) {
                       (unsigned long long)m);
       else
         tr_buf_printf(b, "static inline u64 CN_%s(u64 v) { return v; }\n", n);
-      tr_buf_printf(b, "static inline u64 LD_%s(const u8 *p, i64 i) { return CN_%s(raw_get(p, %d, i)); }\n", n, n, es);
-      tr_buf_printf(b, "static inline void ST_%s(u8 *p, i64 i, u64 v) { raw_put(p, %d, i, CN_%s(v)); }\n", n, es, n);
+      if (f->bits == 4) {
+        /* packed two per byte (tr_pack4); LU_ loads an unpacked buffer,
+         * one element per byte, for kernels that copy elements as bytes */
+        tr_buf_printf(b, "static inline u64 LD_%s(const u8 *p, i64 i) { return CN_%s((u64)(p[i >> 1] >> ((i & 1) << 2))); }\n", n, n);
+        tr_buf_printf(b, "static inline void ST_%s(u8 *p, i64 i, u64 v) {\n"
+                         "  unsigned sh = (unsigned)(i & 1) << 2;\n"
+                         "  p[i >> 1] = (u8)((p[i >> 1] & ~(15u << sh)) | ((unsigned)(v & 15) << sh));\n}\n", n);
+        tr_buf_printf(b, "static inline u64 LU_%s(const u8 *p, i64 i) { return CN_%s(p[i]); }\n", n, n);
+      } else {
+        tr_buf_printf(b, "static inline u64 LD_%s(const u8 *p, i64 i) { return CN_%s(raw_get(p, %d, i)); }\n", n, n, es);
+        tr_buf_printf(b, "static inline void ST_%s(u8 *p, i64 i, u64 v) { raw_put(p, %d, i, CN_%s(v)); }\n", n, es, n);
+      }
     }
   }
 }

@@ -30,6 +30,17 @@ const dcase td_emit_cases[] = {
    .safe_hlo = "HloModule dotk32\nENTRY e {\n  a = s32[2,32] parameter(0)\n  b = s32[32,3] parameter(1)\n"
                "  ROOT d = s32[2,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
    .gen = gen_dot},
+  /* Five s4 elements: the fifth is packed into the high nibble of byte 2
+   * and read back from the low one as 0, in both parameters, so
+   * r[4] = 0 + 0 instead of 5 + 1. Six elements leave no odd tail. */
+  {.defect = "emit-packed-nibble-order",
+   .hlo = "HloModule nib\nENTRY e {\n  a = s4[5] parameter(0)\n  b = s4[5] parameter(1)\n"
+          "  ROOT r = s4[5] add(a, b)\n}\n",
+   .in = {{1, -2, 3, -4, 5}, {1, 1, 1, 1, 1}},
+   .first_bad = 4,
+   .safe_hlo = "HloModule nib6\nENTRY e {\n  a = s4[6] parameter(0)\n  b = s4[6] parameter(1)\n"
+               "  ROOT r = s4[6] add(a, b)\n}\n",
+   .safe_in = {{1, -2, 3, -4, 5, -6}, {1, 1, 1, 1, 1, 1}}},
   /* 3 << 40 is 0 in the reference; the hardware shift takes 40 mod 32 and
    * gives 3 << 8. Amounts below 32 agree. */
   {.defect = "emit-shift-amount-mod-width",
@@ -95,9 +106,10 @@ const dcase td_emit_cases[] = {
 const int td_emit_ncases = (int)(sizeof td_emit_cases / sizeof td_emit_cases[0]);
 
 TR_TEST(defect_emit_dot_k_block_revisit) { td_check_case(&td_emit_cases[0]); }
-TR_TEST(defect_emit_shift_amount_mod_width) { td_check_case(&td_emit_cases[1]); }
-TR_TEST(defect_emit_f8e4m3fn_saturate) { td_check_case(&td_emit_cases[2]); }
-TR_TEST(defect_emit_conv_pad_lo_hi_swap) { td_check_case(&td_emit_cases[3]); }
-TR_TEST(defect_emit_reduce_window_base_dilation) { td_check_case(&td_emit_cases[4]); }
-TR_TEST(defect_emit_int_minmax_reduce_lanes) { td_check_case(&td_emit_cases[5]); }
-TR_TEST(defect_fusion_reduce_init_once) { td_check_case(&td_emit_cases[6]); }
+TR_TEST(defect_emit_packed_nibble_order) { td_check_case(&td_emit_cases[1]); }
+TR_TEST(defect_emit_shift_amount_mod_width) { td_check_case(&td_emit_cases[2]); }
+TR_TEST(defect_emit_f8e4m3fn_saturate) { td_check_case(&td_emit_cases[3]); }
+TR_TEST(defect_emit_conv_pad_lo_hi_swap) { td_check_case(&td_emit_cases[4]); }
+TR_TEST(defect_emit_reduce_window_base_dilation) { td_check_case(&td_emit_cases[5]); }
+TR_TEST(defect_emit_int_minmax_reduce_lanes) { td_check_case(&td_emit_cases[6]); }
+TR_TEST(defect_fusion_reduce_init_once) { td_check_case(&td_emit_cases[7]); }

@@ -796,3 +796,92 @@ TR_TEST(emit_input_fusion_is_one_kernel) {
   tr_diag_clear(&d);
   tr_module_free(m);
 }
+
+/* s4/u4 packed two per byte inside the unit (docs/EMITTER.md): every kind
+ * of kernel on odd and even element counts, constants, control flow, and
+ * the kernels that see them unpacked (sort, gather, scatter, map, general
+ * reduce, bitcast-convert), bit for bit against the reference. */
+static const char packed4[] =
+  "HloModule p4\n"
+  "add_s4 {\n a = s4[] parameter(0)\n b = s4[] parameter(1)\n ROOT s = s4[] add(a, b)\n}\n"
+  "max_u4 {\n a = u4[] parameter(0)\n b = u4[] parameter(1)\n ROOT s = u4[] maximum(a, b)\n}\n"
+  "lt_s4 {\n a = s4[] parameter(0)\n b = s4[] parameter(1)\n ROOT c = pred[] compare(a, b), direction=LT\n}\n"
+  "sub_s4 {\n a = s4[] parameter(0)\n ROOT n = s4[] negate(a)\n}\n"
+  "red2 {\n a = s4[] parameter(0)\n b = u4[] parameter(1)\n c = s4[] parameter(2)\n d = u4[] parameter(3)\n"
+  " s = s4[] add(a, c)\n m = u4[] maximum(b, d)\n ROOT t = (s4[], u4[]) tuple(s, m)\n}\n"
+  "cond {\n s = (s32[], s4[7]) parameter(0)\n i = s32[] get-tuple-element(s), index=0\n"
+  " n = s32[] constant(3)\n ROOT c = pred[] compare(i, n), direction=LT\n}\n"
+  "body {\n s = (s32[], s4[7]) parameter(0)\n i = s32[] get-tuple-element(s), index=0\n"
+  " v = s4[7] get-tuple-element(s), index=1\n one = s32[] constant(1)\n i1 = s32[] add(i, one)\n"
+  " o = s4[] constant(3)\n ob = s4[7] broadcast(o), dimensions={}\n v1 = s4[7] add(v, ob)\n"
+  " ROOT t = (s32[], s4[7]) tuple(i1, v1)\n}\n"
+  "ENTRY e {\n"
+  "  a = s4[5,3] parameter(0)\n  b = s4[5,3] parameter(1)\n  u = u4[7] parameter(2)\n  v = u4[7] parameter(3)\n"
+  "  w = s4[7] parameter(4)\n  ix = s32[2] parameter(5)\n"
+  "  x0 = s4[5,3] add(a, b)\n  x1 = s32[5,3] convert(a)\n  x2 = u4[5,3] convert(b)\n"
+  "  x3 = pred[7] compare(u, v), direction=GT\n  x4 = u4[7] select(x3, u, v)\n  x5 = s4[7] copy(w)\n"
+  "  x6 = s4[3] slice(w), slice={[1:7:2]}\n  x7 = s4[13] concatenate(w, x6, x6), dimensions={0}\n"
+  "  x8 = s4[2,7] broadcast(w), dimensions={1}\n  x9 = s4[3,5] transpose(a), dimensions={1,0}\n"
+  "  z4 = s4[] constant(-2)\n  x10 = s4[5] reduce(a, z4), dimensions={1}, to_apply=add_s4\n"
+  "  zu = u4[] constant(0)\n  x11 = u4[] reduce(u, zu), dimensions={0}, to_apply=max_u4\n"
+  "  x12 = s4[13,4] pad(a, z4), padding=1_3_1x0_1\n  x13 = s4[7] reverse(w), dimensions={0}\n"
+  "  x14 = s4[15] reshape(a)\n  i0 = s32[1] slice(ix), slice={[0:1]}\n  i1 = s32[] reshape(i0)\n"
+  "  x15 = s4[3] dynamic-slice(w, i1), dynamic_slice_sizes={3}\n"
+  "  x16 = s4[7] dynamic-update-slice(w, x6, i1)\n"
+  "  c4 = s4[5] constant({-8, 7, -1, 0, 3})\n  x17 = s4[5] multiply(x10, c4)\n"
+  "  x18 = s32[5,5] dot(a, x9), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+  "  x19 = s4[7] sort(w), dimensions={0}, to_apply=lt_s4\n"
+  "  x20 = s4[7] map(w), to_apply=sub_s4\n"
+  "  zz = u4[] constant(0)\n  x21 = (s4[5], u4[5]) reduce(a, x2, z4, zz), dimensions={1}, to_apply=red2\n"
+  "  x22 = u4[5,3] bitcast-convert(a)\n  ci = s32[] constant(0)\n  st = (s32[], s4[7]) tuple(ci, w)\n"
+  "  wl = (s32[], s4[7]) while(st), condition=cond, body=body\n  x23 = s4[7] get-tuple-element(wl), index=1\n"
+  "  g0 = s32[2,1] reshape(ix)\n"
+  "  x24 = s4[2,5] gather(x9, g0), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0},"
+  " index_vector_dim=1, slice_sizes={1,5}\n"
+  "  up2 = s4[2] slice(x10), slice={[0:2]}\n"
+  "  x25 = s4[5,3] scatter(a, g0, up2), update_window_dims={}, inserted_window_dims={0,1},"
+  " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_s4\n"
+  "  x26 = s4[5,3] iota(), iota_dimension=0\n"
+  "  ROOT t = tuple(x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15, x16, x17,"
+  " x18, x19, x20, x21, x22, x23, x24, x25, x26)\n"
+  "}\n";
+
+TR_TEST(emit_s4_u4_packed_two_per_byte) {
+  static const int widths[][2] = {{8, 16}, {3, 2}, {1, 1}};
+  for (int w = 0; w < TR_NELEMS(widths); w++) {
+    tr_emit_opts eo;
+    tr_emit_opts_init(&eo);
+    eo.lanes = widths[w][0];
+    eo.tile = widths[w][1];
+    char what[64];
+    snprintf(what, sizeof what, "packed s4/u4 lanes=%d tile=%d", eo.lanes, eo.tile);
+    agree_text(packed4, &eo, false, what);
+    eo.fuse_loops = false;
+    agree_text(packed4, &eo, false, "packed s4/u4, fusions called");
+  }
+  /* The buffers really are packed: a 15-element s4 add allocates 8 bytes,
+   * parameters are packed on the way in and results unpacked on the way
+   * out; an s8 module keeps the plain entry. */
+  tr_module *m = tb_parse("HloModule q\nENTRY e {\n  a = s4[15] parameter(0)\n  b = s4[15] parameter(1)\n"
+                          "  c = s4[15] add(a, b)\n  ROOT d = s4[15] multiply(c, b)\n}\n", "packed text");
+  if (!m) return;
+  tr_buf src = {0};
+  tr_diag d = {0};
+  tr_emit_opts eo;
+  tr_emit_opts_init(&eo);
+  eo.fuse_loops = false;
+  CHECK(tr_emit_c(m, &eo, &src, &d) == TR_OK);
+  CHECK_CONTAINS(tr_buf_str(&src), "tr_alloc(8)");
+  CHECK_CONTAINS(tr_buf_str(&src), "tr_pack4(pin[0], in[0], 15LL, 0);");
+  CHECK_CONTAINS(tr_buf_str(&src), "tr_unpack4(out[0], pout[0], 15LL, 1);");
+  tr_buf_free(&src);
+  tr_module_free(m);
+  m = tb_parse("HloModule q\nENTRY e {\n  a = s8[15] parameter(0)\n  ROOT b = s8[15] negate(a)\n}\n", "s8 text");
+  if (!m) return;
+  CHECK(tr_emit_c(m, &eo, &src, &d) == TR_OK);
+  CHECK(strstr(tr_buf_str(&src), "tr_pack4(pin") == NULL);
+  CHECK_CONTAINS(tr_buf_str(&src), "return comp");
+  tr_buf_free(&src);
+  tr_diag_clear(&d);
+  tr_module_free(m);
+}
