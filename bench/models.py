@@ -8,7 +8,9 @@ not constants, so the HLO text stays small and every value is an input.
 
 Usage:
   .venv/bin/python bench/models.py [--out DIR] [--seeds N] [--batch B]
-                                   [MODEL ...]
+                                   [--no-cuts] [MODEL ...]
+  .venv/bin/python bench/models.py errors MODEL BUNDLE [--cut C | --seg S]
+  .venv/bin/python bench/models.py list cuts|segs MODEL
 MODEL: resnet50 dlrm transformer_f32 transformer_bf16 (default: all).
 DIR defaults to /work/models. Per model it writes
   DIR/NAME.pre.hlo          jax's lowered HLO (the module given to XLA)
@@ -18,6 +20,15 @@ DIR defaults to /work/models. Per model it writes
                             dense features, indices, tokens); the weights
                             are the same for every seed
   DIR/NAME.inputs/params.txt    one line per parameter: K, role, dtype, shape
+  DIR/NAME.cut-C.pre.hlo    the model stopped at cut C (same parameters)
+  DIR/NAME.seg-S.pre.hlo    segment S: from the previous segment's output
+                            (an input, computed by XLA in f32) to S's end,
+                            with only the weights S uses; the segments
+                            together are the whole model
+  DIR/NAME.seg-S.inputs/    its inputs (weights as links into NAME.inputs)
+`errors` evaluates a model, cut or segment in f64 with jax on the inputs
+of a `trench check --save` bundle and prints the error of the bundle's
+ref0.npy and target0.npy against it.
 
 Values (deterministic, numpy's PCG64 per seed):
   - conv and dense weights: He-normal (std sqrt(2/fan_in)); the last layer
@@ -82,7 +93,7 @@ def resnet_layout():
     return convs
 
 
-def resnet_forward(x, params, stats=None, cut=None):
+def resnet_forward(x, params, stats=None, cut=None, start=None):
     """params: dict name -> (w, scale, shift) plus 'fc' -> (w, b).
     With stats (a dict), BN statistics are measured on the fly instead:
     calibration mode, eager. cut: return the activation at that point
@@ -105,20 +116,28 @@ def resnet_forward(x, params, stats=None, cut=None):
         y = y * scale + shift
         return jax.nn.relu(y) if relu else y
 
-    h = conv_bn(x, "stem", True)
-    h = lax.reduce_window(h, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1),
-                          [(0, 0), (1, 1), (1, 1), (0, 0)])
+    # start: the segment to begin with (x is its input activation)
+    order = ["stem"] + ["s%d.b%d" % (si + 1, b) for si, (_, n, _) in enumerate(STAGES)
+                        for b in range(n)] + ["pool"]
+    first = order.index(start) if start else 0
+    h = x
+    if first == 0:
+        h = conv_bn(h, "stem", True)
+        h = lax.reduce_window(h, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1),
+                              [(0, 0), (1, 1), (1, 1), (0, 0)])
     if cut == "stem":
         return h
     for si, (w, n, stride) in enumerate(STAGES):
         for b in range(n):
             p = "s%d.b%d" % (si + 1, b)
+            if order.index(p) < first:
+                continue
             y = conv_bn(h, p + ".c1", True)
             y = conv_bn(y, p + ".c2", True)
             y = conv_bn(y, p + ".c3", False)
             sc = conv_bn(h, p + ".proj", False) if b == 0 else h
             h = jax.nn.relu(y + sc)
-            if cut == "s%d.b%d" % (si + 1, b):
+            if cut == p:
                 return h
     h = h.mean(axis=(1, 2))
     if stats is not None:
@@ -137,6 +156,7 @@ RESNET_CUTS = ["stem", "s1.b0", "s1.b2", "s2.b3", "s3.b0", "s3.b2", "s3.b5", "s4
 
 
 LAYOUT = {c[0]: c for c in resnet_layout()}
+RESNET_BLOCKS = ["s%d.b%d" % (si + 1, b) for si, (_, n, _) in enumerate(STAGES) for b in range(n)]
 
 
 def resnet50(batch, seeds):
@@ -174,12 +194,12 @@ def resnet50(batch, seeds):
     args = [("image", image(0))] + flat
     data = {0: lambda s: image(s)}
 
-    def fn(x, *ws, cut=None):
+    def fn(x, *ws, cut=None, start=None):
         params = {}
         for i, c in enumerate(convs):
             params[c[0]] = tuple(ws[3 * i:3 * i + 3])
         params["fc"] = (ws[-2], ws[-1])
-        return resnet_forward(x, params, cut=cut)
+        return resnet_forward(x, params, cut=cut, start=start)
     return fn, args, data
 
 
@@ -229,16 +249,28 @@ def dlrm(batch, seeds):
     args += [("top.%s%d" % ("wb"[i % 2], i // 2), a) for i, a in enumerate(top)]
     nb, nt = len(bot), len(top)
 
-    def fn(x, *rest, cut=None):
+    def fn(x, *rest, cut=None, start=None):
         idx = rest[:t]
         bw = rest[t:t + nb]
         emb = rest[t + nb:t + nb + t]
         tw = rest[t + nb + t:t + nb + t + nt]
+
+        def top(g, first, cut):  # top MLP from layer `first`
+            for i in range(2 * (first - 1), nt, 2):
+                g = g @ tw[i] + tw[i + 1]
+                if i + 2 < nt:
+                    g = jax.nn.relu(g)
+                if cut == "top%d" % (i // 2 + 1):
+                    return g
+            return jax.nn.sigmoid(g)
+
         h = x
-        for i in range(0, nb, 2):
+        for i in range(0, nb if start is None else 0, 2):
             h = jax.nn.relu(h @ bw[i] + bw[i + 1])
         if cut == "bottom":
             return h
+        if start and start.startswith("top"):
+            return top(x, int(start[3:]), cut)
         pooled = [jnp.take(emb[k], idx[k], axis=0).sum(axis=1) for k in range(t)]
         z = jnp.stack([h] + pooled, axis=1)               # [B, T+1, D]
         if cut == "embed":
@@ -248,13 +280,7 @@ def dlrm(batch, seeds):
         g = jnp.concatenate([h, inter], axis=1)
         if cut == "interact":
             return g
-        for i in range(0, nt, 2):
-            g = g @ tw[i] + tw[i + 1]
-            if i + 2 < nt:
-                g = jax.nn.relu(g)
-            if cut == "top%d" % (i // 2 + 1):
-                return g
-        return jax.nn.sigmoid(g)
+        return top(g, 1, cut)
     return fn, args, data
 
 
@@ -295,9 +321,20 @@ def transformer(dtype):
             var = ((x - mu) ** 2).mean(-1, keepdims=True)
             return (x - mu) * lax.rsqrt(var + jnp.asarray(1e-5, x.dtype)) * g + b
 
-        def fn(x, g1, b1_, wq, wk, wv, wo, g2, b2_, w1, b1, w2, b2, cut=None):
+        def fn(x, g1, b1_, wq, wk, wv, wo, g2, b2_, w1, b1, w2, b2, cut=None, start=None):
             bsz = x.shape[0]
             hd = d // TF_HEADS
+
+            def mlp(x):
+                h = ln(x, g2, b2_)
+                if cut == "ln2":
+                    return h
+                f = jax.nn.gelu(h @ w1 + b1)
+                if cut == "ff1":
+                    return f
+                return x + f @ w2 + b2
+            if start == "mlp":
+                return mlp(x)
             h = ln(x, g1, b1_)
             if cut == "ln1":
                 return h
@@ -317,18 +354,24 @@ def transformer(dtype):
             x = x + a.transpose(0, 2, 1, 3).reshape(bsz, TF_SEQ, d) @ wo
             if cut == "attn":
                 return x
-            h = ln(x, g2, b2_)
-            if cut == "ln2":
-                return h
-            f = jax.nn.gelu(h @ w1 + b1)
-            if cut == "ff1":
-                return f
-            return x + f @ w2 + b2
+            return mlp(x)
         return fn, args, data
     return make
 
 
 TF_CUTS = ["ln1", "scores", "softmax", "attn", "ln2", "ff1"]
+
+# Segments: (label, start, cut, input): the model from `start` to `cut`
+# (None: its beginning / its end), fed the activation of the full model at
+# cut `input` (None: the model's own first input). Checked one by one they
+# cover the whole model with shallow modules (docs/MODELS.md).
+RESNET_SEGS = ([("stem", None, "stem", None)]
+               + [(p, p, p, q) for q, p in zip(["stem"] + RESNET_BLOCKS[:-1], RESNET_BLOCKS)]
+               + [("head", "pool", None, RESNET_BLOCKS[-1])])
+DLRM_SEGS = [("bottom", None, "bottom", None), ("interact", "interact", "interact", "bottom"),
+             ("top1", "top1", "top1", "interact"), ("top2", "top2", "top2", "top1"),
+             ("top3", "top3", None, "top2")]
+TF_SEGS = [("attn", None, "attn", None), ("mlp", "mlp", None, "attn")]
 
 MODELS = {
     "resnet50": resnet50,
@@ -338,6 +381,8 @@ MODELS = {
 }
 CUTS = {"resnet50": RESNET_CUTS, "dlrm": DLRM_CUTS,
         "transformer_f32": TF_CUTS, "transformer_bf16": TF_CUTS}
+SEGS = {"resnet50": RESNET_SEGS, "dlrm": DLRM_SEGS,
+        "transformer_f32": TF_SEGS, "transformer_bf16": TF_SEGS}
 DEFAULT_BATCH = {"resnet50": 1, "dlrm": 32, "transformer_f32": 1, "transformer_bf16": 1}
 
 
@@ -377,6 +422,8 @@ def dump(name, out, batch, seeds, cuts):
         low = jax.jit(lambda *a, c=c: fn(*a, cut=c), keep_unused=True).lower(*arrays)
         with open(os.path.join(out, "%s.cut-%s.pre.hlo" % (name, c)), "w") as f:
             f.write(hlo_text(low))
+    if cuts:
+        dump_segments(name, out, fn, args, data, seeds)
     d = os.path.join(out, name + ".inputs")
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "params.txt"), "w") as f:
@@ -393,6 +440,68 @@ def dump(name, out, batch, seeds, cuts):
           % (name, len(args), seeds, len(CUTS[name]) if cuts else 0, out))
 
 
+def used_params(f, arrays):
+    """Indices of the arguments f really reads (jax would drop the others)."""
+    jx = jax.make_jaxpr(f)(*arrays).jaxpr
+    seen = set()
+    for e in jx.eqns:
+        seen.update(id(v) for v in e.invars)
+    seen.update(id(v) for v in jx.outvars)
+    return [k for k, v in enumerate(jx.invars) if id(v) in seen]
+
+
+def segment_fn(fn, seg, keep, nargs):
+    """The model from seg's start to its cut, taking only the arguments
+    `keep` (indices into the full model's, 0 = the input activation)."""
+    _, start, cut, _ = seg
+
+    def f(*a):
+        full = [None] * nargs
+        for k, v in zip(keep, a):
+            full[k] = v
+        return fn(*full, cut=cut, start=start)
+    return f
+
+
+def dump_segments(name, out, fn, args, data, seeds):
+    """NAME.seg-LABEL.pre.hlo and .inputs/ per segment (SEGS): the input
+    activation of each seed is the previous segment's output (XLA's, f32)."""
+    nargs = len(args)
+    full = {s: [a if (k not in data or s == 0) else data[k](s) for k, (_, a) in enumerate(args)]
+            for s in range(seeds)}
+    act = {s: full[s][0] for s in range(seeds)}
+    for seg in SEGS[name]:
+        label = seg[0]
+        whole = [act[0]] + full[0][1:]
+        keep = used_params(lambda *a: fn(*a, cut=seg[2], start=seg[1]), whole)
+        f = jax.jit(segment_fn(fn, seg, keep, nargs), keep_unused=True)
+        with open(os.path.join(out, "%s.seg-%s.pre.hlo" % (name, label)), "w") as fh:
+            fh.write(hlo_text(f.lower(*[whole[k] for k in keep])))
+        d = os.path.join(out, "%s.seg-%s.inputs" % (name, label))
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "params.txt"), "w") as fh:
+            for i, k in enumerate(keep):
+                role = "activation" if k == 0 else args[k][0]
+                varies = k == 0 or k in data
+                a = whole[k]
+                fh.write("%d %s %s %s%s full=%d\n" % (i, role, "data" if varies else "weight",
+                                                      a.dtype, list(a.shape), k))
+                p = os.path.join(d, "p%d.npy" % i)
+                if os.path.lexists(p):
+                    os.remove(p)
+                if varies:
+                    save_npy(p, np.asarray(a))
+                    for sd in range(1, seeds):
+                        sdir = os.path.join(d, "seed%d" % sd)
+                        os.makedirs(sdir, exist_ok=True)
+                        b = act[sd] if k == 0 else full[sd][k]
+                        save_npy(os.path.join(sdir, "p%d.npy" % i), np.asarray(b))
+                else:  # the model's own weight file
+                    os.symlink(os.path.join("..", name + ".inputs", "p%d.npy" % k), p)
+        for sd in range(seeds):
+            act[sd] = f(*[([act[sd]] + full[sd][1:])[k] for k in keep])
+
+
 def load_npy(path):
     a = np.load(path)
     if a.dtype.kind == "V" and a.dtype.itemsize == 2:  # trench writes bf16 raw
@@ -400,7 +509,7 @@ def load_npy(path):
     return a
 
 
-def errors(name, cut, bundle):
+def errors(name, cut, bundle, seg=None):
     """Evaluates the model (or cut) in f64 with jax on the inputs of a
     `trench check --save` bundle and prints how far the reference's exact
     f32 result (ref0.npy) and the target's (target0.npy) are from it."""
@@ -408,13 +517,23 @@ def errors(name, cut, bundle):
     n = len([f for f in os.listdir(bundle) if re.fullmatch(r"in\d+\.npy", f)])
     ins = [load_npy(os.path.join(bundle, "in%d.npy" % k)) for k in range(n)]
     batch = ins[0].shape[0]
-    fn = MODELS[name](batch, 1)[0]
+    fn, args, _ = MODELS[name](batch, 1)
     x64 = [jnp.asarray(a.astype(np.float64) if a.dtype.kind in "fV" or a.dtype == BF16 else a)
            for a in ins]
-    want = np.asarray(jax.jit(lambda *a: fn(*a, cut=cut))(*x64), dtype=np.float64)
+    if seg:
+        keep = [int(ln.split("full=")[1]) for ln in open(seg[1])]
+        sg = next(x for x in SEGS[name] if x[0] == seg[0])
+        f = segment_fn(fn, sg, keep, len(args))
+        label = ".seg-" + seg[0]
+    else:
+        label = ".cut-" + cut if cut else ""
+
+        def f(*a):
+            return fn(*a, cut=cut)
+    want = np.asarray(jax.jit(f)(*x64), dtype=np.float64)
     big = np.abs(want).max()
-    print("%s%s: f64 max|y| %.6g" % (name, ".cut-" + cut if cut else "", big))
-    for f in ("ref0.npy", "target0.npy"):
+    print("%s%s: f64 max|y| %.6g" % (name, label, big))
+    for f in ("ref0.npy", "exact0.npy", "target0.npy"):
         p = os.path.join(bundle, f)
         if not os.path.exists(p):
             continue
@@ -428,13 +547,23 @@ def errors(name, cut, bundle):
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "list" and sys.argv[3] in MODELS:
+        # list cuts|segs MODEL: the labels in model order (for model_check.sh)
+        print(" ".join(CUTS[sys.argv[3]] if sys.argv[2] == "cuts"
+                       else [g[0] for g in SEGS[sys.argv[3]]]))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "errors":
         ap = argparse.ArgumentParser(prog="models.py errors")
         ap.add_argument("model", choices=list(MODELS))
         ap.add_argument("bundle", help="a trench check --save DIR")
         ap.add_argument("--cut", default=None)
+        ap.add_argument("--seg", default=None, help="LABEL: a segment; needs --dir")
+        ap.add_argument("--dir", default="/work/models")
         a = ap.parse_args(sys.argv[2:])
-        errors(a.model, a.cut, a.bundle)
+        seg = None
+        if a.seg:
+            seg = (a.seg, os.path.join(a.dir, "%s.seg-%s.inputs" % (a.model, a.seg), "params.txt"))
+        errors(a.model, a.cut, a.bundle, seg)
         return
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default="/work/models")

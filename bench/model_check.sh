@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# model_check.sh - trench run and trench check on real model dumps
+# (ResNet-50, DLRM, a transformer block; bench/models.py), printing one
+# table: size, reference exact/shadow times, and the check verdicts per
+# target over several input seeds.
+#   --segs  also checks every segment of each model (shallow modules that
+#           together make the whole model, each fed the previous one's
+#           output): where the whole model's bounds are too wide to judge
+#           anything, the segments are still judged element by element.
+#   --cuts  a depth table: the model stopped at several points, checked on
+#           the first target, with the largest shadow bound and the real
+#           error against an f64 evaluation, showing where the first-order
+#           bounds stop being useful.
+#
+# Usage: bench/model_check.sh [--seeds N] [--targets "T1 T2"] [--segs]
+#                             [--cuts] [--dir DIR] [MODEL ...]
+# Defaults: 3 seeds, targets "xla-cpu builtin", DIR /work/models, models
+# resnet50 dlrm. Run from the repository root after `make`; the dumps are
+# made with .venv/bin/python bench/models.py when DIR lacks them.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+seeds=3 targets="xla-cpu builtin" cuts=0 segs=0 dir=/work/models models=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seeds) seeds=$2; shift ;;
+    --targets) targets=$2; shift ;;
+    --cuts) cuts=1 ;;
+    --segs) segs=1 ;;
+    --dir) dir=$2; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -*) echo "model_check.sh: unknown option $1" >&2; exit 2 ;;
+    *) models+=("$1") ;;
+  esac
+  shift
+done
+[ ${#models[@]} -gt 0 ] || models=(resnet50 dlrm)
+T=build/trench
+PY=.venv/bin/python
+[ -x $T ] || { echo "model_check.sh: build/trench missing (run make)" >&2; exit 2; }
+[ -x $PY ] || { echo "model_check.sh: .venv missing (scripts/venv.sh)" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for m in "${models[@]}"; do
+  if [ ! -f "$dir/$m.pre.hlo" ] || [ ! -f "$dir/$m.inputs/params.txt" ]; then
+    $PY bench/models.py --out "$dir" --seeds "$seeds" "$m" || exit 2
+  fi
+done
+
+# inputs MODEL SEED: the --input arguments; seed S>0 replaces the data
+# inputs by DIR/MODEL.inputs/seedS/pK.npy (the weights stay).
+inputs() {
+  local d=$dir/$1.inputs n k
+  n=$(wc -l < "$d/params.txt")
+  for ((k = 0; k < n; k++)); do
+    if [ -f "$d/seed$2/p$k.npy" ]; then printf -- '--input %s ' "$d/seed$2/p$k.npy"
+    else printf -- '--input %s ' "$d/p$k.npy"; fi
+  done
+}
+now() { date +%s.%N; }
+# check MODULE MODEL SEED TARGET [SAVE]: prints "judgement worst checked uncertain"
+check() {
+  local save=()
+  [ $# -ge 5 ] && save=(--save "$5")
+  # shellcheck disable=SC2046
+  $T check "$1" --target "$4" $(inputs "$2" "$3") --json "${save[@]}" > "$tmp/c.json" 2> "$tmp/c.err"
+  python3 - "$tmp/c.json" <<'EOF'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception:
+    print("error - - -"); sys.exit()
+runs = r.get("runs", [])
+outs = [o for run in runs for o in run.get("outputs", [])]
+if not outs:
+    v = runs[0].get("verdict", r.get("summary")) if runs else r.get("summary")
+    print(v, "- - -"); sys.exit()
+print(r.get("summary"), max(o.get("worst_ratio", 0) for o in outs),
+      sum(o.get("checked", 0) for o in outs), sum(o.get("uncertain", 0) for o in outs))
+EOF
+}
+
+echo "trench model_check: $(date -u +%F\ %H:%M) UTC, $(nproc) CPUs, seeds $seeds, dumps in $dir"
+printf '%-17s %6s %6s %8s %8s %7s  %-9s %-22s %9s %s\n' model instrs params exact_s shadow_s sh/ex \
+  target verdicts worst_ratio checked/uncertain
+for m in "${models[@]}"; do
+  f=$dir/$m.pre.hlo
+  read -r ni np < <($T stats --json "$f" | python3 -c \
+    'import json,sys; d=json.load(sys.stdin)["files"][0]; print(d["instructions"], d["entry_parameters"])')
+  # shellcheck disable=SC2046
+  t0=$(now); $T run "$f" $(inputs "$m" 0) > "$tmp/ex.txt" 2>&1; rc1=$?
+  # shellcheck disable=SC2046
+  t1=$(now); $T run --shadow "$f" $(inputs "$m" 0) > "$tmp/sh.txt" 2>&1; rc2=$?
+  t2=$(now)
+  ex=$(echo "$t1 - $t0" | bc -l); sh=$(echo "$t2 - $t1" | bc -l)
+  first=1
+  for t in $targets; do
+    verdicts="" worst=0 chk=0 unc=0
+    for ((s = 0; s < seeds; s++)); do
+      read -r v w c u < <(check "$f" "$m" $s "$t")
+      verdicts="$verdicts${verdicts:+,}$v"
+      [ "$w" != - ] && worst=$(python3 -c "print(max($worst, $w))") && chk=$((chk + c)) && unc=$((unc + u))
+    done
+    if [ $first = 1 ]; then
+      printf '%-17s %6s %6s %8.2f %8.2f %7.1f  ' "$m" "$ni" "$np" "$ex" "$sh" "$(echo "$sh / $ex" | bc -l)"
+    else
+      printf '%-17s %6s %6s %8s %8s %7s  ' "" "" "" "" "" ""
+    fi
+    printf '%-9s %-22s %9.3g %s\n' "$t" "$verdicts" "$worst" "$chk/$unc"
+    first=0
+  done
+  [ $rc1 = 0 ] && [ $rc2 = 0 ] || { echo "  trench run failed:"; cat "$tmp/ex.txt" "$tmp/sh.txt"; }
+  grep '^out' "$tmp/sh.txt" | sed 's/^/  /'
+done
+
+# row LABEL NAME MODULE: one check line per target over the seeds
+row() {
+  local t s v w c u verdicts worst chk unc first=1
+  for t in $targets; do
+    verdicts="" worst=0 chk=0 unc=0
+    for ((s = 0; s < seeds; s++)); do
+      read -r v w c u < <(check "$3" "$2" $s "$t")
+      verdicts="$verdicts${verdicts:+,}$v"
+      [ "$w" != - ] && worst=$(python3 -c "print(max($worst, $w))") && chk=$((chk + c)) && unc=$((unc + u))
+    done
+    printf '%-24s %-9s %-22s %11.3g %s\n' "$([ $first = 1 ] && echo "$1")" "$t" "$verdicts" "$worst" \
+      "$chk/$unc"
+    first=0
+  done
+}
+
+if [ $segs = 1 ]; then
+  echo
+  echo "segments: each model cut into shallow modules fed the previous segment's output"
+  printf '%-24s %-9s %-22s %11s %s\n' segment target verdicts worst_ratio checked/uncertain
+  for m in "${models[@]}"; do
+    for g in $($PY bench/models.py list segs "$m"); do
+      row "$m:$g" "$m.seg-$g" "$dir/$m.seg-$g.pre.hlo"
+    done
+  done
+fi
+
+[ $cuts = 1 ] || exit 0
+t=${targets%% *}
+echo
+echo "depth: $t, seed 0. max_bound: largest shadow bound; max|y|: largest |value|;"
+echo "errors of the shadow value (rounded to f32), trench's exact mode and $t"
+echo "against an f64 evaluation of the same module by jax"
+printf '%-22s %-6s %10s %10s %9s %9s %9s %9s\n' cut verdict worst_ratio max_bound 'max|y|' \
+  shadow_err exact_err "${t}_err"
+for m in "${models[@]}"; do
+  for c in $($PY bench/models.py list cuts "$m") ""; do
+    f=$dir/$m${c:+.cut-$c}.pre.hlo
+    read -r v w _ _ < <(check "$f" "$m" 0 "$t" "$tmp/b")
+    # shellcheck disable=SC2046
+    b=$($T run --shadow "$f" $(inputs "$m" 0) --out "$tmp/r" 2>/dev/null |
+        sed -n 's/.*max_bound=\([^ ]*\).*/\1/p' | head -1)
+    cp "$tmp/r/out0.npy" "$tmp/b/exact0.npy" 2>/dev/null
+    read -r y se ee te < <($PY bench/models.py errors "$m" "$tmp/b" ${c:+--cut "$c"} 2>/dev/null |
+      awk '/f64 max/ {y = $NF} /ref0/ {r = $3} /exact0/ {e = $3} /target0/ {t = $3}
+           END {print y, r, e, t}')
+    rm -rf "$tmp/b" "$tmp/r"
+    printf '%-22s %-6s %10.3g %10s %9s %9s %9s %9s\n' "$m${c:+:$c}" "$v" "$w" "$b" "$y" "$se" "$ee" "$te"
+  done
+done
