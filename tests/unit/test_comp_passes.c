@@ -4,7 +4,8 @@
  * parse round trip, and by evaluating before and after bit for bit on
  * fixed inputs), the same module with the rule disabled, modules where a
  * rule must not fire, trip counts at the edges of wrapping arithmetic,
- * fuel, the test corpus, and random counted loops and fusible graphs. */
+ * fuel, the test corpus, random counted loops and fusible graphs, and
+ * random modules for the simplifier's window-folding rules. */
 #include "../../src/comp/pipeline.h"
 #include "../../src/eval/eval.h"
 #include "test.h"
@@ -891,4 +892,96 @@ TR_TEST(comp_passes_random) {
   CHECK(nfired > 1000);
   CHECK(nunroll > 50);
   CHECK(ndead > 50);
+}
+
+/* ---- random modules for the window-folding simplifier rules ---- */
+
+/* slice of an edge- and interior-padded s32[m,2]: random padding, start,
+ * stride and count, so slice-of-pad sees aligned and unaligned starts,
+ * strides that are and are not multiples of interior + 1, and slices that
+ * read padding. */
+static void random_slice_of_pad(gen *g) {
+  int m = 1 + pick(g, 6), lo = pick(g, 4), hi = pick(g, 4), it = pick(g, 4);
+  int n = lo + hi + m + (m - 1) * it;
+  int st = 1 + pick(g, 5), s = pick(g, n), cnt = 1 + pick(g, (n - 1 - s) / st + 1);
+  g->b.n = 0;
+  tr_buf_printf(&g->b, HEAD "ENTRY e {\n x = s32[%d,2] parameter(0)\n z = s32[] constant(7)\n"
+                " q = s32[%d,2] pad(x, z), padding=%d_%d_%dx0_0\n"
+                " ROOT s = s32[%d,2] slice(q), slice={[%d:%d:%d], [0:2]}\n}\n",
+                m, n, lo, hi, it, cnt, s, s + (cnt - 1) * st + 1, st);
+}
+
+/* convolution of a slice of s32[2,X,3]: random cuts at both ends, window
+ * size, stride, rhs dilation and padding of either sign. Returns false
+ * when the window does not fit (nothing generated). */
+static bool random_conv_of_slice(gen *g) {
+  int X = 3 + pick(g, 8), a = pick(g, 3), b = pick(g, 3);
+  if (a + b >= X) a = b = 0;
+  int L = X - a - b, w = 1 + pick(g, 3), st = 1 + pick(g, 2), rd = 1 + pick(g, 2);
+  int plo = pick(g, 4) - 1, phi = pick(g, 4) - 1;
+  int span = (w - 1) * rd + 1, padded = L + plo + phi;
+  if (padded < span) return false;
+  g->b.n = 0;
+  tr_buf_printf(&g->b, HEAD "ENTRY e {\n x = s32[2,%d,3] parameter(0)\n k = s32[%d,3,2] parameter(1)\n"
+                " s = s32[2,%d,3] slice(x), slice={[0:2], [%d:%d], [0:3]}\n"
+                " ROOT c = s32[2,%d,2] convolution(s, k), window={size=%d stride=%d pad=%d_%d rhs_dilate=%d}, "
+                "dim_labels=b0f_0io->b0f\n}\n",
+                X, w, L, a, X - b, (padded - span) / st + 1, w, st, plo, phi, rd);
+  return true;
+}
+
+/* scatter-add of one row window into s32[R,C] (or f32, where -0.0 must
+ * survive) at constant indices in and out of bounds, with the combiner's
+ * operands either way round. */
+static void random_scatter_add(gen *g) {
+  int R = 1 + pick(g, 5), C = 1 + pick(g, 4), wc = 1 + pick(g, C);
+  int i0 = pick(g, R + 4) - 2, i1 = pick(g, C + 4) - 2;
+  const char *t = pick(g, 2) ? "s32" : "f32";
+  g->b.n = 0;
+  tr_buf_printf(&g->b, HEAD "add {\n a = %s[] parameter(0)\n b = %s[] parameter(1)\n ROOT s = %s[] add(%s)\n}\n"
+                "ENTRY e {\n x = %s[%d,%d] parameter(0)\n u = %s[%d] parameter(1)\n i = s32[2] constant({%d, %d})\n"
+                " ROOT s = %s[%d,%d] scatter(x, i, u), update_window_dims={0}, inserted_window_dims={0}, "
+                "scatter_dims_to_operand_dims={0,1}, index_vector_dim=0, to_apply=add\n}\n",
+                t, t, t, pick(g, 2) ? "a, b" : "b, a", t, R, C, t, wc, i0, i1, t, R, C);
+}
+
+/* Each module, optimized, computes what the original computes, and each
+ * of the three rules fires on a fair share of them. */
+TR_TEST(comp_passes_random_window_folds) {
+  gen g = {.s = 0x9e3779b97f4a7c15ull};
+  int fired[3] = {0};
+  static const char *const rules[3] = {"slice-of-pad", "conv-input-slice", "scatter-const-add-to-pad"};
+  for (int i = 0; i < 300 && tr_test_failed <= 3; i++) {
+    int k = i % 3;
+    if (k == 0) random_slice_of_pad(&g);
+    else if (k == 1) { if (!random_conv_of_slice(&g)) continue; }
+    else random_scatter_add(&g);
+    const char *text = tr_buf_str(&g.b);
+    tr_module *orig = parse_text(text, "random window module");
+    if (!orig) break;
+    tr_module *m = tr_module_clone(orig);
+    tr_comp_ctx c;
+    tr_comp_ctx_init(&c);
+    tr_diag d = {0};
+    int before = tr_test_failed;
+    if (tr_comp_pipeline_run(&c, m, &d) != TR_OK) {
+      tr_diag_print(&d, stderr);
+      tr_test_failed++;
+    } else {
+      check_same_values(orig, m, "random window module");
+    }
+    if (tr_test_failed != before) fprintf(stderr, "  random window module %d:\n%s", i, text);
+    fired[k] += log_count(&c, rules[k]) > 0;
+    tr_diag_clear(&d);
+    tr_comp_ctx_free(&c);
+    tr_module_free(m);
+    tr_module_free(orig);
+  }
+  tr_buf_free(&g.b);
+  if (getenv("TR_TEST_VERBOSE"))
+    fprintf(stderr, "  fired: slice-of-pad %d, conv-input-slice %d, scatter-const-add-to-pad %d\n", fired[0],
+            fired[1], fired[2]);
+  CHECK(fired[0] >= 10);
+  CHECK(fired[1] >= 10);
+  CHECK(fired[2] >= 50);
 }
