@@ -72,6 +72,41 @@ if python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); o=r["outputs"][0
 out=$("$trench" check "$tmp/add.hlo" --target interp --seeds 2 --json 2>&1)
 if printf '%s' "$out" | python3 -c 'import json,sys; r=json.load(sys.stdin); assert r["summary"]=="pass" and len(r["runs"])==2 and r["runs"][1]["seed"]==1 and r["runs"][0]["outputs"][0]["checked"]==16'; then ok; else bad "--json"; printf '%s\n' "$out"; fi
 
+# Several modules in one run: one target process, a verdict line per
+# module, a total, the worst exit code; --json is an array of reports.
+cp "$tmp/add.hlo" "$tmp/add2.hlo"
+out=$("$trench" check "$tmp/add.hlo" "$root/examples/mlp.hlo" --target interp --seeds 2 2>&1)
+rc=$?
+if [ $rc = 0 ] && printf '%s\n' "$out" | grep -q "^check: pass ($tmp/add.hlo on interp)" \
+   && printf '%s\n' "$out" | grep -q "^check: pass ($root/examples/mlp.hlo on interp)" \
+   && printf '%s\n' "$out" | grep -q '^check: 2 modules, 4 checks: 4 pass, 0 weak, 0 mismatch, 0 unsupported, 0 crash, 0 other, 0 errors (on interp)$'
+then ok; else bad "two modules on interp (exit $rc)"; printf '%s\n' "$out"; fi
+expect 0 '^check: 2 modules, 2 checks: 2 pass' -- "$trench" check "$tmp/add.hlo" "$root/examples/convnet.hlo" --target builtin --seeds 1
+# A finding in one module: the others still run, the exit is 1; the
+# crashing adapter is restarted for the next module.
+sed 's/add(p, q)/multiply(p, q)/' "$tmp/add.hlo" > "$tmp/mul.hlo"
+out=$("$trench" check "$tmp/add.hlo" "$tmp/mul.hlo" "$tmp/add2.hlo" --target "$bad_t crash add" --seeds 1 2>&1)
+rc=$?
+if [ $rc = 1 ] && [ "$(printf '%s\n' "$out" | grep -c ': crash: the target exited with status 3')" = 2 ] \
+   && printf '%s\n' "$out" | grep -q "^check: finding ($tmp/add2.hlo on" \
+   && printf '%s\n' "$out" | grep -q '^check: 3 modules, 3 checks: 1 pass, 0 weak, 0 mismatch, 0 unsupported, 2 crash, 0 other, 0 errors'
+then ok; else bad "three modules, a crashing target (exit $rc)"; printf '%s\n' "$out"; fi
+out=$("$trench" check "$tmp/add.hlo" "$tmp/add2.hlo" --target "$bad_t corrupt 3 1e-6" --seeds 2 --json 2>&1)
+rc=$?
+if [ $rc = 1 ] && printf '%s' "$out" | python3 -c 'import json,sys; r=json.load(sys.stdin); assert isinstance(r, list) and len(r)==2 and all(x["summary"]=="finding" and len(x["runs"])==2 for x in r) and r[1]["module"].endswith("add2.hlo")'
+then ok; else bad "--json with two modules (exit $rc)"; printf '%s\n' "$out" | tail -5; fi
+# A module that does not parse is a finding for it alone.
+printf 'HloModule broken\nENTRY e {\n  ROOT r = f32[2] add(\n}\n' > "$tmp/broken.hlo"
+out=$("$trench" check "$tmp/broken.hlo" "$tmp/add.hlo" --target interp --seeds 1 2>&1)
+rc=$?
+if [ $rc = 1 ] && printf '%s\n' "$out" | grep -q "^check: finding ($tmp/broken.hlo on interp)" \
+   && printf '%s\n' "$out" | grep -q "^check: pass ($tmp/add.hlo on interp)"
+then ok; else bad "a broken module among others (exit $rc)"; printf '%s\n' "$out"; fi
+# --save DIR writes DIR/NAME per module.
+expect 1 'finding' -- "$trench" check "$tmp/add.hlo" "$tmp/add2.hlo" --target "$bad_t corrupt 5 1e-5" --seeds 1 --save "$tmp/many"
+if [ -s "$tmp/many/add/report.json" ] && [ -s "$tmp/many/add2/README.md" ]; then ok; else bad "--save with two modules"; ls -R "$tmp/many"; fi
+expect 2 '--input needs a single MODULE' -- "$trench" check "$tmp/add.hlo" "$tmp/add2.hlo" --target interp --input "$tmp/b/in0.npy"
+
 # Usage and input errors.
 expect 2 'no --target given' -- "$trench" check "$tmp/add.hlo"
 expect 2 'unknown option' -- "$trench" check "$tmp/add.hlo" --target interp --frobnicate

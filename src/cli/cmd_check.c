@@ -146,6 +146,19 @@ static bool module_widened(const tr_profile *p, const tr_module *m, tr_prule r) 
   return false;
 }
 
+/* The shadow outputs of the module as rewrite rule r leaves it, or NULL
+ * when the rewrite matches nowhere. */
+static tr_shadow_out *shadow_rewritten(const prof_ctx *pc, tr_prule r, int *n) {
+  int count;
+  tr_module *rm = tr_profile_rewrite(pc->p, r, pc->m, &count);
+  if (!rm) return NULL;
+  prof_ctx rc = *pc;
+  rc.m = rm;
+  tr_shadow_out *o = shadow_with(&rc, 0, pc->ins, n);
+  tr_module_free(rm);
+  return o;
+}
+
 static void prof_compute(prof_ctx *pc) {
   if (pc->done || !pc->p) return;
   pc->done = true;
@@ -181,6 +194,9 @@ static void prof_compute(prof_ctx *pc) {
     pc->alt[r] = shadow_with(pc, 1u << r, pc->ins, &pc->nalt[r]);
   }
   if (nrel > 1) pc->alt_tables = shadow_with(pc, ~0u, pc->ins, &pc->nalt_tables);
+  static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP};
+  for (int w = 0; w < TR_NELEMS(rewrites); w++)
+    pc->alt[rewrites[w]] = shadow_rewritten(pc, rewrites[w], &pc->nalt[rewrites[w]]);
 }
 
 static void prof_free(prof_ctx *pc) {
@@ -193,6 +209,11 @@ static void prof_opts(const prof_ctx *pc, int i, tr_compare_opts *co) {
   co->profile = pc->p;
   for (int r = 0; r < TR_PR_COUNT; r++) co->alt[r] = pc->alt[r] && i < pc->nalt[r] ? &pc->alt[r][i] : NULL;
   co->alt_tables = pc->alt_tables && i < pc->nalt_tables ? &pc->alt_tables[i] : NULL;
+  /* flush-results is the widest rule: offered only once the narrower
+   * ones have their references (the second comparison). */
+  bool fr = pc->p && pc->done && pc->p->on[TR_PR_FLUSH_RESULTS];
+  for (int dt = 0; dt < TR_DT_COUNT; dt++)
+    co->result_flush[dt] = fr && tr_profile_flushes_results(pc->p, pc->m, (tr_dtype)dt);
 }
 
 static bool save_npy(const char *dir, const char *stem, int i, const tr_tensor *t) {
@@ -442,6 +463,8 @@ static int check_module(const check_env *env, const char *path, check_totals *to
   char savedir[4200];
   const char *save = env->save;
   if (save && env->many) {
+    if (mkdir(env->save, 0777) != 0 && errno != EEXIST)
+      fprintf(stderr, "trench check: cannot create %s: %s\n", env->save, strerror(errno));
     bundle_dir(savedir, sizeof savedir, env->save, path);
     save = savedir;
   }

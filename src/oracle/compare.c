@@ -95,6 +95,12 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
     if (alt_accepts(o->alt[TR_PR_DENORMAL_FLUSH], ref, i, target, o->k, is_float ? mn : 0))
       return TR_PR_DENORMAL_FLUSH;
   }
+  /* Rewrites the target applies: the reference on the rewritten module
+   * (integers exactly, floats within its bound). */
+  static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP};
+  for (int w = 0; w < TR_NELEMS(rewrites); w++)
+    if (p->on[rewrites[w]] && alt_accepts(o->alt[rewrites[w]], ref, i, target, o->k, is_float ? tiny : 0))
+      return rewrites[w];
   if (!is_float) {
     /* Integers and predicates computed from denormals: only DAZ (above). */
     return -1;
@@ -109,6 +115,13 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
   if ((p->on[TR_PR_TRANSCENDENTAL_ULPS] || p->on[TR_PR_RECIPROCAL_DIVIDE]) &&
       alt_accepts(o->alt_tables, ref, i, target, o->k, tiny))
     return -2;
+  if (p->on[TR_PR_FLUSH_RESULTS] && o->result_flush[dt]) {
+    /* An op whose small results the target flushes: FTZ for modules
+     * with that op only (the last resort, as it is the widest). */
+    double ratio;
+    if (float_ok(ref->value[i], tr_tensor_get_f(target, i), o->k * ref->bound[i] + tr_min_normal(dt), &ratio))
+      return TR_PR_FLUSH_RESULTS;
+  }
   return -1;
 }
 

@@ -34,9 +34,14 @@ typedef struct {
    *   alt[TR_PR_TRANSCENDENTAL_ULPS], alt[TR_PR_RECIPROCAL_DIVIDE]:
    *     evaluated with the ulp table widened by that rule alone;
    *   alt_tables: widened by every table rule at once (an element that
-   *     needs both is named after both). */
+   *     needs both is named after both);
+   *   alt[TR_PR_LOG_EXP_FOLD], alt[TR_PR_INT_CONV_WRAP]: the module as
+   *     the rule's rewrite leaves it (tr_profile_rewrite). */
   const tr_shadow_out *alt[TR_PR_COUNT];
   const tr_shadow_out *alt_tables;
+  /* flush-results: the module has an op the rule names with a result of
+   * this dtype (tr_profile_flushes_results). */
+  bool result_flush[TR_DT_COUNT];
 } tr_compare_opts;
 
 void tr_compare_opts_default(tr_compare_opts *o);

@@ -7,7 +7,10 @@
  *   transcendental-ulps DTYPE OP=ULPS...
  *   reciprocal-divide DTYPE=ULPS...
  *   fma-contraction covered
- *   reordered-reduction covered */
+ *   reordered-reduction covered
+ *   log-exp-fold DTYPE...
+ *   int-conv-wrap DTYPE...
+ *   flush-results DTYPE OP... */
 #include "profile.h"
 
 #include <math.h>
@@ -16,7 +19,8 @@
 
 static const char *const k_rule_names[TR_PR_COUNT] = {
   "denormal-flush", "fast-minmax", "transcendental-ulps", "reciprocal-divide",
-  "fma-contraction", "reordered-reduction",
+  "fma-contraction", "reordered-reduction", "log-exp-fold", "int-conv-wrap",
+  "flush-results",
 };
 
 const char *tr_prule_name(tr_prule r) {
@@ -117,7 +121,8 @@ static void parse_line(parser *ps, word *w, int nw) {
   if (!tr_prule_lookup(w[0].s, w[0].n, &r)) {
     err(ps, w[0].s,
         "unknown rule '%.*s' (known: target, denormal-flush, fast-minmax, transcendental-ulps, "
-        "reciprocal-divide, fma-contraction, reordered-reduction)",
+        "reciprocal-divide, fma-contraction, reordered-reduction, log-exp-fold, int-conv-wrap, "
+        "flush-results)",
         (int)w[0].n, w[0].s);
     return;
   }
@@ -175,6 +180,43 @@ static void parse_line(parser *ps, word *w, int nw) {
       if (!float_dtype(ps, (word){w[i].s, (size_t)(eq - w[i].s)}, &dt)) continue;
       if (ulps_value(ps, eq + 1, w[i].n - (size_t)(eq + 1 - w[i].s), &u))
         set_ulps(p, r, TR_OP_DIVIDE, dt, u);
+    }
+    break;
+  }
+  case TR_PR_LOG_EXP_FOLD:
+  case TR_PR_INT_CONV_WRAP: {
+    bool ints = r == TR_PR_INT_CONV_WRAP;
+    if (nw < 2) {
+      err(ps, w[0].s, "'%s' needs the dtypes it applies to", tr_prule_name(r));
+      return;
+    }
+    for (int i = 1; i < nw; i++) {
+      tr_dtype dt;
+      if (!ints) {
+        if (float_dtype(ps, w[i], &dt)) p->fold[dt] = true;
+        continue;
+      }
+      if (!tr_dtype_lookup(w[i].s, w[i].n, &dt)) {
+        err(ps, w[i].s, "'%.*s' is not a dtype", (int)w[i].n, w[i].s);
+      } else if (!tr_dtype_is_int(dt) || tr_dtypes[dt].bits >= 64) {
+        err(ps, w[i].s, "'%.*s' is not an integer dtype narrower than 64 bits", (int)w[i].n, w[i].s);
+      } else {
+        p->wrap[dt] = true;
+      }
+    }
+    break;
+  }
+  case TR_PR_FLUSH_RESULTS: {
+    tr_dtype dt;
+    if (nw < 3) {
+      err(ps, w[0].s, "'%s' needs a dtype and the opcodes it applies to", tr_prule_name(r));
+      return;
+    }
+    if (!float_dtype(ps, w[1], &dt)) return;
+    for (int i = 2; i < nw; i++) {
+      tr_op op;
+      if (!tr_op_lookup(w[i].s, w[i].n, &op)) err(ps, w[i].s, "'%.*s' is not an opcode", (int)w[i].n, w[i].s);
+      else p->flushres[op][dt] = true;
     }
     break;
   }

@@ -16,6 +16,9 @@ typedef enum {
   TR_PR_RECIPROCAL_DIVIDE,   /* A/C -> A*(1/C): divide gets wider ulps */
   TR_PR_FMA_CONTRACTION,     /* a*b+c single-rounded: covered by the bounds */
   TR_PR_REORDERED_REDUCTION, /* sums re-associated: covered by the bounds */
+  TR_PR_LOG_EXP_FOLD,        /* the simplifier's log(exp(x)) -> x */
+  TR_PR_INT_CONV_WRAP,       /* integer convolutions wrap (E saturates) */
+  TR_PR_FLUSH_RESULTS,       /* an op's results below min normal may be 0 */
   TR_PR_COUNT
 } tr_prule;
 
@@ -32,6 +35,9 @@ typedef struct {
    * only ever widens the default table (tr_profile_ulp_table). */
   float ulps[TR_OP_COUNT][TR_DT_COUNT];
   tr_prule ulps_rule[TR_OP_COUNT][TR_DT_COUNT]; /* which rule set each */
+  bool fold[TR_DT_COUNT];              /* log-exp-fold dtypes */
+  bool wrap[TR_DT_COUNT];              /* int-conv-wrap dtypes */
+  bool flushres[TR_OP_COUNT][TR_DT_COUNT]; /* flush-results ops per dtype */
 } tr_profile;
 
 /* Parses a profile. file names it in messages ("FILE:LINE:COL: error:
@@ -51,6 +57,17 @@ void tr_profile_ulp_table(const tr_profile *p, unsigned mask, tr_ulp_table *t);
 /* True when rule r (a table rule) widens some op on dtype dt beyond the
  * default table, so a separate shadow pass with it can excuse more. */
 bool tr_profile_widens(const tr_profile *p, tr_prule r, tr_op op, tr_dtype dt);
+
+/* The rewrite rules (log-exp-fold, int-conv-wrap) are checked against the
+ * reference evaluated on the module as the target rewrote it: a clone of m
+ * with the rule's rewrite applied wherever it matches, or NULL when it
+ * matches nowhere (or p does not name the rule). *count gets the number of
+ * places rewritten. Free with tr_module_free. */
+tr_module *tr_profile_rewrite(const tr_profile *p, tr_prule r, const tr_module *m, int *count);
+
+/* Whether m has an instruction whose result dtype dt and opcode the
+ * profile's flush-results rule names. */
+bool tr_profile_flushes_results(const tr_profile *p, const tr_module *m, tr_dtype dt);
 
 /* The smallest normal magnitude of a float dtype: what a flushing target
  * may lose in absolute terms on one value (denormal-flush). */

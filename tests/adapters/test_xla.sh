@@ -6,7 +6,10 @@
 #      hand-computed values, dtypes numpy lacks, pass control, and the
 #      proof that XLA's before-optimizations HLO is the module sent;
 #   2. the C target (build/unit, tests target_xla*) drives it as trench does,
-#      including a real XLA crash and the restart after it.
+#      including a real XLA crash and the restart after it;
+#   3. a slice of the acceptance suite (xla_suite.sh --slice: every 12th
+#      module of tests/xla-suite and two known XLA findings; `make
+#      xla-suite` runs all of it).
 # Ends with one line "N passed, N failed" (the sum of both).
 # Usage: tests/adapters/test_xla.sh [BUILD_DIR]
 set -u
@@ -36,6 +39,8 @@ add() { # adds the counts of a "N passed, N failed" output
 out=$("$py" "$here/xla_check.py" "$root" "$build/trench" 2>&1)
 add "$out"
 out=$(TRENCH_TEST_XLA=1 "$build/unit" "$root/tests" target_xla 2>&1)
+add "$out"
+out=$(bash "$here/xla_suite.sh" --slice "$build" 2>&1)
 add "$out"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

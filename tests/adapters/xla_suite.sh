@@ -11,7 +11,7 @@
 # it (so a fixed bug or a changed verdict is noticed). Ends with one line
 # "N passed, N failed" counting modules.
 # Usage: tests/adapters/xla_suite.sh [--slice] [BUILD_DIR]
-#   --slice  every 12th module plus the EXPECTED ones' first few: the
+#   --slice  every 12th module plus two known findings: the
 #            representative part `make test` runs (about 15 s)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

@@ -41,7 +41,10 @@ TR_TEST(profile_parse_good) {
                            "transcendental-ulps f64 tanh=10\n"
                            "reciprocal-divide f32=2 bf16=1\n"
                            "fma-contraction covered\n"
-                           "reordered-reduction covered\n");
+                           "reordered-reduction covered\n"
+                           "log-exp-fold f32 f16\n"
+                           "int-conv-wrap s8 u16\n"
+                           "flush-results f16 logistic tanh\n");
   if (!p) return;
   CHECK_STR(p->target, "xla-cpu");
   CHECK_STR(p->file, "p.conf");
@@ -49,6 +52,10 @@ TR_TEST(profile_parse_good) {
   CHECK(p->flush[TR_DT_F32] && p->flush[TR_DT_F64] && p->flush[TR_DT_BF16]);
   CHECK(!p->flush[TR_DT_F16]);
   CHECK(p->minmax[TR_DT_F32] && !p->minmax[TR_DT_F64]);
+  CHECK(p->fold[TR_DT_F32] && p->fold[TR_DT_F16] && !p->fold[TR_DT_F64]);
+  CHECK(p->wrap[TR_DT_S8] && p->wrap[TR_DT_U16] && !p->wrap[TR_DT_S32]);
+  CHECK(p->flushres[TR_OP_LOGISTIC][TR_DT_F16] && p->flushres[TR_OP_TANH][TR_DT_F16]);
+  CHECK(!p->flushres[TR_OP_LOGISTIC][TR_DT_F32] && !p->flushres[TR_OP_EXPONENTIAL][TR_DT_F16]);
   CHECK(p->ulps[TR_OP_TANH][TR_DT_F32] == 7.0f);
   CHECK(p->ulps[TR_OP_ERF][TR_DT_F32] == 6.5f);
   CHECK(p->ulps[TR_OP_TANH][TR_DT_F64] == 10.0f);
@@ -110,6 +117,13 @@ TR_TEST(profile_parse_errors) {
   parse_err("fma-contraction\n", "p.conf:1:1: error: 'fma-contraction' takes one word, 'covered'");
   parse_err("reordered-reduction yes\n", "'reordered-reduction' takes one word, 'covered'");
   parse_err("target\n", "p.conf:1:1: error: 'target' takes one name");
+  parse_err("log-exp-fold\n", "p.conf:1:1: error: 'log-exp-fold' needs the dtypes");
+  parse_err("log-exp-fold s8\n", "p.conf:1:14: error: 's8' is not a float dtype");
+  parse_err("int-conv-wrap f32\n", "p.conf:1:15: error: 'f32' is not an integer dtype narrower than 64 bits");
+  parse_err("int-conv-wrap s64\n", "'s64' is not an integer dtype narrower than 64 bits");
+  parse_err("int-conv-wrap q8\n", "p.conf:1:15: error: 'q8' is not a dtype");
+  parse_err("flush-results f16\n", "p.conf:1:1: error: 'flush-results' needs a dtype and the opcodes");
+  parse_err("flush-results f16 logistc\n", "p.conf:1:19: error: 'logistc' is not an opcode");
   parse_err("target a\ntarget b\n", "p.conf:2:1: error: a second 'target' line");
   /* Every bad line is reported, not only the first. */
   tr_diag d = {0};
@@ -362,4 +376,98 @@ TR_TEST(profile_min_normal) {
   CHECK(tr_min_normal(TR_DT_BF16) == ldexp(1.0, -126));
   CHECK(tr_min_normal(TR_DT_F16) == ldexp(1.0, -14));
   CHECK(tr_min_normal(TR_DT_S32) == 0);
+}
+
+/* The rewrite rules' modules: log(exp(x)) -> x and integer convolutions
+ * computed wide then converted down, only where the profile says. */
+TR_TEST(profile_rewrite_modules) {
+  tr_profile *p = parse_ok("log-exp-fold f32\nint-conv-wrap s8\n");
+  if (!p) return;
+  const char *text = "HloModule m\n"
+                     "ENTRY e {\n"
+                     "  x = f32[3] parameter(0)\n"
+                     "  h = f16[3] convert(x)\n"
+                     "  a = f32[3] exponential(x)\n"
+                     "  b = f32[3] log(a)\n"
+                     "  c = f16[3] exponential(h)\n"
+                     "  d = f16[3] log(c)\n"
+                     "  i = s8[1,2,1] constant({{{100}, {100}}})\n"
+                     "  k = s8[2,1,1] constant({{{1}}, {{1}}})\n"
+                     "  v = s8[1,1,1] convolution(i, k), window={size=2}, dim_labels=b0f_0io->b0f\n"
+                     "  ROOT t = (f32[3], f16[3], s8[1,1,1]) tuple(b, d, v)\n"
+                     "}\n";
+  tr_diag dg = {0};
+  tr_module *m = tr_parse("m.hlo", text, strlen(text), NULL, &dg);
+  CHECK(m != NULL);
+  if (!m) return;
+  int n = -1;
+  tr_module *f = tr_profile_rewrite(p, TR_PR_LOG_EXP_FOLD, m, &n);
+  CHECK_EQ_INT(n, 1); /* the f32 pair only: f16 is not listed */
+  tr_module *w = tr_profile_rewrite(p, TR_PR_INT_CONV_WRAP, m, &n);
+  CHECK_EQ_INT(n, 1);
+  CHECK(tr_profile_rewrite(p, TR_PR_DENORMAL_FLUSH, m, &n) == NULL);
+  CHECK_EQ_INT(n, 0);
+  if (f && w) {
+    CHECK_EQ_INT(tr_verify(f, &dg), TR_OK);
+    CHECK_EQ_INT(tr_verify(w, &dg), TR_OK);
+    tr_tensor *x = tr_tensor_new(TR_DT_F32, 1, (int64_t[]){3}, NULL);
+    tr_tensor_set_f(x, 0, 100); /* exp overflows: inf, folded: 100 */
+    tr_tensor_set_f(x, 1, 1);
+    tr_tensor_set_f(x, 2, -3);
+    tr_tensor **o = NULL;
+    int no = 0;
+    CHECK_EQ_INT(tr_eval(m, &x, 1, &o, &no, &dg), TR_OK);
+    if (no == 3) {
+      CHECK(isinf(tr_tensor_get_f(o[0], 0)));
+      CHECK_EQ_INT((int)tr_tensor_get_i(o[2], 0), 127); /* saturated, as E does */
+    }
+    tr_eval_free_outputs(o, no);
+    CHECK_EQ_INT(tr_eval(f, &x, 1, &o, &no, &dg), TR_OK);
+    if (no == 3) {
+      CHECK(tr_tensor_get_f(o[0], 0) == 100 && tr_tensor_get_f(o[0], 2) == -3);
+      CHECK(isinf(tr_tensor_get_f(o[1], 0))); /* f16: not folded */
+      CHECK_EQ_INT((int)tr_tensor_get_i(o[2], 0), 127);
+    }
+    tr_eval_free_outputs(o, no);
+    CHECK_EQ_INT(tr_eval(w, &x, 1, &o, &no, &dg), TR_OK);
+    if (no == 3) {
+      CHECK(isinf(tr_tensor_get_f(o[0], 0)));
+      CHECK_EQ_INT((int)tr_tensor_get_i(o[2], 0), -56); /* 200 wrapped, as XLA CPU does */
+    }
+    tr_eval_free_outputs(o, no);
+    tr_tensor_free(x);
+  }
+  tr_diag_clear(&dg);
+  tr_module_free(f);
+  tr_module_free(w);
+  tr_module_free(m);
+  tr_profile_free(p);
+}
+
+/* flush-results: FTZ slack only where the module has the op (result_flush
+ * set by the caller), and never for a normal-size error. */
+TR_TEST(profile_rule_flush_results) {
+  tr_profile *p = parse_ok("flush-results f16 logistic\n");
+  if (!p) return;
+  double v[3] = {1.52e-5, 0.5, 3e-6}, b[3] = {0, 0, 0};
+  fake_out ref;
+  fake_float(&ref, TR_DT_F16, v, b, 3);
+  double tv[3] = {0, 0.5, 0};
+  tr_tensor *t = vec(TR_DT_F16, tv, 3);
+  tr_compare_opts o;
+  tr_compare_opts_default(&o);
+  o.profile = p;
+  tr_compare_result r = judge(&ref, t, &o);
+  CHECK_EQ_INT(r.failing, 2); /* the module has no logistic */
+  o.result_flush[TR_DT_F16] = true;
+  r = judge(&ref, t, &o);
+  CHECK_EQ_INT(r.failing, 0);
+  CHECK_EQ_INT(r.excused_by[TR_PR_FLUSH_RESULTS], 2);
+  tr_tensor_set_f(t, 1, 0.5 + 1.0 / 64); /* far beyond min normal: still fails */
+  r = judge(&ref, t, &o);
+  CHECK_EQ_INT(r.failing, 1);
+  CHECK_EQ_INT(r.first_fail, 1);
+  fake_free(&ref);
+  tr_tensor_free(t);
+  tr_profile_free(p);
 }
