@@ -81,17 +81,6 @@ bool rule_transpose_of_transpose(simp *s, tr_instr *in) {
   if (n1 != n2 || n1 > MAX_RANK) return false;
   int64_t q[MAX_RANK];
   for (int i = 0; i < n2; i++) q[i] = p1[p2[i]];
-  /* defect: the permutations composed the wrong way round; used where
-   * the shapes cannot tell (the dims it mixes up have equal sizes) */
-  if (TR_INJECTED(s->ctx->inject, LAYOUT_TRANSPOSE_COMPOSE_ORDER)) {
-    int64_t w[MAX_RANK];
-    bool fits = true;
-    for (int i = 0; i < n2; i++) {
-      w[i] = p2[p1[i]];
-      fits &= x->operands[0]->shape->dims[w[i]] == in->shape->dims[i];
-    }
-    if (fits) memcpy(q, w, sizeof(int64_t) * (size_t)n2);
-  }
   if (!fire(s, in)) return false;
   if (perm_identity(q, n2)) return replace(s, in, x->operands[0]);
   tr_instr *t = emit1(s, in, TR_OP_TRANSPOSE, like(s, in), x->operands[0]);
@@ -127,6 +116,60 @@ bool rule_transpose_to_reshape(simp *s, tr_instr *in) {
   }
   if (!fire(s, in)) return false;
   return replace(s, in, emit1(s, in, TR_OP_RESHAPE, like(s, in), x));
+}
+
+/* transpose(reshape(x)) where the reshape only inserts or removes size-1
+ * dims -> reshape(transpose(x, q)): x and the reshape have the same list
+ * of dims larger than 1, so the transpose only reorders that list, and
+ * the row-major order of a result depends on nothing else. q puts x's
+ * size-1 dims first and then x's larger dims in the order the transpose
+ * gives them. A transpose that keeps that order is transpose-to-reshape's
+ * (it is tried first). */
+bool rule_transpose_of_degenerate_reshape(simp *s, tr_instr *in) {
+  tr_instr *r = in->operands[0];
+  if (r->op != TR_OP_RESHAPE) return false;
+  tr_instr *x = r->operands[0];
+  int n, xr = x->shape->rank, rr = r->shape->rank;
+  const int64_t *p = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
+  if (n != rr || xr > MAX_RANK || rr > MAX_RANK) return false;
+  /* big[k]: x's k-th dim larger than 1; rank[d]: k for the reshape's dim
+   * d (-1 for size 1) */
+  int64_t big[MAX_RANK], rank[MAX_RANK], order[MAX_RANK], q[MAX_RANK], dims[MAX_RANK];
+  int nbig = 0, k = 0;
+  for (int d = 0; d < xr; d++)
+    if (x->shape->dims[d] != 1) big[nbig++] = d;
+  for (int d = 0; d < rr; d++) {
+    rank[d] = -1;
+    if (r->shape->dims[d] == 1) continue;
+    if (k >= nbig || r->shape->dims[d] != x->shape->dims[big[k]]) return false;
+    rank[d] = k++;
+  }
+  if (k != nbig) return false;
+  /* order[j]: the big dim that comes j-th in the result */
+  bool moved = false;
+  for (int i = 0, j = 0; i < n; i++)
+    if (rank[p[i]] >= 0) {
+      order[j] = rank[p[i]];
+      moved |= order[j] != j;
+      j++;
+    }
+  if (!moved) return false;
+  /* defect: the inverse permutation taken for the order (the same for a
+   * swap, not for a cycle of three or more) */
+  if (TR_INJECTED(s->ctx->inject, LAYOUT_RESHAPE_TRANSPOSE_INVERSE_PERM)) {
+    int64_t inv[MAX_RANK];
+    for (int j = 0; j < nbig; j++) inv[order[j]] = j;
+    memcpy(order, inv, sizeof(int64_t) * (size_t)nbig);
+  }
+  int nq = 0;
+  for (int d = 0; d < xr; d++)
+    if (x->shape->dims[d] == 1) q[nq++] = d;
+  for (int j = 0; j < nbig; j++) q[nq++] = big[order[j]];
+  for (int i = 0; i < xr; i++) dims[i] = x->shape->dims[q[i]];
+  if (!fire(s, in)) return false;
+  tr_instr *t = emit1(s, in, TR_OP_TRANSPOSE, arr(s, x->shape->dtype, xr, dims), x);
+  set_ints(s, t, TR_ATTR_DIMENSIONS, q, xr);
+  return replace(s, in, emit1(s, in, TR_OP_RESHAPE, like(s, in), t));
 }
 
 /* slice(x) -> x when it keeps every element (same dims imply start 0 and

@@ -239,6 +239,16 @@ static const rule_case cases[] = {
   {"transpose-to-reshape",
    HEAD ENTRY(" p = f32[1,3,1,4] parameter(0)\n t = f32[3,1,4,1] transpose(p), dimensions={1,0,3,2}\n ROOT r = f32[3,1,4,1] negate(t)\n"),
    "f32[3,1,4,1] reshape(%p)"},
+  /* the larger dims 2, 3, 4 come out as 3, 4, 2 */
+  {"transpose-of-degenerate-reshape",
+   HEAD ENTRY(" x = f32[2,3,4] parameter(0)\n r = f32[2,1,3,4] reshape(x)\n"
+              " t = f32[3,4,1,2] transpose(r), dimensions={2,3,1,0}\n ROOT n = f32[3,4,1,2] negate(t)\n"),
+   "f32[3,4,2] transpose(%x), dimensions={1,2,0}"},
+  /* size-1 dims of x go first; a dropped one and an added one */
+  {"transpose-of-degenerate-reshape",
+   HEAD ENTRY(" x = f32[1,2,3,1,4] parameter(0)\n r = f32[2,3,4,1] reshape(x)\n"
+              " t = f32[4,1,2,3] transpose(r), dimensions={2,3,0,1}\n ROOT n = f32[4,1,2,3] negate(t)\n"),
+   "f32[1,1,4,2,3] transpose(%x), dimensions={0,3,4,1,2}"},
   {"slice-noop", HEAD ENTRY(" p = f32[2,3] parameter(0)\n s = f32[2,3] slice(p), slice={[0:2], [0:3]}\n ROOT r = f32[2,3] negate(s)\n"),
    "negate(%p)"},
   {"slice-of-slice",

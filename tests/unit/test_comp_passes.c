@@ -5,7 +5,7 @@
  * fixed inputs), the same module with the rule disabled, modules where a
  * rule must not fire, trip counts at the edges of wrapping arithmetic,
  * fuel, the test corpus, random counted loops and fusible graphs, and
- * random modules for the simplifier's window-folding rules. */
+ * random modules for the simplifier's window-folding and layout rules. */
 #include "../../src/comp/pipeline.h"
 #include "../../src/eval/eval.h"
 #include "test.h"
@@ -945,17 +945,50 @@ static void random_scatter_add(gen *g) {
                 t, t, t, pick(g, 2) ? "a, b" : "b, a", t, R, C, t, wc, i0, i1, t, R, C);
 }
 
+/* transpose of a reshape of s32[a,b,c] (sizes 1 to 3) that drops its
+ * size-1 dims and inserts new ones at random places, by a random
+ * permutation. */
+static void random_transpose_of_reshape(gen *g) {
+  int64_t xd[3], rd[8], p[8];
+  int nr = 0;
+  for (int i = 0; i < 3; i++) xd[i] = 1 + pick(g, 3);
+  for (int i = 0; i < 3; i++) {
+    while (pick(g, 3) == 0 && nr < 5) rd[nr++] = 1;
+    if (xd[i] != 1) rd[nr++] = xd[i];
+  }
+  while (pick(g, 3) == 0 && nr < 6) rd[nr++] = 1;
+  if (nr == 0) rd[nr++] = 1;
+  for (int i = 0; i < nr; i++) p[i] = i;
+  for (int i = nr - 1; i > 0; i--) {
+    int j = pick(g, i + 1);
+    int64_t t = p[i];
+    p[i] = p[j];
+    p[j] = t;
+  }
+  g->b.n = 0;
+  tr_buf_printf(&g->b, HEAD "ENTRY e {\n x = s32[%lld,%lld,%lld] parameter(0)\n r = s32[", (long long)xd[0],
+                (long long)xd[1], (long long)xd[2]);
+  for (int i = 0; i < nr; i++) tr_buf_printf(&g->b, "%s%lld", i ? "," : "", (long long)rd[i]);
+  tr_buf_puts(&g->b, "] reshape(x)\n ROOT t = s32[");
+  for (int i = 0; i < nr; i++) tr_buf_printf(&g->b, "%s%lld", i ? "," : "", (long long)rd[p[i]]);
+  tr_buf_puts(&g->b, "] transpose(r), dimensions={");
+  for (int i = 0; i < nr; i++) tr_buf_printf(&g->b, "%s%lld", i ? "," : "", (long long)p[i]);
+  tr_buf_puts(&g->b, "}\n}\n");
+}
+
 /* Each module, optimized, computes what the original computes, and each
- * of the three rules fires on a fair share of them. */
+ * of the four rules fires on a fair share of them. */
 TR_TEST(comp_passes_random_window_folds) {
   gen g = {.s = 0x9e3779b97f4a7c15ull};
-  int fired[3] = {0};
-  static const char *const rules[3] = {"slice-of-pad", "conv-input-slice", "scatter-const-add-to-pad"};
-  for (int i = 0; i < 300 && tr_test_failed <= 3; i++) {
-    int k = i % 3;
+  int fired[4] = {0};
+  static const char *const rules[4] = {"slice-of-pad", "conv-input-slice", "scatter-const-add-to-pad",
+                                       "transpose-of-degenerate-reshape"};
+  for (int i = 0; i < 400 && tr_test_failed <= 3; i++) {
+    int k = i % 4;
     if (k == 0) random_slice_of_pad(&g);
     else if (k == 1) { if (!random_conv_of_slice(&g)) continue; }
-    else random_scatter_add(&g);
+    else if (k == 2) random_scatter_add(&g);
+    else random_transpose_of_reshape(&g);
     const char *text = tr_buf_str(&g.b);
     tr_module *orig = parse_text(text, "random window module");
     if (!orig) break;
@@ -979,9 +1012,10 @@ TR_TEST(comp_passes_random_window_folds) {
   }
   tr_buf_free(&g.b);
   if (getenv("TR_TEST_VERBOSE"))
-    fprintf(stderr, "  fired: slice-of-pad %d, conv-input-slice %d, scatter-const-add-to-pad %d\n", fired[0],
-            fired[1], fired[2]);
+    fprintf(stderr, "  fired: slice-of-pad %d, conv-input-slice %d, scatter-const-add-to-pad %d, "
+            "transpose-of-degenerate-reshape %d\n", fired[0], fired[1], fired[2], fired[3]);
   CHECK(fired[0] >= 10);
   CHECK(fired[1] >= 10);
   CHECK(fired[2] >= 50);
+  CHECK(fired[3] >= 10);
 }

@@ -205,19 +205,18 @@ static const dcase cases[] = {
    "HloModule t2\nENTRY e {\n  x = s32[1,2,3] parameter(0)\n"
    "  ROOT t = s32[1,3,2] transpose(x), dimensions={0,2,1}\n}\n",
    {{0, 1, 2, 3, 4, 5}}, NULL},
-  /* {1,0,2} then {0,2,1} is {1,2,0}: out[0,0,1] = x[1,0,0] = 4; composed
-   * the other way, {2,0,1}, it reads x[0,1,0] = 2. {1,2,0} twice
-   * commutes. */
-  {"layout-transpose-compose-order",
-   "HloModule tc\nENTRY e {\n  x = s32[2,2,2] parameter(0)\n"
-   "  a = s32[2,2,2] transpose(x), dimensions={1,0,2}\n"
-   "  ROOT b = s32[2,2,2] transpose(a), dimensions={0,2,1}\n}\n",
-   {{0, 1, 2, 3, 4, 5, 6, 7}},
+  /* x[i][j][k] (2,2,3) through [2,1,2,3] by {2,3,1,0}: the larger dims
+   * come as x's 1, 2, 0, so out[a][b][c] = x[c][a][b]: 0 6 1 7 ..; the
+   * inverse order 2, 0, 1 gives x[b][c][a]: 0 3 ... A swap (x's 1, 0, 2
+   * by {2,1,0,3}) is its own inverse. */
+  {"layout-reshape-transpose-inverse-perm",
+   "HloModule rt\nENTRY e {\n  x = s32[2,2,3] parameter(0)\n  r = s32[2,1,2,3] reshape(x)\n"
+   "  ROOT t = s32[2,3,1,2] transpose(r), dimensions={2,3,1,0}\n}\n",
+   {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}},
    1,
-   "HloModule tc2\nENTRY e {\n  x = s32[2,2,2] parameter(0)\n"
-   "  a = s32[2,2,2] transpose(x), dimensions={1,2,0}\n"
-   "  ROOT b = s32[2,2,2] transpose(a), dimensions={1,2,0}\n}\n",
-   {{0, 1, 2, 3, 4, 5, 6, 7}}, NULL},
+   "HloModule rt2\nENTRY e {\n  x = s32[2,2,3] parameter(0)\n  r = s32[2,1,2,3] reshape(x)\n"
+   "  ROOT t = s32[2,1,2,3] transpose(r), dimensions={2,1,0,3}\n}\n",
+   {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}}, NULL},
   /* State (d, i, a), d dead: pruned to (i, a), the condition still reads
    * index 1, now a = 100 >= 5: no trip, 100 instead of 115. With d last
    * nothing the condition reads moves. */
@@ -358,7 +357,9 @@ TR_TEST(defect_fusion_multi_output_operand_by_shape) {
 }
 TR_TEST(defect_constfold_f16_flush_subnormal) { td_check_case(find_case("constfold-f16-flush-subnormal")); }
 TR_TEST(defect_layout_transpose_size1_wrong_dim) { td_check_case(find_case("layout-transpose-size1-wrong-dim")); }
-TR_TEST(defect_layout_transpose_compose_order) { td_check_case(find_case("layout-transpose-compose-order")); }
+TR_TEST(defect_layout_reshape_transpose_inverse_perm) {
+  td_check_case(find_case("layout-reshape-transpose-inverse-perm"));
+}
 TR_TEST(defect_while_dead_state_cond_index) { td_check_case(find_case("while-dead-state-cond-index")); }
 
 /* Every registry entry has a case; every case names a registry entry; the
