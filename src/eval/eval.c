@@ -132,7 +132,8 @@ static bool moves_only(tr_op op) {
   case TR_OP_SLICE: case TR_OP_DYNAMIC_SLICE: case TR_OP_DYNAMIC_UPDATE_SLICE:
   case TR_OP_CONCATENATE: case TR_OP_PAD: case TR_OP_REVERSE: case TR_OP_SELECT:
   case TR_OP_ALL_REDUCE: case TR_OP_ALL_GATHER: case TR_OP_REDUCE_SCATTER: case TR_OP_ALL_TO_ALL:
-  case TR_OP_COLLECTIVE_PERMUTE:
+  case TR_OP_COLLECTIVE_PERMUTE: case TR_OP_ASYNC_START: case TR_OP_ASYNC_UPDATE:
+  case TR_OP_ASYNC_DONE:
     return true;
   default: return false;
   }
@@ -706,6 +707,64 @@ static tr_status literal_value(ev_ctx *c, const tr_instr *in, const tr_literal *
   return TR_OK;
 }
 
+/* ---- async ---- */
+
+tr_value *ev_zero_value(ev_ctx *c, const tr_instr *in, const tr_shape *s) {
+  if (s->dtype == TR_DT_TOKEN) return tr_value_token();
+  if (s->dtype != TR_DT_TUPLE) {
+    tr_tensor *t = ev_new(c, in, s->dtype, s->rank, s->dims);
+    return t ? tr_value_tensor(t) : NULL;
+  }
+  tr_value **el = tr_xcalloc(s->nelems > 0 ? (size_t)s->nelems : 1, sizeof(tr_value *));
+  for (int i = 0; i < s->nelems; i++)
+    if (!(el[i] = ev_zero_value(c, in, s->elems[i]))) {
+      for (int j = 0; j < i; j++) tr_value_unref(el[j]);
+      free(el);
+      return NULL;
+    }
+  tr_value *v = tr_value_tuple(s->nelems, el);
+  free(el);
+  return v;
+}
+
+/* async-start / -update / -done wrapping a computation, with the
+ * single-replica semantics of docs/SEMANTICS.md: the start runs the
+ * wrapped computation at once and holds ((operands), result, context...)
+ * (context zeros: it is the runtime's state, opaque to the program), an
+ * update passes its operand on, the done takes the result out. */
+static tr_status eval_async(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
+  if (in->op != TR_OP_ASYNC_START) {
+    if (in->noperands != 1 || ops[0]->t || ops[0]->token || ops[0]->nelems < 2)
+      return ev_err(c, in, TR_ERR_INVALID, "%s needs the async-start or -update tuple", opname(in));
+    *out = tr_value_ref(in->op == TR_OP_ASYNC_UPDATE ? ops[0] : ops[0]->elems[1]);
+    return TR_OK;
+  }
+  const tr_comp *k = ev_comp_attr(in, TR_ATTR_CALLS);
+  const tr_shape *s = in->shape;
+  if (!k) return ev_err(c, in, TR_ERR_INVALID, "async-start names no computation (calls=)");
+  if (s->dtype != TR_DT_TUPLE || s->nelems < 2)
+    return ev_err(c, in, TR_ERR_INVALID, "async-start's shape is not ((operands), result, context...)");
+  tr_value *r = NULL;
+  tr_status st = ev_call(c, in, k, ops, in->noperands, &r);
+  if (st != TR_OK) return st;
+  tr_value **el = tr_xcalloc((size_t)s->nelems, sizeof(tr_value *));
+  tr_value **args = tr_xcalloc(in->noperands > 0 ? (size_t)in->noperands : 1, sizeof(tr_value *));
+  for (int i = 0; i < in->noperands; i++) args[i] = tr_value_ref(ops[i]);
+  el[0] = tr_value_tuple(in->noperands, args);
+  free(args);
+  el[1] = r;
+  for (int i = 2; i < s->nelems && st == TR_OK; i++)
+    if (!(el[i] = ev_zero_value(c, in, s->elems[i]))) st = TR_ERR_UNSUPPORTED;
+  if (st != TR_OK) {
+    for (int i = 0; i < s->nelems; i++) tr_value_unref(el[i]);
+    free(el);
+    return st;
+  }
+  *out = tr_value_tuple(s->nelems, el);
+  free(el);
+  return TR_OK;
+}
+
 /* ---- dispatch ---- */
 
 static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
@@ -761,6 +820,8 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
     if (!r) return TR_ERR_UNSUPPORTED;
     break;
   case TR_OP_AFTER_ALL: *out = tr_value_token(); return TR_OK;
+  case TR_OP_ASYNC_START: case TR_OP_ASYNC_UPDATE: case TR_OP_ASYNC_DONE:
+    return eval_async(c, in, ops, out);
   case TR_OP_COPY: case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY:
     /* Values are immutable: a copy can share. */
     *out = tr_value_ref(ops[0]);

@@ -56,6 +56,9 @@ tr_value *ev_scalar_at(ev_ctx *c, const tr_instr *in, const tr_tensor *t, size_t
 /* Whether k's root is op(param, param) on scalars of type dt (a reducer
  * the binary kernels can run over whole arrays); *swap: op(p1, p0). */
 bool ev_simple_binary(const tr_comp *k, tr_dtype dt, tr_op *op, bool *swap);
+/* A value of shape s with every array zero (tokens, tuples nested); NULL
+ * after a located error. */
+tr_value *ev_zero_value(ev_ctx *c, const tr_instr *in, const tr_shape *s);
 /* v's array, or NULL after a located error. */
 tr_tensor *ev_want_tensor(ev_ctx *c, const tr_instr *in, tr_value *v, int i);
 

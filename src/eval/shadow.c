@@ -620,6 +620,46 @@ static tr_status sh_map(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **ou
   return TR_OK;
 }
 
+/* async-start / -update / -done as exact mode runs them (eval.c): the
+ * wrapped computation in shadow mode at the start; the context elements
+ * are exact zeros. */
+static tr_status sh_async(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  if (in->op != TR_OP_ASYNC_START) {
+    if (in->noperands != 1 || ops[0]->arr || ops[0]->token || ops[0]->nelems < 2)
+      return ev_err(&c->ev, in, TR_ERR_INVALID, "%s needs the async-start or -update tuple",
+                    tr_ops[in->op].name);
+    *out = sh_ref(in->op == TR_OP_ASYNC_UPDATE ? ops[0] : ops[0]->elems[1]);
+    return TR_OK;
+  }
+  const tr_comp *k = ev_comp_attr(in, TR_ATTR_CALLS);
+  const tr_shape *s = in->shape;
+  if (!k) return ev_err(&c->ev, in, TR_ERR_INVALID, "async-start names no computation (calls=)");
+  if (s->dtype != TR_DT_TUPLE || s->nelems < 2)
+    return ev_err(&c->ev, in, TR_ERR_INVALID, "async-start's shape is not ((operands), result, context...)");
+  sh_val *r = NULL;
+  tr_status st = sh_call(c, in, k, ops, in->noperands, &r);
+  if (st != TR_OK) return st;
+  sh_val **el = tr_xcalloc((size_t)s->nelems, sizeof(sh_val *));
+  sh_val **args = tr_xcalloc(in->noperands > 0 ? (size_t)in->noperands : 1, sizeof(sh_val *));
+  for (int i = 0; i < in->noperands; i++) args[i] = sh_ref(ops[i]);
+  el[0] = sh_tuple(in->noperands, args);
+  free(args);
+  el[1] = r;
+  for (int i = 2; i < s->nelems && st == TR_OK; i++) {
+    tr_value *z = ev_zero_value(&c->ev, in, s->elems[i]);
+    st = z ? from_exact(c, in, z, true, true, &el[i]) : TR_ERR_UNSUPPORTED;
+    tr_value_unref(z);
+  }
+  if (st != TR_OK) {
+    for (int i = 0; i < s->nelems; i++) sh_unref(el[i]);
+    free(el);
+    return st;
+  }
+  *out = sh_tuple(s->nelems, el);
+  free(el);
+  return TR_OK;
+}
+
 /* ---- dispatch ---- */
 
 static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
@@ -647,6 +687,8 @@ static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **
     *out = sh_ref(ops[0]);
     return TR_OK;
   case TR_OP_AFTER_ALL: *out = sh_token(); return TR_OK;
+  case TR_OP_ASYNC_START: case TR_OP_ASYNC_UPDATE: case TR_OP_ASYNC_DONE:
+    return sh_async(c, in, ops, out);
   case TR_OP_TUPLE: {
     sh_val **el = tr_xcalloc(in->noperands > 0 ? (size_t)in->noperands : 1, sizeof(sh_val *));
     for (int i = 0; i < in->noperands; i++) el[i] = sh_ref(ops[i]);

@@ -2340,3 +2340,28 @@ TR_TEST(eval_cholesky_and_triangular_solve) {
   FLTS(o, n, 5, 2, 5, -2);
   tr_eval_free_outputs(o, n);
 }
+
+/* async-start / -update / -done wrapping a computation (single-replica
+ * semantics, docs/SEMANTICS.md): the done gives the wrapped computation's
+ * result; the start's tuple holds the operands and zero context. */
+TR_TEST(eval_async_wraps_computation) {
+  const char *text =
+      "HloModule m\n"
+      "wrapped {\n  p = f32[3] parameter(0)\n  q = f32[3] parameter(1)\n"
+      "  ROOT m = f32[3] multiply(p, q)\n}\n"
+      "ENTRY e {\n  x = f32[3] constant({1.5, -2, 3})\n  y = f32[3] constant({2, 0.25, -1})\n"
+      "  s = ((f32[3], f32[3]), f32[3], s32[]) async-start(x, y), calls=wrapped\n"
+      "  u = ((f32[3], f32[3]), f32[3], s32[]) async-update(s)\n"
+      "  d = f32[3] async-done(u)\n"
+      "  o = (f32[3], f32[3]) get-tuple-element(s), index=0\n"
+      "  y2 = f32[3] get-tuple-element(o), index=1\n"
+      "  ctx = s32[] get-tuple-element(u), index=2\n"
+      "  ROOT t = (f32[3], f32[3], s32[]) tuple(d, y2, ctx)\n}\n";
+  int n = 0;
+  tr_tensor **o = RUN(text, &n);
+  CHECK_EQ_INT(n, 3);
+  FLTS(o, n, 0, 3, -0.5, -3);
+  FLTS(o, n, 1, 2, 0.25, -1);
+  INTS(o, n, 2, 0);
+  tr_eval_free_outputs(o, n);
+}
