@@ -52,6 +52,7 @@ typedef struct {
                        computation being emitted */
   bool unpacked;    /* the kernel being generated sees s4/u4 one per
                        byte (unpacked around its call): LU_ loads */
+  bool mm_done[2];  /* tr_mm_f / tr_mm_d emitted (emit_mm) */
   tr_buf funcs;     /* computation functions, callees first */
   leaves *lv;       /* by instruction id */
   bool *done;       /* by computation id: function emitted */
@@ -1211,6 +1212,78 @@ static void convert_operands(em *e, const tr_shape *xs, const tr_shape *ys, tr_d
  * element, the kernel's spatial positions in row-major order and inside
  * each the input features of its group; integer results saturate. The
  * outputs are walked in tiles of `tile` elements. */
+static void emit_mm(em *e, bool dbl);
+
+/* The fast path of a big float convolution without groups: im2col in
+ * blocks of rows (output positions) times the packed kernel, with tr_mm.
+ * Each output still adds its products in the reference's order (kernel
+ * positions row-major, then input features); positions the reference
+ * skips (padding, dilation holes) are zeros here, and adding 0 * w changes
+ * nothing when w is finite (the running sum starts at +0 and is never -0),
+ * so the path is taken only when every kernel element is finite. */
+static void conv_fast(em *e, const tr_instr *in, int64_t C, int64_t O, int64_t kpos) {
+  tr_buf *k = &e->cur;
+  const tr_shape *s = in->shape, *xs = in->operands[0]->shape, *ys = in->operands[1]->shape;
+  const tr_convdims *cd = tr_instr_attr(in, TR_ATTR_DIM_LABELS)->u.conv;
+  int ns = cd->nspatial;
+  bool dbl = s->dtype == TR_DT_F64;
+  const char *at = dbl ? "double" : "float";
+  int nb = dbl ? 16 : 32;
+  int64_t xst[64], yst[64], rst[64], odsp[32], P = 1;
+  strides(xs, xst);
+  strides(ys, yst);
+  strides(s, rst);
+  for (int i = 0; i < ns; i++) {
+    odsp[i] = s->dims[cd->out_spatial[i]];
+    P *= odsp[i];
+  }
+  int64_t K = kpos * C, M = xs->dims[cd->in_batch] * P, RB = 256;
+  emit_mm(e, dbl);
+  emit_i64s(k, "odsp", odsp, ns);
+  tr_buf_printf(k, "  for (j = 0; j < ny && isfinite(cy[j]); j++) {}\n"
+                   "  if (j == ny) {\n"
+                   "    const i64 K = %lldLL, O = %lldLL, M = %lldLL, P = %lldLL, ns = (O + %d) / %d;\n"
+                   "    %s *pa = calloc(%lld * K, sizeof(%s)), *pb = calloc((size_t)(ns * K * %d), sizeof(%s)),"
+                   " *pc = malloc(sizeof(%s) * %lld * O);\n"
+                   "    i64 row0, rows, t, kq, c, oo, kk2[%d];\n    int d, rc = !pa || !pb || !pc;\n",
+                (long long)K, (long long)O, (long long)M, (long long)P, nb - 1, nb, at, (long long)RB, at, nb,
+                at, at, (long long)RB, ns > 0 ? ns : 1);
+  /* B: kernel position (reversed where asked), input feature, output feature. */
+  tr_buf_printf(k, "    for (kq = 0; !rc && kq < %lldLL; kq++) {\n      i64 rem = kq, yo = 0;\n"
+                   "      for (d = %d; d >= 0; d--) { i64 w = rem %% wsize[d]; rem /= wsize[d]; yo += (rev[d] ? wsize[d] - 1 - w : w) * yss[d]; }\n"
+                   "      for (c = 0; c < %lldLL; c++)\n        for (oo = 0; oo < O; oo++)\n"
+                   "          pb[((oo / %d) * K + kq * %lldLL + c) * %d + oo %% %d] = cy[yo + c * %lldLL + oo * %lldLL];\n    }\n",
+                (long long)kpos, ns - 1, (long long)C, nb, (long long)C, nb, nb, (long long)yst[cd->k_in],
+                (long long)yst[cd->k_out]);
+  /* A, RB output positions at a time: row = batch * P + spatial index. */
+  tr_buf_printf(k, "    for (row0 = 0; !rc && row0 < M; row0 += %lld) {\n"
+                   "      rows = M - row0 < %lld ? M - row0 : %lld;\n"
+                   "      for (t = 0; t < rows; t++) {\n"
+                   "        i64 rw = row0 + t, nn = rw / P, sp = rw %% P, osd[%d], rem;\n        %s *ar = pa + t * K;\n"
+                   "        for (d = %d; d >= 0; d--) { osd[d] = sp %% odsp[d]; sp /= odsp[d]; }\n"
+                   "        for (d = 0; d < %d; d++) kk2[d] = 0;\n"
+                   "        for (kq = 0; kq < %lldLL; kq++) {\n          i64 xo = nn * %lldLL;\n          int skip = 0;\n"
+                   "          for (d = 0; d < %d && !skip; d++) {\n"
+                   "            i64 p = osd[d] * wstride[d] - padlo[d] + kk2[d] * rdil[d];\n"
+                   "            if (ldil[d] > 1) { if (p %% ldil[d]) { skip = 1; break; } p /= ldil[d]; }\n"
+                   "            if (p < 0 || p >= xsp[d]) { skip = 1; break; }\n            xo += p * xss[d];\n          }\n"
+                   "          for (c = 0; c < %lldLL; c++) ar[kq * %lldLL + c] = skip ? 0 : cx[xo + c * %lldLL];\n"
+                   "          for (d = %d; d >= 0; d--) { if (++kk2[d] < wsize[d]) break; kk2[d] = 0; }\n        }\n"
+                   "        (void)rem;\n      }\n",
+                (long long)RB, (long long)RB, (long long)RB, ns > 0 ? ns : 1, at, ns - 1, ns, (long long)kpos,
+                (long long)xst[cd->in_batch], ns, (long long)C, (long long)C, (long long)xst[cd->in_feature], ns - 1);
+  /* C block to the result: batch, output feature and spatial dims. */
+  tr_buf_printf(k, "      tr_mm_%s(pa, pb, pc, rows, O, K);\n"
+                   "      for (t = 0; t < rows; t++) {\n"
+                   "        i64 rw = row0 + t, nn = rw / P, sp = rw %% P, ro = nn * %lldLL;\n"
+                   "        for (d = %d; d >= 0; d--) { ro += (sp %% odsp[d]) * osst[d]; sp /= odsp[d]; }\n"
+                   "        for (oo = 0; oo < O; oo++) ST_%s(r, ro + oo * %lldLL, pc[t * O + oo]);\n      }\n    }\n"
+                   "    free(pa);\n    free(pb);\n    free(pc);\n    free(cx);\n    free(cy);\n    return rc;\n  }\n",
+                dbl ? "d" : "f", (long long)rst[cd->out_batch], ns - 1, tr_dtype_name(s->dtype),
+                (long long)rst[cd->out_feature]);
+  (void)M;
+}
+
 static tr_status k_convolution(em *e, const tr_instr *in) {
   const tr_shape *s = in->shape, *xs = in->operands[0]->shape, *ys = in->operands[1]->shape;
   const tr_attr *dl = tr_instr_attr(in, TR_ATTR_DIM_LABELS), *wa = tr_instr_attr(in, TR_ATTR_WINDOW);
@@ -1259,6 +1332,15 @@ static tr_status k_convolution(em *e, const tr_instr *in) {
   emit_i64s(k, "yss", yss, ns);
   emit_i64s(k, "osp", osp, ns);
   convert_operands(e, xs, ys, dt, at);
+  int64_t kpos = 1;
+  for (int i = 0; i < ns; i++) kpos *= wsize[i];
+  if (is_flt(dt) && G == 1 && B == 1 && !empty && count_of(s) > 0 && count_of(s) * kpos * C >= 32768) {
+    int64_t rst[64], osst[32];
+    strides(s, rst);
+    for (int i = 0; i < ns; i++) osst[i] = rst[cd->out_spatial[i]];
+    emit_i64s(k, "osst", osst, ns);
+    conv_fast(e, in, C, O, kpos);
+  }
   tr_buf_printf(k, "  i64 o[%d] = {0}, kk[%d], q0, q;\n  int d;\n", s->rank > 0 ? s->rank : 1, ns > 0 ? ns : 1);
   tr_buf_printf(k, "  for (q0 = 0; q0 < n; q0 += %d)\n  for (q = q0; q < n && q < q0 + %d; q++) {\n", e->o->tile,
                 e->o->tile);
@@ -1297,6 +1379,63 @@ static tr_status k_convolution(em *e, const tr_instr *in) {
   tr_buf_printf(k, "    for (d = %d; d >= 0; d--) { if (++o[d] < rdims[d]) break; o[d] = 0; }\n  }\n", s->rank - 1);
   tr_buf_puts(k, "  free(cx);\n  free(cy);\n  return 0;\n}\n");
   return TR_OK;
+}
+
+/* The matrix product kernel of big float dots (k_dot), emitted once per
+ * unit and element type: C[M,N] = A[M,K] B[K,N] with A packed row-major
+ * (rows padded with zeros to a multiple of 4) and B packed in strips of
+ * NB columns, [N / NB][K][NB] (padded with zeros). A 4 x NB block of C is
+ * held in registers; each lane is one output doing 0 + p0 + p1 + ... in
+ * increasing k, products and sums separate: the reference's order (the
+ * vectors run across outputs, never across k), so the result is the same
+ * bit for bit. With AVX-512 (checked at run time) a vector is 64 bytes;
+ * else plain loops that cc vectorizes as it can. Padding rows and columns
+ * are computed but never stored. */
+static void emit_mm(em *e, bool dbl) {
+  if (e->mm_done[dbl]) return;
+  e->mm_done[dbl] = true;
+  const char *T = dbl ? "double" : "float", *f = dbl ? "d" : "f";
+  int nb = dbl ? 16 : 32, vw = dbl ? 8 : 16;
+  tr_buf *k = &e->kern;
+  tr_buf_printf(k, "static void tr_mm_%s_c(const %s *pa, const %s *pb, %s *c, i64 M, i64 N, i64 K) {\n"
+                   "  i64 s, i0, q, ns = (N + %d) / %d;\n  int r, j;\n"
+                   "  for (s = 0; s < ns; s++)\n    for (i0 = 0; i0 < M; i0 += 4) {\n"
+                   "      %s acc[4][%d];\n      const %s *bs = pb + s * K * %d, *ar = pa + i0 * K;\n"
+                   "      memset(acc, 0, sizeof acc);\n"
+                   "      for (q = 0; q < K; q++)\n        for (r = 0; r < 4; r++) {\n"
+                   "          const %s x = ar[r * K + q], *bq = bs + q * %d;\n"
+                   "          for (j = 0; j < %d; j++) { %s p = x * bq[j]; acc[r][j] = acc[r][j] + p; }\n        }\n"
+                   "      for (r = 0; r < 4 && i0 + r < M; r++)\n"
+                   "        for (j = 0; j < %d && s * %d + j < N; j++) c[(i0 + r) * N + s * %d + j] = acc[r][j];\n"
+                   "    }\n}\n",
+                f, T, T, T, nb - 1, nb, T, nb, T, nb, T, nb, nb, T, nb, nb, nb);
+  tr_buf_printf(k, "#if defined(__x86_64__) && defined(__GNUC__) && !defined(__TINYC__)\n"
+                   "typedef %s tr_v%s __attribute__((vector_size(64)));\n"
+                   "__attribute__((target(\"avx512f\"))) static void tr_mm_%s_v(const %s *pa, const %s *pb, %s *c, i64 M, i64 N, i64 K) {\n"
+                   "  i64 s, i0, q, ns = (N + %d) / %d;\n  int r, j;\n"
+                   "  for (s = 0; s < ns; s++)\n    for (i0 = 0; i0 < M; i0 += 4) {\n"
+                   "      const %s *bs = pb + s * K * %d, *a0 = pa + i0 * K, *a1 = a0 + K, *a2 = a1 + K, *a3 = a2 + K;\n"
+                   "      tr_v%s c00, c01, c10, c11, c20, c21, c30, c31, b0, b1;\n      %s t[4][%d];\n"
+                   "      memset(&c00, 0, sizeof c00);\n      c01 = c10 = c11 = c20 = c21 = c30 = c31 = c00;\n"
+                   "      for (q = 0; q < K; q++) {\n"
+                   "        memcpy(&b0, bs + q * %d, sizeof b0);\n        memcpy(&b1, bs + q * %d + %d, sizeof b1);\n"
+                   "        c00 = c00 + b0 * a0[q]; c01 = c01 + b1 * a0[q];\n"
+                   "        c10 = c10 + b0 * a1[q]; c11 = c11 + b1 * a1[q];\n"
+                   "        c20 = c20 + b0 * a2[q]; c21 = c21 + b1 * a2[q];\n"
+                   "        c30 = c30 + b0 * a3[q]; c31 = c31 + b1 * a3[q];\n      }\n"
+                   "      memcpy(t[0], &c00, sizeof c00); memcpy(t[0] + %d, &c01, sizeof c01);\n"
+                   "      memcpy(t[1], &c10, sizeof c10); memcpy(t[1] + %d, &c11, sizeof c11);\n"
+                   "      memcpy(t[2], &c20, sizeof c20); memcpy(t[2] + %d, &c21, sizeof c21);\n"
+                   "      memcpy(t[3], &c30, sizeof c30); memcpy(t[3] + %d, &c31, sizeof c31);\n"
+                   "      for (r = 0; r < 4 && i0 + r < M; r++)\n"
+                   "        for (j = 0; j < %d && s * %d + j < N; j++) c[(i0 + r) * N + s * %d + j] = t[r][j];\n"
+                   "    }\n}\n#endif\n",
+                T, f, f, T, T, T, nb - 1, nb, T, nb, f, T, nb, nb, nb, vw, vw, vw, vw, vw, nb, nb, nb);
+  tr_buf_printf(k, "static void tr_mm_%s(const %s *pa, const %s *pb, %s *c, i64 M, i64 N, i64 K) {\n"
+                   "#if defined(__x86_64__) && defined(__GNUC__) && !defined(__TINYC__) && !defined(TR_MM_PORTABLE)\n"
+                   "  if (__builtin_cpu_supports(\"avx512f\")) { tr_mm_%s_v(pa, pb, c, M, N, K); return; }\n"
+                   "#endif\n  tr_mm_%s_c(pa, pb, c, M, N, K);\n}\n",
+                f, T, T, T, f, f);
 }
 
 static tr_status k_dot(em *e, const tr_instr *in) {
@@ -1372,6 +1511,44 @@ static tr_status k_dot(em *e, const tr_instr *in) {
   tr_buf_printf(k, "  for (q = 0; q < nk; q++) {\n    i64 rem = q;\n    kx[q] = ky[q] = 0;\n"
                    "    for (d = %d; d >= 0; d--) {\n      i64 jj = rem %% kdim[d];\n      rem /= kdim[d];\n"
                    "      kx[q] += jj * kxs[d];\n      ky[q] += jj * kys[d];\n    }\n  }\n", nlc - 1);
+  if (is_flt(dt) && nres > 0 && nk > 0 && nres * nk >= 32768) {
+    /* Big float dots: per batch, A and B packed for tr_mm (emit_mm). The
+     * output dims are batch, lhs free, rhs free, so batch b's results are
+     * the row-major [M, N] block at b * M * N. */
+    bool dbl = dt == TR_DT_F64;
+    int nb = dbl ? 16 : 32, nlf = xs->rank - nlb - nlc;
+    int64_t nbat = 1, M = 1, N = 1;
+    for (int i = 0; i < no; i++) {
+      if (i < nlb) nbat *= odim[i];
+      else if (i < nlb + nlf) M *= odim[i];
+      else N *= odim[i];
+    }
+    emit_mm(e, dbl);
+    tr_buf_printf(k, "  {\n    const i64 NBAT = %lldLL, M = %lldLL, N = %lldLL, Mp = (M + 3) / 4 * 4, ns = (N + %d) / %d;\n"
+                     "    i64 *ob = malloc(sizeof(i64) * 2 * NBAT), *om = malloc(sizeof(i64) * M), *on = malloc(sizeof(i64) * N), b, i;\n"
+                     "    %s *pa = calloc((size_t)(Mp * nk), sizeof(%s)), *pb = calloc((size_t)(ns * nk * %d), sizeof(%s)),"
+                     " *pc = malloc(sizeof(%s) * M * N);\n"
+                     "    int rc = !ob || !om || !on || !pa || !pb || !pc;\n",
+                  (long long)nbat, (long long)M, (long long)N, nb - 1, nb, at, at, nb, at, at);
+    /* Offsets of each batch, lhs-free and rhs-free index (row-major over
+     * their output dims). */
+    tr_buf_printf(k, "    for (i = 0; !rc && i < NBAT; i++) {\n      i64 rem = i;\n      ob[2 * i] = ob[2 * i + 1] = 0;\n"
+                     "      for (d = %d; d >= 0; d--) { i64 jj = rem %% odim[d]; rem /= odim[d]; ob[2 * i] += jj * ox[d]; ob[2 * i + 1] += jj * oy[d]; }\n    }\n"
+                     "    for (i = 0; !rc && i < M; i++) {\n      i64 rem = i;\n      om[i] = 0;\n"
+                     "      for (d = %d; d >= %d; d--) { om[i] += (rem %% odim[d]) * ox[d]; rem /= odim[d]; }\n    }\n"
+                     "    for (i = 0; !rc && i < N; i++) {\n      i64 rem = i;\n      on[i] = 0;\n"
+                     "      for (d = %d; d >= %d; d--) { on[i] += (rem %% odim[d]) * oy[d]; rem /= odim[d]; }\n    }\n",
+                  nlb - 1, nlb + nlf - 1, nlb, no - 1, nlb + nlf);
+    tr_buf_printf(k, "    for (b = 0; !rc && b < NBAT; b++) {\n"
+                     "      for (i = 0; i < M; i++)\n        for (q = 0; q < nk; q++) pa[i * nk + q] = cx[ob[2 * b] + om[i] + kx[q]];\n"
+                     "      for (q = 0; q < nk; q++)\n        for (j = 0; j < N; j++) pb[((j / %d) * nk + q) * %d + j %% %d] = cy[ob[2 * b + 1] + on[j] + ky[q]];\n"
+                     "      tr_mm_%s(pa, pb, pc, M, N, nk);\n"
+                     "      for (i = 0; i < M * N; i++) ST_%s(r, b * M * N + i, pc[i]);\n    }\n"
+                     "    free(ob);\n    free(om);\n    free(on);\n    free(pa);\n    free(pb);\n    free(pc);\n"
+                     "    free(cx);\n    free(cy);\n    free(kx);\n    free(ky);\n    (void)o0;\n    return rc;\n  }\n}\n",
+                  nb, nb, nb, dbl ? "d" : "f", tn);
+    return TR_OK;
+  }
   tr_buf_printf(k, "  for (o0 = 0; o0 < nr; o0 += %d) {\n"
                    "    i64 nt = nr - o0 < %d ? nr - o0 : %d, xb[%d], yb[%d], t;\n    %s acc[%d];\n"
                    "    for (t = 0; t < nt; t++) {\n      i64 rem = o0 + t;\n      xb[t] = yb[t] = 0;\n"

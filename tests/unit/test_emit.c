@@ -45,7 +45,16 @@ static bool takes(const char *name, tr_dtype dt) {
 /* Reference vs emitted code on one module; returns false on a mismatch
  * or a failure to compile or run (unsupported counts as a failure here:
  * every op in these modules is meant to be supported). */
+static bool agree_pre(const tr_module *m, const tr_emit_opts *eo, int seed, bool loose, const char *what,
+                      const char *prefix);
+
 static bool agree(const tr_module *m, const tr_emit_opts *eo, int seed, bool loose, const char *what) {
+  return agree_pre(m, eo, seed, loose, what, NULL);
+}
+
+/* agree, with prefix (C text, e.g. a #define) put before the unit. */
+static bool agree_pre(const tr_module *m, const tr_emit_opts *eo, int seed, bool loose, const char *what,
+                      const char *prefix) {
   tr_tensor *args[64];
   int nargs = 0;
   const tr_comp *e = m->entry;
@@ -66,6 +75,7 @@ static bool agree(const tr_module *m, const tr_emit_opts *eo, int seed, bool loo
   }
   tr_buf src = {0};
   tr_jit_code *code = NULL;
+  if (prefix) tr_buf_puts(&src, prefix);
   if (ok && tr_emit_c(m, eo, &src, &d) != TR_OK) {
     fprintf(stderr, "  %s: emit failed:\n", what);
     tr_diag_print(&d, stderr);
@@ -884,4 +894,63 @@ TR_TEST(emit_s4_u4_packed_two_per_byte) {
   tr_buf_free(&src);
   tr_diag_clear(&d);
   tr_module_free(m);
+}
+
+/* Big float dots and convolutions take the packed matrix-product path
+ * (emit_mm: im2col for convolutions); the result must still be the
+ * reference's bit for bit. Odd sizes leave partial row groups and column
+ * strips; batch dims, transposed operands, f64 and bf16, and convolution
+ * padding, strides, dilations, reversal and other dim orders; a kernel
+ * with an inf takes the exact per-output loop instead. */
+static const char bigmm[] =
+  "HloModule mm\n"
+  "ENTRY e {\n"
+  "  a = f32[3,37,41] parameter(0)\n  b = f32[3,41,35] parameter(1)\n"
+  "  d0 = f32[3,37,35] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2},"
+  " rhs_contracting_dims={1}\n"
+  "  at = f32[41,37] parameter(2)\n  bt = f32[35,41] parameter(3)\n"
+  "  d1 = f32[37,35] dot(at, bt), lhs_contracting_dims={0}, rhs_contracting_dims={1}\n"
+  "  c = f64[29,70] parameter(4)\n  g = f64[70,33] parameter(5)\n"
+  "  d2 = f64[29,33] dot(c, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+  "  h = bf16[40,64] parameter(6)\n  k = bf16[64,17] parameter(7)\n"
+  "  d3 = bf16[40,17] dot(h, k), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+  "  x = f32[2,9,10,6] parameter(8)\n  w = f32[3,3,6,5] parameter(9)\n"
+  "  c0 = f32[2,9,10,5] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n"
+  "  c1 = f32[2,4,4,5] convolution(x, w), window={size=3x3 stride=2x2 pad=0_1x2_0 rhs_dilate=1x2},"
+  " dim_labels=b01f_01io->b01f\n"
+  "  y = f32[6,2,11,8] parameter(10)\n  v = f32[6,5,3,2] parameter(11)\n"
+  "  c2 = f32[5,2,9,7] convolution(y, v), window={size=3x2 rhs_reversal=1x0}, dim_labels=fb01_io01->fb01\n"
+  "  z = f64[4,40,7] parameter(12)\n  u = f64[4,7,9] parameter(13)\n"
+  "  c3 = f64[4,41,9] convolution(z, u), window={size=4 pad=2_2}, dim_labels=b0f_0io->b0f\n"
+  "  ROOT t = tuple(d0, d1, d2, d3, c0, c1, c2, c3)\n"
+  "}\n";
+
+TR_TEST(emit_big_dot_conv_packed_path_exact) {
+  tr_emit_opts eo;
+  tr_emit_opts_init(&eo);
+  agree_text(bigmm, &eo, false, "packed dot/conv");
+  tr_module *m = tb_parse(bigmm, "packed dot/conv");
+  if (m) {
+    /* the portable loops too (what a machine without AVX-512 runs) */
+    agree_pre(m, &eo, 3, false, "packed dot/conv, portable", "#define TR_MM_PORTABLE 1\n");
+    tr_buf src = {0};
+    tr_diag d = {0};
+    CHECK(tr_emit_c(m, &eo, &src, &d) == TR_OK);
+    CHECK_CONTAINS(tr_buf_str(&src), "tr_mm_f(pa, pb, pc, M, N, nk);");
+    CHECK_CONTAINS(tr_buf_str(&src), "tr_mm_d(pa, pb, pc, rows, O, K);");
+    tr_buf_free(&src);
+    tr_diag_clear(&d);
+    tr_module_free(m);
+  }
+  /* an inf in the kernel: the exact loop, still bit for bit */
+  m = tb_parse("HloModule ci\nENTRY e {\n  x = f32[2,9,10,6] parameter(0)\n"
+                          "  w0 = f32[3,3,6,5] parameter(1)\n  i = f32[] constant(inf)\n"
+                          "  ib = f32[3,3,6,5] broadcast(i), dimensions={}\n"
+                          "  w = f32[3,3,6,5] multiply(w0, ib)\n"
+                          "  ROOT c = f32[2,9,10,5] convolution(x, w), window={size=3x3 pad=1_1x1_1},"
+                          " dim_labels=b01f_01io->b01f\n}\n", "conv inf");
+  if (m) {
+    agree(m, &eo, 2, false, "conv with inf kernel");
+    tr_module_free(m);
+  }
 }
