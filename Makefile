@@ -39,7 +39,7 @@ all: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/libtrench.a
 # Installs missing Debian packages once per build folder.
 $(BUILD)/.deps: scripts/deps.sh
 	@mkdir -p $(BUILD)
-	@bash scripts/deps.sh
+	@TRENCH_DEPS_TCC=$(TCC) bash scripts/deps.sh
 	@touch $@
 
 $(BUILD)/%.o: %.c $(BUILD)/.deps

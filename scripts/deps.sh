@@ -4,11 +4,15 @@
 set -eu
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-# libtcc-dev is the JIT's fast backend (libtcc.a); tcc ships the runtime
-# libtcc1.a and the compiler headers (stddef.h, ...) that libtcc needs.
-for p in gcc make libcjson-dev pkg-config libtcc-dev tcc; do
+for p in gcc make libcjson-dev pkg-config; do
   have_pkg "$p" || need+=("$p")
 done
+# libtcc-dev is the JIT's fast backend (libtcc.a); tcc ships the runtime
+# libtcc1.a and the compiler headers (stddef.h, ...) that libtcc needs.
+# make TCC=0 builds without them.
+if [ "${TRENCH_DEPS_TCC:-1}" != 0 ]; then
+  for p in libtcc-dev tcc; do have_pkg "$p" || need+=("$p"); done
+fi
 # clang and its runtime give the sanitizer build and the coverage-guided fuzzer.
 if [ "${TRENCH_DEPS_FUZZ:-0}" = 1 ]; then
   for p in clang libclang-rt-dev; do have_pkg "$p" || need+=("$p"); done
