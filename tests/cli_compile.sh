@@ -95,6 +95,13 @@ check 'grep -q "^// after pass simplify (run 1)$" "$tmp/d.err" && grep -q "^// a
   "--dump-after simplify: no dumps of runs 1 and 2"
 check 'cmp -s "$tmp/d.c" "$tmp/s.c"' "--dump-after changed the C"
 
+# --run: once against the reference; a planted defect shows as a difference.
+expect 0 '^out0: f32\[9\] same as the reference$' -- "$trench" compile -q "$tmp/s.hlo" --run --emit none
+expect 1 'out0: f32\[9\] differs in 1 of 9 elements; first at \[8\]: reference [-0-9.e]+ \(0x[0-9a-f]+\), builtin 0 \(0x0\)' -- \
+  "$trench" compile -q "$tmp/s.hlo" --run --emit none --inject emit-tail-mask-short
+expect 0 'run: seed 7, kernel [0-9.]+ ms' -- bash -c "\"$trench\" compile -q - --run --seed 7 --emit none < \"$tmp/s.hlo\""
+expect 2 "--seed wants a number" -- "$trench" compile "$tmp/s.hlo" --run --seed x
+
 # --jit: both backends compile it.
 expect 0 'jit: cc compiled it in [0-9.]+ ms' -- "$trench" compile "$tmp/s.hlo" --jit cc --emit none
 # A build without libtcc (make TCC=0) says so; the tcc checks are skipped.
@@ -105,6 +112,8 @@ else
   expect 0 'jit: tcc compiled it in [0-9.]+ ms' -- "$trench" compile "$tmp/s.hlo" --jit tcc --emit none
   # The builtin target takes the same backend choice.
   expect 0 'pass' -- "$trench" check "$tmp/s.hlo" --target builtin:jit=tcc --seeds 2
+  expect 1 'differs in 1 of 9 elements' -- \
+    "$trench" compile -q "$tmp/s.hlo" --run --jit tcc --emit none --inject emit-tail-mask-short
 fi
 expect 2 "unknown or malformed option 'jit=gcc'" -- "$trench" check "$tmp/s.hlo" --target builtin:jit=gcc
 

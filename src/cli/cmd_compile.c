@@ -4,15 +4,20 @@
  * same steps the builtin target takes before it runs a kernel
  * (src/target/builtin.c), made visible: --disable, --fuel and --inject
  * steer them, --dump-after shows the module between passes, --jit checks
- * that the C compiles and says how long it took. */
+ * that the C compiles and says how long it took, --run runs the kernel
+ * once against the reference. */
 #include "cli.h"
 
 #include "../comp/defects.h"
 #include "../comp/emit.h"
 #include "../comp/jit.h"
+#include "../comp/jit_builtin.h"
 #include "../comp/pipeline.h"
+#include "../eval/eval.h"
+#include "../oracle/inputs.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +46,12 @@ const cli_cmd cli_cmd_compile = {
   "      --jit cc|tcc     also compile the C in-process: cc (the system C\n"
   "                       compiler, -O2, a shared object) or tcc (libtcc,\n"
   "                       in memory); no cache\n"
+  "      --run            also run it once, as the builtin target does, on\n"
+  "                       inputs drawn with --seed (docs/INPUTS.md), and\n"
+  "                       compare every output with the reference\n"
+  "                       interpreter bit for bit (NaN payloads aside);\n"
+  "                       the report goes to stderr\n"
+  "      --seed N         seed of --run's inputs (default 0)\n"
   "      --lanes N        the emitter's lane width (default 8)\n"
   "      --tile N         the emitter's output tile (default 16)\n"
   "  -q, --quiet          no summary on stderr\n"
@@ -51,8 +62,9 @@ const cli_cmd cli_cmd_compile = {
   "Exit codes:\n"
   "  0  compiled\n"
   "  1  MODULE has a syntax or verify error, a pass left an invalid module,\n"
-  "     or (--jit) the C compiler rejected the emitted C: the last two are\n"
-  "     bugs of the built-in compiler\n"
+  "     (--jit, --run) the C compiler rejected the emitted C, or (--run) the\n"
+  "     kernel crashed, hung, gave up or differs from the reference: all\n"
+  "     but the first are bugs of the built-in compiler (or planted ones)\n"
   "  2  usage error (unknown pass, rule, defect or option), unreadable\n"
   "     MODULE, unwritable output, an op or dtype the emitter does not\n"
   "     support, or the C compiler cannot be run\n",
@@ -125,6 +137,100 @@ static bool known_pass(const char *name) {
   return false;
 }
 
+/* Flat index i of t as "[i,j,k]". */
+static void put_index(tr_buf *b, const tr_tensor *t, size_t i) {
+  int64_t idx[64];
+  for (int k = t->rank - 1; k >= 0; k--) {
+    int64_t dk = t->dims[k] ? t->dims[k] : 1;
+    idx[k] = (int64_t)(i % (size_t)dk);
+    i /= (size_t)dk;
+  }
+  tr_buf_putc(b, '[');
+  for (int k = 0; k < t->rank; k++) tr_buf_printf(b, k ? ",%lld" : "%lld", (long long)idx[k]);
+  tr_buf_putc(b, ']');
+}
+
+/* Elements of a and b (same type) that differ: bits, except that two
+ * NaNs of a float type are equal (payloads are not semantics). *first
+ * gets the first one. */
+static size_t count_diffs(const tr_tensor *a, const tr_tensor *b, size_t *first) {
+  size_t n = tr_tensor_count(a), bad = 0;
+  bool flt = tr_dtype_is_float(a->dtype);
+  for (size_t i = 0; i < n; i++) {
+    if (tr_tensor_get_bits(a, i) == tr_tensor_get_bits(b, i)) continue;
+    if (flt && isnan(tr_tensor_get_f(a, i)) && isnan(tr_tensor_get_f(b, i))) continue;
+    if (bad++ == 0) *first = i;
+  }
+  return bad;
+}
+
+/* --run: the module once through the builtin target configured as this
+ * compile (same passes, fuel, defects, emitter options, backend) and
+ * through the reference, on the same drawn inputs. */
+static int run_once(const tr_module *m, const tr_builtin_config *bc, uint64_t seed) {
+  tr_diag d = {0};
+  tr_input_config ic;
+  tr_input_config_init(&ic);
+  ic.seed = seed;
+  tr_tensor **in = NULL, **ref = NULL;
+  int nin = 0, nref = 0, rc = CLI_EXIT_OK;
+  tr_target *t = NULL;
+  tr_run_result r;
+  tr_run_result_init(&r);
+  if (tr_inputs_make(m, &ic, &in, &nin, &d) != TR_OK) {
+    rc = CLI_EXIT_USAGE;
+    goto out;
+  }
+  tr_eval_opts eo = {0, true, 0};
+  if (tr_eval_opt(m, &eo, in, nin, &ref, &nref, &d) != TR_OK) {
+    fprintf(stderr, "run: the reference cannot evaluate the module\n");
+    rc = CLI_EXIT_USAGE;
+    goto out;
+  }
+  if (tr_builtin_open_config(bc, NULL, &t, &d) != TR_OK) {
+    rc = CLI_EXIT_USAGE;
+    goto out;
+  }
+  tr_run_opts ro = {0};
+  if (tr_target_run(t, m, in, nin, &ro, &r, &d) != TR_OK) {
+    rc = CLI_EXIT_USAGE;
+    goto out;
+  }
+  if (r.verdict != TR_VERDICT_OK) {
+    fprintf(stderr, "run: %s: %s\n", tr_verdict_name(r.verdict), r.message ? r.message : "");
+    rc = r.verdict == TR_VERDICT_UNSUPPORTED ? CLI_EXIT_USAGE : CLI_EXIT_FINDING;
+    goto out;
+  }
+  fprintf(stderr, "run: seed %llu, kernel %.3f ms\n", (unsigned long long)seed, r.run_ms);
+  for (int i = 0; i < nref && i < r.noutputs; i++) {
+    tr_buf line = {0};
+    tr_tensor_print_type(&line, ref[i]);
+    size_t first = 0, bad = count_diffs(ref[i], r.outputs[i], &first);
+    if (!bad) {
+      fprintf(stderr, "out%d: %s same as the reference\n", i, tr_buf_str(&line));
+    } else {
+      tr_buf_printf(&line, " differs in %zu of %zu elements; first at ", bad, tr_tensor_count(ref[i]));
+      put_index(&line, ref[i], first);
+      tr_buf_printf(&line, ": reference %.17g (0x%llx), builtin %.17g (0x%llx)",
+                    tr_tensor_get_f(ref[i], first),
+                    (unsigned long long)tr_tensor_get_bits(ref[i], first),
+                    tr_tensor_get_f(r.outputs[i], first),
+                    (unsigned long long)tr_tensor_get_bits(r.outputs[i], first));
+      fprintf(stderr, "out%d: %s\n", i, tr_buf_str(&line));
+      rc = CLI_EXIT_FINDING;
+    }
+    tr_buf_free(&line);
+  }
+out:
+  tr_diag_print(&d, stderr);
+  tr_diag_clear(&d);
+  tr_run_result_free(&r);
+  tr_target_close(t);
+  if (ref) tr_eval_free_outputs(ref, nref);
+  tr_inputs_free(in, nin);
+  return rc;
+}
+
 /* Writes text to path ("-" or NULL: stdout). */
 static bool write_out(const char *path, const char *text, size_t n) {
   if (!path || strcmp(path, "-") == 0) return fwrite(text, 1, n, stdout) == n;
@@ -145,8 +251,11 @@ static int run(int argc, char **argv) {
   cli_opts_init(&o, me, argc, argv);
   const char *module = NULL, *out_path = NULL, *emit_what = "c", *dump_after = NULL;
   const char *jit = NULL;
-  bool quiet = false;
+  bool quiet = false, run_it = false;
   int64_t fuel = -1, v;
+  uint64_t seed = 0;
+  const char *disabled[64];
+  int ndisabled = 0;
   tr_emit_opts eo;
   tr_emit_opts_init(&eo);
   tr_comp_ctx ctx;
@@ -167,7 +276,10 @@ static int run(int argc, char **argv) {
           strcmp(emit_what, "none") != 0)
         cli_usage_error(me, "--emit takes c, hlo or none, not '%s'", emit_what);
     } else if (cli_opt_is(&o, NULL, "--disable")) {
-      if (tr_comp_ctx_disable(&ctx, cli_opt_value(&o), &d) != TR_OK) {
+      const char *name = cli_opt_value(&o);
+      if (ndisabled == 64) cli_usage_error(me, "at most 64 --disable");
+      disabled[ndisabled++] = name;
+      if (tr_comp_ctx_disable(&ctx, name, &d) != TR_OK) {
         const char *m = tr_diag_first(&d);
         cli_usage_error(me, "%s (passes: dce constant-fold simplify cse while-simplify fusion)",
                         m ? m : "unknown pass or rule");
@@ -197,7 +309,14 @@ static int run(int argc, char **argv) {
       const char *s = cli_opt_value(&o);
       if (!parse_count(s, 1, 256, &v)) cli_usage_error(me, "--tile wants 1..256, not '%s'", s);
       eo.tile = (int)v;
-    } else if (cli_opt_flag(&o, "-q", "--quiet")) quiet = true;
+    } else if (cli_opt_is(&o, NULL, "--seed")) {
+      const char *s = cli_opt_value(&o);
+      char *end;
+      errno = 0;
+      seed = strtoull(s, &end, 0);
+      if (!*s || *end || errno || *s == '-') cli_usage_error(me, "--seed wants a number, not '%s'", s);
+    } else if (cli_opt_flag(&o, NULL, "--run")) run_it = true;
+    else if (cli_opt_flag(&o, "-q", "--quiet")) quiet = true;
     else cli_usage_error(me, "unknown option '%s'", o.arg);
   }
   if (!module) cli_usage_error(me, "no MODULE given");
@@ -209,6 +328,8 @@ static int run(int argc, char **argv) {
     return rc;
   }
   tr_buf dump = {0}, text = {0};
+  /* --run takes the module as given: the target runs the passes itself. */
+  tr_module *orig = run_it ? tr_module_clone(m) : NULL;
   ctx.fuel = fuel;
   ctx.inject = eo.inject; /* one defect set for passes and emitter, as builtin */
   ctx.dump_after = dump_after;
@@ -263,7 +384,18 @@ static int run(int argc, char **argv) {
   }
   if (strcmp(emit_what, "none") != 0 && !write_out(out_path, tr_buf_str(&text), text.n))
     rc = CLI_EXIT_USAGE;
+  if (run_it && rc == CLI_EXIT_OK) {
+    tr_builtin_config bc;
+    tr_builtin_config_init(&bc);
+    bc.fuel = fuel;
+    bc.disable = disabled;
+    bc.ndisable = ndisabled;
+    bc.emit = eo;
+    bc.jit.backend = jit && strcmp(jit, "tcc") == 0 ? TR_JIT_TCC : TR_JIT_CC;
+    rc = run_once(orig, &bc, seed);
+  }
 done:
+  tr_module_free(orig);
   tr_diag_clear(&d);
   tr_buf_free(&dump);
   tr_buf_free(&text);
