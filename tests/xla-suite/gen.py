@@ -503,6 +503,103 @@ add("collective-permute", ["p = f32[4] parameter(0)",
                            "ROOT r = f32[4] collective-permute(p), source_target_pairs={{0,0}}"])
 
 
+# ---- the constant folder ----
+# The same ops on constant operands only: XLA folds them at compile time
+# with its HloEvaluator, a second implementation of every op (findings 3
+# and 8 of docs/FINDINGS.md were found this way). No zero divisors: a
+# constant integer division by zero kills jaxlib (finding 2, covered by
+# divide_edges_*). One dummy parameter keeps the entry a function.
+def fold_values(t, k):
+    """8 constants of dtype t (k: 0 or 1, two different vectors)."""
+    if t == "pred":
+        v = ["true", "false", "true", "false", "false", "true", "true", "false"]
+        return v if k == 0 else v[::-1]
+    if t in ("s4", "u4") or t in INT:
+        w = int(t[1:])
+        if t[0] == "s":
+            lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
+            v = [lo, -1, 0, 1, hi, -5, 7, lo + 1] if k == 0 else [3, -2, 5, -1, 2, 1, -3, 6]
+        else:
+            hi = (1 << w) - 1
+            v = [0, 1, hi, hi - 1, 5, 7, hi // 2, hi // 2 + 1] if k == 0 else [3, 2, 5, 1, 2, 1, 3, 6]
+        return [str(x) for x in v]
+    if k == 0:
+        v = ["0", "-0", "1", "-1.5", "2.5", "100", "0.001", "-3.75"]
+    else:
+        v = ["2", "-0.5", "3", "1.25", "-2", "0.75", "4", "-8"]
+    return v
+
+
+def fold_const(t, k=0):
+    return "{%s}" % ", ".join(fold_values(t, k))
+
+
+FOLD_UNARY_F = ["floor", "ceil", "round-nearest-afz", "round-nearest-even", "exponential",
+                "exponential-minus-one", "log", "log-plus-one", "sqrt", "rsqrt", "cbrt", "tanh",
+                "logistic", "sine", "cosine", "tan", "erf", "abs", "negate", "sign"]
+for t in ALL:
+    ops = []
+    if t in ALLF:
+        ops = FOLD_UNARY_F + ["is-finite"]
+    elif t != "pred":
+        ops = ["negate", "popcnt", "count-leading-zeros", "not"] + (["abs", "sign"] if t[0] == "s" else [])
+    else:
+        ops = ["not"]
+    for op in ops:
+        rt = "pred" if op == "is-finite" else t
+        add("fold_%s_%s" % (op, t), ["d = f32[] parameter(0)", "c = %s[8] constant(%s)" % (t, fold_const(t)),
+                                     "ROOT r = %s[8] %s(c)" % (rt, op)])
+    bins = ["add", "multiply", "maximum", "minimum"]
+    if t != "pred":
+        bins += ["subtract", "divide", "remainder", "power"]
+    if t in ALLF:
+        bins += ["atan2"]
+    if t == "pred" or t not in ALLF:
+        bins += ["and", "or", "xor"]
+    if t not in ALLF and t != "pred":
+        bins += ["shift-left", "shift-right-arithmetic", "shift-right-logical"]
+    for op in bins:
+        add("fold_%s_%s" % (op, t), ["d = f32[] parameter(0)", "a = %s[8] constant(%s)" % (t, fold_const(t, 0)),
+                                     "b = %s[8] constant(%s)" % (t, fold_const(t, 1)),
+                                     "ROOT r = %s[8] %s(a, b)" % (t, op)])
+    dsts = [x for x in ALL if x != t]
+    body = ["d = f32[] parameter(0)", "c = %s[8] constant(%s)" % (t, fold_const(t))]
+    for i, x in enumerate(dsts):
+        body.append("c%d = %s[8] convert(c)" % (i, x))
+    body.append("ROOT r = (%s) tuple(%s)" % (", ".join(x + "[8]" for x in dsts),
+                                             ", ".join("c%d" % i for i in range(len(dsts)))))
+    add("fold_convert_from_%s" % t, body)
+    body = ["d = f32[] parameter(0)", "a = %s[8] constant(%s)" % (t, fold_const(t, 0)),
+            "b = %s[8] constant(%s)" % (t, fold_const(t, 1))]
+    for dname in ["EQ", "NE", "LT", "LE", "GT", "GE"]:
+        body.append("c%s = pred[8] compare(a, b), direction=%s" % (dname, dname))
+    body.append("ROOT r = (%s) tuple(%s)" % (", ".join(["pred[8]"] * 6),
+                                             ", ".join("c" + x for x in ["EQ", "NE", "LT", "LE", "GT", "GE"])))
+    add("fold_compare_%s" % t, body)
+for w, ts in WIDTH.items():
+    for a in ts:
+        for b in ts:
+            if a != b:
+                add("fold_bitcast-convert_%s_%s" % (a, b), [
+                    "d = f32[] parameter(0)", "c = %s[8] constant(%s)" % (a, fold_const(a)),
+                    "ROOT r = %s[8] bitcast-convert(c)" % b])
+for a, b, n, sh_b in [("s8", "s4", 8, "[8,2]"), ("u8", "u4", 8, "[8,2]"), ("f32", "u8", 8, "[8,4]"),
+                      ("s32", "s16", 8, "[8,2]"), ("u16", "u8", 8, "[8,2]")]:
+    add("fold_bitcast-convert_%s_%s_resize" % (a, b), [
+        "d = f32[] parameter(0)", "c = %s[8] constant(%s)" % (a, fold_const(a)),
+        "ROOT r = %s%s bitcast-convert(c)" % (b, sh_b)])
+for t in ["s8", "s32", "u8", "s16", "u32"]:
+    add("fold_convolution_%s" % t, [
+        "d = f32[] parameter(0)", "x = %s[1,8,1] constant({{%s}})" % (t, ", ".join("{%s}" % v for v in fold_values(t, 1))),
+        "k = %s[2,1,1] constant({{{2}}, {{3}}})" % t,
+        "ROOT r = %s[1,7,1] convolution(x, k), window={size=2}, dim_labels=b0f_0io->b0f" % t])
+    add("fold_dot_%s" % t, [
+        "d = f32[] parameter(0)", "a = %s[2,4] constant({{%s}, {%s}})" % (t, ", ".join(fold_values(t, 1)[:4]),
+                                                                     ", ".join(fold_values(t, 1)[4:])),
+        "b = %s[4] constant({%s})" % (t, ", ".join(fold_values(t, 1)[:4])),
+        "ROOT r = %s[2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}" % t])
+
+
 def main():
     only_check = "--check" in sys.argv  # exit 1 when a file would change
     changed = 0
