@@ -319,9 +319,12 @@ tr_tensor *sh_round_tensor(sh_ctx *c, const tr_instr *in, const sh_val *a) {
   if (!sh_is_flt(a)) return tr_tensor_clone(a->t);
   tr_tensor *t = ev_new(&c->ev, in, a->dt, a->rank, a->dims);
   if (!t) return NULL;
+  if (a->d) {
+    ev_store_flts(t, a->d);
+    return t;
+  }
   double *d = tr_xmalloc(sizeof(double) * (a->n ? a->n : 1));
-  if (a->d) memcpy(d, a->d, sizeof(double) * a->n);
-  else for (size_t i = 0; i < a->n; i++) d[i] = (double)a->lv[i];
+  for (size_t i = 0; i < a->n; i++) d[i] = (double)a->lv[i];
   ev_store_flts(t, d);
   free(d);
   return t;
@@ -891,7 +894,14 @@ static void make_out(sh_ctx *c, const sh_val *a, tr_shadow_out *o) {
   if (sh_is_flt(a)) {
     o->value = tr_xmalloc(sizeof(double) * m);
     o->bound = tr_xmalloc(sizeof(double) * m);
-    for (size_t i = 0; i < a->n; i++) {
+    if (a->d) {
+      /* Doubles already: no rounding gap to add. */
+      memcpy(o->value, a->d, sizeof(double) * a->n);
+      memcpy(o->bound, a->e, sizeof(double) * a->n);
+      for (size_t i = 0; i < a->n; i++)
+        if (!a->u[i] && isfinite(a->d[i]) && a->e[i] > o->max_bound) o->max_bound = a->e[i];
+    }
+    for (size_t i = 0; i < a->n && !a->d; i++) {
       long double lv = sh_get(a, i);
       double d = (double)lv;
       long double gap = isfinite(d) ? fabsl((long double)d - lv) : 0;

@@ -483,33 +483,69 @@ static tr_tensor *f32_up(sh_ctx *c, const tr_instr *in, const tr_tensor *t) {
  * roundings of 2^-24 cost at most (n+2)·2^-23 relative, and products that
  * underflow at most 2^-149 each), else in the f64 kernel. */
 static tr_status magnitude(sh_ctx *c, const tr_instr *in, contract_fn kern, const tr_instr *t64,
-                           const tr_instr *t32, bool lo, double nterms, const tr_tensor *a, const tr_tensor *b,
-                           double **out) {
+                           const tr_instr *t32, bool lo, const tr_tensor *a, const tr_tensor *b,
+                           tr_tensor **out) {
   *out = NULL;
-  tr_tensor *r = NULL, *a32 = NULL, *b32 = NULL;
+  tr_tensor *a32 = NULL, *b32 = NULL;
   tr_status st;
   if (lo) {
     a32 = f32_up(c, in, a);
     b32 = a32 ? f32_up(c, in, b) : NULL;
-    st = b32 ? kern(&c->ev, t32, a32, b32, &r) : TR_ERR_UNSUPPORTED;
+    st = b32 ? kern(&c->ev, t32, a32, b32, out) : TR_ERR_UNSUPPORTED;
   } else {
-    st = kern(&c->ev, t64, a, b, &r);
+    st = kern(&c->ev, t64, a, b, out);
   }
-  if (st == TR_OK) {
-    size_t n = tr_tensor_count(r);
-    double *d = sh_pool_take(&c->pool, sizeof(double) * (n ? n : 1));
-    ev_load_flts(r, d);
-    if (lo) {
-      /* In double: two roundings of 2^-53 each, inside the 2^-50 added. */
-      double g = (1 + (nterms + 2) * 0x1p-23) * (1 + 0x1p-50), tiny = (nterms + 1) * 0x1p-149;
-      for (size_t i = 0; i < n; i++) d[i] = (d[i] * g + tiny) * (1 + 0x1p-50);
-    }
-    *out = d;
-  }
-  sh_pool_drop(c, r);
   sh_pool_drop(c, a32);
   sh_pool_drop(c, b32);
   return st;
+}
+
+/* Reads magnitude()'s result as an upper bound in double: an f32 result
+ * scaled by g and raised by tiny (its own roundings), with two more
+ * double roundings of 2^-53 each inside the 2^-50 added; none: 0. */
+typedef struct {
+  const float *f;
+  const double *d;
+  double g, tiny;
+} mag_view;
+
+static mag_view mag_of(const tr_tensor *t, double nterms) {
+  mag_view m = {NULL, NULL, (1 + (nterms + 2) * 0x1p-23) * (1 + 0x1p-50), (nterms + 1) * 0x1p-149};
+  if (t && t->dtype == TR_DT_F32) m.f = t->data;
+  else if (t) m.d = t->data;
+  return m;
+}
+
+static inline double mag_at(const mag_view *m, size_t i) {
+  return m->f ? ((double)m->f[i] * m->g + m->tiny) * (1 + 0x1p-50) : m->d ? m->d[i] : 0;
+}
+
+/* The output loop of sh_dot_conv for types up to 32 bits, over ranges of
+ * outputs for ev_par_for: finite elements away from overflow in double
+ * (the factors rounded up, the sum widened past its own roundings); the
+ * rest marked 2 for the general loop. */
+typedef struct {
+  const double *pv;
+  mag_view pa, p1, p2;
+  double c1, c2, c3, lim;
+  sh_val *o;
+} dot_job;
+
+static void dot_out_chunk(void *ctx, size_t lo, size_t hi) {
+  const dot_job *j = ctx;
+  double *od = j->o->d, *oe = j->o->e;
+  unsigned char *ou = j->o->u;
+  for (size_t i = lo; i < hi; i++) {
+    double r = j->pv[i], mag = mag_at(&j->pa, i), prop = mag_at(&j->p1, i) + mag_at(&j->p2, i);
+    double b = (prop * j->c1 + j->c2 * mag + j->c3) * (1 + 0x1p-50);
+    if (isfinite(r) && isfinite(mag) && isfinite(b) && mag + b < j->lim) {
+      od[i] = r;
+      oe[i] = b;
+      ou[i] = 0;
+    } else {
+      ou[i] = 2;
+    }
+  }
 }
 
 tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out) {
@@ -544,17 +580,17 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
   bool lo = tr_dtypes[dt].bits <= 32 && nterms < 1e6;
   tr_tensor *xv, *xm, *xe, *yv, *ym, *ye;
   tr_tensor *V = NULL, *yabs = NULL;
-  double *pa = NULL, *p1 = NULL, *p2 = NULL;
+  tr_tensor *pa = NULL, *p1 = NULL, *p2 = NULL;
   bool ok = operand_arrays(c, in, x, dt, &xv, &xm, &xe) & operand_arrays(c, in, y, dt, &yv, &ym, &ye);
   tr_status st = ok ? TR_OK : TR_ERR_UNSUPPORTED;
   contract_fn kern = in->op == TR_OP_DOT ? ev_dot : ev_convolution;
   if (st == TR_OK) st = kern(&c->ev, &twin, xv, yv, &V);
-  if (st == TR_OK) st = magnitude(c, in, kern, &twin, &twin32, lo, nterms, xm, ym, &pa);
+  if (st == TR_OK) st = magnitude(c, in, kern, &twin, &twin32, lo, xm, ym, &pa);
   if (st == TR_OK && xe) {
     yabs = abs_copy(yv);
-    st = magnitude(c, in, kern, &twin, &twin32, lo, nterms, xe, yabs, &p1);
+    st = magnitude(c, in, kern, &twin, &twin32, lo, xe, yabs, &p1);
   }
-  if (st == TR_OK && ye) st = magnitude(c, in, kern, &twin, &twin32, lo, nterms, xm, ye, &p2);
+  if (st == TR_OK && ye) st = magnitude(c, in, kern, &twin, &twin32, lo, xm, ye, &p2);
   sh_val *o = NULL;
   if (st == TR_OK && !(o = sh_arr_new(c, in, dt, s->rank, s->dims))) st = TR_ERR_UNSUPPORTED;
   if (st == TR_OK) {
@@ -566,26 +602,16 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
     long double dbl = (long double)(nterms + 4) * ldexpl(1.0L, -52);
     bool exact_in = sh_is_exact(x) && sh_is_exact(y);
     const double *pv = V->data;
-    /* The common case in double: finite, away from overflow; the factors
-     * rounded up and the sum widened past its own three roundings. */
-    double c1 = up(1 + dbl), c2 = up((long double)nterms * unit + dbl), c3 = up((long double)nterms * k * f.tiny);
-    double lim = (double)f.lim;
-    for (size_t i = 0; i < o->n; i++) {
-      if (!o->d) break;
-      double r = pv[i], mag = pa[i], prop = (p1 ? p1[i] : 0) + (p2 ? p2[i] : 0);
-      double b = (prop * c1 + c2 * mag + c3) * (1 + 0x1p-50);
-      if (isfinite(r) && isfinite(mag) && isfinite(b) && mag + b < lim) {
-        o->d[i] = r;
-        o->e[i] = b;
-        o->u[i] = 0;
-      } else {
-        o->u[i] = 2; /* for the general loop below */
-      }
+    mag_view ma = mag_of(pa, nterms), m1 = mag_of(p1, nterms), m2 = mag_of(p2, nterms);
+    if (o->d) {
+      dot_job j = {pv, ma, m1, m2, up(1 + dbl), up((long double)nterms * unit + dbl),
+                   up((long double)nterms * k * f.tiny), (double)f.lim, o};
+      ev_par_for(ev_par_threads(10.0 * (double)o->n), o->n, dot_out_chunk, &j);
     }
     for (size_t i = 0; i < o->n; i++) {
       if (o->d && o->u[i] != 2) continue;
-      long double r = pv[i], mag = pa[i];
-      long double prop = (p1 ? (long double)p1[i] : 0) + (p2 ? (long double)p2[i] : 0);
+      long double r = pv[i], mag = mag_at(&ma, i);
+      long double prop = (long double)mag_at(&m1, i) + mag_at(&m2, i);
       unsigned char u = 0;
       if (!isfinite(r) || !isfinite(mag) || !isfinite(prop)) {
         /* inf or NaN operands, or an uncertain one: a NaN of exact
@@ -618,11 +644,9 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
   sh_pool_drop(c, ym);
   sh_pool_drop(c, ye);
   sh_pool_drop(c, V);
-  size_t nres = 1;
-  for (int i = 0; i < s->rank; i++) nres *= (size_t)s->dims[i];
-  sh_pool_give(&c->pool, pa, sizeof(double) * (nres ? nres : 1));
-  sh_pool_give(&c->pool, p1, sizeof(double) * (nres ? nres : 1));
-  sh_pool_give(&c->pool, p2, sizeof(double) * (nres ? nres : 1));
+  sh_pool_drop(c, pa);
+  sh_pool_drop(c, p1);
+  sh_pool_drop(c, p2);
   sh_pool_drop(c, yabs);
   return st;
 }
