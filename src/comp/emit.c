@@ -1397,9 +1397,10 @@ static void emit_mm(em *e, bool dbl) {
   const char *T = dbl ? "double" : "float", *f = dbl ? "d" : "f";
   int nb = dbl ? 16 : 32, vw = dbl ? 8 : 16;
   tr_buf *k = &e->kern;
-  tr_buf_printf(k, "static void tr_mm_%s_c(const %s *pa, const %s *pb, %s *c, i64 M, i64 N, i64 K) {\n"
+  /* rows r0..r1 (r0 a multiple of 4) of C, all strips */
+  tr_buf_printf(k, "static void tr_mm_%s_c(const %s *pa, const %s *pb, %s *c, i64 M, i64 N, i64 K, i64 r0, i64 r1) {\n"
                    "  i64 s, i0, q, ns = (N + %d) / %d;\n  int r, j;\n"
-                   "  for (s = 0; s < ns; s++)\n    for (i0 = 0; i0 < M; i0 += 4) {\n"
+                   "  for (s = 0; s < ns; s++)\n    for (i0 = r0; i0 < r1; i0 += 4) {\n"
                    "      %s acc[4][%d];\n      const %s *bs = pb + s * K * %d, *ar = pa + i0 * K;\n"
                    "      memset(acc, 0, sizeof acc);\n"
                    "      for (q = 0; q < K; q++)\n        for (r = 0; r < 4; r++) {\n"
@@ -1409,11 +1410,11 @@ static void emit_mm(em *e, bool dbl) {
                    "        for (j = 0; j < %d && s * %d + j < N; j++) c[(i0 + r) * N + s * %d + j] = acc[r][j];\n"
                    "    }\n}\n",
                 f, T, T, T, nb - 1, nb, T, nb, T, nb, T, nb, nb, T, nb, nb, nb);
-  tr_buf_printf(k, "#if defined(__x86_64__) && defined(__GNUC__) && !defined(__TINYC__)\n"
-                   "typedef %s tr_v%s __attribute__((vector_size(64)));\n"
-                   "__attribute__((target(\"avx512f\"))) static void tr_mm_%s_v(const %s *pa, const %s *pb, %s *c, i64 M, i64 N, i64 K) {\n"
+  tr_buf_puts(k, "#if defined(__x86_64__) && defined(__GNUC__) && !defined(__TINYC__) && !defined(TR_MM_PORTABLE)\n");
+  tr_buf_printf(k, "typedef %s tr_v%s __attribute__((vector_size(64)));\n"
+                   "__attribute__((target(\"avx512f\"))) static void tr_mm_%s_v(const %s *pa, const %s *pb, %s *c, i64 M, i64 N, i64 K, i64 r0, i64 r1) {\n"
                    "  i64 s, i0, q, ns = (N + %d) / %d;\n  int r, j;\n"
-                   "  for (s = 0; s < ns; s++)\n    for (i0 = 0; i0 < M; i0 += 4) {\n"
+                   "  for (s = 0; s < ns; s++)\n    for (i0 = r0; i0 < r1; i0 += 4) {\n"
                    "      const %s *bs = pb + s * K * %d, *a0 = pa + i0 * K, *a1 = a0 + K, *a2 = a1 + K, *a3 = a2 + K;\n"
                    "      tr_v%s c00, c01, c10, c11, c20, c21, c30, c31, b0, b1;\n      %s t[4][%d];\n"
                    "      memset(&c00, 0, sizeof c00);\n      c01 = c10 = c11 = c20 = c21 = c30 = c31 = c00;\n"
@@ -1429,13 +1430,31 @@ static void emit_mm(em *e, bool dbl) {
                    "      memcpy(t[3], &c30, sizeof c30); memcpy(t[3] + %d, &c31, sizeof c31);\n"
                    "      for (r = 0; r < 4 && i0 + r < M; r++)\n"
                    "        for (j = 0; j < %d && s * %d + j < N; j++) c[(i0 + r) * N + s * %d + j] = t[r][j];\n"
-                   "    }\n}\n#endif\n",
+                   "    }\n}\n",
                 T, f, f, T, T, T, nb - 1, nb, T, nb, f, T, nb, nb, nb, vw, vw, vw, vw, vw, nb, nb, nb);
+  /* Threads split the row groups, so every output is still computed by
+   * one thread in one order. */
+  tr_buf_printf(k, "#include <pthread.h>\n#include <unistd.h>\n"
+                   "typedef struct { const %s *pa, *pb; %s *c; i64 M, N, K, r0, r1; } tr_mmjob_%s;\n"
+                   "static void *tr_mm_%s_job(void *p) {\n  tr_mmjob_%s *j = p;\n"
+                   "  if (__builtin_cpu_supports(\"avx512f\")) tr_mm_%s_v(j->pa, j->pb, j->c, j->M, j->N, j->K, j->r0, j->r1);\n"
+                   "  else tr_mm_%s_c(j->pa, j->pb, j->c, j->M, j->N, j->K, j->r0, j->r1);\n  return 0;\n}\n"
+                   "#define TR_MM_THREADS 1\n#endif\n",
+                T, T, f, f, f, f, f);
   tr_buf_printf(k, "static void tr_mm_%s(const %s *pa, const %s *pb, %s *c, i64 M, i64 N, i64 K) {\n"
-                   "#if defined(__x86_64__) && defined(__GNUC__) && !defined(__TINYC__) && !defined(TR_MM_PORTABLE)\n"
-                   "  if (__builtin_cpu_supports(\"avx512f\")) { tr_mm_%s_v(pa, pb, c, M, N, K); return; }\n"
-                   "#endif\n  tr_mm_%s_c(pa, pb, c, M, N, K);\n}\n",
-                f, T, T, T, f, f);
+                   "#ifdef TR_MM_THREADS\n"
+                   "  i64 groups = (M + 3) / 4;\n  long cpus = sysconf(_SC_NPROCESSORS_ONLN);\n"
+                   "  int nt = (double)M * N * K < 1048576.0 || cpus < 2 ? 1 : cpus > 8 ? 8 : (int)cpus, t, started[8];\n"
+                   "  pthread_t th[8];\n  tr_mmjob_%s jb[8];\n"
+                   "  if (nt > groups) nt = (int)groups;\n"
+                   "  for (t = 0; t < nt; t++) {\n"
+                   "    jb[t].pa = pa; jb[t].pb = pb; jb[t].c = c; jb[t].M = M; jb[t].N = N; jb[t].K = K;\n"
+                   "    jb[t].r0 = groups * t / nt * 4; jb[t].r1 = groups * (t + 1) / nt * 4;\n"
+                   "    started[t] = t > 0 && pthread_create(&th[t], 0, tr_mm_%s_job, &jb[t]) == 0;\n  }\n"
+                   "  for (t = 0; t < nt; t++) if (!started[t]) tr_mm_%s_job(&jb[t]);\n"
+                   "  for (t = 1; t < nt; t++) if (started[t]) pthread_join(th[t], 0);\n"
+                   "#else\n  tr_mm_%s_c(pa, pb, c, M, N, K, 0, (M + 3) / 4 * 4);\n#endif\n}\n",
+                f, T, T, T, f, f, f, f);
 }
 
 static tr_status k_dot(em *e, const tr_instr *in) {

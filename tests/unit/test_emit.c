@@ -899,7 +899,8 @@ TR_TEST(emit_s4_u4_packed_two_per_byte) {
 /* Big float dots and convolutions take the packed matrix-product path
  * (emit_mm: im2col for convolutions); the result must still be the
  * reference's bit for bit. Odd sizes leave partial row groups and column
- * strips; batch dims, transposed operands, f64 and bf16, and convolution
+ * strips; batch dims, transposed operands, f64 and bf16, one product big
+ * enough to be split between threads, and convolution
  * padding, strides, dilations, reversal and other dim orders; a kernel
  * with an inf takes the exact per-output loop instead. */
 static const char bigmm[] =
@@ -922,7 +923,9 @@ static const char bigmm[] =
   "  c2 = f32[5,2,9,7] convolution(y, v), window={size=3x2 rhs_reversal=1x0}, dim_labels=fb01_io01->fb01\n"
   "  z = f64[4,40,7] parameter(12)\n  u = f64[4,7,9] parameter(13)\n"
   "  c3 = f64[4,41,9] convolution(z, u), window={size=4 pad=2_2}, dim_labels=b0f_0io->b0f\n"
-  "  ROOT t = tuple(d0, d1, d2, d3, c0, c1, c2, c3)\n"
+  "  pp = f32[130,96] parameter(14)\n  pq = f32[96,100] parameter(15)\n"
+  "  d4 = f32[130,100] dot(pp, pq), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+  "  ROOT t = tuple(d0, d1, d2, d3, c0, c1, c2, c3, d4)\n"
   "}\n";
 
 TR_TEST(emit_big_dot_conv_packed_path_exact) {
