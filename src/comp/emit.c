@@ -1510,13 +1510,17 @@ static tr_status k_dot(em *e, const tr_instr *in) {
   emit_i64s(k, "kxs", kxs, nlc);
   emit_i64s(k, "kys", kys, nlc);
   int64_t nx = count_of(xs), ny = count_of(ys), nres = count_of(s);
+  /* Big float dots take the packed matrix product, which converts the
+   * operands while packing them (no cx, cy). */
+  bool fast = is_flt(dt) && nres > 0 && nk > 0 && nres * nk >= 32768;
+  if (fast) nx = ny = 1;
   tr_buf_printf(k, "  const i64 nx = %lldLL, ny = %lldLL, nr = %lldLL, nk = %lldLL;\n  (void)n;\n"
                    "  %s *cx = malloc(sizeof(%s) * (nx ? nx : 1)), *cy = malloc(sizeof(%s) * (ny ? ny : 1));\n"
                    "  i64 *kx = malloc(sizeof(i64) * (nk ? nk : 1)), *ky = malloc(sizeof(i64) * (nk ? nk : 1));\n"
                    "  i64 j, o0, q;\n  int d;\n"
                    "  if (!cx || !cy || !kx || !ky) { free(cx); free(cy); free(kx); free(ky); return 1; }\n",
                 (long long)nx, (long long)ny, (long long)nres, (long long)nk, at, at, at);
-  for (int side = 0; side < 2; side++) {
+  for (int side = 0; side < 2 && !fast; side++) {
     tr_dtype st = (side ? ys : xs)->dtype;
     tr_buf cv = {0}, ld = {0};
     tr_buf_printf(&ld, "LD_%s(a%d, j)", tr_dtype_name(st), side);
@@ -1530,7 +1534,7 @@ static tr_status k_dot(em *e, const tr_instr *in) {
   tr_buf_printf(k, "  for (q = 0; q < nk; q++) {\n    i64 rem = q;\n    kx[q] = ky[q] = 0;\n"
                    "    for (d = %d; d >= 0; d--) {\n      i64 jj = rem %% kdim[d];\n      rem /= kdim[d];\n"
                    "      kx[q] += jj * kxs[d];\n      ky[q] += jj * kys[d];\n    }\n  }\n", nlc - 1);
-  if (is_flt(dt) && nres > 0 && nk > 0 && nres * nk >= 32768) {
+  if (fast) {
     /* Big float dots: per batch, A and B packed for tr_mm (emit_mm). The
      * output dims are batch, lhs free, rhs free, so batch b's results are
      * the row-major [M, N] block at b * M * N. */
@@ -1546,9 +1550,10 @@ static tr_status k_dot(em *e, const tr_instr *in) {
     tr_buf_printf(k, "  {\n    const i64 NBAT = %lldLL, M = %lldLL, N = %lldLL, Mp = (M + 3) / 4 * 4, ns = (N + %d) / %d;\n"
                      "    i64 *ob = malloc(sizeof(i64) * 2 * NBAT), *om = malloc(sizeof(i64) * M), *on = malloc(sizeof(i64) * N), b, i;\n"
                      "    %s *pa = calloc((size_t)(Mp * nk), sizeof(%s)), *pb = calloc((size_t)(ns * nk * %d), sizeof(%s)),"
-                     " *pc = malloc(sizeof(%s) * M * N);\n"
+                     " *pc = malloc(sizeof(%s) * %s);\n"
                      "    int rc = !ob || !om || !on || !pa || !pb || !pc;\n",
-                  (long long)nbat, (long long)M, (long long)N, nb - 1, nb, at, at, nb, at, at);
+                  (long long)nbat, (long long)M, (long long)N, nb - 1, nb, at, at, nb, at, at,
+                  dt == TR_DT_F32 || dt == TR_DT_F64 ? "1" : "M * N");
     /* Offsets of each batch, lhs-free and rhs-free index (row-major over
      * their output dims). */
     tr_buf_printf(k, "    for (i = 0; !rc && i < NBAT; i++) {\n      i64 rem = i;\n      ob[2 * i] = ob[2 * i + 1] = 0;\n"
@@ -1558,14 +1563,35 @@ static tr_status k_dot(em *e, const tr_instr *in) {
                      "    for (i = 0; !rc && i < N; i++) {\n      i64 rem = i;\n      on[i] = 0;\n"
                      "      for (d = %d; d >= %d; d--) { on[i] += (rem %% odim[d]) * oy[d]; rem /= odim[d]; }\n    }\n",
                   nlb - 1, nlb + nlf - 1, nlb, no - 1, nlb + nlf);
+    /* Each operand element converted to the result type as it is packed;
+     * f32 and f64 results are written in place. */
+    bool direct = dt == TR_DT_F32 || dt == TR_DT_F64;
+    tr_buf cv[2] = {{0}}, ld = {0};
+    for (int side = 0; side < 2; side++) {
+      tr_dtype st = (side ? ys : xs)->dtype;
+      tr_buf_printf(&ld, side ? "LD_%s(a1, ob[2 * b + 1] + on[j] + ky[q])" : "LD_%s(a0, ob[2 * b] + om[i] + kx[q])",
+                    tr_dtype_name(st));
+      tr_buf x = {0};
+      convert_value(&x, st, dt, ld.p, e->o->inject);
+      tr_buf_printf(&cv[side], "(%s)", at);
+      round_to(&cv[side], dt, x.p);
+      tr_buf_free(&x);
+      tr_buf_free(&ld);
+    }
     tr_buf_printf(k, "    for (b = 0; !rc && b < NBAT; b++) {\n"
-                     "      for (i = 0; i < M; i++)\n        for (q = 0; q < nk; q++) pa[i * nk + q] = cx[ob[2 * b] + om[i] + kx[q]];\n"
-                     "      for (q = 0; q < nk; q++)\n        for (j = 0; j < N; j++) pb[((j / %d) * nk + q) * %d + j %% %d] = cy[ob[2 * b + 1] + on[j] + ky[q]];\n"
-                     "      tr_mm_%s(pa, pb, pc, M, N, nk);\n"
-                     "      for (i = 0; i < M * N; i++) ST_%s(r, b * M * N + i, pc[i]);\n    }\n"
-                     "    free(ob);\n    free(om);\n    free(on);\n    free(pa);\n    free(pb);\n    free(pc);\n"
-                     "    free(cx);\n    free(cy);\n    free(kx);\n    free(ky);\n    (void)o0;\n    return rc;\n  }\n}\n",
-                  nb, nb, nb, dbl ? "d" : "f", tn);
+                     "      for (i = 0; i < M; i++)\n        for (q = 0; q < nk; q++) pa[i * nk + q] = %s;\n"
+                     "      for (q = 0; q < nk; q++)\n        for (j = 0; j < N; j++) pb[((j / %d) * nk + q) * %d + j %% %d] = %s;\n",
+                  cv[0].p, nb, nb, nb, cv[1].p);
+    if (direct)
+      tr_buf_printf(k, "      tr_mm_%s(pa, pb, (%s *)(void *)r + b * M * N, M, N, nk);\n    }\n", dbl ? "d" : "f", at);
+    else
+      tr_buf_printf(k, "      tr_mm_%s(pa, pb, pc, M, N, nk);\n"
+                       "      for (i = 0; i < M * N; i++) ST_%s(r, b * M * N + i, pc[i]);\n    }\n",
+                    dbl ? "d" : "f", tn);
+    tr_buf_printf(k, "    free(ob);\n    free(om);\n    free(on);\n    free(pa);\n    free(pb);\n    free(pc);\n"
+                     "    free(cx);\n    free(cy);\n    free(kx);\n    free(ky);\n    (void)o0;\n    return rc;\n  }\n}\n");
+    tr_buf_free(&cv[0]);
+    tr_buf_free(&cv[1]);
     return TR_OK;
   }
   tr_buf_printf(k, "  for (o0 = 0; o0 < nr; o0 += %d) {\n"
