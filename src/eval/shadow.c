@@ -157,7 +157,7 @@ bool sh_is_flt(const sh_val *a) { return a->arr && tr_dtype_is_float(a->dt); }
 
 /* A zeroed buffer of the given size, reused from the pool when one of
  * between that size and twice it is there. */
-void *sh_pool_take(sh_pool *pl, size_t bytes) {
+void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero) {
   if (bytes >= POOL_MIN) {
     int best = -1;
     for (int i = 0; i < pl->n; i++)
@@ -169,7 +169,7 @@ void *sh_pool_take(sh_pool *pl, size_t bytes) {
       pl->n--;
       pl->p[best] = pl->p[pl->n];
       pl->bytes[best] = pl->bytes[pl->n];
-      memset(p, 0, bytes);
+      if (zero) memset(p, 0, bytes);
       return p;
     }
   }
@@ -216,7 +216,7 @@ tr_tensor *sh_pool_tensor(sh_ctx *c, tr_dtype dt, int rank, const int64_t *dims)
     n *= (size_t)dims[i];
   }
   t->nbytes = n * (size_t)tr_dtype_size(dt);
-  t->data = sh_pool_take(&c->pool, t->nbytes ? t->nbytes : 1);
+  t->data = sh_pool_take(&c->pool, t->nbytes ? t->nbytes : 1, true);
   return t;
 }
 
@@ -233,7 +233,7 @@ static void pool_free(sh_pool *pl) {
   pl->held = 0;
 }
 
-sh_val *sh_arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims) {
+static sh_val *arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims, bool zero) {
   double n = 1;
   for (int i = 0; i < rank; i++) n *= dims[i] > 0 ? (double)dims[i] : 0;
   bool flt = tr_dtype_is_float(dt);
@@ -261,12 +261,20 @@ sh_val *sh_arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const i
   v->t = t;
   v->pool = &c->pool;
   if (flt) {
-    if (sh_narrow(dt)) v->d = sh_pool_take(&c->pool, m * sizeof(double));
+    if (sh_narrow(dt)) v->d = sh_pool_take(&c->pool, m * sizeof(double), zero);
     else v->lv = tr_xcalloc(m, sizeof(long double));
-    v->e = sh_pool_take(&c->pool, m * sizeof(double));
+    v->e = sh_pool_take(&c->pool, m * sizeof(double), zero);
   }
-  v->u = sh_pool_take(&c->pool, m);
+  v->u = sh_pool_take(&c->pool, m, zero);
   return v;
+}
+
+sh_val *sh_arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims) {
+  return arr_new(c, in, dt, rank, dims, true);
+}
+
+sh_val *sh_arr_new_raw(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims) {
+  return arr_new(c, in, dt, rank, dims, false);
 }
 
 void sh_put(sh_val *a, size_t i, long double v, double e) {

@@ -224,7 +224,7 @@ tr_status sh_unary(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out)
     return int_result(c, in, r, &x, 1, out);
   }
   tr_dtype rt = op == TR_OP_IS_FINITE ? TR_DT_PRED : x->dt;
-  sh_val *o = sh_arr_new(c, in, rt, x->rank, x->dims);
+  sh_val *o = sh_arr_new_raw(c, in, rt, x->rank, x->dims); /* every element written below */
   if (!o) return TR_ERR_UNSUPPORTED;
   if (op == TR_OP_IS_FINITE) {
     /* An interval that reaches inf was marked by the op that made it. */
@@ -570,7 +570,7 @@ tr_status sh_binary(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val
     const sh_val *ops[2] = {x, y};
     return int_result(c, in, r, ops, 2, out);
   }
-  sh_val *o = sh_arr_new(c, in, x->dt, x->rank, x->dims);
+  sh_val *o = sh_arr_new_raw(c, in, x->dt, x->rank, x->dims); /* binary_chunk writes all */
   if (!o) return TR_ERR_UNSUPPORTED;
   elem_job j = {in->op, {0}, sh_allow(c, in->op, x->dt), x, y, o};
   sh_fmt_of(x->dt, &j.f);

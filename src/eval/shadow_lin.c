@@ -592,7 +592,8 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
   }
   if (st == TR_OK && ye) st = magnitude(c, in, kern, &twin, &twin32, lo, xm, ye, &p2);
   sh_val *o = NULL;
-  if (st == TR_OK && !(o = sh_arr_new(c, in, dt, s->rank, s->dims))) st = TR_ERR_UNSUPPORTED;
+  /* every element written by the two output loops */
+  if (st == TR_OK && !(o = sh_arr_new_raw(c, in, dt, s->rank, s->dims))) st = TR_ERR_UNSUPPORTED;
   if (st == TR_OK) {
     sh_fmt f;
     sh_fmt_of(dt, &f);

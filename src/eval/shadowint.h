@@ -94,8 +94,9 @@ static inline void sh_copy(sh_val *a, size_t i, const sh_val *b, size_t j) {
 static inline bool sh_narrow(tr_dtype dt) { return tr_dtype_is_float(dt) && tr_dtypes[dt].bits <= 32; }
 
 /* ---- buffers (shadow.c) ---- */
-/* A zeroed buffer, from the pool when a fitting big one is there. */
-void *sh_pool_take(sh_pool *pl, size_t bytes);
+/* A buffer, from the pool when a fitting big one is there; zeroed when
+ * zero is set (else a reused one holds old bytes). */
+void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero);
 /* Gives a buffer back (big ones to the pool, small ones to free). */
 void sh_pool_give(sh_pool *pl, void *p, size_t bytes);
 /* A zeroed tensor of an already admitted shape whose data comes from the
@@ -105,6 +106,9 @@ void sh_pool_drop(sh_ctx *c, tr_tensor *t);
 
 /* ---- values (shadow.c) ---- */
 sh_val *sh_arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims);
+/* The same without zeroing reused buffers: for rules that write every
+ * element's value, bound and mark. */
+sh_val *sh_arr_new_raw(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims);
 sh_val *sh_tuple(int n, sh_val *const *elems); /* takes the refs */
 sh_val *sh_ref(sh_val *v);
 void sh_unref(sh_val *v);
