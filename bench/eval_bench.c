@@ -790,21 +790,19 @@ static void collect(const char *dir, char ***v, int *n, int *cap) {
 }
 
 /* Replaces the drawn inputs of l by the .npy files next to the module, if
- * there are: for DIR/NAME.x.hlo the folder DIR/NAME.x.inputs or
- * DIR/NAME.inputs holding p0.npy, p1.npy, ... (or in0.npy, in1.npy, ...
- * as trench run --out writes them), one per entry input leaf in order.
- * Returns the folder used, or NULL (drawn inputs; *why says why when a
- * folder was there but did not fit). */
+ * there are: for DIR/A.B.C.hlo the first of the folders DIR/A.B.C.inputs,
+ * DIR/A.B.inputs, DIR/A.inputs that exists, holding p0.npy, p1.npy, ...
+ * (or in0.npy, in1.npy, ... as trench run --out writes them), one per
+ * entry input leaf in order. Returns the folder used, or NULL (drawn
+ * inputs; *why says why when a folder was there but did not fit). */
 static char *file_inputs(const char *path, loaded *l, char *why, size_t nwhy) {
   why[0] = 0;
   size_t len = strlen(path) - 4; /* without .hlo */
   const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  const char *dot = strchr(base, '.');
-  size_t stems[2] = {len, dot ? (size_t)(dot - path) : len};
-  for (int k = 0; k < 2; k++) {
-    if (k == 1 && stems[1] == stems[0]) break;
-    char *dir = xsprintf("%.*s.inputs", (int)stems[k], path);
+  size_t from = base ? (size_t)(base - path) + 1 : 0;
+  for (size_t stem = len; stem > from; stem--) {
+    if (stem != len && path[stem] != '.') continue;
+    char *dir = xsprintf("%.*s.inputs", (int)stem, path);
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
       free(dir);
@@ -819,11 +817,11 @@ static char *file_inputs(const char *path, loaded *l, char *why, size_t nwhy) {
         char *f = xsprintf("%s/%s%d.npy", dir, pfx[q], j);
         tr_diag d = {0};
         const tr_tensor *want = l->args[j];
-        ok = stat(f, &st) == 0 && tr_npy_read(f, want->dtype, &ts[j], &d) == TR_OK &&
+        bool there = stat(f, &st) == 0;
+        ok = there && tr_npy_read(f, want->dtype, &ts[j], &d) == TR_OK &&
              ts[j]->dtype == want->dtype && ts[j]->rank == want->rank;
         for (int r = 0; ok && r < want->rank; r++) ok = ts[j]->dims[r] == want->dims[r];
-        if (!ok && stat(f, &st) == 0)
-          snprintf(why, nwhy, "%s does not fit input %d", f, j);
+        if (!ok && there) snprintf(why, nwhy, "%s does not fit input %d", f, j);
         tr_diag_clear(&d);
         free(f);
       }
@@ -834,6 +832,7 @@ static char *file_inputs(const char *path, loaded *l, char *why, size_t nwhy) {
       }
       free(extra);
       if (ok) {
+        why[0] = 0;
         tr_inputs_free(l->args, l->nargs);
         l->args = ts;
         return dir;
@@ -841,6 +840,9 @@ static char *file_inputs(const char *path, loaded *l, char *why, size_t nwhy) {
       tr_inputs_free(ts, l->nargs);
     }
     free(dir);
+    /* The nearest folder that exists decides; a wider one is for
+     * another module. */
+    return NULL;
   }
   return NULL;
 }
@@ -888,8 +890,10 @@ static int bench_file(const char *path, const opts *o) {
                ts * 1e3, ts / t, unc, nel);
     else snprintf(extra, sizeof extra, "  shadow failed");
 #endif
-    printf("%-60s %10.3f ms %12.0f out %10.2f Melem/s  inputs %s%s", path, t * 1e3, nout,
-           t > 0 ? nout / t * 1e-6 : 0, indir ? "from .npy" : "drawn", extra);
+    double nin = 0;
+    for (int j = 0; j < l.nargs; j++) nin += (double)tr_tensor_count(l.args[j]);
+    printf("%-44s %9.3f ms %9.0f out %9.3g in/s %9.3g out/s  inputs %s%s", path, t * 1e3, nout,
+           t > 0 ? nin / t : 0, t > 0 ? nout / t : 0, indir ? "from .npy" : "drawn", extra);
     if (o->hash) printf("  hash %016llx", (unsigned long long)h);
     printf("\n");
   }

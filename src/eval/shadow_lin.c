@@ -389,8 +389,14 @@ tr_status sh_reduce(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
 /* f64 tensors of one operand for the contraction kernels: value, magnitude
  * |v|+e, and error e (NULL when every error is 0). Uncertain elements get
  * an infinite error, so every output they reach comes out non-finite. */
-static bool operand_arrays(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dtype dt, tr_tensor **tv,
-                           tr_tensor **tm, tr_tensor **te) {
+/* Non-negative m rounded up to float (f32 magnitudes for the f32 kernel). */
+static float f32_above(double m) {
+  float f = (float)m;
+  return (double)f < m ? nextafterf(f, INFINITY) : f;
+}
+
+static bool operand_arrays(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dtype dt, bool lo,
+                           tr_tensor **tv, tr_tensor **tm, tr_tensor **te) {
   *tv = *tm = *te = NULL;
   size_t n = a->n;
   sh_fmt f;
@@ -399,8 +405,11 @@ static bool operand_arrays(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dt
   bool narrowing = tr_dtype_is_float(a->dt) ? tr_dtypes[a->dt].mbits > tr_dtypes[dt].mbits : true;
   /* Twice the operand's elements at most: the shadow value was admitted. */
   *tv = sh_pool_tensor(c, TR_DT_F64, a->rank, a->dims);
-  *tm = sh_pool_tensor(c, TR_DT_F64, a->rank, a->dims);
-  double *v = (*tv)->data, *m = (*tm)->data;
+  /* Magnitudes straight in f32 (rounded up) when the f32 kernel takes
+   * them, else in f64. */
+  *tm = sh_pool_tensor(c, lo ? TR_DT_F32 : TR_DT_F64, a->rank, a->dims);
+  double *v = (*tv)->data, *m = lo ? NULL : (*tm)->data;
+  float *m32 = lo ? (*tm)->data : NULL;
   if (a->d && !narrowing) {
     /* Exact and certain (the usual weights and inputs): the magnitudes
      * are the absolute values, no error arrays. */
@@ -408,7 +417,8 @@ static bool operand_arrays(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dt
     for (size_t i = 0; i < n; i++) any |= (a->e[i] != 0) | (a->u[i] != 0);
     if (!any) {
       memcpy(v, a->d, sizeof(double) * n);
-      for (size_t i = 0; i < n; i++) m[i] = fabs(v[i]);
+      if (m) for (size_t i = 0; i < n; i++) m[i] = fabs(v[i]);
+      else for (size_t i = 0; i < n; i++) m32[i] = f32_above(fabs(v[i]));
       return true;
     }
   }
@@ -442,7 +452,9 @@ static bool operand_arrays(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dt
     }
   }
   for (size_t i = 0; i < n; i++) {
-    m[i] = e[i] == 0 ? fabs(v[i]) : isfinite(e[i]) ? next_up(fabs(v[i]) + e[i]) : e[i];
+    double mi = e[i] == 0 ? fabs(v[i]) : isfinite(e[i]) ? next_up(fabs(v[i]) + e[i]) : e[i];
+    if (m) m[i] = mi;
+    else m32[i] = f32_above(mi);
     anye |= e[i] != 0;
   }
   if (anye) {
@@ -489,9 +501,10 @@ static tr_status magnitude(sh_ctx *c, const tr_instr *in, contract_fn kern, cons
   tr_tensor *a32 = NULL, *b32 = NULL;
   tr_status st;
   if (lo) {
-    a32 = f32_up(c, in, a);
-    b32 = a32 ? f32_up(c, in, b) : NULL;
-    st = b32 ? kern(&c->ev, t32, a32, b32, out) : TR_ERR_UNSUPPORTED;
+    /* f32 operands are magnitudes already rounded up */
+    if (a->dtype != TR_DT_F32) a32 = f32_up(c, in, a);
+    if (b->dtype != TR_DT_F32) b32 = f32_up(c, in, b);
+    st = kern(&c->ev, t32, a32 ? a32 : a, b32 ? b32 : b, out);
   } else {
     st = kern(&c->ev, t64, a, b, out);
   }
@@ -581,14 +594,15 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
   tr_tensor *xv, *xm, *xe, *yv, *ym, *ye;
   tr_tensor *V = NULL, *yabs = NULL;
   tr_tensor *pa = NULL, *p1 = NULL, *p2 = NULL;
-  bool ok = operand_arrays(c, in, x, dt, &xv, &xm, &xe) & operand_arrays(c, in, y, dt, &yv, &ym, &ye);
+  bool ok = operand_arrays(c, in, x, dt, lo, &xv, &xm, &xe) & operand_arrays(c, in, y, dt, lo, &yv, &ym, &ye);
   tr_status st = ok ? TR_OK : TR_ERR_UNSUPPORTED;
   contract_fn kern = in->op == TR_OP_DOT ? ev_dot : ev_convolution;
   if (st == TR_OK) st = kern(&c->ev, &twin, xv, yv, &V);
   if (st == TR_OK) st = magnitude(c, in, kern, &twin, &twin32, lo, xm, ym, &pa);
   if (st == TR_OK && xe) {
-    yabs = abs_copy(yv);
-    st = magnitude(c, in, kern, &twin, &twin32, lo, xe, yabs, &p1);
+    /* |v_y|: the magnitudes themselves when y is exact */
+    if (ye) yabs = abs_copy(yv);
+    st = magnitude(c, in, kern, &twin, &twin32, lo, xe, ye ? yabs : ym, &p1);
   }
   if (st == TR_OK && ye) st = magnitude(c, in, kern, &twin, &twin32, lo, xm, ye, &p2);
   sh_val *o = NULL;
