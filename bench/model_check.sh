@@ -34,12 +34,16 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#models[@]} -gt 0 ] || models=(resnet50 dlrm)
-T=build/trench
 PY=.venv/bin/python
-[ -x $T ] || { echo "model_check.sh: build/trench missing (run make)" >&2; exit 2; }
+[ -x build/trench ] || { echo "model_check.sh: build/trench missing (run make)" >&2; exit 2; }
 [ -x $PY ] || { echo "model_check.sh: .venv missing (scripts/venv.sh)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A private copy of the binary, so a rebuild during the run cannot change it
+# (TRENCH_HOME: where it finds adapters/, .venv and profiles/).
+cp build/trench "$tmp/trench" || exit 2
+T=$tmp/trench
+export TRENCH_HOME=$PWD
 
 for m in "${models[@]}"; do
   if [ ! -f "$dir/$m.pre.hlo" ] || [ ! -f "$dir/$m.inputs/params.txt" ]; then
@@ -68,8 +72,8 @@ check() {
 import json, sys
 try:
     r = json.load(open(sys.argv[1]))
-except Exception:
-    print("error - - -"); sys.exit()
+except Exception:  # trench itself failed: no report
+    print("noreport - - -"); sys.exit()
 runs = r.get("runs", [])
 outs = [o for run in runs for o in run.get("outputs", [])]
 if not outs:
@@ -113,9 +117,24 @@ for m in "${models[@]}"; do
   grep '^out' "$tmp/sh.txt" | sed 's/^/  /'
 done
 
+# bound MODULE NAME: "max_bound/max|y|" of seed 0's output 0 in shadow mode
+bound() {
+  # shellcheck disable=SC2046
+  $T run --shadow "$1" $(inputs "$2" 0) 2>/dev/null | python3 -c '
+import re, sys
+t = sys.stdin.read()
+m = re.search(r"^out0: \S+ min=(\S+) max=(\S+)", t, re.M)
+b = re.search(r"^out0: shadow max_bound=(\S+) uncertain=(\d+)/(\d+)", t, re.M)
+if not (m and b) or b.group(2) == b.group(3):
+    print("-")
+else:
+    print("%.3g" % (float(b.group(1)) / max(abs(float(m.group(1))), abs(float(m.group(2))))))'
+}
+
 # row LABEL NAME MODULE: one check line per target over the seeds
 row() {
-  local t s v w c u verdicts worst chk unc first=1
+  local t s v w c u verdicts worst chk unc first=1 b
+  b=$(bound "$3" "$2")
   for t in $targets; do
     verdicts="" worst=0 chk=0 unc=0
     for ((s = 0; s < seeds; s++)); do
@@ -123,8 +142,8 @@ row() {
       verdicts="$verdicts${verdicts:+,}$v"
       [ "$w" != - ] && worst=$(python3 -c "print(max($worst, $w))") && chk=$((chk + c)) && unc=$((unc + u))
     done
-    printf '%-24s %-9s %-22s %11.3g %s\n' "$([ $first = 1 ] && echo "$1")" "$t" "$verdicts" "$worst" \
-      "$chk/$unc"
+    printf '%-24s %-9s %-22s %11.3g %-17s %s\n' "$([ $first = 1 ] && echo "$1")" "$t" "$verdicts" \
+      "$worst" "$chk/$unc" "$([ $first = 1 ] && echo "$b")"
     first=0
   done
 }
@@ -132,7 +151,10 @@ row() {
 if [ $segs = 1 ]; then
   echo
   echo "segments: each model cut into shallow modules fed the previous segment's output"
-  printf '%-24s %-9s %-22s %11s %s\n' segment target verdicts worst_ratio checked/uncertain
+  echo "(bound/|y|: the largest shadow bound over the largest |value|, seed 0)"
+  printf '%-24s %-9s %-22s %11s %-17s %s\n' segment target verdicts worst_ratio checked/uncertain \
+    'bound/|y|'
+
   for m in "${models[@]}"; do
     for g in $($PY bench/models.py list segs "$m"); do
       row "$m:$g" "$m.seg-$g" "$dir/$m.seg-$g.pre.hlo"
