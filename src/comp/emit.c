@@ -1259,7 +1259,7 @@ static void conv_fast(em *e, const tr_instr *in, int64_t C, int64_t O, int64_t k
   tr_buf_printf(k, "    for (row0 = 0; !rc && row0 < M; row0 += %lld) {\n"
                    "      rows = M - row0 < %lld ? M - row0 : %lld;\n"
                    "      for (t = 0; t < rows; t++) {\n"
-                   "        i64 rw = row0 + t, nn = rw / P, sp = rw %% P, osd[%d], rem;\n        %s *ar = pa + t * K;\n"
+                   "        i64 rw = row0 + t, nn = rw / P, sp = rw %% P, osd[%d];\n        %s *ar = pa + t * K;\n"
                    "        for (d = %d; d >= 0; d--) { osd[d] = sp %% odsp[d]; sp /= odsp[d]; }\n"
                    "        for (d = 0; d < %d; d++) kk2[d] = 0;\n"
                    "        for (kq = 0; kq < %lldLL; kq++) {\n          i64 xo = nn * %lldLL;\n          int skip = 0;\n"
@@ -1269,7 +1269,7 @@ static void conv_fast(em *e, const tr_instr *in, int64_t C, int64_t O, int64_t k
                    "            if (p < 0 || p >= xsp[d]) { skip = 1; break; }\n            xo += p * xss[d];\n          }\n"
                    "          for (c = 0; c < %lldLL; c++) ar[kq * %lldLL + c] = skip ? 0 : cx[xo + c * %lldLL];\n"
                    "          for (d = %d; d >= 0; d--) { if (++kk2[d] < wsize[d]) break; kk2[d] = 0; }\n        }\n"
-                   "        (void)rem;\n      }\n",
+                   "      }\n",
                 (long long)RB, (long long)RB, (long long)RB, ns > 0 ? ns : 1, at, ns - 1, ns, (long long)kpos,
                 (long long)xst[cd->in_batch], ns, (long long)C, (long long)C, (long long)xst[cd->in_feature], ns - 1);
   /* C block to the result: batch, output feature and spatial dims. */
@@ -1281,7 +1281,6 @@ static void conv_fast(em *e, const tr_instr *in, int64_t C, int64_t O, int64_t k
                    "    free(pa);\n    free(pb);\n    free(pc);\n    free(cx);\n    free(cy);\n    return rc;\n  }\n",
                 dbl ? "d" : "f", (long long)rst[cd->out_batch], ns - 1, tr_dtype_name(s->dtype),
                 (long long)rst[cd->out_feature]);
-  (void)M;
 }
 
 static tr_status k_convolution(em *e, const tr_instr *in) {
