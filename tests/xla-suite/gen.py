@@ -99,17 +99,20 @@ for t in SINT:
             "p = %s[6] parameter(0)" % t, "a = %s[6] constant(%s)" % (t, vals),
             "b = %s[6] constant(%s)" % (t, dens), "x = %s[6] %s(a, b)" % (t, op),
             "y = %s[6] %s(p, b)" % (t, op), "ROOT r = (%s[6], %s[6]) tuple(x, y)" % (t, t)])
-# compare: the six directions in one module, and TOTALORDER for floats.
+# compare: the six directions in one module, and TOTALORDER for floats;
+# q takes p's value where s is true, so about half the pairs are equal.
 for t in ALL:
     dirs = ["EQ", "NE", "LT", "LE", "GT", "GE"]
-    body = ["p = %s%s parameter(0)" % (t, S), "q = %s%s parameter(1)" % (t, S)]
+    body = ["p = %s%s parameter(0)" % (t, S), "q0 = %s%s parameter(1)" % (t, S),
+            "s = pred%s parameter(2)" % S, "q = %s%s select(s, p, q0)" % (t, S)]
     for d in dirs:
         body.append("c%s = pred%s compare(p, q), direction=%s" % (d, S, d))
     body.append("ROOT r = (%s) tuple(%s)" % (", ".join(["pred" + S] * 6), ", ".join("c" + d for d in dirs)))
     add("compare_%s" % t, body)
 for t in ALLF:
     dirs = ["EQ", "NE", "LT", "LE", "GT", "GE"]
-    body = ["p = %s%s parameter(0)" % (t, S), "q = %s%s parameter(1)" % (t, S)]
+    body = ["p = %s%s parameter(0)" % (t, S), "q0 = %s%s parameter(1)" % (t, S),
+            "s = pred%s parameter(2)" % S, "q = %s%s select(s, p, q0)" % (t, S)]
     for d in dirs:
         body.append("c%s = pred%s compare(p, q), direction=%s, type=TOTALORDER" % (d, S, d))
     body.append("ROOT r = (%s) tuple(%s)" % (", ".join(["pred" + S] * 6), ", ".join("c" + d for d in dirs)))
