@@ -900,9 +900,9 @@ TR_TEST(emit_s4_u4_packed_two_per_byte) {
  * (emit_mm: im2col for convolutions); the result must still be the
  * reference's bit for bit. Odd sizes leave partial row groups and column
  * strips; batch dims, transposed operands, f64 and bf16, one product big
- * enough to be split between threads, and convolution
- * padding, strides, dilations, reversal and other dim orders; a kernel
- * with an inf takes the exact per-output loop instead. */
+ * enough to be split between threads, and convolution padding, strides,
+ * window and base dilation, reversal and other dim orders; a kernel with
+ * an inf takes the exact per-output loop instead. */
 static const char bigmm[] =
   "HloModule mm\n"
   "ENTRY e {\n"
@@ -925,7 +925,9 @@ static const char bigmm[] =
   "  c3 = f64[4,41,9] convolution(z, u), window={size=4 pad=2_2}, dim_labels=b0f_0io->b0f\n"
   "  pp = f32[130,96] parameter(14)\n  pq = f32[96,100] parameter(15)\n"
   "  d4 = f32[130,100] dot(pp, pq), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
-  "  ROOT t = tuple(d0, d1, d2, d3, c0, c1, c2, c3, d4)\n"
+  "  c4 = f32[2,17,19,5] convolution(x, w), window={size=3x3 pad=1_1x1_1 lhs_dilate=2x2},"
+  " dim_labels=b01f_01io->b01f\n"
+  "  ROOT t = tuple(d0, d1, d2, d3, c0, c1, c2, c3, d4, c4)\n"
   "}\n";
 
 TR_TEST(emit_big_dot_conv_packed_path_exact) {
