@@ -1018,3 +1018,121 @@ TR_TEST(shadow_async_equals_call) {
   tr_tensor_free(args[0]);
   tr_tensor_free(args[1]);
 }
+
+/* ---- triangular-solve ----
+ * The bound is a first-order forward error bound (shadow_linalg.c). On
+ * random well-conditioned systems of every form (left/right, lower/upper,
+ * transposed, unit diagonal; f32 and f64) whose operands carry bounds (a
+ * rounded product each), a solver written here - column-oriented
+ * substitution, another order than the reference's, each operation
+ * rounded to the dtype - on operands moved anywhere within their bounds
+ * lands within the result's bound of its value. */
+
+static double rnd_dt(tr_dtype dt, double v) { return dt == TR_DT_F32 ? (double)(float)v : v; }
+
+/* x = solution of S x = rhs with S = the system matrix of the form. */
+static void ts_solve(tr_dtype dt, int m, const double *A, const double *B, int rows, int cols, bool left,
+                     bool lower, bool trans, bool unit, double *X) {
+  double S[64], x[8];
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) {
+      /* op(A)(i, j), from the triangle read */
+      int r = trans ? j : i, c = trans ? i : j;
+      double v = (lower ? r >= c : r <= c) ? A[r * m + c] : 0;
+      if (r == c && unit) v = 1;
+      if (left) S[i * m + j] = v;
+      else S[j * m + i] = v; /* x op(A) = b: op(A)^T x^T = b^T */
+    }
+  bool slower = left ? lower != trans : lower == trans;
+  int nrhs = left ? cols : rows;
+  for (int q = 0; q < nrhs; q++) {
+    for (int i = 0; i < m; i++) x[i] = left ? B[i * cols + q] : B[q * cols + i];
+    for (int s = 0; s < m; s++) {
+      int j = slower ? s : m - 1 - s;
+      x[j] = rnd_dt(dt, x[j] / S[j * m + j]);
+      for (int i = 0; i < m; i++)
+        if (slower ? i > j : i < j) x[i] = rnd_dt(dt, x[i] - rnd_dt(dt, S[i * m + j] * x[j]));
+    }
+    for (int i = 0; i < m; i++) {
+      if (left) X[i * cols + q] = x[i];
+      else X[q * cols + i] = x[i];
+    }
+  }
+}
+
+TR_TEST(shadow_triangular_solve_bound) {
+  rng r = {4242};
+  long checked = 0, bad = 0, marked = 0;
+  stats s = {0};
+  for (int t = 0; t < 160; t++) {
+    tr_dtype dt = t % 2 ? TR_DT_F64 : TR_DT_F32;
+    bool left = pick(&r, 2), lower = pick(&r, 2), trans = pick(&r, 2), unit = pick(&r, 4) == 0;
+    int m = 1 + pick(&r, 8), n2 = 1 + pick(&r, 4), rows = left ? m : n2, cols = left ? n2 : m;
+    const char *dn = tr_dtype_name(dt);
+    char text[1600];
+    snprintf(text, sizeof text,
+             "HloModule ts\nENTRY e {\n  a0 = %s[%d,%d] parameter(0)\n  s = %s[%d,%d] parameter(1)\n"
+             "  b0 = %s[%d,%d] parameter(2)\n  u = %s[%d,%d] parameter(3)\n"
+             "  a = %s[%d,%d] multiply(a0, s)\n  b = %s[%d,%d] multiply(b0, u)\n"
+             "  x = %s[%d,%d] triangular-solve(a, b), left_side=%s, lower=%s, unit_diagonal=%s, "
+             "transpose_a=%s\n  ROOT t = (%s[%d,%d], %s[%d,%d], %s[%d,%d]) tuple(a, b, x)\n}\n",
+             dn, m, m, dn, m, m, dn, rows, cols, dn, rows, cols, dn, m, m, dn, rows, cols, dn, rows, cols,
+             left ? "true" : "false", lower ? "true" : "false", unit ? "true" : "false",
+             trans ? "TRANSPOSE" : "NO_TRANSPOSE", dn, m, m, dn, rows, cols, dn, rows, cols);
+    double A0[64], S0[64], B0[32], U0[32];
+    for (int i = 0; i < m * m; i++) {
+      bool diag = i / m == i % m;
+      A0[i] = diag ? (1.5 + 1.5 * unif(&r)) * (pick(&r, 2) ? 1 : -1) : 0.3 * gauss(&r);
+      S0[i] = 1 + ldexp(gauss(&r), -10);
+    }
+    for (int i = 0; i < rows * cols; i++) {
+      B0[i] = gauss(&r);
+      U0[i] = 1 + ldexp(gauss(&r), -10);
+    }
+    tr_tensor *args[4];
+    int64_t da[2] = {m, m}, db[2] = {rows, cols};
+    double *src[4] = {A0, S0, B0, U0};
+    for (int i = 0; i < 4; i++) {
+      args[i] = tr_tensor_new(dt, 2, i < 2 ? da : db, NULL);
+      for (int k = 0; k < (i < 2 ? m * m : rows * cols); k++) tr_tensor_set_f(args[i], (size_t)k, src[i][k]);
+    }
+    both bb;
+    if (run_both(text, args, 4, &bb, __LINE__)) {
+      contain(&bb, &s, text);
+      const tr_shadow_out *oa = &bb.sh[0], *ob = &bb.sh[1], *ox = &bb.sh[2];
+      for (int trial = 0; trial < 6; trial++) {
+        double A[64], B[32], X[32];
+        /* operands anywhere in their intervals; trials 0 and 1 at the corners */
+        for (int i = 0; i < m * m; i++) {
+          double z = trial == 0 ? 1 : trial == 1 ? -1 : 2 * unif(&r) - 1;
+          A[i] = oa->value[i] + z * oa->bound[i];
+        }
+        for (int i = 0; i < rows * cols; i++) {
+          double z = trial == 0 ? -1 : trial == 1 ? 1 : 2 * unif(&r) - 1;
+          B[i] = ob->value[i] + z * ob->bound[i];
+        }
+        ts_solve(dt, m, A, B, rows, cols, left, lower, trans, unit, X);
+        for (int i = 0; i < rows * cols; i++) {
+          if (ox->uncertain[i]) {
+            marked += trial == 0;
+            continue;
+          }
+          checked++;
+          if (!(fabs(X[i] - ox->value[i]) <= ox->bound[i])) {
+            if (bad < 5)
+              fprintf(stderr, "  %s m=%d left=%d lower=%d trans=%d unit=%d element %d: solver %.17g value %.17g bound %.3g\n",
+                      dn, m, left, lower, trans, unit, i, X[i], ox->value[i], ox->bound[i]);
+            bad++;
+          }
+        }
+      }
+    }
+    both_free(&bb);
+    for (int i = 0; i < 4; i++) tr_tensor_free(args[i]);
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_INT(s.bad, 0);
+  CHECK(checked > 5000);
+  CHECK(marked < checked / 100);
+  printf("  shadow triangular-solve: %ld solver results within the bound, %ld uncertain\n", checked, marked);
+}

@@ -1,0 +1,122 @@
+/* shadow_linalg.c - shadow rule of triangular-solve: the value is the
+ * substitution in long double on the shadow operands (as exact mode,
+ * eval_linalg.c), the bound a first-order forward error bound of a
+ * backward-stable solver on operands known within their bounds:
+ *
+ *   x = T^-1 b,  (T + dT) x' = b + db,  |dT| <= e_T + g |T|,  |db| <= e_b
+ *   |x' - x| <= |T^-1| (e_b + (e_T + g |T|) |x|)          (first order)
+ *
+ * with g = (m+1) u for the implementation's own rounding (substitution is
+ * backward stable with |dT| <= gamma_m |T|: Higham, Accuracy and
+ * Stability of Numerical Algorithms, 2nd ed., Theorem 8.5) plus the
+ * long double substitution's own. docs/ORACLE.md states the rule. */
+#include "shadowint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool battr(const tr_instr *in, tr_attr_key k) {
+  const tr_attr *at = tr_instr_attr(in, k);
+  return at && at->u.b;
+}
+
+tr_status sh_triangular_solve(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  const sh_val *a = ops[0], *b = ops[1];
+  int r = a->rank;
+  if (in->noperands != 2 || !sh_is_flt(a) || !sh_is_flt(b) || a->dt != b->dt || in->shape->dtype != a->dt ||
+      r < 2 || b->rank != r || a->dims[r - 1] != a->dims[r - 2])
+    return sh_fallback(c, in, ops, out);
+  bool left = battr(in, TR_ATTR_LEFT_SIDE), lower = battr(in, TR_ATTR_LOWER);
+  bool unit = battr(in, TR_ATTR_UNIT_DIAGONAL);
+  const tr_attr *ta = tr_instr_attr(in, TR_ATTR_TRANSPOSE_A);
+  bool trans = ta && ta->u.s && strcmp(ta->u.s, "NO_TRANSPOSE") != 0;
+  size_t m = (size_t)a->dims[r - 1];
+  size_t rows = (size_t)b->dims[r - 2], cols = (size_t)b->dims[r - 1];
+  size_t nrhs = left ? cols : rows;
+  if ((left ? rows : cols) != m) return sh_fallback(c, in, ops, out);
+  sh_val *o = sh_arr_new(c, in, b->dt, b->rank, b->dims);
+  if (!o) return TR_ERR_UNSUPPORTED;
+  sh_fmt f;
+  sh_fmt_of(b->dt, &f);
+  double k = sh_allow(c, TR_OP_TRIANGULAR_SOLVE, b->dt);
+  /* the implementation's backward error and the long double one's */
+  long double g = (long double)(m + 1) * k * ldexpl(1.0L, 1 - f.p) + (long double)(m + 2) * ldexpl(1.0L, -63);
+  /* As eval_linalg.c: the system matrix is op(a) (left) or op(a)^T
+   * (right), lower or upper; re-indexed by p(i) it is lower triangular. */
+  bool t_eff = left ? trans : !trans, t_lower = lower != t_eff;
+  size_t mm = m * m, nb = m ? a->n / mm : 0;
+  long double *L = tr_xcalloc(mm ? mm : 1, sizeof(long double)), *Li = tr_xcalloc(mm ? mm : 1, sizeof(long double));
+  long double *E = tr_xcalloc(mm ? mm : 1, sizeof(long double));
+  long double *y = tr_xmalloc(sizeof(long double) * (m ? m : 1)), *w = tr_xmalloc(sizeof(long double) * (m ? m : 1));
+  long double *ec = tr_xmalloc(sizeof(long double) * (m ? m : 1));
+  for (size_t bi = 0; bi < nb; bi++) {
+    size_t abase = bi * mm, bbase = bi * rows * cols;
+    bool unsure = false, singular = false;
+    for (size_t i = 0; i < m; i++)
+      for (size_t q = 0; q <= i; q++) {
+        /* L(i, q) = T(p(i), p(q)); T(s, t) reads a as eval_linalg.c does */
+        size_t s = t_lower ? i : m - 1 - i, t = t_lower ? q : m - 1 - q;
+        size_t ai = abase + (t_eff ? t * m + s : s * m + t);
+        bool diag = i == q;
+        L[i * m + q] = diag && unit ? 1.0L : sh_get(a, ai);
+        E[i * m + q] = diag && unit ? 0.0L : (long double)a->e[ai];
+        if (!(diag && unit)) unsure |= a->u[ai] != 0;
+        if (diag && !unit && !(fabsl(L[i * m + i]) > E[i * m + i])) singular = true;
+      }
+    /* |L^-1| by substitution on the identity's columns */
+    for (size_t j = 0; j < m; j++)
+      for (size_t i = 0; i < m; i++) {
+        long double v = i == j ? 1.0L : 0.0L;
+        for (size_t q = j; q < i; q++) v -= L[i * m + q] * Li[q * m + j];
+        Li[i * m + j] = i < j ? 0 : v / L[i * m + i];
+      }
+    for (size_t q = 0; q < nrhs; q++) {
+      bool u = unsure || singular;
+      for (size_t i = 0; i < m; i++) {
+        size_t s = t_lower ? i : m - 1 - i;
+        size_t bix = bbase + (left ? s * cols + q : q * cols + s);
+        long double v = sh_get(b, bix);
+        ec[i] = b->e[bix];
+        u |= b->u[bix] != 0;
+        for (size_t t = 0; t < i; t++) v -= L[i * m + t] * y[t];
+        y[i] = v / L[i * m + i];
+      }
+      /* w = e_b + (e_T + g |L|) |y|, then the bound |L^-1| w */
+      bool fin = true;
+      for (size_t i = 0; i < m; i++) {
+        long double s = ec[i];
+        for (size_t t = 0; t <= i; t++) s += (E[i * m + t] + g * fabsl(L[i * m + t])) * fabsl(y[t]);
+        w[i] = s;
+        fin = fin && isfinite(y[i]);
+      }
+      for (size_t i = 0; i < m; i++) {
+        long double p = 0;
+        for (size_t t = 0; t <= i; t++) p += fabsl(Li[i * m + t]) * w[t];
+        size_t s = t_lower ? i : m - 1 - i;
+        size_t ox = bbase + (left ? s * cols + q : q * cols + s);
+        unsigned char ui = u || !fin || !isfinite(p);
+        long double rv;
+        double re;
+        if (ui && !(isfinite(y[i]) && isfinite(p))) {
+          rv = y[i];
+          re = 0;
+        } else {
+          /* the rounding to the dtype and the overflow edge */
+          /* p's own long double sums: 2m+4 roundings of 2^-64 */
+          sh_finish(&f, y[i], p * (1 + (long double)(2 * m + 4) * ldexpl(1.0L, -64)), k, &rv, &re, &ui);
+        }
+        sh_put(o, ox, rv, re);
+        o->u[ox] = ui;
+      }
+    }
+  }
+  free(L);
+  free(Li);
+  free(E);
+  free(y);
+  free(w);
+  free(ec);
+  *out = o;
+  return TR_OK;
+}
