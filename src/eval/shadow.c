@@ -25,7 +25,7 @@ void tr_ulp_table_default(tr_ulp_table *t) {
     SET(CONVERT, 0.5); SET(IOTA, 0.5); SET(DOT, 0.5); SET(CONVOLUTION, 0.5);
     SET(REDUCE, 0.5); SET(REDUCE_WINDOW, 0.5); SET(SCATTER, 0.5); SET(SELECT_AND_SCATTER, 0.5);
     /* Per operation of a backward-stable substitution (see shadow_linalg.c). */
-    SET(TRIANGULAR_SOLVE, 0.5);
+    SET(TRIANGULAR_SOLVE, 0.5); SET(CHOLESKY, 0.5);
     /* Transcendentals: XLA's own CPU accuracy budgets for f32 and f64
      * (xla/codegen/intrinsic/accuracy/accuracy_budget.h, see
      * ../shared/notes/xla-semantics.md section 15), rounded up; types
@@ -759,6 +759,9 @@ static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **
     if (in->noperands != 3) return ev_err(&c->ev, in, TR_ERR_INVALID, "select-and-scatter needs 3 operands");
     return sh_select_and_scatter(c, in, ops, out);
   case TR_OP_TOPK: return sh_topk(c, in, ops, out);
+  case TR_OP_CHOLESKY:
+    if (in->noperands != 1 || !ops[0]->arr) return ev_err(&c->ev, in, TR_ERR_INVALID, "cholesky needs an array operand");
+    return sh_cholesky(c, in, ops, out);
   case TR_OP_TRIANGULAR_SOLVE:
     if (in->noperands != 2 || !ops[0]->arr || !ops[1]->arr)
       return ev_err(&c->ev, in, TR_ERR_INVALID, "triangular-solve needs 2 array operands");

@@ -1,4 +1,6 @@
-/* shadow_linalg.c - shadow rule of triangular-solve: the value is the
+/* shadow_linalg.c - shadow rules of triangular-solve and cholesky.
+ *
+ * Triangular-solve: the value is the
  * substitution in long double on the shadow operands (as exact mode,
  * eval_linalg.c), the bound a first-order forward error bound of a
  * backward-stable solver on operands known within their bounds:
@@ -9,7 +11,20 @@
  * with g = (m+1) u for the implementation's own rounding (substitution is
  * backward stable with |dT| <= gamma_m |T|: Higham, Accuracy and
  * Stability of Numerical Algorithms, 2nd ed., Theorem 8.5) plus the
- * long double substitution's own. docs/ORACLE.md states the rule. */
+ * long double substitution's own.
+ *
+ * Cholesky (lower form; upper is its transpose): the value is the column
+ * algorithm in long double on the shadow operand (as exact mode); with
+ * A + dA = (L + dL)(L + dL)^T to first order dL = L Phi(L^-1 dA L^-T),
+ * Phi = the lower triangle with the diagonal halved (the perturbation
+ * theory of the Cholesky factor, e.g. Sun, "Perturbation bounds for the
+ * Cholesky and QR factorizations", BIT 31 (1991)), so
+ *
+ *   |dL| <= |L| Phi(|L^-1| |dA| |L^-T|),  |dA| <= e_A + g |L| |L^T|
+ *
+ * with g = (n+1) u for the implementation (a backward-stable Cholesky has
+ * |dA| <= gamma_{n+1} |L||L^T|: Higham, Theorem 10.3) plus the long double
+ * algorithm's own. docs/ORACLE.md states both rules. */
 #include "shadowint.h"
 
 #include <math.h>
@@ -117,6 +132,107 @@ tr_status sh_triangular_solve(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_va
   free(y);
   free(w);
   free(ec);
+  *out = o;
+  return TR_OK;
+}
+
+tr_status sh_cholesky(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  const sh_val *a = ops[0];
+  int r = a->rank;
+  if (in->noperands != 1 || !sh_is_flt(a) || in->shape->dtype != a->dt || r < 2 || a->dims[r - 1] != a->dims[r - 2])
+    return sh_fallback(c, in, ops, out);
+  bool lower = battr(in, TR_ATTR_LOWER); /* XLA's default is upper */
+  size_t n = (size_t)a->dims[r - 1], nn = n * n, nb = n ? a->n / nn : 0;
+  sh_val *o = sh_arr_new(c, in, a->dt, a->rank, a->dims);
+  if (!o) return TR_ERR_UNSUPPORTED;
+  sh_fmt f;
+  sh_fmt_of(a->dt, &f);
+  double k = sh_allow(c, TR_OP_CHOLESKY, a->dt);
+  long double g = (long double)(n + 1) * k * ldexpl(1.0L, 1 - f.p) + (long double)(n + 2) * ldexpl(1.0L, -63);
+  size_t sz = nn ? nn : 1;
+  long double *L = tr_xmalloc(sizeof(long double) * sz), *Li = tr_xmalloc(sizeof(long double) * sz);
+  long double *D = tr_xmalloc(sizeof(long double) * sz), *M = tr_xmalloc(sizeof(long double) * sz);
+  long double *T = tr_xmalloc(sizeof(long double) * sz);
+  for (size_t bi = 0; bi < nb; bi++) {
+    size_t base = bi * nn;
+    /* A(i, j) for i >= j from the triangle XLA reads; element index */
+#define AX(i, j) (base + (lower ? (i) * n + (j) : (j) * n + (i)))
+    bool unsure = false;
+    for (size_t i = 0; i < n; i++)
+      for (size_t j = 0; j <= i; j++) unsure |= a->u[AX(i, j)] != 0;
+    memset(L, 0, sizeof(long double) * sz);
+    for (size_t j = 0; j < n; j++) {
+      long double s = sh_get(a, AX(j, j));
+      for (size_t q = 0; q < j; q++) s -= L[j * n + q] * L[j * n + q];
+      L[j * n + j] = sqrtl(s);
+      for (size_t i = j + 1; i < n; i++) {
+        long double t = sh_get(a, AX(i, j));
+        for (size_t q = 0; q < j; q++) t -= L[i * n + q] * L[j * n + q];
+        L[i * n + j] = t / L[j * n + j];
+      }
+    }
+    bool fin = true;
+    for (size_t i = 0; i < nn; i++) fin = fin && isfinite(L[i]);
+    /* L^-1 (lower), by substitution on the identity's columns */
+    for (size_t j = 0; j < n; j++)
+      for (size_t i = 0; i < n; i++) {
+        long double v = i == j ? 1.0L : 0.0L;
+        for (size_t q = j; q < i; q++) v -= L[i * n + q] * Li[q * n + j];
+        Li[i * n + j] = i < j ? 0 : v / L[i * n + i];
+      }
+    /* |dA| (symmetric): the input bounds plus g |L||L^T| */
+    for (size_t i = 0; i < n; i++)
+      for (size_t j = 0; j <= i; j++) {
+        long double s = 0;
+        for (size_t q = 0; q <= j; q++) s += fabsl(L[i * n + q]) * fabsl(L[j * n + q]);
+        D[i * n + j] = D[j * n + i] = (long double)a->e[AX(i, j)] + g * s;
+      }
+    /* M = |L^-1| |dA| |L^-T|, T = |L| Phi(M) */
+    for (size_t i = 0; i < n; i++)
+      for (size_t j = 0; j < n; j++) {
+        long double s = 0;
+        for (size_t q = 0; q <= i; q++) s += fabsl(Li[i * n + q]) * D[q * n + j];
+        T[i * n + j] = s;
+      }
+    for (size_t i = 0; i < n; i++)
+      for (size_t j = 0; j <= i; j++) {
+        long double s = 0;
+        for (size_t q = 0; q <= j; q++) s += T[i * n + q] * fabsl(Li[j * n + q]);
+        M[i * n + j] = i == j ? s / 2 : s;
+      }
+    bool weak = false; /* the first order no longer describes the change */
+    for (size_t i = 0; i < n; i++)
+      for (size_t j = 0; j <= i; j++) {
+        long double s = 0;
+        for (size_t q = j; q <= i; q++) s += fabsl(L[i * n + q]) * M[q * n + j];
+        T[i * n + j] = s * (1 + (long double)(4 * n + 8) * ldexpl(1.0L, -64));
+        if (i == j && !(T[i * n + i] < L[i * n + i] / 2)) weak = true;
+      }
+    unsigned char mark = unsure || !fin || weak;
+    for (size_t i = 0; i < n; i++)
+      for (size_t j = 0; j < n; j++) {
+        /* result element (i, j) of the lower factor; upper: its transpose */
+        size_t ox = base + (lower ? i * n + j : j * n + i);
+        if (j > i) { /* the other triangle: 0 (eval_linalg.c) */
+          sh_put(o, ox, 0, 0);
+          o->u[ox] = 0;
+          continue;
+        }
+        unsigned char u = mark;
+        long double rv = L[i * n + j];
+        double re = 0;
+        if (isfinite(rv) && isfinite(T[i * n + j])) sh_finish(&f, rv, T[i * n + j], k, &rv, &re, &u);
+        else u = 1;
+        sh_put(o, ox, rv, re);
+        o->u[ox] = u;
+      }
+#undef AX
+  }
+  free(L);
+  free(Li);
+  free(D);
+  free(M);
+  free(T);
   *out = o;
   return TR_OK;
 }

@@ -157,7 +157,8 @@ tr_status sh_select_and_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
 tr_status sh_reduce_window(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
 tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out);
 
-/* ---- triangular-solve (shadow_linalg.c) ---- */
+/* ---- triangular-solve, cholesky (shadow_linalg.c) ---- */
 tr_status sh_triangular_solve(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
+tr_status sh_cholesky(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
 
 #endif

@@ -1136,3 +1136,96 @@ TR_TEST(shadow_triangular_solve_bound) {
   CHECK(marked < checked / 100);
   printf("  shadow triangular-solve: %ld solver results within the bound, %ld uncertain\n", checked, marked);
 }
+
+/* ---- cholesky ----
+ * Random symmetric positive definite matrices b b^T + n I (lower and
+ * upper forms, f32 and f64, the matrix with a dot's bounds): a right-looking (outer product)
+ * Cholesky written here, another order than the reference's column
+ * algorithm, each operation rounded to the dtype, on the read triangle
+ * moved anywhere within its bounds, lands within the bound of every
+ * certain element; the other triangle is an exact 0. */
+
+static void chol_solve(tr_dtype dt, int n, const double *A, bool lower, double *Lout) {
+  double W[64];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j <= i; j++) W[i * n + j] = lower ? A[i * n + j] : A[j * n + i];
+  for (int k = 0; k < n; k++) {
+    W[k * n + k] = rnd_dt(dt, sqrt(W[k * n + k]));
+    for (int i = k + 1; i < n; i++) W[i * n + k] = rnd_dt(dt, W[i * n + k] / W[k * n + k]);
+    for (int j = k + 1; j < n; j++)
+      for (int i = j; i < n; i++) W[i * n + j] = rnd_dt(dt, W[i * n + j] - rnd_dt(dt, W[i * n + k] * W[j * n + k]));
+  }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      double v = j <= i ? W[i * n + j] : 0;
+      if (lower) Lout[i * n + j] = v;
+      else Lout[j * n + i] = v;
+    }
+}
+
+TR_TEST(shadow_cholesky_bound) {
+  rng r = {5151};
+  long checked = 0, bad = 0, marked = 0, zeros = 0;
+  stats s = {0};
+  for (int t = 0; t < 120; t++) {
+    tr_dtype dt = t % 2 ? TR_DT_F64 : TR_DT_F32;
+    bool lower = pick(&r, 2);
+    int n = 1 + pick(&r, 8);
+    const char *dn = tr_dtype_name(dt);
+    char text[800];
+    /* a = b b^T + n I in the module: a sum's bound, wider than the
+     * factorization's own rounding */
+    snprintf(text, sizeof text,
+             "HloModule ch\nENTRY e {\n  b = %s[%d,%d] parameter(0)\n  dg = %s[%d,%d] parameter(1)\n"
+             "  p = %s[%d,%d] dot(b, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n"
+             "  a = %s[%d,%d] add(p, dg)\n  l = %s[%d,%d] cholesky(a), lower=%s\n"
+             "  ROOT t = (%s[%d,%d], %s[%d,%d]) tuple(a, l)\n}\n",
+             dn, n, n, dn, n, n, dn, n, n, dn, n, n, dn, n, n, lower ? "true" : "false", dn, n, n, dn, n, n);
+    double A0[64], S0[64];
+    for (int i = 0; i < n * n; i++) {
+      A0[i] = gauss(&r);
+      S0[i] = i / n == i % n ? n : 0;
+    }
+    tr_tensor *args[2];
+    int64_t da[2] = {n, n};
+    for (int i = 0; i < 2; i++) {
+      args[i] = tr_tensor_new(dt, 2, da, NULL);
+      for (int k = 0; k < n * n; k++) tr_tensor_set_f(args[i], (size_t)k, i ? S0[k] : A0[k]);
+    }
+    both bb;
+    if (run_both(text, args, 2, &bb, __LINE__)) {
+      contain(&bb, &s, text);
+      const tr_shadow_out *oa = &bb.sh[0], *ol = &bb.sh[1];
+      for (int trial = 0; trial < 6; trial++) {
+        double A[64], L[64];
+        for (int i = 0; i < n * n; i++) {
+          double z = trial == 0 ? 1 : trial == 1 ? -1 : 2 * unif(&r) - 1;
+          A[i] = oa->value[i] + z * oa->bound[i];
+        }
+        chol_solve(dt, n, A, lower, L);
+        for (int i = 0; i < n * n; i++) {
+          if (ol->uncertain[i]) {
+            marked += trial == 0;
+            continue;
+          }
+          checked++;
+          zeros += ol->value[i] == 0 && ol->bound[i] == 0;
+          if (!(fabs(L[i] - ol->value[i]) <= ol->bound[i])) {
+            if (bad < 5)
+              fprintf(stderr, "  %s n=%d lower=%d element %d: solver %.17g value %.17g bound %.3g\n", dn, n,
+                      lower, i, L[i], ol->value[i], ol->bound[i]);
+            bad++;
+          }
+        }
+      }
+    }
+    both_free(&bb);
+    for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_INT(s.bad, 0);
+  CHECK(checked > 5000 && zeros > 1000);
+  CHECK(marked < checked / 100);
+  printf("  shadow cholesky: %ld solver results within the bound (%ld exact zeros), %ld uncertain\n", checked,
+         zeros, marked);
+}
