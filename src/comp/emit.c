@@ -2412,8 +2412,16 @@ static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf 
     return s;
   }
   int kid = finish_kernel(e, in->id);
-  own_leaves(e, in);
-  alloc_leaves(e, in, body);
+  if (in == c->root && tr_shape_is_array(in->shape)) {
+    /* The root's kernel writes straight into the caller's result buffer
+     * (never an argument of the same call), saving a buffer and a copy. */
+    set_leaves(e, in, 1);
+    e->lv[in->id].leaf[0] = tr_xstrdup("r[0]");
+    e->lv[in->id].shape[0] = in->shape;
+  } else {
+    own_leaves(e, in);
+    alloc_leaves(e, in, body);
+  }
   const leaves *rl = &e->lv[in->id];
   char *args[256], *res[256];
   int nres = rl->n < 256 ? rl->n : 256;
@@ -2497,8 +2505,12 @@ static tr_status emit_comp(em *e, const tr_comp *c) {
     tr_buf_printf(f, "  u8 *b[%d] = {0}, *w[%d] = {0};\n  int k_;\n", e->nb > 0 ? e->nb : 1, e->nw > 0 ? e->nw : 1);
     tr_buf_puts(f, tr_buf_str(&body));
     const leaves *rl = &e->lv[c->root->id];
-    for (int j = 0; j < rl->n; j++)
-      tr_buf_printf(f, "  memcpy(r[%d], %s, %lld);\n", j, rl->leaf[j], (long long)bytes_of(rl->shape[j]));
+    for (int j = 0; j < rl->n; j++) {
+      char rj[32];
+      snprintf(rj, sizeof rj, "r[%d]", j);
+      if (strcmp(rl->leaf[j], rj) != 0)
+        tr_buf_printf(f, "  memcpy(r[%d], %s, %lld);\n", j, rl->leaf[j], (long long)bytes_of(rl->shape[j]));
+    }
     tr_buf_puts(f, "out:\n");
     tr_buf_printf(f, "  for (k_ = 0; k_ < %d; k_++) free(b[k_]);\n  for (k_ = 0; k_ < %d; k_++) free(w[k_]);\n",
                   e->nb, e->nw);
