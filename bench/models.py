@@ -1,5 +1,6 @@
-"""models.py - real XLA dumps of two benchmark-sized models, ResNet-50 v1.5
-and DLRM, with realistic inputs, for `trench run` and `trench check`.
+"""models.py - real XLA dumps of benchmark-sized models (ResNet-50 v1.5,
+DLRM, one transformer block in f32 and bf16) with realistic inputs, for
+`trench run` and `trench check` (docs/MODELS.md, bench/model_check.sh).
 
 XLA's own CPU benchmark HLO files (resnet50, dlrm) cannot be fetched from
 this machine, so this script builds the same models in plain jax and dumps
@@ -28,12 +29,13 @@ DIR defaults to /work/models. Per model it writes
   DIR/NAME.seg-S.inputs/    its inputs (weights as links into NAME.inputs)
 `errors` evaluates a model, cut or segment in f64 with jax on the inputs
 of a `trench check --save` bundle and prints the error of the bundle's
-ref0.npy and target0.npy against it.
+ref0.npy, target0.npy (and exact0.npy, if put there) against it.
 
 Values (deterministic, numpy's PCG64 per seed):
   - conv and dense weights: He-normal (std sqrt(2/fan_in)); the last layer
     of each network is scaled so logits come out with a std near 3 (ResNet:
-    measured on the calibration batch) or 1/sqrt(fan_in) (DLRM).
+    measured on the calibration batch) or has std 1/sqrt(fan_in) (DLRM,
+    transformer).
   - batch norm (ResNet): inference form, y = x*scale + shift per channel.
     gamma ~ U(0.6, 1.2) (U(0.15, 0.35) for the last BN of each bottleneck,
     as trained ResNets have), beta ~ N(0, 0.1); the running mean and
