@@ -1431,29 +1431,17 @@ static void emit_mm(em *e, bool dbl) {
                    "        for (j = 0; j < %d && s * %d + j < N; j++) c[(i0 + r) * N + s * %d + j] = t[r][j];\n"
                    "    }\n}\n",
                 T, f, f, T, T, T, nb - 1, nb, T, nb, f, T, nb, nb, nb, vw, vw, vw, vw, vw, nb, nb, nb);
-  /* Threads split the row groups, so every output is still computed by
-   * one thread in one order. */
-  tr_buf_printf(k, "#include <pthread.h>\n#include <unistd.h>\n"
-                   "typedef struct { const %s *pa, *pb; %s *c; i64 M, N, K, r0, r1; } tr_mmjob_%s;\n"
-                   "static void *tr_mm_%s_job(void *p) {\n  tr_mmjob_%s *j = p;\n"
-                   "  if (__builtin_cpu_supports(\"avx512f\")) tr_mm_%s_v(j->pa, j->pb, j->c, j->M, j->N, j->K, j->r0, j->r1);\n"
-                   "  else tr_mm_%s_c(j->pa, j->pb, j->c, j->M, j->N, j->K, j->r0, j->r1);\n  return 0;\n}\n"
-                   "#define TR_MM_THREADS 1\n#endif\n",
-                T, T, f, f, f, f, f);
+  tr_buf_puts(k, "#define TR_MM_AVX512 1\n#endif\n");
+  /* One thread: on this project's shared 2-vCPU container, splitting the
+   * row groups between two threads (tried: same bits, one thread per
+   * output) gained nothing for a dot and made a convolution up to 3x
+   * slower in the worker. The r0..r1 row range is where threads would
+   * split on a bigger machine. */
   tr_buf_printf(k, "static void tr_mm_%s(const %s *pa, const %s *pb, %s *c, i64 M, i64 N, i64 K) {\n"
-                   "#ifdef TR_MM_THREADS\n"
-                   "  i64 groups = (M + 3) / 4;\n  long cpus = sysconf(_SC_NPROCESSORS_ONLN);\n"
-                   "  int nt = (double)M * N * K < 1048576.0 || cpus < 2 ? 1 : cpus > 8 ? 8 : (int)cpus, t, started[8];\n"
-                   "  pthread_t th[8];\n  tr_mmjob_%s jb[8];\n"
-                   "  if (nt > groups) nt = (int)groups;\n"
-                   "  for (t = 0; t < nt; t++) {\n"
-                   "    jb[t].pa = pa; jb[t].pb = pb; jb[t].c = c; jb[t].M = M; jb[t].N = N; jb[t].K = K;\n"
-                   "    jb[t].r0 = groups * t / nt * 4; jb[t].r1 = groups * (t + 1) / nt * 4;\n"
-                   "    started[t] = t > 0 && pthread_create(&th[t], 0, tr_mm_%s_job, &jb[t]) == 0;\n  }\n"
-                   "  for (t = 0; t < nt; t++) if (!started[t]) tr_mm_%s_job(&jb[t]);\n"
-                   "  for (t = 1; t < nt; t++) if (started[t]) pthread_join(th[t], 0);\n"
-                   "#else\n  tr_mm_%s_c(pa, pb, c, M, N, K, 0, (M + 3) / 4 * 4);\n#endif\n}\n",
-                f, T, T, T, f, f, f, f);
+                   "#ifdef TR_MM_AVX512\n"
+                   "  if (__builtin_cpu_supports(\"avx512f\")) { tr_mm_%s_v(pa, pb, c, M, N, K, 0, (M + 3) / 4 * 4); return; }\n"
+                   "#endif\n  tr_mm_%s_c(pa, pb, c, M, N, K, 0, (M + 3) / 4 * 4);\n}\n",
+                f, T, T, T, f, f);
 }
 
 static tr_status k_dot(em *e, const tr_instr *in) {

@@ -899,8 +899,8 @@ TR_TEST(emit_s4_u4_packed_two_per_byte) {
 /* Big float dots and convolutions take the packed matrix-product path
  * (emit_mm: im2col for convolutions); the result must still be the
  * reference's bit for bit. Odd sizes leave partial row groups and column
- * strips; batch dims, transposed operands, f64 and bf16, one product big
- * enough to be split between threads, and convolution padding, strides,
+ * strips; batch dims, transposed operands, f64 and bf16, a product of
+ * more than 2^20 multiply-adds, and convolution padding, strides,
  * window and base dilation, reversal and other dim orders; a kernel with
  * an inf takes the exact per-output loop instead. */
 static const char bigmm[] =
