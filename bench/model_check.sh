@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
     --cuts) cuts=1 ;;
     --segs) segs=1 ;;
     --dir) dir=$2; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     -*) echo "model_check.sh: unknown option $1" >&2; exit 2 ;;
     *) models+=("$1") ;;
   esac

@@ -567,7 +567,7 @@ def main():
             seg = (a.seg, os.path.join(a.dir, "%s.seg-%s.inputs" % (a.model, a.seg), "params.txt"))
         errors(a.model, a.cut, a.bundle, seg)
         return
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default="/work/models")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--batch", type=int, default=0, help="0: per-model default")
