@@ -42,6 +42,71 @@ static tr_status follow_ids(sh_ctx *c, const tr_instr *in, sh_val **ops, const i
   return TR_OK;
 }
 
+/* The exact kernels copy elements by their size whatever the type, so for
+ * values held in double (types up to 32 bits) they can move the value,
+ * bound and mark planes directly: three runs over the result's elements
+ * instead of an id per operand element (a gather or slice that reads a
+ * few rows of a big table would otherwise pay for the whole table). */
+
+/* A tensor header over a plane of a (borrowed data: never freed). */
+static tr_tensor plane(const sh_val *a, int which) {
+  tr_tensor t;
+  t.dtype = which == 2 ? TR_DT_U8 : TR_DT_F64;
+  t.rank = a->rank;
+  t.dims = a->dims;
+  t.data = which == 0 ? (void *)a->d : which == 1 ? (void *)a->e : (void *)a->u;
+  t.nbytes = a->n * (which == 2 ? 1 : sizeof(double));
+  return t;
+}
+
+static bool planes_movable(const tr_instr *in, sh_val **ops, int nd) {
+  for (int i = 0; i < nd; i++)
+    if (!ops[i]->d || ops[i]->dt != in->shape->dtype) return false;
+  return true;
+}
+
+/* Runs the move (or gather: idx set) on each plane; *out takes the result
+ * buffers. */
+static tr_status move_planes(sh_ctx *c, const tr_instr *in, sh_val **ops, int nops, int nd,
+                             const tr_tensor *idx, bool unsure, sh_val **out) {
+  const tr_shape *s = in->shape;
+  sh_val *o = sh_arr_new_raw(c, in, s->dtype, s->rank, s->dims);
+  if (!o) return TR_ERR_UNSUPPORTED;
+  size_t m = o->n ? o->n : 1;
+  tr_tensor hdr[16], *ts[16];
+  if (nops > 16) {
+    sh_unref(o);
+    return TR_ERR_UNSUPPORTED;
+  }
+  tr_status st = TR_OK;
+  for (int w = 0; w < 3 && st == TR_OK; w++) {
+    for (int i = 0; i < nops; i++) {
+      if (i < nd) {
+        hdr[i] = plane(ops[i], w);
+        ts[i] = &hdr[i];
+      } else {
+        ts[i] = ops[i]->t;
+      }
+    }
+    tr_tensor *r = NULL;
+    st = idx ? ev_gather(&c->ev, in, ts[0], idx, &r) : ev_move(&c->ev, in, ts, nops, &r);
+    if (st != TR_OK) break;
+    /* the result's buffer becomes the plane */
+    void **dst = w == 0 ? (void **)&o->d : w == 1 ? (void **)&o->e : (void **)&o->u;
+    sh_pool_give(&c->pool, *dst, w == 2 ? m : m * sizeof(double));
+    *dst = r->data;
+    r->data = NULL;
+    tr_tensor_free(r);
+  }
+  if (st != TR_OK) {
+    sh_unref(o);
+    return st;
+  }
+  if (unsure) memset(o->u, 1, o->n);
+  *out = o;
+  return TR_OK;
+}
+
 /* Which operands carry data (the rest are start indices). */
 static int data_operands(tr_op op, int nops) {
   switch (op) {
@@ -66,6 +131,7 @@ tr_status sh_move(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   }
   bool unsure = false;
   for (int i = nd; i < nops; i++) unsure |= sh_any_uncertain(ops[i]);
+  if (planes_movable(in, ops, nd)) return move_planes(c, in, ops, nops, nd, NULL, unsure, out);
   tr_tensor **ts = tr_xcalloc((size_t)nops, sizeof(tr_tensor *));
   tr_status st = TR_OK;
   for (int i = 0; i < nd && st == TR_OK; i++)
@@ -91,6 +157,8 @@ tr_status sh_move(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
 tr_status sh_gather(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   if (in->noperands < 2 || !ops[0]->arr || !ops[1]->arr || sh_is_flt(ops[1]))
     return ev_err(&c->ev, in, TR_ERR_INVALID, "malformed gather");
+  if (planes_movable(in, ops, 1))
+    return move_planes(c, in, ops, 2, 1, ops[1]->t, sh_any_uncertain(ops[1]), out);
   tr_tensor *idt = id_tensor(c, in, ops[0], 0);
   if (!idt) return TR_ERR_UNSUPPORTED;
   tr_tensor *ids = NULL, *ints = NULL;
