@@ -107,6 +107,36 @@ expect 0 '^inputs out0: pass .*excused 1 by fast-minmax' -- "$trench" check "$tm
 expect 1 '^inputs out0: mismatch .*reference nan, target 8191' -- "$trench" check "$tmp/rmax.hlo" --target xla-cpu --input "$tmp/nan_mid.npy" --strict
 expect 1 '^inputs out0: mismatch .*reference nan, target -inf' -- "$trench" check "$tmp/rmax.hlo" --target xla-cpu --input "$tmp/nan_last.npy"
 
+# int-conv-wrap: an s8 convolution whose sums overflow wraps on XLA CPU
+# (200 -> -56) where the reference saturates as XLA's evaluator does (127);
+# the rule's rewritten reference (a 64-bit convolution, then convert)
+# excuses exactly the overflowing element.
+cat > "$tmp/conv8.hlo" <<'HLO'
+HloModule conv8
+ENTRY e {
+  x = s8[1,3,1] parameter(0)
+  k = s8[2,1,1] parameter(1)
+  ROOT r = s8[1,2,1] convolution(x, k), window={size=2}, dim_labels=b0f_0io->b0f
+}
+HLO
+"$py" -c 'import numpy as np,sys; np.save(sys.argv[1], np.array([[[100],[100],[3]]], np.int8)); np.save(sys.argv[2], np.array([[[1]],[[1]]], np.int8))' "$tmp/cx.npy" "$tmp/ck.npy"
+expect 0 '^inputs out0: pass \(checked 2, uncertain 0; excused 1 by int-conv-wrap' -- "$trench" check "$tmp/conv8.hlo" --target xla-cpu --input "$tmp/cx.npy" --input "$tmp/ck.npy"
+expect 1 '^inputs out0: mismatch \(checked 2, uncertain 0; failing 1, first at \[0,0,0\]: reference 127, target -56' -- "$trench" check "$tmp/conv8.hlo" --target xla-cpu --input "$tmp/cx.npy" --input "$tmp/ck.npy" --strict
+# flush-results: f16 logistic gives 0 where its result is an f16 denormal
+# (x = -12: 6.1e-6); excused in a module with an f16 logistic only.
+cat > "$tmp/lg16.hlo" <<'HLO'
+HloModule lg16
+ENTRY e {
+  p = f16[4] parameter(0)
+  ROOT r = f16[4] logistic(p)
+}
+HLO
+sed 's/logistic(p)/negate(p)/' "$tmp/lg16.hlo" > "$tmp/neg16.hlo"
+"$py" -c 'import numpy as np,sys; np.save(sys.argv[1], np.array([-12, -14, 0.5, 3], np.float16))' "$tmp/lg.npy"
+expect 0 '^inputs out0: pass \(checked 4, uncertain 0; excused 2 by flush-results' -- "$trench" check "$tmp/lg16.hlo" --target xla-cpu --input "$tmp/lg.npy"
+expect 1 '^inputs out0: mismatch \(checked 4, uncertain 0; failing 2, first at \[0\]: reference 6.1\S* \(denormal\), target 0' -- "$trench" check "$tmp/lg16.hlo" --target xla-cpu --input "$tmp/lg.npy" --strict
+expect 0 '^inputs out0: pass \(checked 4, uncertain 0; worst' -- "$trench" check "$tmp/neg16.hlo" --target xla-cpu --input "$tmp/lg.npy"
+
 # Profiles and options: a bad file is a usage error located at file:line;
 # --strict excludes --profile; targets without a profile file get none.
 printf 'target x\n# fine\ndenormal-flush f32 s32\nbogus-rule 1\n' > "$tmp/bad.conf"
