@@ -6,6 +6,7 @@
  * interpreter's (evaluate what feeds the root, drop values after their
  * last use), reusing its liveness facts and its error reporting. */
 #include "shadowint.h"
+#include "par.h"
 
 #include <float.h>
 #include <math.h>
@@ -362,13 +363,29 @@ bool sh_is_exact(const sh_val *a) {
   return true;
 }
 
+/* ev_load_flts over element ranges, for ev_par_for (parameters can be
+ * large: embedding tables). */
+typedef struct {
+  const tr_tensor *t;
+  double *d;
+} load_job;
+
+static void load_chunk(void *ctx, size_t lo, size_t hi) {
+  const load_job *j = ctx;
+  size_t es = (size_t)tr_dtype_size(j->t->dtype);
+  int64_t len = (int64_t)(hi - lo);
+  tr_tensor part = {j->t->dtype, 1, &len, (char *)j->t->data + lo * es, (hi - lo) * es};
+  ev_load_flts(&part, j->d + lo);
+}
+
 tr_status sh_from_tensor(sh_ctx *c, const tr_instr *in, const tr_tensor *t, bool certain,
                          sh_val **out) {
   sh_val *r = sh_arr_new(c, in, t->dtype, t->rank, t->dims);
   if (!r) return TR_ERR_UNSUPPORTED;
   if (sh_is_flt(r)) {
     if (r->d) {
-      ev_load_flts(t, r->d);
+      load_job j = {t, r->d};
+      ev_par_for(ev_par_threads((double)r->n), r->n, load_chunk, &j);
     } else {
       double *d = tr_xmalloc(sizeof(double) * (r->n ? r->n : 1));
       ev_load_flts(t, d);
@@ -930,6 +947,24 @@ static void make_out(sh_ctx *c, const sh_val *a, tr_shadow_out *o) {
   o->exact = sh_round_tensor(c, NULL, a);
 }
 
+/* Gives the float leaves of v (argument *k onwards, depth-first) their
+ * tr_shadow_opts.arg_ulps bounds. */
+static void arg_bounds(sh_val *v, const double *ulps, int *k) {
+  if (v->token) return;
+  if (!v->arr) {
+    for (int i = 0; i < v->nelems; i++) arg_bounds(v->elems[i], ulps, k);
+    return;
+  }
+  double q = ulps[(*k)++];
+  if (!(q > 0) || !sh_is_flt(v)) return;
+  sh_fmt f;
+  sh_fmt_of(v->dt, &f);
+  for (size_t i = 0; i < v->n; i++) {
+    long double x = sh_get(v, i);
+    if (isfinite(x)) v->e[i] = (double)(q * sh_ulp(&f, x));
+  }
+}
+
 tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tensor *const *args,
                          int nargs, tr_shadow_out **outs, int *nouts, tr_diag *d) {
   *outs = NULL;
@@ -981,6 +1016,10 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
   }
   if (st == TR_OK && next != nargs)
     st = ev_err(&c.ev, NULL, TR_ERR_USAGE, "%d argument(s) given but the entry takes %d", nargs, next);
+  if (st == TR_OK && opts && opts->arg_ulps) {
+    int k = 0;
+    for (int i = 0; i < np; i++) arg_bounds(params[i], opts->arg_ulps, &k);
+  }
   sh_val *res = NULL;
   if (st == TR_OK) st = sh_call(&c, NULL, e, params, np, &res);
   if (st == TR_OK) {

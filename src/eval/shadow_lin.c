@@ -12,6 +12,7 @@
 #include "par.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -395,6 +396,31 @@ static float f32_above(double m) {
   return (double)f < m ? nextafterf(f, INFINITY) : f;
 }
 
+/* operand_arrays' pass over narrow values for ev_par_for. */
+typedef struct {
+  const sh_val *a;
+  double *v, *m, *e;
+  float *m32;
+  atomic_bool any; /* some element has a bound or a mark */
+} prep_job;
+
+static void prep_chunk(void *ctx, size_t lo, size_t hi) {
+  prep_job *j = ctx;
+  const double *d = j->a->d, *ae = j->a->e;
+  const unsigned char *au = j->a->u;
+  bool any = false;
+  for (size_t i = lo; i < hi; i++) {
+    double v = d[i], e = au[i] ? INFINITY : ae[i];
+    double mi = e == 0 ? fabs(v) : isfinite(e) ? next_up(fabs(v) + e) : e;
+    j->v[i] = v;
+    j->e[i] = e;
+    if (j->m) j->m[i] = mi;
+    else j->m32[i] = f32_above(mi);
+    any |= e != 0;
+  }
+  if (any) atomic_store_explicit(&j->any, true, memory_order_relaxed);
+}
+
 static bool operand_arrays(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dtype dt, bool lo,
                            tr_tensor **tv, tr_tensor **tm, tr_tensor **te) {
   *tv = *tm = *te = NULL;
@@ -411,16 +437,17 @@ static bool operand_arrays(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dt
   double *v = (*tv)->data, *m = lo ? NULL : (*tm)->data;
   float *m32 = lo ? (*tm)->data : NULL;
   if (a->d && !narrowing) {
-    /* Exact and certain (the usual weights and inputs): the magnitudes
-     * are the absolute values, no error arrays. */
-    bool any = false;
-    for (size_t i = 0; i < n; i++) any |= (a->e[i] != 0) | (a->u[i] != 0);
-    if (!any) {
-      memcpy(v, a->d, sizeof(double) * n);
-      if (m) for (size_t i = 0; i < n; i++) m[i] = fabs(v[i]);
-      else for (size_t i = 0; i < n; i++) m32[i] = f32_above(fabs(v[i]));
-      return true;
-    }
+    /* Values already doubles (no rounding to add): one pass on both
+     * cores; the error array is dropped when every element is exact and
+     * certain (the usual weights and inputs). */
+    prep_job j = {.a = a, .v = v, .m = m, .m32 = m32};
+    tr_tensor *t = sh_pool_tensor(c, TR_DT_F64, a->rank, a->dims);
+    j.e = t->data;
+    atomic_init(&j.any, false);
+    ev_par_for(ev_par_threads((double)n), n, prep_chunk, &j);
+    if (atomic_load(&j.any)) *te = t;
+    else sh_pool_drop(c, t);
+    return true;
   }
   double *e = tr_xmalloc(sizeof(double) * (n ? n : 1));
   bool anye = false;
@@ -621,7 +648,7 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
     if (o->d) {
       dot_job j = {pv, ma, m1, m2, up(1 + dbl), up((long double)nterms * unit + dbl),
                    up((long double)nterms * k * f.tiny), (double)f.lim, o};
-      ev_par_for(ev_par_threads(10.0 * (double)o->n), o->n, dot_out_chunk, &j);
+      ev_par_for(ev_par_threads(2.0 * (double)o->n), o->n, dot_out_chunk, &j);
     }
     for (size_t i = 0; i < o->n; i++) {
       if (o->d && o->u[i] != 2) continue;
