@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include "../eval/shadow.h"
+#include "../oracle/anchor.h"
 #include "../oracle/compare.h"
 #include "../oracle/inputs.h"
 #include "../oracle/profile.h"
@@ -58,6 +59,13 @@ const cli_cmd cli_cmd_check = {
   "      --profile FILE the target's semantic profile (default: by target)\n"
   "      --strict       no profile: every deviation is a finding\n"
   "      --timeout S    per-run timeout of the target in seconds\n"
+  "      --per-instruction  also judge every entry instruction on its own:\n"
+  "                     the target runs a copy of MODULE that returns every\n"
+  "                     instruction's value, and each instruction is evaluated\n"
+  "                     alone on the target's values of its operands, so its\n"
+  "                     bound covers one op (deep models; docs/ORACLE.md).\n"
+  "                     Prints a per-instruction line per seed and the first\n"
+  "                     mismatching instruction; a mismatch is a finding\n"
   "      --json         print the report as JSON instead of text\n"
   "      --save DIR     write a bundle for the first finding (or the first\n"
   "                     seed when there is none): module, inputs, reference\n"
@@ -405,6 +413,7 @@ typedef struct {
   bool json_mode;        /* --json */
   bool strict;           /* --strict */
   const char *profile_arg; /* --profile as given */
+  bool per_instr;        /* --per-instruction */
 } check_env;
 
 /* Overall counts of a multi-module run (printed at the end). */
@@ -443,6 +452,56 @@ static void count_seed(check_totals *tot, cJSON *js) {
     else if (strcmp(jn, "mismatch") == 0) tot->mismatch++;
     else tot->other++;
   }
+}
+
+/* --per-instruction for one seed (src/oracle/anchor.h): runs the anchored
+ * module on the target and judges each instruction alone. Returns the
+ * exit code it deserves. */
+static int per_instr_seed(const check_env *env, const tr_anchored *an, const char *label,
+                          tr_tensor **ins, int nins, cJSON *js) {
+  tr_run_opts ro = {0};
+  ro.timeout_s = env->timeout;
+  tr_run_result res;
+  tr_run_result_init(&res);
+  tr_diag d = {0};
+  int rc = CLI_EXIT_OK;
+  if (tr_target_run(env->t, an->m, ins, nins, &ro, &res, &d) != TR_OK) {
+    tr_diag_print(&d, stderr);
+    rc = CLI_EXIT_USAGE;
+  } else if (res.verdict != TR_VERDICT_OK) {
+    cJSON *o = cJSON_AddObjectToObject(js, "per_instruction");
+    cJSON_AddStringToObject(o, "verdict", tr_verdict_name(res.verdict));
+    if (res.message) cJSON_AddStringToObject(o, "message", res.message);
+    if (res.stderr_tail) cJSON_AddStringToObject(o, "stderr", res.stderr_tail);
+    if (!env->json_mode)
+      printf("%s per-instruction: %s%s%s\n", label, tr_verdict_name(res.verdict),
+             res.message ? ": " : "", res.message ? res.message : "");
+    rc = is_finding(res.verdict) ? CLI_EXIT_FINDING : CLI_EXIT_OK;
+  } else {
+    tr_anchor_opts ao;
+    tr_anchor_opts_default(&ao);
+    ao.k = env->k;
+    ao.profile = env->prof;
+    tr_anchor_opts_target(&ao, env->t->name);
+    tr_anchor_summary sum;
+    if (tr_anchor_judge(an, ins, nins, res.outputs, res.noutputs, &ao, &sum, &d) != TR_OK) {
+      tr_diag_print(&d, stderr);
+      rc = CLI_EXIT_FINDING; /* the target's outputs do not fit the module */
+    } else {
+      tr_anchor_summary_json(js, an, &sum);
+      if (!env->json_mode) {
+        tr_buf b = {0};
+        tr_anchor_summary_text(&b, label, an, &sum);
+        fputs(tr_buf_str(&b), stdout);
+        tr_buf_free(&b);
+      }
+      if (sum.mismatch) rc = CLI_EXIT_FINDING;
+    }
+    tr_anchor_summary_free(&sum);
+  }
+  tr_diag_clear(&d);
+  tr_run_result_free(&res);
+  return rc;
 }
 
 /* Checks one module over every seed; returns its exit code and sets
@@ -487,6 +546,14 @@ static int check_module(const check_env *env, const char *path, check_totals *to
     if (!cr.json) printf("check: %s (%s on %s)\n", rc == CLI_EXIT_USAGE ? "error" : "finding", path, spec);
     tot->errors++;
     return rc;
+  }
+  tr_anchored anch;
+  memset(&anch, 0, sizeof anch);
+  if (env->per_instr && tr_anchor_module(m, &anch, &d) != TR_OK) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    rc = CLI_EXIT_USAGE;
+    nseeds = 0;
   }
   cJSON *seeds = cJSON_AddArrayToObject(cr.report, "runs");
   int nfind = 0, nweak = 0, nunsupported = 0;
@@ -563,6 +630,11 @@ static int check_module(const check_env *env, const char *path, check_totals *to
     prof_ctx pc = {prof, m, ins, nins, false, {0}, {0}, NULL, 0};
     int src = judge_seed(&cr, label, ref, nref, &res, env->k, &pc, js);
     prof_free(&pc);
+    if (anch.m) {
+      int prc = per_instr_seed(env, &anch, label, ins, nins, js);
+      if (prc == CLI_EXIT_USAGE) rc = CLI_EXIT_USAGE;
+      else src = cli_worse(src, prc);
+    }
     cr.exit_code = cli_worse(cr.exit_code, src);
     if (src == CLI_EXIT_FINDING) nfind++;
     if (res.verdict == TR_VERDICT_UNSUPPORTED) nunsupported++;
@@ -590,6 +662,7 @@ static int check_module(const check_env *env, const char *path, check_totals *to
   if (code == CLI_EXIT_USAGE) tot->errors++;
   cJSON_AddStringToObject(cr.report, "summary", summary);
   if (!cr.json) printf("check: %s (%s on %s)\n", summary, path, spec);
+  tr_anchored_free(&anch);
   tr_module_free(m);
   return code;
 }
@@ -655,6 +728,8 @@ static int run(int argc, char **argv) {
       env.profile_arg = cli_opt_value(&o);
     } else if (cli_opt_flag(&o, NULL, "--strict")) {
       env.strict = true;
+    } else if (cli_opt_flag(&o, NULL, "--per-instruction")) {
+      env.per_instr = true;
     } else if (cli_opt_flag(&o, NULL, "--json")) {
       env.json_mode = true;
     } else if (cli_opt_is(&o, NULL, "--save")) {

@@ -27,6 +27,11 @@ void tr_ulp_table_default(tr_ulp_table *t);
 typedef struct {
   tr_eval_opts eval;        /* limits, as in exact mode */
   const tr_ulp_table *ulps; /* NULL: the default table */
+  /* Per argument (nargs entries), or NULL: float arguments whose values
+   * are themselves computed (the per-instruction check feeds a target's
+   * results) enter with a bound of this many ulps of their dtype at each
+   * element's magnitude instead of exact. */
+  const double *arg_ulps;
 } tr_shadow_opts;
 
 /* One array leaf of the result. */

@@ -257,6 +257,17 @@ int tr_instr_called(const tr_instr *in, tr_comp **out, int max);
 /* The fusion computation of a fusion instruction, or NULL. */
 tr_comp *tr_instr_fused(const tr_instr *in);
 bool tr_comp_is_fusion_body(const tr_module *m, const tr_comp *c);
+/* One instruction of m (any computation) as a module of its own
+ * (extract.c): a new entry whose parameters are in's distinct non-constant
+ * operands, in operand order (constants are copied with their literal),
+ * whose root is a copy of in, with the computations in calls. sources
+ * (in->noperands entries, may be NULL) gets m's operand behind each
+ * parameter and *nsources their count. NULL when in is not in m. */
+tr_module *tr_extract_instr(const tr_module *m, const tr_instr *in, const tr_instr **sources,
+                            int *nsources);
+/* Removes the header's entry_computation_layout (a module whose entry
+ * signature was changed must not keep the old one: XLA checks it). */
+void tr_drop_entry_layout(tr_module *m);
 
 /* ---- text ---- */
 typedef struct {

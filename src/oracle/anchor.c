@@ -1,0 +1,574 @@
+/* anchor.c - per-instruction checking (anchor.h): the anchored module and
+ * the judgement of each anchored instruction on the target's own operand
+ * values. */
+#include "anchor.h"
+
+#include "../target/target.h"
+
+#include <cjson/cJSON.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the anchored module ---- */
+
+static bool is_anchor(const tr_instr *in) {
+  switch (in->op) {
+  case TR_OP_PARAMETER: case TR_OP_CONSTANT: case TR_OP_TUPLE: return false;
+  case TR_OP_GET_TUPLE_ELEMENT:
+    if (in->noperands == 1 && in->operands[0]->op == TR_OP_PARAMETER) return false;
+    break;
+  default: break;
+  }
+  if (tr_ops[in->op].flags & TR_OPF_S) return false;
+  return in->shape && tr_shape_leaves(in->shape, NULL, 0) > 0;
+}
+
+typedef struct {
+  tr_module *x;
+  tr_comp *e;
+  tr_instr **leaves;
+  int n, cap;
+  int fresh;
+} leafer;
+
+static void push_leaf(leafer *l, tr_instr *in) {
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 64;
+    l->leaves = tr_xrealloc(l->leaves, sizeof(tr_instr *) * (size_t)l->cap);
+  }
+  l->leaves[l->n++] = in;
+}
+
+/* Appends the array leaves of v (an instruction of the anchored entry),
+ * depth-first, adding get-tuple-elements for tuple parts: the same order
+ * as tr_shape_leaves. */
+static void add_leaves(leafer *l, tr_instr *v) {
+  const tr_shape *s = v->shape;
+  if (s->dtype != TR_DT_TUPLE) {
+    if (tr_dtype_is_array(s->dtype)) push_leaf(l, v);
+    return;
+  }
+  for (int i = 0; i < s->nelems; i++) {
+    if (tr_shape_leaves(s->elems[i], NULL, 0) == 0) continue;
+    tr_buf nb = {0};
+    do {
+      nb.n = 0;
+      tr_buf_printf(&nb, "trench.anchor.%d", l->fresh++);
+    } while (tr_comp_find(l->e, tr_buf_str(&nb)));
+    tr_instr *g = tr_instr_new(l->x, TR_OP_GET_TUPLE_ELEMENT, tr_buf_str(&nb), s->elems[i]);
+    tr_buf_free(&nb);
+    tr_attr *at = tr_instr_add_attr(l->x, g, TR_ATTR_INDEX, TR_AK_INT, NULL);
+    at->u.i = i;
+    tr_comp_append(l->e, g);
+    tr_instr_set_operands(g, &v, 1);
+    add_leaves(l, g);
+  }
+}
+
+tr_status tr_anchor_module(const tr_module *m, tr_anchored *out, tr_diag *d) {
+  memset(out, 0, sizeof *out);
+  if (!m->entry || !m->entry->root) {
+    tr_diag_errorf(d, "%s: error: module has no ENTRY root", m->file ? m->file : "<module>");
+    return TR_ERR_INVALID;
+  }
+  const tr_comp *oe = m->entry;
+  tr_module *x = tr_module_clone(m);
+  leafer l = {x, x->entry, NULL, 0, 0, 0};
+  /* The clone keeps ids: map the original's entry instructions by id. */
+  tr_instr **byid = tr_xcalloc((size_t)x->next_id + 1, sizeof *byid);
+  for (int i = 0; i < l.e->ninstrs; i++) byid[l.e->instrs[i]->id] = l.e->instrs[i];
+  add_leaves(&l, byid[oe->root->id]);
+  out->norig = l.n;
+  out->anchors = tr_xcalloc((size_t)oe->ninstrs + 1, sizeof *out->anchors);
+  for (int i = 0; i < oe->ninstrs; i++) {
+    const tr_instr *in = oe->instrs[i];
+    if (!is_anchor(in)) continue;
+    tr_anchor *a = &out->anchors[out->nanchors++];
+    a->in = in;
+    a->first = l.n;
+    add_leaves(&l, byid[in->id]);
+    a->nleaves = l.n - a->first;
+  }
+  free(byid);
+  tr_shape **shapes = tr_xcalloc((size_t)l.n + 1, sizeof *shapes);
+  for (int i = 0; i < l.n; i++) shapes[i] = l.leaves[i]->shape;
+  tr_instr *root = tr_instr_new(x, TR_OP_TUPLE, "trench.anchors", tr_shape_tuple(x->arena, l.n, shapes));
+  while (tr_comp_find(l.e, root->name)) root->name = tr_arena_strdup(x->arena, "trench.anchors.1");
+  free(shapes);
+  tr_comp_append(l.e, root);
+  tr_instr_set_operands(root, l.leaves, l.n);
+  l.e->root = root;
+  free(l.leaves);
+  tr_drop_entry_layout(x);
+  out->m = x;
+  out->nleaves = l.n;
+  tr_status st = tr_verify(x, d);
+  if (st != TR_OK) tr_anchored_free(out);
+  return st;
+}
+
+void tr_anchored_free(tr_anchored *a) {
+  tr_module_free(a->m);
+  free(a->anchors);
+  memset(a, 0, sizeof *a);
+}
+
+void tr_anchor_opts_default(tr_anchor_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->k = 1;
+}
+
+/* ---- values of the original entry's instructions, as the target gave
+ * them ---- */
+
+typedef struct {
+  tr_tensor **t; /* borrowed or in owned */
+  int n;         /* leaves; -1: unknown */
+} leafvals;
+
+static void literal_leaves(const tr_literal *lit, tr_tensor ***own, int *nown, leafvals *v) {
+  if (lit->shape->dtype == TR_DT_TUPLE) {
+    for (int i = 0; i < lit->nelems; i++) literal_leaves(lit->elems[i], own, nown, v);
+    return;
+  }
+  if (!tr_dtype_is_array(lit->shape->dtype)) return;
+  if (lit->elided || !lit->data) {
+    v->n = -1;
+    return;
+  }
+  tr_tensor *t = tr_tensor_new(lit->shape->dtype, lit->shape->rank, lit->shape->dims, NULL);
+  if (!t) {
+    v->n = -1;
+    return;
+  }
+  memcpy(t->data, lit->data, t->nbytes);
+  *own = tr_xrealloc(*own, sizeof(tr_tensor *) * (size_t)(*nown + 1));
+  (*own)[(*nown)++] = t;
+  if (v->n >= 0) {
+    v->t = tr_xrealloc(v->t, sizeof(tr_tensor *) * (size_t)(v->n + 1));
+    v->t[v->n++] = t;
+  }
+}
+
+static void set_vals(leafvals *v, tr_tensor *const *ts, int n) {
+  v->n = n;
+  v->t = tr_xcalloc((size_t)n + 1, sizeof(tr_tensor *));
+  for (int i = 0; i < n; i++) v->t[i] = ts[i];
+}
+
+/* ---- judging one instruction ---- */
+
+typedef struct {
+  const tr_anchor_opts *o;
+  tr_module *x;            /* the instruction alone */
+  tr_tensor **ins;         /* its inputs */
+  int nins;
+  double *in_ulps;         /* per input, or NULL */
+} one;
+
+static tr_shadow_out *shadow_of(const one *w, tr_tensor **ins, const tr_module *mod, unsigned mask,
+                                int *n) {
+  tr_ulp_table *t = tr_xmalloc(sizeof *t);
+  tr_profile_ulp_table(w->o->profile, mask, t);
+  tr_shadow_opts so;
+  memset(&so, 0, sizeof so);
+  so.ulps = t;
+  so.arg_ulps = w->in_ulps;
+  tr_shadow_out *out = NULL;
+  tr_diag d = {0};
+  if (tr_eval_shadow(mod, &so, ins, w->nins, &out, n, &d) != TR_OK) out = NULL;
+  tr_diag_clear(&d);
+  free(t);
+  return out;
+}
+
+static bool widened(const tr_profile *p, const tr_module *m, tr_prule r) {
+  for (int k = 0; k < m->ncomps; k++)
+    for (int i = 0; i < m->comps[k]->ninstrs; i++) {
+      const tr_instr *in = m->comps[k]->instrs[i];
+      if (in->shape && tr_dtype_is_float(in->shape->dtype) &&
+          tr_profile_widens(p, r, in->op, in->shape->dtype))
+        return true;
+    }
+  return false;
+}
+
+/* The profile's other references of w->x, as cmd_check computes them for
+ * a whole module: DAZ inputs, each table rule, both together, the
+ * rewrites. */
+typedef struct {
+  tr_shadow_out *alt[TR_PR_COUNT];
+  int nalt[TR_PR_COUNT];
+  tr_shadow_out *tables;
+  int ntables;
+} alts;
+
+static void alts_compute(const one *w, alts *a) {
+  memset(a, 0, sizeof *a);
+  const tr_profile *p = w->o->profile;
+  if (p->on[TR_PR_DENORMAL_FLUSH]) {
+    tr_tensor **fl = tr_xcalloc((size_t)w->nins + 1, sizeof *fl);
+    bool any = false;
+    for (int i = 0; i < w->nins; i++) {
+      const tr_tensor *t = w->ins[i];
+      fl[i] = tr_tensor_clone(t);
+      if (!tr_dtype_is_float(t->dtype) || !p->flush[t->dtype]) continue;
+      double mn = tr_min_normal(t->dtype);
+      size_t n = tr_tensor_count(t);
+      for (size_t j = 0; j < n; j++) {
+        double v = tr_tensor_get_f(t, j);
+        if (v != 0 && fabs(v) < mn) {
+          tr_tensor_set_f(fl[i], j, copysign(0.0, v));
+          any = true;
+        }
+      }
+    }
+    if (any) a->alt[TR_PR_DENORMAL_FLUSH] = shadow_of(w, fl, w->x, 0, &a->nalt[TR_PR_DENORMAL_FLUSH]);
+    for (int i = 0; i < w->nins; i++) tr_tensor_free(fl[i]);
+    free(fl);
+  }
+  static const tr_prule tables[] = {TR_PR_TRANSCENDENTAL_ULPS, TR_PR_RECIPROCAL_DIVIDE};
+  int nrel = 0;
+  for (int t = 0; t < TR_NELEMS(tables); t++) {
+    if (!widened(p, w->x, tables[t])) continue;
+    nrel++;
+    a->alt[tables[t]] = shadow_of(w, w->ins, w->x, 1u << tables[t], &a->nalt[tables[t]]);
+  }
+  if (nrel > 1) a->tables = shadow_of(w, w->ins, w->x, ~0u, &a->ntables);
+  static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP};
+  for (int r = 0; r < TR_NELEMS(rewrites); r++) {
+    int count;
+    tr_module *rm = tr_profile_rewrite(p, rewrites[r], w->x, &count);
+    if (!rm) continue;
+    a->alt[rewrites[r]] = shadow_of(w, w->ins, rm, 0, &a->nalt[rewrites[r]]);
+    tr_module_free(rm);
+  }
+}
+
+static void alts_free(alts *a) {
+  for (int r = 0; r < TR_PR_COUNT; r++) tr_shadow_free(a->alt[r], a->nalt[r]);
+  tr_shadow_free(a->tables, a->ntables);
+}
+
+static int rank_of(tr_judgement j) {
+  return j == TR_JUDGE_MISMATCH ? 2 : j == TR_JUDGE_WEAK ? 1 : 0;
+}
+
+/* Judges the leaves tgt[0..n) of w->x's result; fills r. */
+static void judge_one(const one *w, tr_tensor *const *tgt, int n, tr_anchor_result *r) {
+  memset(r, 0, sizeof *r);
+  int nref = 0;
+  tr_shadow_out *ref = shadow_of(w, w->ins, w->x, 0, &nref);
+  if (!ref) {
+    r->status = 1;
+    r->reason = "the reference cannot evaluate it";
+    return;
+  }
+  if (nref != n) {
+    r->status = 1;
+    r->reason = "leaf count differs";
+    tr_shadow_free(ref, nref);
+    return;
+  }
+  const tr_profile *p = w->o->profile;
+  alts a;
+  memset(&a, 0, sizeof a);
+  bool have_alts = false;
+  bool best_set = false;
+  for (int i = 0; i < n; i++) {
+    tr_compare_opts co;
+    tr_compare_opts_default(&co);
+    co.k = w->o->k;
+    co.profile = p;
+    tr_compare_result cr;
+    tr_diag d = {0};
+    tr_status st = tr_compare_output(&ref[i], tgt[i], &co, &cr, &d);
+    if (st == TR_OK && cr.failing && p) {
+      /* The other references only where something failed: they cost a
+       * shadow evaluation each. */
+      if (!have_alts) alts_compute(w, &a);
+      have_alts = true;
+      for (int q = 0; q < TR_PR_COUNT; q++) co.alt[q] = a.alt[q] && i < a.nalt[q] ? &a.alt[q][i] : NULL;
+      co.alt_tables = a.tables && i < a.ntables ? &a.tables[i] : NULL;
+      for (int dt = 0; dt < TR_DT_COUNT; dt++)
+        co.result_flush[dt] = p->on[TR_PR_FLUSH_RESULTS] && tr_profile_flushes_results(p, w->x, (tr_dtype)dt);
+      st = tr_compare_output(&ref[i], tgt[i], &co, &cr, &d);
+    }
+    tr_diag_clear(&d);
+    if (st != TR_OK) {
+      r->status = 1;
+      r->reason = "the target's value has another shape";
+      break;
+    }
+    /* "Constant output" is weak for a module output (it says little about
+     * the module); an instruction with no inputs but constants has one
+     * right answer, and every element was checked against it. */
+    if (cr.judgement == TR_JUDGE_WEAK && w->x->entry->nparams == 0 && cr.weak_reason &&
+        strcmp(cr.weak_reason, "constant output") == 0 && cr.uncertain == 0) {
+      cr.judgement = TR_JUDGE_PASS;
+      cr.weak_reason = NULL;
+    }
+    if (!best_set || rank_of(cr.judgement) > rank_of(r->judgement) ||
+        (rank_of(cr.judgement) == rank_of(r->judgement) && cr.worst_ratio > r->r.worst_ratio)) {
+      r->judgement = cr.judgement;
+      r->leaf = i;
+      r->r = cr;
+      r->reason = cr.weak_reason;
+      best_set = true;
+    }
+  }
+  if (have_alts) alts_free(&a);
+  tr_shadow_free(ref, nref);
+}
+
+tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
+                          tr_tensor *const *outs, int nouts, const tr_anchor_opts *o,
+                          tr_anchor_summary *s, tr_diag *d) {
+  memset(s, 0, sizeof *s);
+  s->first_bad = -1;
+  s->worst = -1;
+  if (nouts != a->nleaves) {
+    tr_diag_errorf(d, "the anchored module has %d outputs, the target gave %d", a->nleaves, nouts);
+    return TR_ERR_INVALID;
+  }
+  /* The original module: the anchors point into it. */
+  const tr_comp *e = a->nanchors ? a->anchors[0].in->parent : NULL;
+  s->nper = a->nanchors;
+  s->per = tr_xcalloc((size_t)a->nanchors + 1, sizeof *s->per);
+  if (!e) return TR_OK;
+  const tr_module *m = e->module;
+  int nids = m->next_id;
+  leafvals *vals = tr_xcalloc((size_t)nids + 1, sizeof *vals);
+  tr_tensor **own = NULL;
+  int nown = 0;
+  /* Parameters: the module inputs, leaves in parameter order. */
+  int next = 0;
+  for (int i = 0; i < e->nparams; i++) {
+    const tr_instr *p = e->params[i];
+    int n = p ? tr_shape_leaves(p->shape, NULL, 0) : 0;
+    if (p && next + n <= nins) set_vals(&vals[p->id], ins + next, n);
+    else if (p) vals[p->id].n = -1;
+    next += n;
+  }
+  int ai = 0;
+  for (int i = 0; i < e->ninstrs; i++) {
+    const tr_instr *in = e->instrs[i];
+    leafvals *v = &vals[in->id];
+    if (ai < a->nanchors && a->anchors[ai].in == in) {
+      set_vals(v, outs + a->anchors[ai].first, a->anchors[ai].nleaves);
+      ai++;
+    } else if (in->op == TR_OP_CONSTANT && in->literal) {
+      literal_leaves(in->literal, &own, &nown, v);
+    } else if (in->op == TR_OP_TUPLE) {
+      for (int k = 0; k < in->noperands && v->n >= 0; k++) {
+        const leafvals *ov = &vals[in->operands[k]->id];
+        if (ov->n < 0 || (!ov->t && tr_shape_leaves(in->operands[k]->shape, NULL, 0))) {
+          v->n = -1;
+          break;
+        }
+        v->t = tr_xrealloc(v->t, sizeof(tr_tensor *) * (size_t)(v->n + ov->n + 1));
+        for (int q = 0; q < ov->n; q++) v->t[v->n++] = ov->t[q];
+      }
+    } else if (in->op == TR_OP_GET_TUPLE_ELEMENT && in->noperands == 1) {
+      const tr_instr *src = in->operands[0];
+      const leafvals *ov = &vals[src->id];
+      const tr_attr *at = tr_instr_attr(in, TR_ATTR_INDEX);
+      if (ov->n < 0 || !ov->t || !at || src->shape->dtype != TR_DT_TUPLE) {
+        v->n = -1;
+      } else {
+        int off = 0;
+        for (int k = 0; k < at->u.i && k < src->shape->nelems; k++)
+          off += tr_shape_leaves(src->shape->elems[k], NULL, 0);
+        int n = tr_shape_leaves(in->shape, NULL, 0);
+        if (off + n <= ov->n) set_vals(v, ov->t + off, n);
+        else v->n = -1;
+      }
+    } else if (in->op != TR_OP_PARAMETER) {
+      v->n = -1; /* not anchored: its value is unknown */
+    }
+  }
+  /* Each anchor alone on the target's operand values. */
+  for (int k = 0; k < a->nanchors; k++) {
+    const tr_anchor *an = &a->anchors[k];
+    tr_anchor_result *r = &s->per[k];
+    const tr_instr **srcs = tr_xcalloc((size_t)an->in->noperands + 1, sizeof *srcs);
+    int nsrc = 0;
+    tr_module *x = tr_extract_instr(m, an->in, srcs, &nsrc);
+    one w = {o, x, NULL, 0, NULL};
+    bool known = x != NULL;
+    for (int q = 0; known && q < nsrc; q++) {
+      const leafvals *ov = &vals[srcs[q]->id];
+      if (ov->n < 0) {
+        known = false;
+        break;
+      }
+      w.ins = tr_xrealloc(w.ins, sizeof(tr_tensor *) * (size_t)(w.nins + ov->n + 1));
+      w.in_ulps = tr_xrealloc(w.in_ulps, sizeof(double) * (size_t)(w.nins + ov->n + 1));
+      /* Only values the target computed carry the narrow-type slack;
+       * module inputs are exact. */
+      bool anchored = srcs[q]->op != TR_OP_PARAMETER &&
+                      !(srcs[q]->op == TR_OP_GET_TUPLE_ELEMENT && srcs[q]->operands[0]->op == TR_OP_PARAMETER);
+      /* fma-contraction: the target may have added the unrounded
+       * product, not the stored one: half an ulp of the product. */
+      bool fma = o->profile && o->profile->on[TR_PR_FMA_CONTRACTION] &&
+                 srcs[q]->op == TR_OP_MULTIPLY &&
+                 (an->in->op == TR_OP_ADD || an->in->op == TR_OP_SUBTRACT);
+      for (int j = 0; j < ov->n; j++) {
+        tr_tensor *t = ov->t[j];
+        double u = anchored && o->narrow_ulps > 0 && o->narrow[t->dtype] ? o->narrow_ulps : 0;
+        if (fma && tr_dtype_is_float(t->dtype) && u < 0.5) u = 0.5;
+        w.in_ulps[w.nins] = u;
+        w.ins[w.nins++] = t;
+      }
+    }
+    if (!known) {
+      r->status = 1;
+      r->reason = x ? "an operand's value is unknown" : "cannot extract it";
+    } else {
+      bool any = false;
+      for (int q = 0; q < w.nins; q++) any |= w.in_ulps[q] > 0;
+      if (!any) {
+        free(w.in_ulps);
+        w.in_ulps = NULL;
+      }
+      judge_one(&w, outs + an->first, an->nleaves, r);
+    }
+    free(w.ins);
+    free(w.in_ulps);
+    free(srcs);
+    tr_module_free(x);
+    if (r->status) {
+      s->skipped++;
+      continue;
+    }
+    s->checked++;
+    if (r->judgement == TR_JUDGE_PASS) s->pass++;
+    else if (r->judgement == TR_JUDGE_WEAK) s->weak++;
+    else {
+      s->mismatch++;
+      if (s->first_bad < 0) s->first_bad = k;
+    }
+    if (r->r.worst_ratio > s->worst_ratio || s->worst < 0) {
+      s->worst_ratio = r->r.worst_ratio;
+      s->worst = k;
+    }
+  }
+  for (int i = 0; i < nids; i++) free(vals[i].t);
+  free(vals);
+  for (int i = 0; i < nown; i++) tr_tensor_free(own[i]);
+  free(own);
+  return TR_OK;
+}
+
+void tr_anchor_summary_free(tr_anchor_summary *s) {
+  free(s->per);
+  memset(s, 0, sizeof *s);
+}
+
+/* ---- reports ---- */
+
+static void put_index(tr_buf *b, const tr_shape *s, size_t i) {
+  int64_t idx[TR_TENSOR_MAX_RANK];
+  int rank = s->rank < TR_TENSOR_MAX_RANK ? s->rank : TR_TENSOR_MAX_RANK;
+  for (int k = rank - 1; k >= 0; k--) {
+    int64_t dk = s->dims[k] > 0 ? s->dims[k] : 1;
+    idx[k] = (int64_t)(i % (size_t)dk);
+    i /= (size_t)dk;
+  }
+  tr_buf_putc(b, '[');
+  for (int k = 0; k < rank; k++) tr_buf_printf(b, k ? ",%lld" : "%lld", (long long)idx[k]);
+  tr_buf_putc(b, ']');
+}
+
+/* The shape of leaf j of in's result. */
+static const tr_shape *leaf_shape(const tr_instr *in, int j) {
+  int n = tr_shape_leaves(in->shape, NULL, 0);
+  if (j < 0 || j >= n) return in->shape;
+  const tr_shape **ls = tr_xcalloc((size_t)n + 1, sizeof *ls);
+  tr_shape_leaves(in->shape, ls, n);
+  const tr_shape *s = ls[j];
+  free(ls);
+  return s;
+}
+
+void tr_anchor_summary_text(tr_buf *b, const char *label, const tr_anchored *a,
+                            const tr_anchor_summary *s) {
+  tr_buf_printf(b, "%s per-instruction: %s (checked %d: pass %d, weak %d, mismatch %d; skipped %d",
+                label, s->mismatch ? "mismatch" : s->weak ? "weak" : "pass", s->checked, s->pass,
+                s->weak, s->mismatch, s->skipped);
+  if (s->worst >= 0)
+    tr_buf_printf(b, "; worst ratio %.3g at %%%s", s->worst_ratio, a->anchors[s->worst].in->name);
+  tr_buf_puts(b, ")\n");
+  if (s->first_bad >= 0) {
+    const tr_anchor *an = &a->anchors[s->first_bad];
+    const tr_anchor_result *r = &s->per[s->first_bad];
+    tr_buf_printf(b, "%s first mismatch: %%%s (%s) out%d", label, an->in->name, an->in->opname,
+                  r->leaf);
+    if (r->r.has_fail) {
+      tr_buf_puts(b, " at ");
+      put_index(b, leaf_shape(an->in, r->leaf), r->r.first_fail);
+      tr_buf_printf(b, ": target %.9g, reference %.9g, allowed %.3g (failing %zu of %zu)",
+                    r->r.first_target, r->r.first_value, r->r.first_bound, r->r.failing, r->r.n);
+    }
+    tr_buf_putc(b, '\n');
+  }
+}
+
+void tr_anchor_summary_json(cJSON *js, const tr_anchored *a, const tr_anchor_summary *s) {
+  cJSON *o = cJSON_AddObjectToObject(js, "per_instruction");
+  cJSON_AddStringToObject(o, "verdict", s->mismatch ? "mismatch" : s->weak ? "weak" : "pass");
+  cJSON_AddNumberToObject(o, "instructions", a->nanchors);
+  cJSON_AddNumberToObject(o, "checked", s->checked);
+  cJSON_AddNumberToObject(o, "pass", s->pass);
+  cJSON_AddNumberToObject(o, "weak", s->weak);
+  cJSON_AddNumberToObject(o, "mismatch", s->mismatch);
+  cJSON_AddNumberToObject(o, "skipped", s->skipped);
+  if (s->worst >= 0) {
+    cJSON_AddNumberToObject(o, "worst_ratio", isfinite(s->worst_ratio) ? s->worst_ratio : 1e308);
+    cJSON_AddStringToObject(o, "worst_instruction", a->anchors[s->worst].in->name);
+  }
+  if (s->first_bad >= 0) {
+    const tr_anchor *an = &a->anchors[s->first_bad];
+    const tr_anchor_result *r = &s->per[s->first_bad];
+    cJSON *f = cJSON_AddObjectToObject(o, "first_mismatch");
+    cJSON_AddStringToObject(f, "instruction", an->in->name);
+    cJSON_AddStringToObject(f, "opcode", an->in->opname);
+    cJSON_AddNumberToObject(f, "output", r->leaf);
+    cJSON_AddNumberToObject(f, "failing", (double)r->r.failing);
+    cJSON_AddNumberToObject(f, "elements", (double)r->r.n);
+    if (r->r.has_fail) {
+      cJSON_AddNumberToObject(f, "first_failing_index", (double)r->r.first_fail);
+      cJSON_AddNumberToObject(f, "target", r->r.first_target);
+      cJSON_AddNumberToObject(f, "reference", r->r.first_value);
+      cJSON_AddNumberToObject(f, "allowed", r->r.first_bound);
+    }
+  }
+  /* The instructions that were not a pass, in program order (capped: a
+   * broken target may fail hundreds). */
+  cJSON *arr = cJSON_AddArrayToObject(o, "findings");
+  int shown = 0;
+  for (int k = 0; k < s->nper && shown < 100; k++) {
+    const tr_anchor_result *r = &s->per[k];
+    if (!r->status && r->judgement == TR_JUDGE_PASS) continue;
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddItemToArray(arr, f);
+    shown++;
+    cJSON_AddStringToObject(f, "instruction", a->anchors[k].in->name);
+    cJSON_AddStringToObject(f, "opcode", a->anchors[k].in->opname);
+    cJSON_AddStringToObject(f, "judgement", r->status ? "skipped" : tr_judgement_name(r->judgement));
+    if (r->reason) cJSON_AddStringToObject(f, "reason", r->reason);
+    if (!r->status) {
+      cJSON_AddNumberToObject(f, "output", r->leaf);
+      cJSON_AddNumberToObject(f, "failing", (double)r->r.failing);
+      cJSON_AddNumberToObject(f, "uncertain", (double)r->r.uncertain);
+      cJSON_AddNumberToObject(f, "worst_ratio", isfinite(r->r.worst_ratio) ? r->r.worst_ratio : 1e308);
+    }
+  }
+}
+
+void tr_anchor_opts_target(tr_anchor_opts *o, const char *target_name) {
+  (void)o;
+  (void)target_name;
+}

@@ -1,0 +1,96 @@
+/* anchor.h - per-instruction checking (docs/ORACLE.md, "Per-instruction
+ * checks"): the target runs an anchored copy of the module that also
+ * returns the value of every entry instruction, and each instruction is
+ * judged on its own, evaluated in shadow mode on the target's values of
+ * its operands. Each bound then covers one op, not the whole chain before
+ * it, so deep graphs (ResNet-50, transformers) are judged where the
+ * whole-module bounds have grown past the values. */
+#ifndef TR_ANCHOR_H
+#define TR_ANCHOR_H
+
+#include "compare.h"
+
+/* One anchored instruction of the original module's entry. */
+typedef struct {
+  const tr_instr *in; /* in the original module */
+  int first;          /* its first leaf among the anchored module's outputs */
+  int nleaves;        /* its array leaves (depth-first) */
+} tr_anchor;
+
+typedef struct {
+  tr_module *m;       /* the anchored module (owned) */
+  int norig;          /* leaves of the original root: the first outputs */
+  int nleaves;        /* all outputs of the anchored module */
+  tr_anchor *anchors; /* in program order */
+  int nanchors;
+} tr_anchored;
+
+/* Builds the anchored copy of m: its entry root becomes a flat tuple of
+ * the original root's array leaves, then the leaves of every anchored
+ * entry instruction in program order. Anchored are the entry's
+ * instructions with an array leaf, except parameters, constants, tuples,
+ * get-tuple-elements of parameters and ops with side effects; a while,
+ * call or conditional is one instruction (its insides are not anchored). */
+tr_status tr_anchor_module(const tr_module *m, tr_anchored *out, tr_diag *d);
+void tr_anchored_free(tr_anchored *a);
+
+typedef struct {
+  double k;                  /* bound multiplier (1) */
+  const tr_profile *profile; /* NULL: strict */
+  /* Anchored operands of these float dtypes enter the one-instruction
+   * evaluation with a bound of this many ulps of their dtype (0: exact).
+   * XLA CPU computes fused narrow-float chains in f32 and rounds only the
+   * stored value, so the value a consumer used may differ from the stored
+   * anchor by up to half an ulp of the stored type (docs/ORACLE.md). */
+  double narrow_ulps;
+  bool narrow[TR_DT_COUNT];
+} tr_anchor_opts;
+
+void tr_anchor_opts_default(tr_anchor_opts *o);
+/* Sets the narrow-type slack measured for the target named target_name
+ * (its own name, "xla-cpu", ...); others keep exact operands. */
+void tr_anchor_opts_target(tr_anchor_opts *o, const char *target_name);
+
+/* The judgement of one anchored instruction. */
+typedef struct {
+  int status;               /* 0 judged, 1 skipped (see reason) */
+  const char *reason;       /* why skipped or weak, or NULL */
+  tr_judgement judgement;   /* of the worst leaf */
+  int leaf;                 /* that leaf (0 for single results) */
+  tr_compare_result r;      /* that leaf's numbers */
+} tr_anchor_result;
+
+typedef struct {
+  int checked;              /* instructions judged */
+  int pass, weak, mismatch;
+  int skipped;              /* the reference could not evaluate it alone */
+  int first_bad;            /* anchor index of the first mismatch in program
+                               order, or -1 */
+  double worst_ratio;       /* over every judged float element */
+  int worst;                /* anchor index where it was seen, or -1 */
+  tr_anchor_result *per;    /* one per anchor */
+  int nper;
+} tr_anchor_summary;
+
+/* Judges every anchor of a: ins are the original module's inputs (array
+ * leaves of its entry parameters), outs the target's outputs of a->m on
+ * them (a->nleaves). Fills s (free with tr_anchor_summary_free). Returns
+ * non-OK only when the outputs do not fit a (count or shape), with a
+ * diagnostic. */
+tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
+                          tr_tensor *const *outs, int nouts, const tr_anchor_opts *o,
+                          tr_anchor_summary *s, tr_diag *d);
+void tr_anchor_summary_free(tr_anchor_summary *s);
+
+/* The summary as text: one line "LABEL per-instruction: VERDICT (checked
+ * N: pass P, weak W, mismatch M; skipped S; worst ratio R at %NAME)" and,
+ * when an instruction mismatched, one naming the first in program order
+ * with its output, index and the three values. */
+void tr_anchor_summary_text(tr_buf *b, const char *label, const tr_anchored *a,
+                            const tr_anchor_summary *s);
+/* The same as a "per_instruction" object added to js (a cJSON object),
+ * with up to 100 instructions that did not pass. */
+struct cJSON;
+void tr_anchor_summary_json(struct cJSON *js, const tr_anchored *a, const tr_anchor_summary *s);
+
+#endif
