@@ -1229,3 +1229,112 @@ TR_TEST(shadow_cholesky_bound) {
   printf("  shadow cholesky: %ld solver results within the bound (%ld exact zeros), %ld uncertain\n", checked,
          zeros, marked);
 }
+
+/* ---- moves ----
+ * Moves and gathers of narrow types run the exact kernels on the value,
+ * bound and mark planes (shadow_move.c). Each result element must be the
+ * operand element the move takes it from, with its value, bound and mark:
+ * the map comes from exact mode on operands holding their own flat index
+ * (y1's offset by 100), the check from shadow mode on operands with bounds
+ * (a product) and marks (a compare of x*s/s with x, uncertain where s is
+ * not 1). */
+TR_TEST(shadow_moves_carry_bound_and_mark) {
+  static const char *moves[] = {
+      "f32[6,4] transpose(y0), dimensions={1,0}",
+      "f32[2,4,6] broadcast(y0), dimensions={1,2}",
+      "f32[24] reshape(y0)",
+      "f32[2,3] slice(y0), slice={[1:3], [0:6:2]}",
+      "f32[4,6] reverse(y0), dimensions={0,1}",
+      "f32[8,6] concatenate(y0, y1), dimensions={0}",
+      "f32[7,14] pad(y0, y1s), padding=1_2x0_3_1",
+      "f32[2,3] dynamic-slice(y0, i1, i2), dynamic_slice_sizes={2,3}",
+      "f32[4,6] dynamic-update-slice(y0, ys, i1, i2)",
+      "f32[3,6] gather(y0, gi), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
+      "index_vector_dim=1, slice_sizes={1,6}",
+  };
+  int bad = 0, checked = 0, marks = 0, bounded = 0;
+  for (size_t t = 0; t < sizeof moves / sizeof moves[0]; t++) {
+    char shape[64], mod[1600];
+    snprintf(shape, sizeof shape, "%.*s", (int)(strchr(moves[t], ' ') - moves[t]), moves[t]);
+    snprintf(mod, sizeof mod,
+             "HloModule mv\nENTRY e {\n  x0 = f32[4,6] parameter(0)\n  x1 = f32[4,6] parameter(1)\n"
+             "  s = f32[4,6] parameter(2)\n  i1 = s32[] parameter(3)\n  i2 = s32[] parameter(4)\n"
+             "  gi = s32[3] parameter(5)\n  p0 = f32[4,6] multiply(x0, s)\n  p1 = f32[4,6] multiply(x1, s)\n"
+             "  q0 = f32[4,6] divide(p0, s)\n  c = pred[4,6] compare(q0, x0), direction=GT\n"
+             "  y0 = f32[4,6] select(c, x0, p0)\n  y1 = f32[4,6] select(c, x1, p1)\n"
+             "  ys = f32[2,3] slice(y1), slice={[0:2], [0:3]}\n"
+             "  y1c = f32[1,1] slice(y1), slice={[3:4], [5:6]}\n  y1s = f32[] reshape(y1c)\n"
+             "  m = %s\n  ROOT t = (f32[4,6], f32[4,6], f32[2,3], f32[], %s) tuple(y0, y1, ys, y1s, m)\n}\n",
+             moves[t], shape);
+    /* exact-mode map: x = index (y0: 0..23, y1: 100..123, s = 1, so the
+     * products and selects are the indices) */
+    double ix0[24], ix1[24], one[24], v0[24], v1[24], sv[24];
+    rng r = {31 + t};
+    for (int k = 0; k < 24; k++) {
+      ix0[k] = k;
+      ix1[k] = 100 + k;
+      one[k] = 1;
+      v0[k] = 0.5 + unif(&r);
+      v1[k] = 0.5 + unif(&r);
+      sv[k] = k % 2 ? 1 + ldexp(gauss(&r), -12) : 1;
+    }
+    int64_t d0[1] = {0};
+    tr_tensor *i1 = tr_tensor_new(TR_DT_S32, 0, d0, NULL), *i2 = tr_tensor_new(TR_DT_S32, 0, d0, NULL);
+    tr_tensor_set_i(i1, 0, 1);
+    tr_tensor_set_i(i2, 0, 2);
+    int64_t d3[1] = {3};
+    tr_tensor *gi = tr_tensor_new(TR_DT_S32, 1, d3, NULL);
+    tr_tensor_set_i(gi, 0, 2);
+    tr_tensor_set_i(gi, 1, 0);
+    tr_tensor_set_i(gi, 2, 3);
+    int64_t d46[2] = {4, 6};
+    tr_tensor *mk[6];
+    double *srcs[2][3] = {{ix0, ix1, one}, {v0, v1, sv}};
+    both ex, sh;
+    bool ok = true;
+    for (int pass = 0; pass < 2 && ok; pass++) {
+      for (int q = 0; q < 3; q++) {
+        mk[q] = tr_tensor_new(TR_DT_F32, 2, d46, NULL);
+        for (int k = 0; k < 24; k++) tr_tensor_set_f(mk[q], (size_t)k, srcs[pass][q][k]);
+      }
+      mk[3] = i1;
+      mk[4] = i2;
+      mk[5] = gi;
+      ok = run_both(mod, mk, 6, pass ? &sh : &ex, __LINE__);
+      for (int q = 0; q < 3; q++) tr_tensor_free(mk[q]);
+    }
+    if (ok) {
+      /* ex: outputs 0 y0, 1 y1, 2 ys, 3 y1s, 4 m hold indices; sh: the shadow */
+      const tr_tensor *map = ex.ex[4];
+      const tr_shadow_out *o = &sh.sh[4];
+      for (size_t k = 0; k < o->n; k++) {
+        int id = (int)tr_tensor_get_f(map, k);
+        const tr_shadow_out *from = id >= 100 ? &sh.sh[1] : &sh.sh[0];
+        size_t j = (size_t)(id >= 100 ? id - 100 : id);
+        bool same = o->value[k] == from->value[j] && o->bound[k] == from->bound[j] &&
+                    o->uncertain[k] == from->uncertain[j];
+        checked++;
+        marks += o->uncertain[k];
+        bounded += o->bound[k] > 0;
+        if (!same) {
+          if (bad < 5)
+            fprintf(stderr, "  %s: element %zu from %d: %.9g +- %.3g (u %d), source %.9g +- %.3g (u %d)\n",
+                    moves[t], k, id, o->value[k], o->bound[k], o->uncertain[k], from->value[j], from->bound[j],
+                    from->uncertain[j]);
+          bad++;
+        }
+      }
+    }
+    if (ok) {
+      both_free(&ex);
+      both_free(&sh);
+    }
+    tr_tensor_free(i1);
+    tr_tensor_free(i2);
+    tr_tensor_free(gi);
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK(checked > 150 && marks > 20 && marks < checked && bounded > 20);
+  printf("  shadow moves: %d moved elements carry their source's value, bound and mark (%d marked, %d with "
+         "bounds)\n", checked, marks, bounded);
+}
