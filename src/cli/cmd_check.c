@@ -59,13 +59,17 @@ const cli_cmd cli_cmd_check = {
   "      --profile FILE the target's semantic profile (default: by target)\n"
   "      --strict       no profile: every deviation is a finding\n"
   "      --timeout S    per-run timeout of the target in seconds\n"
-  "      --per-instruction  also judge every entry instruction on its own:\n"
-  "                     the target runs a copy of MODULE that returns every\n"
+  "      --per-instruction[=all|chains]\n"
+  "                     also judge every entry instruction on its own: the\n"
+  "                     target runs a copy of MODULE that returns every\n"
   "                     instruction's value, and each instruction is evaluated\n"
   "                     alone on the target's values of its operands, so its\n"
   "                     bound covers one op (deep models; docs/ORACLE.md).\n"
   "                     Prints a per-instruction line per seed and the first\n"
-  "                     mismatching instruction; a mismatch is a finding\n"
+  "                     mismatching instruction; a mismatch is a finding.\n"
+  "                     chains: elementwise producers with one user are judged\n"
+  "                     with that user, not returned, so the target fuses them\n"
+  "                     as in MODULE (finds fusion bugs that returning hides)\n"
   "      --json         print the report as JSON instead of text\n"
   "      --save DIR     write a bundle for the first finding (or the first\n"
   "                     seed when there is none): module, inputs, reference\n"
@@ -414,6 +418,7 @@ typedef struct {
   bool strict;           /* --strict */
   const char *profile_arg; /* --profile as given */
   bool per_instr;        /* --per-instruction */
+  bool chains;           /* --per-instruction=chains */
 } check_env;
 
 /* Overall counts of a multi-module run (printed at the end). */
@@ -549,7 +554,7 @@ static int check_module(const check_env *env, const char *path, check_totals *to
   }
   tr_anchored anch;
   memset(&anch, 0, sizeof anch);
-  if (env->per_instr && tr_anchor_module(m, &anch, &d) != TR_OK) {
+  if (env->per_instr && tr_anchor_module(m, env->chains, &anch, &d) != TR_OK) {
     tr_diag_print(&d, stderr);
     tr_diag_clear(&d);
     rc = CLI_EXIT_USAGE;
@@ -728,8 +733,11 @@ static int run(int argc, char **argv) {
       env.profile_arg = cli_opt_value(&o);
     } else if (cli_opt_flag(&o, NULL, "--strict")) {
       env.strict = true;
-    } else if (cli_opt_flag(&o, NULL, "--per-instruction")) {
+    } else if (cli_opt_is(&o, NULL, "--per-instruction")) {
       env.per_instr = true;
+      if (o.val && strcmp(o.val, "chains") == 0) env.chains = true;
+      else if (o.val && strcmp(o.val, "all") != 0)
+        cli_usage_error(cmd, "--per-instruction takes all or chains, not '%s'", o.val);
     } else if (cli_opt_flag(&o, NULL, "--json")) {
       env.json_mode = true;
     } else if (cli_opt_is(&o, NULL, "--save")) {

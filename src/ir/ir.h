@@ -265,6 +265,12 @@ bool tr_comp_is_fusion_body(const tr_module *m, const tr_comp *c);
  * parameter and *nsources their count. NULL when in is not in m. */
 tr_module *tr_extract_instr(const tr_module *m, const tr_instr *in, const tr_instr **sources,
                             int *nsources);
+/* The same for a group of instructions of one computation, in an order
+ * where operands come first; the last is the root. Operands from outside
+ * the group become parameters (sources: one entry per operand of every
+ * member at most). */
+tr_module *tr_extract_group(const tr_module *m, const tr_instr *const *group, int ngroup,
+                            const tr_instr **sources, int *nsources);
 /* Removes the header's entry_computation_layout (a module whose entry
  * signature was changed must not keep the old one: XLA checks it). */
 void tr_drop_entry_layout(tr_module *m);

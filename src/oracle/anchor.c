@@ -67,7 +67,19 @@ static void add_leaves(leafer *l, tr_instr *v) {
   }
 }
 
-tr_status tr_anchor_module(const tr_module *m, tr_anchored *out, tr_diag *d) {
+/* Ops a compiler fuses into their consumer: elementwise and index-only. */
+static bool fusible(const tr_instr *in) {
+  unsigned f = tr_ops[in->op].flags;
+  if ((f & TR_OPF_E) && !(f & TR_OPF_S)) return true;
+  switch (in->op) {
+  case TR_OP_BROADCAST: case TR_OP_RESHAPE: case TR_OP_BITCAST: case TR_OP_TRANSPOSE:
+  case TR_OP_SLICE: case TR_OP_DYNAMIC_SLICE: case TR_OP_IOTA:
+    return true;
+  default: return false;
+  }
+}
+
+tr_status tr_anchor_module(const tr_module *m, bool chains, tr_anchored *out, tr_diag *d) {
   memset(out, 0, sizeof *out);
   if (!m->entry || !m->entry->root) {
     tr_diag_errorf(d, "%s: error: module has no ENTRY root", m->file ? m->file : "<module>");
@@ -81,16 +93,34 @@ tr_status tr_anchor_module(const tr_module *m, tr_anchored *out, tr_diag *d) {
   for (int i = 0; i < l.e->ninstrs; i++) byid[l.e->instrs[i]->id] = l.e->instrs[i];
   add_leaves(&l, byid[oe->root->id]);
   out->norig = l.n;
+  /* head[id]: the anchored instruction an absorbed producer is judged
+   * with (chains), found from the users down. */
+  const tr_instr **head = tr_xcalloc((size_t)m->next_id + 1, sizeof *head);
+  for (int i = oe->ninstrs - 1; i >= 0; i--) {
+    const tr_instr *in = oe->instrs[i];
+    if (!is_anchor(in)) continue;
+    head[in->id] = in;
+    if (!chains || !fusible(in) || in->nusers != 1 || in == oe->root) continue;
+    const tr_instr *u = in->users[0];
+    if (u->parent == oe && head[u->id]) head[in->id] = head[u->id];
+  }
   out->anchors = tr_xcalloc((size_t)oe->ninstrs + 1, sizeof *out->anchors);
   for (int i = 0; i < oe->ninstrs; i++) {
     const tr_instr *in = oe->instrs[i];
-    if (!is_anchor(in)) continue;
+    if (!is_anchor(in) || head[in->id] != in) continue;
     tr_anchor *a = &out->anchors[out->nanchors++];
     a->in = in;
     a->first = l.n;
     add_leaves(&l, byid[in->id]);
     a->nleaves = l.n - a->first;
+    int nm = 0;
+    for (int j = 0; j <= i; j++)
+      if (head[oe->instrs[j]->id] == in) nm++;
+    a->members = tr_xcalloc((size_t)nm + 1, sizeof *a->members);
+    for (int j = 0; j <= i; j++)
+      if (head[oe->instrs[j]->id] == in) a->members[a->nmembers++] = oe->instrs[j];
   }
+  free(head);
   free(byid);
   tr_shape **shapes = tr_xcalloc((size_t)l.n + 1, sizeof *shapes);
   for (int i = 0; i < l.n; i++) shapes[i] = l.leaves[i]->shape;
@@ -111,6 +141,7 @@ tr_status tr_anchor_module(const tr_module *m, tr_anchored *out, tr_diag *d) {
 
 void tr_anchored_free(tr_anchored *a) {
   tr_module_free(a->m);
+  for (int i = 0; i < a->nanchors; i++) free((void *)a->anchors[i].members);
   free(a->anchors);
   memset(a, 0, sizeof *a);
 }
@@ -393,9 +424,11 @@ tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
   for (int k = 0; k < a->nanchors; k++) {
     const tr_anchor *an = &a->anchors[k];
     tr_anchor_result *r = &s->per[k];
-    const tr_instr **srcs = tr_xcalloc((size_t)an->in->noperands + 1, sizeof *srcs);
+    int nopnds = 0;
+    for (int q = 0; q < an->nmembers; q++) nopnds += an->members[q]->noperands;
+    const tr_instr **srcs = tr_xcalloc((size_t)nopnds + 1, sizeof *srcs);
     int nsrc = 0;
-    tr_module *x = tr_extract_instr(m, an->in, srcs, &nsrc);
+    tr_module *x = tr_extract_group(m, an->members, an->nmembers, srcs, &nsrc);
     one w = {o, x, NULL, 0, NULL};
     bool known = x != NULL;
     for (int q = 0; known && q < nsrc; q++) {
@@ -412,9 +445,13 @@ tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
                       !(srcs[q]->op == TR_OP_GET_TUPLE_ELEMENT && srcs[q]->operands[0]->op == TR_OP_PARAMETER);
       /* fma-contraction: the target may have added the unrounded
        * product, not the stored one: half an ulp of the product. */
-      bool fma = o->profile && o->profile->on[TR_PR_FMA_CONTRACTION] &&
-                 srcs[q]->op == TR_OP_MULTIPLY &&
-                 (an->in->op == TR_OP_ADD || an->in->op == TR_OP_SUBTRACT);
+      bool fma = false;
+      for (int g = 0; g < an->nmembers && o->profile && o->profile->on[TR_PR_FMA_CONTRACTION] &&
+                      srcs[q]->op == TR_OP_MULTIPLY; g++) {
+        const tr_instr *u = an->members[g];
+        if (u->op != TR_OP_ADD && u->op != TR_OP_SUBTRACT) continue;
+        for (int i = 0; i < u->noperands; i++) fma |= u->operands[i] == srcs[q];
+      }
       for (int j = 0; j < ov->n; j++) {
         tr_tensor *t = ov->t[j];
         double u = anchored && o->narrow_ulps > 0 && o->narrow[t->dtype] ? o->narrow_ulps : 0;
@@ -504,8 +541,13 @@ void tr_anchor_summary_text(tr_buf *b, const char *label, const tr_anchored *a,
   if (s->first_bad >= 0) {
     const tr_anchor *an = &a->anchors[s->first_bad];
     const tr_anchor_result *r = &s->per[s->first_bad];
-    tr_buf_printf(b, "%s first mismatch: %%%s (%s) out%d", label, an->in->name, an->in->opname,
-                  r->leaf);
+    tr_buf_printf(b, "%s first mismatch: %%%s (%s", label, an->in->name, an->in->opname);
+    if (an->nmembers > 1) {
+      tr_buf_puts(b, ", judged with");
+      for (int g = 0; g < an->nmembers - 1; g++)
+        tr_buf_printf(b, "%s %%%s", g ? "," : "", an->members[g]->name);
+    }
+    tr_buf_printf(b, ") out%d", r->leaf);
     if (r->r.has_fail) {
       tr_buf_puts(b, " at ");
       put_index(b, leaf_shape(an->in, r->leaf), r->r.first_fail);
@@ -520,6 +562,9 @@ void tr_anchor_summary_json(cJSON *js, const tr_anchored *a, const tr_anchor_sum
   cJSON *o = cJSON_AddObjectToObject(js, "per_instruction");
   cJSON_AddStringToObject(o, "verdict", s->mismatch ? "mismatch" : s->weak ? "weak" : "pass");
   cJSON_AddNumberToObject(o, "instructions", a->nanchors);
+  int nabs = 0;
+  for (int k = 0; k < a->nanchors; k++) nabs += a->anchors[k].nmembers - 1;
+  cJSON_AddNumberToObject(o, "absorbed", nabs);
   cJSON_AddNumberToObject(o, "checked", s->checked);
   cJSON_AddNumberToObject(o, "pass", s->pass);
   cJSON_AddNumberToObject(o, "weak", s->weak);
@@ -535,6 +580,9 @@ void tr_anchor_summary_json(cJSON *js, const tr_anchored *a, const tr_anchor_sum
     cJSON *f = cJSON_AddObjectToObject(o, "first_mismatch");
     cJSON_AddStringToObject(f, "instruction", an->in->name);
     cJSON_AddStringToObject(f, "opcode", an->in->opname);
+    cJSON *mem = cJSON_AddArrayToObject(f, "judged_with");
+    for (int g = 0; g < an->nmembers - 1; g++)
+      cJSON_AddItemToArray(mem, cJSON_CreateString(an->members[g]->name));
     cJSON_AddNumberToObject(f, "output", r->leaf);
     cJSON_AddNumberToObject(f, "failing", (double)r->r.failing);
     cJSON_AddNumberToObject(f, "elements", (double)r->r.n);

@@ -13,6 +13,10 @@
 /* One anchored instruction of the original module's entry. */
 typedef struct {
   const tr_instr *in; /* in the original module */
+  /* The instructions judged with it: in itself, after the producers it
+   * absorbs in chains mode (program order, in last). */
+  const tr_instr **members;
+  int nmembers;
   int first;          /* its first leaf among the anchored module's outputs */
   int nleaves;        /* its array leaves (depth-first) */
 } tr_anchor;
@@ -30,8 +34,14 @@ typedef struct {
  * entry instruction in program order. Anchored are the entry's
  * instructions with an array leaf, except parameters, constants, tuples,
  * get-tuple-elements of parameters and ops with side effects; a while,
- * call or conditional is one instruction (its insides are not anchored). */
-tr_status tr_anchor_module(const tr_module *m, tr_anchored *out, tr_diag *d);
+ * call or conditional is one instruction (its insides are not anchored).
+ * With chains, a producer a compiler would fuse into its consumer (an
+ * elementwise or index-only op whose single user is another anchored
+ * entry instruction) is not anchored but judged together with that
+ * consumer: returning every value changes what a compiler fuses (a value
+ * with a second user, the root, is no longer fused), which can hide a
+ * fusion defect; chains keep those fusions as they were. */
+tr_status tr_anchor_module(const tr_module *m, bool chains, tr_anchored *out, tr_diag *d);
 void tr_anchored_free(tr_anchored *a);
 
 typedef struct {
