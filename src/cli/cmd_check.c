@@ -462,7 +462,7 @@ static void count_seed(check_totals *tot, cJSON *js) {
 /* --per-instruction for one seed (src/oracle/anchor.h): runs the anchored
  * module on the target and judges each instruction alone. Returns the
  * exit code it deserves. */
-static int per_instr_seed(const check_env *env, const tr_anchored *an, const char *label,
+static int per_instr_seed(const check_env *env, tr_anchored *an, const char *label,
                           tr_tensor **ins, int nins, cJSON *js) {
   tr_run_opts ro = {0};
   ro.timeout_s = env->timeout;
@@ -470,7 +470,7 @@ static int per_instr_seed(const check_env *env, const tr_anchored *an, const cha
   tr_run_result_init(&res);
   tr_diag d = {0};
   int rc = CLI_EXIT_OK;
-  if (tr_target_run(env->t, an->m, ins, nins, &ro, &res, &d) != TR_OK) {
+  if (tr_anchor_run(an, env->t, ins, nins, &ro, &res, &d) != TR_OK) {
     tr_diag_print(&d, stderr);
     rc = CLI_EXIT_USAGE;
   } else if (res.verdict != TR_VERDICT_OK) {
@@ -635,7 +635,7 @@ static int check_module(const check_env *env, const char *path, check_totals *to
     prof_ctx pc = {prof, m, ins, nins, false, {0}, {0}, NULL, 0};
     int src = judge_seed(&cr, label, ref, nref, &res, env->k, &pc, js);
     prof_free(&pc);
-    if (anch.m) {
+    if (anch.nparts) {
       int prc = per_instr_seed(env, &anch, label, ins, nins, js);
       if (prc == CLI_EXIT_USAGE) rc = CLI_EXIT_USAGE;
       else src = cli_worse(src, prc);

@@ -79,48 +79,17 @@ static bool fusible(const tr_instr *in) {
   }
 }
 
-tr_status tr_anchor_module(const tr_module *m, bool chains, tr_anchored *out, tr_diag *d) {
-  memset(out, 0, sizeof *out);
-  if (!m->entry || !m->entry->root) {
-    tr_diag_errorf(d, "%s: error: module has no ENTRY root", m->file ? m->file : "<module>");
-    return TR_ERR_INVALID;
-  }
-  const tr_comp *oe = m->entry;
+/* A copy of m whose entry root is the flat tuple of the original root's
+ * leaves (when with_root) and the leaves of anchors [a0, a1). */
+static tr_module *make_part(const tr_anchored *an, bool with_root, int a0, int a1, int *nleaves) {
+  const tr_module *m = an->src;
   tr_module *x = tr_module_clone(m);
   leafer l = {x, x->entry, NULL, 0, 0, 0};
   /* The clone keeps ids: map the original's entry instructions by id. */
   tr_instr **byid = tr_xcalloc((size_t)x->next_id + 1, sizeof *byid);
   for (int i = 0; i < l.e->ninstrs; i++) byid[l.e->instrs[i]->id] = l.e->instrs[i];
-  add_leaves(&l, byid[oe->root->id]);
-  out->norig = l.n;
-  /* head[id]: the anchored instruction an absorbed producer is judged
-   * with (chains), found from the users down. */
-  const tr_instr **head = tr_xcalloc((size_t)m->next_id + 1, sizeof *head);
-  for (int i = oe->ninstrs - 1; i >= 0; i--) {
-    const tr_instr *in = oe->instrs[i];
-    if (!is_anchor(in)) continue;
-    head[in->id] = in;
-    if (!chains || !fusible(in) || in->nusers != 1 || in == oe->root) continue;
-    const tr_instr *u = in->users[0];
-    if (u->parent == oe && head[u->id]) head[in->id] = head[u->id];
-  }
-  out->anchors = tr_xcalloc((size_t)oe->ninstrs + 1, sizeof *out->anchors);
-  for (int i = 0; i < oe->ninstrs; i++) {
-    const tr_instr *in = oe->instrs[i];
-    if (!is_anchor(in) || head[in->id] != in) continue;
-    tr_anchor *a = &out->anchors[out->nanchors++];
-    a->in = in;
-    a->first = l.n;
-    add_leaves(&l, byid[in->id]);
-    a->nleaves = l.n - a->first;
-    int nm = 0;
-    for (int j = 0; j <= i; j++)
-      if (head[oe->instrs[j]->id] == in) nm++;
-    a->members = tr_xcalloc((size_t)nm + 1, sizeof *a->members);
-    for (int j = 0; j <= i; j++)
-      if (head[oe->instrs[j]->id] == in) a->members[a->nmembers++] = oe->instrs[j];
-  }
-  free(head);
+  if (with_root) add_leaves(&l, byid[m->entry->root->id]);
+  for (int k = a0; k < a1; k++) add_leaves(&l, byid[an->anchors[k].in->id]);
   free(byid);
   tr_shape **shapes = tr_xcalloc((size_t)l.n + 1, sizeof *shapes);
   for (int i = 0; i < l.n; i++) shapes[i] = l.leaves[i]->shape;
@@ -132,18 +101,131 @@ tr_status tr_anchor_module(const tr_module *m, bool chains, tr_anchored *out, tr
   l.e->root = root;
   free(l.leaves);
   tr_drop_entry_layout(x);
-  out->m = x;
-  out->nleaves = l.n;
-  tr_status st = tr_verify(x, d);
+  *nleaves = l.n;
+  return x;
+}
+
+static void free_parts(tr_anchored *a) {
+  for (int p = 0; p < a->nparts; p++) tr_module_free(a->parts[p]);
+  free(a->parts);
+  a->parts = NULL;
+  a->nparts = 0;
+}
+
+tr_status tr_anchor_split(tr_anchored *a, int max_leaves, tr_diag *d) {
+  free_parts(a);
+  a->parts = tr_xcalloc((size_t)a->nanchors + 2, sizeof *a->parts);
+  int k = 0;
+  do {
+    int n = a->nparts == 0 ? a->norig : 0, k1 = k;
+    /* At least one anchor per part, so every part makes progress. */
+    while (k1 < a->nanchors && (k1 == k || max_leaves <= 0 || n + a->anchors[k1].nleaves <= max_leaves))
+      n += a->anchors[k1++].nleaves;
+    int got;
+    tr_module *x = make_part(a, a->nparts == 0, k, k1, &got);
+    a->parts[a->nparts++] = x;
+    tr_status st = tr_verify(x, d);
+    if (st != TR_OK) return st;
+    k = k1;
+  } while (k < a->nanchors);
+  return TR_OK;
+}
+
+tr_status tr_anchor_module(const tr_module *m, bool chains, tr_anchored *out, tr_diag *d) {
+  memset(out, 0, sizeof *out);
+  if (!m->entry || !m->entry->root) {
+    tr_diag_errorf(d, "%s: error: module has no ENTRY root", m->file ? m->file : "<module>");
+    return TR_ERR_INVALID;
+  }
+  const tr_comp *oe = m->entry;
+  out->src = m;
+  out->norig = tr_shape_leaves(oe->root->shape, NULL, 0);
+  /* head[id]: the anchored instruction an absorbed producer is judged
+   * with (chains), found from the users down. */
+  const tr_instr **head = tr_xcalloc((size_t)m->next_id + 1, sizeof *head);
+  for (int i = oe->ninstrs - 1; i >= 0; i--) {
+    const tr_instr *in = oe->instrs[i];
+    if (!is_anchor(in)) continue;
+    head[in->id] = in;
+    if (!chains || !fusible(in) || in->nusers != 1 || in == oe->root) continue;
+    const tr_instr *u = in->users[0];
+    if (u->parent == oe && head[u->id]) head[in->id] = head[u->id];
+  }
+  int n = out->norig;
+  out->anchors = tr_xcalloc((size_t)oe->ninstrs + 1, sizeof *out->anchors);
+  for (int i = 0; i < oe->ninstrs; i++) {
+    const tr_instr *in = oe->instrs[i];
+    if (!is_anchor(in) || head[in->id] != in) continue;
+    tr_anchor *a = &out->anchors[out->nanchors++];
+    a->in = in;
+    a->first = n;
+    a->nleaves = tr_shape_leaves(in->shape, NULL, 0);
+    n += a->nleaves;
+    int nm = 0;
+    for (int j = 0; j <= i; j++)
+      if (head[oe->instrs[j]->id] == in) nm++;
+    a->members = tr_xcalloc((size_t)nm + 1, sizeof *a->members);
+    for (int j = 0; j <= i; j++)
+      if (head[oe->instrs[j]->id] == in) a->members[a->nmembers++] = oe->instrs[j];
+  }
+  free(head);
+  out->nleaves = n;
+  tr_status st = tr_anchor_split(out, 0, d);
   if (st != TR_OK) tr_anchored_free(out);
   return st;
 }
 
 void tr_anchored_free(tr_anchored *a) {
-  tr_module_free(a->m);
+  free_parts(a);
   for (int i = 0; i < a->nanchors; i++) free((void *)a->anchors[i].members);
   free(a->anchors);
   memset(a, 0, sizeof *a);
+}
+
+tr_status tr_anchor_run(tr_anchored *a, tr_target *t, tr_tensor *const *ins, int nins,
+                        const tr_run_opts *ro, tr_run_result *res, tr_diag *d) {
+  tr_run_result_init(res);
+  for (int attempt = 0; attempt < 2; attempt++) {
+    tr_run_result_free(res);
+    res->outputs = tr_xcalloc((size_t)a->nleaves + 1, sizeof *res->outputs);
+    for (int p = 0; p < a->nparts; p++) {
+      tr_run_result r;
+      tr_run_result_init(&r);
+      tr_status st = tr_target_run(t, a->parts[p], ins, nins, ro, &r, d);
+      if (st != TR_OK) {
+        tr_run_result_free(&r);
+        return st;
+      }
+      if (r.verdict != TR_VERDICT_OK || res->noutputs + r.noutputs > a->nleaves) {
+        /* Keep the part's verdict and words, drop what came before. */
+        for (int i = 0; i < res->noutputs; i++) tr_tensor_free(res->outputs[i]);
+        free(res->outputs);
+        tr_tensor **keep = r.outputs;
+        int nkeep = r.noutputs;
+        *res = r;
+        if (res->verdict == TR_VERDICT_OK) {
+          res->verdict = TR_VERDICT_PROTOCOL_ERROR;
+          for (int i = 0; i < nkeep; i++) tr_tensor_free(keep[i]);
+          free(keep);
+          res->outputs = NULL;
+          res->noutputs = 0;
+        }
+        break;
+      }
+      for (int i = 0; i < r.noutputs; i++) res->outputs[res->noutputs++] = r.outputs[i];
+      r.noutputs = 0;
+      tr_run_result_free(&r);
+    }
+    /* A target that refuses one module this wide (the built-in compiler
+     * takes at most 256 tuple leaves) gets it in parts. */
+    if (res->verdict == TR_VERDICT_UNSUPPORTED && a->nparts == 1 && a->nleaves > 200) {
+      tr_status st = tr_anchor_split(a, 200, d);
+      if (st != TR_OK) return st;
+      continue;
+    }
+    break;
+  }
+  return TR_OK;
 }
 
 void tr_anchor_opts_default(tr_anchor_opts *o) {

@@ -8,6 +8,7 @@
 #ifndef TR_ANCHOR_H
 #define TR_ANCHOR_H
 
+#include "../target/target.h"
 #include "compare.h"
 
 /* One anchored instruction of the original module's entry. */
@@ -22,7 +23,12 @@ typedef struct {
 } tr_anchor;
 
 typedef struct {
-  tr_module *m;       /* the anchored module (owned) */
+  const tr_module *src; /* the original module (not owned) */
+  /* The anchored module, in parts (owned): usually one; a target that
+   * refuses so many outputs gets several (tr_anchor_split), whose outputs
+   * in order are those of the one. */
+  tr_module **parts;
+  int nparts;
   int norig;          /* leaves of the original root: the first outputs */
   int nleaves;        /* all outputs of the anchored module */
   tr_anchor *anchors; /* in program order */
@@ -43,6 +49,16 @@ typedef struct {
  * fusion defect; chains keep those fusions as they were. */
 tr_status tr_anchor_module(const tr_module *m, bool chains, tr_anchored *out, tr_diag *d);
 void tr_anchored_free(tr_anchored *a);
+/* Rebuilds a's parts with at most max_leaves outputs each (0: one part),
+ * never splitting an instruction's leaves. */
+tr_status tr_anchor_split(tr_anchored *a, int max_leaves, tr_diag *d);
+/* Runs every part of a on t with the original module's inputs ins; res
+ * gets the outputs of all parts in order (a->nleaves) or the first
+ * non-OK verdict. A single part the target calls unsupported is split
+ * into parts of at most 200 outputs and run again. Returns non-OK only
+ * for trouble on trench's side, as tr_target_run does. */
+tr_status tr_anchor_run(tr_anchored *a, tr_target *t, tr_tensor *const *ins, int nins,
+                        const tr_run_opts *ro, tr_run_result *res, tr_diag *d);
 
 typedef struct {
   double k;                  /* bound multiplier (1) */
