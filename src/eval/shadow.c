@@ -378,6 +378,37 @@ static void load_chunk(void *ctx, size_t lo, size_t hi) {
   ev_load_flts(&part, j->d + lo);
 }
 
+void sh_materialize(sh_ctx *c, sh_val *v) {
+  if (!v || !v->src) return;
+  const tr_tensor *t = v->src;
+  size_t m = v->n ? v->n : 1;
+  v->pool = &c->pool;
+  v->d = sh_pool_take(&c->pool, m * sizeof(double), false);
+  v->e = sh_pool_take(&c->pool, m * sizeof(double), true);
+  v->u = sh_pool_take(&c->pool, m, true);
+  load_job j = {t, v->d};
+  ev_par_for(ev_par_threads((double)v->n), v->n, load_chunk, &j);
+  v->src = NULL;
+}
+
+/* Entry arguments of at least this many elements of a type up to 32 bits
+ * stay lazy until an op needs their planes: a gather of a few rows from
+ * an embedding table then costs the rows, not the table. */
+#define LAZY_MIN ((size_t)1 << 16)
+
+static sh_val *lazy_arg(const tr_tensor *t) {
+  sh_val *v = tr_xcalloc(1, sizeof *v);
+  v->refs = 1;
+  v->arr = true;
+  v->dt = t->dtype;
+  v->rank = t->rank;
+  v->dims = tr_xmalloc(sizeof(int64_t) * (size_t)(t->rank > 0 ? t->rank : 1));
+  for (int i = 0; i < t->rank; i++) v->dims[i] = t->dims[i];
+  v->n = tr_tensor_count(t);
+  v->src = t;
+  return v;
+}
+
 tr_status sh_from_tensor(sh_ctx *c, const tr_instr *in, const tr_tensor *t, bool certain,
                          sh_val **out) {
   sh_val *r = sh_arr_new(c, in, t->dtype, t->rank, t->dims);
@@ -843,7 +874,13 @@ tr_status sh_call(sh_ctx *c, const tr_instr *caller, const tr_comp *k, sh_val *c
       cap = in->noperands;
       ops = tr_xmalloc(sizeof(sh_val *) * (size_t)cap);
     }
-    for (int j = 0; j < in->noperands; j++) ops[j] = vals[pos[in->operands[j]->id]];
+    for (int j = 0; j < in->noperands; j++) {
+      ops[j] = vals[pos[in->operands[j]->id]];
+      /* Lazy arguments get their planes here, except as the operand a
+       * gather, slice or dynamic-slice reads a part of. */
+      bool part = j == 0 && (in->op == TR_OP_GATHER || in->op == TR_OP_SLICE || in->op == TR_OP_DYNAMIC_SLICE);
+      if (ops[j] && ops[j]->src && !part) sh_materialize(c, ops[j]);
+    }
     if (in->op == TR_OP_CONSTANT) st = exact_value(c, in, &vals[i]);
     else st = sh_instr(c, in, ops, &vals[i]);
     if (st == TR_OK && !fits(vals[i], in->shape))
@@ -869,11 +906,11 @@ tr_status sh_call(sh_ctx *c, const tr_instr *caller, const tr_comp *k, sh_val *c
 /* ---- entry ---- */
 
 static tr_status param_value(sh_ctx *c, const tr_instr *p, const tr_shape *s, tr_tensor *const *args,
-                             int nargs, int *next, sh_val **out) {
+                             int nargs, int *next, bool top, sh_val **out) {
   if (s->dtype == TR_DT_TUPLE) {
     sh_val **el = tr_xcalloc(s->nelems > 0 ? (size_t)s->nelems : 1, sizeof(sh_val *));
     for (int i = 0; i < s->nelems; i++) {
-      tr_status st = param_value(c, p, s->elems[i], args, nargs, next, &el[i]);
+      tr_status st = param_value(c, p, s->elems[i], args, nargs, next, false, &el[i]);
       if (st != TR_OK) {
         for (int j = 0; j < i; j++) sh_unref(el[j]);
         free(el);
@@ -899,7 +936,18 @@ static tr_status param_value(sh_ctx *c, const tr_instr *p, const tr_shape *s, tr
   if (!ok)
     return ev_err(&c->ev, p, TR_ERR_USAGE, "argument %d does not match its parameter's shape", *next);
   (*next)++;
+  /* Only top-level arguments: a tuple never holds a lazy value. */
+  if (top && sh_narrow(a->dtype) && tr_tensor_count(a) >= LAZY_MIN) {
+    *out = lazy_arg(a);
+    return TR_OK;
+  }
   return sh_from_tensor(c, p, a, true, out);
+}
+
+/* Materializes every lazy leaf of v. */
+static void materialize_all(sh_ctx *c, sh_val *v) {
+  if (v->arr) sh_materialize(c, v);
+  for (int i = 0; i < v->nelems; i++) materialize_all(c, v->elems[i]);
 }
 
 static void flatten(const sh_val *v, const sh_val ***leaves, int *n, int *cap) {
@@ -949,14 +997,15 @@ static void make_out(sh_ctx *c, const sh_val *a, tr_shadow_out *o) {
 
 /* Gives the float leaves of v (argument *k onwards, depth-first) their
  * tr_shadow_opts.arg_ulps bounds. */
-static void arg_bounds(sh_val *v, const double *ulps, int *k) {
+static void arg_bounds(sh_ctx *c, sh_val *v, const double *ulps, int *k) {
   if (v->token) return;
   if (!v->arr) {
-    for (int i = 0; i < v->nelems; i++) arg_bounds(v->elems[i], ulps, k);
+    for (int i = 0; i < v->nelems; i++) arg_bounds(c, v->elems[i], ulps, k);
     return;
   }
   double q = ulps[(*k)++];
   if (!(q > 0) || !sh_is_flt(v)) return;
+  sh_materialize(c, v);
   sh_fmt f;
   sh_fmt_of(v->dt, &f);
   for (size_t i = 0; i < v->n; i++) {
@@ -1012,19 +1061,20 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
   for (int i = 0; i < np && st == TR_OK; i++) {
     const tr_instr *p = e->params ? e->params[i] : NULL;
     if (!p || !p->shape) st = ev_err(&c.ev, NULL, TR_ERR_INVALID, "entry parameter %d is missing", i);
-    else st = param_value(&c, p, p->shape, args, nargs, &next, &params[i]);
+    else st = param_value(&c, p, p->shape, args, nargs, &next, true, &params[i]);
   }
   if (st == TR_OK && next != nargs)
     st = ev_err(&c.ev, NULL, TR_ERR_USAGE, "%d argument(s) given but the entry takes %d", nargs, next);
   if (st == TR_OK && opts && opts->arg_ulps) {
     int k = 0;
-    for (int i = 0; i < np; i++) arg_bounds(params[i], opts->arg_ulps, &k);
+    for (int i = 0; i < np; i++) arg_bounds(&c, params[i], opts->arg_ulps, &k);
   }
   sh_val *res = NULL;
   if (st == TR_OK) st = sh_call(&c, NULL, e, params, np, &res);
   if (st == TR_OK) {
     const sh_val **leaves = NULL;
     int n = 0, cap = 0;
+    materialize_all(&c, res); /* the root may be an argument */
     flatten(res, &leaves, &n, &cap);
     *outs = tr_xcalloc(n > 0 ? (size_t)n : 1, sizeof(tr_shadow_out));
     for (int i = 0; i < n; i++) make_out(&c, leaves[i], &(*outs)[i]);

@@ -107,6 +107,20 @@ static tr_status move_planes(sh_ctx *c, const tr_instr *in, sh_val **ops, int no
   return TR_OK;
 }
 
+/* A part of a lazy argument (exact and certain): the exact kernel on the
+ * argument itself, then the part in shadow form. */
+static tr_status lazy_part(sh_ctx *c, const tr_instr *in, sh_val **ops, int nops, bool unsure,
+                           sh_val **out) {
+  tr_tensor *ts[16], *r = NULL;
+  if (nops > 16) return ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: %d operands", nops);
+  ts[0] = (tr_tensor *)ops[0]->src;
+  for (int i = 1; i < nops; i++) ts[i] = ops[i]->t;
+  tr_status st = in->op == TR_OP_GATHER ? ev_gather(&c->ev, in, ts[0], ts[1], &r) : ev_move(&c->ev, in, ts, nops, &r);
+  if (st == TR_OK) st = sh_from_tensor(c, in, r, !unsure, out);
+  tr_tensor_free(r);
+  return st;
+}
+
 /* Which operands carry data (the rest are start indices). */
 static int data_operands(tr_op op, int nops) {
   switch (op) {
@@ -131,6 +145,7 @@ tr_status sh_move(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   }
   bool unsure = false;
   for (int i = nd; i < nops; i++) unsure |= sh_any_uncertain(ops[i]);
+  if (ops[0]->src) return lazy_part(c, in, ops, nops, unsure, out); /* slice, dynamic-slice */
   if (planes_movable(in, ops, nd)) return move_planes(c, in, ops, nops, nd, NULL, unsure, out);
   tr_tensor **ts = tr_xcalloc((size_t)nops, sizeof(tr_tensor *));
   tr_status st = TR_OK;
@@ -157,6 +172,7 @@ tr_status sh_move(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
 tr_status sh_gather(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   if (in->noperands < 2 || !ops[0]->arr || !ops[1]->arr || sh_is_flt(ops[1]))
     return ev_err(&c->ev, in, TR_ERR_INVALID, "malformed gather");
+  if (ops[0]->src) return lazy_part(c, in, ops, 2, sh_any_uncertain(ops[1]), out);
   if (planes_movable(in, ops, 1))
     return move_planes(c, in, ops, 2, 1, ops[1]->t, sh_any_uncertain(ops[1]), out);
   tr_tensor *idt = id_tensor(c, in, ops[0], 0);

@@ -42,6 +42,11 @@ struct sh_val {
   double *e;         /* float arrays: bounds (>= 0) */
   unsigned char *u;  /* arrays: uncertain flags */
   sh_pool *pool;     /* where its buffers go back (arrays) */
+  const tr_tensor *src; /* lazy: a large exact, certain entry argument not
+                           yet in shadow form (d, e, u NULL); the caller's,
+                           alive for the evaluation. sh_materialize makes
+                           the planes; gather, slice and dynamic-slice read
+                           it as it is (shadow.c, sh_call) */
   int nelems;        /* tuple element count */
   sh_val **elems;    /* tuple elements, one reference each */
 };
@@ -113,6 +118,8 @@ sh_val *sh_tuple(int n, sh_val *const *elems); /* takes the refs */
 sh_val *sh_ref(sh_val *v);
 void sh_unref(sh_val *v);
 bool sh_is_flt(const sh_val *a);
+/* Gives a lazy value its planes (a no-op for others). */
+void sh_materialize(sh_ctx *c, sh_val *v);
 /* A new tensor of a's values in its dtype (floats rounded to nearest). */
 tr_tensor *sh_round_tensor(sh_ctx *c, const tr_instr *in, const sh_val *a);
 /* Whether any element of a is uncertain, or (floats) has a bound. */
