@@ -137,6 +137,20 @@ expect 0 '^inputs out0: pass \(checked 4, uncertain 0; excused 2 by flush-result
 expect 1 '^inputs out0: mismatch \(checked 4, uncertain 0; failing 2, first at \[0\]: reference 6.1\S* \(denormal\), target 0' -- "$trench" check "$tmp/lg16.hlo" --target xla-cpu --input "$tmp/lg.npy" --strict
 expect 0 '^inputs out0: pass \(checked 4, uncertain 0; worst' -- "$trench" check "$tmp/neg16.hlo" --target xla-cpu --input "$tmp/lg.npy"
 
+# conv-zero-pad: XLA CPU's f32 convolution multiplies its zero padding, so
+# an inf tap over it is NaN where the reference skips the tap (3).
+cat > "$tmp/cpad.hlo" <<'HLO'
+HloModule cpad
+ENTRY e {
+  x = f32[1,4,1] parameter(0)
+  k = f32[3,1,1] parameter(1)
+  ROOT r = f32[1,4,1] convolution(x, k), window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f
+}
+HLO
+"$py" -c 'import numpy as np,sys; np.save(sys.argv[1], np.array([[[1],[2],[3],[4]]], np.float32)); np.save(sys.argv[2], np.array([[[np.inf]],[[1]],[[1]]], np.float32))' "$tmp/px.npy" "$tmp/pk.npy"
+expect 0 '^inputs out0: weak \(checked 1, uncertain 3; mostly uncertain; excused 1 by conv-zero-pad' -- "$trench" check "$tmp/cpad.hlo" --target xla-cpu --input "$tmp/px.npy" --input "$tmp/pk.npy"
+expect 1 '^inputs out0: mismatch \(checked 1, uncertain 3; failing 1, first at \[0,0,0\]: reference 3, target -?nan' -- "$trench" check "$tmp/cpad.hlo" --target xla-cpu --input "$tmp/px.npy" --input "$tmp/pk.npy" --strict
+
 # Profiles and options: a bad file is a usage error located at file:line;
 # --strict excludes --profile; targets without a profile file get none.
 printf 'target x\n# fine\ndenormal-flush f32 s32\nbogus-rule 1\n' > "$tmp/bad.conf"

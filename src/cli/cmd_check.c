@@ -206,7 +206,7 @@ static void prof_compute(prof_ctx *pc) {
     pc->alt[r] = shadow_with(pc, 1u << r, pc->ins, &pc->nalt[r]);
   }
   if (nrel > 1) pc->alt_tables = shadow_with(pc, ~0u, pc->ins, &pc->nalt_tables);
-  static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP};
+  static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP, TR_PR_CONV_ZERO_PAD};
   for (int w = 0; w < TR_NELEMS(rewrites); w++)
     pc->alt[rewrites[w]] = shadow_rewritten(pc, rewrites[w], &pc->nalt[rewrites[w]]);
 }

@@ -35,7 +35,8 @@ typedef struct {
    *     evaluated with the ulp table widened by that rule alone;
    *   alt_tables: widened by every table rule at once (an element that
    *     needs both is named after both);
-   *   alt[TR_PR_LOG_EXP_FOLD], alt[TR_PR_INT_CONV_WRAP]: the module as
+   *   alt[TR_PR_LOG_EXP_FOLD], alt[TR_PR_INT_CONV_WRAP],
+   *     alt[TR_PR_CONV_ZERO_PAD]: the module as
    *     the rule's rewrite leaves it (tr_profile_rewrite). */
   const tr_shadow_out *alt[TR_PR_COUNT];
   const tr_shadow_out *alt_tables;

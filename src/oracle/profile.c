@@ -10,7 +10,8 @@
  *   reordered-reduction covered
  *   log-exp-fold DTYPE...
  *   int-conv-wrap DTYPE...
- *   flush-results DTYPE OP... */
+ *   flush-results DTYPE OP...
+ *   conv-zero-pad DTYPE... */
 #include "profile.h"
 
 #include <math.h>
@@ -20,7 +21,7 @@
 static const char *const k_rule_names[TR_PR_COUNT] = {
   "denormal-flush", "fast-minmax", "transcendental-ulps", "reciprocal-divide",
   "fma-contraction", "reordered-reduction", "log-exp-fold", "int-conv-wrap",
-  "flush-results",
+  "flush-results", "conv-zero-pad",
 };
 
 const char *tr_prule_name(tr_prule r) {
@@ -122,7 +123,7 @@ static void parse_line(parser *ps, word *w, int nw) {
     err(ps, w[0].s,
         "unknown rule '%.*s' (known: target, denormal-flush, fast-minmax, transcendental-ulps, "
         "reciprocal-divide, fma-contraction, reordered-reduction, log-exp-fold, int-conv-wrap, "
-        "flush-results)",
+        "flush-results, conv-zero-pad)",
         (int)w[0].n, w[0].s);
     return;
   }
@@ -184,6 +185,7 @@ static void parse_line(parser *ps, word *w, int nw) {
     break;
   }
   case TR_PR_LOG_EXP_FOLD:
+  case TR_PR_CONV_ZERO_PAD:
   case TR_PR_INT_CONV_WRAP: {
     bool ints = r == TR_PR_INT_CONV_WRAP;
     if (nw < 2) {
@@ -193,7 +195,10 @@ static void parse_line(parser *ps, word *w, int nw) {
     for (int i = 1; i < nw; i++) {
       tr_dtype dt;
       if (!ints) {
-        if (float_dtype(ps, w[i], &dt)) p->fold[dt] = true;
+        if (float_dtype(ps, w[i], &dt)) {
+          if (r == TR_PR_LOG_EXP_FOLD) p->fold[dt] = true;
+          else p->zpad[dt] = true;
+        }
         continue;
       }
       if (!tr_dtype_lookup(w[i].s, w[i].n, &dt)) {

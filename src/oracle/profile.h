@@ -19,6 +19,7 @@ typedef enum {
   TR_PR_LOG_EXP_FOLD,        /* the simplifier's log(exp(x)) -> x */
   TR_PR_INT_CONV_WRAP,       /* integer convolutions wrap (E saturates) */
   TR_PR_FLUSH_RESULTS,       /* an op's results below min normal may be 0 */
+  TR_PR_CONV_ZERO_PAD,       /* convolutions multiply their zero padding */
   TR_PR_COUNT
 } tr_prule;
 
@@ -38,6 +39,7 @@ typedef struct {
   bool fold[TR_DT_COUNT];              /* log-exp-fold dtypes */
   bool wrap[TR_DT_COUNT];              /* int-conv-wrap dtypes */
   bool flushres[TR_OP_COUNT][TR_DT_COUNT]; /* flush-results ops per dtype */
+  bool zpad[TR_DT_COUNT];              /* conv-zero-pad dtypes */
 } tr_profile;
 
 /* Parses a profile. file names it in messages ("FILE:LINE:COL: error:
@@ -58,7 +60,7 @@ void tr_profile_ulp_table(const tr_profile *p, unsigned mask, tr_ulp_table *t);
  * default table, so a separate shadow pass with it can excuse more. */
 bool tr_profile_widens(const tr_profile *p, tr_prule r, tr_op op, tr_dtype dt);
 
-/* The rewrite rules (log-exp-fold, int-conv-wrap) are checked against the
+/* The rewrite rules (log-exp-fold, int-conv-wrap, conv-zero-pad) are checked against the
  * reference evaluated on the module as the target rewrote it: a clone of m
  * with the rule's rewrite applied wherever it matches, or NULL when it
  * matches nowhere (or p does not name the rule). *count gets the number of

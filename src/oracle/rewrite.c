@@ -7,6 +7,7 @@
 #include "profile.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* log(exp(x)) -> x on the fold dtypes: the log's users read x. */
 static int fold_log_exp(const tr_profile *p, tr_module *m) {
@@ -57,11 +58,87 @@ static int wrap_int_conv(const tr_profile *p, tr_module *m) {
   return n;
 }
 
+/* A convolution of a zpad dtype with edge padding or base dilation
+ * becomes an explicit pad with zeros (edges and holes) and a convolution
+ * without either: the reference (like XLA's HloEvaluator) skips padded
+ * taps, a target that pads first multiplies the zeros, and 0 * inf is
+ * NaN. Where the target skips them after all, the element still matches
+ * the original reference and is not excused. */
+static int zero_pad_conv(const tr_profile *p, tr_module *m) {
+  int n = 0;
+  for (int k = 0; k < m->ncomps; k++) {
+    tr_comp *c = m->comps[k];
+    for (int i = 0; i < c->ninstrs; i++) {
+      tr_instr *cv = c->instrs[i];
+      if (cv->op != TR_OP_CONVOLUTION || cv->noperands != 2 || !cv->shape || !p->zpad[cv->shape->dtype])
+        continue;
+      tr_attr *wa = tr_instr_attr(cv, TR_ATTR_WINDOW);
+      const tr_attr *dl = tr_instr_attr(cv, TR_ATTR_DIM_LABELS);
+      tr_instr *x = cv->operands[0];
+      if (!wa || !dl || !dl->u.conv || !x->shape || !tr_shape_is_array(x->shape) ||
+          wa->n != dl->u.conv->nspatial)
+        continue;
+      bool any = false;
+      for (int d = 0; d < wa->n; d++)
+        any |= wa->u.win[d].pad_lo > 0 || wa->u.win[d].pad_hi > 0 || wa->u.win[d].lhs_dilate > 1;
+      if (!any) continue;
+      const tr_shape *xs = x->shape;
+      tr_arena *a = m->arena;
+      char name[256];
+      /* The zero scalar of x's dtype (all-zero bits: +0, 0, false). */
+      tr_literal *lit = tr_arena_alloc(a, sizeof *lit);
+      memset(lit, 0, sizeof *lit);
+      lit->shape = tr_shape_array(a, xs->dtype, 0, NULL);
+      lit->data = tr_arena_alloc(a, 16);
+      memset(lit->data, 0, 16);
+      snprintf(name, sizeof name, "%s.zero", cv->name);
+      tr_instr *z = tr_instr_new(m, TR_OP_CONSTANT, name, lit->shape);
+      z->literal = lit;
+      /* Padding per dim of x: the window's edges and holes on the spatial
+       * dims (negative edges too: pad applies them after the holes, as the
+       * convolution does). */
+      tr_pad_dim *pd = tr_arena_alloc(a, sizeof(tr_pad_dim) * (size_t)(xs->rank + 1));
+      memset(pd, 0, sizeof(tr_pad_dim) * (size_t)(xs->rank + 1));
+      tr_window_dim *nw = tr_arena_alloc(a, sizeof(tr_window_dim) * (size_t)wa->n);
+      memcpy(nw, wa->u.win, sizeof(tr_window_dim) * (size_t)wa->n);
+      int64_t *dims = tr_arena_alloc(a, sizeof(int64_t) * (size_t)(xs->rank + 1));
+      memcpy(dims, xs->dims, sizeof(int64_t) * (size_t)xs->rank);
+      for (int d = 0; d < wa->n; d++) {
+        int64_t sd = dl->u.conv->in_spatial[d];
+        pd[sd].lo = nw[d].pad_lo;
+        pd[sd].hi = nw[d].pad_hi;
+        pd[sd].interior = nw[d].lhs_dilate > 1 ? nw[d].lhs_dilate - 1 : 0;
+        int64_t e = dims[sd];
+        dims[sd] = e + pd[sd].lo + pd[sd].hi + (e > 0 ? (e - 1) * pd[sd].interior : 0);
+        nw[d].pad_lo = nw[d].pad_hi = 0;
+        nw[d].lhs_dilate = 1;
+      }
+      snprintf(name, sizeof name, "%s.pad", cv->name);
+      tr_instr *pad = tr_instr_new(m, TR_OP_PAD, name, tr_shape_array(a, xs->dtype, xs->rank, dims));
+      tr_comp_insert_before(c, cv, z);
+      tr_comp_insert_before(c, cv, pad);
+      tr_instr *ops[2] = {x, z};
+      tr_instr_set_operands(pad, ops, 2);
+      tr_attr *pa = tr_instr_add_attr(m, pad, TR_ATTR_PADDING, TR_AK_PADDING, NULL);
+      pa->n = xs->rank;
+      pa->u.pad = pd;
+      wa = tr_instr_attr(cv, TR_ATTR_WINDOW);
+      wa->u.win = nw;
+      tr_instr_replace_operand(cv, 0, pad);
+      n++;
+      i += 2; /* cv moved past the two new instructions */
+    }
+  }
+  return n;
+}
+
 tr_module *tr_profile_rewrite(const tr_profile *p, tr_prule r, const tr_module *m, int *count) {
   *count = 0;
-  if (!p || !p->on[r] || (r != TR_PR_LOG_EXP_FOLD && r != TR_PR_INT_CONV_WRAP)) return NULL;
+  if (!p || !p->on[r] || (r != TR_PR_LOG_EXP_FOLD && r != TR_PR_INT_CONV_WRAP && r != TR_PR_CONV_ZERO_PAD))
+    return NULL;
   tr_module *d = tr_module_clone(m);
-  int n = r == TR_PR_LOG_EXP_FOLD ? fold_log_exp(p, d) : wrap_int_conv(p, d);
+  int n = r == TR_PR_LOG_EXP_FOLD ? fold_log_exp(p, d) : r == TR_PR_INT_CONV_WRAP ? wrap_int_conv(p, d)
+                                                                                  : zero_pad_conv(p, d);
   if (!n) {
     tr_module_free(d);
     return NULL;

@@ -44,7 +44,8 @@ TR_TEST(profile_parse_good) {
                            "reordered-reduction covered\n"
                            "log-exp-fold f32 f16\n"
                            "int-conv-wrap s8 u16\n"
-                           "flush-results f16 logistic tanh\n");
+                           "flush-results f16 logistic tanh\n"
+                           "conv-zero-pad f32 bf16\n");
   if (!p) return;
   CHECK_STR(p->target, "xla-cpu");
   CHECK_STR(p->file, "p.conf");
@@ -54,6 +55,7 @@ TR_TEST(profile_parse_good) {
   CHECK(p->minmax[TR_DT_F32] && !p->minmax[TR_DT_F64]);
   CHECK(p->fold[TR_DT_F32] && p->fold[TR_DT_F16] && !p->fold[TR_DT_F64]);
   CHECK(p->wrap[TR_DT_S8] && p->wrap[TR_DT_U16] && !p->wrap[TR_DT_S32]);
+  CHECK(p->zpad[TR_DT_F32] && p->zpad[TR_DT_BF16] && !p->zpad[TR_DT_F64]);
   CHECK(p->flushres[TR_OP_LOGISTIC][TR_DT_F16] && p->flushres[TR_OP_TANH][TR_DT_F16]);
   CHECK(!p->flushres[TR_OP_LOGISTIC][TR_DT_F32] && !p->flushres[TR_OP_EXPONENTIAL][TR_DT_F16]);
   CHECK(p->ulps[TR_OP_TANH][TR_DT_F32] == 7.0f);
@@ -122,6 +124,7 @@ TR_TEST(profile_parse_errors) {
   parse_err("int-conv-wrap f32\n", "p.conf:1:15: error: 'f32' is not an integer dtype narrower than 64 bits");
   parse_err("int-conv-wrap s64\n", "'s64' is not an integer dtype narrower than 64 bits");
   parse_err("int-conv-wrap q8\n", "p.conf:1:15: error: 'q8' is not a dtype");
+  parse_err("conv-zero-pad s32\n", "p.conf:1:15: error: 's32' is not a float dtype");
   parse_err("flush-results f16\n", "p.conf:1:1: error: 'flush-results' needs a dtype and the opcodes");
   parse_err("flush-results f16 logistc\n", "p.conf:1:19: error: 'logistc' is not an opcode");
   parse_err("target a\ntarget b\n", "p.conf:2:1: error: a second 'target' line");
@@ -469,5 +472,61 @@ TR_TEST(profile_rule_flush_results) {
   CHECK_EQ_INT(r.first_fail, 1);
   fake_free(&ref);
   tr_tensor_free(t);
+  tr_profile_free(p);
+}
+
+/* conv-zero-pad: a padded convolution becomes pad(x, 0) and an unpadded
+ * convolution, so an inf tap over the padding gives NaN (0 * inf), as XLA
+ * CPU's f32 path computes it; the original module skips the tap. */
+TR_TEST(profile_rewrite_conv_zero_pad) {
+  tr_profile *p = parse_ok("conv-zero-pad f32\n");
+  if (!p) return;
+  const char *text = "HloModule m\n"
+                     "ENTRY e {\n"
+                     "  x = f32[1,4,1] parameter(0)\n"
+                     "  k = f32[3,1,1] parameter(1)\n"
+                     "  a = f32[1,4,1] convolution(x, k), window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f\n"
+                     "  b = f32[1,2,1] convolution(x, k), window={size=3}, dim_labels=b0f_0io->b0f\n"
+                     "  c = f32[1,4,1] convolution(x, k), window={size=3 pad=0_-1 lhs_dilate=2}, dim_labels=b0f_0io->b0f\n"
+                     "  ROOT t = (f32[1,4,1], f32[1,2,1], f32[1,4,1]) tuple(a, b, c)\n"
+                     "}\n";
+  tr_diag dg = {0};
+  tr_module *m = tr_parse("m.hlo", text, strlen(text), NULL, &dg);
+  CHECK(m != NULL);
+  if (!m) return;
+  int n = -1;
+  tr_module *z = tr_profile_rewrite(p, TR_PR_CONV_ZERO_PAD, m, &n);
+  CHECK_EQ_INT(n, 2); /* a and c; b has nothing to pad */
+  if (z) {
+    CHECK_EQ_INT(tr_verify(z, &dg), TR_OK);
+    tr_tensor *x = tr_tensor_new(TR_DT_F32, 3, (int64_t[]){1, 4, 1}, NULL);
+    tr_tensor *k = tr_tensor_new(TR_DT_F32, 3, (int64_t[]){3, 1, 1}, NULL);
+    for (int i = 0; i < 4; i++) tr_tensor_set_f(x, (size_t)i, i + 1);
+    tr_tensor_set_f(k, 0, INFINITY);
+    tr_tensor_set_f(k, 1, 1);
+    tr_tensor_set_f(k, 2, 1);
+    tr_tensor *args[2] = {x, k};
+    tr_tensor **o = NULL, **q = NULL;
+    int no = 0, nq = 0;
+    CHECK_EQ_INT(tr_eval(m, args, 2, &o, &no, &dg), TR_OK);
+    CHECK_EQ_INT(tr_eval(z, args, 2, &q, &nq, &dg), TR_OK);
+    if (no == 3 && nq == 3) {
+      CHECK(tr_tensor_get_f(o[0], 0) == 3);     /* the padded tap skipped */
+      CHECK(isnan(tr_tensor_get_f(q[0], 0)));    /* 0 * inf */
+      CHECK(isinf(tr_tensor_get_f(q[0], 1)) && isinf(tr_tensor_get_f(o[0], 1)));
+      for (int i = 0; i < 2; i++) CHECK(tr_tensor_get_f(o[1], (size_t)i) == tr_tensor_get_f(q[1], (size_t)i));
+      /* Base dilation: holes are zeros too; every window of c starts on
+       * a value or a hole under the inf tap. */
+      CHECK(isinf(tr_tensor_get_f(o[2], 0)) && isinf(tr_tensor_get_f(q[2], 0)));
+      CHECK(tr_tensor_get_f(o[2], 1) == 2 && isnan(tr_tensor_get_f(q[2], 1)));
+    }
+    tr_eval_free_outputs(o, no);
+    tr_eval_free_outputs(q, nq);
+    tr_tensor_free(x);
+    tr_tensor_free(k);
+  }
+  tr_diag_clear(&dg);
+  tr_module_free(z);
+  tr_module_free(m);
   tr_profile_free(p);
 }
