@@ -41,7 +41,8 @@ tr_module *tr_extract_group(const tr_module *m, const tr_instr *const *group, in
   if (nsources) *nsources = 0;
   if (ngroup < 1) return NULL;
   for (int g = 0; g < ngroup; g++)
-    if (!group[g] || !group[g]->shape || !in_module(m, group[g]) || group[g]->parent != group[0]->parent)
+    if (!group[g] || !group[g]->shape || !in_module(m, group[g]) || group[g]->parent != group[0]->parent ||
+        group[g]->op == TR_OP_PARAMETER)
       return NULL;
   /* Work on a clone (ids are kept, so the instructions are found by id),
    * then build a new entry around them and drop what they do not call. */

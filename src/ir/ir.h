@@ -262,7 +262,8 @@ bool tr_comp_is_fusion_body(const tr_module *m, const tr_comp *c);
  * operands, in operand order (constants are copied with their literal),
  * whose root is a copy of in, with the computations in calls. sources
  * (in->noperands entries, may be NULL) gets m's operand behind each
- * parameter and *nsources their count. NULL when in is not in m. */
+ * parameter and *nsources their count. NULL when in is not in m or is a
+ * parameter. */
 tr_module *tr_extract_instr(const tr_module *m, const tr_instr *in, const tr_instr **sources,
                             int *nsources);
 /* The same for a group of instructions of one computation, in an order
