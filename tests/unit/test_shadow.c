@@ -1343,11 +1343,14 @@ TR_TEST(shadow_moves_carry_bound_and_mark) {
  * Entry arguments of 65536 elements and more stay lazy until an op needs
  * their planes; gather, slice and dynamic-slice read them as they are.
  * Those parts must equal the same ops on the materialized argument (a
- * copy materializes it), marks from uncertain indices included, and a
- * root that is the argument itself comes out whole. */
+ * copy materializes it), marks from uncertain indices included, also
+ * through a call; a root that is the argument itself comes out whole. */
 TR_TEST(shadow_lazy_arguments) {
   const char *text =
-      "HloModule lz\nENTRY e {\n  tab = f32[70000,4] parameter(0)\n  gi = s32[5,1] parameter(1)\n"
+      "HloModule lz\ntake {\n  t = f32[70000,4] parameter(0)\n  i = s32[5,1] parameter(1)\n"
+      "  ROOT g = f32[5,4] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
+      "index_vector_dim=1, slice_sizes={1,4}\n}\n"
+      "ENTRY e {\n  tab = f32[70000,4] parameter(0)\n  gi = s32[5,1] parameter(1)\n"
       "  fi = f32[5] parameter(2)\n  s = f32[5] parameter(3)\n  st = s32[] parameter(4)\n"
       "  fm = f32[5] multiply(fi, s)\n  fs = f32[5] divide(fm, s)\n  ix = s32[5] convert(fs)\n  gu = s32[5,1] reshape(ix)\n"
       "  z = s32[] constant(0)\n"
@@ -1357,6 +1360,7 @@ TR_TEST(shadow_lazy_arguments) {
       "index_vector_dim=1, slice_sizes={1,4}\n"
       "  c1 = f32[3,4] slice(tab), slice={[69990:69993], [0:4]}\n"
       "  d1 = f32[3,4] dynamic-slice(tab, st, z), dynamic_slice_sizes={3,4}\n"
+      "  k1 = f32[5,4] call(tab, gi), to_apply=take\n"
       "  cp = f32[70000,4] copy(tab)\n"
       "  g2 = f32[5,4] gather(cp, gi), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
       "index_vector_dim=1, slice_sizes={1,4}\n"
@@ -1364,8 +1368,8 @@ TR_TEST(shadow_lazy_arguments) {
       "index_vector_dim=1, slice_sizes={1,4}\n"
       "  c2 = f32[3,4] slice(cp), slice={[69990:69993], [0:4]}\n"
       "  d2 = f32[3,4] dynamic-slice(cp, st, z), dynamic_slice_sizes={3,4}\n"
-      "  ROOT t = (f32[5,4], f32[5,4], f32[3,4], f32[3,4], f32[5,4], f32[5,4], f32[3,4], f32[3,4], f32[70000,4]) "
-      "tuple(g1, h1, c1, d1, g2, h2, c2, d2, tab)\n}\n";
+      "  ROOT t = (f32[5,4], f32[5,4], f32[3,4], f32[3,4], f32[5,4], f32[5,4], f32[3,4], f32[3,4], f32[70000,4], "
+      "f32[5,4]) tuple(g1, h1, c1, d1, g2, h2, c2, d2, tab, k1)\n}\n";
   int64_t dt[2] = {70000, 4}, dg[2] = {5, 1}, d5[1] = {5}, d0[1] = {0};
   tr_tensor *tab = tr_tensor_new(TR_DT_F32, 2, dt, NULL), *gi = tr_tensor_new(TR_DT_S32, 2, dg, NULL);
   tr_tensor *fi = tr_tensor_new(TR_DT_F32, 1, d5, NULL), *s = tr_tensor_new(TR_DT_F32, 1, d5, NULL);
@@ -1383,7 +1387,7 @@ TR_TEST(shadow_lazy_arguments) {
   tr_tensor *args[5] = {tab, gi, fi, s, st};
   both b;
   if (run_both(text, args, 5, &b, __LINE__)) {
-    CHECK_EQ_INT(b.nsh, 9);
+    CHECK_EQ_INT(b.nsh, 10);
     int same = 0, total = 0;
     for (int o = 0; o < 4; o++)
       for (size_t k = 0; k < b.sh[o].n; k++, total++)
@@ -1396,6 +1400,10 @@ TR_TEST(shadow_lazy_arguments) {
     CHECK(b.sh[3].value[0] == tr_tensor_get_f(tab, 69997 * 4)); /* clamped start */
     CHECK(b.sh[8].n == 280000 && b.sh[8].nuncertain == 0 && b.sh[8].max_bound == 0);
     CHECK(b.sh[8].value[123457] == tr_tensor_get_f(tab, 123457));
+    /* a gather inside a called computation (how jax spells take) */
+    int sk = 0;
+    for (size_t k = 0; k < 20; k++) sk += b.sh[9].value[k] == b.sh[4].value[k] && b.sh[9].bound[k] == 0 && !b.sh[9].uncertain[k];
+    CHECK_EQ_INT(sk, 20);
   }
   both_free(&b);
   for (int i = 0; i < 5; i++) tr_tensor_free(args[i]);
