@@ -114,5 +114,29 @@ expect 2 '' -- "$trench" check "$tmp/add.hlo" --target nosuchtarget
 printf 'HloModule el\nENTRY e {\n  p = f32[16] parameter(0)\n  c = f32[16] constant({...})\n  ROOT r = f32[16] add(p, c)\n}\n' > "$tmp/elided.hlo"
 expect 2 'the reference cannot evaluate' -- "$trench" check "$tmp/elided.hlo" --target interp
 expect 2 'takes 2 inputs, 1 --input given' -- "$trench" check "$tmp/add.hlo" --target interp --input "$tmp/b/in0.npy"
+
+# --per-instruction: each entry instruction judged alone on the target's
+# operand values; the planted fusion defect is named at its instruction.
+expect 0 'seed 0 per-instruction: pass \(checked [0-9]+: pass [0-9]+, weak 0, mismatch 0; skipped 0' -- "$trench" check "$root/examples/mlp.hlo" --target builtin --seeds 1 --per-instruction
+expect 0 'seed 0 per-instruction: pass' -- "$trench" check "$root/examples/convnet.hlo" --target interp --seeds 1 --per-instruction=chains
+cat > "$tmp/bc1.hlo" <<'HLO'
+HloModule bc1
+ENTRY e {
+  x = f32[1,3] parameter(0)
+  y = f32[1,4,3] parameter(1)
+  m = f32[1,4,3] multiply(y, y)
+  b = f32[1,4,3] broadcast(x), dimensions={0,2}
+  s = f32[1,4,3] add(b, m)
+  ROOT r = f32[1,4,3] tanh(s)
+}
+HLO
+expect 1 'seed 0 first mismatch: %s \(add\) out0 at \[0,[0-9],[0-9]\]: target' -- "$trench" check "$tmp/bc1.hlo" --target builtin:inject=fusion-broadcast-size1-map --seeds 1 --per-instruction
+expect 1 'first mismatch: %r \(tanh, judged with %m, %b, %s\)' -- "$trench" check "$tmp/bc1.hlo" --target builtin:inject=fusion-broadcast-size1-map --seeds 1 --per-instruction=chains
+out=$("$trench" check "$tmp/bc1.hlo" --target builtin:inject=fusion-broadcast-size1-map --seeds 2 --per-instruction --json 2>&1)
+rc=$?
+if [ $rc = 1 ] && printf '%s' "$out" | python3 -c 'import json,sys; r=json.load(sys.stdin); p=[x["per_instruction"] for x in r["runs"]]; assert len(p)==2 and all(q["verdict"]=="mismatch" and q["checked"]==4 and q["first_mismatch"]["instruction"]=="s" and q["first_mismatch"]["opcode"]=="add" and "allowed" in q["first_mismatch"] for q in p)'
+then ok; else bad "--per-instruction --json (exit $rc)"; printf '%s\n' "$out" | tail -5; fi
+expect 0 'seed 0 per-instruction: pass \(checked 4: pass 4' -- "$trench" check "$tmp/bc1.hlo" --target builtin --seeds 1 --per-instruction
+expect 2 '--per-instruction takes all or chains' -- "$trench" check "$tmp/bc1.hlo" --target interp --per-instruction=some
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
