@@ -219,7 +219,7 @@ tr_tensor *sh_pool_tensor(sh_ctx *c, tr_dtype dt, int rank, const int64_t *dims)
     n *= (size_t)dims[i];
   }
   t->nbytes = n * (size_t)tr_dtype_size(dt);
-  t->data = sh_pool_take(&c->pool, t->nbytes ? t->nbytes : 1, true);
+  t->data = sh_pool_take(&c->pool, t->nbytes ? t->nbytes : 1, false);
   return t;
 }
 

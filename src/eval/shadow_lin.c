@@ -390,10 +390,18 @@ tr_status sh_reduce(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
 /* f64 tensors of one operand for the contraction kernels: value, magnitude
  * |v|+e, and error e (NULL when every error is 0). Uncertain elements get
  * an infinite error, so every output they reach comes out non-finite. */
-/* Non-negative m rounded up to float (f32 magnitudes for the f32 kernel). */
+/* Non-negative m rounded up to float (f32 magnitudes for the f32 kernel):
+ * one float step up where the rounding went down (the bits of a finite
+ * non-negative float count up with it; FLT_MAX steps to inf). */
 static float f32_above(double m) {
   float f = (float)m;
-  return (double)f < m ? nextafterf(f, INFINITY) : f;
+  if ((double)f < m) {
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    b++;
+    memcpy(&f, &b, 4);
+  }
+  return f;
 }
 
 /* operand_arrays' pass over narrow values for ev_par_for. */
@@ -509,10 +517,7 @@ static tr_tensor *f32_up(sh_ctx *c, const tr_instr *in, const tr_tensor *t) {
   const double *p = t->data;
   float *q = r->data;
   size_t n = tr_tensor_count(t);
-  for (size_t i = 0; i < n; i++) {
-    float f = (float)p[i];
-    q[i] = (double)f < p[i] ? nextafterf(f, INFINITY) : f;
-  }
+  for (size_t i = 0; i < n; i++) q[i] = f32_above(p[i]);
   return r;
 }
 

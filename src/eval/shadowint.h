@@ -104,8 +104,9 @@ static inline bool sh_narrow(tr_dtype dt) { return tr_dtype_is_float(dt) && tr_d
 void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero);
 /* Gives a buffer back (big ones to the pool, small ones to free). */
 void sh_pool_give(sh_pool *pl, void *p, size_t bytes);
-/* A zeroed tensor of an already admitted shape whose data comes from the
- * pool; sh_pool_drop frees it (any tensor), its data back to the pool. */
+/* A tensor of an already admitted shape whose data comes from the pool,
+ * not zeroed (its users write every element); sh_pool_drop frees it (any
+ * tensor), its data back to the pool. */
 tr_tensor *sh_pool_tensor(sh_ctx *c, tr_dtype dt, int rank, const int64_t *dims);
 void sh_pool_drop(sh_ctx *c, tr_tensor *t);
 
