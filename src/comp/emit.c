@@ -892,6 +892,98 @@ static tr_status k_dynamic(em *e, const tr_instr *in) {
   return TR_OK;
 }
 
+/* ---- cholesky and triangular-solve ----
+ * The reference's textbook algorithms (eval_linalg.c) in the same order
+ * and in long double, from the inputs read as double, each result rounded
+ * to double and then to the element type: the reference's bits. */
+
+static bool flag_attr(const tr_instr *in, tr_attr_key k) {
+  const tr_attr *at = tr_instr_attr(in, k);
+  return at && at->u.b;
+}
+
+static bool real_float(tr_dtype dt) {
+  return tr_dtypes[dt].kind == TR_DK_FLOAT;
+}
+
+static tr_status k_cholesky(em *e, const tr_instr *in) {
+  const tr_shape *s = in->operands[0]->shape;
+  int r = s->rank;
+  if (r < 2 || s->dims[r - 1] != s->dims[r - 2]) return unsup(e, in, "a non-square cholesky");
+  if (!real_float(s->dtype)) return unsup(e, in, "a non-real cholesky");
+  long long n = s->dims[r - 1], nn = n * n, nb = nn ? (long long)count_of(s) / nn : 0;
+  bool lower = flag_attr(in, TR_ATTR_LOWER); /* XLA's default is upper */
+  const char *dt = tr_dtype_name(s->dtype);
+  tr_buf *k = &e->cur;
+  kern_head(e, 1);
+  /* A(i, j), i >= j, from the triangle XLA reads; l is the factor. */
+  tr_buf_printf(k,
+    "  long double *l = (long double *)tr_alloc(sizeof(long double) * %lld);\n"
+    "  i64 b, i, j, q, N = %lld;\n  (void)n;\n  if (!l) return 1;\n"
+    "  for (b = 0; b < %lld; b++) {\n    i64 o = b * N * N;\n"
+    "    memset(l, 0, sizeof(long double) * N * N);\n"
+    "#define A(i, j) ((long double)LD_%s(a0, o + %s))\n"
+    "    for (j = 0; j < N; j++) {\n"
+    "      long double s = A(j, j);\n"
+    "      for (q = 0; q < j; q++) s -= l[j * N + q] * l[j * N + q];\n"
+    "      l[j * N + j] = sqrtl(s);\n"
+    "      for (i = j + 1; i < N; i++) {\n"
+    "        long double t = A(i, j);\n"
+    "        for (q = 0; q < j; q++) t -= l[i * N + q] * l[j * N + q];\n"
+    "        l[i * N + j] = t / l[j * N + j];\n      }\n    }\n#undef A\n"
+    "    for (i = 0; i < N; i++)\n      for (j = 0; j < N; j++)\n"
+    "        ST_%s(r, o + i * N + j, %s);\n  }\n  free(l);\n  return 0;\n}\n",
+    nn ? nn : 1, n, nb, dt, lower ? "(i) * N + (j)" : "(j) * N + (i)", dt,
+    lower ? "(double)(j <= i ? l[i * N + j] : 0)" : "(double)(i <= j ? l[j * N + i] : 0)");
+  return TR_OK;
+}
+
+static tr_status k_triangular_solve(em *e, const tr_instr *in) {
+  const tr_shape *as = in->operands[0]->shape, *bs = in->operands[1]->shape;
+  int r = as->rank;
+  bool left = flag_attr(in, TR_ATTR_LEFT_SIDE), lower = flag_attr(in, TR_ATTR_LOWER);
+  bool unit = flag_attr(in, TR_ATTR_UNIT_DIAGONAL);
+  const tr_attr *ta = tr_instr_attr(in, TR_ATTR_TRANSPOSE_A);
+  bool trans = ta && ta->u.s && strcmp(ta->u.s, "NO_TRANSPOSE") != 0; /* ADJOINT = TRANSPOSE for reals */
+  if (r < 2 || bs->rank != r || as->dims[r - 1] != as->dims[r - 2])
+    return unsup(e, in, "a malformed triangular-solve");
+  if (!real_float(as->dtype) || !real_float(bs->dtype)) return unsup(e, in, "a non-real triangular-solve");
+  long long m = as->dims[r - 1], rows = bs->dims[r - 2], cols = bs->dims[r - 1];
+  long long nrhs = left ? cols : rows, nb = m ? (long long)count_of(as) / (m * m) : 0;
+  if ((left ? rows : cols) != m) return unsup(e, in, "a malformed triangular-solve");
+  /* As in eval_linalg.c: the system matrix is op(a) (left) or op(a)^T
+   * (right), lower when exactly one of lower and the transpose holds. */
+  bool t_eff = left ? trans : !trans, t_lower = lower != t_eff;
+  const char *adt = tr_dtype_name(as->dtype), *bdt = tr_dtype_name(bs->dtype);
+  tr_buf *k = &e->cur;
+  kern_head(e, 2);
+  tr_buf_printf(k,
+    "  long double *y = (long double *)tr_alloc(sizeof(long double) * %lld);\n"
+    "  i64 bi, q, s, i, kk, M = %lld;\n  (void)n;\n  (void)M;\n  if (!y) return 1;\n"
+    "  for (bi = 0; bi < %lld; bi++) {\n    i64 ao = bi * %lld, bo = bi * %lld;\n"
+    "    for (q = 0; q < %lld; q++) {\n      for (s = 0; s < %lld; s++) {\n",
+    m ? m : 1, m, nb, m * m, rows * cols, nrhs, m);
+  char tix[96], rix[96];
+  snprintf(tix, sizeof tix, t_eff ? "ao + (kk) * %lld + (i)" : "ao + (i) * %lld + (kk)", m);
+  if (left) snprintf(rix, sizeof rix, "bo + (i) * %lld + q", cols);
+  else snprintf(rix, sizeof rix, "bo + q * %lld + (i)", cols);
+  tr_buf_printf(k,
+    "        long double v;\n        i = %s;\n        v = (long double)LD_%s(a1, %s);\n",
+    t_lower ? "s" : "M - 1 - s", bdt, rix);
+  tr_buf_printf(k, t_lower ? "        for (kk = 0; kk < i; kk++)"
+                           : "        for (kk = i + 1; kk < %lld; kk++)", m);
+  tr_buf_printf(k, " v -= (long double)LD_%s(a0, %s) * y[kk];\n", adt, tix);
+  if (unit) tr_buf_puts(k, "        y[i] = v;\n      }\n");
+  else {
+    char dix[96];
+    snprintf(dix, sizeof dix, "ao + i * %lld + i", m);
+    tr_buf_printf(k, "        y[i] = v / (long double)LD_%s(a0, %s);\n      }\n", adt, dix);
+  }
+  tr_buf_printf(k, "      for (i = 0; i < %lld; i++) ST_%s(r, %s, (double)y[i]);\n    }\n  }\n"
+                   "  free(y);\n  return 0;\n}\n", m, bdt, rix);
+  return TR_OK;
+}
+
 static tr_status k_reduce_precision(em *e, const tr_instr *in) {
   const tr_attr *ea = tr_instr_attr(in, TR_ATTR_EXPONENT_BITS);
   const tr_attr *ma = tr_instr_attr(in, TR_ATTR_MANTISSA_BITS);
@@ -2378,6 +2470,8 @@ static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf 
   case TR_OP_SORT: s = k_sort(e, in); break;
   case TR_OP_TOPK: s = k_topk(e, in); break;
   case TR_OP_SELECT_AND_SCATTER: s = k_select_and_scatter(e, in); break;
+  case TR_OP_CHOLESKY: s = k_cholesky(e, in); break;
+  case TR_OP_TRIANGULAR_SOLVE: s = k_triangular_solve(e, in); break;
   case TR_OP_REPLICA_ID: case TR_OP_PARTITION_ID:
     /* One replica, one partition: the id is 0. */
     kern_head(e, 0);
@@ -2522,7 +2616,7 @@ bool tr_emit_supports(tr_op op) {
   case TR_OP_REDUCE_WINDOW: case TR_OP_MAP: case TR_OP_REPLICA_ID: case TR_OP_PARTITION_ID:
   case TR_OP_ALL_REDUCE: case TR_OP_ALL_GATHER: case TR_OP_REDUCE_SCATTER: case TR_OP_ALL_TO_ALL:
   case TR_OP_COLLECTIVE_PERMUTE: case TR_OP_GATHER: case TR_OP_SCATTER: case TR_OP_SORT:
-  case TR_OP_TOPK: case TR_OP_SELECT_AND_SCATTER:
+  case TR_OP_TOPK: case TR_OP_SELECT_AND_SCATTER: case TR_OP_CHOLESKY: case TR_OP_TRIANGULAR_SOLVE:
     return true;
   default: return elem_op(op);
   }
