@@ -530,3 +530,28 @@ TR_TEST(profile_rewrite_conv_zero_pad) {
   tr_module_free(m);
   tr_profile_free(p);
 }
+
+/* conv-zero-pad excuses a NaN target only where its reference is NaN too
+ * (0 * inf over the padding), never through its wider bound. */
+TR_TEST(profile_rule_conv_zero_pad_excuse) {
+  tr_profile *p = parse_ok("conv-zero-pad f32\n");
+  if (!p) return;
+  double v[3] = {3, 1, 2}, b[3] = {0, 0, 0}, av[3] = {NAN, 1, 2}, ab[3] = {0, 0, 1};
+  fake_out ref, alt;
+  fake_float(&ref, TR_DT_F32, v, b, 3);
+  fake_float(&alt, TR_DT_F32, av, ab, 3);
+  double tv[3] = {NAN, 1, 2.5};
+  tr_tensor *t = vec(TR_DT_F32, tv, 3);
+  tr_compare_opts o;
+  tr_compare_opts_default(&o);
+  o.profile = p;
+  o.alt[TR_PR_CONV_ZERO_PAD] = &alt.o;
+  tr_compare_result r = judge(&ref, t, &o);
+  CHECK_EQ_INT(r.excused_by[TR_PR_CONV_ZERO_PAD], 1);
+  CHECK_EQ_INT(r.failing, 1); /* 2.5: inside alt's bound, still failing */
+  CHECK_EQ_INT(r.first_fail, 2);
+  fake_free(&ref);
+  fake_free(&alt);
+  tr_tensor_free(t);
+  tr_profile_free(p);
+}
