@@ -808,24 +808,40 @@ tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh
   const tr_attr *ma = tr_instr_attr(in, TR_ATTR_MANTISSA_BITS);
   if (!sh_is_flt(x) || !ea || !ma || ea->u.i < 1 || ma->u.i < 0 || ea->u.i > 30)
     return sh_fallback(c, in, (sh_val **)&x, out);
-  const tr_dtype_info *di = &tr_dtypes[x->dt];
   int64_t m = ma->u.i, e = ea->u.i;
+  /* As exact mode (eval_elem.c): f64 and f32 are reduced in their own
+   * format, narrower types in f32; so e.g. f16 with its own 5 exponent
+   * bits still flushes its subnormals (no reduced subnormals). */
+  bool f64 = x->dt == TR_DT_F64;
+  int sm = f64 ? 52 : 23, se = f64 ? 11 : 8, sbias = f64 ? 1023 : 127;
   sh_val *o = sh_arr_new(c, in, x->dt, x->rank, x->dims);
   if (!o) return TR_ERR_UNSUPPORTED;
-  if (m >= di->mbits && e >= di->ebits) {
+  if (m >= sm && e >= se) {
     /* Nothing to reduce: the identity. */
     for (size_t i = 0; i < x->n; i++) sh_copy(o, i, x, i);
     *out = o;
     return TR_OK;
   }
+  /* Exact elements: reduce-precision is a function of its input, so the
+   * exact kernel's result is every correct implementation's. */
+  tr_tensor *xt = sh_round_tensor(c, in, x), *rt = NULL;
+  tr_status st = xt ? ev_reduce_precision(&c->ev, in, xt, &rt) : TR_ERR_UNSUPPORTED;
+  tr_tensor_free(xt);
+  if (st != TR_OK) {
+    sh_unref(o);
+    return st;
+  }
+  double *rx = tr_xmalloc(sizeof(double) * (x->n ? x->n : 1));
+  ev_load_flts(rt, rx);
+  tr_tensor_free(rt);
   sh_fmt src, f;
   sh_fmt_of(x->dt, &src);
-  int rbias = e >= di->ebits ? di->bias : (1 << (e - 1)) - 1;
+  int rbias = e >= se ? sbias : (1 << (e - 1)) - 1;
   f = src;
-  if (m < di->mbits) f.p = (int)m + 1;
-  if (e < di->ebits) {
+  if (m < sm) f.p = (int)m + 1;
+  if (e < se) {
     f.emin = 1 - rbias;
-    f.maxf = ldexpl(2.0L - ldexpl(1.0L, -(int)(m < di->mbits ? m : di->mbits)), rbias);
+    f.maxf = ldexpl(2.0L - ldexpl(1.0L, -(int)(m < sm ? m : sm)), rbias);
     f.lim = f.maxf + ldexpl(0.5L, rbias - (f.p - 1));
     f.tiny = ldexp(1.0, f.emin);
     f.has_inf = true;
@@ -833,15 +849,24 @@ tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh
   for (size_t i = 0; i < x->n; i++) {
     unsigned char u = x->u[i];
     long double v = sh_get(x, i);
+    if (x->e[i] == 0 && (long double)(double)v == v) {
+      /* an exact value of the type (the rounded tensor holds it) */
+      sh_put(o, i, rx[i], 0);
+      o->u[i] = u;
+      continue;
+    }
     if (isnan(v) && m == 0) v = INFINITY; /* E: a NaN becomes inf with no mantissa */
     /* An interval reaching below the smallest normal may flush to 0. */
-    long double flush = e < di->ebits && fabsl(v) - x->e[i] < ldexpl(1.0L, f.emin) ? ldexpl(1.0L, f.emin) : 0;
+    long double flush = e < se && fabsl(v) - x->e[i] < ldexpl(1.0L, f.emin) ? ldexpl(1.0L, f.emin) : 0;
     long double rv;
     double re;
     sh_finish(&f, v, x->e[i] + flush, 1.0, &rv, &re, &u);
+    /* a type without inf (f8e4m3fn) stores the overflow as NaN */
+    if (isinf(rv) && !src.has_inf) rv = NAN;
     sh_put(o, i, rv, re);
     o->u[i] = u;
   }
+  free(rx);
   *out = o;
   return TR_OK;
 }

@@ -1408,3 +1408,46 @@ TR_TEST(shadow_lazy_arguments) {
   both_free(&b);
   for (int i = 0; i < 5; i++) tr_tensor_free(args[i]);
 }
+
+/* reduce-precision to a type's own widths is not the identity for types
+ * narrower than f32: exact mode (like XLA's evaluator and XLA CPU)
+ * reduces in f32 and keeps no reduced subnormals, so f16 and f8e4m3fn
+ * subnormals flush to 0. Exact inputs take exact mode's result with no
+ * bound; inputs with bounds keep the interval rule. */
+TR_TEST(shadow_reduce_precision_own_widths) {
+  const char *text = "HloModule rp\nENTRY e {\n  h = f16[4] parameter(0)\n  q = f8e4m3fn[4] parameter(1)\n"
+                     "  s = f16[4] parameter(2)\n"
+                     "  rh = f16[4] reduce-precision(h), exponent_bits=5, mantissa_bits=10\n"
+                     "  rq = f8e4m3fn[4] reduce-precision(q), exponent_bits=4, mantissa_bits=3\n"
+                     "  hs = f16[4] multiply(h, s)\n"
+                     "  rs = f16[4] reduce-precision(hs), exponent_bits=5, mantissa_bits=10\n"
+                     "  ROOT t = (f16[4], f8e4m3fn[4], f16[4]) tuple(rh, rq, rs)\n}\n";
+  double hv[4] = {ldexp(1.0, -20), -ldexp(3.0, -16), 1.5, ldexp(1.0, -14)};
+  double qv[4] = {ldexp(1.0, -7), ldexp(1.0, -9), 0.5, -448};
+  double sv[4] = {1.0009765625, 1.0009765625, 1.0009765625, 1.0009765625};
+  tr_tensor *args[3] = {vec(TR_DT_F16, 4, hv), vec(TR_DT_F8E4M3FN, 4, qv), vec(TR_DT_F16, 4, sv)};
+  both b;
+  if (run_both(text, args, 3, &b, __LINE__)) {
+    /* f16: 2^-20 and -3*2^-16 are subnormal: flushed; 1.5 and 2^-14 stay */
+    CHECK(b.sh[0].value[0] == 0 && b.sh[0].value[1] == 0 && b.sh[0].value[2] == 1.5 &&
+          b.sh[0].value[3] == ldexp(1.0, -14));
+    /* f8e4m3fn: 2^-7 and 2^-9 are subnormal (its smallest normal is 2^-6);
+     * -448 = -1.75*2^8 is past 4 exponent bits' range (f32's reduction
+     * gives -inf) and the type stores that as NaN */
+    CHECK(b.sh[1].value[0] == 0 && b.sh[1].value[1] == 0 && b.sh[1].value[2] == 0.5 && isnan(b.sh[1].value[3]));
+    int exact = 0;
+    for (int o = 0; o < 2; o++)
+      for (int k = 0; k < 4; k++) {
+        exact += b.sh[o].bound[k] == 0 && !b.sh[o].uncertain[k];
+        double xv = tr_tensor_get_f(b.ex[o], (size_t)k);
+        CHECK(isnan(xv) ? isnan(b.sh[o].value[k]) : b.sh[o].value[k] == xv);
+      }
+    CHECK_EQ_INT(exact, 8);
+    stats s = {0};
+    contain(&b, &s, text);
+    CHECK_EQ_INT(s.bad, 0);
+    CHECK(b.sh[2].bound[2] > 0); /* 1.5 * s rounds: the interval rule */
+  }
+  both_free(&b);
+  for (int i = 0; i < 3; i++) tr_tensor_free(args[i]);
+}
