@@ -7,8 +7,7 @@
 #   protocol-error), errors (the reference could not evaluate the module).
 # A module passes when its check passes, is weak or unsupported; a module
 # with a finding must be listed in tests/xla-suite/EXPECTED with the real
-# XLA bug it shows (docs/FINDINGS.md; one entry is a known defect of the
-# reference's shadow mode), and a listed module must still show
+# XLA bug it shows (docs/FINDINGS.md), and a listed module must still show
 # it (so a fixed bug or a changed verdict is noticed). Ends with one line
 # "N passed, N failed" counting modules.
 # Usage: tests/adapters/xla_suite.sh [--slice] [BUILD_DIR]
