@@ -316,3 +316,47 @@ TR_TEST(anchor_planted_defect_found) {
     done(&an, &s);
   }
 }
+
+/* A while is one instruction: its tuple operand (a tuple of a constant
+ * and an anchor) is rebuilt from the literal and the target's value, its
+ * result is an anchor, and a get-tuple-element of it is judged on that. */
+static const char WHILE[] =
+    "HloModule w\n"
+    "cond {\n  p = (s32[], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+    "  n = s32[] constant(3)\n  ROOT c = pred[] compare(i, n), direction=LT\n}\n"
+    "body {\n  p = (s32[], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+    "  x = f32[4] get-tuple-element(p), index=1\n  one = s32[] constant(1)\n"
+    "  i2 = s32[] add(i, one)\n  x2 = f32[4] multiply(x, x)\n  ROOT t = (s32[], f32[4]) tuple(i2, x2)\n}\n"
+    "ENTRY e {\n  a = f32[4] parameter(0)\n  b = f32[4] tanh(a)\n  z = s32[] constant(0)\n"
+    "  t0 = (s32[], f32[4]) tuple(z, b)\n  w = (s32[], f32[4]) while(t0), condition=cond, body=body\n"
+    "  g = f32[4] get-tuple-element(w), index=1\n  h = f32[4] add(g, a)\n"
+    "  ROOT r = (f32[4], f32[4]) tuple(h, b)\n}\n";
+
+TR_TEST(anchor_while_and_tuples) {
+  tr_anchored an;
+  tr_anchor_summary s;
+  CHECK(run_check(WHILE, "interp", false, -1, 0, 0, &an, &s));
+  /* b, w (two leaves), g, h; the root's two leaves first. */
+  CHECK_EQ_INT(an.nanchors, 4);
+  CHECK_EQ_INT(an.norig, 2);
+  CHECK_EQ_INT(an.nleaves, 2 + 1 + 2 + 1 + 1);
+  CHECK_STR(an.anchors[1].in->name, "w");
+  CHECK_EQ_INT(an.anchors[1].nleaves, 2);
+  CHECK_EQ_INT(s.checked, 4);
+  CHECK_EQ_INT(s.skipped, 0);
+  CHECK_EQ_INT(s.pass, 4);
+  done(&an, &s);
+  /* A wrong trip counter (the while's first leaf, an integer: exact) is
+   * named at the while, leaf 0; g reads the other leaf and passes. */
+  CHECK(run_check(WHILE, "interp", false, 1, 0, 1.0, &an, &s));
+  CHECK_EQ_INT(s.mismatch, 1);
+  CHECK_EQ_INT(s.first_bad, 1);
+  if (s.first_bad == 1) {
+    CHECK_EQ_INT(s.per[1].leaf, 0);
+    CHECK(s.per[1].r.first_target == 4 && s.per[1].r.first_value == 3);
+  }
+  done(&an, &s);
+  CHECK(run_check(WHILE, "builtin", false, -1, 0, 0, &an, &s));
+  CHECK_EQ_INT(s.pass, 4);
+  done(&an, &s);
+}
