@@ -449,12 +449,11 @@ tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
     tr_diag_errorf(d, "the anchored module has %d outputs, the target gave %d", a->nleaves, nouts);
     return TR_ERR_INVALID;
   }
-  /* The original module: the anchors point into it. */
-  const tr_comp *e = a->nanchors ? a->anchors[0].in->parent : NULL;
   s->nper = a->nanchors;
   s->per = tr_xcalloc((size_t)a->nanchors + 1, sizeof *s->per);
-  if (!e) return TR_OK;
-  const tr_module *m = e->module;
+  /* The original module: the anchors point into it. */
+  const tr_module *m = a->src;
+  const tr_comp *e = m->entry;
   int nids = m->next_id;
   leafvals *vals = tr_xcalloc((size_t)nids + 1, sizeof *vals);
   tr_tensor **own = NULL;
