@@ -6,7 +6,14 @@
  * op's rounding allowance (sh_finish). Discontinuous ops mark an element
  * uncertain when its input interval reaches the discontinuity. Integers
  * are computed by the exact kernels (they are exact) and carry the OR of
- * their operands' marks. docs/ORACLE.md lists each rule. */
+ * their operands' marks. docs/ORACLE.md lists each rule.
+ *
+ * Unary and binary ops run as whole-array loops split across threads;
+ * for types up to 32 bits (values in double) add, subtract, multiply and
+ * divide have branch-free blocks the compiler vectorizes, and every
+ * element they cannot settle (non-finite, overflow edge, subnormal range)
+ * goes through the general rule (flt_binary1), so both give the same
+ * values and marks (tests: shadow_bulk_loops_match_element_rule). */
 #include "shadowint.h"
 #include "par.h"
 

@@ -7,7 +7,9 @@
  * of the instruction: one f64 run (plain double) for the values, and for
  * Σ(|x|+e_x)(|y|+e_y) and the propagated errors one run each, in f32
  * rounded up for types up to 32 bits; the kernels' own error goes into
- * the bound. */
+ * the bound. The element-wise work around the kernels (operand
+ * preparation, output bounds, add reductions over narrow types) runs in
+ * double or straight from the double arrays, on both cores where large. */
 #include "shadowint.h"
 #include "par.h"
 

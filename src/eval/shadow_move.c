@@ -3,9 +3,12 @@
  * dynamic-slice, dynamic-update-slice, same-type bitcast, gather). The
  * exact kernels are element-type agnostic, so they run once on s64 "id"
  * tensors (operand number and flat index of each element) and the shadow
- * values, bounds and marks follow the ids: no rule is duplicated. A
- * moved element keeps its bound and mark; an index operand that is
- * uncertain marks the whole result (a correct run may read elsewhere). */
+ * values, bounds and marks follow the ids: no rule is duplicated. For
+ * values held in double the kernels move the value, bound and mark
+ * planes themselves (work by result size), and a part of a lazy argument
+ * is read from the argument. A moved element keeps its bound and mark;
+ * an index operand that is uncertain marks the whole result (a correct
+ * run may read elsewhere). */
 #include "shadowint.h"
 
 #include <stdlib.h>
