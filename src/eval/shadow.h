@@ -1,9 +1,8 @@
 /* shadow.h - the reference interpreter, shadow mode: evaluates a module
  * carrying every float in higher precision (double for types up to 32
- * bits, long double for f64) with a
- * first-order bound on how far a correct implementation may be from it,
- * and an uncertain flag where a discontinuous op's input interval
- * straddles its discontinuity. docs/ORACLE.md describes the model, the ulp
+ * bits, long double for f64) with a first-order bound on how far a
+ * correct implementation may be from it, and an uncertain flag where a
+ * discontinuous op's input interval straddles its discontinuity. docs/ORACLE.md describes the model, the ulp
  * table and every op's rule. The comparison policy judges a target
  * element by |target - value| <= k * bound + tiny(dtype), skipping the
  * uncertain ones. */
