@@ -234,22 +234,17 @@ static bool reduce_add_fast(const sh_fmt *f, double k, const sh_val *x, const sh
   return true;
 }
 
-/* Output `at` of res: the reduction over x[base + ro[q]] (ro NULL: the
- * nred elements from base on) and the init value. */
+/* Output `at` of res: the reduction over x[base + ro[q]] and the init
+ * value; contiguous: ro[q] == q (the fast add reads the terms in a row). */
 static void reduce_one(tr_op op, const sh_fmt *f, double k, const sh_val *x, const sh_val *init,
-                       int64_t base, const int64_t *ro, size_t nred, sh_val *res, size_t at) {
+                       int64_t base, const int64_t *ro, bool contiguous, size_t nred, sh_val *res,
+                       size_t at) {
   long double rv;
   double re;
   unsigned char u = 0;
-  if (!(op == TR_OP_ADD && x->d && reduce_add_fast(f, k, x, init, base, ro, nred, &rv, &re, &u))) {
-    int64_t *seq = NULL;
-    if (!ro) {
-      seq = tr_xmalloc(sizeof(int64_t) * (nred ? nred : 1));
-      for (size_t q = 0; q < nred; q++) seq[q] = (int64_t)q;
-    }
-    reduce_gen(op, f, k, x, init, base, ro ? ro : seq, nred, &rv, &re, &u);
-    free(seq);
-  }
+  if (!(op == TR_OP_ADD && x->d &&
+        reduce_add_fast(f, k, x, init, base, contiguous ? NULL : ro, nred, &rv, &re, &u)))
+    reduce_gen(op, f, k, x, init, base, ro, nred, &rv, &re, &u);
   sh_put(res, at, rv, re);
   res->u[at] = u;
 }
@@ -262,6 +257,7 @@ typedef struct {
   double k;
   const sh_val *x, *init;
   const int64_t *ko, *ro;
+  bool contiguous;
   size_t nred;
   sh_val *res;
 } red_job;
@@ -269,7 +265,7 @@ typedef struct {
 static void reduce_chunk(void *ctx, size_t lo, size_t hi) {
   const red_job *j = ctx;
   for (size_t o = lo; o < hi; o++)
-    reduce_one(j->op, &j->f, j->k, j->x, j->init, j->ko[o], j->ro, j->nred, j->res, o);
+    reduce_one(j->op, &j->f, j->k, j->x, j->init, j->ko[o], j->ro, j->contiguous, j->nred, j->res, o);
 }
 
 /* Any reducer: the computation called in shadow mode on scalars, in the
@@ -348,12 +344,10 @@ tr_status sh_reduce(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
       (bop == TR_OP_ADD || bop == TR_OP_MULTIPLY || bop == TR_OP_MAXIMUM || bop == TR_OP_MINIMUM)) {
     sh_val *r = sh_arr_new(c, in, dt, in->shape->rank, in->shape->dims);
     if (!r) st = TR_ERR_UNSUPPORTED;
-    red_job j = {bop, {0}, sh_allow(c, TR_OP_REDUCE, dt), x0, ops[1], ko, ro, nred, r};
+    red_job j = {bop, {0}, sh_allow(c, TR_OP_REDUCE, dt), x0, ops[1], ko, ro, true, nred, r};
     sh_fmt_of(dt, &j.f);
     /* Reduced dims that are the trailing ones in order: contiguous terms. */
-    bool contiguous = true;
-    for (size_t q = 0; q < nred && contiguous; q++) contiguous = ro[q] == (int64_t)q;
-    if (contiguous) j.ro = NULL;
+    for (size_t q = 0; q < nred && j.contiguous; q++) j.contiguous = ro[q] == (int64_t)q;
     if (r) ev_par_for(ev_par_threads(4.0 * (double)nout * (double)nred), nout, reduce_chunk, &j);
     *out = r;
   } else if (simple && !sh_is_flt(x0)) {
@@ -768,7 +762,7 @@ tr_status sh_reduce_window(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *
         if (off >= 0) src[cnt++] = off;
       } while (next_ix(w, wsize, rank));
     }
-    reduce_one(bop, &f, kk, x, ops[1], 0, src, cnt, r, q);
+    reduce_one(bop, &f, kk, x, ops[1], 0, src, false, cnt, r, q);
     next_ix(o, r->dims, rank);
   }
   free(src);
