@@ -500,9 +500,9 @@ tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
         if (off + n <= ov->n) set_vals(v, ov->t + off, n);
         else v->n = -1;
       }
-    } else if (in->op != TR_OP_PARAMETER) {
+    } else if (in->op != TR_OP_PARAMETER && in->shape && tr_shape_leaves(in->shape, NULL, 0) > 0) {
       v->n = -1; /* not anchored: its value is unknown */
-    }
+    }                /* (a token has no leaves: nothing to know) */
   }
   /* Each anchor alone on the target's operand values. */
   for (int k = 0; k < a->nanchors; k++) {
