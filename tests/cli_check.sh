@@ -138,5 +138,10 @@ if [ $rc = 1 ] && printf '%s' "$out" | python3 -c 'import json,sys; r=json.load(
 then ok; else bad "--per-instruction --json (exit $rc)"; printf '%s\n' "$out" | tail -5; fi
 expect 0 'seed 0 per-instruction: pass \(checked 4: pass 4' -- "$trench" check "$tmp/bc1.hlo" --target builtin --seeds 1 --per-instruction
 expect 2 '--per-instruction takes all or chains' -- "$trench" check "$tmp/bc1.hlo" --target interp --per-instruction=some
+expect 1 'first mismatch: %s' -- "$trench" check "$tmp/bc1.hlo" --target builtin:inject=fusion-broadcast-size1-map --seeds 1 --per-instruction --save "$tmp/pi"
+if [ -s "$tmp/pi/report.json" ] && grep -q 'ROOT %s = f32\[1,4,3\] add(%b, %m)' "$tmp/pi/instruction/module.hlo" \
+   && [ -s "$tmp/pi/instruction/in1.npy" ] && [ -s "$tmp/pi/instruction/target0.npy" ] \
+   && "$trench" check "$tmp/pi/instruction/module.hlo" --target interp --input "$tmp/pi/instruction/in0.npy" --input "$tmp/pi/instruction/in1.npy" >/dev/null
+then ok; else bad "--per-instruction --save: the instruction alone"; ls -R "$tmp/pi"; fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

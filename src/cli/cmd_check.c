@@ -74,7 +74,9 @@ const cli_cmd cli_cmd_check = {
   "      --save DIR     write a bundle for the first finding (or the first\n"
   "                     seed when there is none): module, inputs, reference\n"
   "                     and target outputs, report.json and a README with the\n"
-  "                     command that reproduces it\n"
+  "                     command that reproduces it; with --per-instruction,\n"
+  "                     DIR/instruction holds the first mismatching\n"
+  "                     instruction alone with the target's operand values\n"
   "  -h, --help         show this help\n"
   "\n"
   "Exit codes:\n"
@@ -463,7 +465,7 @@ static void count_seed(check_totals *tot, cJSON *js) {
  * module on the target and judges each instruction alone. Returns the
  * exit code it deserves. */
 static int per_instr_seed(const check_env *env, tr_anchored *an, const char *label,
-                          tr_tensor **ins, int nins, cJSON *js) {
+                          tr_tensor **ins, int nins, cJSON *js, const char *save, bool *saved) {
   tr_run_opts ro = {0};
   ro.timeout_s = env->timeout;
   tr_run_result res;
@@ -501,6 +503,19 @@ static int per_instr_seed(const check_env *env, tr_anchored *an, const char *lab
         tr_buf_free(&b);
       }
       if (sum.mismatch) rc = CLI_EXIT_FINDING;
+      /* --save: the first mismatching instruction alone, in the bundle's
+       * folder (the bundle itself is written by the caller). */
+      if (save && sum.first_bad >= 0 && !*saved) {
+        tr_buf dir = {0};
+        tr_buf_printf(&dir, "%s/instruction", save);
+        if (mkdir(save, 0777) != 0 && errno != EEXIST)
+          fprintf(stderr, "trench check: cannot create %s: %s\n", save, strerror(errno));
+        if (tr_anchor_save(tr_buf_str(&dir), an, sum.first_bad, ins, nins, res.outputs, res.noutputs,
+                           env->spec, &d) != TR_OK)
+          tr_diag_print(&d, stderr);
+        *saved = true;
+        tr_buf_free(&dir);
+      }
     }
     tr_anchor_summary_free(&sum);
   }
@@ -554,6 +569,7 @@ static int check_module(const check_env *env, const char *path, check_totals *to
   }
   tr_anchored anch;
   memset(&anch, 0, sizeof anch);
+  bool saved_instr = false;
   if (env->per_instr && tr_anchor_module(m, env->chains, &anch, &d) != TR_OK) {
     tr_diag_print(&d, stderr);
     tr_diag_clear(&d);
@@ -636,7 +652,7 @@ static int check_module(const check_env *env, const char *path, check_totals *to
     int src = judge_seed(&cr, label, ref, nref, &res, env->k, &pc, js);
     prof_free(&pc);
     if (anch.nparts) {
-      int prc = per_instr_seed(env, &anch, label, ins, nins, js);
+      int prc = per_instr_seed(env, &anch, label, ins, nins, js, save, &saved_instr);
       if (prc == CLI_EXIT_USAGE) rc = CLI_EXIT_USAGE;
       else src = cli_worse(src, prc);
     }

@@ -7,9 +7,12 @@
 
 #include <cjson/cJSON.h>
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- the anchored module ---- */
 
@@ -439,25 +442,15 @@ static void judge_one(const one *w, tr_tensor *const *tgt, int n, tr_anchor_resu
   tr_shadow_free(ref, nref);
 }
 
-tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
-                          tr_tensor *const *outs, int nouts, const tr_anchor_opts *o,
-                          tr_anchor_summary *s, tr_diag *d) {
-  memset(s, 0, sizeof *s);
-  s->first_bad = -1;
-  s->worst = -1;
-  if (nouts != a->nleaves) {
-    tr_diag_errorf(d, "the anchored module has %d outputs, the target gave %d", a->nleaves, nouts);
-    return TR_ERR_INVALID;
-  }
-  s->nper = a->nanchors;
-  s->per = tr_xcalloc((size_t)a->nanchors + 1, sizeof *s->per);
-  /* The original module: the anchors point into it. */
+/* The target's values of every entry instruction of a->src, by id: the
+ * inputs for parameters, the outputs for anchors, literals for constants
+ * (new tensors appended to *own), tuples and get-tuple-elements put
+ * together from those; n = -1 where unknown. */
+static leafvals *resolve_vals(const tr_anchored *a, tr_tensor *const *ins, int nins,
+                              tr_tensor *const *outs, tr_tensor ***own, int *nown) {
   const tr_module *m = a->src;
   const tr_comp *e = m->entry;
-  int nids = m->next_id;
-  leafvals *vals = tr_xcalloc((size_t)nids + 1, sizeof *vals);
-  tr_tensor **own = NULL;
-  int nown = 0;
+  leafvals *vals = tr_xcalloc((size_t)m->next_id + 1, sizeof *vals);
   /* Parameters: the module inputs, leaves in parameter order. */
   int next = 0;
   for (int i = 0; i < e->nparams; i++) {
@@ -475,7 +468,7 @@ tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
       set_vals(v, outs + a->anchors[ai].first, a->anchors[ai].nleaves);
       ai++;
     } else if (in->op == TR_OP_CONSTANT && in->literal) {
-      literal_leaves(in->literal, &own, &nown, v);
+      literal_leaves(in->literal, own, nown, v);
     } else if (in->op == TR_OP_TUPLE) {
       for (int k = 0; k < in->noperands && v->n >= 0; k++) {
         const leafvals *ov = &vals[in->operands[k]->id];
@@ -504,6 +497,32 @@ tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
       v->n = -1; /* not anchored: its value is unknown */
     }                /* (a token has no leaves: nothing to know) */
   }
+  return vals;
+}
+
+static void free_vals(const tr_anchored *a, leafvals *vals, tr_tensor **own, int nown) {
+  for (int i = 0; i < a->src->next_id; i++) free(vals[i].t);
+  free(vals);
+  for (int i = 0; i < nown; i++) tr_tensor_free(own[i]);
+  free(own);
+}
+
+tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
+                          tr_tensor *const *outs, int nouts, const tr_anchor_opts *o,
+                          tr_anchor_summary *s, tr_diag *d) {
+  memset(s, 0, sizeof *s);
+  s->first_bad = -1;
+  s->worst = -1;
+  if (nouts != a->nleaves) {
+    tr_diag_errorf(d, "the anchored module has %d outputs, the target gave %d", a->nleaves, nouts);
+    return TR_ERR_INVALID;
+  }
+  s->nper = a->nanchors;
+  s->per = tr_xcalloc((size_t)a->nanchors + 1, sizeof *s->per);
+  const tr_module *m = a->src;
+  tr_tensor **own = NULL;
+  int nown = 0;
+  leafvals *vals = resolve_vals(a, ins, nins, outs, &own, &nown);
   /* Each anchor alone on the target's operand values. */
   for (int k = 0; k < a->nanchors; k++) {
     const tr_anchor *an = &a->anchors[k];
@@ -576,10 +595,7 @@ tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
       s->worst = k;
     }
   }
-  for (int i = 0; i < nids; i++) free(vals[i].t);
-  free(vals);
-  for (int i = 0; i < nown; i++) tr_tensor_free(own[i]);
-  free(own);
+  free_vals(a, vals, own, nown);
   return TR_OK;
 }
 
@@ -710,4 +726,85 @@ void tr_anchor_opts_target(tr_anchor_opts *o, const char *target_name) {
     o->narrow[TR_DT_BF16] = true;
     o->narrow[TR_DT_F16] = true;
   }
+}
+
+static bool write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return false;
+  bool ok = fputs(text, f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
+tr_status tr_anchor_save(const char *dir, const tr_anchored *a, int k, tr_tensor *const *ins,
+                         int nins, tr_tensor *const *outs, int nouts, const char *target,
+                         tr_diag *d) {
+  if (k < 0 || k >= a->nanchors || nouts != a->nleaves) {
+    tr_diag_errorf(d, "no such anchored instruction");
+    return TR_ERR_USAGE;
+  }
+  const tr_anchor *an = &a->anchors[k];
+  int nopnds = 0;
+  for (int q = 0; q < an->nmembers; q++) nopnds += an->members[q]->noperands;
+  const tr_instr **srcs = tr_xcalloc((size_t)nopnds + 1, sizeof *srcs);
+  int nsrc = 0;
+  tr_module *x = tr_extract_group(a->src, an->members, an->nmembers, srcs, &nsrc);
+  tr_tensor **own = NULL;
+  int nown = 0;
+  leafvals *vals = resolve_vals(a, ins, nins, outs, &own, &nown);
+  tr_status st = x ? TR_OK : TR_ERR_INVALID;
+  if (!x) tr_diag_errorf(d, "cannot extract %%%s", an->in->name);
+  if (st == TR_OK && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    tr_diag_errorf(d, "cannot create %s: %s", dir, strerror(errno));
+    st = TR_ERR_IO;
+  }
+  tr_buf b = {0}, path = {0}, cmd = {0};
+  if (st == TR_OK) {
+    tr_print_module(&b, x);
+    tr_buf_printf(&path, "%s/module.hlo", dir);
+    if (!write_file(tr_buf_str(&path), tr_buf_str(&b))) {
+      tr_diag_errorf(d, "cannot write %s", tr_buf_str(&path));
+      st = TR_ERR_IO;
+    }
+  }
+  tr_buf_printf(&cmd, "trench check %s/module.hlo --target '%s'", dir, target ? target : "T");
+  int nin = 0;
+  for (int q = 0; st == TR_OK && q < nsrc; q++) {
+    const leafvals *ov = &vals[srcs[q]->id];
+    for (int j = 0; st == TR_OK && j < ov->n; j++) {
+      path.n = 0;
+      tr_buf_printf(&path, "%s/in%d.npy", dir, nin++);
+      st = tr_npy_write(tr_buf_str(&path), ov->t[j], d);
+      tr_buf_printf(&cmd, " --input %s", tr_buf_str(&path));
+    }
+    if (ov->n < 0) {
+      tr_diag_errorf(d, "the value of %%%s is unknown", srcs[q]->name);
+      st = TR_ERR_INVALID;
+    }
+  }
+  for (int j = 0; st == TR_OK && j < an->nleaves; j++) {
+    path.n = 0;
+    tr_buf_printf(&path, "%s/target%d.npy", dir, j);
+    st = tr_npy_write(tr_buf_str(&path), outs[an->first + j], d);
+  }
+  if (st == TR_OK) {
+    tr_buf rd = {0};
+    tr_buf_printf(&rd, "# First mismatching instruction\n\n%%%s (%s) of %s, alone: its operands\n"
+                       "are parameters holding the target's values of them (inN.npy), as the\n"
+                       "per-instruction check judged it; targetN.npy is what the target gave for it.\n\n"
+                       "Run it alone on the target (a fusion bug may need the fused context\n"
+                       "to show: then the whole module's bundle is one folder up):\n\n    %s\n",
+                  an->in->name, an->in->opname, a->src->file ? a->src->file : "the module",
+                  tr_buf_str(&cmd));
+    path.n = 0;
+    tr_buf_printf(&path, "%s/README.md", dir);
+    if (!write_file(tr_buf_str(&path), tr_buf_str(&rd))) st = TR_ERR_IO;
+    tr_buf_free(&rd);
+  }
+  tr_buf_free(&b);
+  tr_buf_free(&path);
+  tr_buf_free(&cmd);
+  free_vals(a, vals, own, nown);
+  free(srcs);
+  tr_module_free(x);
+  return st;
 }

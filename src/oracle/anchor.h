@@ -108,6 +108,14 @@ tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
                           tr_anchor_summary *s, tr_diag *d);
 void tr_anchor_summary_free(tr_anchor_summary *s);
 
+/* Writes anchor k alone for triage into the folder dir (created): the
+ * extracted module (module.hlo), the target's values of its operands
+ * (inN.npy), the target's value of it (targetN.npy) and a README with the
+ * command that checks it alone on target. */
+tr_status tr_anchor_save(const char *dir, const tr_anchored *a, int k, tr_tensor *const *ins,
+                         int nins, tr_tensor *const *outs, int nouts, const char *target,
+                         tr_diag *d);
+
 /* The summary as text: one line "LABEL per-instruction: VERDICT (checked
  * N: pass P, weak W, mismatch M; skipped S; worst ratio R at %NAME)" and,
  * when an instruction mismatched, one naming the first in program order
