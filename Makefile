@@ -3,7 +3,8 @@
 #   make test       build and run every test; last line "N passed, N failed"
 #   make check-san  the tests under ASan+UBSan
 #   make fuzz-parser  the HLO parser under libFuzzer (FUZZ_SECONDS=600)
-#   make demo       trench's main job on the shipped examples
+#   make demo       trench's main job on the shipped examples, then the
+#                   planted-defect detection table (bench/defect_bench.sh)
 #   make bench      evaluator benchmarks (BENCH_ARGS=DIR adds a folder of dumps)
 #   make bench-builtin  built-in compiler: compile latency, speed vs reference and XLA
 CC      ?= cc
@@ -84,6 +85,8 @@ demo: all
 	$(BUILD)/trench stats examples/*.hlo
 	@for f in examples/*.hlo; do echo "== $$f"; \
 	  $(BUILD)/trench check $$f --target builtin --seeds 3 || exit $$?; done
+	@echo "== planted defects: does trench check find each one?"
+	@bash bench/defect_bench.sh $(BUILD) --seeds 4
 
 .PHONY: all test check-san fuzz-parser clean demo
 -include $(DEPS)
