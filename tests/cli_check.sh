@@ -143,5 +143,6 @@ if [ -s "$tmp/pi/report.json" ] && grep -q 'ROOT %s = f32\[1,4,3\] add(%b, %m)' 
    && [ -s "$tmp/pi/instruction/in1.npy" ] && [ -s "$tmp/pi/instruction/target0.npy" ] \
    && "$trench" check "$tmp/pi/instruction/module.hlo" --target interp --input "$tmp/pi/instruction/in0.npy" --input "$tmp/pi/instruction/in1.npy" >/dev/null
 then ok; else bad "--per-instruction --save: the instruction alone"; ls -R "$tmp/pi"; fi
+expect 1 '^check: per-instruction: 10 instructions judged: 8 pass, 0 weak, 2 mismatch; 0 skipped; 0 runs without outputs' -- "$trench" check "$tmp/bc1.hlo" "$tmp/add.hlo" --target builtin:inject=fusion-broadcast-size1-map --seeds 2 --per-instruction
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

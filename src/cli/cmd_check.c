@@ -426,6 +426,9 @@ typedef struct {
 /* Overall counts of a multi-module run (printed at the end). */
 typedef struct {
   int modules, checks, pass, weak, mismatch, unsupported, crash, other, errors;
+  /* --per-instruction: instructions judged over all runs, and runs whose
+   * anchored module gave no outputs */
+  int pi_checked, pi_pass, pi_weak, pi_mismatch, pi_skipped, pi_noruns;
 } check_totals;
 
 /* "DIR/NAME" for module path: NAME is the file name without ".hlo". */
@@ -440,6 +443,18 @@ static void bundle_dir(char *out, size_t n, const char *dir, const char *path) {
 /* Counts one seed's verdicts into tot: a seed whose target gave no outputs
  * is one check, else one per output. */
 static void count_seed(check_totals *tot, cJSON *js) {
+  cJSON *pi = cJSON_GetObjectItem(js, "per_instruction");
+  if (pi) {
+    cJSON *c = cJSON_GetObjectItem(pi, "checked");
+    if (!c) tot->pi_noruns++;
+    else {
+      tot->pi_checked += c->valueint;
+      tot->pi_pass += cJSON_GetObjectItem(pi, "pass")->valueint;
+      tot->pi_weak += cJSON_GetObjectItem(pi, "weak")->valueint;
+      tot->pi_mismatch += cJSON_GetObjectItem(pi, "mismatch")->valueint;
+      tot->pi_skipped += cJSON_GetObjectItem(pi, "skipped")->valueint;
+    }
+  }
   cJSON *v = cJSON_GetObjectItem(js, "verdict");
   cJSON *outs = cJSON_GetObjectItem(js, "outputs");
   if (!outs || !outs->child) {
@@ -842,6 +857,11 @@ static int run(int argc, char **argv) {
            "%d crash, %d other, %d errors (on %s)\n",
            tot.modules, tot.checks, tot.pass, tot.weak, tot.mismatch, tot.unsupported,
            tot.crash, tot.other, tot.errors, spec);
+    if (env.per_instr)
+      printf("check: per-instruction: %d instructions judged: %d pass, %d weak, %d mismatch; "
+             "%d skipped; %d runs without outputs (on %s)\n",
+             tot.pi_checked, tot.pi_pass, tot.pi_weak, tot.pi_mismatch, tot.pi_skipped,
+             tot.pi_noruns, spec);
   }
   cJSON_Delete(all ? all : one);
   tr_target_close(t);
