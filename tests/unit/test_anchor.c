@@ -360,3 +360,92 @@ TR_TEST(anchor_while_and_tuples) {
   CHECK_EQ_INT(s.pass, 4);
   done(&an, &s);
 }
+
+/* tr_shadow_opts.arg_ulps: a bf16 argument with half an ulp enters with
+ * bound 2^-9 |x| at 1 <= |x| < 2 (ulp 2^-7), and a convert to f32 passes
+ * it on unchanged (the convert is exact); without it the bound is 0. */
+TR_TEST(anchor_arg_ulps_bound) {
+  tr_module *m = parse("HloModule cv\nENTRY e {\n  p = bf16[2] parameter(0)\n"
+                       "  ROOT r = f32[2] convert(p)\n}\n");
+  CHECK(m != NULL);
+  if (!m) return;
+  int64_t dims[1] = {2};
+  tr_tensor *t = tr_tensor_new(TR_DT_BF16, 1, dims, NULL);
+  tr_tensor_set_f(t, 0, 1.5);
+  tr_tensor_set_f(t, 1, -96);
+  double half = 0.5;
+  tr_shadow_opts so;
+  memset(&so, 0, sizeof so);
+  tr_shadow_out *o = NULL;
+  int n = 0;
+  tr_diag d = {0};
+  for (int with = 0; with < 2; with++) {
+    so.arg_ulps = with ? &half : NULL;
+    CHECK(tr_eval_shadow(m, &so, &t, 1, &o, &n, &d) == TR_OK);
+    if (n == 1) {
+      CHECK(o[0].value[0] == 1.5 && o[0].value[1] == -96);
+      CHECK(o[0].bound[0] == (with ? ldexp(1, -8) : 0));  /* ulp(1.5) = 2^-7 */
+      CHECK(o[0].bound[1] == (with ? ldexp(1, -2) : 0));  /* ulp(96) = 2^-1 */
+    }
+    tr_shadow_free(o, n);
+  }
+  tr_diag_clear(&d);
+  tr_tensor_free(t);
+  tr_module_free(m);
+}
+
+/* fma-contraction: a target that fuses add(multiply(a, b), c) into one
+ * fma stores round(a*b) for the multiply, but the add saw a*b exactly.
+ * a = b = 1 + 2^-12: a*b = 1 + 2^-11 + 2^-24 rounds (tie, to even) to
+ * 1 + 2^-11; c = -(1 + 2^-11); fma gives 2^-24, the stored product plus c
+ * gives 0. Strict: the add mismatches (bound 0 on exact operands); with a
+ * profile naming fma-contraction the product enters with half an ulp
+ * (2^-24) and the fma's value passes. */
+TR_TEST(anchor_fma_contraction) {
+  tr_module *m = parse("HloModule fma\nENTRY e {\n  a = f32[1] parameter(0)\n  b = f32[1] parameter(1)\n"
+                       "  c = f32[1] parameter(2)\n  p = f32[1] multiply(a, b)\n"
+                       "  ROOT s = f32[1] add(p, c)\n}\n");
+  CHECK(m != NULL);
+  if (!m) return;
+  int64_t dims[1] = {1};
+  tr_tensor *ins[3];
+  double v[3] = {1 + ldexp(1, -12), 1 + ldexp(1, -12), -(1 + ldexp(1, -11))};
+  for (int i = 0; i < 3; i++) {
+    ins[i] = tr_tensor_new(TR_DT_F32, 1, dims, NULL);
+    tr_tensor_set_f(ins[i], 0, v[i]);
+  }
+  const char *ptext = "target t\nfma-contraction covered\n";
+  tr_profile *p = NULL;
+  tr_diag d = {0};
+  CHECK(tr_profile_parse("p.conf", ptext, strlen(ptext), &p, &d) == TR_OK);
+  tr_anchored an;
+  CHECK(tr_anchor_module(m, false, &an, &d) == TR_OK);
+  tr_target *t = NULL;
+  CHECK(tr_target_open("interp", NULL, &t, &d) == TR_OK);
+  tr_run_result res;
+  tr_run_opts ro = {0};
+  CHECK(tr_anchor_run(&an, t, ins, 3, &ro, &res, &d) == TR_OK && res.verdict == TR_VERDICT_OK);
+  CHECK_EQ_INT(an.nanchors, 2);
+  if (res.verdict == TR_VERDICT_OK && an.nanchors == 2) {
+    CHECK(tr_tensor_get_f(res.outputs[an.anchors[0].first], 0) == 1 + ldexp(1, -11));
+    CHECK(tr_tensor_get_f(res.outputs[an.anchors[1].first], 0) == 0);
+    tr_tensor_set_f(res.outputs[an.anchors[1].first], 0, ldexp(1, -24)); /* what the fma gives */
+    for (int prof = 0; prof < 2; prof++) {
+      tr_anchor_opts o;
+      tr_anchor_opts_default(&o);
+      o.profile = prof ? p : NULL;
+      tr_anchor_summary s;
+      CHECK(tr_anchor_judge(&an, ins, 3, res.outputs, res.noutputs, &o, &s, &d) == TR_OK);
+      CHECK_EQ_INT(s.mismatch, prof ? 0 : 1);
+      CHECK_EQ_INT(s.first_bad, prof ? -1 : 1);
+      tr_anchor_summary_free(&s);
+    }
+  }
+  tr_run_result_free(&res);
+  tr_target_close(t);
+  tr_anchored_free(&an);
+  tr_profile_free(p);
+  for (int i = 0; i < 3; i++) tr_tensor_free(ins[i]);
+  tr_diag_clear(&d);
+  tr_module_free(m);
+}
