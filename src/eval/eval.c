@@ -107,8 +107,10 @@ static bool has_dynamic(const tr_shape *s) {
   return false;
 }
 
-/* The first array leaf whose element type is not in the core set, or
- * TR_DT_COUNT. */
+/* The first array leaf whose element type the arithmetic kernels do not
+ * take, or TR_DT_COUNT. Every real float type is taken: the kernels work
+ * on the exact double value and round once to the type (tr_float_from_double
+ * has each format's NaN, inf, saturation and fnuz zero rules). */
 static tr_dtype noncore(const tr_shape *s) {
   if (!s) return TR_DT_COUNT;
   if (s->dtype == TR_DT_TUPLE) {
@@ -118,7 +120,8 @@ static tr_dtype noncore(const tr_shape *s) {
     }
     return TR_DT_COUNT;
   }
-  return tr_dtypes[s->dtype].core ? TR_DT_COUNT : s->dtype;
+  if (tr_dtypes[s->dtype].core || tr_dtypes[s->dtype].kind == TR_DK_FLOAT) return TR_DT_COUNT;
+  return s->dtype;
 }
 
 /* Ops that only move values or raw element slots: they work for any

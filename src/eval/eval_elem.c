@@ -297,6 +297,8 @@ static void flt_unary(tr_op op, const double *a, double *r, size_t n) {
     /* NaN stays NaN, +-0 stays +-0 (E typed_visitor.h Sign). */
     for (size_t i = 0; i < n; i++) r[i] = (isnan(a[i]) || a[i] == 0) ? a[i] : copysign(1.0, a[i]);
     break;
+  case TR_OP_ABS: for (size_t i = 0; i < n; i++) r[i] = fabs(a[i]); break;
+  case TR_OP_NEGATE: for (size_t i = 0; i < n; i++) r[i] = -a[i]; break;
   case TR_OP_FLOOR: for (size_t i = 0; i < n; i++) r[i] = floor(a[i]); break;
   case TR_OP_CEIL: for (size_t i = 0; i < n; i++) r[i] = ceil(a[i]); break;
   case TR_OP_ROUND_NEAREST_AFZ: for (size_t i = 0; i < n; i++) r[i] = round(a[i]); break;
@@ -370,8 +372,13 @@ tr_status ev_unary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor 
   tr_tensor *r = ev_new(c, in, rt, x->rank, x->dims);
   if (!r) return TR_ERR_UNSUPPORTED;
   size_t n = tr_tensor_count(x);
-  if (is_flt(dt) && (op == TR_OP_ABS || op == TR_OP_NEGATE)) {
-    /* Sign-bit operations, exact on every value including NaN payloads. */
+  tr_fstyle fs = tr_dtypes[dt].fstyle;
+  if (is_flt(dt) && (op == TR_OP_ABS || op == TR_OP_NEGATE) && fs != TR_FS_FNUZ &&
+      fs != TR_FS_E8M0) {
+    /* Sign-bit operations, exact on every value including NaN payloads.
+     * Not for fnuz (the sign bit alone is NaN; -0 is +0, -NaN is NaN, as
+     * ml_dtypes' operator-) or e8m0 (no sign bit; -x is NaN): those go by
+     * value below. */
     int es = tr_dtype_size(dt);
     uint64_t sign = (uint64_t)1 << (tr_dtypes[dt].bits - 1);
     for (size_t i = 0; i < n; i++) {
@@ -595,11 +602,17 @@ tr_status ev_binary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_
 typedef enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } cmpdir;
 
 /* TOTALORDER key (XLA's ToSignMagnitude): -NaN < -inf < ... < -0 < +0 <
- * ... < inf < NaN, NaNs ordered by payload; equal keys mean equal bits. */
+ * ... < inf < NaN, NaNs ordered by payload; equal keys mean equal bits.
+ * Types without -0 (fnuz) close the gap: -x is -mag, and their one NaN,
+ * the sign bit alone, is below everything (ComparisonExpander maps it to
+ * INT_MIN; xla/util.h SignAndMagnitude). f8e8m0fnu has no sign bit: its
+ * order is its bits (NaN 0xff last). */
 static int64_t total_key(tr_dtype dt, uint64_t bits) {
   int w = tr_dtypes[dt].bits;
+  if (tr_dtypes[dt].fstyle == TR_FS_E8M0) return (int64_t)bits;
   uint64_t sign = (uint64_t)1 << (w - 1);
   int64_t mag = (int64_t)(bits & (sign - 1));
+  if (tr_dtypes[dt].fstyle == TR_FS_FNUZ && (bits & sign)) return mag ? -mag : -(int64_t)sign;
   return (bits & sign) ? -mag - 1 : mag;
 }
 
@@ -853,6 +866,17 @@ static uint64_t flt_to_int(tr_dtype dt, double v) {
 static void widen_nans(const tr_tensor *x, tr_tensor *r, const double *a) {
   const tr_dtype_info *sf = &tr_dtypes[x->dtype], *df = &tr_dtypes[r->dtype];
   if (sf->bits > 16 || df->mbits <= sf->mbits || df->fstyle != TR_FS_IEEE) return;
+  if (sf->fstyle == TR_FS_FNUZ) {
+    /* The fnuz NaN (the sign bit alone) widens to the negative quiet NaN
+     * (ml_dtypes ConvertImpl keeps the sign bit: 0xffc00000 in f32). */
+    size_t n = tr_tensor_count(x);
+    int des = tr_dtype_size(r->dtype);
+    uint64_t o = ((uint64_t)1 << (df->bits - 1)) | (mask_of(df->ebits) << df->mbits) |
+                 ((uint64_t)1 << (df->mbits - 1));
+    for (size_t i = 0; i < n; i++)
+      if (isnan(a[i])) slot_put(r->data, des, i, o);
+    return;
+  }
   if (sf->fstyle != TR_FS_IEEE && sf->fstyle != TR_FS_FN) return;
   size_t n = tr_tensor_count(x);
   int ses = tr_dtype_size(x->dtype), des = tr_dtype_size(r->dtype);
@@ -933,6 +957,9 @@ tr_status ev_iota(ev_ctx *c, const tr_instr *in, tr_tensor **out) {
   if (is_flt(s->dtype)) {
     double *a = xalloc_n(n, sizeof(double));
     for (size_t i = 0; i < n; i++) a[i] = (double)((i / inner) % size);
+    /* XLA makes an fnuz f8 iota in f16 and converts (notes §16): two
+     * roundings, which differ from one above 2048. */
+    if (tr_dtypes[s->dtype].fstyle == TR_FS_FNUZ) ev_round_flts(TR_DT_F16, a, n);
     ev_store_flts(r, a);
     free(a);
   } else {

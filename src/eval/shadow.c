@@ -65,7 +65,64 @@ void sh_fmt_of(tr_dtype dt, sh_fmt *f) {
   f->lim = f->maxf + ldexpl(0.5L, ex - f->p);
   f->tiny = ldexp(1.0, f->emin - f->p + 1);
   f->slack = dt == TR_DT_F64 ? ldexp(1.0, -60) : dt == TR_DT_F32 ? ldexp(1.0, -50) : ldexp(1.0, -23);
-  f->has_inf = di->fstyle == TR_FS_IEEE;
+  /* The saturating formats (f4e2m1fn, f6*) overflow to their largest
+   * value: the rules produce inf, which sh_fix_format turns into it. */
+  f->has_inf = di->fstyle == TR_FS_IEEE || di->fstyle == TR_FS_FINITE;
+  if (di->fstyle == TR_FS_E8M0) {
+    /* No subnormals and no zero: the smallest value 2^-127 has exponent
+     * bits 0, and a positive value below it rounds up to it. */
+    f->emin = -di->bias;
+    f->tiny = ldexp(1.0, f->emin);
+  }
+}
+
+/* Brings element results of the formats whose special values the double
+ * rules do not model into the format's own terms (docs/ORACLE.md, "Narrow
+ * float formats"):
+ *  - saturating (f4e2m1fn, f6e2m3fn, f6e3m2fn): +-inf is +-max (exact, as
+ *    the rounding saturates), NaN is the format's "NaN" result -0;
+ *  - fnuz: no -0 (a zero is +0, so TOTALORDER compares see it as +0);
+ *  - f8e8m0fnu: zero and negatives are NaN. A result whose interval holds
+ *    zero or reaches below zero either way is uncertain; one that reaches
+ *    below the smallest value 2^-127 may round up to it: its bound grows
+ *    by 2^-127.
+ * Idempotent, so shared operands passed through unchanged are harmless. */
+static void sh_fix_format(sh_val *v) {
+  if (!v) return;
+  if (!v->arr) {
+    for (int i = 0; i < v->nelems; i++) sh_fix_format(v->elems[i]);
+    return;
+  }
+  if (!sh_is_flt(v) || !v->d) return;
+  tr_fstyle fs = tr_dtypes[v->dt].fstyle;
+  if (fs != TR_FS_FINITE && fs != TR_FS_FNUZ && fs != TR_FS_E8M0) return;
+  double maxf = tr_float_max(v->dt), minv = ldexp(1.0, -tr_dtypes[v->dt].bias);
+  for (size_t i = 0; i < v->n; i++) {
+    double x = v->d[i];
+    if (fs == TR_FS_FINITE) {
+      if (isinf(x)) {
+        v->d[i] = copysign(maxf, x);
+        if (v->e) v->e[i] = 0;
+      } else if (isnan(x)) {
+        v->d[i] = -0.0;
+        if (v->e) v->e[i] = 0;
+      }
+    } else if (fs == TR_FS_FNUZ) {
+      if (x == 0) v->d[i] = 0.0;
+    } else if (!isnan(x)) {
+      double e = v->e ? v->e[i] : 0;
+      if (x - e <= 0) {
+        if (x + e < 0 || (x == 0 && e == 0)) {
+          v->d[i] = NAN;
+          if (v->e) v->e[i] = 0;
+        } else {
+          v->u[i] = 1;
+        }
+      } else if (x - e < minv && v->e) {
+        v->e[i] = e + minv;
+      }
+    }
+  }
 }
 
 /* 2^e as a double, built from its bits (ldexp is a slow library call in
@@ -723,7 +780,7 @@ static tr_status sh_async(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **
 
 /* ---- dispatch ---- */
 
-static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+static tr_status sh_instr_rule(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   tr_op op = in->op;
   *out = NULL;
   for (int i = 0; i < in->noperands; i++)
@@ -827,6 +884,12 @@ static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **
     if (ev_is_binary(op)) return sh_binary(c, in, ops[0], ops[1], out);
     return sh_fallback(c, in, ops, out);
   }
+}
+
+static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  tr_status st = sh_instr_rule(c, in, ops, out);
+  if (st == TR_OK && *out) sh_fix_format(*out);
+  return st;
 }
 
 /* ---- frames ---- */

@@ -82,12 +82,14 @@ uint64_t tr_float_from_double(tr_dtype t, double v) {
   uint64_t sign = neg ? (uint64_t)1 << (f->bits - 1) : 0;
   double a = fabs(v);
   if (f->fstyle == TR_FS_E8M0) {
-    if (isnan(v) || neg || isinf(v)) return neg && a == 0 ? 0 : 0xff;
-    if (a == 0) return 0;
+    /* As ml_dtypes: zero (either sign), negatives, NaN and inf have no
+     * encoding and give NaN; a tie between two powers rounds up (3 -> 4,
+     * 0.75 -> 1); below 2^-127 rounds to 2^-127. */
+    if (isnan(v) || neg || isinf(v) || a == 0) return 0xff;
     int e;
     double m = frexp(a, &e); /* a = m * 2^e, m in [0.5,1) */
     e -= 1;                  /* a = 2m * 2^e */
-    if (2 * m > 1.5 || (2 * m == 1.5 && (e + f->bias) % 2 != 0)) e++;
+    if (2 * m >= 1.5) e++;
     int be = e + f->bias;
     if (be < 0) return 0;
     if (be > 254) return 0xff;

@@ -580,7 +580,16 @@ static void gen_program(rng *r, const char *dt, int nops, tr_buf *b) {
                 " t = pred[] and(eq, il)\n ROOT o = pred[] or(gt, t) }\n", dt, dt);
   tr_buf_printf(b, "ENTRY e {\n");
   for (int i = 0; i < NP; i++) tr_buf_printf(b, "  v%d = %s[%d,%d] parameter(%d)\n", i, dt, SIDE, SIDE, i);
-  tr_buf_printf(b, "  zero = %s[] constant(0)\n  ninf = %s[] constant(-inf)\n", dt, dt);
+  /* The max reducer's init: -inf, or the lowest value where the format
+   * has no inf (e8m0 has no negatives: 2^-127). */
+  tr_dtype dtv = TR_DT_F32;
+  tr_dtype_lookup(dt, strlen(dt), &dtv);
+  char ninf[40] = "-inf";
+  if (!tr_float_has_inf(dtv))
+    snprintf(ninf, sizeof ninf, "%.17g",
+             tr_dtypes[dtv].fstyle == TR_FS_E8M0 ? ldexp(1.0, -127) : -tr_float_max(dtv));
+  const char *zero = tr_dtypes[dtv].fstyle == TR_FS_E8M0 ? ninf : "0"; /* e8m0 has no 0 */
+  tr_buf_printf(b, "  zero = %s[] constant(%s)\n  ninf = %s[] constant(%s)\n", dt, zero, dt, ninf);
   tr_buf_printf(b, "  io = s32[%d,%d] iota(), iota_dimension=1\n", SIDE, SIDE);
   tr_buf extra = {0}; /* non-float values for the root tuple: "type\tname" lines */
   int nv = NP;
@@ -721,6 +730,46 @@ TR_TEST(shadow_property_random_programs) {
   printf("  shadow property: %d programs, %ld elements checked, %ld uncertain, max |err|/bound "
          "f32 %.3g bf16 %.3g f16 %.3g f64 %.3g\n",
          programs, s.checked, s.uncertain, worst_dt[0], worst_dt[1], worst_dt[2], worst_dt[3]);
+}
+
+TR_TEST(shadow_property_narrow_formats) {
+  /* The same random programs over every non-core real float format: the
+   * exact interpreter's result (one rounding per op with the format's own
+   * NaN, inf, saturation, fnuz and e8m0 rules) lies within the shadow's
+   * bound on every certain element. */
+  static const tr_dtype dts[] = {TR_DT_F8E4M3, TR_DT_F8E3M4, TR_DT_F8E4M3FNUZ, TR_DT_F8E5M2FNUZ,
+                                 TR_DT_F8E4M3B11FNUZ, TR_DT_F8E8M0FNU, TR_DT_F4E2M1FN,
+                                 TR_DT_F6E3M2FN, TR_DT_F6E2M3FN};
+  enum { NDT = sizeof dts / sizeof dts[0], PER = 40 };
+  rng r = {777};
+  for (int di = 0; di < NDT; di++) {
+    stats s = {0};
+    int programs = 0, nfail = 0;
+    for (int p = 0; p < PER && nfail < 3; p++) {
+      tr_buf b = {0};
+      gen_program(&r, tr_dtype_name(dts[di]), 4 + pick(&r, 12), &b);
+      tr_tensor *args[NP];
+      for (int i = 0; i < NP; i++) args[i] = random_input(&r, dts[di]);
+      both bb;
+      long before = s.bad;
+      if (run_both(tr_buf_str(&b), args, NP, &bb, __LINE__)) {
+        contain(&bb, &s, tr_buf_str(&b));
+        programs++;
+      } else {
+        nfail++;
+      }
+      if (s.bad > before) nfail++;
+      both_free(&bb);
+      for (int i = 0; i < NP; i++) tr_tensor_free(args[i]);
+      tr_buf_free(&b);
+    }
+    if (s.bad) fprintf(stderr, "  in %s\n", tr_dtype_name(dts[di]));
+    CHECK_EQ_INT(s.bad, 0);
+    CHECK_EQ_INT(programs, PER);
+    CHECK(s.checked > 0);
+    printf("  shadow narrow %s: %d programs, %ld checked, %ld uncertain, max |err|/bound %.3g\n",
+           tr_dtype_name(dts[di]), programs, s.checked, s.uncertain, s.worst);
+  }
 }
 
 /* x rounded to dt. */
