@@ -504,7 +504,6 @@ static int per_instr_seed(const check_env *env, tr_anchored *an, const char *lab
     tr_anchor_opts_default(&ao);
     ao.k = env->k;
     ao.profile = env->prof;
-    tr_anchor_opts_target(&ao, env->t->name);
     tr_anchor_summary sum;
     if (tr_anchor_judge(an, ins, nins, res.outputs, res.noutputs, &ao, &sum, &d) != TR_OK) {
       tr_diag_print(&d, stderr);

@@ -62,20 +62,15 @@ tr_status tr_anchor_run(tr_anchored *a, tr_target *t, tr_tensor *const *ins, int
 
 typedef struct {
   double k;                  /* bound multiplier (1) */
-  const tr_profile *profile; /* NULL: strict */
-  /* Anchored operands of these float dtypes enter the one-instruction
-   * evaluation with a bound of this many ulps of their dtype (0: exact).
-   * XLA CPU computes fused narrow-float chains in f32 and rounds only the
-   * stored value, so the value a consumer used may differ from the stored
-   * anchor by up to half an ulp of the stored type (docs/ORACLE.md). */
-  double narrow_ulps;
-  bool narrow[TR_DT_COUNT];
+  /* NULL: strict. Besides the comparison rules, its input rules give
+   * anchored operands an input bound where the consumer may have seen
+   * another value than the stored anchor (docs/ORACLE.md):
+   * narrow-in-f32 (a bf16/f16 value before its rounding to the stored
+   * type) and fma-contraction (a product feeding an add, unrounded). */
+  const tr_profile *profile;
 } tr_anchor_opts;
 
 void tr_anchor_opts_default(tr_anchor_opts *o);
-/* Sets the narrow-type slack measured for the target named target_name
- * (its own name, "xla-cpu", ...); others keep exact operands. */
-void tr_anchor_opts_target(tr_anchor_opts *o, const char *target_name);
 
 /* The judgement of one anchored instruction. */
 typedef struct {
@@ -84,6 +79,10 @@ typedef struct {
   tr_judgement judgement;   /* of the worst leaf */
   int leaf;                 /* that leaf (0 for single results) */
   tr_compare_result r;      /* that leaf's numbers */
+  /* Rules that excused something of it (bit 1<<rule): an input rule when
+   * it mismatched on the exact operands and not with the rule's input
+   * bound, a comparison rule when it excused an element. */
+  unsigned excused;
 } tr_anchor_result;
 
 typedef struct {
@@ -94,6 +93,8 @@ typedef struct {
                                order, or -1 */
   double worst_ratio;       /* over every judged float element */
   int worst;                /* anchor index where it was seen, or -1 */
+  int excused_by[TR_PR_COUNT]; /* judged instructions each rule excused
+                                  something of */
   tr_anchor_result *per;    /* one per anchor */
   int nper;
 } tr_anchor_summary;
@@ -117,7 +118,8 @@ tr_status tr_anchor_save(const char *dir, const tr_anchored *a, int k, tr_tensor
                          tr_diag *d);
 
 /* The summary as text: one line "LABEL per-instruction: VERDICT (checked
- * N: pass P, weak W, mismatch M; skipped S; worst ratio R at %NAME)" and,
+ * N: pass P, weak W, mismatch M; skipped S; worst ratio R at %NAME[;
+ * excused N by RULE...])" (N instructions) and,
  * when an instruction mismatched, one naming the first in program order
  * with its output, index and the three values. */
 void tr_anchor_summary_text(tr_buf *b, const char *label, const tr_anchored *a,

@@ -11,7 +11,8 @@
  *   log-exp-fold DTYPE...
  *   int-conv-wrap DTYPE...
  *   flush-results DTYPE OP...
- *   conv-zero-pad DTYPE... */
+ *   conv-zero-pad DTYPE...
+ *   narrow-in-f32 DTYPE... */
 #include "profile.h"
 
 #include <math.h>
@@ -21,7 +22,7 @@
 static const char *const k_rule_names[TR_PR_COUNT] = {
   "denormal-flush", "fast-minmax", "transcendental-ulps", "reciprocal-divide",
   "fma-contraction", "reordered-reduction", "log-exp-fold", "int-conv-wrap",
-  "flush-results", "conv-zero-pad",
+  "flush-results", "conv-zero-pad", "narrow-in-f32",
 };
 
 const char *tr_prule_name(tr_prule r) {
@@ -123,7 +124,7 @@ static void parse_line(parser *ps, word *w, int nw) {
     err(ps, w[0].s,
         "unknown rule '%.*s' (known: target, denormal-flush, fast-minmax, transcendental-ulps, "
         "reciprocal-divide, fma-contraction, reordered-reduction, log-exp-fold, int-conv-wrap, "
-        "flush-results, conv-zero-pad)",
+        "flush-results, conv-zero-pad, narrow-in-f32)",
         (int)w[0].n, w[0].s);
     return;
   }
@@ -211,6 +212,19 @@ static void parse_line(parser *ps, word *w, int nw) {
     }
     break;
   }
+  case TR_PR_NARROW_IN_F32: {
+    if (nw < 2) {
+      err(ps, w[0].s, "'%s' needs the dtypes it applies to", tr_prule_name(r));
+      return;
+    }
+    for (int i = 1; i < nw; i++) {
+      tr_dtype dt;
+      if (!float_dtype(ps, w[i], &dt)) continue;
+      if (tr_dtypes[dt].bits >= 32) err(ps, w[i].s, "'%.*s' is not narrower than f32", (int)w[i].n, w[i].s);
+      else p->narrow[dt] = true;
+    }
+    break;
+  }
   case TR_PR_FLUSH_RESULTS: {
     tr_dtype dt;
     if (nw < 3) {
@@ -227,8 +241,9 @@ static void parse_line(parser *ps, word *w, int nw) {
   }
   case TR_PR_FMA_CONTRACTION:
   case TR_PR_REORDERED_REDUCTION:
-    /* Measured and found inside the default bounds: the line records
-     * that, and changes nothing. */
+    /* Measured and found inside the default bounds of a whole module:
+     * the line records that. Per-instruction checks read fma-contraction
+     * as an input allowance (tr_profile_input_ulps). */
     if (nw != 2 || !word_is(w[1], "covered")) {
       err(ps, w[0].s, "'%s' takes one word, 'covered' (the default bounds cover it)",
           tr_prule_name(r));
@@ -303,6 +318,13 @@ void tr_profile_ulp_table(const tr_profile *p, unsigned mask, tr_ulp_table *t) {
           u > t->ulps[op][dt])
         t->ulps[op][dt] = u;
     }
+}
+
+double tr_profile_input_ulps(const tr_profile *p, tr_prule r, tr_dtype dt) {
+  if (!p || !p->on[r] || !tr_dtype_is_float(dt)) return 0;
+  if (r == TR_PR_NARROW_IN_F32) return p->narrow[dt] ? 0.5 : 0;
+  if (r == TR_PR_FMA_CONTRACTION) return 0.5;
+  return 0;
 }
 
 bool tr_profile_widens(const tr_profile *p, tr_prule r, tr_op op, tr_dtype dt) {

@@ -20,6 +20,8 @@ typedef enum {
   TR_PR_INT_CONV_WRAP,       /* integer convolutions wrap (E saturates) */
   TR_PR_FLUSH_RESULTS,       /* an op's results below min normal may be 0 */
   TR_PR_CONV_ZERO_PAD,       /* convolutions multiply their zero padding */
+  TR_PR_NARROW_IN_F32,       /* bf16/f16 chains computed in f32: a consumer
+                                may see a value the store rounded later */
   TR_PR_COUNT
 } tr_prule;
 
@@ -40,6 +42,7 @@ typedef struct {
   bool wrap[TR_DT_COUNT];              /* int-conv-wrap dtypes */
   bool flushres[TR_OP_COUNT][TR_DT_COUNT]; /* flush-results ops per dtype */
   bool zpad[TR_DT_COUNT];              /* conv-zero-pad dtypes */
+  bool narrow[TR_DT_COUNT];            /* narrow-in-f32 dtypes */
 } tr_profile;
 
 /* Parses a profile. file names it in messages ("FILE:LINE:COL: error:
@@ -70,6 +73,13 @@ tr_module *tr_profile_rewrite(const tr_profile *p, tr_prule r, const tr_module *
 /* Whether m has an instruction whose result dtype dt and opcode the
  * profile's flush-results rule names. */
 bool tr_profile_flushes_results(const tr_profile *p, const tr_module *m, tr_dtype dt);
+
+/* The input allowance, in ulps of its own dtype, that rule r (an
+ * input rule of per-instruction checks: narrow-in-f32, fma-contraction)
+ * gives an operand of dtype dt; 0 when p does not name r for dt. Both are
+ * half an ulp: the consumer saw the value before its one rounding to
+ * the stored type. */
+double tr_profile_input_ulps(const tr_profile *p, tr_prule r, tr_dtype dt);
 
 /* The smallest normal magnitude of a float dtype: what a flushing target
  * may lose in absolute terms on one value (denormal-flush). */

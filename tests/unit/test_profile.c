@@ -45,7 +45,8 @@ TR_TEST(profile_parse_good) {
                            "log-exp-fold f32 f16\n"
                            "int-conv-wrap s8 u16\n"
                            "flush-results f16 logistic tanh\n"
-                           "conv-zero-pad f32 bf16\n");
+                           "conv-zero-pad f32 bf16\n"
+                           "narrow-in-f32 bf16\n");
   if (!p) return;
   CHECK_STR(p->target, "xla-cpu");
   CHECK_STR(p->file, "p.conf");
@@ -57,6 +58,13 @@ TR_TEST(profile_parse_good) {
   CHECK(p->wrap[TR_DT_S8] && p->wrap[TR_DT_U16] && !p->wrap[TR_DT_S32]);
   CHECK(p->zpad[TR_DT_F32] && p->zpad[TR_DT_BF16] && !p->zpad[TR_DT_F64]);
   CHECK(p->flushres[TR_OP_LOGISTIC][TR_DT_F16] && p->flushres[TR_OP_TANH][TR_DT_F16]);
+  CHECK(p->narrow[TR_DT_BF16] && !p->narrow[TR_DT_F16]);
+  /* The input rules of per-instruction checks: half an ulp where named. */
+  CHECK(tr_profile_input_ulps(p, TR_PR_NARROW_IN_F32, TR_DT_BF16) == 0.5);
+  CHECK(tr_profile_input_ulps(p, TR_PR_NARROW_IN_F32, TR_DT_F16) == 0);
+  CHECK(tr_profile_input_ulps(p, TR_PR_FMA_CONTRACTION, TR_DT_F32) == 0.5);
+  CHECK(tr_profile_input_ulps(p, TR_PR_FMA_CONTRACTION, TR_DT_S32) == 0);
+  CHECK(tr_profile_input_ulps(NULL, TR_PR_NARROW_IN_F32, TR_DT_BF16) == 0);
   CHECK(!p->flushres[TR_OP_LOGISTIC][TR_DT_F32] && !p->flushres[TR_OP_EXPONENTIAL][TR_DT_F16]);
   CHECK(p->ulps[TR_OP_TANH][TR_DT_F32] == 7.0f);
   CHECK(p->ulps[TR_OP_ERF][TR_DT_F32] == 6.5f);
@@ -128,6 +136,9 @@ TR_TEST(profile_parse_errors) {
   parse_err("flush-results f16\n", "p.conf:1:1: error: 'flush-results' needs a dtype and the opcodes");
   parse_err("flush-results f16 logistc\n", "p.conf:1:19: error: 'logistc' is not an opcode");
   parse_err("target a\ntarget b\n", "p.conf:2:1: error: a second 'target' line");
+  parse_err("narrow-in-f32\n", "p.conf:1:1: error: 'narrow-in-f32' needs the dtypes");
+  parse_err("narrow-in-f32 bf16 f32\n", "p.conf:1:20: error: 'f32' is not narrower than f32");
+  parse_err("narrow-in-f32 s8\n", "p.conf:1:15: error: 's8' is not a float dtype");
   /* Every bad line is reported, not only the first. */
   tr_diag d = {0};
   tr_profile *p = NULL;
