@@ -260,7 +260,22 @@ static bool save_bundle(const char *dir, const check_run *cr, const tr_module *m
   tr_buf_printf(&path, "%s/module.hlo", dir);
   bool ok = write_text(path.p, tr_buf_str(&b));
   for (int i = 0; ok && i < nins; i++) ok = save_npy(dir, "in", i, ins[i]);
-  for (int i = 0; ok && i < nref; i++) ok = save_npy(dir, "ref", i, ref[i].exact);
+  /* refN.npy: the reference in exact mode (each op rounded to its dtype,
+   * what `trench run` gives on these inputs), not the shadow values
+   * (computed wider, then rounded once). */
+  tr_eval_opts eo = {0};
+  eo.verified = true;
+  tr_tensor **exact = NULL;
+  int nexact = 0;
+  tr_diag ed = {0};
+  bool have_exact = tr_eval_opt(m, &eo, ins, nins, &exact, &nexact, &ed) == TR_OK && nexact == nref;
+  for (int i = 0; ok && have_exact && i < nexact; i++) ok = save_npy(dir, "ref", i, exact[i]);
+  if (!have_exact) {
+    fprintf(stderr, "trench check: no refN.npy in %s: the exact evaluation failed%s%s\n", dir,
+            ed.nmsgs ? ": " : "", ed.nmsgs ? tr_diag_first(&ed) : "");
+  }
+  tr_eval_free_outputs(exact, nexact);
+  tr_diag_clear(&ed);
   for (int i = 0; ok && res && i < res->noutputs; i++) ok = save_npy(dir, "target", i, res->outputs[i]);
   if (ok && res && res->optimized_hlo) {
     tr_buf_free(&path);
@@ -282,8 +297,11 @@ static bool save_bundle(const char *dir, const check_run *cr, const tr_module *m
     else if (cr->profile_arg) tr_buf_printf(&rd, " --profile '%s'", cr->profile_arg);
     for (int i = 0; i < nins; i++) tr_buf_printf(&rd, " --input %s/in%d.npy", dir, i);
     tr_buf_puts(&rd, "\n\nFiles: module.hlo (canonical text), inN.npy (inputs), refN.npy (the\n"
-                     "reference, exact mode), targetN.npy (the target's outputs, when it ran),\n"
-                     "optimized.hlo (what the target ran, when it says), report.json.\n");
+                     "reference in exact mode, each op rounded to its dtype: what `trench run\n"
+                     "module.hlo --input ...` gives; the check itself judges against the\n"
+                     "shadow values and bounds, summarised in report.json), targetN.npy (the\n"
+                     "target's outputs, when it ran), optimized.hlo (what the target ran, when\n"
+                     "it says), report.json.\n");
     tr_buf_free(&path);
     tr_buf_printf(&path, "%s/README.md", dir);
     ok = write_text(path.p, tr_buf_str(&rd));
