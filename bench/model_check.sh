@@ -178,6 +178,10 @@ for m in "${models[@]}"; do
     b=$($T run --shadow "$f" $(inputs "$m" 0) --out "$tmp/r" 2>/dev/null |
         sed -n 's/.*max_bound=\([^ ]*\).*/\1/p' | head -1)
     cp "$tmp/r/out0.npy" "$tmp/b/exact0.npy" 2>/dev/null
+    # The bundle's ref0.npy is the exact-mode result (= exact0); the
+    # shadow column wants the shadow value, shadow0.npy, which
+    # models.py errors reads under the name ref0.
+    cp "$tmp/b/shadow0.npy" "$tmp/b/ref0.npy" 2>/dev/null
     read -r y se ee te < <($PY bench/models.py errors "$m" "$tmp/b" ${c:+--cut "$c"} 2>/dev/null |
       awk '/f64 max/ {y = $NF} /ref0/ {r = $3} /exact0/ {e = $3} /target0/ {t = $3}
            END {print y, r, e, t}')

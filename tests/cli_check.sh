@@ -68,12 +68,14 @@ else
 fi
 if python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); o=r["outputs"][0]; assert r["verdict"]=="ok" and o["judgement"]=="mismatch" and o["failing"]==1 and o["first_index"]=="[5]"' "$tmp/b/report.json"; then ok; else bad "report.json content"; fi
 # refN.npy is the reference in exact mode, what `trench run` gives:
-# (1e8 + 1) - 1e8 rounds to 0 in f32, where the shadow value is 1.
+# (1e8 + 1) - 1e8 rounds to 0 in f32, where the shadow value (shadowN.npy)
+# is 1.
 printf 'HloModule cancel\nENTRY e {\n  c = f32[] constant(1e8)\n  o = f32[] constant(1)\n  s = f32[] add(c, o)\n  ROOT r = f32[] subtract(s, c)\n}\n' > "$tmp/cancel.hlo"
 expect 0 'out0: weak .*worst ratio 0.25' -- "$trench" check "$tmp/cancel.hlo" --target interp --seeds 1 --save "$tmp/bc"
 "$trench" run "$tmp/cancel.hlo" --out "$tmp/rc" > /dev/null 2>&1
 if cmp -s "$tmp/bc/ref0.npy" "$tmp/rc/out0.npy" && [ "$(tail -c 4 "$tmp/bc/ref0.npy" | od -An -tx1 | tr -d ' ')" = 00000000 ]
 then ok; else bad "ref0.npy is not the exact-mode result 0"; od -An -tx1 "$tmp/bc/ref0.npy" | tail -2; fi
+if [ "$(tail -c 4 "$tmp/bc/shadow0.npy" | od -An -tx1 | tr -d ' ')" = 0000803f ]; then ok; else bad "shadow0.npy is not the shadow value 1"; fi
 if grep -q 'reference in exact mode' "$tmp/bc/README.md"; then ok; else bad "bundle README: refN.npy"; fi
 
 # JSON report.

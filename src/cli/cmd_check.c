@@ -270,6 +270,7 @@ static bool save_bundle(const char *dir, const check_run *cr, const tr_module *m
   tr_diag ed = {0};
   bool have_exact = tr_eval_opt(m, &eo, ins, nins, &exact, &nexact, &ed) == TR_OK && nexact == nref;
   for (int i = 0; ok && have_exact && i < nexact; i++) ok = save_npy(dir, "ref", i, exact[i]);
+  for (int i = 0; ok && i < nref; i++) ok = save_npy(dir, "shadow", i, ref[i].exact);
   if (!have_exact) {
     fprintf(stderr, "trench check: no refN.npy in %s: the exact evaluation failed%s%s\n", dir,
             ed.nmsgs ? ": " : "", ed.nmsgs ? tr_diag_first(&ed) : "");
@@ -299,9 +300,10 @@ static bool save_bundle(const char *dir, const check_run *cr, const tr_module *m
     tr_buf_puts(&rd, "\n\nFiles: module.hlo (canonical text), inN.npy (inputs), refN.npy (the\n"
                      "reference in exact mode, each op rounded to its dtype: what `trench run\n"
                      "module.hlo --input ...` gives; the check itself judges against the\n"
-                     "shadow values and bounds, summarised in report.json), targetN.npy (the\n"
-                     "target's outputs, when it ran), optimized.hlo (what the target ran, when\n"
-                     "it says), report.json.\n");
+                     "shadow values and bounds, summarised in report.json), shadowN.npy (the\n"
+                     "shadow values rounded once to the output dtype: the centre of those\n"
+                     "bounds), targetN.npy (the target's outputs, when it ran), optimized.hlo\n"
+                     "(what the target ran, when it says), report.json.\n");
     tr_buf_free(&path);
     tr_buf_printf(&path, "%s/README.md", dir);
     ok = write_text(path.p, tr_buf_str(&rd));
