@@ -120,8 +120,28 @@ static tr_dtype noncore(const tr_shape *s) {
     }
     return TR_DT_COUNT;
   }
-  if (tr_dtypes[s->dtype].core || tr_dtypes[s->dtype].kind == TR_DK_FLOAT) return TR_DT_COUNT;
+  tr_dkind k = tr_dtypes[s->dtype].kind;
+  if (tr_dtypes[s->dtype].core || k == TR_DK_FLOAT || k == TR_DK_COMPLEX) return TR_DT_COUNT;
   return s->dtype;
+}
+
+/* The first c64/c128 leaf of in's result or operands. */
+static tr_dtype complex_leaf_of(const tr_shape *s) {
+  if (!s) return TR_DT_COUNT;
+  if (s->dtype == TR_DT_TUPLE) {
+    for (int i = 0; i < s->nelems; i++) {
+      tr_dtype t = complex_leaf_of(s->elems[i]);
+      if (t != TR_DT_COUNT) return t;
+    }
+    return TR_DT_COUNT;
+  }
+  return tr_dtypes[s->dtype].kind == TR_DK_COMPLEX ? s->dtype : TR_DT_COUNT;
+}
+
+static tr_dtype complex_leaf(const tr_instr *in) {
+  tr_dtype t = complex_leaf_of(in->shape);
+  for (int i = 0; i < in->noperands && t == TR_DT_COUNT; i++) t = complex_leaf_of(in->operands[i]->shape);
+  return t;
 }
 
 /* Ops that only move values or raw element slots: they work for any
@@ -152,10 +172,25 @@ static bool implemented(tr_op op) {
   case TR_OP_GATHER: case TR_OP_SCATTER: case TR_OP_SORT: case TR_OP_REDUCE_WINDOW:
   case TR_OP_SELECT_AND_SCATTER: case TR_OP_CONVOLUTION: case TR_OP_TOPK:
   case TR_OP_RNG_BIT_GENERATOR: case TR_OP_CUSTOM_CALL: case TR_OP_CHOLESKY:
-  case TR_OP_TRIANGULAR_SOLVE:
+  case TR_OP_TRIANGULAR_SOLVE: case TR_OP_REAL: case TR_OP_IMAG: case TR_OP_COMPLEX:
     return true;
   default: return false;
   }
+}
+
+/* The element-type checks every op passes before its kernel: non-core
+ * types only in ops that move values, complex only where eval_complex.c
+ * computes it. */
+static tr_status dtype_gate(ev_ctx *c, const tr_instr *in) {
+  if (moves_only(in->op)) return TR_OK;
+  tr_dtype bad = noncore(in->shape);
+  for (int i = 0; i < in->noperands && bad == TR_DT_COUNT; i++) bad = noncore(in->operands[i]->shape);
+  if (bad == TR_DT_COUNT && ev_complex_involved(in) && !ev_complex_ok(in->op))
+    bad = complex_leaf(in);
+  if (bad != TR_DT_COUNT)
+    return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s elements in %s", tr_dtype_name(bad),
+                  tr_ops[in->op].name);
+  return TR_OK;
 }
 
 /* ---- computation facts ---- */
@@ -315,6 +350,8 @@ bool ev_simple_binary(const tr_comp *k, tr_dtype dt, tr_op *op, bool *swap) {
   const tr_shape *sa = a->shape, *sb = b->shape, *sr = r->shape;
   if (!sa || !sb || !sr || sa->rank || sb->rank || sr->rank) return false;
   if (sa->dtype != dt || sb->dtype != dt || sr->dtype != dt) return false;
+  /* Complex combiners run as calls (the array kernels are real). */
+  if (tr_dtypes[dt].kind == TR_DK_COMPLEX) return false;
   *op = r->op;
   *swap = a->param_index == 1;
   return true;
@@ -779,24 +816,19 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
   for (int i = 0; i < in->noperands; i++)
     if (!ops[i]) return ev_err(c, in, TR_ERR_INVALID, "operand %d has no value", i);
   if (!implemented(op)) return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", opname(in));
-  if (!moves_only(op)) {
-    tr_dtype bad = noncore(in->shape);
-    for (int i = 0; i < in->noperands && bad == TR_DT_COUNT; i++) bad = noncore(in->operands[i]->shape);
-    if (bad != TR_DT_COUNT)
-      return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s elements in %s",
-                    tr_dtype_name(bad), opname(in));
-  }
+  tr_status gst = dtype_gate(c, in);
+  if (gst != TR_OK) return gst;
   tr_tensor *t[3] = {NULL, NULL, NULL}, *r = NULL;
   int arrays = 0; /* leading operands that must be arrays */
   switch (op) {
   case TR_OP_CONVERT: case TR_OP_BITCAST: case TR_OP_BITCAST_CONVERT: case TR_OP_BROADCAST:
   case TR_OP_RESHAPE: case TR_OP_TRANSPOSE: case TR_OP_SLICE: case TR_OP_REVERSE:
   case TR_OP_IS_FINITE: case TR_OP_DYNAMIC_SLICE: case TR_OP_CONCATENATE:
-  case TR_OP_REDUCE_PRECISION: case TR_OP_CHOLESKY:
+  case TR_OP_REDUCE_PRECISION: case TR_OP_CHOLESKY: case TR_OP_REAL: case TR_OP_IMAG:
     arrays = 1;
     break;
   case TR_OP_PAD: case TR_OP_COMPARE: case TR_OP_DOT: case TR_OP_DYNAMIC_UPDATE_SLICE:
-  case TR_OP_GATHER: case TR_OP_CONVOLUTION: case TR_OP_TRIANGULAR_SOLVE:
+  case TR_OP_GATHER: case TR_OP_CONVOLUTION: case TR_OP_TRIANGULAR_SOLVE: case TR_OP_COMPLEX:
     arrays = 2;
     break;
   case TR_OP_SELECT: case TR_OP_CLAMP: case TR_OP_SELECT_AND_SCATTER:
@@ -811,6 +843,12 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
   for (int i = 0; i < arrays; i++)
     if (!(t[i] = ev_want_tensor(c, in, ops[i], i))) return TR_ERR_INVALID;
   tr_status st = TR_OK;
+  if (op == TR_OP_REAL || op == TR_OP_IMAG || op == TR_OP_COMPLEX ||
+      ((ev_is_unary(op) || ev_is_binary(op) || op == TR_OP_COMPARE) && ev_complex_involved(in))) {
+    if ((st = ev_complex_elem(c, in, t, &r)) != TR_OK) return st;
+    *out = tr_value_tensor(r);
+    return TR_OK;
+  }
   switch (op) {
   case TR_OP_CONSTANT:
     if (!in->literal) return ev_err(c, in, TR_ERR_INVALID, "constant has no literal");
@@ -1037,14 +1075,7 @@ tr_status ev_check_instr(ev_ctx *c, const tr_instr *in) {
   if (has_dynamic(in->shape))
     return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: dynamic dimension in %s", opname(in));
   if (!implemented(in->op)) return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", opname(in));
-  if (!moves_only(in->op)) {
-    tr_dtype bad = noncore(in->shape);
-    for (int i = 0; i < in->noperands && bad == TR_DT_COUNT; i++) bad = noncore(in->operands[i]->shape);
-    if (bad != TR_DT_COUNT)
-      return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s elements in %s",
-                    tr_dtype_name(bad), opname(in));
-  }
-  return TR_OK;
+  return dtype_gate(c, in);
 }
 
 bool ev_value_fits(const tr_value *v, const tr_shape *s) { return fits(v, s); }

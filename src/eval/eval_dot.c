@@ -353,7 +353,9 @@ tr_status ev_dot(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, const tr_te
   size_t nx = tr_tensor_count(x), ny = tr_tensor_count(y), nr = tr_tensor_count(r);
   TR_ASSERT(nr == nb * m * n);
   int threads = ev_par_threads((double)nr * (double)nk);
-  if (dt == TR_DT_F64) {
+  if (tr_dtypes[dt].kind == TR_DK_COMPLEX) {
+    ev_complex_dot(x, y, r, xb, xm, kx, yb, ky, yn, nb, m, n, nk);
+  } else if (dt == TR_DT_F64) {
     ev_mm_f64(x->data, xb, xm, kx, y->data, yb, ky, yn, r->data, nb, m, n, nk, threads);
   } else if (tr_dtype_is_float(dt) && tr_dtypes[dt].bits <= 32) {
     /* Every type up to f32 is exact in float, the accumulator type. */

@@ -899,6 +899,10 @@ tr_tensor *ev_convert_to(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_d
     memcpy(r->data, x->data, x->nbytes);
     return r;
   }
+  if (tr_dtypes[st].kind == TR_DK_COMPLEX || tr_dtypes[dt].kind == TR_DK_COMPLEX) {
+    tr_tensor_free(r);
+    return ev_convert_complex(c, in, x, dt);
+  }
   if (is_flt(st)) {
     double *a = xalloc_n(n, sizeof(double));
     ev_load_flts(x, a);

@@ -138,6 +138,21 @@ tr_status ev_cholesky(ev_ctx *c, const tr_instr *in, const tr_tensor *a, tr_tens
 tr_status ev_triangular_solve(ev_ctx *c, const tr_instr *in, const tr_tensor *a,
                               const tr_tensor *b, tr_tensor **out);
 
+/* ---- complex (eval_complex.c) ---- */
+/* Whether a result or operand leaf of in is c64 or c128. */
+bool ev_complex_involved(const tr_instr *in);
+/* Ops evaluated with complex operands or results. */
+bool ev_complex_ok(tr_op op);
+/* Elementwise unary and binary ops, compare (EQ, NE), real, imag and
+ * complex on complex values (real, imag, complex also on real ones). */
+tr_status ev_complex_elem(ev_ctx *c, const tr_instr *in, tr_tensor *const *t, tr_tensor **out);
+/* convert to c64/c128 (from any number type); complex to real is an error. */
+tr_tensor *ev_convert_complex(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_dtype dt);
+/* The products of ev_dot's offset tables on complex x, y into r. */
+void ev_complex_dot(const tr_tensor *x, const tr_tensor *y, tr_tensor *r, const int64_t *xb,
+                    const int64_t *xm, const int64_t *kx, const int64_t *yb, const int64_t *ky,
+                    const int64_t *yn, size_t nb, size_t m, size_t n, size_t nk);
+
 /* ---- dot (eval_dot.c) ---- */
 tr_status ev_dot(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
                  tr_tensor **out);

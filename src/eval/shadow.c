@@ -886,9 +886,81 @@ static tr_status sh_instr_rule(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_v
   }
 }
 
+/* Sets the marks of every array leaf of v whose element kind is k (or of
+ * every leaf when all), and clears float bounds when certain. */
+static void mark_leaves(sh_val *v, bool all, tr_dkind k, unsigned char u) {
+  if (!v->arr) {
+    for (int i = 0; i < v->nelems; i++) mark_leaves(v->elems[i], all, k, u);
+    return;
+  }
+  if (!all && tr_dtypes[v->dt].kind != k) return;
+  memset(v->u, u, v->n);
+  if (!u && v->e) memset(v->e, 0, sizeof(double) * v->n);
+}
+
+/* Whether a complex op has one correct result on exact operands: sign
+ * and component moves, EQ/NE compares, widening converts, and add and
+ * subtract (one correctly rounded operation per component). */
+static bool cplx_exact_op(const tr_instr *in) {
+  switch (in->op) {
+  case TR_OP_NEGATE: case TR_OP_REAL: case TR_OP_IMAG: case TR_OP_COMPLEX: case TR_OP_COMPARE:
+  case TR_OP_ADD: case TR_OP_SUBTRACT:
+    return true;
+  case TR_OP_CONVERT: {
+    tr_dtype from = in->operands[0]->shape->dtype, to = in->shape->dtype;
+    if (to == TR_DT_C128) return from == TR_DT_C64 || from == TR_DT_C128 || from == TR_DT_F64 ||
+                                 from == TR_DT_F32 || from == TR_DT_F16 || from == TR_DT_BF16;
+    return from == TR_DT_C64 || from == TR_DT_F32 || from == TR_DT_F16 || from == TR_DT_BF16;
+  }
+  default: return false;
+  }
+}
+
+/* Complex arithmetic (docs/ORACLE.md, "Complex"): no bounds are carried
+ * for c64/c128 yet. The exact interpreter computes the result; it is
+ * certain where the op is exact on exact operands, otherwise every
+ * complex leaf and every float leaf it gives (abs) is uncertain: a
+ * correct implementation may round differently (other multiply and divide
+ * formulas, FMA, approximate transcendentals), and without a bound the
+ * oracle must not judge it. */
+static tr_status sh_complex(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  bool exact = true;
+  for (int i = 0; i < in->noperands; i++) exact = exact && sh_is_exact(ops[i]);
+  tr_status st = sh_fallback(c, in, ops, out);
+  if (st != TR_OK) return st;
+  if (cplx_exact_op(in)) {
+    if (exact) mark_leaves(*out, true, TR_DK_COMPLEX, 0);
+  } else {
+    mark_leaves(*out, false, TR_DK_COMPLEX, 1);
+    mark_leaves(*out, false, TR_DK_FLOAT, 1);
+  }
+  return TR_OK;
+}
+
+static bool is_cplx_arith(const tr_instr *in) {
+  tr_op op = in->op;
+  if (op == TR_OP_REAL || op == TR_OP_IMAG || op == TR_OP_COMPLEX) return true;
+  if (!(ev_is_unary(op) || ev_is_binary(op) || op == TR_OP_COMPARE || op == TR_OP_CONVERT ||
+        op == TR_OP_DOT || op == TR_OP_CONVOLUTION))
+    return false;
+  return ev_complex_involved(in);
+}
+
 static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  if (is_cplx_arith(in)) {
+    tr_status cst = ev_check_instr(&c->ev, in);
+    return cst != TR_OK ? cst : sh_complex(c, in, ops, out);
+  }
   tr_status st = sh_instr_rule(c, in, ops, out);
   if (st == TR_OK && *out) sh_fix_format(*out);
+  /* A complex sum in another order (a compiler may reassociate) rounds
+   * otherwise: the combiner's per-call certainty does not carry over. */
+  if (st == TR_OK && *out &&
+      (in->op == TR_OP_REDUCE || in->op == TR_OP_REDUCE_WINDOW || in->op == TR_OP_SCATTER ||
+       in->op == TR_OP_SELECT_AND_SCATTER || in->op == TR_OP_ALL_REDUCE ||
+       in->op == TR_OP_REDUCE_SCATTER) &&
+      ev_complex_involved(in))
+    mark_leaves(*out, false, TR_DK_COMPLEX, 1);
   return st;
 }
 

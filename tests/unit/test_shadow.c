@@ -88,6 +88,13 @@ static void contain(const both *b, stats *s, const char *text) {
         }
         if (!ok && s->bad < 5)
           fprintf(stderr, "  output %d element %zu: exact %.17g shadow %.17g bound %.3g\n", i, j, ev, sv, bd);
+      } else if (tr_dtypes[o->dtype].kind == TR_DK_COMPLEX) {
+        double a, bb, c, d;
+        tr_tensor_get_c(x, j, &a, &bb);
+        tr_tensor_get_c(o->exact, j, &c, &d);
+        ok = (a == c || (isnan(a) && isnan(c))) && (bb == d || (isnan(bb) && isnan(d)));
+        if (!ok && s->bad < 5)
+          fprintf(stderr, "  output %d element %zu: exact (%g, %g) shadow (%g, %g)\n", i, j, a, bb, c, d);
       } else {
         ok = tr_tensor_get_bits(x, j) == tr_tensor_get_bits(o->exact, j);
         if (!ok && s->bad < 5)
@@ -730,6 +737,42 @@ TR_TEST(shadow_property_random_programs) {
   printf("  shadow property: %d programs, %ld elements checked, %ld uncertain, max |err|/bound "
          "f32 %.3g bf16 %.3g f16 %.3g f64 %.3g\n",
          programs, s.checked, s.uncertain, worst_dt[0], worst_dt[1], worst_dt[2], worst_dt[3]);
+}
+
+TR_TEST(shadow_complex_marks) {
+  /* c64 carries no bounds: add, subtract, negate, real, imag, complex and
+   * EQ compares of exact operands have one correct result (certain, the
+   * exact interpreter's); multiply, divide, abs and exp round in ways a
+   * correct implementation may choose (XLA CPU differs from its evaluator
+   * by up to 64 ulp on divide): uncertain. */
+  const char *text = "HloModule m\nENTRY e {\n  a = c64[2] parameter(0)\n  b = c64[2] parameter(1)\n"
+                     "  s = c64[2] add(a, b)\n  p = c64[2] multiply(a, b)\n  q = c64[2] divide(a, b)\n"
+                     "  n = c64[2] negate(a)\n  r = f32[2] real(p)\n  i = f32[2] imag(a)\n"
+                     "  ab = f32[2] abs(a)\n  x = c64[2] exponential(a)\n  c = c64[2] complex(i, i)\n"
+                     "  eq = pred[2] compare(a, b), direction=EQ\n"
+                     "  ROOT t = (c64[2], c64[2], c64[2], c64[2], f32[2], f32[2], f32[2], c64[2], c64[2], pred[2]) "
+                     "tuple(s, p, q, n, r, i, ab, x, c, eq)\n}\n";
+  int64_t dims[1] = {2};
+  tr_tensor *args[2] = {tr_tensor_new(TR_DT_C64, 1, dims, NULL), tr_tensor_new(TR_DT_C64, 1, dims, NULL)};
+  tr_tensor_set_c(args[0], 0, 1, 2);
+  tr_tensor_set_c(args[0], 1, 0.1, -3);
+  tr_tensor_set_c(args[1], 0, 1, 2);
+  tr_tensor_set_c(args[1], 1, 7, 0.25);
+  both b;
+  if (run_both(text, args, 2, &b, __LINE__)) {
+    static const int certain[10] = {1, 0, 0, 1, 0, 1, 0, 0, 1, 1};
+    for (int o = 0; o < 10; o++)
+      for (size_t j = 0; j < 2; j++) CHECK_EQ_INT(b.sh[o].uncertain[j], !certain[o]);
+    stats s = {0};
+    contain(&b, &s, NULL); /* the certain ones equal the exact run */
+    CHECK_EQ_INT(s.bad, 0);
+    CHECK_EQ_INT(s.checked, 10);
+    double re, im;
+    tr_tensor_get_c(b.sh[0].exact, 1, &re, &im);
+    CHECK(re == (double)(0.1f + 7.0f) && im == -2.75);
+  }
+  both_free(&b);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
 }
 
 TR_TEST(shadow_property_narrow_formats) {
