@@ -309,7 +309,7 @@ tr_status k_reduce_precision(em *e, const tr_instr *in) {
   else
     tr_buf_printf(k, "  fb = (uint32_t)x;\n  memcpy(&f, &fb, 4);\n  ST_%s(r, i, (double)f);\n}\n",
                   tr_dtype_name(dt));
-  em_lane_loop(e, 1);
+  em_lane_loop(e, 1, true);
   return TR_OK;
 }
 

@@ -287,7 +287,24 @@ static const char *const prelude[] = {
   "  while (i < h && j < n) {\n"
   "    if (less(c, perm[j], perm[i])) tmp[o++] = perm[j++];\n    else tmp[o++] = perm[i++];\n  }\n"
   "  while (i < h) tmp[o++] = perm[i++];\n  while (j < n) tmp[o++] = perm[j++];\n"
-  "  memcpy(perm, tmp, sizeof(i64) * (size_t)n);\n}\n"
+  "  memcpy(perm, tmp, sizeof(i64) * (size_t)n);\n}\n",
+  "/* min, max, clamp with NaN propagation (a NaN lhs, else a NaN rhs, ties\n"
+  " * to lhs), written as selects so the compiler emits compare masks, not\n"
+  " * branches (mispredicted on random signs) */\n"
+  "static inline float tr_maxf(float a, float b) { float m = a < b ? b : a; m = b != b ? b : m; return a != a ? a : m; }\n"
+  "static inline float tr_minf(float a, float b) { float m = b < a ? b : a; m = b != b ? b : m; return a != a ? a : m; }\n"
+  "static inline double tr_maxd(double a, double b) { double m = a < b ? b : a; m = b != b ? b : m; return a != a ? a : m; }\n"
+  "static inline double tr_mind(double a, double b) { double m = b < a ? b : a; m = b != b ? b : m; return a != a ? a : m; }\n"
+  "static inline float tr_clampf(float lo, float x, float hi) {\n"
+  "  float t = x < lo ? lo : x;\n  t = t < hi ? t : hi;\n  t = hi != hi ? hi : t;\n  t = x != x ? x : t;\n"
+  "  return lo != lo ? lo : t;\n}\n"
+  "static inline double tr_clampd(double lo, double x, double hi) {\n"
+  "  double t = x < lo ? lo : x;\n  t = t < hi ? t : hi;\n  t = hi != hi ? hi : t;\n  t = x != x ? x : t;\n"
+  "  return lo != lo ? lo : t;\n}\n"
+  "/* lane loops: no dependence between lanes (the result never aliases an\n"
+  " * operand), so GCC may vectorize without a run-time alias check */\n"
+  "#if defined(__GNUC__) && !defined(__clang__) && !defined(__TINYC__)\n"
+  "#define TR_IVDEP _Pragma(\"GCC ivdep\")\n#else\n#define TR_IVDEP\n#endif\n"
 };
 
 /* ---- per-dtype helpers, emitted once into the prelude ---- */

@@ -55,6 +55,14 @@ static inline int es_of(tr_dtype t) { return tr_dtype_size(t); }
 
 static inline const char *vt(tr_dtype t) { return is_flt(t) ? "double" : "u64"; }
 
+/* The type of a local element value in elementwise code: f32 values are
+ * held in float there, so + - * / compile to float arithmetic that GCC
+ * vectorizes. Exact: every f32 value fits a float, and for + - * / sqrt
+ * the float op equals the double op rounded to float (53 >= 2 * 24 + 2),
+ * the reference's way; every other op's expression converts its float
+ * operands to double or long double first (em_elem_value). */
+static inline const char *lvt(tr_dtype t) { return t == TR_DT_F32 ? "float" : vt(t); }
+
 static inline uint64_t mask_of(int bits) { return bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1; }
 
 /* s4/u4: packed two per byte in every buffer of the unit (tr_pack4). */
@@ -109,7 +117,7 @@ bool em_elem_op(tr_op op);
 void em_convert_value(tr_buf *x, tr_dtype st, tr_dtype dt, const char *a, uint64_t inj);
 bool em_elem_value(const tr_instr *in, const char *const *a, tr_buf *x, uint64_t inj);
 void em_kern_head(em *e, int nargs);
-void em_lane_loop(em *e, int nargs);
+void em_lane_loop(em *e, int nargs, bool indep);
 void em_elem_head(em *e, int nargs);
 tr_status em_fused_values(em *e, const tr_comp *c, const tr_shape *rs, const tr_instr *skip);
 tr_status emit_comp(em *e, const tr_comp *c);

@@ -959,3 +959,89 @@ TR_TEST(emit_big_dot_conv_packed_path_exact) {
     tr_module_free(m);
   }
 }
+
+/* f32 elementwise code holds values in float and min/max/clamp are
+ * selects (tr_maxf...), so the lane loop vectorizes (docs/EMITTER.md);
+ * the results must stay the reference's bit for bit on the edge cases:
+ * NaN on either side, -0 against +0, infinities, subnormal and
+ * overflowing results, ties, division by zero; fused and not, with and
+ * without a masked tail. */
+static const char minmax_fmt[] =
+  "HloModule mm\n"
+  "fmax {\n  a = T[13] parameter(0)\n  b = T[13] parameter(1)\n  ROOT r = T[13] maximum(a, b)\n}\n"
+  "fmin {\n  a = T[13] parameter(0)\n  b = T[13] parameter(1)\n  ROOT r = T[13] minimum(a, b)\n}\n"
+  "fcl {\n  a = T[13] parameter(0)\n  b = T[13] parameter(1)\n  c = T[13] parameter(2)\n"
+  "  ROOT r = T[13] clamp(b, a, c)\n}\n"
+  "fz {\n  a = T[13] parameter(0)\n  b = T[13] parameter(1)\n  c = T[13] parameter(2)\n"
+  "  mx = T[13] maximum(a, b)\n  mn = T[13] minimum(mx, c)\n  m2 = T[13] minimum(a, b)\n"
+  "  cl = T[13] clamp(b, mn, c)\n  c2 = T[13] clamp(c, a, b)\n  d = T[13] divide(cl, a)\n"
+  "  p = T[13] multiply(d, b)\n  q = T[13] add(p, c2)\n  s = T[13] sqrt(q)\n"
+  "  ROOT r = T[13] subtract(s, m2)\n}\n"
+  "ENTRY e {\n"
+  "  a = T[13] constant({nan, 1, -0, 0, inf, -inf, 3, 1e-45, 3.4e38, -2, nan, 5, 7})\n"
+  "  b = T[13] constant({2, nan, 0, -0, -inf, 1, 3, -1e-45, 3.4e38, nan, -nan, 5, -0})\n"
+  "  c = T[13] constant({1, 1, 0, -0, nan, 2, -3, 1e-40, 1, -1, 0, nan, 0})\n"
+  "  f1 = T[13] fusion(a, b), kind=kLoop, calls=fmax\n  f2 = T[13] fusion(a, b), kind=kLoop, calls=fmin\n"
+  "  f3 = T[13] fusion(a, b, c), kind=kLoop, calls=fcl\n"
+  "  f4 = T[13] fusion(a, b, c), kind=kLoop, calls=fz\n"
+  "  ROOT t = (T[13], T[13], T[13], T[13]) tuple(f1, f2, f3, f4)\n}\n";
+
+/* minmax_fmt with T replaced by ty. */
+static void minmax_text(char *out, size_t n, const char *ty) {
+  size_t k = 0;
+  for (const char *p = minmax_fmt; *p && k + 4 < n; p++)
+    if (*p == 'T' && p[1] == '[') {
+      memcpy(out + k, ty, strlen(ty));
+      k += strlen(ty);
+    } else {
+      out[k++] = *p;
+    }
+  out[k] = 0;
+}
+
+TR_TEST(emit_f32_float_values_and_selects_exact) {
+  const char *types[] = {"f32", "f64"};
+  for (int t = 0; t < 2; t++) {
+    char text[4096];
+    const char *ty = types[t];
+    minmax_text(text, sizeof text, ty);
+    tr_emit_opts eo;
+    tr_emit_opts_init(&eo);
+    for (int v = 0; v < 4; v++) {
+      eo.lanes = v & 1 ? 4 : 8; /* 13 = 8 + 5 or 3 * 4 + 1: both reach the masked tail */
+      eo.fuse_loops = v < 2;
+      char what[64];
+      snprintf(what, sizeof what, "%s min/max/clamp lanes=%d%s", ty, eo.lanes, eo.fuse_loops ? "" : " unfused");
+      agree_text(text, &eo, false, what);
+    }
+    if (t != 0) continue;
+    tr_module *m = tb_parse(text, "f32 min/max");
+    if (!m) continue;
+    tr_buf src = {0};
+    tr_diag d = {0};
+    tr_emit_opts_init(&eo);
+    CHECK(tr_emit_c(m, &eo, &src, &d) == TR_OK);
+    CHECK_CONTAINS(tr_buf_str(&src), "const float v");
+    CHECK_CONTAINS(tr_buf_str(&src), "tr_maxf(");
+    CHECK_CONTAINS(tr_buf_str(&src), "tr_clampf(");
+    CHECK_CONTAINS(tr_buf_str(&src), "TR_IVDEP for (l = 0; l < 8; l++)");
+    tr_buf_free(&src);
+    tr_diag_clear(&d);
+    tr_module_free(m);
+  }
+  /* packed s4 results: two lanes write one byte, so no TR_IVDEP */
+  tr_module *m = tb_parse("HloModule p4\nENTRY e {\n  x = s4[9] parameter(0)\n"
+                          "  ROOT n = s4[9] negate(x)\n}\n", "s4 negate");
+  if (m) {
+    tr_emit_opts eo;
+    tr_emit_opts_init(&eo);
+    tr_buf src = {0};
+    tr_diag d = {0};
+    CHECK(tr_emit_c(m, &eo, &src, &d) == TR_OK);
+    CHECK(strstr(tr_buf_str(&src), "TR_IVDEP for") == NULL);
+    agree(m, &eo, 2, false, "s4 negate");
+    tr_buf_free(&src);
+    tr_diag_clear(&d);
+    tr_module_free(m);
+  }
+}
