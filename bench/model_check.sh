@@ -7,27 +7,35 @@
 #           together make the whole model, each fed the previous one's
 #           output): where the whole model's bounds are too wide to judge
 #           anything, the segments are still judged element by element.
+#   --per-instruction[=chains]
+#           also judges every instruction alone (trench check
+#           --per-instruction): the main table gets the per-instruction
+#           verdicts per seed, judged/mismatch/weak instructions summed
+#           over the seeds, each check's wall time and the instructions
+#           the profile excused per seed (RULE=N, docs/PROFILES.md).
 #   --cuts  a depth table: the model stopped at several points, checked on
 #           the first target, with the largest shadow bound and the real
 #           error against an f64 evaluation, showing where the first-order
 #           bounds stop being useful.
 #
 # Usage: bench/model_check.sh [--seeds N] [--targets "T1 T2"] [--segs]
-#                             [--cuts] [--dir DIR] [MODEL ...]
+#                             [--cuts] [--per-instruction[=chains]]
+#                             [--dir DIR] [MODEL ...]
 # Defaults: 3 seeds, targets "xla-cpu builtin", DIR /work/models, models
 # resnet50 dlrm. Run from the repository root after `make`; the dumps are
 # made with .venv/bin/python bench/models.py when DIR lacks them.
 set -u
 cd "$(dirname "$0")/.." || exit 2
-seeds=3 targets="xla-cpu builtin" cuts=0 segs=0 dir=/work/models models=()
+seeds=3 targets="xla-cpu builtin" cuts=0 segs=0 dir=/work/models models=() pi=
 while [ $# -gt 0 ]; do
   case "$1" in
     --seeds) seeds=$2; shift ;;
     --targets) targets=$2; shift ;;
     --cuts) cuts=1 ;;
     --segs) segs=1 ;;
+    --per-instruction|--per-instruction=all|--per-instruction=chains) pi=$1 ;;
     --dir) dir=$2; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     -*) echo "model_check.sh: unknown option $1" >&2; exit 2 ;;
     *) models+=("$1") ;;
   esac
@@ -62,31 +70,49 @@ inputs() {
   done
 }
 now() { date +%s.%N; }
-# check MODULE MODEL SEED TARGET [SAVE]: prints "judgement worst checked uncertain"
+# check MODULE MODEL SEED TARGET [SAVE]: prints "judgement worst checked
+# uncertain PI_VERDICT PI_JUDGED PI_MISMATCH PI_WEAK PI_EXCUSED SECONDS" (the
+# per-instruction fields "-" without --per-instruction; SECONDS: the whole
+# check's wall time)
 check() {
-  local save=()
+  local save=() t0 t1
   [ $# -ge 5 ] && save=(--save "$5")
+  t0=$(now)
   # shellcheck disable=SC2046
-  $T check "$1" --target "$4" $(inputs "$2" "$3") --json "${save[@]}" > "$tmp/c.json" 2> "$tmp/c.err"
-  python3 - "$tmp/c.json" <<'EOF'
+  $T check "$1" --target "$4" $(inputs "$2" "$3") --json $cpi "${save[@]}" > "$tmp/c.json" 2> "$tmp/c.err"
+  t1=$(now)
+  python3 - "$tmp/c.json" "$(echo "$t1 - $t0" | bc -l)" <<'EOF'
 import json, sys
+secs = "%.1f" % float(sys.argv[2])
 try:
     r = json.load(open(sys.argv[1]))
 except Exception:  # trench itself failed: no report
-    print("noreport - - -"); sys.exit()
+    print("noreport - - - - - - - -", secs); sys.exit()
 runs = r.get("runs", [])
+pis = [run["per_instruction"] for run in runs if "per_instruction" in run]
+if pis:
+    p = pis[0]
+    ex = ",".join("%s=%d" % kv for kv in p.get("excused", {}).items()) or "-"
+    pi = "%s %d %d %d %s" % (p.get("verdict"), p.get("checked", 0), p.get("mismatch", 0),
+                             p.get("weak", 0), ex)
+else:
+    pi = "- - - - -"
 outs = [o for run in runs for o in run.get("outputs", [])]
 if not outs:
     v = runs[0].get("verdict", r.get("summary")) if runs else r.get("summary")
-    print(v, "- - -"); sys.exit()
+    print(v, "- - -", pi, secs); sys.exit()
 print(r.get("summary"), max(o.get("worst_ratio", 0) for o in outs),
-      sum(o.get("checked", 0) for o in outs), sum(o.get("uncertain", 0) for o in outs))
+      sum(o.get("checked", 0) for o in outs), sum(o.get("uncertain", 0) for o in outs), pi, secs)
 EOF
 }
 
 echo "trench model_check: $(date -u +%F\ %H:%M) UTC, $(nproc) CPUs, seeds $seeds, dumps in $dir"
-printf '%-17s %6s %6s %8s %8s %7s  %-9s %-22s %9s %s\n' model instrs params exact_s shadow_s sh/ex \
+printf '%-17s %6s %6s %8s %8s %7s  %-9s %-22s %9s %-17s' model instrs params exact_s shadow_s sh/ex \
   target verdicts worst_ratio checked/uncertain
+[ -n "$pi" ] && printf ' %-22s %-20s %-9s %s' "per-instr${pi#--per-instruction}" judged/mismatch/weak check_s \
+  'excused (instructions, by rule)'
+echo
+cpi=$pi # per-instruction in the main table only
 for m in "${models[@]}"; do
   f=$dir/$m.pre.hlo
   read -r ni np < <($T stats --json "$f" | python3 -c \
@@ -99,24 +125,29 @@ for m in "${models[@]}"; do
   ex=$(echo "$t1 - $t0" | bc -l); sh=$(echo "$t2 - $t1" | bc -l)
   first=1
   for t in $targets; do
-    verdicts="" worst=0 chk=0 unc=0
+    verdicts="" worst=0 chk=0 unc=0 pv="" pj=0 pm=0 pw=0 secs="" pex=""
     for ((s = 0; s < seeds; s++)); do
-      read -r v w c u < <(check "$f" "$m" $s "$t")
+      read -r v w c u pvs pjs pms pws pes ts < <(check "$f" "$m" $s "$t")
       verdicts="$verdicts${verdicts:+,}$v"
       [ "$w" != - ] && worst=$(python3 -c "print(max($worst, $w))") && chk=$((chk + c)) && unc=$((unc + u))
+      pv="$pv${pv:+,}$pvs" secs="$secs${secs:+,}$ts" pex="$pex${pex:+ }$pes"
+      [ "$pjs" != - ] && pj=$((pj + pjs)) && pm=$((pm + pms)) && pw=$((pw + pws))
     done
     if [ $first = 1 ]; then
       printf '%-17s %6s %6s %8.2f %8.2f %7.1f  ' "$m" "$ni" "$np" "$ex" "$sh" "$(echo "$sh / $ex" | bc -l)"
     else
       printf '%-17s %6s %6s %8s %8s %7s  ' "" "" "" "" "" ""
     fi
-    printf '%-9s %-22s %9.3g %s\n' "$t" "$verdicts" "$worst" "$chk/$unc"
+    printf '%-9s %-22s %9.3g %-17s' "$t" "$verdicts" "$worst" "$chk/$unc"
+    [ -n "$pi" ] && printf ' %-22s %-20s %-9s %s' "$pv" "$pj/$pm/$pw" "$secs" "$pex"
+    echo
     first=0
   done
   [ $rc1 = 0 ] && [ $rc2 = 0 ] || { echo "  trench run failed:"; cat "$tmp/ex.txt" "$tmp/sh.txt"; }
   grep '^out' "$tmp/sh.txt" | sed 's/^/  /'
 done
 
+cpi=""
 # bound MODULE NAME: "max_bound/max|y|" of seed 0's output 0 in shadow mode
 bound() {
   # shellcheck disable=SC2046
@@ -138,7 +169,7 @@ row() {
   for t in $targets; do
     verdicts="" worst=0 chk=0 unc=0
     for ((s = 0; s < seeds; s++)); do
-      read -r v w c u < <(check "$3" "$2" $s "$t")
+      read -r v w c u _ < <(check "$3" "$2" $s "$t")
       verdicts="$verdicts${verdicts:+,}$v"
       [ "$w" != - ] && worst=$(python3 -c "print(max($worst, $w))") && chk=$((chk + c)) && unc=$((unc + u))
     done
