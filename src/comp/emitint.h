@@ -56,12 +56,13 @@ static inline int es_of(tr_dtype t) { return tr_dtype_size(t); }
 static inline const char *vt(tr_dtype t) { return is_flt(t) ? "double" : "u64"; }
 
 /* The type of a local element value in elementwise code: f32 values are
- * held in float there, so + - * / compile to float arithmetic that GCC
+ * held in f32v, float (double under libtcc, which would only add
+ * conversions), so + - * / compile to float arithmetic that GCC
  * vectorizes. Exact: every f32 value fits a float, and for + - * / sqrt
  * the float op equals the double op rounded to float (53 >= 2 * 24 + 2),
  * the reference's way; every other op's expression converts its float
  * operands to double or long double first (em_elem_value). */
-static inline const char *lvt(tr_dtype t) { return t == TR_DT_F32 ? "float" : vt(t); }
+static inline const char *lvt(tr_dtype t) { return t == TR_DT_F32 ? "f32v" : vt(t); }
 
 static inline uint64_t mask_of(int bits) { return bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1; }
 

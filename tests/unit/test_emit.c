@@ -1021,7 +1021,7 @@ TR_TEST(emit_f32_float_values_and_selects_exact) {
     tr_diag d = {0};
     tr_emit_opts_init(&eo);
     CHECK(tr_emit_c(m, &eo, &src, &d) == TR_OK);
-    CHECK_CONTAINS(tr_buf_str(&src), "const float v");
+    CHECK_CONTAINS(tr_buf_str(&src), "const f32v v");
     CHECK_CONTAINS(tr_buf_str(&src), "tr_maxf(");
     CHECK_CONTAINS(tr_buf_str(&src), "tr_clampf(");
     CHECK_CONTAINS(tr_buf_str(&src), "TR_IVDEP for (l = 0; l < 8; l++)");
