@@ -324,6 +324,9 @@ static sh_val *arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, con
     if (sh_narrow(dt)) v->d = sh_pool_take(&c->pool, m * sizeof(double), zero);
     else v->lv = tr_xcalloc(m, sizeof(long double));
     v->e = sh_pool_take(&c->pool, m * sizeof(double), zero);
+  } else if (tr_dtypes[dt].kind == TR_DK_COMPLEX) {
+    /* One bound per element for both parts, around the values in t. */
+    v->e = sh_pool_take(&c->pool, m * sizeof(double), zero);
   }
   v->u = sh_pool_take(&c->pool, m, zero);
   return v;
@@ -571,6 +574,7 @@ sh_val *sh_scalar_at(sh_ctx *c, const tr_instr *in, const sh_val *a, size_t i) {
   } else {
     size_t es = (size_t)tr_dtype_size(a->dt);
     memcpy(s->t->data, (const char *)a->t->data + i * es, es);
+    if (s->e) s->e[0] = a->e ? a->e[i] : 0; /* complex */
   }
   s->u[0] = a->u[i];
   return s;
@@ -583,6 +587,7 @@ static void put_scalar(sh_val *a, size_t i, const sh_val *s) {
   } else {
     size_t es = (size_t)tr_dtype_size(a->dt);
     memcpy((char *)a->t->data + i * es, s->t->data, es);
+    if (a->e) a->e[i] = s->e ? s->e[0] : 0; /* complex */
   }
   a->u[i] = s->u[0];
 }
@@ -610,6 +615,7 @@ static sh_val *mark_all(sh_ctx *c, const tr_instr *in, sh_val *v) {
     memcpy(r->e, v->e, sizeof(double) * v->n);
   } else {
     memcpy(r->t->data, v->t->data, v->t->nbytes);
+    if (r->e && v->e) memcpy(r->e, v->e, sizeof(double) * v->n);
   }
   memset(r->u, 1, r->n);
   return r;
@@ -916,23 +922,177 @@ static bool cplx_exact_op(const tr_instr *in) {
   }
 }
 
-/* Complex arithmetic (docs/ORACLE.md, "Complex"): no bounds are carried
- * for c64/c128 yet. The exact interpreter computes the result; it is
- * certain where the op is exact on exact operands, otherwise every
- * complex leaf and every float leaf it gives (abs) is uncertain: a
- * correct implementation may round differently (other multiply and divide
- * formulas, FMA, approximate transcendentals), and without a bound the
- * oracle must not judge it. */
+/* Component facts of a complex type: unit roundoff and smallest step. */
+static void cplx_fmt(tr_dtype dt, long double *u, long double *tiny) {
+  bool f = dt == TR_DT_C64;
+  *u = ldexpl(1.0L, f ? -24 : -53);
+  *tiny = ldexpl(1.0L, f ? -149 : -1074);
+}
+
+/* Element i of a complex or real shadow array: value (complex: the parts
+ * of t; real: the shadow value) and bound. */
+static void cplx_at(const sh_val *a, size_t i, long double *re, long double *im, long double *e) {
+  if (sh_is_flt(a)) {
+    *re = sh_get(a, i);
+    *im = 0;
+  } else {
+    double r, m;
+    tr_tensor_get_c(a->t, i, &r, &m);
+    *re = r;
+    *im = m;
+  }
+  *e = a->e ? a->e[i] : 0;
+}
+
+/* The bound of a complex dot: with X = |a| + |b| + 2 e_x and Y likewise,
+ * every correct result is within (nk + 2) u sum X Y of the true one in
+ * each part (each product, by any formula of up to 3 roundings, within
+ * 3u X Y; a sum of nk terms in any order within (nk - 1) u sum|terms|),
+ * and the operands' bounds move it by at most sum (2 e_x Y + 2 e_y X).
+ * The reference is one correct result, so the bound around it is twice
+ * the rounding part plus the propagated one. The sums are real dots with
+ * the instruction's own dims (exact mode, f64). */
+static tr_status cplx_dot_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o) {
+  const sh_val *x = ops[0], *y = ops[1];
+  tr_tensor *mx = ev_new(&c->ev, in, TR_DT_F64, x->rank, x->dims);
+  tr_tensor *my = mx ? ev_new(&c->ev, in, TR_DT_F64, y->rank, y->dims) : NULL;
+  tr_tensor *ex = my ? ev_new(&c->ev, in, TR_DT_F64, x->rank, x->dims) : NULL;
+  tr_tensor *ey = ex ? ev_new(&c->ev, in, TR_DT_F64, y->rank, y->dims) : NULL;
+  if (!ey) {
+    tr_tensor_free(mx);
+    tr_tensor_free(my);
+    tr_tensor_free(ex);
+    return TR_ERR_UNSUPPORTED;
+  }
+  bool unsure = false;
+  const sh_val *src[2] = {x, y};
+  tr_tensor *mag[2] = {mx, my}, *err[2] = {ex, ey};
+  for (int k = 0; k < 2; k++)
+    for (size_t i = 0; i < src[k]->n; i++) {
+      long double re, im, e;
+      cplx_at(src[k], i, &re, &im, &e);
+      ((double *)mag[k]->data)[i] = (double)(fabsl(re) + fabsl(im) + 2 * e);
+      ((double *)err[k]->data)[i] = (double)(2 * e);
+      unsure |= src[k]->u[i] != 0;
+    }
+  tr_instr fake = *in;
+  tr_shape fs = *in->shape;
+  fs.dtype = TR_DT_F64;
+  fake.shape = &fs;
+  tr_tensor *sxy = NULL, *sexy = NULL, *sxey = NULL;
+  tr_status st = ev_dot(&c->ev, &fake, mx, my, &sxy);
+  if (st == TR_OK) st = ev_dot(&c->ev, &fake, ex, my, &sexy);
+  if (st == TR_OK) st = ev_dot(&c->ev, &fake, mx, ey, &sxey);
+  if (st == TR_OK) {
+    const tr_attr *lc = tr_instr_attr(in, TR_ATTR_LHS_CONTRACTING_DIMS);
+    long double nk = 1, u, tiny;
+    for (int i = 0; lc && i < lc->n; i++) nk *= (long double)x->dims[lc->u.ints[i]];
+    cplx_fmt(o->dt, &u, &tiny);
+    const double *a = sxy->data, *b = sexy->data, *d = sxey->data;
+    for (size_t i = 0; i < o->n; i++) {
+      /* The real dots round: a relative 2^-50 more covers them. */
+      long double rnd = (nk + 2) * u * a[i] * (1 + 0x1p-50L) + 4 * nk * tiny;
+      long double e = (long double)b[i] + d[i] + 2 * rnd;
+      double r, m;
+      tr_tensor_get_c(o->t, i, &r, &m);
+      o->e[i] = up(e * (1 + 0x1p-50L));
+      o->u[i] = unsure || !isfinite(o->e[i]) || !isfinite(r) || !isfinite(m);
+    }
+  }
+  tr_tensor_free(mx);
+  tr_tensor_free(my);
+  tr_tensor_free(ex);
+  tr_tensor_free(ey);
+  tr_tensor_free(sxy);
+  tr_tensor_free(sexy);
+  tr_tensor_free(sxey);
+  return st;
+}
+
+/* Bounds of the elementwise complex ops that have one (docs/ORACLE.md,
+ * "Complex"): around the reference's result r, a correct result lies
+ * within the propagated operand bounds plus its own rounding plus the
+ * reference's distance from the true value (|r - s|, s in long double).
+ * Writes o's bounds and marks; false for ops without a rule. */
+static bool cplx_elem_bound(const tr_instr *in, sh_val **ops, sh_val *o) {
+  tr_op op = in->op;
+  if (op != TR_OP_ADD && op != TR_OP_SUBTRACT && op != TR_OP_MULTIPLY && op != TR_OP_NEGATE &&
+      op != TR_OP_REAL && op != TR_OP_IMAG && op != TR_OP_COMPLEX && op != TR_OP_CONVERT)
+    return false;
+  if (op == TR_OP_CONVERT && tr_dtypes[ops[0]->dt].kind != TR_DK_COMPLEX && !sh_is_flt(ops[0]))
+    return false; /* from ints: marked */
+  tr_dtype ct = op == TR_OP_REAL || op == TR_OP_IMAG ? ops[0]->dt : o->dt;
+  long double u = 0, tiny = 0;
+  if (tr_dtypes[ct].kind == TR_DK_COMPLEX) cplx_fmt(ct, &u, &tiny);
+  for (size_t i = 0; i < o->n; i++) {
+    long double a, b, ea, c = 0, d = 0, ec = 0;
+    cplx_at(ops[0], i, &a, &b, &ea);
+    unsigned char un = ops[0]->u[i];
+    if (in->noperands > 1) {
+      cplx_at(ops[1], i, &c, &d, &ec);
+      un |= ops[1]->u[i];
+    }
+    long double sre, sim, e;
+    switch (op) {
+    case TR_OP_ADD: case TR_OP_SUBTRACT:
+      sre = op == TR_OP_ADD ? a + c : a - c;
+      sim = op == TR_OP_ADD ? b + d : b - d;
+      e = ea + ec + u * (fmaxl(fabsl(sre), fabsl(sim)) + ea + ec) + tiny;
+      break;
+    case TR_OP_MULTIPLY: {
+      long double X = fabsl(a) + fabsl(b) + 2 * ea, Y = fabsl(c) + fabsl(d) + 2 * ec;
+      sre = a * c - b * d;
+      sim = a * d + b * c;
+      e = 2 * ea * Y + 2 * ec * X + 3 * u * X * Y + 4 * tiny;
+      break;
+    }
+    case TR_OP_NEGATE: sre = -a; sim = -b; e = ea; break;
+    case TR_OP_COMPLEX: sre = a; sim = c; e = fmaxl(ea, ec); break;
+    case TR_OP_CONVERT: sre = a; sim = b; e = ea + u * (fmaxl(fabsl(a), fabsl(b)) + ea) + tiny; break;
+    default: sre = a; sim = b; e = ea; break; /* real, imag: the part of t, exact */
+    }
+    if (op == TR_OP_REAL || op == TR_OP_IMAG) {
+      /* A float result: its shadow value is the part itself. */
+      long double v = op == TR_OP_REAL ? sre : sim;
+      if (o->d) o->d[i] = (double)v;
+      else o->lv[i] = v;
+      o->e[i] = up(e);
+      o->u[i] = un || !isfinite(v);
+      continue;
+    }
+    double r, m;
+    tr_tensor_get_c(o->t, i, &r, &m);
+    long double gap = fmaxl(fabsl((long double)r - sre), fabsl((long double)m - sim));
+    long double E = (e + gap) * (1 + 0x1p-60L);
+    o->e[i] = up(E);
+    o->u[i] = un || !isfinite(r) || !isfinite(m) || !isfinite(o->e[i]);
+  }
+  return true;
+}
+
+/* Complex arithmetic (docs/ORACLE.md, "Complex"). The exact interpreter
+ * computes the result. Where the op is exact on exact operands it is
+ * certain with bound 0; add, subtract, multiply, negate, real, imag,
+ * complex, converts from floats and dot get a bound per element (both
+ * parts) around it; everything else (divide, abs, sign, the
+ * transcendentals, power, converts from ints) marks its complex and float
+ * results uncertain: a correct implementation may round otherwise (other
+ * formulas, FMA, approximate transcendentals) and no bound is derived. */
 static tr_status sh_complex(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   bool exact = true;
   for (int i = 0; i < in->noperands; i++) exact = exact && sh_is_exact(ops[i]);
   tr_status st = sh_fallback(c, in, ops, out);
   if (st != TR_OK) return st;
-  if (cplx_exact_op(in)) {
-    if (exact) mark_leaves(*out, true, TR_DK_COMPLEX, 0);
-  } else {
-    mark_leaves(*out, false, TR_DK_COMPLEX, 1);
-    mark_leaves(*out, false, TR_DK_FLOAT, 1);
+  if (cplx_exact_op(in) && exact) {
+    mark_leaves(*out, true, TR_DK_COMPLEX, 0);
+    return TR_OK;
+  }
+  sh_val *o = *out;
+  if (o->arr && in->op == TR_OP_DOT && o->e) return cplx_dot_bound(c, in, ops, o);
+  if (o->arr && o->e && in->op != TR_OP_COMPARE && cplx_elem_bound(in, ops, o)) return TR_OK;
+  if (in->op != TR_OP_COMPARE) { /* compare: the fallback's marks (exact operands: certain) */
+    mark_leaves(o, false, TR_DK_COMPLEX, 1);
+    mark_leaves(o, false, TR_DK_FLOAT, 1);
   }
   return TR_OK;
 }
@@ -1129,6 +1289,12 @@ static void make_out(sh_ctx *c, const sh_val *a, tr_shadow_out *o) {
       o->bound[i] = up((long double)a->e[i] + gap);
       if (!a->u[i] && isfinite(d) && o->bound[i] > o->max_bound) o->max_bound = o->bound[i];
     }
+  }
+  if (tr_dtypes[a->dt].kind == TR_DK_COMPLEX && a->e) {
+    o->bound = tr_xmalloc(sizeof(double) * m);
+    memcpy(o->bound, a->e, sizeof(double) * a->n);
+    for (size_t i = 0; i < a->n; i++)
+      if (!a->u[i] && a->e[i] > o->max_bound) o->max_bound = a->e[i];
   }
   o->exact = sh_round_tensor(c, NULL, a);
 }

@@ -41,7 +41,9 @@ typedef struct {
   int64_t *dims;            /* rank sizes */
   size_t n;                 /* elements */
   double *value;            /* floats: shadow value per element; NULL for ints */
-  double *bound;            /* floats: |correct - value| <= bound; NULL for ints */
+  double *bound;            /* floats: |correct - value| <= bound; complex: each
+                               part of a correct result within bound of exact's;
+                               NULL for ints */
   unsigned char *uncertain; /* 1: not to be judged (n entries, every dtype) */
   tr_tensor *exact;         /* the values in the leaf's dtype: ints exactly,
                                floats rounded to nearest */

@@ -672,6 +672,7 @@ tr_status sh_select(sh_ctx *c, const tr_instr *in, const sh_val *pr, const sh_va
     const sh_val *s = pp[j] ? x : y;
     if (es) {
       memcpy((char *)o->t->data + i * es, (const char *)s->t->data + i * es, es);
+      if (o->e) o->e[i] = s->e ? s->e[i] : 0; /* complex: its bound */
       o->u[i] = s->u[i];
     } else {
       sh_copy(o, i, s, i);

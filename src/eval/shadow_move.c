@@ -39,6 +39,7 @@ static tr_status follow_ids(sh_ctx *c, const tr_instr *in, sh_val **ops, const i
     const sh_val *a = ops[ids[i] >> ID_SHIFT];
     size_t k = (size_t)(ids[i] & mask);
     if (flt) sh_copy(o, i, a, k);
+    else if (o->e) o->e[i] = a->e ? a->e[k] : 0; /* complex: its bound */
     o->u[i] = a->u[k] | unsure;
   }
   *out = o;

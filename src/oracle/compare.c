@@ -57,17 +57,25 @@ static bool float_ok(double value, double target, double allow, double *ratio) {
   return diff <= allow;
 }
 
-/* Whether element i of the exact reference and of the target have the same
- * bits; complex elements (certain only where shadow mode finds the op
- * exact) compare part by part, NaNs alike. */
-static bool same_slot(const tr_tensor *ref, const tr_tensor *target, size_t i) {
+/* One part of a complex element against the reference's: within allow
+ * (bound 0: the same value and sign), NaNs alike. */
+static bool part_ok(double want, double got, double allow) {
+  if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
+  if (allow == 0 || isinf(want)) return want == got && signbit(want) == signbit(got);
+  return fabs(got - want) <= allow;
+}
+
+/* Whether the target's element i matches the exact reference: integers by
+ * bits; complex (shadow mode: docs/ORACLE.md "Complex") part by part within
+ * k times the element's bound (bound NULL or 0: the same value). */
+static bool same_slot(const tr_tensor *ref, const double *bound, double k, const tr_tensor *target,
+                      size_t i) {
   if (tr_dtypes[ref->dtype].kind != TR_DK_COMPLEX)
     return tr_tensor_get_bits(ref, i) == tr_tensor_get_bits(target, i);
-  double a, b, c, d;
+  double a, b, c, d, allow = bound && bound[i] > 0 ? k * bound[i] : 0;
   tr_tensor_get_c(ref, i, &a, &b);
   tr_tensor_get_c(target, i, &c, &d);
-  return (a == c ? signbit(a) == signbit(c) : isnan(a) && isnan(c)) &&
-         (b == d ? signbit(b) == signbit(d) : isnan(b) && isnan(d));
+  return part_ok(a, c, allow) && part_ok(b, d, allow);
 }
 
 /* Whether another reference (alt) of the same leaf accepts the target's
@@ -82,7 +90,7 @@ static bool alt_accepts(const tr_shadow_out *alt, const tr_shadow_out *ref, size
     double ratio;
     return float_ok(alt->value[i], tr_tensor_get_f(target, i), k * alt->bound[i] + slack, &ratio);
   }
-  return alt->exact && same_slot(alt->exact, target, i);
+  return alt->exact && same_slot(alt->exact, alt->bound, k, target, i);
 }
 
 const char *tr_compare_tables_name(void) { return "transcendental-ulps+reciprocal-divide"; }
@@ -210,7 +218,7 @@ tr_status tr_compare_output(const tr_shadow_out *ref, const tr_tensor *target,
     } else {
       bool cplx = tr_dtypes[ref->dtype].kind == TR_DK_COMPLEX;
       uint64_t want = cplx ? 0 : tr_tensor_get_bits(ref->exact, i);
-      if (cplx && !same_slot(ref->exact, target, i)) {
+      if (cplx && !same_slot(ref->exact, ref->bound, opts->k, target, i)) {
         double wr, wi, gr, gi; /* reported by real part */
         tr_tensor_get_c(ref->exact, i, &wr, &wi);
         tr_tensor_get_c(target, i, &gr, &gi);

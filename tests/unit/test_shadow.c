@@ -92,7 +92,8 @@ static void contain(const both *b, stats *s, const char *text) {
         double a, bb, c, d;
         tr_tensor_get_c(x, j, &a, &bb);
         tr_tensor_get_c(o->exact, j, &c, &d);
-        ok = (a == c || (isnan(a) && isnan(c))) && (bb == d || (isnan(bb) && isnan(d)));
+        double bd = o->bound ? o->bound[j] : 0;
+        ok = (fabs(a - c) <= bd || (isnan(a) && isnan(c))) && (fabs(bb - d) <= bd || (isnan(bb) && isnan(d)));
         if (!ok && s->bad < 5)
           fprintf(stderr, "  output %d element %zu: exact (%g, %g) shadow (%g, %g)\n", i, j, a, bb, c, d);
       } else {
@@ -760,19 +761,114 @@ TR_TEST(shadow_complex_marks) {
   tr_tensor_set_c(args[1], 1, 7, 0.25);
   both b;
   if (run_both(text, args, 2, &b, __LINE__)) {
-    static const int certain[10] = {1, 0, 0, 1, 0, 1, 0, 0, 1, 1};
+    /* s, p (bounded), q, n, r (bounded), i, ab, x, c, eq */
+    static const int certain[10] = {1, 1, 0, 1, 1, 1, 0, 0, 1, 1};
     for (int o = 0; o < 10; o++)
       for (size_t j = 0; j < 2; j++) CHECK_EQ_INT(b.sh[o].uncertain[j], !certain[o]);
     stats s = {0};
     contain(&b, &s, NULL); /* the certain ones equal the exact run */
     CHECK_EQ_INT(s.bad, 0);
-    CHECK_EQ_INT(s.checked, 10);
+    CHECK_EQ_INT(s.checked, 14);
     double re, im;
     tr_tensor_get_c(b.sh[0].exact, 1, &re, &im);
     CHECK(re == (double)(0.1f + 7.0f) && im == -2.75);
+    /* Exact operands: add is exact (bound 0); multiply of (1, 2) and
+     * (1, 2): X = Y = 3, bound 3 u X Y + 4 tiny plus the reference's own
+     * distance from -3 + 4i (0): 27 * 2^-24. */
+    CHECK(b.sh[0].bound[0] == 0);
+    CHECK(near(b.sh[1].bound[0], 27 * U24, 1e-6));
+    CHECK(near(b.sh[4].bound[0], 27 * U24, 1e-6)); /* real(p) keeps it */
   }
   both_free(&b);
   for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
+TR_TEST(shadow_complex_bounds_hold) {
+  /* Random chains of c64 add, subtract, multiply, negate, dot, real, imag
+   * and complex: on every certain element another correct implementation
+   * lies within the bound around the c64 reference. The other one computes
+   * each op exactly (c128, exact mode) and rounds its result to c64 once
+   * per part: a different multiply formula and a dot summed exactly. */
+  rng r = {4242};
+  static const char *bin[] = {"add", "subtract", "multiply"};
+  long checked = 0, bad = 0;
+  for (int p = 0; p < 60 && bad == 0; p++) {
+    tr_buf b[2] = {{0}, {0}};
+    for (int w = 0; w < 2; w++) {
+      const char *C = w ? "c128" : "c64";
+      tr_buf_printf(&b[w], "HloModule m\nENTRY e {\n  v0 = %s[4] parameter(0)\n  v1 = %s[4] parameter(1)\n", C, C);
+    }
+    rng save = r;
+    for (int w = 0; w < 2; w++) {
+      r = save;
+      const char *C = w ? "c128" : "c64", *F = w ? "f64" : "f32";
+      int nv = 2, nops = 3 + pick(&r, 6);
+      /* c128: each result is w<N>, rounded to c64 and back as v<N>. */
+      const char *V = w ? "w" : "v";
+      for (int k = 0; k < nops; k++, nv++) {
+        int a = pick(&r, nv), c2 = pick(&r, nv), kind = pick(&r, 10);
+        if (kind < 6)
+          tr_buf_printf(&b[w], "  %s%d = %s[4] %s(v%d, v%d)\n", V, nv, C, bin[pick(&r, 3)], a, c2);
+        else if (kind < 7)
+          tr_buf_printf(&b[w], "  %s%d = %s[4] negate(v%d)\n", V, nv, C, a);
+        else if (kind < 9)
+          tr_buf_printf(&b[w], "  re%d = %s[4] real(v%d)\n  im%d = %s[4] imag(v%d)\n"
+                        "  %s%d = %s[4] complex(im%d, re%d)\n", nv, F, a, nv, F, c2, V, nv, C, nv, nv);
+        else
+          tr_buf_printf(&b[w], "  d%d = %s[] dot(v%d, v%d), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n"
+                        "  %s%d = %s[4] broadcast(d%d), dimensions={}\n", nv, C, a, c2, V, nv, C, nv);
+        if (w)
+          tr_buf_printf(&b[w], "  n%d = c64[4] convert(w%d)\n  v%d = c128[4] convert(n%d)\n", nv, nv, nv, nv);
+      }
+      tr_buf_printf(&b[w], "  ROOT t = %s[4] copy(v%d)\n}\n", C, nv - 1);
+    }
+    int64_t dims[1] = {4};
+    tr_tensor *a64[2], *a128[2];
+    for (int k = 0; k < 2; k++) {
+      a64[k] = tr_tensor_new(TR_DT_C64, 1, dims, NULL);
+      a128[k] = tr_tensor_new(TR_DT_C128, 1, dims, NULL);
+      for (size_t i = 0; i < 4; i++) {
+        double re = (double)(float)gauss(&r), im = (double)(float)gauss(&r);
+        tr_tensor_set_c(a64[k], i, re, im);
+        tr_tensor_set_c(a128[k], i, re, im);
+      }
+    }
+    both bb;
+    tr_tensor **t128 = NULL;
+    int n128 = 0;
+    tr_diag d = {0};
+    tr_module *m128 = tr_parse("t.hlo", tr_buf_str(&b[1]), strlen(tr_buf_str(&b[1])), NULL, &d);
+    bool ok128 = m128 && tr_eval(m128, a128, 2, &t128, &n128, &d) == TR_OK;
+    CHECK(ok128);
+    if (ok128 && run_both(tr_buf_str(&b[0]), a64, 2, &bb, __LINE__)) {
+      const tr_shadow_out *o = &bb.sh[0];
+      for (size_t i = 0; i < o->n; i++) {
+        if (o->uncertain[i]) continue;
+        double rr, ri, tr, ti;
+        tr_tensor_get_c(o->exact, i, &rr, &ri);
+        tr_tensor_get_c(t128[0], i, &tr, &ti);
+        double bd = o->bound ? o->bound[i] : 0;
+        checked++;
+        if (!(fabs(rr - tr) <= bd && fabs(ri - ti) <= bd)) {
+          if (bad++ == 0)
+            fprintf(stderr, "  element %zu: c64 (%.9g, %.9g) bound %.3g, c128 (%.17g, %.17g)\n%s\n", i, rr, ri,
+                    bd, tr, ti, tr_buf_str(&b[0]));
+        }
+      }
+      both_free(&bb);
+    }
+    tr_eval_free_outputs(t128, n128);
+    if (m128) tr_module_free(m128);
+    tr_diag_clear(&d);
+    for (int k = 0; k < 2; k++) {
+      tr_tensor_free(a64[k]);
+      tr_tensor_free(a128[k]);
+      tr_buf_free(&b[k]);
+    }
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK(checked > 150);
+  printf("  shadow complex: %ld certain c64 elements hold the c128 result within their bound\n", checked);
 }
 
 TR_TEST(shadow_property_narrow_formats) {
