@@ -12,7 +12,8 @@
 #           --per-instruction): the main table gets the per-instruction
 #           verdicts per seed, judged/mismatch/weak instructions summed
 #           over the seeds, each check's wall time and the instructions
-#           the profile excused per seed (RULE=N, docs/PROFILES.md).
+#           the profile excused per seed (RULE=N, docs/PROFILES.md) and
+#           those judged against its narrowed reference (narrowed:RULE=N).
 #   --cuts  a depth table: the model stopped at several points, checked on
 #           the first target, with the largest shadow bound and the real
 #           error against an f64 evaluation, showing where the first-order
@@ -92,7 +93,8 @@ runs = r.get("runs", [])
 pis = [run["per_instruction"] for run in runs if "per_instruction" in run]
 if pis:
     p = pis[0]
-    ex = ",".join("%s=%d" % kv for kv in p.get("excused", {}).items()) or "-"
+    ex = ",".join(["%s=%d" % kv for kv in p.get("excused", {}).items()] +
+                  ["narrowed:%s=%d" % kv for kv in p.get("narrowed", {}).items()]) or "-"
     pi = "%s %d %d %d %s" % (p.get("verdict"), p.get("checked", 0), p.get("mismatch", 0),
                              p.get("weak", 0), ex)
 else:

@@ -173,6 +173,24 @@ if printf '%s' "$out" | "$py" -c 'import json,sys; r=json.load(sys.stdin); o=r["
 sed 's/bf16/f16/g' "$tmp/nar.hlo" > "$tmp/nar16.hlo"
 expect 0 '^seed 0 per-instruction: pass \(checked 2: pass 2, weak 0, mismatch 0; skipped 0; worst ratio [0-9.]+ at %[mr]\)$' -- "$trench" check "$tmp/nar16.hlo" --target xla-cpu --seeds 1 --per-instruction --strict
 
+# dot-accumulate (narrowing): XLA CPU accumulates bf16 dots in f32, so the
+# reference computes them so and judges them; --strict keeps bf16
+# accumulation's bound, against which every value is tiny (weak).
+cat > "$tmp/bdot.hlo" <<'HLO'
+HloModule bdot
+ENTRY e {
+  a = bf16[64,1024] parameter(0)
+  b = bf16[1024,64] parameter(1)
+  ROOT d = bf16[64,64] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+HLO
+expect 0 '^narrowed: 1 dot judged as the profile.s dot-accumulate rule computes them' -- "$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1
+expect 0 '^seed 0 out0: pass \(checked 4096, uncertain 0; worst ratio 0\.[5-9]' -- "$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1
+expect 0 '^seed 0 per-instruction: pass \(checked 1: pass 1, .*; narrowed 1 by dot-accumulate\)' -- "$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1 --per-instruction
+expect 0 '^seed 0 out0: weak \(checked 4096, uncertain 0; values tiny against their bounds' -- "$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1 --strict
+out=$("$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1 --json 2>&1)
+if printf '%s' "$out" | "$py" -c 'import json,sys; r=json.load(sys.stdin); assert r["narrowed"]=={"dot-accumulate": 1} and r["summary"]=="pass"'; then ok; else bad "--json narrowed"; printf '%s\n' "$out" | tail -20; fi
+
 # Profiles and options: a bad file is a usage error located at file:line;
 # --strict excludes --profile; targets without a profile file get none.
 printf 'target x\n# fine\ndenormal-flush f32 s32\nbogus-rule 1\n' > "$tmp/bad.conf"

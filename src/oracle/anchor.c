@@ -536,7 +536,10 @@ tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
     const tr_instr **srcs = tr_xcalloc((size_t)nopnds + 1, sizeof *srcs);
     int nsrc = 0;
     tr_module *x = tr_extract_group(m, an->members, an->nmembers, srcs, &nsrc);
-    one w = {o, x, NULL, 0, NULL};
+    /* A narrowing rule changes the reference itself (same parameters). */
+    int ndots = 0;
+    tr_module *nx = x ? tr_profile_narrowed(o->profile, x, &ndots) : NULL;
+    one w = {o, nx ? nx : x, NULL, 0, NULL};
     /* Input bounds per operand leaf under the profile's input rules. */
     double *in_rule[2] = {NULL, NULL};
     static const tr_prule in_rules[2] = {TR_PR_NARROW_IN_F32, TR_PR_FMA_CONTRACTION};
@@ -614,11 +617,13 @@ tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
     free(w.in_ulps);
     free(srcs);
     tr_module_free(x);
+    tr_module_free(nx);
     if (r->status) {
       s->skipped++;
       continue;
     }
     s->checked++;
+    if (ndots) s->narrowed++;
     for (int q = 0; q < TR_PR_COUNT; q++)
       if (r->excused & (1u << q)) s->excused_by[q]++;
     if (r->judgement == TR_JUDGE_PASS) s->pass++;
@@ -676,6 +681,7 @@ void tr_anchor_summary_text(tr_buf *b, const char *label, const tr_anchored *a,
     tr_buf_printf(b, "; worst ratio %.3g at %%%s", s->worst_ratio, a->anchors[s->worst].in->name);
   for (int q = 0; q < TR_PR_COUNT; q++)
     if (s->excused_by[q]) tr_buf_printf(b, "; excused %d by %s", s->excused_by[q], tr_prule_name((tr_prule)q));
+  if (s->narrowed) tr_buf_printf(b, "; narrowed %d by %s", s->narrowed, tr_prule_name(TR_PR_DOT_ACCUMULATE));
   tr_buf_puts(b, ")\n");
   if (s->first_bad >= 0) {
     const tr_anchor *an = &a->anchors[s->first_bad];
@@ -712,6 +718,10 @@ void tr_anchor_summary_json(cJSON *js, const tr_anchored *a, const tr_anchor_sum
   if (s->worst >= 0) {
     cJSON_AddNumberToObject(o, "worst_ratio", isfinite(s->worst_ratio) ? s->worst_ratio : 1e308);
     cJSON_AddStringToObject(o, "worst_instruction", a->anchors[s->worst].in->name);
+  }
+  if (s->narrowed) {
+    cJSON *nr = cJSON_AddObjectToObject(o, "narrowed");
+    cJSON_AddNumberToObject(nr, tr_prule_name(TR_PR_DOT_ACCUMULATE), s->narrowed);
   }
   bool any = false;
   for (int q = 0; q < TR_PR_COUNT; q++) any |= s->excused_by[q] > 0;

@@ -95,6 +95,8 @@ typedef struct {
   int worst;                /* anchor index where it was seen, or -1 */
   int excused_by[TR_PR_COUNT]; /* judged instructions each rule excused
                                   something of */
+  int narrowed;             /* judged against the profile's narrowed
+                               reference (dot-accumulate) */
   tr_anchor_result *per;    /* one per anchor */
   int nper;
 } tr_anchor_summary;
@@ -119,7 +121,8 @@ tr_status tr_anchor_save(const char *dir, const tr_anchored *a, int k, tr_tensor
 
 /* The summary as text: one line "LABEL per-instruction: VERDICT (checked
  * N: pass P, weak W, mismatch M; skipped S; worst ratio R at %NAME[;
- * excused N by RULE...])" (N instructions) and,
+ * excused N by RULE...][; narrowed N by dot-accumulate])" (N
+ * instructions) and,
  * when an instruction mismatched, one naming the first in program order
  * with its output, index and the three values. */
 void tr_anchor_summary_text(tr_buf *b, const char *label, const tr_anchored *a,

@@ -12,7 +12,8 @@
  *   int-conv-wrap DTYPE...
  *   flush-results DTYPE OP...
  *   conv-zero-pad DTYPE...
- *   narrow-in-f32 DTYPE... */
+ *   narrow-in-f32 DTYPE...
+ *   dot-accumulate DTYPE=ACC... */
 #include "profile.h"
 
 #include <math.h>
@@ -22,7 +23,7 @@
 static const char *const k_rule_names[TR_PR_COUNT] = {
   "denormal-flush", "fast-minmax", "transcendental-ulps", "reciprocal-divide",
   "fma-contraction", "reordered-reduction", "log-exp-fold", "int-conv-wrap",
-  "flush-results", "conv-zero-pad", "narrow-in-f32",
+  "flush-results", "conv-zero-pad", "narrow-in-f32", "dot-accumulate",
 };
 
 const char *tr_prule_name(tr_prule r) {
@@ -124,7 +125,7 @@ static void parse_line(parser *ps, word *w, int nw) {
     err(ps, w[0].s,
         "unknown rule '%.*s' (known: target, denormal-flush, fast-minmax, transcendental-ulps, "
         "reciprocal-divide, fma-contraction, reordered-reduction, log-exp-fold, int-conv-wrap, "
-        "flush-results, conv-zero-pad, narrow-in-f32)",
+        "flush-results, conv-zero-pad, narrow-in-f32, dot-accumulate)",
         (int)w[0].n, w[0].s);
     return;
   }
@@ -222,6 +223,26 @@ static void parse_line(parser *ps, word *w, int nw) {
       if (!float_dtype(ps, w[i], &dt)) continue;
       if (tr_dtypes[dt].bits >= 32) err(ps, w[i].s, "'%.*s' is not narrower than f32", (int)w[i].n, w[i].s);
       else p->narrow[dt] = true;
+    }
+    break;
+  }
+  case TR_PR_DOT_ACCUMULATE: {
+    if (nw < 2) {
+      err(ps, w[0].s, "'%s' needs DTYPE=ACC pairs", tr_prule_name(r));
+      return;
+    }
+    for (int i = 1; i < nw; i++) {
+      const char *eq = memchr(w[i].s, '=', w[i].n);
+      tr_dtype dt, acc;
+      if (!eq) {
+        err(ps, w[i].s, "expected DTYPE=ACC, not '%.*s'", (int)w[i].n, w[i].s);
+        continue;
+      }
+      word a = {eq + 1, w[i].n - (size_t)(eq + 1 - w[i].s)};
+      if (!float_dtype(ps, (word){w[i].s, (size_t)(eq - w[i].s)}, &dt) || !float_dtype(ps, a, &acc)) continue;
+      if (tr_dtypes[acc].bits <= tr_dtypes[dt].bits)
+        err(ps, a.s, "'%.*s' is not wider than '%s'", (int)a.n, a.s, tr_dtypes[dt].name);
+      else p->dot_acc[dt] = acc;
     }
     break;
   }

@@ -22,6 +22,8 @@ typedef enum {
   TR_PR_CONV_ZERO_PAD,       /* convolutions multiply their zero padding */
   TR_PR_NARROW_IN_F32,       /* bf16/f16 chains computed in f32: a consumer
                                 may see a value the store rounded later */
+  TR_PR_DOT_ACCUMULATE,      /* narrow dots accumulate wider: a NARROWING
+                                rule, the reference itself changes */
   TR_PR_COUNT
 } tr_prule;
 
@@ -43,6 +45,9 @@ typedef struct {
   bool flushres[TR_OP_COUNT][TR_DT_COUNT]; /* flush-results ops per dtype */
   bool zpad[TR_DT_COUNT];              /* conv-zero-pad dtypes */
   bool narrow[TR_DT_COUNT];            /* narrow-in-f32 dtypes */
+  tr_dtype dot_acc[TR_DT_COUNT];       /* dot-accumulate: the accumulator
+                                          of dots with this result dtype
+                                          (TR_DT_PRED: none) */
 } tr_profile;
 
 /* Parses a profile. file names it in messages ("FILE:LINE:COL: error:
@@ -69,6 +74,15 @@ bool tr_profile_widens(const tr_profile *p, tr_prule r, tr_op op, tr_dtype dt);
  * matches nowhere (or p does not name the rule). *count gets the number of
  * places rewritten. Free with tr_module_free. */
 tr_module *tr_profile_rewrite(const tr_profile *p, tr_prule r, const tr_module *m, int *count);
+
+/* The narrowing rule (dot-accumulate) does not excuse: it says how the
+ * target computes, so under the profile the reference is m with each dot
+ * the rule names computed in its accumulator and rounded once to its
+ * result dtype (tighter bounds than the dtype's own accumulation, which
+ * the default and --strict keep). The rewritten module, or NULL when the
+ * rule matches nowhere; *count gets the dots rewritten. Free with
+ * tr_module_free. */
+tr_module *tr_profile_narrowed(const tr_profile *p, const tr_module *m, int *count);
 
 /* Whether m has an instruction whose result dtype dt and opcode the
  * profile's flush-results rule names. */

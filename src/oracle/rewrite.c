@@ -132,6 +132,66 @@ static int zero_pad_conv(const tr_profile *p, tr_module *m) {
   return n;
 }
 
+/* A dot whose result dtype the rule names, on float operands no wider
+ * than the accumulator: operands converted up (exact), the dot in the
+ * accumulator, one convert down to the result dtype. */
+static int accumulate_dots(const tr_profile *p, tr_module *m) {
+  int n = 0;
+  for (int k = 0; k < m->ncomps; k++) {
+    tr_comp *c = m->comps[k];
+    for (int i = 0; i < c->ninstrs; i++) {
+      tr_instr *dot = c->instrs[i];
+      if (dot->op != TR_OP_DOT || dot->noperands != 2 || !dot->shape || !tr_shape_is_array(dot->shape))
+        continue;
+      tr_shape *rs = dot->shape;
+      tr_dtype acc = p->dot_acc[rs->dtype];
+      if (acc == TR_DT_PRED) continue;
+      bool fits = true;
+      for (int q = 0; q < 2; q++) {
+        const tr_shape *os = dot->operands[q]->shape;
+        fits &= os && tr_shape_is_array(os) && tr_dtype_is_float(os->dtype) &&
+                tr_dtypes[os->dtype].bits <= tr_dtypes[acc].bits;
+      }
+      if (!fits) continue;
+      char name[256];
+      for (int q = 0; q < 2; q++) {
+        tr_instr *x = dot->operands[q];
+        if (x->shape->dtype == acc) continue;
+        snprintf(name, sizeof name, "%s.acc%d", dot->name, q);
+        tr_instr *up = tr_instr_new(m, TR_OP_CONVERT, name,
+                                    tr_shape_array(m->arena, acc, x->shape->rank, x->shape->dims));
+        tr_comp_insert_before(c, dot, up);
+        tr_instr_set_operands(up, &x, 1);
+        tr_instr_replace_operand(dot, q, up);
+        i++; /* dot moved past it */
+      }
+      snprintf(name, sizeof name, "%s.round", dot->name);
+      tr_instr *down = tr_instr_new(m, TR_OP_CONVERT, name, rs);
+      tr_comp_insert_before(c, i + 1 < c->ninstrs ? c->instrs[i + 1] : NULL, down);
+      tr_instr_replace_uses(dot, down);
+      tr_instr_set_operands(down, &dot, 1);
+      dot->shape = tr_shape_array(m->arena, acc, rs->rank, rs->dims);
+      n++;
+      i++; /* past the convert */
+    }
+  }
+  return n;
+}
+
+tr_module *tr_profile_narrowed(const tr_profile *p, const tr_module *m, int *count) {
+  *count = 0;
+  if (!p || !p->on[TR_PR_DOT_ACCUMULATE]) return NULL;
+  tr_module *d = tr_module_clone(m);
+  int n = accumulate_dots(p, d);
+  if (!n) {
+    tr_module_free(d);
+    return NULL;
+  }
+  tr_module_rebuild_users(d);
+  *count = n;
+  return d;
+}
+
 tr_module *tr_profile_rewrite(const tr_profile *p, tr_prule r, const tr_module *m, int *count) {
   *count = 0;
   if (!p || !p->on[r] || (r != TR_PR_LOG_EXP_FOLD && r != TR_PR_INT_CONV_WRAP && r != TR_PR_CONV_ZERO_PAD))

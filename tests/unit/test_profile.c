@@ -46,7 +46,8 @@ TR_TEST(profile_parse_good) {
                            "int-conv-wrap s8 u16\n"
                            "flush-results f16 logistic tanh\n"
                            "conv-zero-pad f32 bf16\n"
-                           "narrow-in-f32 bf16\n");
+                           "narrow-in-f32 bf16\n"
+                           "dot-accumulate bf16=f32 f16=f64\n");
   if (!p) return;
   CHECK_STR(p->target, "xla-cpu");
   CHECK_STR(p->file, "p.conf");
@@ -59,6 +60,8 @@ TR_TEST(profile_parse_good) {
   CHECK(p->zpad[TR_DT_F32] && p->zpad[TR_DT_BF16] && !p->zpad[TR_DT_F64]);
   CHECK(p->flushres[TR_OP_LOGISTIC][TR_DT_F16] && p->flushres[TR_OP_TANH][TR_DT_F16]);
   CHECK(p->narrow[TR_DT_BF16] && !p->narrow[TR_DT_F16]);
+  CHECK(p->dot_acc[TR_DT_BF16] == TR_DT_F32 && p->dot_acc[TR_DT_F16] == TR_DT_F64);
+  CHECK(p->dot_acc[TR_DT_F32] == TR_DT_PRED);
   /* The input rules of per-instruction checks: half an ulp where named. */
   CHECK(tr_profile_input_ulps(p, TR_PR_NARROW_IN_F32, TR_DT_BF16) == 0.5);
   CHECK(tr_profile_input_ulps(p, TR_PR_NARROW_IN_F32, TR_DT_F16) == 0);
@@ -139,6 +142,10 @@ TR_TEST(profile_parse_errors) {
   parse_err("narrow-in-f32\n", "p.conf:1:1: error: 'narrow-in-f32' needs the dtypes");
   parse_err("narrow-in-f32 bf16 f32\n", "p.conf:1:20: error: 'f32' is not narrower than f32");
   parse_err("narrow-in-f32 s8\n", "p.conf:1:15: error: 's8' is not a float dtype");
+  parse_err("dot-accumulate\n", "p.conf:1:1: error: 'dot-accumulate' needs DTYPE=ACC pairs");
+  parse_err("dot-accumulate bf16\n", "p.conf:1:16: error: expected DTYPE=ACC, not 'bf16'");
+  parse_err("dot-accumulate f32=f16\n", "p.conf:1:20: error: 'f16' is not wider than 'f32'");
+  parse_err("dot-accumulate bf16=s32\n", "p.conf:1:21: error: 's32' is not a float dtype");
   /* Every bad line is reported, not only the first. */
   tr_diag d = {0};
   tr_profile *p = NULL;
@@ -564,5 +571,73 @@ TR_TEST(profile_rule_conv_zero_pad_excuse) {
   fake_free(&ref);
   fake_free(&alt);
   tr_tensor_free(t);
+  tr_profile_free(p);
+}
+
+/* dot-accumulate narrows the reference: a bf16 dot computed in f32 and
+ * rounded once. [1, 2^-8 x 256] . ones is 2 exactly; accumulated in bf16
+ * (sequentially) it stays 1 (1 + 2^-8 ties to even), in f32 it is 2. The
+ * default bound (257 roundings of 2^-8 relative to sum|terms| = 2) lets
+ * 1 pass; the narrowed one (f32 roundings, then half a bf16 ulp of 2)
+ * does not, and 2 passes both. */
+TR_TEST(profile_dot_accumulate) {
+  tr_profile *p = parse_ok("dot-accumulate bf16=f32\n");
+  if (!p) return;
+  const char *text = "HloModule m\n"
+                     "ENTRY e {\n"
+                     "  a = bf16[1,257] parameter(0)\n"
+                     "  b = bf16[257,1] parameter(1)\n"
+                     "  f = f32[1,257] convert(a)\n"
+                     "  g = f32[1,1] dot(f, f), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n"
+                     "  ROOT d = bf16[1,1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+                     "}\n";
+  tr_diag dg = {0};
+  tr_module *m = tr_parse("m.hlo", text, strlen(text), NULL, &dg);
+  CHECK(m != NULL);
+  if (!m) return;
+  int n = -1;
+  tr_module *nm = tr_profile_narrowed(p, m, &n);
+  CHECK_EQ_INT(n, 1); /* the f32 dot is not named */
+  CHECK(tr_profile_narrowed(NULL, m, &n) == NULL && n == 0);
+  if (nm) {
+    CHECK_EQ_INT(tr_verify(nm, &dg), TR_OK);
+    CHECK(nm->entry->root->op == TR_OP_CONVERT && nm->entry->root->shape->dtype == TR_DT_BF16);
+    CHECK(nm->entry->root->operands[0]->op == TR_OP_DOT &&
+          nm->entry->root->operands[0]->shape->dtype == TR_DT_F32);
+    tr_tensor *in[2];
+    in[0] = tr_tensor_new(TR_DT_BF16, 2, (int64_t[]){1, 257}, NULL);
+    in[1] = tr_tensor_new(TR_DT_BF16, 2, (int64_t[]){257, 1}, NULL);
+    for (int i = 0; i < 257; i++) {
+      tr_tensor_set_f(in[0], (size_t)i, i ? ldexp(1, -8) : 1);
+      tr_tensor_set_f(in[1], (size_t)i, 1);
+    }
+    tr_tensor *tgt = tr_tensor_new(TR_DT_BF16, 2, (int64_t[]){1, 1}, NULL);
+    for (int narrowed = 0; narrowed < 2; narrowed++) {
+      tr_shadow_out *o = NULL;
+      int no = 0;
+      CHECK_EQ_INT(tr_eval_shadow(narrowed ? nm : m, NULL, in, 2, &o, &no, &dg), TR_OK);
+      CHECK_EQ_INT(no, 1);
+      if (no == 1) {
+        CHECK(o[0].value[0] == 2);
+        if (narrowed) CHECK(o[0].bound[0] > ldexp(1, -8) && o[0].bound[0] < ldexp(1, -7) + ldexp(1, -12));
+        else CHECK(o[0].bound[0] > 1);
+        for (int v = 1; v <= 2; v++) {
+          tr_tensor_set_f(tgt, 0, v);
+          tr_compare_opts co;
+          tr_compare_opts_default(&co);
+          tr_compare_result r;
+          CHECK_EQ_INT(tr_compare_output(&o[0], tgt, &co, &r, &dg), TR_OK);
+          CHECK_EQ_INT((int)r.failing, v == 1 && narrowed ? 1 : 0);
+        }
+      }
+      tr_shadow_free(o, no);
+    }
+    tr_tensor_free(tgt);
+    tr_tensor_free(in[0]);
+    tr_tensor_free(in[1]);
+  }
+  tr_module_free(nm);
+  tr_module_free(m);
+  tr_diag_clear(&dg);
   tr_profile_free(p);
 }
