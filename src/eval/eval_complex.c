@@ -141,7 +141,7 @@ bool ev_complex_ok(tr_op op) {
   /* reduce and map call their computation per element (ev_simple_binary
    * declines complex), so the combiner's own ops decide. */
   return cplx_unary(op) || cplx_binary(op) || op == TR_OP_CONVERT || op == TR_OP_DOT ||
-         op == TR_OP_REDUCE || op == TR_OP_MAP || op == TR_OP_GATHER;
+         op == TR_OP_CONVOLUTION || op == TR_OP_REDUCE || op == TR_OP_MAP || op == TR_OP_GATHER;
 }
 
 /* Element i of t as a complex pair (a real t gives im = 0). */
@@ -303,4 +303,13 @@ void ev_complex_dot(const tr_tensor *x, const tr_tensor *y, tr_tensor *r, const 
         }
         tr_tensor_set_c(r, o, acc.re, acc.im);
       }
+}
+
+void ev_complex_mac(double *acc, const tr_tensor *x, size_t i, const tr_tensor *y, size_t j) {
+  /* E's convolution on complex: result_val += lhs * rhs, as the dot. */
+  bool f = x->dtype == TR_DT_C64;
+  cplx a = get(x, i), v = get(y, j);
+  cplx p = cmul(f, a.re, a.im, v.re, v.im);
+  acc[0] = R(f, acc[0] + p.re);
+  acc[1] = R(f, acc[1] + p.im);
 }

@@ -427,10 +427,12 @@ tr_status ev_convolution(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, con
   int64_t N = x->dims[cd->in_batch], C = x->dims[cd->in_feature], O = y->dims[cd->k_out];
   int64_t Cg = G > 0 ? C / G : 0, Og = G > 0 ? O / G : 0, Ob = B > 0 ? O / B : 0, Nb = B > 0 ? N / B : 0;
   size_t nx = tr_tensor_count(x), ny = tr_tensor_count(y), nr = tr_tensor_count(r);
-  bool flt = tr_dtype_is_float(dt);
+  bool flt = tr_dtype_is_float(dt), cplx = tr_dtypes[dt].kind == TR_DK_COMPLEX;
   double *fx = NULL, *fy = NULL, *fr = NULL;
   uint64_t *ix = NULL, *iy = NULL, *ir = NULL;
-  if (flt) {
+  if (cplx) {
+    /* Complex: read in place by ev_complex_mac (eval_complex.c). */
+  } else if (flt) {
     fx = tr_xmalloc(sizeof(double) * (nx ? nx : 1));
     fy = tr_xmalloc(sizeof(double) * (ny ? ny : 1));
     fr = tr_xmalloc(sizeof(double) * (nr ? nr : 1));
@@ -451,7 +453,7 @@ tr_status ev_convolution(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, con
     int64_t ob = o[cd->out_batch], of = o[cd->out_feature];
     int64_t fg = Og ? of / Og : 0, bgi = Ob ? of / Ob : 0;
     int64_t xbase = (ob + bgi * Nb) * xs[cd->in_batch], ybase = of * ys[cd->k_out];
-    double dacc = 0;
+    double dacc = 0, cacc[2] = {0, 0};
     float facc = 0;
     uint64_t iacc = 0;
     memset(k, 0, sizeof k);
@@ -479,7 +481,9 @@ tr_status ev_convolution(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, con
       for (int64_t j = 0; j < Cg; j++) {
         int64_t xi = xo + (fg * Cg + j) * xs[cd->in_feature], yi = yo + j * ys[cd->k_in];
         /* NaNs with the rule of par.h, whatever order the compiler picks. */
-        if (dt == TR_DT_F64) {
+        if (cplx) {
+          ev_complex_mac(cacc, x, (size_t)xi, y, (size_t)yi);
+        } else if (dt == TR_DT_F64) {
           double a = fx[xi], b = fy[yi];
           double p = a != a ? ev_quiet_f64(a) : b != b ? ev_quiet_f64(b) : a * b;
           dacc = dacc != dacc ? dacc : p != p ? p : dacc + p;
@@ -494,7 +498,8 @@ tr_status ev_convolution(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, con
         }
       }
     } while (next_index(k, wsize, ns));
-    if (dt == TR_DT_F64) fr[q] = dacc;
+    if (cplx) tr_tensor_set_c(r, q, cacc[0], cacc[1]);
+    else if (dt == TR_DT_F64) fr[q] = dacc;
     else if (flt) fr[q] = facc;
     else if (dt == TR_DT_PRED || tr_dtypes[dt].bits >= 64) ir[q] = iacc;
     else if (sg) {
@@ -506,7 +511,7 @@ tr_status ev_convolution(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, con
     }
   }
   if (flt) ev_store_flts(r, fr);
-  else ev_store_ints(r, ir);
+  else if (!cplx) ev_store_ints(r, ir);
   free(fx);
   free(fy);
   free(fr);

@@ -153,6 +153,9 @@ void ev_complex_dot(const tr_tensor *x, const tr_tensor *y, tr_tensor *r, const 
                     const int64_t *xm, const int64_t *kx, const int64_t *yb, const int64_t *ky,
                     const int64_t *yn, size_t nb, size_t m, size_t n, size_t nk);
 
+/* acc (re, im) += x[i] * y[j], rounded as the dot (convolution's step). */
+void ev_complex_mac(double *acc, const tr_tensor *x, size_t i, const tr_tensor *y, size_t j);
+
 /* ---- dot (eval_dot.c) ---- */
 tr_status ev_dot(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
                  tr_tensor **out);
