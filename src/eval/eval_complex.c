@@ -16,7 +16,6 @@
 
 #include <complex.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
