@@ -75,7 +75,7 @@ tr_status k_reduce_in(em *e, const tr_instr *in, const tr_comp *fc) {
   char xload[64], iload[64];
   if (fc) {
     /* The reduced input, element i of its shape, computed in place. */
-    tr_buf_printf(k, "static inline %s eK(", vt(dt));
+    tr_buf_printf(k, "static inline %s eK(", lvt(dt));
     for (int i = 0; i < fc->nparams; i++) tr_buf_printf(k, "const u8 *a%d, ", i);
     tr_buf_puts(k, "i64 i) {\n");
     tr_status st = em_fused_values(e, fc, xs, in);
@@ -108,7 +108,7 @@ tr_status k_reduce_in(em *e, const tr_instr *in, const tr_comp *fc) {
      * last nred % lanes reduced elements are never visited */
     nred_run = nred - nred % e->o->lanes;
   tr_buf_printf(k, "  const i64 nout = %lldLL, nred = %lldLL;\n  const %s iv = %s;\n  %s acc[%d];\n",
-                (long long)nout, (long long)nred_run, vt(dt), iload, vt(dt), T);
+                (long long)nout, (long long)nred_run, lvt(dt), iload, lvt(dt), T);
   /* Tiles of outputs; within a tile every output still sees its reduced
    * elements in increasing row-major order, as the reference does. */
   tr_buf_printf(k, "  i64 o0;\n  for (o0 = 0; o0 < nout; o0 += %d) {\n"
@@ -122,10 +122,33 @@ tr_status k_reduce_in(em *e, const tr_instr *in, const tr_comp *fc) {
                  * the first tile only; later tiles continue from the previous
                  * tile's results */
                 fc && TR_INJECTED(e->o->inject, FUSION_REDUCE_INIT_ONCE) ? "if (o0 == 0) " : "");
-  tr_buf_printf(k, "    for (q = 0; q < nred; q++) {\n      for (t = 0; t < nt; t++) {\n"
-                   "        const %s xv = %sko[t] + roff);\n        acc[t] = ", vt(dt), xload);
+  /* A full tile's loop has a constant bound, so cc keeps acc[] in
+   * registers; the last, partial tile takes the loop bounded by nt. Where
+   * four more steps stay inside the innermost reduced dim, a full tile
+   * takes them at once: per output four dependent steps in the same
+   * order, the tile's outputs independent chains (4x fewer index steps,
+   * contiguous loads for a row reduce). */
+  tr_buf_printf(k, "    for (q = 0; q < nred; q++) {\n");
+  if (nr > 0) {
+    tr_buf_printf(k, "      if (nt == %d && q + 4 <= nred && ridx[%d] + 4 <= rd[%d]) {\n"
+                     "        for (t = 0; t < %d; t++) {\n", T, nr - 1, nr - 1, T);
+    for (int u = 0; u < 4; u++) {
+      tr_buf_printf(k, "          { const %s xv = %sko[t] + roff + %d * rs[%d]); acc[t] = ", lvt(dt), xload, u, nr - 1);
+      round_to(k, dt, tr_buf_str(&x));
+      tr_buf_puts(k, "; }\n");
+    }
+    tr_buf_printf(k, "        }\n        q += 3;\n        ridx[%d] += 3;\n        roff += 3 * rs[%d];\n      } else ",
+                  nr - 1, nr - 1);
+  } else {
+    tr_buf_puts(k, "      ");
+  }
+  tr_buf_printf(k, "if (nt == %d)\n        for (t = 0; t < %d; t++) {\n"
+                   "          const %s xv = %sko[t] + roff);\n          acc[t] = ", T, T, lvt(dt), xload);
   round_to(k, dt, tr_buf_str(&x));
-  tr_buf_printf(k, ";\n      }\n      for (d = %d; d >= 0; d--) {\n        ridx[d]++;\n        roff += rs[d];\n"
+  tr_buf_printf(k, ";\n        }\n      else\n        for (t = 0; t < nt; t++) {\n"
+                   "          const %s xv = %sko[t] + roff);\n          acc[t] = ", lvt(dt), xload);
+  round_to(k, dt, tr_buf_str(&x));
+  tr_buf_printf(k, ";\n        }\n      for (d = %d; d >= 0; d--) {\n        ridx[d]++;\n        roff += rs[d];\n"
                    "        if (ridx[d] < rd[d]) break;\n        roff -= rs[d] * rd[d];\n        ridx[d] = 0;\n      }\n    }\n"
                    "    for (t = 0; t < nt; t++) ST_%s(r, o0 + t, acc[t]);\n  }\n  return 0;\n}\n",
                 nr - 1, tn);

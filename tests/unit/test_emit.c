@@ -1045,3 +1045,47 @@ TR_TEST(emit_f32_float_values_and_selects_exact) {
     tr_module_free(m);
   }
 }
+
+/* The tiled reduce's four-step path (full tiles, four more steps inside
+ * the innermost reduced dim) against the one-step loops: innermost
+ * reduced dims of 6 (4 + 2), 37 (9 * 4 + 1) and a strided one, reduced
+ * dims that are not adjacent ({0,2}: the innermost one wraps to a far
+ * offset); partial last tiles; f32 sums in the reference's order, bit
+ * for bit. The input is frac(i * 0.7071067): finite, all different, so a
+ * sum in another order or over other elements differs (tb_fill's NaNs
+ * would hide that). */
+static const char reduce_steps[] =
+  "HloModule rs\n"
+  "add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n"
+  "mx {\n a = s32[] parameter(0)\n b = s32[] parameter(1)\n ROOT s = s32[] maximum(a, b)\n}\n"
+  "ENTRY e {\n"
+  "  xi = f32[8880] iota(), iota_dimension=0\n  k = f32[] constant(0.7071067)\n"
+  "  kb = f32[8880] broadcast(k), dimensions={}\n  v = f32[8880] multiply(xi, kb)\n"
+  "  fl = f32[8880] floor(v)\n  fr = f32[8880] subtract(v, fl)\n"
+  "  x = f32[40,37,6] reshape(fr)\n  y = s32[40,37,6] parameter(0)\n"
+  "  z = f32[] constant(0.5)\n  w = s32[] constant(-7)\n"
+  "  a = f32[40] reduce(x, z), dimensions={1,2}, to_apply=add\n"
+  "  b = f32[40,6] reduce(x, z), dimensions={1}, to_apply=add\n"
+  "  c = f32[37,6] reduce(x, z), dimensions={0}, to_apply=add\n"
+  "  d = f32[6] reduce(x, z), dimensions={0,1}, to_apply=add\n"
+  "  g = f32[37] reduce(x, z), dimensions={0,2}, to_apply=add\n"
+  "  m = s32[40,6] reduce(y, w), dimensions={1}, to_apply=mx\n"
+  "  ROOT t = (f32[40], f32[40,6], f32[37,6], f32[6], f32[37], s32[40,6]) tuple(a, b, c, d, g, m)\n}\n";
+
+TR_TEST(emit_reduce_four_steps_exact) {
+  tr_emit_opts eo;
+  tr_emit_opts_init(&eo);
+  agree_text(reduce_steps, &eo, false, "reduce steps");
+  eo.tile = 3;
+  agree_text(reduce_steps, &eo, false, "reduce steps tile=3");
+  tr_module *m = tb_parse(reduce_steps, "reduce steps");
+  if (!m) return;
+  tr_buf src = {0};
+  tr_diag d = {0};
+  tr_emit_opts_init(&eo);
+  CHECK(tr_emit_c(m, &eo, &src, &d) == TR_OK);
+  CHECK_CONTAINS(tr_buf_str(&src), "if (nt == 16 && q + 4 <= nred && ridx[1] + 4 <= rd[1])");
+  tr_buf_free(&src);
+  tr_diag_clear(&d);
+  tr_module_free(m);
+}
