@@ -1017,11 +1017,12 @@ static tr_status cplx_dot_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
 static bool cplx_elem_bound(const tr_instr *in, sh_val **ops, sh_val *o) {
   tr_op op = in->op;
   if (op != TR_OP_ADD && op != TR_OP_SUBTRACT && op != TR_OP_MULTIPLY && op != TR_OP_NEGATE &&
-      op != TR_OP_REAL && op != TR_OP_IMAG && op != TR_OP_COMPLEX && op != TR_OP_CONVERT)
+      op != TR_OP_REAL && op != TR_OP_IMAG && op != TR_OP_COMPLEX && op != TR_OP_CONVERT &&
+      op != TR_OP_ABS)
     return false;
   if (op == TR_OP_CONVERT && tr_dtypes[ops[0]->dt].kind != TR_DK_COMPLEX && !sh_is_flt(ops[0]))
     return false; /* from ints: marked */
-  tr_dtype ct = op == TR_OP_REAL || op == TR_OP_IMAG ? ops[0]->dt : o->dt;
+  tr_dtype ct = op == TR_OP_REAL || op == TR_OP_IMAG || op == TR_OP_ABS ? ops[0]->dt : o->dt;
   long double u = 0, tiny = 0;
   if (tr_dtypes[ct].kind == TR_DK_COMPLEX) cplx_fmt(ct, &u, &tiny);
   for (size_t i = 0; i < o->n; i++) {
@@ -1049,11 +1050,21 @@ static bool cplx_elem_bound(const tr_instr *in, sh_val **ops, sh_val *o) {
     case TR_OP_NEGATE: sre = -a; sim = -b; e = ea; break;
     case TR_OP_COMPLEX: sre = a; sim = c; e = fmaxl(ea, ec); break;
     case TR_OP_CONVERT: sre = a; sim = b; e = ea + u * (fmaxl(fabsl(a), fabsl(b)) + ea) + tiny; break;
+    case TR_OP_ABS:
+      /* hypot: |z| moves by at most |dz| <= sqrt(2) e; an implementation's
+       * own error is allowed 2 ulps of the component type (4u relative):
+       * XLA:CPU's is within 1 ulp of E's (measured, 256 pairs). */
+      sre = hypotl(a, b);
+      sim = 0;
+      e = 1.5L * ea;
+      e += 4 * u * (sre + e) + tiny;
+      break;
     default: sre = a; sim = b; e = ea; break; /* real, imag: the part of t, exact */
     }
-    if (op == TR_OP_REAL || op == TR_OP_IMAG) {
-      /* A float result: its shadow value is the part itself. */
-      long double v = op == TR_OP_REAL ? sre : sim;
+    if (op == TR_OP_REAL || op == TR_OP_IMAG || op == TR_OP_ABS) {
+      /* A float result: its shadow value is the part itself (abs: the
+       * long double hypot). */
+      long double v = op == TR_OP_IMAG ? sim : sre;
       if (o->d) o->d[i] = (double)v;
       else o->lv[i] = v;
       o->e[i] = up(e);

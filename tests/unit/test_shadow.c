@@ -741,11 +741,10 @@ TR_TEST(shadow_property_random_programs) {
 }
 
 TR_TEST(shadow_complex_marks) {
-  /* c64 carries no bounds: add, subtract, negate, real, imag, complex and
-   * EQ compares of exact operands have one correct result (certain, the
-   * exact interpreter's); multiply, divide, abs and exp round in ways a
-   * correct implementation may choose (XLA CPU differs from its evaluator
-   * by up to 64 ulp on divide): uncertain. */
+  /* Add, subtract, negate, real, imag, complex and EQ compares of exact
+   * c64 operands have one correct result (certain, bound 0); multiply and
+   * abs are certain with a bound; divide and exp have no bound rule (XLA
+   * CPU differs from its evaluator by up to 64 ulp on divide): uncertain. */
   const char *text = "HloModule m\nENTRY e {\n  a = c64[2] parameter(0)\n  b = c64[2] parameter(1)\n"
                      "  s = c64[2] add(a, b)\n  p = c64[2] multiply(a, b)\n  q = c64[2] divide(a, b)\n"
                      "  n = c64[2] negate(a)\n  r = f32[2] real(p)\n  i = f32[2] imag(a)\n"
@@ -761,14 +760,14 @@ TR_TEST(shadow_complex_marks) {
   tr_tensor_set_c(args[1], 1, 7, 0.25);
   both b;
   if (run_both(text, args, 2, &b, __LINE__)) {
-    /* s, p (bounded), q, n, r (bounded), i, ab, x, c, eq */
-    static const int certain[10] = {1, 1, 0, 1, 1, 1, 0, 0, 1, 1};
+    /* s, p (bounded), q, n, r (bounded), i, ab (bounded), x, c, eq */
+    static const int certain[10] = {1, 1, 0, 1, 1, 1, 1, 0, 1, 1};
     for (int o = 0; o < 10; o++)
       for (size_t j = 0; j < 2; j++) CHECK_EQ_INT(b.sh[o].uncertain[j], !certain[o]);
     stats s = {0};
     contain(&b, &s, NULL); /* the certain ones equal the exact run */
     CHECK_EQ_INT(s.bad, 0);
-    CHECK_EQ_INT(s.checked, 14);
+    CHECK_EQ_INT(s.checked, 16);
     double re, im;
     tr_tensor_get_c(b.sh[0].exact, 1, &re, &im);
     CHECK(re == (double)(0.1f + 7.0f) && im == -2.75);
@@ -784,8 +783,8 @@ TR_TEST(shadow_complex_marks) {
 }
 
 TR_TEST(shadow_complex_bounds_hold) {
-  /* Random chains of c64 add, subtract, multiply, negate, dot, real, imag
-   * and complex: on every certain element another correct implementation
+  /* Random chains of c64 add, subtract, multiply, negate, dot, real, imag,
+   * abs and complex: on every certain element another correct implementation
    * lies within the bound around the c64 reference. The other one computes
    * each op exactly (c128, exact mode) and rounds its result to c64 once
    * per part: a different multiply formula and a dot summed exactly. */
@@ -811,9 +810,12 @@ TR_TEST(shadow_complex_bounds_hold) {
           tr_buf_printf(&b[w], "  %s%d = %s[4] %s(v%d, v%d)\n", V, nv, C, bin[pick(&r, 3)], a, c2);
         else if (kind < 7)
           tr_buf_printf(&b[w], "  %s%d = %s[4] negate(v%d)\n", V, nv, C, a);
-        else if (kind < 9)
+        else if (kind < 8)
           tr_buf_printf(&b[w], "  re%d = %s[4] real(v%d)\n  im%d = %s[4] imag(v%d)\n"
                         "  %s%d = %s[4] complex(im%d, re%d)\n", nv, F, a, nv, F, c2, V, nv, C, nv, nv);
+        else if (kind < 9)
+          tr_buf_printf(&b[w], "  ab%d = %s[4] abs(v%d)\n  im%d = %s[4] imag(v%d)\n"
+                        "  %s%d = %s[4] complex(ab%d, im%d)\n", nv, F, a, nv, F, c2, V, nv, C, nv, nv);
         else
           tr_buf_printf(&b[w], "  d%d = %s[] dot(v%d, v%d), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n"
                         "  %s%d = %s[4] broadcast(d%d), dimensions={}\n", nv, C, a, c2, V, nv, C, nv);
