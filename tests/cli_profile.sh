@@ -188,6 +188,7 @@ expect 0 '^narrowed: 1 dot judged as the profile.s dot-accumulate rule computes 
 expect 0 '^seed 0 out0: pass \(checked 4096, uncertain 0; worst ratio 0\.[5-9]' -- "$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1
 expect 0 '^seed 0 per-instruction: pass \(checked 1: pass 1, .*; narrowed 1 by dot-accumulate\)' -- "$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1 --per-instruction
 expect 0 '^seed 0 out0: weak \(checked 4096, uncertain 0; values tiny against their bounds' -- "$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1 --strict
+expect 0 '^check: per-instruction: 10 instructions judged: 10 pass, 0 weak, 0 mismatch; 0 skipped; 0 runs without outputs; excused 2 by narrow-in-f32; narrowed 2 by dot-accumulate \(on xla-cpu\)$' -- "$trench" check "$tmp/nar.hlo" "$tmp/bdot.hlo" "$tmp/nar16.hlo" --target xla-cpu --seeds 2 --per-instruction
 out=$("$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1 --json 2>&1)
 if printf '%s' "$out" | "$py" -c 'import json,sys; r=json.load(sys.stdin); assert r["narrowed"]=={"dot-accumulate": 1} and r["summary"]=="pass"'; then ok; else bad "--json narrowed"; printf '%s\n' "$out" | tail -20; fi
 

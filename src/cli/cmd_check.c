@@ -452,6 +452,8 @@ typedef struct {
   /* --per-instruction: instructions judged over all runs, and runs whose
    * anchored module gave no outputs */
   int pi_checked, pi_pass, pi_weak, pi_mismatch, pi_skipped, pi_noruns;
+  int pi_excused[TR_PR_COUNT]; /* instructions each profile rule excused */
+  int pi_narrowed;             /* judged against a narrowed reference */
 } check_totals;
 
 /* "DIR/NAME" for module path: NAME is the file name without ".hlo". */
@@ -476,6 +478,13 @@ static void count_seed(check_totals *tot, cJSON *js) {
       tot->pi_weak += cJSON_GetObjectItem(pi, "weak")->valueint;
       tot->pi_mismatch += cJSON_GetObjectItem(pi, "mismatch")->valueint;
       tot->pi_skipped += cJSON_GetObjectItem(pi, "skipped")->valueint;
+      cJSON *ex = cJSON_GetObjectItem(pi, "excused");
+      for (cJSON *e = ex ? ex->child : NULL; e; e = e->next) {
+        tr_prule r;
+        if (e->string && tr_prule_lookup(e->string, strlen(e->string), &r)) tot->pi_excused[r] += e->valueint;
+      }
+      cJSON *nr = cJSON_GetObjectItem(pi, "narrowed");
+      for (cJSON *e = nr ? nr->child : NULL; e; e = e->next) tot->pi_narrowed += e->valueint;
     }
   }
   cJSON *v = cJSON_GetObjectItem(js, "verdict");
@@ -892,11 +901,16 @@ static int run(int argc, char **argv) {
            "%d crash, %d other, %d errors (on %s)\n",
            tot.modules, tot.checks, tot.pass, tot.weak, tot.mismatch, tot.unsupported,
            tot.crash, tot.other, tot.errors, spec);
-    if (env.per_instr)
+    if (env.per_instr) {
       printf("check: per-instruction: %d instructions judged: %d pass, %d weak, %d mismatch; "
-             "%d skipped; %d runs without outputs (on %s)\n",
-             tot.pi_checked, tot.pi_pass, tot.pi_weak, tot.pi_mismatch, tot.pi_skipped,
-             tot.pi_noruns, spec);
+             "%d skipped; %d runs without outputs",
+             tot.pi_checked, tot.pi_pass, tot.pi_weak, tot.pi_mismatch, tot.pi_skipped, tot.pi_noruns);
+      for (int r = 0; r < TR_PR_COUNT; r++)
+        if (tot.pi_excused[r]) printf("; excused %d by %s", tot.pi_excused[r], tr_prule_name((tr_prule)r));
+      if (tot.pi_narrowed)
+        printf("; narrowed %d by %s", tot.pi_narrowed, tr_prule_name(TR_PR_DOT_ACCUMULATE));
+      printf(" (on %s)\n", spec);
+    }
   }
   cJSON_Delete(all ? all : one);
   tr_target_close(t);
