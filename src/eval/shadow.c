@@ -945,9 +945,9 @@ static void cplx_at(const sh_val *a, size_t i, long double *re, long double *im,
 }
 
 /* The bound of a complex dot: with X = |a| + |b| + 2 e_x and Y likewise,
- * every correct result is within (nk + 2) u sum X Y of the true one in
- * each part (each product, by any formula of up to 3 roundings, within
- * 3u X Y; a sum of nk terms in any order within (nk - 1) u sum|terms|),
+ * every correct result is within (nk + 5) u sum X Y of the true one in
+ * each part (each product, by any of the usual formulas, within 6u X Y;
+ * a sum of nk terms in any order within (nk - 1) u sum|terms|),
  * and the operands' bounds move it by at most sum (2 e_x Y + 2 e_y X).
  * The reference is one correct result, so the bound around it is twice
  * the rounding part plus the propagated one. The sums are real dots with
@@ -991,7 +991,7 @@ static tr_status cplx_dot_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
     const double *a = sxy->data, *b = sexy->data, *d = sxey->data;
     for (size_t i = 0; i < o->n; i++) {
       /* The real dots round: a relative 2^-50 more covers them. */
-      long double rnd = (nk + 2) * u * a[i] * (1 + 0x1p-50L) + 4 * nk * tiny;
+      long double rnd = (nk + 5) * u * a[i] * (1 + 0x1p-50L) + 4 * nk * tiny;
       long double e = (long double)b[i] + d[i] + 2 * rnd;
       double r, m;
       tr_tensor_get_c(o->t, i, &r, &m);
@@ -1044,7 +1044,9 @@ static bool cplx_elem_bound(const tr_instr *in, sh_val **ops, sh_val *o) {
       long double X = fabsl(a) + fabsl(b) + 2 * ea, Y = fabsl(c) + fabsl(d) + 2 * ec;
       sre = a * c - b * d;
       sim = a * d + b * c;
-      e = 2 * ea * Y + 2 * ec * X + 3 * u * X * Y + 4 * tiny;
+      /* 6u X Y: the textbook formula needs 2u (with or without FMA); the
+       * 3-multiplication one, (a + b)(c + d) - ac - bd, up to 6u X Y. */
+      e = 2 * ea * Y + 2 * ec * X + 6 * u * X * Y + 4 * tiny;
       break;
     }
     case TR_OP_NEGATE: sre = -a; sim = -b; e = ea; break;

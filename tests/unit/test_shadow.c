@@ -772,11 +772,11 @@ TR_TEST(shadow_complex_marks) {
     tr_tensor_get_c(b.sh[0].exact, 1, &re, &im);
     CHECK(re == (double)(0.1f + 7.0f) && im == -2.75);
     /* Exact operands: add is exact (bound 0); multiply of (1, 2) and
-     * (1, 2): X = Y = 3, bound 3 u X Y + 4 tiny plus the reference's own
-     * distance from -3 + 4i (0): 27 * 2^-24. */
+     * (1, 2): X = Y = 3, bound 6 u X Y + 4 tiny plus the reference's own
+     * distance from -3 + 4i (0): 54 * 2^-24. */
     CHECK(b.sh[0].bound[0] == 0);
-    CHECK(near(b.sh[1].bound[0], 27 * U24, 1e-6));
-    CHECK(near(b.sh[4].bound[0], 27 * U24, 1e-6)); /* real(p) keeps it */
+    CHECK(near(b.sh[1].bound[0], 54 * U24, 1e-6));
+    CHECK(near(b.sh[4].bound[0], 54 * U24, 1e-6)); /* real(p) keeps it */
   }
   both_free(&b);
   for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
