@@ -108,9 +108,11 @@ static bool has_dynamic(const tr_shape *s) {
 }
 
 /* The first array leaf whose element type the arithmetic kernels do not
- * take, or TR_DT_COUNT. Every real float type is taken: the kernels work
- * on the exact double value and round once to the type (tr_float_from_double
- * has each format's NaN, inf, saturation and fnuz zero rules). */
+ * take, or TR_DT_COUNT. Every integer width is taken (values are held
+ * canonical and wrapped to the type, 1 to 64 bits), and every real float
+ * type: the kernels work on the exact double value and round once to the
+ * type (tr_float_from_double has each format's NaN, inf, saturation and
+ * fnuz zero rules); complex is gated separately (dtype_gate). */
 static tr_dtype noncore(const tr_shape *s) {
   if (!s) return TR_DT_COUNT;
   if (s->dtype == TR_DT_TUPLE) {
@@ -121,7 +123,9 @@ static tr_dtype noncore(const tr_shape *s) {
     return TR_DT_COUNT;
   }
   tr_dkind k = tr_dtypes[s->dtype].kind;
-  if (tr_dtypes[s->dtype].core || k == TR_DK_FLOAT || k == TR_DK_COMPLEX) return TR_DT_COUNT;
+  if (tr_dtypes[s->dtype].core || k == TR_DK_FLOAT || k == TR_DK_COMPLEX || k == TR_DK_SINT ||
+      k == TR_DK_UINT)
+    return TR_DT_COUNT; /* tokens and opaque values carry no elements to compute */
   return s->dtype;
 }
 

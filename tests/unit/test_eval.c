@@ -1252,11 +1252,11 @@ TR_TEST(eval_unsupported_is_located) {
   CHECK_CONTAINS(msg, "convert from complex c64[2] to real f32 is not allowed"); /* the verifier */
   msg = run_err("HloModule m\n"
                 "ENTRY e {\n"
-                "  a = s2[2] constant({1, -1})\n"
-                "  ROOT b = s2[2] add(a, a)\n"
+                "  a = c64[2] constant({(1, 2), (3, 4)})\n"
+                "  ROOT b = c64[2] clamp(a, a, a)\n"
                 "}\n",
                 buf, sizeof buf);
-  CHECK_STR(msg, "t.hlo:4:8: error: in %b: unsupported: s2 elements in add");
+  CHECK_STR(msg, "t.hlo:4:8: error: in %b: unsupported: c64 elements in clamp");
 }
 
 TR_TEST(eval_dead_code_is_not_evaluated) {
