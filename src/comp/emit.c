@@ -878,6 +878,7 @@ static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf 
   /* Array ops: one kernel k<id>(result, operands..., n). Ops that may
    * give a tuple take the result leaves as an array (u8 **rs). */
   bool multi = (in->op == TR_OP_REDUCE && !em_simple_reduce(in)) || in->op == TR_OP_SORT ||
+               in->op == TR_OP_RNG_BIT_GENERATOR ||
                in->op == TR_OP_TOPK || in->op == TR_OP_SCATTER ||
                (in->op == TR_OP_REDUCE_WINDOW && !em_simple_reduce_window(in));
   if (!tr_shape_is_array(in->shape) && !multi) return em_unsup(e, in, "tuple result");
@@ -931,6 +932,7 @@ static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf 
   case TR_OP_TOPK: s = k_topk(e, in); break;
   case TR_OP_SELECT_AND_SCATTER: s = k_select_and_scatter(e, in); break;
   case TR_OP_CHOLESKY: s = k_cholesky(e, in); break;
+  case TR_OP_RNG_BIT_GENERATOR: s = k_rng_bit_generator(e, in); break;
   case TR_OP_TRIANGULAR_SOLVE: s = k_triangular_solve(e, in); break;
   case TR_OP_REPLICA_ID: case TR_OP_PARTITION_ID:
     /* One replica, one partition: the id is 0. */
@@ -1077,6 +1079,7 @@ bool tr_emit_supports(tr_op op) {
   case TR_OP_ALL_REDUCE: case TR_OP_ALL_GATHER: case TR_OP_REDUCE_SCATTER: case TR_OP_ALL_TO_ALL:
   case TR_OP_COLLECTIVE_PERMUTE: case TR_OP_GATHER: case TR_OP_SCATTER: case TR_OP_SORT:
   case TR_OP_TOPK: case TR_OP_SELECT_AND_SCATTER: case TR_OP_CHOLESKY: case TR_OP_TRIANGULAR_SOLVE:
+  case TR_OP_RNG_BIT_GENERATOR:
     return true;
   default: return em_elem_op(op);
   }

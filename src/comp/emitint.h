@@ -2,8 +2,9 @@
  * emitter is split by kind of kernel: emit.c (the driver: element values,
  * lane loops, loop fusion, computations, the entry), emit_move.c (data
  * movement, cholesky and triangular-solve, bit-level ops, gather),
- * emit_dot.c (reductions, dot, convolution) and emit_call.c (ops that
- * call a scalar computation per element). */
+ * emit_dot.c (reductions, dot, convolution), emit_call.c (ops that
+ * call a scalar computation per element) and emit_rng.c
+ * (rng-bit-generator). */
 #ifndef TR_COMP_EMITINT_H
 #define TR_COMP_EMITINT_H
 
@@ -158,5 +159,9 @@ tr_status k_topk(em *e, const tr_instr *in);
 tr_status k_reduce_window_generic(em *e, const tr_instr *in);
 bool em_simple_reduce_window(const tr_instr *in);
 tr_status k_select_and_scatter(em *e, const tr_instr *in);
+
+/* ---- emit_rng.c ---- */
+
+tr_status k_rng_bit_generator(em *e, const tr_instr *in);
 
 #endif
