@@ -2,7 +2,7 @@
  * target): (a) compile latency of small modules, cold (no cache), with
  * libtcc and with cc -O2; (b) run time of the compiled kernels against the
  * reference interpreter's exact mode on elementwise, reduction, dot and
- * convolution modules of realistic size; (c) the same modules on XLA CPU
+ * convolution modules (dense and depthwise) of realistic size; (c) the same modules on XLA CPU
  * (the xla-cpu target) when the project virtualenv exists. Every ratio is
  * between numbers measured in this run. bench/builtin_bench.sh builds and
  * runs it; bench/README.md explains the columns. */
@@ -92,6 +92,16 @@ static void conv(tr_buf *b, long batch, long hw, long cin, long cout) {
                 "  ROOT c = f32[%ld,%ld,%ld,%ld] convolution(x, w), window={size=3x3 "
                 "pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n}\n",
                 batch, hw, hw, cin, cin, cout, batch, hw, hw, cout);
+}
+
+/* Depthwise: one input feature per group (feature_group_count = c). */
+static void conv_dw(tr_buf *b, long batch, long hw, long c) {
+  tr_buf_printf(b,
+                "HloModule convdw\nENTRY e {\n  x = f32[%ld,%ld,%ld,%ld] parameter(0)\n"
+                "  w = f32[3,3,1,%ld] parameter(1)\n"
+                "  ROOT c = f32[%ld,%ld,%ld,%ld] convolution(x, w), window={size=3x3 "
+                "pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=%ld\n}\n",
+                batch, hw, hw, c, c, batch, hw, hw, c, c);
 }
 
 /* ---- (a) compile latency ---- */
@@ -325,6 +335,10 @@ int main(int argc, char **argv) {
   long hw = o.quick ? 8 : 32;
   conv(&b, 8, hw, 64, 64);
   snprintf(name, sizeof name, "conv 8x%ldx%ldx64->64 3x3", hw, hw);
+  run_case(&o, &t, name, b.p, o.reps);
+  b.n = 0;
+  conv_dw(&b, 8, hw, 64);
+  snprintf(name, sizeof name, "depthwise 8x%ldx%ldx64 3x3", hw, hw);
   run_case(&o, &t, name, b.p, o.reps);
   tr_buf_free(&b);
   tr_target_close(t.cc);
