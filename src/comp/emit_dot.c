@@ -617,8 +617,13 @@ tr_status k_dot(em *e, const tr_instr *in) {
   }
   /* As the reference: operands converted to the result type first; floats
    * up to f32 accumulate in float, f64 in double, ints wrap in 64 bits,
-   * pred is an OR of ANDs; products and sums are separate statements. */
-  const char *at = dt == TR_DT_F64 ? "double" : is_flt(dt) ? "float" : "u64";
+   * pred is an OR of ANDs; products and sums are separate statements.
+   * Ints of 32 bits or fewer wrap in uint32_t instead: the result keeps
+   * only those low bits, and the low 32 bits of a wrapping sum of
+   * products depend only on the low 32 bits of the operands (and 32-bit
+   * products vectorize: s32 256^3 10.5 -> 3.3 ms standalone). */
+  const char *at = dt == TR_DT_F64 ? "double" : is_flt(dt) ? "float"
+                   : dt != TR_DT_PRED && bits_of(dt) <= 32 ? "uint32_t" : "u64";
   const char *tn = tr_dtype_name(dt);
   tr_buf *k = &e->cur;
   int T = e->o->tile;

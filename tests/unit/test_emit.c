@@ -1140,3 +1140,42 @@ TR_TEST(emit_conv_rows_exact) {
   tr_diag_clear(&d);
   tr_module_free(m);
 }
+
+/* Integer dots with 32-bit or narrower results accumulate in uint32_t
+ * (only the low bits are kept): extreme operands (tb_fill's 4e9, INT_MIN,
+ * 65535) so that products and sums wrap, widening operands, odd sizes,
+ * full and partial tiles, a batch dim; s64 stays 64-bit. */
+static const char int_dots[] =
+  "HloModule idot\n"
+  "ENTRY e {\n"
+  "  a = s32[19,37] parameter(0)\n  b = s32[37,21] parameter(1)\n"
+  "  c = u32[3,19,37] parameter(2)\n  d = u32[3,37,5] parameter(3)\n"
+  "  e8 = s8[19,37] parameter(4)\n  f8 = s8[37,21] parameter(5)\n"
+  "  g = s64[19,37] parameter(6)\n  h = s64[37,21] parameter(7)\n"
+  "  a16 = s16[19,37] parameter(8)\n  b16 = s16[37,21] parameter(9)\n"
+  "  x = s32[19,21] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+  "  y = u32[3,19,5] dot(c, d), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}\n"
+  "  z = s32[19,21] dot(e8, f8), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+  "  w = s16[19,21] dot(a16, b16), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+  "  v = s64[19,21] dot(g, h), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+  "  ROOT t = (s32[19,21], u32[3,19,5], s32[19,21], s16[19,21], s64[19,21]) tuple(x, y, z, w, v)\n"
+  "}\n";
+
+TR_TEST(emit_int_dot_u32_accumulators_exact) {
+  tr_emit_opts eo;
+  tr_emit_opts_init(&eo);
+  agree_text(int_dots, &eo, false, "int dots");
+  eo.tile = 3;
+  agree_text(int_dots, &eo, false, "int dots tile=3");
+  tr_module *m = tb_parse(int_dots, "int dots");
+  if (!m) return;
+  tr_buf src = {0};
+  tr_diag d = {0};
+  tr_emit_opts_init(&eo);
+  CHECK(tr_emit_c(m, &eo, &src, &d) == TR_OK);
+  CHECK_CONTAINS(tr_buf_str(&src), "uint32_t acc[16];");
+  CHECK_CONTAINS(tr_buf_str(&src), "u64 acc[16];"); /* the s64 dot */
+  tr_buf_free(&src);
+  tr_diag_clear(&d);
+  tr_module_free(m);
+}
