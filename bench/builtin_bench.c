@@ -332,6 +332,12 @@ int main(int argc, char **argv) {
     run_case(&o, &t, name, b.p, o.reps);
   }
   b.n = 0;
+  long si = o.quick ? 64 : 256;
+  dot(&b, si, si, si);
+  for (char *p = strstr(b.p, "f32"); p; p = strstr(p, "f32")) memcpy(p, "s32", 3);
+  snprintf(name, sizeof name, "dot %ld^3 s32", si);
+  run_case(&o, &t, name, b.p, o.reps);
+  b.n = 0;
   long hw = o.quick ? 8 : 32;
   conv(&b, 8, hw, 64, 64);
   snprintf(name, sizeof name, "conv 8x%ldx%ldx64->64 3x3", hw, hw);
