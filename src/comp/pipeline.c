@@ -179,6 +179,9 @@ static tr_status run_pass(tr_comp_ctx *c, const step *s, tr_module *m, int *ndum
 tr_status tr_comp_pipeline_run(tr_comp_ctx *c, tr_module *m, tr_diag *d) {
   /* Passes trust shapes, so an invalid input must stop here, not crash. */
   if (tr_verify(m, d) != TR_OK) return TR_ERR_INVALID;
+  /* One device: async pairs (<op>-start/-done) are their synchronous ops,
+   * as the reference evaluates them (desugar.c). */
+  tr_desugar_async(m);
   int ndumps = 0;
   int n = TR_NELEMS(pipeline);
   for (int i = 0; i < n; i++) {

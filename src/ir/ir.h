@@ -257,6 +257,16 @@ int tr_instr_called(const tr_instr *in, tr_comp **out, int max);
 /* The fusion computation of a fusion instruction, or NULL. */
 tr_comp *tr_instr_fused(const tr_instr *in);
 bool tr_comp_is_fusion_body(const tr_module *m, const tr_comp *c);
+/* Async pairs (desugar.c): whether m has an <op>-start/-done pair, and
+ * the rewrite that replaces each -done with the synchronous op on its
+ * start's operands (one device: nothing runs concurrently). Returns the
+ * number of pairs rewritten; starts and updates left unused are removed. */
+bool tr_module_has_async_pairs(const tr_module *m);
+/* The synchronous op of an <op>-start or <op>-done (the parser models a
+ * start's attributes as that op's); *start tells which. False otherwise. */
+bool tr_async_pair_op(const tr_instr *in, tr_op *base, bool *start);
+int tr_desugar_async(tr_module *m);
+
 /* One instruction of m (any computation) as a module of its own
  * (extract.c): a new entry whose parameters are in's distinct non-constant
  * operands, in operand order (constants are copied with their literal),

@@ -929,9 +929,13 @@ static bool parse_attr(parser *p, tr_instr *in) {
     if (strcmp(in->attrs[i].name, name) == 0) return perr(p, off, "duplicate attribute '%s'", name);
   tr_attr_key k;
   tr_attr_kind kind = TR_AK_RAW;
+  /* A start carries the attributes of its synchronous op. */
+  tr_op mop = in->op, base;
+  bool start;
+  if (tr_async_pair_op(in, &base, &start) && start) mop = base;
   if (tr_attr_lookup(name, strlen(name), &k)) {
     tr_attr_kind tk = tr_attrs[k].kind;
-    if (tk == TR_AK_COMP || tk == TR_AK_COMPS || tk == TR_AK_INSTRS || tr_op_models_attr(in->op, k, NULL))
+    if (tk == TR_AK_COMP || tk == TR_AK_COMPS || tk == TR_AK_INSTRS || tr_op_models_attr(mop, k, NULL))
       kind = tk;
   }
   if (kind == TR_AK_RAW) {

@@ -1259,6 +1259,22 @@ TR_TEST(eval_unsupported_is_located) {
   CHECK_STR(msg, "t.hlo:4:8: error: in %b: unsupported: c64 elements in clamp");
 }
 
+/* An async start whose tuple is read other than by its done is not a
+ * plain pair: it stays, and is unsupported at the start. */
+TR_TEST(eval_async_start_read_elsewhere_unsupported) {
+  char buf[512];
+  const char *msg = run_err("HloModule m\n"
+                            "ENTRY e {\n"
+                            "  p = f32[4] constant({1, 2, 3, 4})\n"
+                            "  ags = (f32[4], f32[4]) all-gather-start(p), replica_groups={{0}}, dimensions={0}\n"
+                            "  agd = f32[4] all-gather-done(ags)\n"
+                            "  g = f32[4] get-tuple-element(ags), index=0\n"
+                            "  ROOT t = (f32[4], f32[4]) tuple(agd, g)\n"
+                            "}\n",
+                            buf, sizeof buf);
+  CHECK_STR(msg, "t.hlo:4:3: error: in %ags: unsupported: all-gather-start");
+}
+
 TR_TEST(eval_dead_code_is_not_evaluated) {
   int n;
   /* The unsupported instruction does not feed the root. */
