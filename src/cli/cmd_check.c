@@ -151,18 +151,6 @@ static tr_shadow_out *shadow_with(const prof_ctx *pc, unsigned mask, tr_tensor *
   return o;
 }
 
-/* Whether table rule r widens an instruction of m. */
-static bool module_widened(const tr_profile *p, const tr_module *m, tr_prule r) {
-  for (int k = 0; k < m->ncomps; k++)
-    for (int i = 0; i < m->comps[k]->ninstrs; i++) {
-      const tr_instr *in = m->comps[k]->instrs[i];
-      if (in->shape && tr_dtype_is_float(in->shape->dtype) &&
-          tr_profile_widens(p, r, in->op, in->shape->dtype))
-        return true;
-    }
-  return false;
-}
-
 /* The shadow outputs of the module as rewrite rule r leaves it, or NULL
  * when the rewrite matches nowhere. */
 static tr_shadow_out *shadow_rewritten(const prof_ctx *pc, tr_prule r, int *n) {
@@ -206,7 +194,7 @@ static void prof_compute(prof_ctx *pc) {
   int nrel = 0;
   for (int t = 0; t < TR_NELEMS(tables); t++) {
     tr_prule r = tables[t];
-    if (!module_widened(p, pc->m, r)) continue;
+    if (!tr_profile_widens_module(p, r, pc->m)) continue;
     nrel++;
     pc->alt[r] = shadow_with(pc, 1u << r, pc->ins, &pc->nalt[r]);
   }

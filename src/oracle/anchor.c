@@ -300,17 +300,6 @@ static tr_shadow_out *shadow_of(const one *w, tr_tensor **ins, const tr_module *
   return out;
 }
 
-static bool widened(const tr_profile *p, const tr_module *m, tr_prule r) {
-  for (int k = 0; k < m->ncomps; k++)
-    for (int i = 0; i < m->comps[k]->ninstrs; i++) {
-      const tr_instr *in = m->comps[k]->instrs[i];
-      if (in->shape && tr_dtype_is_float(in->shape->dtype) &&
-          tr_profile_widens(p, r, in->op, in->shape->dtype))
-        return true;
-    }
-  return false;
-}
-
 /* The profile's other references of w->x, as cmd_check computes them for
  * a whole module: DAZ inputs, each table rule, both together, the
  * rewrites. */
@@ -348,7 +337,7 @@ static void alts_compute(const one *w, alts *a) {
   static const tr_prule tables[] = {TR_PR_TRANSCENDENTAL_ULPS, TR_PR_RECIPROCAL_DIVIDE};
   int nrel = 0;
   for (int t = 0; t < TR_NELEMS(tables); t++) {
-    if (!widened(p, w->x, tables[t])) continue;
+    if (!tr_profile_widens_module(p, tables[t], w->x)) continue;
     nrel++;
     a->alt[tables[t]] = shadow_of(w, w->ins, w->x, 1u << tables[t], &a->nalt[tables[t]]);
   }

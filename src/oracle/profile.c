@@ -354,3 +354,14 @@ bool tr_profile_widens(const tr_profile *p, tr_prule r, tr_op op, tr_dtype dt) {
   tr_ulp_table_default(&def);
   return p->ulps[op][dt] > def.ulps[op][dt];
 }
+
+bool tr_profile_widens_module(const tr_profile *p, tr_prule r, const tr_module *m) {
+  for (int k = 0; k < m->ncomps; k++)
+    for (int i = 0; i < m->comps[k]->ninstrs; i++) {
+      const tr_instr *in = m->comps[k]->instrs[i];
+      if (in->shape && tr_dtype_is_float(in->shape->dtype) &&
+          tr_profile_widens(p, r, in->op, in->shape->dtype))
+        return true;
+    }
+  return false;
+}

@@ -67,6 +67,8 @@ void tr_profile_ulp_table(const tr_profile *p, unsigned mask, tr_ulp_table *t);
 /* True when rule r (a table rule) widens some op on dtype dt beyond the
  * default table, so a separate shadow pass with it can excuse more. */
 bool tr_profile_widens(const tr_profile *p, tr_prule r, tr_op op, tr_dtype dt);
+/* True when rule r widens some float instruction of m. */
+bool tr_profile_widens_module(const tr_profile *p, tr_prule r, const tr_module *m);
 
 /* The rewrite rules (log-exp-fold, int-conv-wrap, conv-zero-pad) are checked against the
  * reference evaluated on the module as the target rewrote it: a clone of m
