@@ -6,23 +6,7 @@ set -u
 trench=$1
 tests=$(cd "$2" && pwd)
 root=$(cd "$tests/.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-# expect RC PATTERN -- CMD...: runs CMD, checks exit code and that stdout+stderr match PATTERN (grep -E)
-expect() {
-  local want=$1 pat=$2
-  shift 3
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$want" ]; then bad "exit $rc (want $want): $*"; printf '%s\n' "$out" | tail -5; return; fi
-  if ! printf '%s\n' "$out" | grep -Eq -- "$pat"; then bad "no /$pat/ in output of: $*"; printf '%s\n' "$out" | tail -5; return; fi
-  ok
-}
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 cat > "$tmp/add.hlo" <<'HLO'
 HloModule addm
 ENTRY e {
@@ -154,5 +138,4 @@ if [ -s "$tmp/pi/report.json" ] && grep -q 'ROOT %s = f32\[1,4,3\] add(%b, %m)' 
    && "$trench" check "$tmp/pi/instruction/module.hlo" --target interp --input "$tmp/pi/instruction/in0.npy" --input "$tmp/pi/instruction/in1.npy" >/dev/null
 then ok; else bad "--per-instruction --save: the instruction alone"; ls -R "$tmp/pi"; fi
 expect 1 '^check: per-instruction: 10 instructions judged: 8 pass, 0 weak, 2 mismatch; 0 skipped; 0 runs without outputs' -- "$trench" check "$tmp/bc1.hlo" "$tmp/add.hlo" --target builtin:inject=fusion-broadcast-size1-map --seeds 2 --per-instruction
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -8,23 +8,7 @@ set -u
 trench=$1
 tests=$(cd "$2" && pwd)
 root=$(cd "$tests/.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-# expect RC PATTERN -- CMD...: runs CMD, checks exit code and that stdout+stderr match PATTERN (grep -E)
-expect() {
-  local want=$1 pat=$2
-  shift 3
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$want" ]; then bad "exit $rc (want $want): $*"; printf '%s\n' "$out" | tail -5; return; fi
-  if ! printf '%s\n' "$out" | grep -Eq -- "$pat"; then bad "no /$pat/ in output of: $*"; printf '%s\n' "$out" | tail -5; return; fi
-  ok
-}
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 # check COND MESSAGE
 check() { if eval "$1"; then ok; else bad "$2"; fi; }
 
@@ -139,5 +123,4 @@ expect 2 'cc.hlo:4:8: error: in %c: unsupported: custom-call in builtin' -- "$tr
 expect 0 'compile +compile a module with the built-in compiler' -- "$trench" --help
 expect 0 'Usage: trench compile' -- "$trench" compile --help
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

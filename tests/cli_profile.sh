@@ -16,23 +16,7 @@ if [ ! -x "$py" ]; then
   echo "0 passed, 1 failed"
   exit 1
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-# expect RC PATTERN -- CMD...: exit code and a line of stdout+stderr matching PATTERN (grep -E)
-expect() {
-  local want=$1 pat=$2
-  shift 3
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$want" ]; then bad "exit $rc (want $want): $*"; printf '%s\n' "$out" | tail -5; return; fi
-  if ! printf '%s\n' "$out" | grep -Eq -- "$pat"; then bad "no /$pat/ in output of: $*"; printf '%s\n' "$out" | tail -5; return; fi
-  ok
-}
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 mlp=$root/examples/mlp.hlo
 
 # denormal-flush (FTZ): mlp's denormal output comes out as 0.
@@ -206,5 +190,4 @@ expect 0 '^profile: .*xla-cpu.conf' -- "$trench" check "$mlp" --target interp --
 # The bundle's command keeps --strict, so it reproduces the finding.
 expect 1 'finding' -- "$trench" check "$mlp" --target xla-cpu --seeds 1 --strict --save "$tmp/b"
 if grep -q -- '--strict' "$tmp/b/README.md"; then ok; else bad "bundle README lacks --strict"; fi
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish
