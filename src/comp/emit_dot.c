@@ -228,14 +228,19 @@ tr_status k_reduce_window(em *e, const tr_instr *in) {
   return TR_OK;
 }
 
-/* Operands converted to the result type dt into cx/cy (as k_dot). */
-static void convert_operands(em *e, const tr_shape *xs, const tr_shape *ys, tr_dtype dt, const char *at) {
+/* Operands converted to the result type dt into cx/cy (as k_dot). An f32
+ * or f64 input of the result's type is not copied (the copy of a 2 MB
+ * activation cost the depthwise bench a third of its time, page faults
+ * included): it is read in place with LD_t (x_at), and cx is a dummy.
+ * Returns whether x is read in place. */
+static bool convert_operands(em *e, const tr_shape *xs, const tr_shape *ys, tr_dtype dt, const char *at) {
   tr_buf *k = &e->cur;
+  bool direct = xs->dtype == dt && (dt == TR_DT_F32 || dt == TR_DT_F64);
   tr_buf_printf(k, "  const i64 nx = %lldLL, ny = %lldLL;\n"
                    "  %s *cx = malloc(sizeof(%s) * (nx ? nx : 1)), *cy = malloc(sizeof(%s) * (ny ? ny : 1));\n"
                    "  i64 j;\n  if (!cx || !cy) { free(cx); free(cy); return 1; }\n",
-                (long long)count_of(xs), (long long)count_of(ys), at, at, at);
-  for (int side = 0; side < 2; side++) {
+                direct ? 0LL : (long long)count_of(xs), (long long)count_of(ys), at, at, at);
+  for (int side = direct ? 1 : 0; side < 2; side++) {
     tr_dtype st = (side ? ys : xs)->dtype;
     tr_buf cv = {0}, ld = {0};
     tr_buf_printf(&ld, "LD_%s(a%d, j)", tr_dtype_name(st), side);
@@ -246,6 +251,14 @@ static void convert_operands(em *e, const tr_shape *xs, const tr_shape *ys, tr_d
     tr_buf_free(&cv);
     tr_buf_free(&ld);
   }
+  return direct;
+}
+
+/* The converted input element at index expression idx: cx[idx], or read
+ * in place (convert_operands). */
+static void x_at(tr_buf *k, bool direct, tr_dtype dt, const char *at, const char *idx) {
+  if (direct) tr_buf_printf(k, "(%s)LD_%s(a0, %s)", at, tr_dtype_name(dt), idx);
+  else tr_buf_printf(k, "cx[%s]", idx);
 }
 
 /* Convolution as the reference computes it (eval_conv.c): per output
@@ -260,7 +273,7 @@ static void convert_operands(em *e, const tr_shape *xs, const tr_shape *ys, tr_d
  * skips (padding, dilation holes) are zeros here, and adding 0 * w changes
  * nothing when w is finite (the running sum starts at +0 and is never -0),
  * so the path is taken only when every kernel element is finite. */
-static void conv_fast(em *e, const tr_instr *in, int64_t C, int64_t O, int64_t kpos) {
+static void conv_fast(em *e, const tr_instr *in, int64_t C, int64_t O, int64_t kpos, bool direct) {
   tr_buf *k = &e->cur;
   const tr_shape *s = in->shape, *xs = in->operands[0]->shape, *ys = in->operands[1]->shape;
   const tr_convdims *cd = tr_instr_attr(in, TR_ATTR_DIM_LABELS)->u.conv;
@@ -306,11 +319,18 @@ static void conv_fast(em *e, const tr_instr *in, int64_t C, int64_t O, int64_t k
                    "            i64 p = osd[d] * wstride[d] - padlo[d] + kk2[d] * rdil[d];\n"
                    "            if (ldil[d] > 1) { if (p %% ldil[d]) { skip = 1; break; } p /= ldil[d]; }\n"
                    "            if (p < 0 || p >= xsp[d]) { skip = 1; break; }\n            xo += p * xss[d];\n          }\n"
-                   "          for (c = 0; c < %lldLL; c++) ar[kq * %lldLL + c] = skip ? 0 : cx[xo + c * %lldLL];\n"
+                   "          for (c = 0; c < %lldLL; c++) ar[kq * %lldLL + c] = skip ? 0 : ",
+                (long long)RB, (long long)RB, (long long)RB, ns > 0 ? ns : 1, at, ns - 1, ns, (long long)kpos,
+                (long long)xst[cd->in_batch], ns, (long long)C, (long long)C);
+  {
+    char idx[64];
+    snprintf(idx, sizeof idx, "xo + c * %lldLL", (long long)xst[cd->in_feature]);
+    x_at(k, direct, s->dtype, at, idx);
+  }
+  tr_buf_printf(k, ";\n"
                    "          for (d = %d; d >= 0; d--) { if (++kk2[d] < wsize[d]) break; kk2[d] = 0; }\n        }\n"
                    "      }\n",
-                (long long)RB, (long long)RB, (long long)RB, ns > 0 ? ns : 1, at, ns - 1, ns, (long long)kpos,
-                (long long)xst[cd->in_batch], ns, (long long)C, (long long)C, (long long)xst[cd->in_feature], ns - 1);
+                ns - 1);
   /* C block to the result: batch, output feature and spatial dims. */
   tr_buf_printf(k, "      tr_mm_%s(pa, pb, pc, rows, O, K);\n"
                    "      for (t = 0; t < rows; t++) {\n"
@@ -343,7 +363,7 @@ static void conv_saturate(tr_buf *k, tr_dtype dt, const char *acc) {
  * adds its products in the reference's order: window positions in
  * row-major order, input features of its group in increasing order. */
 static void conv_rows(em *e, const tr_instr *in, int last, int64_t Cg, int64_t Og, int64_t Ob,
-                      int64_t Nb, const int64_t *xst, const int64_t *yst, const char *at) {
+                      int64_t Nb, const int64_t *xst, const int64_t *yst, const char *at, bool direct) {
   const tr_shape *s = in->shape;
   const tr_convdims *cd = tr_instr_attr(in, TR_ATTR_DIM_LABELS)->u.conv;
   int ns = cd->nspatial, T = e->o->tile;
@@ -398,8 +418,13 @@ static void conv_rows(em *e, const tr_instr *in, int last, int64_t Cg, int64_t O
                        "            for (j = 0; j < %lldLL; j++) {\n"
                        "              const i64 xi = xb[t] + xo + j * %lldLL, yi = yb[t] + yo + j * %lldLL;\n",
                     xstep >= 0 ? "else " : "", (long long)Cg, (long long)xsf, (long long)yst[cd->k_in]);
-    if (dt == TR_DT_PRED) tr_buf_puts(k, "              acc[t] |= cx[xi] & cy[yi];\n");
-    else tr_buf_printf(k, "              %s p = cx[xi] * cy[yi];\n              acc[t] = acc[t] + p;\n", at);
+    if (dt == TR_DT_PRED) {
+      tr_buf_puts(k, "              acc[t] |= cx[xi] & cy[yi];\n");
+    } else {
+      tr_buf_printf(k, "              %s p = ", at);
+      x_at(k, direct, dt, at, "xi");
+      tr_buf_puts(k, " * cy[yi];\n              acc[t] = acc[t] + p;\n");
+    }
     tr_buf_puts(k, "            }\n");
   }
   tr_buf_printf(k, "        for (d = %d; d >= 0; d--) { if (++kk[d] < wsize[d]) break; kk[d] = 0; }\n"
@@ -458,7 +483,7 @@ tr_status k_convolution(em *e, const tr_instr *in) {
   emit_i64s(k, "xss", xss, ns);
   emit_i64s(k, "yss", yss, ns);
   emit_i64s(k, "osp", osp, ns);
-  convert_operands(e, xs, ys, dt, at);
+  bool direct = convert_operands(e, xs, ys, dt, at);
   int64_t kpos = 1;
   for (int i = 0; i < ns; i++) kpos *= wsize[i];
   if (is_flt(dt) && G == 1 && B == 1 && !empty && count_of(s) > 0 && count_of(s) * kpos * C >= 32768) {
@@ -466,11 +491,11 @@ tr_status k_convolution(em *e, const tr_instr *in) {
     strides(s, rst);
     for (int i = 0; i < ns; i++) osst[i] = rst[cd->out_spatial[i]];
     emit_i64s(k, "osst", osst, ns);
-    conv_fast(e, in, C, O, kpos);
+    conv_fast(e, in, C, O, kpos, direct);
   }
   int last = s->rank - 1;
   if (!empty && last >= 0 && (last == cd->out_feature || last == cd->out_batch)) {
-    conv_rows(e, in, last, Cg, Og, Ob, Nb, xst, yst, at);
+    conv_rows(e, in, last, Cg, Og, Ob, Nb, xst, yst, at, direct);
     return TR_OK;
   }
   tr_buf_printf(k, "  i64 o[%d] = {0}, kk[%d], q0, q;\n  int d;\n", s->rank > 0 ? s->rank : 1, ns > 0 ? ns : 1);
@@ -493,8 +518,13 @@ tr_status k_convolution(em *e, const tr_instr *in) {
     tr_buf_printf(k, "      if (!skip)\n        for (j = 0; j < %lldLL; j++) {\n"
                      "          const i64 xi = xo + (fg * %lldLL + j) * %lldLL, yi = yo + j * %lldLL;\n",
                   (long long)Cg, (long long)Cg, (long long)xst[cd->in_feature], (long long)yst[cd->k_in]);
-    if (dt == TR_DT_PRED) tr_buf_puts(k, "          acc |= cx[xi] & cy[yi];\n");
-    else tr_buf_printf(k, "          %s p = cx[xi] * cy[yi];\n          acc = acc + p;\n", at);
+    if (dt == TR_DT_PRED) {
+      tr_buf_puts(k, "          acc |= cx[xi] & cy[yi];\n");
+    } else {
+      tr_buf_printf(k, "          %s p = ", at);
+      x_at(k, direct, dt, at, "xi");
+      tr_buf_puts(k, " * cy[yi];\n          acc = acc + p;\n");
+    }
     tr_buf_printf(k, "        }\n      for (d = %d; d >= 0; d--) { if (++kk[d] < wsize[d]) break; kk[d] = 0; }\n"
                      "      if (d < 0) break;\n    }\n", ns - 1);
   }
