@@ -43,12 +43,22 @@ static bool excluded_op(tr_op op) {
 }
 
 /* Pairs the reference evaluates but XLA rejects, so no expected value can
- * come from XLA's semantics: complex(re, im) takes f32 or f64 components
- * only (XLA shape_inference.cc, kComplex: "complex component type is not
- * implemented" for others), while trench's verifier accepts any real or
- * integer component type and the reference evaluates it. */
+ * come from XLA's semantics; trench's verifier accepts them (ops.def says
+ * "a" for these kept-generically ops):
+ * - complex(re, im) takes f32 or f64 components only (XLA
+ *   shape_inference.cc, kComplex);
+ * - real and imag take float or complex operands, not integers or pred
+ *   (shape inference; XLA:CPU through StableHLO: "'stablehlo.real' op
+ *   operand #0 must be ranked tensor of ... float or complex type");
+ * - iota of pred (XLA:CPU through StableHLO: "'stablehlo.iota' op result
+ *   #0 must be statically shaped tensor of 2/4/8/16/32/64-bit integer or
+ *   ... float or complex type"). */
 static bool excluded_pair(tr_op op, tr_dtype t) {
-  return op == TR_OP_COMPLEX && t != TR_DT_F32 && t != TR_DT_F64;
+  if (op == TR_OP_IOTA) return t == TR_DT_PRED;
+  if (op == TR_OP_COMPLEX) return t != TR_DT_F32 && t != TR_DT_F64;
+  if (op == TR_OP_REAL || op == TR_OP_IMAG)
+    return !tr_dtype_is_float(t) && tr_dtypes[t].kind != TR_DK_COMPLEX;
+  return false;
 }
 
 /* Pairs claimed but not yet covered by a module, each with its reason.
