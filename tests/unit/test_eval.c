@@ -1592,8 +1592,13 @@ static void check_eval_file(const char *path) {
         tr_tensor_print_type(&b, outs[i]);
         fprintf(stderr, "  %s: output %d (%s) differs from its EXPECT line; elements:", path, i,
                 tr_buf_str(&b));
-        for (size_t k = 0; k < tr_tensor_count(outs[i]) && k < 16; k++)
-          fprintf(stderr, " 0x%llx", (unsigned long long)tr_tensor_get_bits(outs[i], k));
+        /* Raw bytes, most significant first: complex elements too. */
+        size_t es = (size_t)tr_dtype_size(outs[i]->dtype);
+        const unsigned char *raw = (const unsigned char *)outs[i]->data;
+        for (size_t k = 0; k < tr_tensor_count(outs[i]) && k < 16; k++) {
+          fprintf(stderr, " 0x");
+          for (size_t j = es; j-- > 0;) fprintf(stderr, "%02x", raw[k * es + j]);
+        }
         fprintf(stderr, "\n");
         tr_buf_free(&b);
         tr_test_failed++;
