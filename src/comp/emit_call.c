@@ -45,23 +45,10 @@ tr_status k_reduce_generic(em *e, const tr_instr *in) {
   if (!scalar_sig(ap, nin, acc, el)) return em_unsup(e, in, "to_apply signature");
   tr_status st = emit_comp(e, ap);
   if (st != TR_OK) return st;
-  int n;
-  const int64_t *dm = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
-  int64_t xst[64], kd[64], ks[64], rd[64], rsd[64];
-  int nk = 0, nr = 0;
-  strides(xs, xst);
-  int64_t nout = 1, nred = 1;
-  for (int d = 0; d < xs->rank; d++) {
-    if (has(dm, n, d)) {
-      rd[nr] = xs->dims[d];
-      rsd[nr++] = xst[d];
-      nred *= xs->dims[d];
-    } else {
-      kd[nk] = xs->dims[d];
-      ks[nk++] = xst[d];
-      nout *= xs->dims[d];
-    }
-  }
+  em_rsplit sp;
+  em_reduce_split(in, xs, &sp);
+  int nk = sp.nk, nr = sp.nr;
+  int64_t nout = sp.nout, nred = sp.nred;
   tr_buf *k = &e->cur;
   /* An array result is passed as one pointer, a tuple as an array. */
   bool arr = tr_shape_is_array(in->shape);
@@ -69,10 +56,10 @@ tr_status k_reduce_generic(em *e, const tr_instr *in) {
   for (int i = 0; i < 2 * nin; i++) tr_buf_printf(k, ", const u8 *a%d", i);
   tr_buf_puts(k, ", i64 n) {\n");
   if (arr) tr_buf_puts(k, "  u8 *rs[1] = {r};\n");
-  emit_i64s(k, "kd", kd, nk);
-  emit_i64s(k, "ks", ks, nk);
-  emit_i64s(k, "rd", rd, nr);
-  emit_i64s(k, "rsd", rsd, nr);
+  emit_i64s(k, "kd", sp.kd, nk);
+  emit_i64s(k, "ks", sp.ks, nk);
+  emit_i64s(k, "rd", sp.rd, nr);
+  emit_i64s(k, "rsd", sp.rs, nr);
   tr_buf_printf(k, "  u8 acc[%d][8], xe[%d][8], res[%d][8];\n  u8 *args[%d] = {", nin, nin, nin, 2 * nin);
   for (int i = 0; i < nin; i++) tr_buf_printf(k, "%sacc[%d]", i ? ", " : "", i);
   for (int i = 0; i < nin; i++) tr_buf_printf(k, ", xe[%d]", i);

@@ -19,6 +19,26 @@ const tr_instr *em_simple_binary(const tr_comp *c, tr_dtype dt) {
   return r;
 }
 
+void em_reduce_split(const tr_instr *in, const tr_shape *xs, em_rsplit *s) {
+  int n;
+  const int64_t *dm = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
+  int64_t xst[64];
+  strides(xs, xst);
+  s->nk = s->nr = 0;
+  s->nout = s->nred = 1;
+  for (int d = 0; d < xs->rank; d++) {
+    if (has(dm, n, d)) {
+      s->rd[s->nr] = xs->dims[d];
+      s->rs[s->nr++] = xst[d];
+      s->nred *= xs->dims[d];
+    } else {
+      s->kd[s->nk] = xs->dims[d];
+      s->ks[s->nk++] = xst[d];
+      s->nout *= xs->dims[d];
+    }
+  }
+}
+
 /* A reduce of one input whose to_apply is one binary op on its two
  * parameters: the tiled kernel k_reduce; any other reduce calls its
  * to_apply per element (k_reduce_generic). */
@@ -44,23 +64,10 @@ tr_status k_reduce_in(em *e, const tr_instr *in, const tr_comp *fc) {
   const tr_instr *r = em_simple_binary(ap, dt);
   if (!r || in->shape->dtype != dt || in->operands[1]->shape->dtype != dt)
     return em_unsup(e, in, "to_apply other than one binary op");
-  int n;
-  const int64_t *dm = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
-  int64_t xst[64], kd[64], ks[64], rd[64], rs[64];
-  int nk = 0, nr = 0;
-  strides(xs, xst);
-  int64_t nout = 1, nred = 1;
-  for (int d = 0; d < xs->rank; d++) {
-    if (has(dm, n, d)) {
-      rd[nr] = xs->dims[d];
-      rs[nr++] = xst[d];
-      nred *= xs->dims[d];
-    } else {
-      kd[nk] = xs->dims[d];
-      ks[nk++] = xst[d];
-      nout *= xs->dims[d];
-    }
-  }
+  em_rsplit sp;
+  em_reduce_split(in, xs, &sp);
+  int nk = sp.nk, nr = sp.nr;
+  int64_t nout = sp.nout, nred = sp.nred;
   const char *args[2];
   args[r->operands[0]->param_index == 0 ? 0 : 1] = "acc[t]";
   args[r->operands[0]->param_index == 0 ? 1 : 0] = "xv";
@@ -97,10 +104,10 @@ tr_status k_reduce_in(em *e, const tr_instr *in, const tr_comp *fc) {
     snprintf(xload, sizeof xload, "LD_%s(a0, ", tn);
     em_kern_head(e, 2);
   }
-  emit_i64s(k, "kd", kd, nk);
-  emit_i64s(k, "ks", ks, nk);
-  emit_i64s(k, "rd", rd, nr);
-  emit_i64s(k, "rs", rs, nr);
+  emit_i64s(k, "kd", sp.kd, nk);
+  emit_i64s(k, "ks", sp.ks, nk);
+  emit_i64s(k, "rd", sp.rd, nr);
+  emit_i64s(k, "rs", sp.rs, nr);
   int64_t nred_run = nred;
   if (TR_INJECTED(e->o->inject, EMIT_INT_MINMAX_REDUCE_LANES) && !is_flt(dt) && dt != TR_DT_PRED &&
       (r->op == TR_OP_MAXIMUM || r->op == TR_OP_MINIMUM))

@@ -140,6 +140,17 @@ tr_status k_gather(em *e, const tr_instr *in);
 
 /* ---- emit_dot.c ---- */
 
+/* A reduce's operand dims split by its dimensions attribute: the kept ones
+ * (sizes kd, strides ks in the operand) and the reduced ones (rd, rs), in
+ * order; nout and nred are their element counts. */
+typedef struct {
+  int64_t kd[64], ks[64], rd[64], rs[64];
+  int nk, nr;
+  int64_t nout, nred;
+} em_rsplit;
+
+void em_reduce_split(const tr_instr *in, const tr_shape *xs, em_rsplit *s);
+
 const tr_instr *em_simple_binary(const tr_comp *c, tr_dtype dt);
 bool em_simple_reduce(const tr_instr *in);
 tr_status k_reduce_in(em *e, const tr_instr *in, const tr_comp *fc);
