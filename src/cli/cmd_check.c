@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include "../eval/shadow.h"
+#include "../oracle/alts.h"
 #include "../oracle/anchor.h"
 #include "../oracle/compare.h"
 #include "../oracle/inputs.h"
@@ -119,101 +120,29 @@ typedef struct {
   bool strict;           /* --strict */
 } check_run;
 
-/* The profile and the other references it needs for one seed, computed
- * only when a strict comparison fails somewhere (they cost a shadow
- * evaluation each). */
+/* The profile and the other references it needs for one seed (alts.h),
+ * computed only when a strict comparison fails somewhere. */
 typedef struct {
   const tr_profile *p;   /* NULL: strict */
   const tr_module *m;
   tr_tensor **ins;
   int nins;
   bool done;             /* alternatives computed (or found unneeded) */
-  tr_shadow_out *alt[TR_PR_COUNT];
-  int nalt[TR_PR_COUNT];
-  tr_shadow_out *alt_tables;
-  int nalt_tables;
+  tr_profile_alts a;
 } prof_ctx;
-
-/* Shadow outputs of pc->m with the ulp table widened by the rules in mask,
- * on ins; NULL when the reference fails (the rule then excuses nothing
- * more). */
-static tr_shadow_out *shadow_with(const prof_ctx *pc, unsigned mask, tr_tensor **ins, int *n) {
-  tr_ulp_table *t = tr_xmalloc(sizeof *t);
-  tr_profile_ulp_table(pc->p, mask, t);
-  tr_shadow_opts so;
-  memset(&so, 0, sizeof so);
-  so.ulps = t;
-  tr_shadow_out *o = NULL;
-  tr_diag d = {0};
-  if (tr_eval_shadow(pc->m, &so, ins, pc->nins, &o, n, &d) != TR_OK) o = NULL;
-  tr_diag_clear(&d);
-  free(t);
-  return o;
-}
-
-/* The shadow outputs of the module as rewrite rule r leaves it, or NULL
- * when the rewrite matches nowhere. */
-static tr_shadow_out *shadow_rewritten(const prof_ctx *pc, tr_prule r, int *n) {
-  int count;
-  tr_module *rm = tr_profile_rewrite(pc->p, r, pc->m, &count);
-  if (!rm) return NULL;
-  prof_ctx rc = *pc;
-  rc.m = rm;
-  tr_shadow_out *o = shadow_with(&rc, 0, pc->ins, n);
-  tr_module_free(rm);
-  return o;
-}
 
 static void prof_compute(prof_ctx *pc) {
   if (pc->done || !pc->p) return;
   pc->done = true;
-  const tr_profile *p = pc->p;
-  /* DAZ: the same inputs with every denormal of a flushed dtype read as
-   * a zero of its sign. */
-  if (p->on[TR_PR_DENORMAL_FLUSH]) {
-    tr_tensor **flushed = tr_xcalloc((size_t)pc->nins + 1, sizeof *flushed);
-    bool any = false;
-    for (int i = 0; i < pc->nins; i++) {
-      const tr_tensor *t = pc->ins[i];
-      flushed[i] = tr_tensor_clone(t);
-      if (!tr_dtype_is_float(t->dtype) || !p->flush[t->dtype]) continue;
-      double mn = tr_min_normal(t->dtype);
-      size_t n = tr_tensor_count(t);
-      for (size_t j = 0; j < n; j++) {
-        double v = tr_tensor_get_f(t, j);
-        if (v != 0 && fabs(v) < mn) {
-          tr_tensor_set_f(flushed[i], j, copysign(0.0, v));
-          any = true;
-        }
-      }
-    }
-    if (any) pc->alt[TR_PR_DENORMAL_FLUSH] = shadow_with(pc, 0, flushed, &pc->nalt[TR_PR_DENORMAL_FLUSH]);
-    tr_inputs_free(flushed, pc->nins);
-  }
-  static const tr_prule tables[] = {TR_PR_TRANSCENDENTAL_ULPS, TR_PR_RECIPROCAL_DIVIDE};
-  int nrel = 0;
-  for (int t = 0; t < TR_NELEMS(tables); t++) {
-    tr_prule r = tables[t];
-    if (!tr_profile_widens_module(p, r, pc->m)) continue;
-    nrel++;
-    pc->alt[r] = shadow_with(pc, 1u << r, pc->ins, &pc->nalt[r]);
-  }
-  if (nrel > 1) pc->alt_tables = shadow_with(pc, ~0u, pc->ins, &pc->nalt_tables);
-  static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP, TR_PR_CONV_ZERO_PAD};
-  for (int w = 0; w < TR_NELEMS(rewrites); w++)
-    pc->alt[rewrites[w]] = shadow_rewritten(pc, rewrites[w], &pc->nalt[rewrites[w]]);
+  tr_profile_alts_compute(pc->p, pc->m, pc->ins, pc->nins, NULL, &pc->a);
 }
 
-static void prof_free(prof_ctx *pc) {
-  for (int r = 0; r < TR_PR_COUNT; r++) tr_shadow_free(pc->alt[r], pc->nalt[r]);
-  tr_shadow_free(pc->alt_tables, pc->nalt_tables);
-}
+static void prof_free(prof_ctx *pc) { tr_profile_alts_free(&pc->a); }
 
 /* Compare options for output leaf i under pc. */
 static void prof_opts(const prof_ctx *pc, int i, tr_compare_opts *co) {
   co->profile = pc->p;
-  for (int r = 0; r < TR_PR_COUNT; r++) co->alt[r] = pc->alt[r] && i < pc->nalt[r] ? &pc->alt[r][i] : NULL;
-  co->alt_tables = pc->alt_tables && i < pc->nalt_tables ? &pc->alt_tables[i] : NULL;
+  tr_profile_alts_use(&pc->a, i, co);
   /* flush-results is the widest rule: offered only once the narrower
    * ones have their references (the second comparison). */
   bool fr = pc->p && pc->done && pc->p->on[TR_PR_FLUSH_RESULTS];
@@ -694,7 +623,7 @@ static int check_module(const check_env *env, const char *path, check_totals *to
     cJSON *js = cJSON_CreateObject();
     cJSON_AddItemToArray(seeds, js);
     if (!nfiles) cJSON_AddNumberToObject(js, "seed", (double)seed);
-    prof_ctx pc = {prof, refm, ins, nins, false, {0}, {0}, NULL, 0};
+    prof_ctx pc = {prof, refm, ins, nins, false, {{0}, {0}, NULL, 0}};
     int src = judge_seed(&cr, label, ref, nref, &res, env->k, &pc, js);
     prof_free(&pc);
     if (anch.nparts) {

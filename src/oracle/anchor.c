@@ -2,6 +2,7 @@
  * the judgement of each anchored instruction on the target's own operand
  * values. */
 #include "anchor.h"
+#include "alts.h"
 
 #include "../target/target.h"
 
@@ -286,75 +287,7 @@ typedef struct {
 
 static tr_shadow_out *shadow_of(const one *w, tr_tensor **ins, const tr_module *mod, unsigned mask,
                                 int *n) {
-  tr_ulp_table *t = tr_xmalloc(sizeof *t);
-  tr_profile_ulp_table(w->o->profile, mask, t);
-  tr_shadow_opts so;
-  memset(&so, 0, sizeof so);
-  so.ulps = t;
-  so.arg_ulps = w->in_ulps;
-  tr_shadow_out *out = NULL;
-  tr_diag d = {0};
-  if (tr_eval_shadow(mod, &so, ins, w->nins, &out, n, &d) != TR_OK) out = NULL;
-  tr_diag_clear(&d);
-  free(t);
-  return out;
-}
-
-/* The profile's other references of w->x, as cmd_check computes them for
- * a whole module: DAZ inputs, each table rule, both together, the
- * rewrites. */
-typedef struct {
-  tr_shadow_out *alt[TR_PR_COUNT];
-  int nalt[TR_PR_COUNT];
-  tr_shadow_out *tables;
-  int ntables;
-} alts;
-
-static void alts_compute(const one *w, alts *a) {
-  memset(a, 0, sizeof *a);
-  const tr_profile *p = w->o->profile;
-  if (p->on[TR_PR_DENORMAL_FLUSH]) {
-    tr_tensor **fl = tr_xcalloc((size_t)w->nins + 1, sizeof *fl);
-    bool any = false;
-    for (int i = 0; i < w->nins; i++) {
-      const tr_tensor *t = w->ins[i];
-      fl[i] = tr_tensor_clone(t);
-      if (!tr_dtype_is_float(t->dtype) || !p->flush[t->dtype]) continue;
-      double mn = tr_min_normal(t->dtype);
-      size_t n = tr_tensor_count(t);
-      for (size_t j = 0; j < n; j++) {
-        double v = tr_tensor_get_f(t, j);
-        if (v != 0 && fabs(v) < mn) {
-          tr_tensor_set_f(fl[i], j, copysign(0.0, v));
-          any = true;
-        }
-      }
-    }
-    if (any) a->alt[TR_PR_DENORMAL_FLUSH] = shadow_of(w, fl, w->x, 0, &a->nalt[TR_PR_DENORMAL_FLUSH]);
-    for (int i = 0; i < w->nins; i++) tr_tensor_free(fl[i]);
-    free(fl);
-  }
-  static const tr_prule tables[] = {TR_PR_TRANSCENDENTAL_ULPS, TR_PR_RECIPROCAL_DIVIDE};
-  int nrel = 0;
-  for (int t = 0; t < TR_NELEMS(tables); t++) {
-    if (!tr_profile_widens_module(p, tables[t], w->x)) continue;
-    nrel++;
-    a->alt[tables[t]] = shadow_of(w, w->ins, w->x, 1u << tables[t], &a->nalt[tables[t]]);
-  }
-  if (nrel > 1) a->tables = shadow_of(w, w->ins, w->x, ~0u, &a->ntables);
-  static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP};
-  for (int r = 0; r < TR_NELEMS(rewrites); r++) {
-    int count;
-    tr_module *rm = tr_profile_rewrite(p, rewrites[r], w->x, &count);
-    if (!rm) continue;
-    a->alt[rewrites[r]] = shadow_of(w, w->ins, rm, 0, &a->nalt[rewrites[r]]);
-    tr_module_free(rm);
-  }
-}
-
-static void alts_free(alts *a) {
-  for (int r = 0; r < TR_PR_COUNT; r++) tr_shadow_free(a->alt[r], a->nalt[r]);
-  tr_shadow_free(a->tables, a->ntables);
+  return tr_profile_shadow(w->o->profile, mask, mod, ins, w->nins, w->in_ulps, n);
 }
 
 static int rank_of(tr_judgement j) {
@@ -378,7 +311,7 @@ static void judge_one(const one *w, tr_tensor *const *tgt, int n, tr_anchor_resu
     return;
   }
   const tr_profile *p = w->o->profile;
-  alts a;
+  tr_profile_alts a;
   memset(&a, 0, sizeof a);
   bool have_alts = false;
   bool best_set = false;
@@ -393,10 +326,9 @@ static void judge_one(const one *w, tr_tensor *const *tgt, int n, tr_anchor_resu
     if (st == TR_OK && cr.failing && p) {
       /* The other references only where something failed: they cost a
        * shadow evaluation each. */
-      if (!have_alts) alts_compute(w, &a);
+      if (!have_alts) tr_profile_alts_compute(p, w->x, w->ins, w->nins, w->in_ulps, &a);
       have_alts = true;
-      for (int q = 0; q < TR_PR_COUNT; q++) co.alt[q] = a.alt[q] && i < a.nalt[q] ? &a.alt[q][i] : NULL;
-      co.alt_tables = a.tables && i < a.ntables ? &a.tables[i] : NULL;
+      tr_profile_alts_use(&a, i, &co);
       for (int dt = 0; dt < TR_DT_COUNT; dt++)
         co.result_flush[dt] = p->on[TR_PR_FLUSH_RESULTS] && tr_profile_flushes_results(p, w->x, (tr_dtype)dt);
       st = tr_compare_output(&ref[i], tgt[i], &co, &cr, &d);
@@ -431,7 +363,7 @@ static void judge_one(const one *w, tr_tensor *const *tgt, int n, tr_anchor_resu
       best_set = true;
     }
   }
-  if (have_alts) alts_free(&a);
+  if (have_alts) tr_profile_alts_free(&a);
   tr_shadow_free(ref, nref);
 }
 
