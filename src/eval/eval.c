@@ -1022,18 +1022,15 @@ tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts, tr_tensor *c
     tr_status vs = tr_verify(m, d);
     if (vs != TR_OK) return vs;
   }
-  if (tr_module_has_async_pairs(m)) {
-    /* One device: each <op>-start/-done pair is its synchronous op
-     * (desugar.c), evaluated on a rewritten copy. */
-    tr_module *sync = tr_module_clone(m);
-    if (tr_desugar_async(sync) > 0) {
-      tr_eval_opts o2 = c.opts;
-      o2.verified = false; /* the inserted ops get their shapes checked */
-      tr_status s = tr_eval_opt(sync, &o2, args, nargs, outs, nouts, d);
-      tr_module_free(sync);
-      return s;
-    }
+  /* One device: each <op>-start/-done pair is its synchronous op
+   * (desugar.c), evaluated on a rewritten copy. */
+  tr_module *sync = tr_async_sync_copy(m);
+  if (sync) {
+    tr_eval_opts o2 = c.opts;
+    o2.verified = false; /* the inserted ops get their shapes checked */
+    tr_status s = tr_eval_opt(sync, &o2, args, nargs, outs, nouts, d);
     tr_module_free(sync);
+    return s;
   }
   c.nids = m->next_id > 0 ? m->next_id : 0;
   c.pos = tr_xmalloc(sizeof(int) * ((size_t)c.nids + 1));

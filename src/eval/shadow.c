@@ -1361,22 +1361,19 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
     }
     c.ev.opts.verified = true;
   }
-  if (tr_module_has_async_pairs(m)) {
-    /* As tr_eval_opt: each async pair is its synchronous op. */
-    tr_module *sync = tr_module_clone(m);
-    if (tr_desugar_async(sync) > 0) {
-      tr_shadow_opts o2;
-      if (opts) o2 = *opts;
-      else memset(&o2, 0, sizeof o2);
-      o2.ulps = c.ut;
-      o2.eval = c.ev.opts;
-      o2.eval.verified = false;
-      tr_status s = tr_eval_shadow(sync, &o2, args, nargs, outs, nouts, d);
-      tr_module_free(sync);
-      free(deftab);
-      return s;
-    }
+  /* As tr_eval_opt: each async pair is its synchronous op. */
+  tr_module *sync = tr_async_sync_copy(m);
+  if (sync) {
+    tr_shadow_opts o2;
+    if (opts) o2 = *opts;
+    else memset(&o2, 0, sizeof o2);
+    o2.ulps = c.ut;
+    o2.eval = c.ev.opts;
+    o2.eval.verified = false;
+    tr_status s = tr_eval_shadow(sync, &o2, args, nargs, outs, nouts, d);
     tr_module_free(sync);
+    free(deftab);
+    return s;
   }
   c.ev.nids = m->next_id > 0 ? m->next_id : 0;
   c.ev.pos = tr_xmalloc(sizeof(int) * ((size_t)c.ev.nids + 1));

@@ -92,3 +92,11 @@ int tr_desugar_async(tr_module *m) {
   }
   return n;
 }
+
+tr_module *tr_async_sync_copy(const tr_module *m) {
+  if (!tr_module_has_async_pairs(m)) return NULL;
+  tr_module *sync = tr_module_clone(m);
+  if (tr_desugar_async(sync) > 0) return sync;
+  tr_module_free(sync);
+  return NULL;
+}

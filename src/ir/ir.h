@@ -266,6 +266,9 @@ bool tr_module_has_async_pairs(const tr_module *m);
  * start's attributes as that op's); *start tells which. False otherwise. */
 bool tr_async_pair_op(const tr_instr *in, tr_op *base, bool *start);
 int tr_desugar_async(tr_module *m);
+/* A copy of m with its async pairs rewritten, or NULL when it has none to
+ * rewrite (the evaluators run the copy instead of m). */
+tr_module *tr_async_sync_copy(const tr_module *m);
 
 /* One instruction of m (any computation) as a module of its own
  * (extract.c): a new entry whose parameters are in's distinct non-constant
