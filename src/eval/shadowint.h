@@ -136,6 +136,20 @@ tr_status sh_fallback(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out)
 /* A scalar holding element i of a (same dtype). */
 sh_val *sh_scalar_at(sh_ctx *c, const tr_instr *in, const sh_val *a, size_t i);
 
+/* Sets the marks of every array leaf of v whose element kind is k (or of
+ * every leaf when all), and clears float bounds when certain. */
+void sh_mark_leaves(sh_val *v, bool all, tr_dkind k, unsigned char u);
+
+/* ---- complex (shadow_complex.c) ---- */
+/* Whether in is complex arithmetic: an elementwise op, compare, convert,
+ * dot or convolution with a complex operand or result, or real, imag,
+ * complex. */
+bool sh_is_complex_arith(const tr_instr *in);
+tr_status sh_complex(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
+/* After a reduce-style op's own rule, where complex values are involved:
+ * adjusts out's complex bounds and marks. */
+tr_status sh_complex_combined(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *out);
+
 /* ---- elementwise (shadow_elem.c) ---- */
 tr_status sh_unary(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out);
 tr_status sh_binary(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out);

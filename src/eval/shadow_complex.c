@@ -1,0 +1,246 @@
+/* shadow_complex.c - shadow mode on c64 and c128 (docs/ORACLE.md,
+ * "Complex"). A complex array holds the exact interpreter's values (the
+ * parts in t) and one bound per element that holds for both parts; the
+ * rules here give that bound, or the uncertain mark where none is
+ * derived. shadow.c sends every elementwise op, convert, dot and
+ * convolution that touches a complex value here, and reduce-style results
+ * after their own rule. */
+#include "shadowint.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Rounds a long double bound up to a double, so the stored bound never
+ * shrinks. */
+static double up(long double x) {
+  double d = (double)x;
+  if ((long double)d < x) d = nextafter(d, INFINITY);
+  return d;
+}
+
+/* Whether a complex op has one correct result on exact operands: sign
+ * and component moves, EQ/NE compares, widening converts, and add and
+ * subtract (one correctly rounded operation per component). */
+static bool cplx_exact_op(const tr_instr *in) {
+  switch (in->op) {
+  case TR_OP_NEGATE: case TR_OP_REAL: case TR_OP_IMAG: case TR_OP_COMPLEX: case TR_OP_COMPARE:
+  case TR_OP_ADD: case TR_OP_SUBTRACT:
+    return true;
+  case TR_OP_CONVERT: {
+    tr_dtype from = in->operands[0]->shape->dtype, to = in->shape->dtype;
+    if (to == TR_DT_C128) return from == TR_DT_C64 || from == TR_DT_C128 || from == TR_DT_F64 ||
+                                 from == TR_DT_F32 || from == TR_DT_F16 || from == TR_DT_BF16;
+    return from == TR_DT_C64 || from == TR_DT_F32 || from == TR_DT_F16 || from == TR_DT_BF16;
+  }
+  default: return false;
+  }
+}
+
+/* Component facts of a complex type: unit roundoff and smallest step. */
+static void cplx_fmt(tr_dtype dt, long double *u, long double *tiny) {
+  bool f = dt == TR_DT_C64;
+  *u = ldexpl(1.0L, f ? -24 : -53);
+  *tiny = ldexpl(1.0L, f ? -149 : -1074);
+}
+
+/* Element i of a complex or real shadow array: value (complex: the parts
+ * of t; real: the shadow value) and bound. */
+static void cplx_at(const sh_val *a, size_t i, long double *re, long double *im, long double *e) {
+  if (sh_is_flt(a)) {
+    *re = sh_get(a, i);
+    *im = 0;
+  } else {
+    double r, m;
+    tr_tensor_get_c(a->t, i, &r, &m);
+    *re = r;
+    *im = m;
+  }
+  *e = a->e ? a->e[i] : 0;
+}
+
+/* The bound of a complex dot: with X = |a| + |b| + 2 e_x and Y likewise,
+ * every correct result is within (nk + 5) u sum X Y of the true one in
+ * each part (each product, by any of the usual formulas, within 6u X Y;
+ * a sum of nk terms in any order within (nk - 1) u sum|terms|),
+ * and the operands' bounds move it by at most sum (2 e_x Y + 2 e_y X).
+ * The reference is one correct result, so the bound around it is twice
+ * the rounding part plus the propagated one. The sums are real dots with
+ * the instruction's own dims (exact mode, f64). */
+static tr_status cplx_dot_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o) {
+  const sh_val *x = ops[0], *y = ops[1];
+  tr_tensor *mx = ev_new(&c->ev, in, TR_DT_F64, x->rank, x->dims);
+  tr_tensor *my = mx ? ev_new(&c->ev, in, TR_DT_F64, y->rank, y->dims) : NULL;
+  tr_tensor *ex = my ? ev_new(&c->ev, in, TR_DT_F64, x->rank, x->dims) : NULL;
+  tr_tensor *ey = ex ? ev_new(&c->ev, in, TR_DT_F64, y->rank, y->dims) : NULL;
+  if (!ey) {
+    tr_tensor_free(mx);
+    tr_tensor_free(my);
+    tr_tensor_free(ex);
+    return TR_ERR_UNSUPPORTED;
+  }
+  bool unsure = false;
+  const sh_val *src[2] = {x, y};
+  tr_tensor *mag[2] = {mx, my}, *err[2] = {ex, ey};
+  for (int k = 0; k < 2; k++)
+    for (size_t i = 0; i < src[k]->n; i++) {
+      long double re, im, e;
+      cplx_at(src[k], i, &re, &im, &e);
+      ((double *)mag[k]->data)[i] = (double)(fabsl(re) + fabsl(im) + 2 * e);
+      ((double *)err[k]->data)[i] = (double)(2 * e);
+      unsure |= src[k]->u[i] != 0;
+    }
+  tr_instr fake = *in;
+  tr_shape fs = *in->shape;
+  fs.dtype = TR_DT_F64;
+  fake.shape = &fs;
+  tr_tensor *sxy = NULL, *sexy = NULL, *sxey = NULL;
+  tr_status st = ev_dot(&c->ev, &fake, mx, my, &sxy);
+  if (st == TR_OK) st = ev_dot(&c->ev, &fake, ex, my, &sexy);
+  if (st == TR_OK) st = ev_dot(&c->ev, &fake, mx, ey, &sxey);
+  if (st == TR_OK) {
+    const tr_attr *lc = tr_instr_attr(in, TR_ATTR_LHS_CONTRACTING_DIMS);
+    long double nk = 1, u, tiny;
+    for (int i = 0; lc && i < lc->n; i++) nk *= (long double)x->dims[lc->u.ints[i]];
+    cplx_fmt(o->dt, &u, &tiny);
+    const double *a = sxy->data, *b = sexy->data, *d = sxey->data;
+    for (size_t i = 0; i < o->n; i++) {
+      /* The real dots round: a relative 2^-50 more covers them. */
+      long double rnd = (nk + 5) * u * a[i] * (1 + 0x1p-50L) + 4 * nk * tiny;
+      long double e = (long double)b[i] + d[i] + 2 * rnd;
+      double r, m;
+      tr_tensor_get_c(o->t, i, &r, &m);
+      o->e[i] = up(e * (1 + 0x1p-50L));
+      o->u[i] = unsure || !isfinite(o->e[i]) || !isfinite(r) || !isfinite(m);
+    }
+  }
+  tr_tensor_free(mx);
+  tr_tensor_free(my);
+  tr_tensor_free(ex);
+  tr_tensor_free(ey);
+  tr_tensor_free(sxy);
+  tr_tensor_free(sexy);
+  tr_tensor_free(sxey);
+  return st;
+}
+
+/* Bounds of the elementwise complex ops that have one (docs/ORACLE.md,
+ * "Complex"): around the reference's result r, a correct result lies
+ * within the propagated operand bounds plus its own rounding plus the
+ * reference's distance from the true value (|r - s|, s in long double).
+ * Writes o's bounds and marks; false for ops without a rule. */
+static bool cplx_elem_bound(const tr_instr *in, sh_val **ops, sh_val *o) {
+  tr_op op = in->op;
+  if (op != TR_OP_ADD && op != TR_OP_SUBTRACT && op != TR_OP_MULTIPLY && op != TR_OP_NEGATE &&
+      op != TR_OP_REAL && op != TR_OP_IMAG && op != TR_OP_COMPLEX && op != TR_OP_CONVERT &&
+      op != TR_OP_ABS)
+    return false;
+  if (op == TR_OP_CONVERT && tr_dtypes[ops[0]->dt].kind != TR_DK_COMPLEX && !sh_is_flt(ops[0]))
+    return false; /* from ints: marked */
+  tr_dtype ct = op == TR_OP_REAL || op == TR_OP_IMAG || op == TR_OP_ABS ? ops[0]->dt : o->dt;
+  long double u = 0, tiny = 0;
+  if (tr_dtypes[ct].kind == TR_DK_COMPLEX) cplx_fmt(ct, &u, &tiny);
+  for (size_t i = 0; i < o->n; i++) {
+    long double a, b, ea, c = 0, d = 0, ec = 0;
+    cplx_at(ops[0], i, &a, &b, &ea);
+    unsigned char un = ops[0]->u[i];
+    if (in->noperands > 1) {
+      cplx_at(ops[1], i, &c, &d, &ec);
+      un |= ops[1]->u[i];
+    }
+    long double sre, sim, e;
+    switch (op) {
+    case TR_OP_ADD: case TR_OP_SUBTRACT:
+      sre = op == TR_OP_ADD ? a + c : a - c;
+      sim = op == TR_OP_ADD ? b + d : b - d;
+      e = ea + ec + u * (fmaxl(fabsl(sre), fabsl(sim)) + ea + ec) + tiny;
+      break;
+    case TR_OP_MULTIPLY: {
+      long double X = fabsl(a) + fabsl(b) + 2 * ea, Y = fabsl(c) + fabsl(d) + 2 * ec;
+      sre = a * c - b * d;
+      sim = a * d + b * c;
+      /* 6u X Y: the textbook formula needs 2u (with or without FMA); the
+       * 3-multiplication one, (a + b)(c + d) - ac - bd, up to 6u X Y. */
+      e = 2 * ea * Y + 2 * ec * X + 6 * u * X * Y + 4 * tiny;
+      break;
+    }
+    case TR_OP_NEGATE: sre = -a; sim = -b; e = ea; break;
+    case TR_OP_COMPLEX: sre = a; sim = c; e = fmaxl(ea, ec); break;
+    case TR_OP_CONVERT: sre = a; sim = b; e = ea + u * (fmaxl(fabsl(a), fabsl(b)) + ea) + tiny; break;
+    case TR_OP_ABS:
+      /* hypot: |z| moves by at most |dz| <= sqrt(2) e; an implementation's
+       * own error is allowed 2 ulps of the component type (4u relative):
+       * XLA:CPU's is within 1 ulp of E's (measured, 256 pairs). */
+      sre = hypotl(a, b);
+      sim = 0;
+      e = 1.5L * ea;
+      e += 4 * u * (sre + e) + tiny;
+      break;
+    default: sre = a; sim = b; e = ea; break; /* real, imag: the part of t, exact */
+    }
+    if (op == TR_OP_REAL || op == TR_OP_IMAG || op == TR_OP_ABS) {
+      /* A float result: its shadow value is the part itself (abs: the
+       * long double hypot). */
+      long double v = op == TR_OP_IMAG ? sim : sre;
+      if (o->d) o->d[i] = (double)v;
+      else o->lv[i] = v;
+      o->e[i] = up(e);
+      o->u[i] = un || !isfinite(v);
+      continue;
+    }
+    double r, m;
+    tr_tensor_get_c(o->t, i, &r, &m);
+    long double gap = fmaxl(fabsl((long double)r - sre), fabsl((long double)m - sim));
+    long double E = (e + gap) * (1 + 0x1p-60L);
+    o->e[i] = up(E);
+    o->u[i] = un || !isfinite(r) || !isfinite(m) || !isfinite(o->e[i]);
+  }
+  return true;
+}
+
+/* Complex arithmetic (docs/ORACLE.md, "Complex"). The exact interpreter
+ * computes the result. Where the op is exact on exact operands it is
+ * certain with bound 0; add, subtract, multiply, negate, real, imag,
+ * complex, converts from floats and dot get a bound per element (both
+ * parts) around it; everything else (divide, abs, sign, the
+ * transcendentals, power, converts from ints) marks its complex and float
+ * results uncertain: a correct implementation may round otherwise (other
+ * formulas, FMA, approximate transcendentals) and no bound is derived. */
+tr_status sh_complex(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  bool exact = true;
+  for (int i = 0; i < in->noperands; i++) exact = exact && sh_is_exact(ops[i]);
+  tr_status st = sh_fallback(c, in, ops, out);
+  if (st != TR_OK) return st;
+  if (cplx_exact_op(in) && exact) {
+    sh_mark_leaves(*out, true, TR_DK_COMPLEX, 0);
+    return TR_OK;
+  }
+  sh_val *o = *out;
+  if (o->arr && in->op == TR_OP_DOT && o->e) return cplx_dot_bound(c, in, ops, o);
+  if (o->arr && o->e && in->op != TR_OP_COMPARE && cplx_elem_bound(in, ops, o)) return TR_OK;
+  if (in->op != TR_OP_COMPARE) { /* compare: the fallback's marks (exact operands: certain) */
+    sh_mark_leaves(o, false, TR_DK_COMPLEX, 1);
+    sh_mark_leaves(o, false, TR_DK_FLOAT, 1);
+  }
+  return TR_OK;
+}
+
+bool sh_is_complex_arith(const tr_instr *in) {
+  tr_op op = in->op;
+  if (op == TR_OP_REAL || op == TR_OP_IMAG || op == TR_OP_COMPLEX) return true;
+  if (!(ev_is_unary(op) || ev_is_binary(op) || op == TR_OP_COMPARE || op == TR_OP_CONVERT ||
+        op == TR_OP_DOT || op == TR_OP_CONVOLUTION))
+    return false;
+  return ev_complex_involved(in);
+}
+
+/* Reduce, reduce-window, scatter, select-and-scatter, all-reduce and
+ * reduce-scatter touching complex values, after their own rule: a complex
+ * sum in another order (a compiler may reassociate) rounds otherwise, so
+ * the combiner's per-call certainty does not carry over. */
+tr_status sh_complex_combined(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *out) {
+  tr_op op = in->op;
+  if (op == TR_OP_REDUCE || op == TR_OP_REDUCE_WINDOW || op == TR_OP_SCATTER ||
+      op == TR_OP_SELECT_AND_SCATTER || op == TR_OP_ALL_REDUCE || op == TR_OP_REDUCE_SCATTER)
+    sh_mark_leaves(out, false, TR_DK_COMPLEX, 1);
+  return TR_OK;
+}
