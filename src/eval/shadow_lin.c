@@ -4,10 +4,10 @@
  * convolution. A compiler may sum in any order, so a sum's bound is the
  * order-free classic one: propagated input errors plus
  * (n-1)·u·Σ(|x|+e). Dot and convolution reuse the exact kernels on twins
- * of the instruction: one f64 run (plain double) for the values, and for
- * Σ(|x|+e_x)(|y|+e_y) and the propagated errors one run each, in f32
- * rounded up for types up to 32 bits; the kernels' own error goes into
- * the bound. The element-wise work around the kernels (operand
+ * of the instruction: one f64 run (plain double) for the values, and one
+ * or two runs on scaled magnitudes for the whole bound (sh_dot_conv), in
+ * f32 rounded up for types up to 32 bits; the kernels' own error goes
+ * into the bound. The element-wise work around the kernels (operand
  * preparation, output bounds, add reductions over narrow types) runs in
  * double or straight from the double arrays, on both cores where large. */
 #include "shadowint.h"
@@ -31,17 +31,6 @@ static bool sure_overflow(long double r, long double b, long double mag, const s
 static double up(long double x) {
   double d = (double)x;
   if ((long double)d < x) d = nextafter(d, INFINITY);
-  return d;
-}
-
-/* The next double above a finite non-negative d: above any value that
- * rounds to d, so a once-rounded sum of non-negative terms stays an upper
- * bound. */
-static double next_up(double d) {
-  uint64_t b;
-  memcpy(&b, &d, 8);
-  b++;
-  memcpy(&d, &b, 8);
   return d;
 }
 
@@ -383,9 +372,6 @@ tr_status sh_reduce(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
 
 /* ---- dot and convolution ---- */
 
-/* f64 tensors of one operand for the contraction kernels: value, magnitude
- * |v|+e, and error e (NULL when every error is 0). Uncertain elements get
- * an infinite error, so every output they reach comes out non-finite. */
 /* Non-negative m rounded up to float (f32 magnitudes for the f32 kernel):
  * one float step up where the rounding went down (the bits of a finite
  * non-negative float count up with it; FLT_MAX steps to inf). */
@@ -400,66 +386,59 @@ static float f32_above(double m) {
   return f;
 }
 
-/* operand_arrays' pass over narrow values for ev_par_for. */
+/* One contraction operand: its values in f64 (v: a view of the shadow
+ * value's own doubles where it holds them, else an array made here), the
+ * errors e (NULL: all 0) and the marks u (NULL: none). */
+typedef struct {
+  tr_tensor v;
+  const double *e;
+  const unsigned char *u;
+  tr_tensor *own_v, *own_e; /* pool arrays behind v and e, or NULL */
+} cop;
+
+/* Whether any element of [lo, hi) has a bound or a mark (for ev_par_for). */
 typedef struct {
   const sh_val *a;
-  double *v, *m, *e;
-  float *m32;
-  atomic_bool any; /* some element has a bound or a mark */
-} prep_job;
+  atomic_bool any;
+} any_job;
 
-static void prep_chunk(void *ctx, size_t lo, size_t hi) {
-  prep_job *j = ctx;
-  const double *d = j->a->d, *ae = j->a->e;
-  const unsigned char *au = j->a->u;
-  bool any = false;
-  for (size_t i = lo; i < hi; i++) {
-    double v = d[i], e = au[i] ? INFINITY : ae[i];
-    double mi = e == 0 ? fabs(v) : isfinite(e) ? next_up(fabs(v) + e) : e;
-    j->v[i] = v;
-    j->e[i] = e;
-    if (j->m) j->m[i] = mi;
-    else j->m32[i] = f32_above(mi);
-    any |= e != 0;
-  }
+static void any_chunk(void *ctx, size_t lo, size_t hi) {
+  any_job *j = ctx;
+  const double *e = j->a->e;
+  const unsigned char *u = j->a->u;
+  unsigned char any = 0;
+  for (size_t i = lo; i < hi; i++) any |= u[i] | (e[i] != 0);
   if (any) atomic_store_explicit(&j->any, true, memory_order_relaxed);
 }
 
-static bool operand_arrays(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dtype dt, bool lo,
-                           tr_tensor **tv, tr_tensor **tm, tr_tensor **te) {
-  *tv = *tm = *te = NULL;
+static bool operand_of(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dtype dt, cop *o) {
+  memset(o, 0, sizeof *o);
   size_t n = a->n;
+  o->v = (tr_tensor){TR_DT_F64, a->rank, a->dims, NULL, n * sizeof(double)};
   sh_fmt f;
   sh_fmt_of(dt, &f);
-  double kc = sh_allow(c, TR_OP_CONVERT, dt);
   bool narrowing = tr_dtype_is_float(a->dt) ? tr_dtypes[a->dt].mbits > tr_dtypes[dt].mbits : true;
-  /* Twice the operand's elements at most: the shadow value was admitted. */
-  *tv = sh_pool_tensor(c, TR_DT_F64, a->rank, a->dims);
-  /* Magnitudes straight in f32 (rounded up) when the f32 kernel takes
-   * them, else in f64. */
-  *tm = sh_pool_tensor(c, lo ? TR_DT_F32 : TR_DT_F64, a->rank, a->dims);
-  double *v = (*tv)->data, *m = lo ? NULL : (*tm)->data;
-  float *m32 = lo ? (*tm)->data : NULL;
   if (a->d && !narrowing) {
-    /* Values already doubles (no rounding to add): one pass on both
-     * cores; the error array is dropped when every element is exact and
-     * certain (the usual weights and inputs). */
-    prep_job j = {.a = a, .v = v, .m = m, .m32 = m32};
-    tr_tensor *t = sh_pool_tensor(c, TR_DT_F64, a->rank, a->dims);
-    j.e = t->data;
+    /* Values already doubles, no rounding to add: the kernels read the
+     * shadow value itself; its bounds and marks count where any is set
+     * (the usual weights and inputs have none). */
+    o->v.data = a->d;
+    any_job j = {.a = a};
     atomic_init(&j.any, false);
-    ev_par_for(ev_par_threads((double)n), n, prep_chunk, &j);
-    if (atomic_load(&j.any)) *te = t;
-    else sh_pool_drop(c, t);
+    ev_par_for(ev_par_threads((double)n), n, any_chunk, &j);
+    if (atomic_load(&j.any)) {
+      o->e = a->e;
+      o->u = a->u;
+    }
     return true;
   }
-  double *e = tr_xmalloc(sizeof(double) * (n ? n : 1));
-  bool anye = false;
-  if (a->d && !narrowing) {
-    /* Values already doubles: no rounding to add. */
-    memcpy(v, a->d, sizeof(double) * n);
-    for (size_t i = 0; i < n; i++) e[i] = a->u[i] ? INFINITY : a->e[i];
-  } else if (sh_is_flt(a)) {
+  double kc = sh_allow(c, TR_OP_CONVERT, dt);
+  o->own_v = sh_pool_tensor(c, TR_DT_F64, a->rank, a->dims);
+  o->own_e = sh_pool_tensor(c, TR_DT_F64, a->rank, a->dims);
+  double *v = o->own_v->data, *e = o->own_e->data;
+  o->v.data = v;
+  bool any = false;
+  if (sh_is_flt(a)) {
     for (size_t i = 0; i < n; i++) {
       long double x = sh_get(a, i);
       v[i] = (double)x;
@@ -467,83 +446,71 @@ static bool operand_arrays(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dt
       /* The kernel first converts the operand to the result type. */
       if (narrowing && isfinite(x)) err += kc * sh_ulp(&f, fabsl(x) + err);
       e[i] = a->u[i] ? INFINITY : up(err);
+      any |= e[i] != 0;
     }
   } else {
     tr_tensor *cv = ev_convert_to(&c->ev, in, a->t, TR_DT_F64);
-    if (!cv) {
-      free(e);
-      return false;
-    }
+    if (!cv) return false;
     memcpy(v, cv->data, sizeof(double) * n);
     tr_tensor_free(cv);
     long double exact_below = ldexpl(1.0L, f.p);
     for (size_t i = 0; i < n; i++) {
       long double err = fabsl((long double)v[i]) > exact_below ? kc * sh_ulp(&f, fabsl((long double)v[i])) : 0;
       e[i] = a->u[i] ? INFINITY : up(err);
+      any |= e[i] != 0;
     }
   }
-  for (size_t i = 0; i < n; i++) {
-    double mi = e[i] == 0 ? fabs(v[i]) : isfinite(e[i]) ? next_up(fabs(v[i]) + e[i]) : e[i];
-    if (m) m[i] = mi;
-    else m32[i] = f32_above(mi);
-    anye |= e[i] != 0;
-  }
-  if (anye) {
-    *te = sh_pool_tensor(c, TR_DT_F64, a->rank, a->dims);
-    memcpy((*te)->data, e, sizeof(double) * n);
-  }
-  free(e);
+  if (any) o->e = e;
   return true;
 }
 
-static tr_tensor *abs_copy(const tr_tensor *t) {
-  tr_tensor *r = tr_tensor_clone(t);
-  double *p = r->data;
-  size_t n = tr_tensor_count(r);
-  for (size_t i = 0; i < n; i++) p[i] = fabs(p[i]);
-  return r;
+static void operand_drop(sh_ctx *c, cop *o) {
+  sh_pool_drop(c, o->own_v);
+  sh_pool_drop(c, o->own_e);
+}
+
+/* A kernel operand of the bound: w = al·|v| + be·e, rounded up (to f32
+ * for the f32 kernel), infinite where marked; a term whose factor is 0
+ * is left out (0·inf is no bound). */
+typedef struct {
+  const cop *o;
+  double al, be;
+  float *w32;
+  double *w64;
+} kop_job;
+
+static void kop_chunk(void *ctx, size_t lo, size_t hi) {
+  const kop_job *j = ctx;
+  const double *v = j->o->v.data, *e = j->o->e;
+  const unsigned char *u = j->o->u;
+  for (size_t i = lo; i < hi; i++) {
+    double w = j->al != 0 ? j->al * fabs(v[i]) : 0;
+    if (j->be != 0 && e) w += j->be * (u && u[i] ? INFINITY : e[i]);
+    else if (j->be != 0 && u && u[i]) w = INFINITY;
+    /* up to three roundings of 2^-53 each (product, product, sum) */
+    if (w != 0 && !(j->al == 1 && (j->be == 0 || !e || e[i] == 0))) w *= 1 + 0x1p-50;
+    if (j->w32) j->w32[i] = f32_above(w);
+    else j->w64[i] = w;
+  }
+}
+
+static tr_tensor *kop(sh_ctx *c, const cop *o, double al, double be, bool lo) {
+  tr_tensor *t = sh_pool_tensor(c, lo ? TR_DT_F32 : TR_DT_F64, o->v.rank, o->v.dims);
+  kop_job j = {o, al, be, lo ? t->data : NULL, lo ? NULL : t->data};
+  size_t n = tr_tensor_count(t);
+  ev_par_for(ev_par_threads((double)n), n, kop_chunk, &j);
+  return t;
 }
 
 typedef tr_status (*contract_fn)(ev_ctx *, const tr_instr *, const tr_tensor *, const tr_tensor *,
                                   tr_tensor **);
 
-/* An f32 copy of non-negative f64 values, rounded up. */
-static tr_tensor *f32_up(sh_ctx *c, const tr_instr *in, const tr_tensor *t) {
-  tr_tensor *r = sh_pool_tensor(c, TR_DT_F32, t->rank, t->dims);
-  const double *p = t->data;
-  float *q = r->data;
-  size_t n = tr_tensor_count(t);
-  for (size_t i = 0; i < n; i++) q[i] = f32_above(p[i]);
-  return r;
-}
-
-/* An upper bound on the contraction of the non-negative a and b, as
- * doubles in *out (a new array): in the f32 kernel when lo (results up to
- * f32 need no more than an upper bound: all terms are non-negative, so n
- * roundings of 2^-24 cost at most (n+2)·2^-23 relative, and products that
- * underflow at most 2^-149 each), else in the f64 kernel. */
-static tr_status magnitude(sh_ctx *c, const tr_instr *in, contract_fn kern, const tr_instr *t64,
-                           const tr_instr *t32, bool lo, const tr_tensor *a, const tr_tensor *b,
-                           tr_tensor **out) {
-  *out = NULL;
-  tr_tensor *a32 = NULL, *b32 = NULL;
-  tr_status st;
-  if (lo) {
-    /* f32 operands are magnitudes already rounded up */
-    if (a->dtype != TR_DT_F32) a32 = f32_up(c, in, a);
-    if (b->dtype != TR_DT_F32) b32 = f32_up(c, in, b);
-    st = kern(&c->ev, t32, a32 ? a32 : a, b32 ? b32 : b, out);
-  } else {
-    st = kern(&c->ev, t64, a, b, out);
-  }
-  sh_pool_drop(c, a32);
-  sh_pool_drop(c, b32);
-  return st;
-}
-
-/* Reads magnitude()'s result as an upper bound in double: an f32 result
- * scaled by g and raised by tiny (its own roundings), with two more
- * double roundings of 2^-53 each inside the 2^-50 added; none: 0. */
+/* Reads a bound kernel's result as an upper bound in double: an f32
+ * result (all terms non-negative, so n roundings of 2^-24 cost at most
+ * (n+2)·2^-23 relative, and products that underflow at most 2^-149 each)
+ * scaled by g and raised by tiny, with two more double roundings of 2^-53
+ * each inside the 2^-50 added; an f64 one as it is (its roundings are in
+ * the caller's dbl); none: 0. */
 typedef struct {
   const float *f;
   const double *d;
@@ -561,14 +528,29 @@ static inline double mag_at(const mag_view *m, size_t i) {
   return m->f ? ((double)m->f[i] * m->g + m->tiny) * (1 + 0x1p-50) : m->d ? m->d[i] : 0;
 }
 
+/* The bound of one output from the kernels' results: b = s·W1 + W2 + c3,
+ * and the magnitude sum for the overflow rule: Wm where it was computed,
+ * W1 where s holds the whole scale (no operand errors), else
+ * (W1 + W2)·mk, an upper bound (see sh_dot_conv). */
+typedef struct {
+  mag_view w1, w2, wm;
+  double s, c3, mk;
+  int magk; /* 0: Wm, 1: W1, 2: (W1 + W2)·mk */
+} bnd;
+
+static inline void bound_at(const bnd *k, size_t i, double *b, double *mag) {
+  double w1 = mag_at(&k->w1, i), w2 = mag_at(&k->w2, i);
+  *b = (k->s * w1 + w2 + k->c3) * (1 + 0x1p-50);
+  *mag = k->magk == 0 ? mag_at(&k->wm, i) : k->magk == 1 ? w1 : (w1 + w2) * k->mk * (1 + 0x1p-50);
+}
+
 /* The output loop of sh_dot_conv for types up to 32 bits, over ranges of
- * outputs for ev_par_for: finite elements away from overflow in double
- * (the factors rounded up, the sum widened past its own roundings); the
- * rest marked 2 for the general loop. */
+ * outputs for ev_par_for: finite elements away from overflow in double;
+ * the rest marked 2 for the general loop. */
 typedef struct {
   const double *pv;
-  mag_view pa, p1, p2;
-  double c1, c2, c3, lim;
+  bnd k;
+  double lim;
   sh_val *o;
 } dot_job;
 
@@ -577,8 +559,8 @@ static void dot_out_chunk(void *ctx, size_t lo, size_t hi) {
   double *od = j->o->d, *oe = j->o->e;
   unsigned char *ou = j->o->u;
   for (size_t i = lo; i < hi; i++) {
-    double r = j->pv[i], mag = mag_at(&j->pa, i), prop = mag_at(&j->p1, i) + mag_at(&j->p2, i);
-    double b = (prop * j->c1 + j->c2 * mag + j->c3) * (1 + 0x1p-50);
+    double r = j->pv[i], b, mag;
+    bound_at(&j->k, i, &b, &mag);
     if (isfinite(r) && isfinite(mag) && isfinite(b) && mag + b < j->lim) {
       od[i] = r;
       oe[i] = b;
@@ -589,6 +571,15 @@ static void dot_out_chunk(void *ctx, size_t lo, size_t hi) {
   }
 }
 
+/* Dot and convolution (docs/ORACLE.md, "Contractions"). With m = |v| + e
+ * per operand element, c1 = 1 + dbl and c2 = n·unit + dbl, the bound is
+ *   c1·Σ(e_x·|v_y| + m_x·e_y) + c2·Σ m_x·m_y + c3
+ *   = Σ m_x·(c2·m_y + c1·e_y) + Σ (c1·e_x)·|v_y| + c3,
+ * which takes the bound kernel once when y is exact (then it is
+ * Σ (c2·|v_x| + (c1 + c2)·e_x)·|v_y|) and twice when both operands have
+ * errors, besides the f64 kernel for the value. The overflow rule needs
+ * Σ m_x·m_y: at most W/c2 of those kernels' sum W; types whose edge is
+ * near (f16 and narrower) compute it exactly with one more kernel. */
 tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out) {
   const tr_shape *s = in->shape;
   tr_dtype dt = s->dtype;
@@ -619,44 +610,74 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
   twin.shape = &ts;
   twin32.shape = &ts32;
   bool lo = tr_dtypes[dt].bits <= 32 && nterms < 1e6;
-  tr_tensor *xv, *xm, *xe, *yv, *ym, *ye;
-  tr_tensor *V = NULL, *yabs = NULL;
-  tr_tensor *pa = NULL, *p1 = NULL, *p2 = NULL;
-  bool ok = operand_arrays(c, in, x, dt, lo, &xv, &xm, &xe) & operand_arrays(c, in, y, dt, lo, &yv, &ym, &ye);
-  tr_status st = ok ? TR_OK : TR_ERR_UNSUPPORTED;
+  const tr_instr *tb = lo ? &twin32 : &twin;
+  sh_fmt f;
+  sh_fmt_of(dt, &f);
+  double k = sh_allow(c, in->op, dt);
+  long double unit = (long double)k * ldexpl(1.0L, 1 - f.p);
+  /* The double kernels' own error on V and the bound sums: n+2 roundings each. */
+  long double dbl = (long double)(nterms + 4) * ldexpl(1.0L, -52);
+  double c1 = up(1 + dbl), c2 = up((long double)nterms * unit + dbl);
   contract_fn kern = in->op == TR_OP_DOT ? ev_dot : ev_convolution;
-  if (st == TR_OK) st = kern(&c->ev, &twin, xv, yv, &V);
-  if (st == TR_OK) st = magnitude(c, in, kern, &twin, &twin32, lo, xm, ym, &pa);
-  if (st == TR_OK && xe) {
-    /* |v_y|: the magnitudes themselves when y is exact */
-    if (ye) yabs = abs_copy(yv);
-    st = magnitude(c, in, kern, &twin, &twin32, lo, xe, ye ? yabs : ym, &p1);
+  cop X, Y;
+  tr_tensor *V = NULL, *a1 = NULL, *b1 = NULL, *a2 = NULL, *b2 = NULL, *am = NULL, *bm = NULL;
+  tr_tensor *W1 = NULL, *W2 = NULL, *Wm = NULL;
+  bool okx = operand_of(c, in, x, dt, &X), oky = operand_of(c, in, y, dt, &Y);
+  tr_status st = okx && oky ? TR_OK : TR_ERR_UNSUPPORTED;
+  bool xe = X.e || X.u, ye = Y.e || Y.u, near_edge = f.lim < 1e30L;
+  bnd bk = {.c3 = up((long double)nterms * k * f.tiny)};
+  if (st == TR_OK) st = kern(&c->ev, &twin, &X.v, &Y.v, &V);
+  if (st == TR_OK) {
+    if (!xe && !ye) {
+      /* Σ|v_x|·|v_y| is the magnitude sum itself. */
+      a1 = kop(c, &X, 1, 0, lo);
+      b1 = kop(c, &Y, 1, 0, lo);
+      bk.s = c2;
+      bk.magk = 1;
+    } else if (!ye) {
+      a1 = kop(c, &X, c2, c1 + c2, lo);
+      b1 = kop(c, &Y, 1, 0, lo);
+    } else {
+      a1 = kop(c, &X, 1, 1, lo);
+      b1 = kop(c, &Y, c2, c1 + c2, lo);
+      if (xe) {
+        a2 = kop(c, &X, 0, c1, lo);
+        b2 = kop(c, &Y, 1, 0, lo);
+      }
+    }
+    if (xe || ye) {
+      bk.s = 1;
+      bk.magk = near_edge ? 0 : 2;
+      bk.mk = up(1 / (long double)c2);
+      if (near_edge) {
+        am = ye ? NULL : kop(c, &X, 1, 1, lo);
+        bm = ye ? kop(c, &Y, 1, 1, lo) : NULL;
+      }
+    }
+    st = kern(&c->ev, tb, a1, b1, &W1);
+    if (st == TR_OK && a2) st = kern(&c->ev, tb, a2, b2, &W2);
+    if (st == TR_OK && (am || bm)) st = kern(&c->ev, tb, am ? am : a1, bm ? bm : b1, &Wm);
   }
-  if (st == TR_OK && ye) st = magnitude(c, in, kern, &twin, &twin32, lo, xm, ye, &p2);
   sh_val *o = NULL;
   /* every element written by the two output loops */
   if (st == TR_OK && !(o = sh_arr_new_raw(c, in, dt, s->rank, s->dims))) st = TR_ERR_UNSUPPORTED;
   if (st == TR_OK) {
-    sh_fmt f;
-    sh_fmt_of(dt, &f);
-    double k = sh_allow(c, in->op, dt);
-    long double unit = (long double)k * ldexpl(1.0L, 1 - f.p);
-    /* The double kernels' own error on V, A and E: n+2 roundings each. */
-    long double dbl = (long double)(nterms + 4) * ldexpl(1.0L, -52);
-    bool exact_in = sh_is_exact(x) && sh_is_exact(y);
+    bool exact_in = !xe && !ye;
     const double *pv = V->data;
-    mag_view ma = mag_of(pa, nterms), m1 = mag_of(p1, nterms), m2 = mag_of(p2, nterms);
+    bk.w1 = mag_of(W1, nterms);
+    bk.w2 = mag_of(W2, nterms);
+    bk.wm = mag_of(Wm, nterms);
     if (o->d) {
-      dot_job j = {pv, ma, m1, m2, up(1 + dbl), up((long double)nterms * unit + dbl),
-                   up((long double)nterms * k * f.tiny), (double)f.lim, o};
+      dot_job j = {pv, bk, (double)f.lim, o};
       ev_par_for(ev_par_threads(2.0 * (double)o->n), o->n, dot_out_chunk, &j);
     }
     for (size_t i = 0; i < o->n; i++) {
       if (o->d && o->u[i] != 2) continue;
-      long double r = pv[i], mag = mag_at(&ma, i);
-      long double prop = (long double)mag_at(&m1, i) + mag_at(&m2, i);
+      double bd, md;
+      bound_at(&bk, i, &bd, &md);
+      long double r = pv[i], b = bd, mag = md;
       unsigned char u = 0;
-      if (!isfinite(r) || !isfinite(mag) || !isfinite(prop)) {
+      if (!isfinite(r) || !isfinite(mag) || !isfinite(b)) {
         /* inf or NaN operands, or an uncertain one: a NaN of exact
          * operands is NaN in any order; an inf may meet a partial sum
          * that overflowed the other way, so it is not judged. */
@@ -664,8 +685,6 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
         o->u[i] = !(exact_in && isnan(r));
         continue;
       }
-      prop *= 1 + dbl;
-      long double b = prop + ((long double)nterms * unit + dbl) * mag + (long double)nterms * k * f.tiny;
       if (mag + b >= f.lim) {
         /* Some order's partial sum may overflow. */
         if (sure_overflow(r, b, mag, &f)) {
@@ -680,17 +699,10 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
     }
     *out = o;
   }
-  sh_pool_drop(c, xv);
-  sh_pool_drop(c, xm);
-  sh_pool_drop(c, xe);
-  sh_pool_drop(c, yv);
-  sh_pool_drop(c, ym);
-  sh_pool_drop(c, ye);
-  sh_pool_drop(c, V);
-  sh_pool_drop(c, pa);
-  sh_pool_drop(c, p1);
-  sh_pool_drop(c, p2);
-  sh_pool_drop(c, yabs);
+  operand_drop(c, &X);
+  operand_drop(c, &Y);
+  tr_tensor *drop[] = {V, a1, b1, a2, b2, am, bm, W1, W2, Wm};
+  for (size_t i = 0; i < sizeof drop / sizeof *drop; i++) sh_pool_drop(c, drop[i]);
   return st;
 }
 
