@@ -87,12 +87,12 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
 
 /* One kernel body per element type: T the scalar, V its 16-byte vector,
  * VL lanes, NR = 2 * VL columns per strip. */
-#define DEFINE_MM(SUF, T, V, VL)                                                              \
+#define DEFINE_MM(SUF, T, V, VL, NAN, ATTR)                                                            \
   enum { NR_##SUF = 2 * (VL) };                                                                \
                                                                                                \
   /* C tile (mr x nr valid of MR x NR) (+)= Ap (kc x MR) Bp (kc x NR); load: C holds the    \
    * running sums of earlier k, else they start from +0. */                                  \
-  static void micro_##SUF(size_t kc, const T *ap, const T *bp, T *c, size_t ldc, size_t mr,   \
+  ATTR static void micro_##SUF(size_t kc, const T *ap, const T *bp, T *c, size_t ldc, size_t mr,   \
                           size_t nr, bool load) {                                              \
     T tmp[MR * NR_##SUF];                                                                      \
     T *cc = c;                                                                                 \
@@ -165,7 +165,7 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
   } mm_##SUF;                                                                                  \
                                                                                                \
   /* Packs B strips [lo, hi) of the flattened (batch, strip) range. */                        \
-  static void pack_b_##SUF(void *ctx, size_t lo, size_t hi) {                                  \
+  ATTR static void pack_b_##SUF(void *ctx, size_t lo, size_t hi) {                                  \
     mm_##SUF *j = ctx;                                                                         \
     for (size_t bs = lo; bs < hi; bs++) {                                                      \
       size_t b = bs / j->strips, s = bs % j->strips, j0 = s * NR_##SUF;                        \
@@ -182,7 +182,7 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
   }                                                                                            \
                                                                                                \
   /* Computes the C blocks [lo, hi) of the (batch, row block, column block) range. */        \
-  static void mm_run_##SUF(void *ctx, size_t lo, size_t hi) {                                  \
+  ATTR static void mm_run_##SUF(void *ctx, size_t lo, size_t hi) {                                  \
     mm_##SUF *j = ctx;                                                                         \
     size_t kcap = j->k < KC ? j->k : KC;                                                       \
     T *ap = tr_xmalloc(sizeof(T) * MC * (kcap ? kcap : 1));                                    \
@@ -224,14 +224,14 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
         for (size_t c = j0; c < j1; c++) {                                                     \
           T *e = cb + i * j->n + c;                                                            \
           if (*e != *e)                                                                        \
-            *e = ev_nan_dot_##SUF(j->a + j->ab[b] + j->ai[i], j->ak,                           \
+            *e = NAN(j->a + j->ab[b] + j->ai[i], j->ak,                                        \
                                   j->bsrc + j->bb[b] + j->bj[c], j->bk, j->k);              \
         }                                                                                      \
     }                                                                                          \
     free(ap);                                                                                  \
   }                                                                                            \
                                                                                                \
-  void ev_mm_##SUF(const T *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,        \
+  ATTR static void matmul_##SUF(const T *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,        \
                    const T *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,     \
                    T *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {              \
     if (nb == 0 || m == 0 || n == 0) return;                                                   \
@@ -243,8 +243,35 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
     free(j.bp);                                                                                \
   }
 
-DEFINE_MM(f32, float, v4f, 4)
-DEFINE_MM(f64, double, v2d, 2)
+DEFINE_MM(f32, float, v4f, 4, ev_nan_dot_f32, )
+DEFINE_MM(f64, double, v2d, 2, ev_nan_dot_f64, )
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same kernels on 32-byte vectors for machines with AVX2 (twice the
+ * lanes; no FMA: the target adds none, and ISO C mode does not contract),
+ * chosen at run time. Same operations per element, so the same bits. */
+typedef float v8f __attribute__((vector_size(32)));
+typedef double v4d __attribute__((vector_size(32)));
+#define AVX2 __attribute__((target("avx2")))
+DEFINE_MM(f32x8, float, v8f, 8, ev_nan_dot_f32, AVX2)
+DEFINE_MM(f64x4, double, v4d, 4, ev_nan_dot_f64, AVX2)
+static bool has_avx2(void) { return __builtin_cpu_supports("avx2"); }
+#else
+#define matmul_f32x8 matmul_f32
+#define matmul_f64x4 matmul_f64
+static bool has_avx2(void) { return false; }
+#endif
+
+void ev_mm_f32(const float *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
+               const float *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
+               float *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {
+  (has_avx2() ? matmul_f32x8 : matmul_f32)(a, ab, ai, ak, bsrc, bb, bk, bj, c, nb, m, n, k, nthreads);
+}
+
+void ev_mm_f64(const double *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
+               const double *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
+               double *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {
+  (has_avx2() ? matmul_f64x4 : matmul_f64)(a, ab, ai, ak, bsrc, bb, bk, bj, c, nb, m, n, k, nthreads);
+}
 
 /* ---- integer and pred dots ---- */
 
