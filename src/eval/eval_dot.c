@@ -261,6 +261,19 @@ static bool has_avx2(void) { return __builtin_cpu_supports("avx2"); }
 static bool has_avx2(void) { return false; }
 #endif
 
+/* The 16-byte kernels whatever the CPU (tests compare the two). */
+void ev_mm_f32_base(const float *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
+                    const float *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
+                    float *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {
+  matmul_f32(a, ab, ai, ak, bsrc, bb, bk, bj, c, nb, m, n, k, nthreads);
+}
+
+void ev_mm_f64_base(const double *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
+                    const double *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
+                    double *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {
+  matmul_f64(a, ab, ai, ak, bsrc, bb, bk, bj, c, nb, m, n, k, nthreads);
+}
+
 void ev_mm_f32(const float *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
                const float *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
                float *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {

@@ -38,6 +38,14 @@ void ev_mm_f32(const float *a, const int64_t *ab, const int64_t *ai, const int64
 void ev_mm_f64(const double *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
                const double *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
                double *c, size_t nb, size_t m, size_t n, size_t k, int nthreads);
+/* The same on 16-byte vectors whatever the CPU (ev_mm_* take 32-byte ones
+ * where it has AVX2); for tests, which compare the two. */
+void ev_mm_f32_base(const float *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
+                    const float *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
+                    float *c, size_t nb, size_t m, size_t n, size_t k, int nthreads);
+void ev_mm_f64_base(const double *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
+                    const double *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
+                    double *c, size_t nb, size_t m, size_t n, size_t k, int nthreads);
 
 /* v with its quiet bit set: what an x86 arithmetic op returns for a NaN
  * operand (signalling NaNs are quieted, payload and sign kept). */
