@@ -107,6 +107,9 @@ expect 2 'unknown option' -- "$trench" check "$tmp/add.hlo" --target interp --fr
 expect 2 '' -- "$trench" check "$tmp/add.hlo" --target nosuchtarget
 printf 'HloModule el\nENTRY e {\n  p = f32[16] parameter(0)\n  c = f32[16] constant({...})\n  ROOT r = f32[16] add(p, c)\n}\n' > "$tmp/elided.hlo"
 expect 2 'the reference cannot evaluate' -- "$trench" check "$tmp/elided.hlo" --target interp
+# --fill-elided: both sides get the same filled values; a bundle writes them.
+expect 0 '^check: pass' -- "$trench" check "$tmp/elided.hlo" --target builtin --seeds 1 --fill-elided --save "$tmp/el"
+if [ -s "$tmp/el/module.hlo" ] && ! grep -q '{\.\.\.}' "$tmp/el/module.hlo"; then ok; else bad "--fill-elided bundle keeps {...}"; fi
 expect 2 'takes 2 inputs, 1 --input given' -- "$trench" check "$tmp/add.hlo" --target interp --input "$tmp/b/in0.npy"
 
 # --per-instruction: each entry instruction judged alone on the target's

@@ -107,6 +107,10 @@ static tr_status read_stdin(char **out, size_t *len, tr_diag *d) {
 /* Reads the text here rather than through tr_parse_file so an unreadable
  * file (exit 2) stays apart from a malformed one (exit 1), and "-" works. */
 tr_module *cli_load(const char *path, bool verify, int *exit_code) {
+  return cli_load_opts(path, verify, NULL, exit_code);
+}
+
+tr_module *cli_load_opts(const char *path, bool verify, const tr_parse_opts *po, int *exit_code) {
   tr_diag d = {0};
   char *text = NULL;
   size_t len = 0;
@@ -119,7 +123,7 @@ tr_module *cli_load(const char *path, bool verify, int *exit_code) {
     *exit_code = CLI_EXIT_USAGE;
     return NULL;
   }
-  tr_module *m = tr_parse(name, text, len, NULL, &d);
+  tr_module *m = tr_parse(name, text, len, po, &d);
   if (m && verify && tr_verify(m, &d) != TR_OK) {
     tr_module_free(m);
     m = NULL;

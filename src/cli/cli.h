@@ -75,6 +75,8 @@ const char *cli_input_name(const char *path);
  * to CLI_EXIT_USAGE (unreadable) or CLI_EXIT_FINDING (syntax or verify
  * error); on success sets it to CLI_EXIT_OK. */
 tr_module *cli_load(const char *path, bool verify, int *exit_code);
+/* The same with parse options (po may be NULL): --fill-elided. */
+tr_module *cli_load_opts(const char *path, bool verify, const tr_parse_opts *po, int *exit_code);
 
 /* Flushes stdout; reports a write error (full disk, closed pipe) as exit 2
  * so a truncated output is never mistaken for success. */

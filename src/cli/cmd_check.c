@@ -63,6 +63,8 @@ const cli_cmd cli_cmd_check = {
   "      --profile FILE the target's semantic profile (default: by target)\n"
   "      --strict       no profile: every deviation is a finding\n"
   "      --timeout S    per-run timeout of the target in seconds\n"
+  "      --fill-elided  give constants written {...} deterministic values;\n"
+  "                     the target gets the module with those values written\n"
   "      --per-instruction[=all|chains]\n"
   "                     also judge every entry instruction on its own: the\n"
   "                     target runs a copy of MODULE that returns every\n"
@@ -361,6 +363,7 @@ typedef struct {
   const char *profile_arg; /* --profile as given */
   bool per_instr;        /* --per-instruction */
   bool chains;           /* --per-instruction=chains */
+  bool fill_elided;      /* --fill-elided */
 } check_env;
 
 /* Overall counts of a multi-module run (printed at the end). */
@@ -521,7 +524,8 @@ static int check_module(const check_env *env, const char *path, check_totals *to
   if (prof) cJSON_AddStringToObject(cr.report, "profile", env->ppath);
   else cJSON_AddNullToObject(cr.report, "profile");
   tot->modules++;
-  tr_module *m = cli_load(path, true, &rc);
+  tr_parse_opts po = {env->fill_elided};
+  tr_module *m = cli_load_opts(path, true, &po, &rc);
   if (!m) {
     cJSON_AddStringToObject(cr.report, "summary", rc == CLI_EXIT_USAGE ? "error" : "finding");
     cJSON_AddStringToObject(cr.report, "error", rc == CLI_EXIT_USAGE ? "cannot read the module"
@@ -730,6 +734,8 @@ static int run(int argc, char **argv) {
       if (o.val && strcmp(o.val, "chains") == 0) env.chains = true;
       else if (o.val && strcmp(o.val, "all") != 0)
         cli_usage_error(cmd, "--per-instruction takes all or chains, not '%s'", o.val);
+    } else if (cli_opt_flag(&o, NULL, "--fill-elided")) {
+      env.fill_elided = true;
     } else if (cli_opt_flag(&o, NULL, "--json")) {
       env.json_mode = true;
     } else if (cli_opt_is(&o, NULL, "--save")) {

@@ -581,7 +581,10 @@ static tr_literal *parse_literal(parser *p, tr_shape *s) {
   return parse_dense(p, s, 0, data, &idx, esize) ? lit : NULL;
 }
 
-/* Deterministic values for an elided constant: documented in docs/HLO.md. */
+/* Deterministic values for an elided constant: documented in docs/HLO.md.
+ * The filled constant is an ordinary one from then on (elided cleared):
+ * the printer writes its values, so a target handed the printed module
+ * (trench check) computes on the same values as the reference. */
 static void fill_elided(tr_arena *a, tr_literal *lit, uint64_t seed) {
   if (lit->shape->dtype == TR_DT_TUPLE) return;
   const tr_shape *s = lit->shape;
@@ -611,6 +614,7 @@ static void fill_elided(tr_arena *a, tr_literal *lit, uint64_t seed) {
     }
   }
   lit->data = data;
+  lit->elided = false;
 }
 
 /* ---- attributes ---- */
