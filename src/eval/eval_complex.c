@@ -5,7 +5,10 @@
  * __mulsc3/__divsc3 (C11 Annex G) with every primitive operation rounded
  * to the component type; the transcendentals from libm's long double
  * complex functions, rounded once per component; abs, real and imag give
- * the component type; compare is EQ or NE only.
+ * the component type; compare is EQ or NE only. Sort, reduce-window,
+ * scatter and select-and-scatter move complex values and call their
+ * computations, so they need nothing here (ev_complex_ok admits them);
+ * clamp is not defined on complex (E: UnsupportedTypeError).
  *
  * Values are held as pairs of doubles: for c64 every primitive op is
  * followed by a rounding to float (R), which gives float arithmetic's bits
@@ -140,7 +143,9 @@ bool ev_complex_ok(tr_op op) {
   /* reduce and map call their computation per element (ev_simple_binary
    * declines complex), so the combiner's own ops decide. */
   return cplx_unary(op) || cplx_binary(op) || op == TR_OP_CONVERT || op == TR_OP_DOT ||
-         op == TR_OP_CONVOLUTION || op == TR_OP_REDUCE || op == TR_OP_MAP || op == TR_OP_GATHER;
+         op == TR_OP_CONVOLUTION || op == TR_OP_REDUCE || op == TR_OP_MAP || op == TR_OP_GATHER ||
+         op == TR_OP_SORT || op == TR_OP_REDUCE_WINDOW || op == TR_OP_SCATTER ||
+         op == TR_OP_SELECT_AND_SCATTER;
 }
 
 /* Element i of t as a complex pair (a real t gives im = 0). */
@@ -209,9 +214,14 @@ tr_status ev_complex_elem(ev_ctx *c, const tr_instr *in, tr_tensor *const *t, tr
     const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIRECTION);
     const char *dir = da && da->u.s ? da->u.s : "";
     bool ne = strcmp(dir, "NE") == 0;
+    /* XLA's shape inference takes any direction, but its evaluator
+     * defines EQ and NE only on complex (hlo_evaluator.cc Compare: LOG(FATAL)
+     * "unhandled direction"); XLA:CPU orders (re, im) lexicographically.
+     * The reference follows the evaluator: no result. */
     if (!ne && strcmp(dir, "EQ") != 0)
-      return ev_err(c, in, TR_ERR_INVALID, "compare of complex values with direction=%s (only EQ and NE)",
-                    dir);
+      return ev_err(c, in, TR_ERR_UNSUPPORTED,
+                    "unsupported: compare of %s values with direction=%s: XLA's evaluator defines "
+                    "only EQ and NE on complex", tr_dtype_name(t[0]->dtype), dir);
     tr_tensor *r = ev_new(c, in, TR_DT_PRED, s->rank, s->dims);
     if (!r) return TR_ERR_UNSUPPORTED;
     size_t n = tr_tensor_count(r);

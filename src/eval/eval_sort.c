@@ -95,6 +95,9 @@ static void find_fast(sorter *s) {
   int64_t pa = a->param_index, pb = b->param_index;
   if (pa / 2 != pb / 2 || pa == pb || pa / 2 >= s->n) return;
   if (!a->shape || a->shape->dtype != s->xs[pa / 2]->dtype) return;
+  /* Complex keys go through the call: its compare applies the complex
+   * rules (EQ, NE; no order). */
+  if (tr_dtypes[a->shape->dtype].kind == TR_DK_COMPLEX) return;
   s->fastcmp = r;
   s->fastop = (int)(pa / 2);
   s->fastswap = pa % 2 == 1;

@@ -1242,7 +1242,7 @@ TR_TEST(eval_unsupported_is_located) {
                 "  ROOT b = pred[2] compare(a, a), direction=LT\n"
                 "}\n",
                 buf, sizeof buf);
-  CHECK_STR(msg, "t.hlo:4:8: error: in %b: compare of complex values with direction=LT (only EQ and NE)");
+  CHECK_STR(msg, "t.hlo:4:8: error: in %b: unsupported: compare of c64 values with direction=LT: XLA's evaluator defines only EQ and NE on complex");
   msg = run_err("HloModule m\n"
                 "ENTRY e {\n"
                 "  a = c64[2] constant({(1, 2), (3, 4)})\n"

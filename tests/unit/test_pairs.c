@@ -133,6 +133,11 @@ static const tmpl tmpls[] = {
                       "  ROOT r = $T[1,1,1] convolution(x, k), window={size=2}, "
                       "dim_labels=b0f_0io->b0f"},
   {TR_OP_SORT, "ROOT r = $T[2,2] sort(a), dimensions={1}, to_apply=lt"},
+  /* complex keys: XLA orders no complex values, the comparator orders parts */
+  {TR_OP_SORT, "ROOT r = $T[2,2] sort(a), dimensions={1}, to_apply=lt_re"},
+  {TR_OP_SELECT_AND_SCATTER, "src = $T[1,1] slice(a), slice={[0:1], [0:1]}\n"
+                             "  ROOT r = $T[2,2] select-and-scatter(a, src, s), window={size=2x2}, "
+                             "select=ge_re, scatter=add"},
   {TR_OP_TOPK, "ROOT r = ($T[2,1], s32[2,1]) topk(a), k=1, largest=true"},
   {TR_OP_CHOLESKY, "ROOT r = $T[2,2] cholesky(a), lower=true"},
   {TR_OP_TRIANGULAR_SOLVE, "ROOT r = $T[2,2] triangular-solve(a, a), left_side=true, lower=true, "
@@ -185,7 +190,17 @@ static const char *const prelude =
   "lt {\n  x = $T[] parameter(0)\n  y = $T[] parameter(1)\n"
   "  ROOT z = pred[] compare(x, y), direction=LT\n}\n\n"
   "ge {\n  x = $T[] parameter(0)\n  y = $T[] parameter(1)\n"
-  "  ROOT z = pred[] compare(x, y), direction=GE\n}\n\n"
+  "  ROOT z = pred[] compare(x, y), direction=GE\n}\n\n";
+
+/* Comparators on complex values (by real part; XLA's compare orders no
+ * complex values), in the probe modules of complex types only. */
+static const char *const complex_comps =
+  "lt_re {\n  x = $T[] parameter(0)\n  y = $T[] parameter(1)\n  rx = $R[] real(x)\n"
+  "  ry = $R[] real(y)\n  ROOT z = pred[] compare(rx, ry), direction=LT\n}\n\n"
+  "ge_re {\n  x = $T[] parameter(0)\n  y = $T[] parameter(1)\n  rx = $R[] real(x)\n"
+  "  ry = $R[] real(y)\n  ROOT z = pred[] compare(rx, ry), direction=GE\n}\n\n";
+
+static const char *const entry =
   "ENTRY main {\n"
   "  a = $T[2,2] constant({{$V, $V}, {$V, $V}})\n"
   "  v2 = $T[2] constant({$V, $V})\n"
@@ -197,6 +212,8 @@ typedef enum { PROBE_YES, PROBE_NO, PROBE_BAD } probe_result;
 static probe_result probe(const tmpl *tp, tr_dtype t, tr_buf *why) {
   tr_buf text = {0};
   subst(&text, prelude, t);
+  if (tr_dtypes[t].kind == TR_DK_COMPLEX) subst(&text, complex_comps, t);
+  subst(&text, entry, t);
   subst(&text, tp->body, t);
   tr_buf_printf(&text, "\n}\n");
   tr_diag d = {0};
