@@ -392,9 +392,18 @@ static void any_chunk(void *ctx, size_t lo, size_t hi) {
   any_job *j = ctx;
   const double *e = j->a->e;
   const unsigned char *u = j->a->u;
-  unsigned char any = 0;
-  for (size_t i = lo; i < hi; i++) any |= u[i] | (e[i] != 0);
-  if (any) atomic_store_explicit(&j->any, true, memory_order_relaxed);
+  /* blocks of 256, stopping at the first block with one (activations
+   * usually have bounds from their first element on) */
+  for (size_t b = lo; b < hi; b += 256) {
+    if (atomic_load_explicit(&j->any, memory_order_relaxed)) return;
+    size_t end = hi - b < 256 ? hi : b + 256;
+    unsigned char any = 0;
+    for (size_t i = b; i < end; i++) any |= u[i] | (e[i] != 0);
+    if (any) {
+      atomic_store_explicit(&j->any, true, memory_order_relaxed);
+      return;
+    }
+  }
 }
 
 static bool operand_of(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dtype dt, cop *o) {
@@ -459,10 +468,11 @@ static void operand_drop(sh_ctx *c, cop *o) {
  * for the f32 kernel), infinite where marked; a term whose factor is 0 is
  * left out (0·inf is no bound), and so are the marks with the errors
  * (then the other kernel operand or run carries them). The double
- * arithmetic rounds at most three times by 2^-53, the f32 conversion by
- * 2^-24 relative or 2^-150 below the normals: the factor kf and the
- * smallest subnormal added cover both, so w is never below the real value
- * (branch-free loops the compiler vectorizes). */
+ * arithmetic rounds at most three times by 2^-53 (covered by the factor
+ * kf, 1 where w = |v| is exact); the f32 value is one float step up where
+ * the conversion went down (the bits of a non-negative float count up
+ * with it: 0 steps to the smallest subnormal, FLT_MAX to inf). Branch-free
+ * loops the compiler vectorizes. */
 typedef struct {
   const cop *o;
   double al, be;
@@ -473,9 +483,16 @@ typedef struct {
 #define KOP_LOOP(EXPR)                                                   \
   do {                                                                   \
     if (j->w32)                                                          \
-      for (size_t i = lo; i < hi; i++) j->w32[i] = (float)((EXPR) * kf + t); \
+      for (size_t i = lo; i < hi; i++) {                                 \
+        double w = (EXPR) * kf;                                          \
+        float f = (float)w;                                              \
+        uint32_t bits;                                                   \
+        memcpy(&bits, &f, 4);                                            \
+        bits += (double)f < w;                                           \
+        memcpy(&j->w32[i], &bits, 4);                                    \
+      }                                                                  \
     else                                                                 \
-      for (size_t i = lo; i < hi; i++) j->w64[i] = (EXPR) * kf + t;      \
+      for (size_t i = lo; i < hi; i++) j->w64[i] = (EXPR) * kf;          \
   } while (0)
 
 static void kop_chunk(void *ctx, size_t lo, size_t hi) {
@@ -483,8 +500,9 @@ static void kop_chunk(void *ctx, size_t lo, size_t hi) {
   const double *v = j->o->v.data, *e = j->o->e;
   const unsigned char *u = j->o->u;
   const double al = j->al, be = j->be;
-  const double kf = j->w32 ? 1 + 0x1p-22 : 1 + 0x1p-50, t = j->w32 ? 0x1p-149 : 0x1p-1074;
-  if (be == 0 || !e) KOP_LOOP(al * fabs(v[i]));
+  bool plain = be == 0 || !e;
+  const double kf = plain && al == 1 ? 1 : 1 + 0x1p-50;
+  if (plain) KOP_LOOP(al * fabs(v[i]));
   else if (al == 0 && !u) KOP_LOOP(be * e[i]);
   else if (al == 0) KOP_LOOP(be * (u[i] ? INFINITY : e[i]));
   else if (!u) KOP_LOOP(al * fabs(v[i]) + be * e[i]);
