@@ -963,11 +963,13 @@ tr_status sh_call(sh_ctx *c, const tr_instr *caller, const tr_comp *k, sh_val *c
     for (int j = 0; j < in->noperands; j++) {
       ops[j] = vals[pos[in->operands[j]->id]];
       /* Lazy arguments get their planes here, except as the operand a
-       * gather, slice or dynamic-slice reads a part of, or as an operand
-       * of a call or fusion (jax wraps its lookups in calls): the called
-       * computation's instructions decide. */
+       * gather, slice or dynamic-slice reads a part of, as an operand of
+       * a call or fusion (jax wraps its lookups in calls): the called
+       * computation's instructions decide, or of a dot or convolution,
+       * which reads the values alone (weights). */
       bool part = (j == 0 && (in->op == TR_OP_GATHER || in->op == TR_OP_SLICE || in->op == TR_OP_DYNAMIC_SLICE)) ||
-                  in->op == TR_OP_CALL || in->op == TR_OP_FUSION;
+                  in->op == TR_OP_CALL || in->op == TR_OP_FUSION || in->op == TR_OP_DOT ||
+                  in->op == TR_OP_CONVOLUTION;
       if (ops[j] && ops[j]->src && !part) sh_materialize(c, ops[j]);
     }
     if (in->op == TR_OP_CONSTANT) st = exact_value(c, in, &vals[i]);
