@@ -136,7 +136,7 @@ static bool cplx_unary(tr_op op) {
 
 static bool cplx_binary(tr_op op) {
   return op == TR_OP_ADD || op == TR_OP_SUBTRACT || op == TR_OP_MULTIPLY || op == TR_OP_DIVIDE ||
-         op == TR_OP_POWER || op == TR_OP_COMPLEX || op == TR_OP_COMPARE;
+         op == TR_OP_POWER || op == TR_OP_ATAN2 || op == TR_OP_COMPLEX || op == TR_OP_COMPARE;
 }
 
 bool ev_complex_ok(tr_op op) {
@@ -145,7 +145,7 @@ bool ev_complex_ok(tr_op op) {
   return cplx_unary(op) || cplx_binary(op) || op == TR_OP_CONVERT || op == TR_OP_DOT ||
          op == TR_OP_CONVOLUTION || op == TR_OP_REDUCE || op == TR_OP_MAP || op == TR_OP_GATHER ||
          op == TR_OP_SORT || op == TR_OP_REDUCE_WINDOW || op == TR_OP_SCATTER ||
-         op == TR_OP_SELECT_AND_SCATTER;
+         op == TR_OP_SELECT_AND_SCATTER || op == TR_OP_IOTA;
 }
 
 /* Element i of t as a complex pair (a real t gives im = 0). */
@@ -201,6 +201,20 @@ static cplx binary1(tr_op op, bool f, cplx x, cplx y) {
       r = from_ld(f, cpowl((long double)x.re + (long double)x.im * I,
                            (long double)y.re + (long double)y.im * I));
     break;
+  case TR_OP_ATAN2: {
+    /* E: atan2(y, x) = -i log((x + iy) / sqrt(x^2 + y^2)), every op on
+     * the complex type; here in long double, the product by -i written
+     * out as E's multiply does it (-i is (-0, -1); times (c, d): re =
+     * -0c + d, im = -0d - c, which keeps E's signs of zero: atan2(0, 1)
+     * = (0, -0)), rounded once. */
+    long double complex ey = (long double)x.re + (long double)x.im * I; /* lhs */
+    long double complex ex = (long double)y.re + (long double)y.im * I; /* rhs */
+    long double complex L = clogl((ex + I * ey) / csqrtl(ex * ex + ey * ey));
+    long double c0 = creall(L), d0 = cimagl(L);
+    r.re = R(f, (double)(-0.0L * c0 + d0));
+    r.im = R(f, (double)(-0.0L * d0 + -c0));
+    break;
+  }
   default: TR_ASSERT(!"not a complex binary op");
   }
   return r;

@@ -958,7 +958,10 @@ tr_status ev_iota(ev_ctx *c, const tr_instr *in, tr_tensor **out) {
   uint64_t inner = 1;
   for (int i = dim + 1; i < s->rank; i++) inner *= (uint64_t)s->dims[i];
   uint64_t size = (uint64_t)s->dims[dim];
-  if (is_flt(s->dtype)) {
+  if (tr_dtypes[s->dtype].kind == TR_DK_COMPLEX) {
+    /* E: static_cast<complex<T>>(index), one rounding to the component. */
+    for (size_t i = 0; i < n; i++) tr_tensor_set_c(r, i, (double)((i / inner) % size), 0);
+  } else if (is_flt(s->dtype)) {
     double *a = xalloc_n(n, sizeof(double));
     for (size_t i = 0; i < n; i++) a[i] = (double)((i / inner) % size);
     /* One rounding for every float type, fnuz f8 included: the notes
