@@ -18,10 +18,14 @@
 #           the first target, with the largest shadow bound and the real
 #           error against an f64 evaluation, showing where the first-order
 #           bounds stop being useful.
+# A MODEL ending in .hlo is a module file as it is (XLA's own CPU
+# benchmark files, docs/MODELS.md): constants written {...} get trench's
+# deterministic fill (--fill-elided, the target gets the same values),
+# inputs are drawn with seeds 0..N-1, and it has no segments or cuts.
 #
 # Usage: bench/model_check.sh [--seeds N] [--targets "T1 T2"] [--segs]
 #                             [--cuts] [--per-instruction[=chains]]
-#                             [--dir DIR] [MODEL ...]
+#                             [--dir DIR] [MODEL | FILE.hlo ...]
 # Defaults: 3 seeds, targets "xla-cpu builtin", DIR /work/models, models
 # resnet50 dlrm. Run from the repository root after `make`; the dumps are
 # made with .venv/bin/python bench/models.py when DIR lacks them.
@@ -36,7 +40,7 @@ while [ $# -gt 0 ]; do
     --segs) segs=1 ;;
     --per-instruction|--per-instruction=all|--per-instruction=chains) pi=$1 ;;
     --dir) dir=$2; shift ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     -*) echo "model_check.sh: unknown option $1" >&2; exit 2 ;;
     *) models+=("$1") ;;
   esac
@@ -54,7 +58,15 @@ cp build/trench "$tmp/trench" || exit 2
 T=$tmp/trench
 export TRENCH_HOME=$PWD
 
+# isfile MODEL: a module file given as it is (FILE.hlo), not a models.py name
+isfile() { case "$1" in *.hlo) return 0 ;; *) return 1 ;; esac; }
+# modfile MODEL: the module a MODEL names
+modfile() { if isfile "$1"; then echo "$1"; else echo "$dir/$1.pre.hlo"; fi; }
 for m in "${models[@]}"; do
+  if isfile "$m"; then
+    [ -f "$m" ] || { echo "model_check.sh: $m missing" >&2; exit 2; }
+    continue
+  fi
   if [ ! -f "$dir/$m.pre.hlo" ] || [ ! -f "$dir/$m.inputs/params.txt" ]; then
     $PY bench/models.py --out "$dir" --seeds "$seeds" "$m" || exit 2
   fi
@@ -62,14 +74,18 @@ done
 
 # inputs MODEL SEED: the --input arguments; seed S>0 replaces the data
 # inputs by DIR/MODEL.inputs/seedS/pK.npy (the weights stay).
+# A FILE.hlo model: the fill and drawn inputs of seed SEED (check adds
+# --seeds 1 through cinputs).
 inputs() {
   local d=$dir/$1.inputs n k
+  if isfile "$1"; then printf -- '--fill-elided --seed %s ' "$2"; return; fi
   n=$(wc -l < "$d/params.txt")
   for ((k = 0; k < n; k++)); do
     if [ -f "$d/seed$2/p$k.npy" ]; then printf -- '--input %s ' "$d/seed$2/p$k.npy"
     else printf -- '--input %s ' "$d/p$k.npy"; fi
   done
 }
+cinputs() { inputs "$1" "$2"; isfile "$1" && printf -- '--seeds 1 '; }
 now() { date +%s.%N; }
 # check MODULE MODEL SEED TARGET [SAVE]: prints "judgement worst checked
 # uncertain PI_VERDICT PI_JUDGED PI_MISMATCH PI_WEAK PI_EXCUSED SECONDS" (the
@@ -80,7 +96,7 @@ check() {
   [ $# -ge 5 ] && save=(--save "$5")
   t0=$(now)
   # shellcheck disable=SC2046
-  $T check "$1" --target "$4" $(inputs "$2" "$3") --json $cpi "${save[@]}" > "$tmp/c.json" 2> "$tmp/c.err"
+  $T check "$1" --target "$4" $(cinputs "$2" "$3") --json $cpi "${save[@]}" > "$tmp/c.json" 2> "$tmp/c.err"
   t1=$(now)
   python3 - "$tmp/c.json" "$(echo "$t1 - $t0" | bc -l)" <<'EOF'
 import json, sys
@@ -116,7 +132,7 @@ printf '%-17s %6s %6s %8s %8s %7s  %-9s %-22s %9s %-17s' model instrs params exa
 echo
 cpi=$pi # per-instruction in the main table only
 for m in "${models[@]}"; do
-  f=$dir/$m.pre.hlo
+  f=$(modfile "$m")
   read -r ni np < <($T stats --json "$f" | python3 -c \
     'import json,sys; d=json.load(sys.stdin)["files"][0]; print(d["instructions"], d["entry_parameters"])')
   # shellcheck disable=SC2046
@@ -136,7 +152,7 @@ for m in "${models[@]}"; do
       [ "$pjs" != - ] && pj=$((pj + pjs)) && pm=$((pm + pms)) && pw=$((pw + pws))
     done
     if [ $first = 1 ]; then
-      printf '%-17s %6s %6s %8.2f %8.2f %7.1f  ' "$m" "$ni" "$np" "$ex" "$sh" "$(echo "$sh / $ex" | bc -l)"
+      printf '%-17s %6s %6s %8.2f %8.2f %7.1f  ' "$(basename "$m" .hlo)" "$ni" "$np" "$ex" "$sh" "$(echo "$sh / $ex" | bc -l)"
     else
       printf '%-17s %6s %6s %8s %8s %7s  ' "" "" "" "" "" ""
     fi
@@ -189,6 +205,7 @@ if [ $segs = 1 ]; then
     'bound/|y|'
 
   for m in "${models[@]}"; do
+    isfile "$m" && continue
     for g in $($PY bench/models.py list segs "$m"); do
       row "$m:$g" "$m.seg-$g" "$dir/$m.seg-$g.pre.hlo"
     done
@@ -204,6 +221,7 @@ echo "against an f64 evaluation of the same module by jax"
 printf '%-22s %-6s %10s %10s %9s %9s %9s %9s\n' cut verdict worst_ratio max_bound 'max|y|' \
   shadow_err exact_err "${t}_err"
 for m in "${models[@]}"; do
+  isfile "$m" && continue
   for c in $($PY bench/models.py list cuts "$m") ""; do
     f=$dir/$m${c:+.cut-$c}.pre.hlo
     read -r v w _ _ < <(check "$f" "$m" 0 "$t" "$tmp/b")
