@@ -205,7 +205,7 @@ static bool tap_ok(const cgeom *g, const int64_t *o, size_t kp) {
   }                                                                                            \
                                                                                                \
   /* Output features [f0, f1): one feature group fg and batch group bgi. */                  \
-  static void conv_run_##SUF(const cgeom *g, const T *x, const T *w, T *r, const size_t *inner, \
+  static void conv_run_##SUF(mm_fn_##SUF mm, const cgeom *g, const T *x, const T *w, T *r, const size_t *inner, \
                              size_t ninner, const size_t *edge, size_t nedge, size_t nbo,      \
                              int64_t xbs, int64_t xb0, int64_t xfs, int64_t xf, size_t cg,    \
                              int64_t wis, int64_t wos, int64_t rbs, int64_t rfs, size_t f0,    \
@@ -230,7 +230,7 @@ static bool tap_ok(const cgeom *g, const int64_t *o, size_t kp) {
       /* The bb table only needs one entry per batch: the kernel is shared. */                \
       int64_t *bb = tr_xcalloc(nbo ? nbo : 1, sizeof(int64_t));                                \
       T *cm = tr_xmalloc(sizeof(T) * atleast1(nbo * ninner * nf));             \
-      ev_mm_##SUF(x, ab, ai, ak, w, bb, bk, bj, cm, nbo, ninner, nf, K, threads);              \
+      mm(x, ab, ai, ak, w, bb, bk, bj, cm, nbo, ninner, nf, K, threads);                       \
       for (size_t b = 0; b < nbo; b++)                                                         \
         for (size_t i = 0; i < ninner; i++) {                                                  \
           T *rp = r + (int64_t)b * rbs + g->po[inner[i]] + (int64_t)f0 * rfs;                  \
@@ -256,6 +256,14 @@ static bool tap_ok(const cgeom *g, const int64_t *o, size_t kp) {
     free(ai);                                                                                  \
   }
 
+/* ev_mm_* or ev_mm_*_any (par.h) */
+typedef void (*mm_fn_f32)(const float *, const int64_t *, const int64_t *, const int64_t *, const float *,
+                          const int64_t *, const int64_t *, const int64_t *, float *, size_t, size_t,
+                          size_t, size_t, int);
+typedef void (*mm_fn_f64)(const double *, const int64_t *, const int64_t *, const int64_t *,
+                          const double *, const int64_t *, const int64_t *, const int64_t *, double *,
+                          size_t, size_t, size_t, size_t, int);
+
 DEFINE_CONV(f32, float, v4f, 4)
 DEFINE_CONV(f64, double, v2d, 2)
 
@@ -263,7 +271,8 @@ DEFINE_CONV(f64, double, v2d, 2)
  * false when it does not apply (lhs dilation, or a type it does not
  * take), and then nothing was written. */
 static bool conv_fast(const tr_convdims *cd, const tr_window_dim *win,
-                      int64_t G, int64_t B, const tr_tensor *x, const tr_tensor *y, tr_tensor *r) {
+                      int64_t G, int64_t B, const tr_tensor *x, const tr_tensor *y, tr_tensor *r,
+                      bool fused) {
   tr_dtype dt = r->dtype;
   int ns = cd->nspatial;
   if (!tr_dtype_is_float(dt) || (dt != TR_DT_F64 && tr_dtypes[dt].bits > 32)) return false;
@@ -363,11 +372,11 @@ static bool conv_fast(const tr_convdims *cd, const tr_window_dim *win,
     if (Ob && (bgi + 1) * Ob < f1) f1 = (bgi + 1) * Ob;
     int64_t xb0 = bgi * Nb * xs[cd->in_batch], xf = fg * Cg * xs[cd->in_feature];
     if (dt == TR_DT_F64)
-      conv_run_f64(&g, x->data, y->data, r->data, inner, ninner, edge, nedge, nbo,
+      conv_run_f64(fused ? ev_mm_f64_any : ev_mm_f64, &g, x->data, y->data, r->data, inner, ninner, edge, nedge, nbo,
                    xs[cd->in_batch], xb0, xs[cd->in_feature], xf, (size_t)Cg, ys[cd->k_in],
                    ys[cd->k_out], rs[cd->out_batch], rs[cd->out_feature], (size_t)f0, (size_t)f1);
     else
-      conv_run_f32(&g, fx ? fx : x->data, fy ? fy : y->data, fr ? fr : r->data, inner, ninner,
+      conv_run_f32(fused ? ev_mm_f32_any : ev_mm_f32, &g, fx ? fx : x->data, fy ? fy : y->data, fr ? fr : r->data, inner, ninner,
                    edge, nedge, nbo, xs[cd->in_batch], xb0, xs[cd->in_feature], xf, (size_t)Cg,
                    ys[cd->k_in], ys[cd->k_out], rs[cd->out_batch], rs[cd->out_feature],
                    (size_t)f0, (size_t)f1);
@@ -414,7 +423,7 @@ tr_status ev_convolution(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, con
     tr_tensor_free(y);
     return TR_ERR_UNSUPPORTED;
   }
-  if (conv_fast(cd, win, G, B, x, y, r)) {
+  if (conv_fast(cd, win, G, B, x, y, r, c->fused)) {
     tr_tensor_free(x);
     tr_tensor_free(y);
     *out = r;

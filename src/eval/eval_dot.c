@@ -23,6 +23,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 static const int64_t *dims_attr(const tr_instr *in, tr_attr_key k, int *n) {
   const tr_attr *at = tr_instr_attr(in, k);
@@ -87,7 +90,7 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
 
 /* One kernel body per element type: T the scalar, V its 16-byte vector,
  * VL lanes, NR = 2 * VL columns per strip. */
-#define DEFINE_MM(SUF, T, V, VL, NAN, ATTR)                                                            \
+#define DEFINE_MM(SUF, T, V, VL, NAN, ATTR, MADD)                                                          \
   enum { NR_##SUF = 2 * (VL) };                                                                \
                                                                                                \
   /* C tile (mr x nr valid of MR x NR) (+)= Ap (kc x MR) Bp (kc x NR); load: C holds the    \
@@ -118,29 +121,21 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
       memcpy(&c31, cc + 3 * ld + VL, sizeof(V));                                               \
     }                                                                                          \
     for (size_t k = 0; k < kc; k++) {                                                          \
-      V b0, b1, a, p;                                                                          \
+      V b0, b1, a;                                                                             \
       memcpy(&b0, bp, sizeof(V));                                                              \
       memcpy(&b1, bp + VL, sizeof(V));                                                         \
       for (int l = 0; l < (VL); l++) a[l] = ap[0];                                             \
-      p = a * b0;                                                                              \
-      c00 = c00 + p;                                                                           \
-      p = a * b1;                                                                              \
-      c01 = c01 + p;                                                                           \
+      c00 = MADD(c00, a, b0);                                                                 \
+      c01 = MADD(c01, a, b1);                                                                 \
       for (int l = 0; l < (VL); l++) a[l] = ap[1];                                             \
-      p = a * b0;                                                                              \
-      c10 = c10 + p;                                                                           \
-      p = a * b1;                                                                              \
-      c11 = c11 + p;                                                                           \
+      c10 = MADD(c10, a, b0);                                                                 \
+      c11 = MADD(c11, a, b1);                                                                 \
       for (int l = 0; l < (VL); l++) a[l] = ap[2];                                             \
-      p = a * b0;                                                                              \
-      c20 = c20 + p;                                                                           \
-      p = a * b1;                                                                              \
-      c21 = c21 + p;                                                                           \
+      c20 = MADD(c20, a, b0);                                                                 \
+      c21 = MADD(c21, a, b1);                                                                 \
       for (int l = 0; l < (VL); l++) a[l] = ap[3];                                             \
-      p = a * b0;                                                                              \
-      c30 = c30 + p;                                                                           \
-      p = a * b1;                                                                              \
-      c31 = c31 + p;                                                                           \
+      c30 = MADD(c30, a, b0);                                                                 \
+      c31 = MADD(c31, a, b1);                                                                 \
       ap += MR;                                                                                \
       bp += NR_##SUF;                                                                          \
     }                                                                                          \
@@ -243,8 +238,11 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
     free(j.bp);                                                                                \
   }
 
-DEFINE_MM(f32, float, v4f, 4, ev_nan_dot_f32, )
-DEFINE_MM(f64, double, v2d, 2, ev_nan_dot_f64, )
+/* c + a·b: the product rounded, then the sum (ISO C mode does not
+ * contract), as the sequential loop; or fused, for the any-order runs. */
+#define MADD_PLAIN(c, a, b) ((c) + (a) * (b))
+DEFINE_MM(f32, float, v4f, 4, ev_nan_dot_f32, , MADD_PLAIN)
+DEFINE_MM(f64, double, v2d, 2, ev_nan_dot_f64, , MADD_PLAIN)
 #if defined(__x86_64__) && defined(__GNUC__)
 /* The same kernels on 32-byte vectors for machines with AVX2 (twice the
  * lanes; no FMA: the target adds none, and ISO C mode does not contract),
@@ -252,13 +250,24 @@ DEFINE_MM(f64, double, v2d, 2, ev_nan_dot_f64, )
 typedef float v8f __attribute__((vector_size(32)));
 typedef double v4d __attribute__((vector_size(32)));
 #define AVX2 __attribute__((target("avx2")))
-DEFINE_MM(f32x8, float, v8f, 8, ev_nan_dot_f32, AVX2)
-DEFINE_MM(f64x4, double, v4d, 4, ev_nan_dot_f64, AVX2)
+DEFINE_MM(f32x8, float, v8f, 8, ev_nan_dot_f32, AVX2, MADD_PLAIN)
+DEFINE_MM(f64x4, double, v4d, 4, ev_nan_dot_f64, AVX2, MADD_PLAIN)
+/* And with fused multiply-adds, for the runs whose sums may be in any
+ * order and rounding (ev_mm_*_any). */
+#define AVX2FMA __attribute__((target("avx2,fma")))
+#define MADD_F32(c, a, b) ((v8f)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
+#define MADD_F64(c, a, b) ((v4d)_mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
+DEFINE_MM(f32fma, float, v8f, 8, ev_nan_dot_f32, AVX2FMA, MADD_F32)
+DEFINE_MM(f64fma, double, v4d, 4, ev_nan_dot_f64, AVX2FMA, MADD_F64)
 static bool has_avx2(void) { return __builtin_cpu_supports("avx2"); }
+static bool has_fma(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 #else
 #define matmul_f32x8 matmul_f32
 #define matmul_f64x4 matmul_f64
+#define matmul_f32fma matmul_f32
+#define matmul_f64fma matmul_f64
 static bool has_avx2(void) { return false; }
+static bool has_fma(void) { return false; }
 #endif
 
 /* The 16-byte kernels whatever the CPU (tests compare the two). */
@@ -284,6 +293,18 @@ void ev_mm_f64(const double *a, const int64_t *ab, const int64_t *ai, const int6
                const double *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
                double *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {
   (has_avx2() ? matmul_f64x4 : matmul_f64)(a, ab, ai, ak, bsrc, bb, bk, bj, c, nb, m, n, k, nthreads);
+}
+
+void ev_mm_f32_any(const float *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
+                   const float *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
+                   float *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {
+  (has_fma() ? matmul_f32fma : ev_mm_f32)(a, ab, ai, ak, bsrc, bb, bk, bj, c, nb, m, n, k, nthreads);
+}
+
+void ev_mm_f64_any(const double *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
+                   const double *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
+                   double *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {
+  (has_fma() ? matmul_f64fma : ev_mm_f64)(a, ab, ai, ak, bsrc, bb, bk, bj, c, nb, m, n, k, nthreads);
 }
 
 /* ---- integer and pred dots ---- */
@@ -396,7 +417,8 @@ tr_status ev_dot(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, const tr_te
   if (tr_dtypes[dt].kind == TR_DK_COMPLEX) {
     ev_complex_dot(x, y, r, xb, xm, kx, yb, ky, yn, nb, m, n, nk);
   } else if (dt == TR_DT_F64) {
-    ev_mm_f64(x->data, xb, xm, kx, y->data, yb, ky, yn, r->data, nb, m, n, nk, threads);
+    (c->fused ? ev_mm_f64_any : ev_mm_f64)(x->data, xb, xm, kx, y->data, yb, ky, yn, r->data, nb, m, n, nk,
+                                           threads);
   } else if (tr_dtype_is_float(dt) && tr_dtypes[dt].bits <= 32) {
     /* Every type up to f32 is exact in float, the accumulator type. */
     float *fx = x->data, *fy = y->data, *fr = r->data;
@@ -419,7 +441,7 @@ tr_status ev_dot(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, const tr_te
       free(fy);
       free(fr);
     } else {
-      ev_mm_f32(fx, xb, xm, kx, fy, yb, ky, yn, fr, nb, m, n, nk, threads);
+      (c->fused ? ev_mm_f32_any : ev_mm_f32)(fx, xb, xm, kx, fy, yb, ky, yn, fr, nb, m, n, nk, threads);
     }
   } else {
     uint64_t *ix = tr_xmalloc(sizeof(uint64_t) * (nx ? nx : 1));

@@ -21,6 +21,8 @@ typedef struct {
   int nids;             /* size of pos and info */
   int *pos;             /* instruction id -> position in its computation */
   ev_compinfo *info;    /* computation id -> facts (live == NULL: not yet) */
+  bool fused;           /* f32/f64 dot and convolution sums in any order and
+                           rounding (the shadow's value and bound runs) */
 } ev_ctx;
 
 /* Adds "file:line:col: error: in %name: msg" and returns code. */

@@ -665,6 +665,11 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
   tr_status st = okx && oky ? TR_OK : TR_ERR_UNSUPPORTED;
   bool xe = X.e || X.u, ye = Y.e || Y.u, near_edge = f.lim < 1e30L;
   bnd bk = {.c3 = up((long double)nterms * k * f.tiny)};
+  /* The value and the bounds may be summed in any order and rounding:
+   * the f64 value's error is inside dbl whichever, and the bound runs
+   * need upper bounds, which fused sums give too. */
+  bool fused = c->ev.fused;
+  c->ev.fused = true;
   if (st == TR_OK) st = kern(&c->ev, &twin, &X.v, &Y.v, &V);
   if (st == TR_OK) {
     if (!xe && !ye) {
@@ -697,6 +702,7 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
     if (st == TR_OK && a2) st = kern(&c->ev, tb, a2, b2, &W2);
     if (st == TR_OK && (am || bm)) st = kern(&c->ev, tb, am ? am : a1, bm ? bm : b1, &Wm);
   }
+  c->ev.fused = fused;
   sh_val *o = NULL;
   /* every element written by the two output loops */
   if (st == TR_OK && !(o = sh_arr_new_raw(c, in, dt, s->rank, s->dims))) st = TR_ERR_UNSUPPORTED;
