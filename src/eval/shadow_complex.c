@@ -7,6 +7,7 @@
  * after their own rule. */
 #include "shadowint.h"
 
+#include <complex.h>
 #include <math.h>
 #include <string.h>
 
@@ -197,6 +198,161 @@ static bool cplx_elem_bound(const tr_instr *in, sh_val **ops, sh_val *o) {
   return true;
 }
 
+/* Range facts of a complex type for the divide and function rules: a
+ * nonzero magnitude in [small, big] keeps every intermediate of the usual
+ * algorithms (|z|^2, ac + bd, the scaled forms) away from overflow and
+ * from underflow that matters: small^2 = 2^(emin + p + 4), big^2 =
+ * 2^(emax - 4). */
+typedef struct {
+  long double u, tiny, small, big;
+  tr_dtype comp; /* f32 or f64 */
+} cplx_range;
+
+static void cplx_range_of(tr_dtype dt, cplx_range *r) {
+  bool f = dt == TR_DT_C64;
+  cplx_fmt(dt, &r->u, &r->tiny);
+  r->comp = f ? TR_DT_F32 : TR_DT_F64;
+  int p = f ? 24 : 53, emin = f ? -126 : -1022, emax = f ? 127 : 1023;
+  r->small = ldexpl(1.0L, (emin + p) / 2 + 2);
+  r->big = ldexpl(1.0L, emax / 2 - 2);
+}
+
+static bool in_range(const cplx_range *r, long double m) { return m >= r->small && m <= r->big; }
+
+/* Bounds of divide, sign, sqrt, exp and log (docs/ORACLE.md, "Complex",
+ * with the derivations). Around the long double value s of the op on the
+ * reference's operands: the operands' bounds moved through a rigorous
+ * Lipschitz bound on the box (Dx = sqrt(2) e_x is the distance of any
+ * point of the box), plus an implementation's own rounding in units of
+ * the result's modulus, plus the reference's distance from s. Uncertain
+ * where the box reaches a pole, zero or a branch cut, or a magnitude is
+ * near the range edges. Writes o's bounds and marks; false for other ops. */
+static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o) {
+  tr_op op = in->op;
+  if (op != TR_OP_DIVIDE && op != TR_OP_SIGN && op != TR_OP_SQRT && op != TR_OP_EXPONENTIAL &&
+      op != TR_OP_LOG)
+    return false;
+  if (tr_dtypes[o->dt].kind != TR_DK_COMPLEX) return false;
+  cplx_range rg;
+  cplx_range_of(o->dt, &rg);
+  long double u = rg.u, tiny = rg.tiny, ld = 0x1p-60L; /* ld: long double's own error */
+  /* Allowances of the real functions the usual algorithms use, in ulps
+   * (k ulps <= 2k u of the value: an ulp is at most 2u of it). */
+  long double kexp = sh_allow(c, TR_OP_EXPONENTIAL, rg.comp);
+  long double ksin = fmaxl(sh_allow(c, TR_OP_SINE, rg.comp), sh_allow(c, TR_OP_COSINE, rg.comp));
+  long double klog = fmaxl(sh_allow(c, TR_OP_LOG, rg.comp), sh_allow(c, TR_OP_ATAN2, rg.comp));
+  const long double r2 = 1.4142135623730950488L;
+  for (size_t i = 0; i < o->n; i++) {
+    long double a, b, ea, cc = 0, d = 0, ec = 0;
+    cplx_at(ops[0], i, &a, &b, &ea);
+    unsigned char un = ops[0]->u[i];
+    if (in->noperands > 1) {
+      cplx_at(ops[1], i, &cc, &d, &ec);
+      un |= ops[1]->u[i];
+    }
+    long double Z = hypotl(a, b), D = r2 * ea, sre = a, sim = b, e = 0;
+    bool exact0 = false; /* an exact result with no error (sign, sqrt of an exact 0) */
+    switch (op) {
+    case TR_OP_DIVIDE: {
+      /* |x'/y' - x/y| = |dx y - x dy| / |y y'| <= (Dx + |x| Dy/|y|) / (|y| - Dy).
+       * Rounding: every usual algorithm (textbook, Smith's, the scaled
+       * one of compiler-rt, XLA:CPU's) errs per part by a few u |x|/|y|:
+       * the textbook numerator ac + bd by 2u(|ac| + |bd|) <= 2u|x||y|
+       * (Cauchy-Schwarz), c^2 + d^2 by 2u|y|^2, the division by u: 5u;
+       * Smith's (a + b r)/(c + d r) by 7u with |a| + |b r| <= |x| sqrt(1 +
+       * r^2) and c + d r = |y| sqrt(1 + r^2) / ... ; allowed: 8u. */
+      long double Y = hypotl(cc, d), Dy = r2 * ec;
+      if (!(Y > 0) || !in_range(&rg, Y) || (Z != 0 && !in_range(&rg, Z)) || Dy > Y / 2) {
+        un = 1;
+        break;
+      }
+      long double den = cc * cc + d * d;
+      sre = (a * cc + b * d) / den;
+      sim = (b * cc - a * d) / den;
+      long double q = (Z + D) / (Y - Dy);
+      e = (D + Z * Dy / Y) / (Y - Dy) + 8 * u * q + 4 * ld * q + 2 * tiny;
+      break;
+    }
+    case TR_OP_SIGN:
+      /* z/|z|: |z'/|z'| - z/|z|| <= 2|dz|/|z|; |z| (hypot or the naive
+       * root, 2u) and the divisions (u) give 3u of the unit result:
+       * allowed 4u. */
+      if (Z == 0 && ea == 0) {
+        exact0 = true;
+        break;
+      }
+      if (!in_range(&rg, Z) || D > Z / 2) {
+        un = 1;
+        break;
+      }
+      sre = a / Z;
+      sim = b / Z;
+      e = 2 * D / Z + 4 * u + 4 * ld + 2 * tiny;
+      break;
+    case TR_OP_SQRT: case TR_OP_LOG: {
+      /* Both have a cut along the negative reals: uncertain when the box
+       * reaches it (or 0). sqrt: |sqrt z' - sqrt z| = |dz| / |sqrt z' +
+       * sqrt z| <= |dz| / sqrt|z| (the roots are less than pi/2 apart);
+       * allowed 8u |result| (t = sqrt((|a| + |z|)/2) within 2u, b/(2t)
+       * within 3u). log: |log z' - log z| <= |dz| / (|z| - |dz|); the
+       * real part log|z| with |z| 2u off moves by 2u absolutely, then
+       * log's and atan2's own budgets of k ulps: 4u + 2k u |result|. */
+      if (Z == 0 && ea == 0 && op == TR_OP_SQRT) {
+        exact0 = true;
+        break;
+      }
+      if ((ea > 0 && a - ea < 0 && fabsl(b) <= ea) || !in_range(&rg, Z) || D > Z / 2) {
+        un = 1;
+        break;
+      }
+      long double complex w = op == TR_OP_SQRT ? csqrtl(a + b * I) : clogl(a + b * I);
+      sre = creall(w);
+      sim = cimagl(w);
+      long double W = cabsl(w);
+      if (op == TR_OP_SQRT) {
+        long double p = D / sqrtl(Z);
+        e = p + 8 * u * (W + p) + 4 * ld * W + 2 * tiny;
+      } else {
+        long double p = D / (Z - D);
+        e = p + 4 * u + 2 * klog * u * (W + p) + 4 * ld * W + 2 * tiny;
+      }
+      break;
+    }
+    default: { /* exponential */
+      /* |exp z' - exp z| = |exp z| |exp dz - 1| <= e^a expm1(Dz). The
+       * usual exp(a) (cos b + i sin b): exp within kexp ulps, cos and sin
+       * within ksin ulps of a unit, the products u: (2 kexp + 2 ksin + 1)u
+       * of the modulus, 2 more allowed; below the normal range each of
+       * them may be its ulps of tiny off. Uncertain near overflow. */
+      long double W = expl(a);
+      if (!isfinite(a) || !isfinite(b) || a > (rg.comp == TR_DT_F32 ? 86 : 707)) {
+        un = 1;
+        break;
+      }
+      long double complex w = cexpl(a + b * I);
+      sre = creall(w);
+      sim = cimagl(w);
+      long double p = W * expm1l(D);
+      e = p + (2 * kexp + 2 * ksin + 3) * u * (W + p) + 4 * ld * W + (kexp + ksin + 3) * tiny;
+      break;
+    }
+    }
+    double r, m;
+    tr_tensor_get_c(o->t, i, &r, &m);
+    if (exact0) {
+      o->e[i] = 0;
+      o->u[i] = un || r != 0 || m != 0;
+      continue;
+    }
+    long double gap = fmaxl(fabsl((long double)r - sre), fabsl((long double)m - sim));
+    long double E = (e + gap) * (1 + 0x1p-60L);
+    o->e[i] = up(E);
+    o->u[i] = un || !isfinite(r) || !isfinite(m) || !isfinite(o->e[i]) || isnan(E);
+    if (o->u[i]) o->e[i] = isfinite(o->e[i]) ? o->e[i] : 0;
+  }
+  return true;
+}
+
 /* Complex arithmetic (docs/ORACLE.md, "Complex"). The exact interpreter
  * computes the result. Where the op is exact on exact operands it is
  * certain with bound 0; add, subtract, multiply, negate, real, imag,
@@ -216,7 +372,9 @@ tr_status sh_complex(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
   }
   sh_val *o = *out;
   if (o->arr && in->op == TR_OP_DOT && o->e) return cplx_dot_bound(c, in, ops, o);
-  if (o->arr && o->e && in->op != TR_OP_COMPARE && cplx_elem_bound(in, ops, o)) return TR_OK;
+  if (o->arr && o->e && in->op != TR_OP_COMPARE &&
+      (cplx_fn_bound(c, in, ops, o) || cplx_elem_bound(in, ops, o)))
+    return TR_OK;
   if (in->op != TR_OP_COMPARE) { /* compare: the fallback's marks (exact operands: certain) */
     sh_mark_leaves(o, false, TR_DK_COMPLEX, 1);
     sh_mark_leaves(o, false, TR_DK_FLOAT, 1);

@@ -230,6 +230,17 @@ tr_status tr_compare_output(const tr_shadow_out *ref, const tr_tensor *target,
                                                               : (double)tr_tensor_get_i(target, i);
         settle(r, excuse(opts, ref, i, target, 0), i, wv, gv, 0);
       }
+      if (cplx && ref->bound && ref->bound[i] > 0) {
+        /* the worst part's distance in units of its allowance */
+        double wr, wi, gr, gi, al = opts->k * ref->bound[i];
+        tr_tensor_get_c(ref->exact, i, &wr, &wi);
+        tr_tensor_get_c(target, i, &gr, &gi);
+        double ratio = fmax(fabs(gr - wr), fabs(gi - wi)) / al;
+        if (isfinite(ratio) && ratio > r->worst_ratio) {
+          r->worst_ratio = ratio;
+          r->worst_index = i;
+        }
+      }
       if (cplx) constant = false; /* not tracked for complex */
       if (first) first_bits = want;
       else if (want != first_bits) constant = false;

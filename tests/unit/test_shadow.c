@@ -742,9 +742,9 @@ TR_TEST(shadow_property_random_programs) {
 
 TR_TEST(shadow_complex_marks) {
   /* Add, subtract, negate, real, imag, complex and EQ compares of exact
-   * c64 operands have one correct result (certain, bound 0); multiply and
-   * abs are certain with a bound; divide and exp have no bound rule (XLA
-   * CPU differs from its evaluator by up to 64 ulp on divide): uncertain. */
+   * c64 operands have one correct result (certain, bound 0); multiply,
+   * abs, divide and exp are certain with a bound (src/eval/shadow_complex.c;
+   * tests/unit/test_shadow_complex.c tests those rules). */
   const char *text = "HloModule m\nENTRY e {\n  a = c64[2] parameter(0)\n  b = c64[2] parameter(1)\n"
                      "  s = c64[2] add(a, b)\n  p = c64[2] multiply(a, b)\n  q = c64[2] divide(a, b)\n"
                      "  n = c64[2] negate(a)\n  r = f32[2] real(p)\n  i = f32[2] imag(a)\n"
@@ -760,14 +760,14 @@ TR_TEST(shadow_complex_marks) {
   tr_tensor_set_c(args[1], 1, 7, 0.25);
   both b;
   if (run_both(text, args, 2, &b, __LINE__)) {
-    /* s, p (bounded), q, n, r (bounded), i, ab (bounded), x, c, eq */
-    static const int certain[10] = {1, 1, 0, 1, 1, 1, 1, 0, 1, 1};
+    /* s, p (bounded), q (bounded), n, r (bounded), i, ab (bounded), x (bounded), c, eq */
+    static const int certain[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
     for (int o = 0; o < 10; o++)
       for (size_t j = 0; j < 2; j++) CHECK_EQ_INT(b.sh[o].uncertain[j], !certain[o]);
     stats s = {0};
     contain(&b, &s, NULL); /* the certain ones equal the exact run */
     CHECK_EQ_INT(s.bad, 0);
-    CHECK_EQ_INT(s.checked, 16);
+    CHECK_EQ_INT(s.checked, 20);
     double re, im;
     tr_tensor_get_c(b.sh[0].exact, 1, &re, &im);
     CHECK(re == (double)(0.1f + 7.0f) && im == -2.75);
@@ -777,6 +777,8 @@ TR_TEST(shadow_complex_marks) {
     CHECK(b.sh[0].bound[0] == 0);
     CHECK(near(b.sh[1].bound[0], 54 * U24, 1e-6));
     CHECK(near(b.sh[4].bound[0], 54 * U24, 1e-6)); /* real(p) keeps it */
+    /* (1, 2) / (1, 2) = 1 exactly: only the divide allowance 8u |x|/|y|. */
+    CHECK(near(b.sh[2].bound[0], 8 * U24, 1e-6));
   }
   both_free(&b);
   for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
