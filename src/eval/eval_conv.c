@@ -257,12 +257,8 @@ static bool tap_ok(const cgeom *g, const int64_t *o, size_t kp) {
   }
 
 /* ev_mm_* or ev_mm_*_any (par.h) */
-typedef void (*mm_fn_f32)(const float *, const int64_t *, const int64_t *, const int64_t *, const float *,
-                          const int64_t *, const int64_t *, const int64_t *, float *, size_t, size_t,
-                          size_t, size_t, int);
-typedef void (*mm_fn_f64)(const double *, const int64_t *, const int64_t *, const int64_t *,
-                          const double *, const int64_t *, const int64_t *, const int64_t *, double *,
-                          size_t, size_t, size_t, size_t, int);
+typedef ev_mm_f32_fn *mm_fn_f32;
+typedef ev_mm_f64_fn *mm_fn_f64;
 
 DEFINE_CONV(f32, float, v4f, 4)
 DEFINE_CONV(f64, double, v2d, 2)

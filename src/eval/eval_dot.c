@@ -270,42 +270,20 @@ static bool has_avx2(void) { return false; }
 static bool has_fma(void) { return false; }
 #endif
 
-/* The 16-byte kernels whatever the CPU (tests compare the two). */
-void ev_mm_f32_base(const float *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
-                    const float *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
-                    float *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {
-  matmul_f32(a, ab, ai, ak, bsrc, bb, bk, bj, c, nb, m, n, k, nthreads);
-}
+/* The entry points of par.h: which kernel runs on this CPU. */
+#define MM_ENTRY(NAME, T, KERNEL)                                                                \
+  void NAME(const T *a, const int64_t *ab, const int64_t *ai, const int64_t *ak, const T *bsrc,  \
+            const int64_t *bb, const int64_t *bk, const int64_t *bj, T *c, size_t nb, size_t m,  \
+            size_t n, size_t k, int nthreads) {                                                  \
+    KERNEL(a, ab, ai, ak, bsrc, bb, bk, bj, c, nb, m, n, k, nthreads);                           \
+  }
 
-void ev_mm_f64_base(const double *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
-                    const double *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
-                    double *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {
-  matmul_f64(a, ab, ai, ak, bsrc, bb, bk, bj, c, nb, m, n, k, nthreads);
-}
-
-void ev_mm_f32(const float *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
-               const float *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
-               float *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {
-  (has_avx2() ? matmul_f32x8 : matmul_f32)(a, ab, ai, ak, bsrc, bb, bk, bj, c, nb, m, n, k, nthreads);
-}
-
-void ev_mm_f64(const double *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
-               const double *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
-               double *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {
-  (has_avx2() ? matmul_f64x4 : matmul_f64)(a, ab, ai, ak, bsrc, bb, bk, bj, c, nb, m, n, k, nthreads);
-}
-
-void ev_mm_f32_any(const float *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
-                   const float *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
-                   float *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {
-  (has_fma() ? matmul_f32fma : ev_mm_f32)(a, ab, ai, ak, bsrc, bb, bk, bj, c, nb, m, n, k, nthreads);
-}
-
-void ev_mm_f64_any(const double *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
-                   const double *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
-                   double *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {
-  (has_fma() ? matmul_f64fma : ev_mm_f64)(a, ab, ai, ak, bsrc, bb, bk, bj, c, nb, m, n, k, nthreads);
-}
+MM_ENTRY(ev_mm_f32_base, float, matmul_f32)
+MM_ENTRY(ev_mm_f64_base, double, matmul_f64)
+MM_ENTRY(ev_mm_f32, float, (has_avx2() ? matmul_f32x8 : matmul_f32))
+MM_ENTRY(ev_mm_f64, double, (has_avx2() ? matmul_f64x4 : matmul_f64))
+MM_ENTRY(ev_mm_f32_any, float, (has_fma() ? matmul_f32fma : ev_mm_f32))
+MM_ENTRY(ev_mm_f64_any, double, (has_fma() ? matmul_f64fma : ev_mm_f64))
 
 /* ---- integer and pred dots ---- */
 

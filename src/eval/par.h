@@ -32,29 +32,25 @@ void ev_par_for(int nthreads, size_t n, ev_par_fn fn, void *ctx);
  * loop. Operands are gathered through offset tables: A(b, i, k) =
  * a[ab[b] + ai[i] + ak[k]], B(b, k, j) = bsrc[bb[b] + bk[k] + bj[j]]; C
  * is dense row-major [nb][m][n]. Uses up to nthreads threads. */
-void ev_mm_f32(const float *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
-               const float *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
-               float *c, size_t nb, size_t m, size_t n, size_t k, int nthreads);
-void ev_mm_f64(const double *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
-               const double *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
-               double *c, size_t nb, size_t m, size_t n, size_t k, int nthreads);
+typedef void ev_mm_f32_fn(const float *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
+                          const float *bsrc, const int64_t *bb, const int64_t *bk,
+                          const int64_t *bj, float *c, size_t nb, size_t m, size_t n, size_t k,
+                          int nthreads);
+typedef void ev_mm_f64_fn(const double *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
+                          const double *bsrc, const int64_t *bb, const int64_t *bk,
+                          const int64_t *bj, double *c, size_t nb, size_t m, size_t n, size_t k,
+                          int nthreads);
+ev_mm_f32_fn ev_mm_f32;
+ev_mm_f64_fn ev_mm_f64;
 /* The same where the order and rounding of each sum may be any (the
  * shadow's value and bound runs, whose error is bounded, not their bits):
  * fused multiply-adds where the CPU has them. Never for exact mode. */
-void ev_mm_f32_any(const float *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
-                   const float *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
-                   float *c, size_t nb, size_t m, size_t n, size_t k, int nthreads);
-void ev_mm_f64_any(const double *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
-                   const double *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
-                   double *c, size_t nb, size_t m, size_t n, size_t k, int nthreads);
-/* The same on 16-byte vectors whatever the CPU (ev_mm_* take 32-byte ones
- * where it has AVX2); for tests, which compare the two. */
-void ev_mm_f32_base(const float *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
-                    const float *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
-                    float *c, size_t nb, size_t m, size_t n, size_t k, int nthreads);
-void ev_mm_f64_base(const double *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,
-                    const double *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,
-                    double *c, size_t nb, size_t m, size_t n, size_t k, int nthreads);
+ev_mm_f32_fn ev_mm_f32_any;
+ev_mm_f64_fn ev_mm_f64_any;
+/* The same as ev_mm_* on 16-byte vectors whatever the CPU (ev_mm_* take
+ * 32-byte ones where it has AVX2); for tests, which compare the two. */
+ev_mm_f32_fn ev_mm_f32_base;
+ev_mm_f64_fn ev_mm_f64_base;
 
 /* v with its quiet bit set: what an x86 arithmetic op returns for a NaN
  * operand (signalling NaNs are quieted, payload and sign kept). */

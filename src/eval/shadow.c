@@ -438,6 +438,12 @@ static void load_chunk(void *ctx, size_t lo, size_t hi) {
   ev_load_flts(&part, j->d + lo);
 }
 
+void sh_load_doubles(const tr_tensor *t, double *d) {
+  size_t n = tr_tensor_count(t);
+  load_job j = {t, d};
+  ev_par_for(ev_par_threads((double)n), n, load_chunk, &j);
+}
+
 void sh_materialize(sh_ctx *c, sh_val *v) {
   if (!v || !v->src) return;
   const tr_tensor *t = v->src;
@@ -446,8 +452,7 @@ void sh_materialize(sh_ctx *c, sh_val *v) {
   v->d = sh_pool_take(&c->pool, m * sizeof(double), false);
   v->e = sh_pool_take(&c->pool, m * sizeof(double), true);
   v->u = sh_pool_take(&c->pool, m, true);
-  load_job j = {t, v->d};
-  ev_par_for(ev_par_threads((double)v->n), v->n, load_chunk, &j);
+  sh_load_doubles(t, v->d);
   v->src = NULL;
 }
 

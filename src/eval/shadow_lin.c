@@ -382,20 +382,6 @@ typedef struct {
   tr_tensor *own_v, *own_e; /* pool arrays behind v and e, or NULL */
 } cop;
 
-/* ev_load_flts over element ranges, for ev_par_for. */
-typedef struct {
-  const tr_tensor *t;
-  double *d;
-} load_job;
-
-static void load_chunk(void *ctx, size_t lo, size_t hi) {
-  const load_job *j = ctx;
-  size_t es = (size_t)tr_dtype_size(j->t->dtype);
-  int64_t len = (int64_t)(hi - lo);
-  tr_tensor part = {j->t->dtype, 1, &len, (char *)j->t->data + lo * es, (hi - lo) * es};
-  ev_load_flts(&part, j->d + lo);
-}
-
 /* Whether any element of [lo, hi) has a bound or a mark (for ev_par_for). */
 typedef struct {
   const sh_val *a;
@@ -432,8 +418,7 @@ static bool operand_of(sh_ctx *c, const tr_instr *in, const sh_val *a, tr_dtype 
      * are all the kernels need, read straight from the caller's tensor. */
     o->own_v = sh_pool_tensor(c, TR_DT_F64, a->rank, a->dims);
     o->v.data = o->own_v->data;
-    load_job j = {a->src, o->own_v->data};
-    ev_par_for(ev_par_threads((double)n), n, load_chunk, &j);
+    sh_load_doubles(a->src, o->own_v->data);
     return true;
   }
   if (a->src) sh_materialize(c, (sh_val *)a);
