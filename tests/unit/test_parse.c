@@ -454,3 +454,57 @@ TR_TEST(parse_elided_fill_prints_values) {
   tr_module_free(m);
   tr_diag_clear(&d);
 }
+
+/* The forms of XLA's CPU benchmark files exported by TensorFlow
+ * (graphsage_tf.hlo, ssd_mobilenet_tf.hlo; docs/MODELS.md), cut down:
+ * header alias_passthrough_params, names with '-', frontend_attributes
+ * on a dot, metadata with source_file/source_line, a strided depthwise
+ * convolution with asymmetric padding, relu6 as clamp. */
+TR_TEST(parse_tf_benchmark_forms) {
+  const char *text =
+      "HloModule cluster_0__XlaCompiledKernel_true__XlaNumConstantArgs_2_.5, "
+      "alias_passthrough_params=true, "
+      "entry_computation_layout={(bf16[1,4,4,2]{3,2,1,0}, bf16[1,2]{1,0})->f32[1,2,2,2]{3,2,1,0}}\n\n"
+      "ENTRY %cluster_0.5 (arg0.1: bf16[1,4,4,2], arg1.2: bf16[1,2]) -> f32[1,2,2,2] {\n"
+      "  %arg0.1 = bf16[1,4,4,2]{3,2,1,0} parameter(0), parameter_replication={false}, "
+      "metadata={op_name=\"XLA_Args\"}\n"
+      "  %arg1.2 = bf16[1,2]{1,0} parameter(1), metadata={op_name=\"XLA_Args\"}\n"
+      "  %MatMul.1 = bf16[2,2]{1,0} constant({...}), metadata={op_type=\"MatMul\" "
+      "op_name=\"dense/MatMul\" source_file=\"dummy_file_name\" source_line=10}\n"
+      "  %MatMul.2 = bf16[1,2]{1,0} dot(%arg1.2, %MatMul.1), lhs_contracting_dims={1}, "
+      "rhs_contracting_dims={0}, frontend_attributes={grad_x=\"false\",grad_y=\"false\"}\n"
+      "  %depthwise.1 = bf16[3,3,1,2]{3,2,1,0} constant({...})\n"
+      "  %depthwise.2 = bf16[1,2,2,2]{3,2,1,0} convolution(%arg0.1, %depthwise.1), "
+      "window={size=3x3 stride=2x2 pad=0_1x0_1}, dim_labels=b01f_01io->b01f, feature_group_count=2\n"
+      "  %Relu6.1 = bf16[] constant(0)\n"
+      "  %Relu6.2 = bf16[1,2,2,2]{3,2,1,0} broadcast(%Relu6.1), dimensions={}\n"
+      "  %Relu6.3 = bf16[] constant(6)\n"
+      "  %Relu6.4 = bf16[1,2,2,2]{3,2,1,0} broadcast(%Relu6.3), dimensions={}\n"
+      "  %Relu6.5 = bf16[1,2,2,2]{3,2,1,0} clamp(%Relu6.2, %depthwise.2, %Relu6.4)\n"
+      "  ROOT %add-0-CastToFp32-0-AutoMixedPrecision.1 = f32[1,2,2,2]{3,2,1,0} convert(%Relu6.5)\n"
+      "}\n";
+  tr_diag d = {0};
+  tr_parse_opts fill = {true};
+  tr_module *m = tr_parse("t.hlo", text, strlen(text), &fill, &d);
+  CHECK(m != NULL);
+  if (!m) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    return;
+  }
+  CHECK(tr_verify(m, &d) == TR_OK);
+  CHECK_EQ_INT(m->nhattrs, 2);
+  CHECK(strcmp(m->hattrs[0].name, "alias_passthrough_params") == 0);
+  CHECK(strcmp(m->hattrs[0].text, "true") == 0);
+  tr_instr *cv = find(m, "depthwise.2"), *r = find(m, "add-0-CastToFp32-0-AutoMixedPrecision.1");
+  CHECK(cv && cv->op == TR_OP_CONVOLUTION && r && r->op == TR_OP_CONVERT);
+  CHECK(find(m, "MatMul.2") && find(m, "MatMul.2")->op == TR_OP_DOT);
+  char *out = print_str(m);
+  CHECK_CONTAINS(out, "alias_passthrough_params=true");
+  CHECK_CONTAINS(out, "window={size=3x3 stride=2x2 pad=0_1x0_1}");
+  CHECK_CONTAINS(out, "feature_group_count=2");
+  CHECK_CONTAINS(out, "frontend_attributes={grad_x=\"false\",grad_y=\"false\"}");
+  free(out);
+  tr_module_free(m);
+  tr_diag_clear(&d);
+}
