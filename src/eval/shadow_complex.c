@@ -8,7 +8,9 @@
 #include "shadowint.h"
 
 #include <complex.h>
+#include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Rounds a long double bound up to a double, so the stored bound never
@@ -391,14 +393,188 @@ bool sh_is_complex_arith(const tr_instr *in) {
   return ev_complex_involved(in);
 }
 
+/* Whether k is add(p0, p1) of two dt scalars: a sum in any order. */
+static bool cplx_add_comp(const tr_comp *k, tr_dtype dt) {
+  const tr_instr *r = k ? k->root : NULL;
+  if (!r || r->op != TR_OP_ADD || r->noperands != 2 || k->nparams != 2) return false;
+  const tr_instr *a = r->operands[0], *b = r->operands[1];
+  return a->op == TR_OP_PARAMETER && b->op == TR_OP_PARAMETER && a != b && a->shape &&
+         b->shape && r->shape && a->shape->rank == 0 && b->shape->rank == 0 &&
+         a->shape->dtype == dt && b->shape->dtype == dt && r->shape->dtype == dt;
+}
+
+/* Planes of a complex array for the sum rule: |re| + e, |im| + e, e, 1
+ * and the mark, as f64 tensors of its shape. */
+enum { P_RE, P_IM, P_E, P_ONE, P_MARK, NPLANES };
+
+static tr_tensor *plane(sh_ctx *c, const tr_instr *in, const sh_val *a, int k) {
+  tr_tensor *t = ev_new(&c->ev, in, TR_DT_F64, a->rank, a->dims);
+  if (!t) return NULL;
+  double *p = t->data;
+  for (size_t i = 0; i < a->n; i++) {
+    long double re, im, e;
+    cplx_at(a, i, &re, &im, &e);
+    switch (k) {
+    case P_RE: p[i] = up(fabsl(re) + e); break;
+    case P_IM: p[i] = up(fabsl(im) + e); break;
+    case P_E: p[i] = (double)e; break;
+    case P_ONE: p[i] = 1; break;
+    default: p[i] = a->u[i]; break;
+    }
+  }
+  return t;
+}
+
+/* The f64 sums of each plane over the terms of each output of a reduce
+ * (one input, dims attribute): term i goes to the output whose index is
+ * i's without the reduced dims. sums[k] has o->n entries. */
+static void reduce_sums(const tr_instr *in, sh_val **ops, const sh_val *o, tr_tensor **pl,
+                        tr_tensor **ipl, double **sums) {
+  const sh_val *x = ops[0];
+  const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIMENSIONS);
+  bool red[TR_TENSOR_MAX_RANK] = {0};
+  for (int q = 0; da && q < da->n; q++)
+    if (da->u.ints[q] >= 0 && da->u.ints[q] < x->rank) red[da->u.ints[q]] = true;
+  int64_t ost[TR_TENSOR_MAX_RANK] = {0}, ix[TR_TENSOR_MAX_RANK] = {0};
+  int64_t s = 1;
+  for (int d = x->rank - 1; d >= 0; d--)
+    if (!red[d]) {
+      ost[d] = s;
+      s *= x->dims[d];
+    }
+  for (int k = 0; k < NPLANES; k++)
+    for (size_t j = 0; j < o->n; j++) sums[k][j] = ((const double *)ipl[k]->data)[0];
+  for (size_t i = 0; i < x->n; i++) {
+    int64_t oj = 0;
+    for (int d = 0; d < x->rank; d++) oj += ix[d] * ost[d];
+    for (int k = 0; k < NPLANES; k++) sums[k][oj] += ((const double *)pl[k]->data)[i];
+    for (int d = x->rank - 1; d >= 0; d--) { /* next multi-index, row-major */
+      if (++ix[d] < x->dims[d]) break;
+      ix[d] = 0;
+    }
+  }
+}
+
+static const char sum_helper[] =
+    "HloModule cplx_sum\n"
+    "add64 { a = f64[] parameter(0)\n b = f64[] parameter(1)\n ROOT r = f64[] add(a, b) }\n"
+    "ENTRY e { p = f64[] parameter(0)\n ROOT r = f64[] copy(p) }\n";
+
+/* The same sums for reduce-window and scatter: the exact kernel on f64
+ * twins of the planes whose combiner is an f64 add. */
+static tr_status twin_sums(sh_ctx *c, const tr_instr *in, sh_val **ops, const sh_val *o,
+                           tr_tensor **pl, tr_tensor **ipl, double **sums) {
+  tr_diag d = {0};
+  tr_module *h = tr_parse("<complex sum helper>", sum_helper, sizeof sum_helper - 1, NULL, &d);
+  tr_diag_clear(&d);
+  const tr_comp *add64 = h ? tr_module_find_comp(h, "add64") : NULL;
+  if (!add64) {
+    if (h) tr_module_free(h);
+    return TR_ERR_UNSUPPORTED;
+  }
+  tr_instr twin = *in;
+  tr_shape ts = *in->shape;
+  ts.dtype = TR_DT_F64;
+  twin.shape = &ts;
+  tr_attr *at = tr_xmalloc(sizeof(tr_attr) * (size_t)(in->nattrs > 0 ? in->nattrs : 1));
+  memcpy(at, in->attrs, sizeof(tr_attr) * (size_t)in->nattrs);
+  for (int i = 0; i < in->nattrs; i++)
+    if (at[i].key == TR_ATTR_TO_APPLY) at[i].u.comp = (tr_comp *)add64;
+  twin.attrs = at;
+  tr_status st = TR_OK;
+  for (int k = 0; k < NPLANES && st == TR_OK; k++) {
+    tr_value *vs[3] = {0}, *r = NULL;
+    if (in->op == TR_OP_SCATTER) {
+      vs[0] = tr_value_tensor(tr_tensor_clone(pl[k]));
+      vs[1] = tr_value_tensor(tr_tensor_clone(ops[1]->t));
+      vs[2] = tr_value_tensor(tr_tensor_clone(ipl[k])); /* the updates' planes */
+      st = ev_scatter(&c->ev, &twin, vs, &r);
+    } else {
+      vs[0] = tr_value_tensor(tr_tensor_clone(pl[k]));
+      vs[1] = tr_value_tensor(tr_tensor_clone(ipl[k]));
+      st = ev_reduce_window(&c->ev, &twin, vs, &r);
+    }
+    if (st == TR_OK && (!r || !r->t || tr_tensor_count(r->t) != o->n)) st = TR_ERR_UNSUPPORTED;
+    if (st == TR_OK) memcpy(sums[k], r->t->data, sizeof(double) * o->n);
+    tr_value_unref(r);
+    for (int i = 0; i < 3; i++) tr_value_unref(vs[i]);
+  }
+  free(at);
+  tr_module_free(h);
+  return st;
+}
+
+/* Reduce, reduce-window and scatter of one complex array with an add
+ * combiner: each output is a sum of its terms (the init or the operand
+ * element, and the inputs or updates that reach it) in an order a
+ * compiler may choose. Per part, a sum of n terms in any order is within
+ * (n - 1)u sum|terms| of the exact sum of its terms (first order; with
+ * (n - 1)u < 1/2 the factor 1/(1 - nu) makes it rigorous), and the terms
+ * move by their bounds: around the reference, itself one such order,
+ * bound = sum e + 2 (n - 1) u max(sum(|re| + e), sum(|im| + e)). Sums of
+ * floats do not underflow. The f64 sums of the planes round: (n + 2)
+ * 2^-52 more. Uncertain: marked terms, marked scatter indices, results
+ * or magnitudes near overflow. false: not this case. */
+static bool cplx_sum_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o) {
+  tr_op op = in->op;
+  int nterm_ops = op == TR_OP_SCATTER ? 3 : 2;
+  if (!(op == TR_OP_REDUCE || op == TR_OP_REDUCE_WINDOW || op == TR_OP_SCATTER) ||
+      in->noperands != nterm_ops || !o->arr || !o->e || tr_dtypes[o->dt].kind != TR_DK_COMPLEX ||
+      !cplx_add_comp(ev_comp_attr(in, TR_ATTR_TO_APPLY), o->dt))
+    return false;
+  const sh_val *x = ops[0], *y = ops[op == TR_OP_SCATTER ? 2 : 1];
+  if (!x->arr || !y->arr || x->dt != o->dt || y->dt != o->dt || x->rank > TR_TENSOR_MAX_RANK)
+    return false;
+  if (op != TR_OP_REDUCE && op != TR_OP_SCATTER && y->n != 1) return false;
+  if (op == TR_OP_SCATTER && (!ops[1]->arr || !ops[1]->t)) return false;
+  tr_tensor *pl[NPLANES] = {0}, *ipl[NPLANES] = {0};
+  double *sums[NPLANES] = {0};
+  bool ok = true;
+  for (int k = 0; k < NPLANES && ok; k++) {
+    pl[k] = plane(c, in, x, k);
+    ipl[k] = plane(c, in, y, k);
+    sums[k] = tr_xcalloc(o->n ? o->n : 1, sizeof(double));
+    ok = pl[k] && ipl[k];
+  }
+  if (ok && op == TR_OP_REDUCE) reduce_sums(in, ops, o, pl, ipl, sums);
+  else if (ok) ok = twin_sums(c, in, ops, o, pl, ipl, sums) == TR_OK;
+  if (ok) {
+    cplx_range rg;
+    cplx_range_of(o->dt, &rg);
+    long double lim = rg.comp == TR_DT_F32 ? (long double)FLT_MAX : (long double)DBL_MAX;
+    bool idx_unsure = op == TR_OP_SCATTER && sh_any_uncertain(ops[1]);
+    for (size_t i = 0; i < o->n; i++) {
+      long double n = sums[P_ONE][i], S = fmaxl(sums[P_RE][i], sums[P_IM][i]);
+      long double dbl = (n + 2) * 0x1p-52L;
+      long double g = n > 1 ? 2 * (n - 1) * rg.u / (1 - n * rg.u) : 0;
+      long double E = (sums[P_E][i] + g * S) * (1 + dbl);
+      double r, m;
+      tr_tensor_get_c(o->t, i, &r, &m);
+      o->e[i] = up(E);
+      o->u[i] = idx_unsure || sums[P_MARK][i] > 0 || !isfinite(r) || !isfinite(m) ||
+                !(S + E < lim) || !(n * rg.u < 0.5L);
+    }
+  }
+  for (int k = 0; k < NPLANES; k++) {
+    tr_tensor_free(pl[k]);
+    tr_tensor_free(ipl[k]);
+    free(sums[k]);
+  }
+  return ok;
+}
+
 /* Reduce, reduce-window, scatter, select-and-scatter, all-reduce and
- * reduce-scatter touching complex values, after their own rule: a complex
- * sum in another order (a compiler may reassociate) rounds otherwise, so
- * the combiner's per-call certainty does not carry over. */
+ * reduce-scatter touching complex values, after their own rule: a sum of
+ * one complex array with an add combiner gets the sum rule above;
+ * anything else is marked, since a complex combination in another order
+ * (a compiler may reassociate) rounds otherwise and the combiner's
+ * per-call certainty does not carry over. */
 tr_status sh_complex_combined(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *out) {
   tr_op op = in->op;
   if (op == TR_OP_REDUCE || op == TR_OP_REDUCE_WINDOW || op == TR_OP_SCATTER ||
-      op == TR_OP_SELECT_AND_SCATTER || op == TR_OP_ALL_REDUCE || op == TR_OP_REDUCE_SCATTER)
+      op == TR_OP_SELECT_AND_SCATTER || op == TR_OP_ALL_REDUCE || op == TR_OP_REDUCE_SCATTER) {
+    if (cplx_sum_bound(c, in, ops, out)) return TR_OK;
     sh_mark_leaves(out, false, TR_DK_COMPLEX, 1);
+  }
   return TR_OK;
 }

@@ -1,0 +1,322 @@
+/* test_shadow_complex.c - property tests of shadow mode's complex bounds
+ * (src/eval/shadow_complex.c, docs/ORACLE.md "Complex"): random c64
+ * operands through divide, sign, sqrt, exp and log, alone and after a
+ * multiply, and complex sums (reduce, reduce-window, scatter), each
+ * recomputed by OTHER correct implementations (Smith's and an FMA
+ * textbook divide, the naive modulus, the float formulas of sqrt, exp and
+ * log, each op in c128 rounded once, sums in other orders). Every certain
+ * element of each must lie within the bound around the c64 reference, and
+ * the bounds must not be vacuous: a bound a fixed factor smaller is
+ * broken by the same implementations, so the test can fail. */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../src/eval/shadow.h"
+#include "test.h"
+
+typedef struct {
+  uint64_t s;
+} crng;
+
+static uint64_t next_u64(crng *r) {
+  r->s ^= r->s << 13;
+  r->s ^= r->s >> 7;
+  r->s ^= r->s << 17;
+  return r->s;
+}
+
+static double unif(crng *r) { return (double)(next_u64(r) >> 11) * 0x1p-53; }
+
+static double gauss(crng *r) {
+  double u1 = unif(r), u2 = unif(r);
+  if (u1 < 1e-300) u1 = 1e-300;
+  return sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* A c64 value: Gaussian parts at a scale 2^s (s in [-span, span]), a part
+ * zero now and then. */
+static void draw(crng *r, int span, float *re, float *im) {
+  int s = span ? (int)(next_u64(r) % (uint64_t)(2 * span + 1)) - span : 0;
+  *re = (float)ldexp(gauss(r), s);
+  *im = (float)ldexp(gauss(r), s);
+  uint64_t z = next_u64(r) % 16;
+  if (z == 0) *re = 0;
+  if (z == 1) *im = 0;
+}
+
+enum { OP_DIV, OP_SIGN, OP_SQRT, OP_EXP, OP_LOG, NOPS };
+static const char *const op_names[NOPS] = {"divide", "sign", "sqrt", "exponential", "log"};
+
+/* ---- other correct implementations, in float arithmetic ---- */
+
+static void smith_div(float a, float b, float c, float d, float *re, float *im) {
+  if (fabsf(c) >= fabsf(d)) {
+    float r = d / c, den = c + d * r;
+    *re = (a + b * r) / den;
+    *im = (b - a * r) / den;
+  } else {
+    float r = c / d, den = c * r + d;
+    *re = (a * r + b) / den;
+    *im = (b * r - a) / den;
+  }
+}
+
+static void fma_div(float a, float b, float c, float d, float *re, float *im) {
+  float den = fmaf(c, c, d * d);
+  *re = fmaf(a, c, b * d) / den;
+  *im = fmaf(b, c, -(a * d)) / den;
+}
+
+/* alt 0: the float formulas; alt 1: each op exact (long double) and
+ * rounded once per part (divide: Smith's for alt 0, FMA textbook for 2). */
+static void alt_op(int op, int alt, float a, float b, float c, float d, float *re, float *im) {
+  if (alt == 1) {
+    long double complex x = (long double)a + (long double)b * I, y = (long double)c + (long double)d * I, w;
+    switch (op) {
+    case OP_DIV: w = x / y; break;
+    case OP_SIGN: w = (a == 0 && b == 0) ? 0 : x / cabsl(x); break;
+    case OP_SQRT: w = csqrtl(x); break;
+    case OP_EXP: w = cexpl(x); break;
+    default: w = clogl(x); break;
+    }
+    *re = (float)creall(w);
+    *im = (float)cimagl(w);
+    return;
+  }
+  switch (op) {
+  case OP_DIV:
+    if (alt == 0) smith_div(a, b, c, d, re, im);
+    else fma_div(a, b, c, d, re, im);
+    break;
+  case OP_SIGN: {
+    float m = sqrtf(a * a + b * b);
+    *re = m == 0 ? 0 : a / m;
+    *im = m == 0 ? 0 : b / m;
+    break;
+  }
+  case OP_SQRT: {
+    if (a == 0 && b == 0) {
+      *re = 0;
+      *im = b;
+      break;
+    }
+    float t = sqrtf((fabsf(a) + hypotf(a, b)) * 0.5f);
+    if (a >= 0) {
+      *re = t;
+      *im = b / (2 * t);
+    } else {
+      *re = fabsf(b) / (2 * t);
+      *im = copysignf(t, b);
+    }
+    break;
+  }
+  case OP_EXP: {
+    float m = expf(a);
+    *re = m * cosf(b);
+    *im = m * sinf(b);
+    break;
+  }
+  default:
+    *re = logf(hypotf(a, b));
+    *im = atan2f(b, a);
+    break;
+  }
+}
+
+/* ---- the check ---- */
+
+typedef struct {
+  long checked, uncertain, bad;
+  double worst;      /* max |alt - ref| / bound over certain elements */
+  long over[4];      /* elements beyond bound/2, /4, /8, /16 */
+} tally;
+
+/* Counts element i of (ref, bound, marks) against the alternative value. */
+static void judge(tally *t, const tr_shadow_out *o, size_t i, float re, float im, const char *what) {
+  if (o->uncertain[i]) {
+    t->uncertain++;
+    return;
+  }
+  double rr, ri;
+  tr_tensor_get_c(o->exact, i, &rr, &ri);
+  double b = o->bound ? o->bound[i] : 0;
+  double dev = fmax(fabs((double)re - rr), fabs((double)im - ri));
+  if (isnan(re) || isnan(im)) dev = INFINITY;
+  t->checked++;
+  double ratio = b > 0 ? dev / b : (dev > 0 ? INFINITY : 0);
+  if (ratio > t->worst) t->worst = ratio;
+  for (int k = 0; k < 4; k++)
+    if (dev > b / (double)(2 << k)) t->over[k]++;
+  if (!(dev <= b)) {
+    if (t->bad++ < 3)
+      fprintf(stderr, "  %s element %zu: reference (%.9g, %.9g) bound %.3g, other (%.9g, %.9g)\n", what, i,
+              rr, ri, b, (double)re, (double)im);
+  }
+}
+
+static tr_tensor *cvec(size_t n, const float *re, const float *im) {
+  int64_t dims[1] = {(int64_t)n};
+  tr_tensor *t = tr_tensor_new(TR_DT_C64, 1, dims, NULL);
+  for (size_t i = 0; i < n; i++) tr_tensor_set_c(t, i, re[i], im[i]);
+  return t;
+}
+
+static bool shadow_of(const char *text, tr_tensor *const *args, int nargs, tr_shadow_out **o, int *no) {
+  tr_diag d = {0};
+  tr_module *m = tr_parse("t.hlo", text, strlen(text), NULL, &d);
+  bool ok = m && tr_verify(m, &d) == TR_OK && tr_eval_shadow(m, NULL, args, nargs, o, no, &d) == TR_OK;
+  if (!ok) {
+    fprintf(stderr, "  module did not evaluate:\n");
+    tr_diag_print(&d, stderr);
+    fprintf(stderr, "%s\n", text);
+    tr_test_failed++;
+  }
+  tr_diag_clear(&d);
+  if (m) tr_module_free(m);
+  return ok;
+}
+
+enum { N = 2048 };
+
+/* One op on random operands, alone (chain 0) or on the result of a
+ * multiply (chain 1: the alternative multiplies with FMA, the reference
+ * with per-product rounding, so the op's operand is itself off within
+ * multiply's bound). */
+static void run_op(int op, int chain, int span, crng *r, tally *t) {
+  static float a[N], b[N], c[N], d[N];
+  for (int i = 0; i < N; i++) {
+    draw(r, span, &a[i], &b[i]);
+    draw(r, op == OP_DIV ? span : 0, &c[i], &d[i]);
+    if (op == OP_EXP && !chain) a[i] = (float)(a[i] * (span ? 1 : 4)); /* moduli e^-40..e^40 */
+  }
+  char text[512];
+  const char *arg = chain ? "m" : "x";
+  snprintf(text, sizeof text,
+           "HloModule m\nENTRY e {\n  x = c64[%d] parameter(0)\n  y = c64[%d] parameter(1)\n"
+           "  m = c64[%d] multiply(x, y)\n  ROOT r = c64[%d] %s(%s%s)\n}\n",
+           N, N, N, N, op_names[op], arg, op == OP_DIV ? ", y" : "");
+  tr_tensor *args[2] = {cvec(N, a, b), cvec(N, c, d)};
+  tr_shadow_out *o = NULL;
+  int no = 0;
+  if (shadow_of(text, args, 2, &o, &no)) {
+    for (int alt = 0; alt < (op == OP_DIV ? 3 : 2); alt++)
+      for (int i = 0; i < N; i++) {
+        float xa = a[i], xb = b[i];
+        if (chain) { /* the multiply, another way: FMA, one rounding per part */
+          xa = fmaf(a[i], c[i], -(b[i] * d[i]));
+          xb = fmaf(a[i], d[i], b[i] * c[i]);
+        }
+        float re, im;
+        alt_op(op, alt, xa, xb, c[i], d[i], &re, &im);
+        judge(t, &o[0], (size_t)i, re, im, op_names[op]);
+      }
+    tr_shadow_free(o, no);
+  }
+  tr_tensor_free(args[0]);
+  tr_tensor_free(args[1]);
+}
+
+TR_TEST(shadow_complex_fn_bounds_hold) {
+  crng r = {0x9e3779b97f4a7c15u};
+  bool all_ok = true;
+  for (int op = 0; op < NOPS; op++) {
+    tally t = {0};
+    for (int chain = 0; chain < 2; chain++)
+      for (int span = 0; span <= 20; span += 20) run_op(op, chain, span, &r, &t);
+    CHECK_EQ_INT(t.bad, 0);
+    /* The marks are for poles, cuts and range edges, not the common case. */
+    CHECK(t.uncertain < t.checked / 10);
+    CHECK(t.checked >= 4 * N);
+    all_ok = all_ok && t.bad == 0;
+    printf("  shadow complex %s: %ld certain elements within the bound (%ld uncertain), max "
+           "|other - ref|/bound %.3g; beyond 1/2, 1/4, 1/8, 1/16 of it: %ld %ld %ld %ld\n",
+           op_names[op], t.checked, t.uncertain, t.worst, t.over[0], t.over[1], t.over[2], t.over[3]);
+    /* Not vacuous: a bound 16 times smaller is broken. */
+    CHECK(t.over[3] > 0);
+  }
+  CHECK(all_ok);
+}
+
+/* Sums in other orders: reduce along the rows (reversed and pairwise),
+ * reduce-window (window reversed) and scatter with duplicate indices
+ * (updates applied last first). */
+TR_TEST(shadow_complex_sum_bounds_hold) {
+  enum { R = 16, K = 256, W = 5 };
+  crng r = {12345};
+  tally t = {0};
+  for (int rep = 0; rep < 4; rep++) {
+    static float a[R * K], b[R * K];
+    for (int i = 0; i < R * K; i++) draw(&r, rep * 3, &a[i], &b[i]);
+    int ix[K];
+    for (int j = 0; j < K; j++) ix[j] = (int)(next_u64(&r) % 8);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "HloModule m\nadd {\n  p = c64[] parameter(0)\n  q = c64[] parameter(1)\n"
+             "  ROOT s = c64[] add(p, q)\n}\n"
+             "ENTRY e {\n  x = c64[%d,%d] parameter(0)\n  v = c64[%d] parameter(1)\n"
+             "  i = s32[%d,1] parameter(2)\n  z = c64[] constant((0, 0))\n"
+             "  r = c64[%d] reduce(x, z), dimensions={1}, to_apply=add\n"
+             "  w = c64[%d] reduce-window(v, z), window={size=%d}, to_apply=add\n"
+             "  b = c64[8] slice(v), slice={[0:8]}\n"
+             "  s = c64[8] scatter(b, i, v), update_window_dims={}, inserted_window_dims={0}, "
+             "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n"
+             "  ROOT t = (c64[%d], c64[%d], c64[8]) tuple(r, w, s)\n}\n",
+             R, K, K, K, R, K - W + 1, W, R, K - W + 1);
+    int64_t idims[2] = {K, 1}, xdims[2] = {R, K};
+    tr_tensor *args[3] = {tr_tensor_new(TR_DT_C64, 2, xdims, NULL), cvec(K, a, b),
+                          tr_tensor_new(TR_DT_S32, 2, idims, NULL)};
+    for (int i = 0; i < R * K; i++) tr_tensor_set_c(args[0], (size_t)i, a[i], b[i]);
+    for (int j = 0; j < K; j++) ((int32_t *)args[2]->data)[j] = ix[j];
+    tr_shadow_out *o = NULL;
+    int no = 0;
+    if (shadow_of(text, args, 3, &o, &no) && no == 3) {
+      for (int row = 0; row < R; row++) {
+        float sr = 0, si = 0, pr[K], pi[K];
+        for (int j = K - 1; j >= 0; j--) {
+          sr += a[row * K + j];
+          si += b[row * K + j];
+        }
+        judge(&t, &o[0], (size_t)row, sr, si, "reduce (reversed)");
+        for (int j = 0; j < K; j++) {
+          pr[j] = a[row * K + j];
+          pi[j] = b[row * K + j];
+        }
+        for (int h = 1; h < K; h *= 2) /* pairwise */
+          for (int j = 0; j + h < K; j += 2 * h) {
+            pr[j] += pr[j + h];
+            pi[j] += pi[j + h];
+          }
+        judge(&t, &o[0], (size_t)row, pr[0], pi[0], "reduce (pairwise)");
+      }
+      for (int q = 0; q + W <= K; q++) {
+        float sr = 0, si = 0;
+        for (int j = q + W - 1; j >= q; j--) {
+          sr += a[j];
+          si += b[j];
+        }
+        judge(&t, &o[1], (size_t)q, sr, si, "reduce-window (reversed)");
+      }
+      float sr[8], si[8];
+      for (int q = 0; q < 8; q++) {
+        sr[q] = a[q];
+        si[q] = b[q];
+      }
+      for (int j = K - 1; j >= 0; j--) {
+        sr[ix[j]] += a[j];
+        si[ix[j]] += b[j];
+      }
+      for (int q = 0; q < 8; q++) judge(&t, &o[2], (size_t)q, sr[q], si[q], "scatter (reversed)");
+    }
+    if (o) tr_shadow_free(o, no);
+    for (int k = 0; k < 3; k++) tr_tensor_free(args[k]);
+  }
+  CHECK_EQ_INT(t.bad, 0);
+  CHECK_EQ_INT(t.uncertain, 0);
+  CHECK(t.checked > 1000);
+  printf("  shadow complex sums: %ld certain elements within the bound, max |other - ref|/bound %.3g; "
+         "beyond 1/2, 1/4, 1/8, 1/16 of it: %ld %ld %ld %ld\n",
+         t.checked, t.worst, t.over[0], t.over[1], t.over[2], t.over[3]);
+  /* Not vacuous: a bound 16 times smaller is broken. */
+  CHECK(t.over[3] > 0);
+}
