@@ -168,11 +168,23 @@ ENTRY e {
   ROOT d = bf16[64,64] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 }
 HLO
-expect 0 '^narrowed: 1 dot judged as the profile.s dot-accumulate rule computes them' -- "$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1
+expect 0 '^narrowed: 1 dot or convolution judged as the profile.s dot-accumulate rule computes them' -- "$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1
 expect 0 '^seed 0 out0: pass \(checked 4096, uncertain 0; worst ratio 0\.[5-9]' -- "$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1
 expect 0 '^seed 0 per-instruction: pass \(checked 1: pass 1, .*; narrowed 1 by dot-accumulate\)' -- "$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1 --per-instruction
 expect 0 '^seed 0 out0: weak \(checked 4096, uncertain 0; values tiny against their bounds' -- "$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1 --strict
 expect 0 '^check: per-instruction: 10 instructions judged: 10 pass, 0 weak, 0 mismatch; 0 skipped; 0 runs without outputs; excused 2 by narrow-in-f32; narrowed 2 by dot-accumulate \(on xla-cpu\)$' -- "$trench" check "$tmp/nar.hlo" "$tmp/bdot.hlo" "$tmp/nar16.hlo" --target xla-cpu --seeds 2 --per-instruction
+# Convolutions too: a bf16 one sums in f32 on XLA CPU (the 576-feature probe
+# [1 x 64, 2^-8 x 512] . ones gives 66, bf16 accumulation 64).
+cat > "$tmp/bconv.hlo" <<'HLO'
+HloModule bconv
+ENTRY e {
+  x = bf16[1,8,8,256] parameter(0)
+  w = bf16[3,3,256,64] parameter(1)
+  ROOT c = bf16[1,8,8,64] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+}
+HLO
+expect 0 '^seed 0 out0: pass \(checked 4096, uncertain 0; worst ratio 0\.[1-9]' -- "$trench" check "$tmp/bconv.hlo" --target xla-cpu --seeds 1
+expect 0 '^seed 0 out0: weak \(checked 4096, uncertain 0; values tiny against their bounds' -- "$trench" check "$tmp/bconv.hlo" --target xla-cpu --seeds 1 --strict
 out=$("$trench" check "$tmp/bdot.hlo" --target xla-cpu --seeds 1 --json 2>&1)
 if printf '%s' "$out" | "$py" -c 'import json,sys; r=json.load(sys.stdin); assert r["narrowed"]=={"dot-accumulate": 1} and r["summary"]=="pass"'; then ok; else bad "--json narrowed"; printf '%s\n' "$out" | tail -20; fi
 

@@ -41,9 +41,9 @@ const cli_cmd cli_cmd_check = {
   "found as HOME/profiles/NAME.conf for target NAME (xla-cpu, xla-cpu@VER\n"
   "-> profiles/xla-cpu.conf); each output line says how many elements each\n"
   "rule excused (\"excused N by RULE\"). A narrowing rule (dot-accumulate:\n"
-  "bf16 dots accumulated in f32) makes the reference compute as the target\n"
-  "does (\"narrowed: N dots\"). --strict uses no profile and shows every\n"
-  "deviation.\n"
+  "bf16 dots and convolutions accumulated in f32) makes the reference compute\n"
+  "as the target does (\"narrowed: N dots or convolutions\"). --strict uses no\n"
+  "profile and shows every deviation.\n"
   "Verdicts: pass, mismatch, weak (the check says little: constant output,\n"
   "mostly uncertain, values tiny against their bounds), and the target's\n"
   "own: crash, hang, compile-error, error, protocol-error, unsupported.\n"
@@ -543,8 +543,9 @@ static int check_module(const check_env *env, const char *path, check_totals *to
     cJSON *nr = cJSON_AddObjectToObject(cr.report, "narrowed");
     cJSON_AddNumberToObject(nr, tr_prule_name(TR_PR_DOT_ACCUMULATE), ndots);
     if (!cr.json)
-      printf("narrowed: %d dot%s judged as the profile's %s rule computes them (--strict: the "
-             "dtype's own accumulation)\n", ndots, ndots == 1 ? "" : "s", tr_prule_name(TR_PR_DOT_ACCUMULATE));
+      printf("narrowed: %d dot%s or convolution%s judged as the profile's %s rule computes them "
+             "(--strict: the dtype's own accumulation)\n", ndots, ndots == 1 ? "" : "s",
+             ndots == 1 ? "" : "s", tr_prule_name(TR_PR_DOT_ACCUMULATE));
   }
   tr_anchored anch;
   memset(&anch, 0, sizeof anch);

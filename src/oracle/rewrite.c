@@ -132,16 +132,18 @@ static int zero_pad_conv(const tr_profile *p, tr_module *m) {
   return n;
 }
 
-/* A dot whose result dtype the rule names, on float operands no wider
- * than the accumulator: operands converted up (exact), the dot in the
- * accumulator, one convert down to the result dtype. */
+/* A dot or convolution whose result dtype the rule names, on float
+ * operands no wider than the accumulator: operands converted up (exact),
+ * the contraction in the accumulator, one convert down to the result
+ * dtype. */
 static int accumulate_dots(const tr_profile *p, tr_module *m) {
   int n = 0;
   for (int k = 0; k < m->ncomps; k++) {
     tr_comp *c = m->comps[k];
     for (int i = 0; i < c->ninstrs; i++) {
       tr_instr *dot = c->instrs[i];
-      if (dot->op != TR_OP_DOT || dot->noperands != 2 || !dot->shape || !tr_shape_is_array(dot->shape))
+      if ((dot->op != TR_OP_DOT && dot->op != TR_OP_CONVOLUTION) || dot->noperands != 2 || !dot->shape ||
+          !tr_shape_is_array(dot->shape))
         continue;
       tr_shape *rs = dot->shape;
       tr_dtype acc = p->dot_acc[rs->dtype];
