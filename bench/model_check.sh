@@ -21,7 +21,9 @@
 # A MODEL ending in .hlo is a module file as it is (XLA's own CPU
 # benchmark files, docs/MODELS.md): constants written {...} get trench's
 # deterministic fill (--fill-elided, the target gets the same values),
-# inputs are drawn with seeds 0..N-1, and it has no segments or cuts.
+# inputs come from FILE.inputs/ as for a models.py dump when it has a
+# params.txt (bench/xla_bench_inputs.py) and are drawn with seeds 0..N-1
+# otherwise, and it has no segments or cuts.
 #
 # Usage: bench/model_check.sh [--seeds N] [--targets "T1 T2"] [--segs]
 #                             [--cuts] [--per-instruction[=chains]]
@@ -78,14 +80,18 @@ done
 # --seeds 1 through cinputs).
 inputs() {
   local d=$dir/$1.inputs n k
-  if isfile "$1"; then printf -- '--fill-elided --seed %s ' "$2"; return; fi
+  if isfile "$1"; then
+    d=${1%.hlo}.inputs
+    printf -- '--fill-elided '
+    [ -f "$d/params.txt" ] || { printf -- '--seed %s ' "$2"; return; }
+  fi
   n=$(wc -l < "$d/params.txt")
   for ((k = 0; k < n; k++)); do
     if [ -f "$d/seed$2/p$k.npy" ]; then printf -- '--input %s ' "$d/seed$2/p$k.npy"
     else printf -- '--input %s ' "$d/p$k.npy"; fi
   done
 }
-cinputs() { inputs "$1" "$2"; isfile "$1" && printf -- '--seeds 1 '; }
+cinputs() { inputs "$1" "$2"; isfile "$1" && [ ! -f "${1%.hlo}.inputs/params.txt" ] && printf -- '--seeds 1 '; }
 now() { date +%s.%N; }
 # check MODULE MODEL SEED TARGET [SAVE]: prints "judgement worst checked
 # uncertain PI_VERDICT PI_JUDGED PI_MISMATCH PI_WEAK PI_EXCUSED SECONDS" (the

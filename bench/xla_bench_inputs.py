@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""xla_bench_inputs.py - input files for XLA's own CPU benchmark modules
+(docs/MODELS.md, "XLA's own benchmark files") whose inputs trench cannot
+draw sensibly by itself.
+
+dlrm_keras_jax_f32_test_step.hlo looks its ids up through a nested
+jit(_where) call, which the input planner does not follow (docs/INPUTS.md:
+other called computations), so its id parameters would be drawn as data
+(out-of-range ids: NaN rows, a NaN loss). This writes, next to the module,
+DIR/NAME.inputs/pK.npy (one per entry parameter, as model_check.sh and
+eval_bench's folder mode read them) and NAME.inputs/params.txt, and for
+seeds S > 0 DIR/NAME.inputs/seedS/pK.npy for the data parameters (ids,
+features, labels; the weights stay):
+
+  ids     uniform over each table's rows
+  tables  N(0, 1/8) (8-wide embeddings); dense kernels He-normal; biases
+          and the four metric accumulators 0
+  data    hour-of-day/week cos and sin of uniform angles, ages U(18, 60),
+          ratings (labels) U{1..5}
+
+Usage: .venv/bin/python bench/xla_bench_inputs.py [--seeds N] [DIR]
+       (DIR default /work/models/xla-bench)
+"""
+import os
+import sys
+
+import numpy as np
+
+DLRM = "dlrm_keras_jax_f32_test_step"
+B = 3616
+TABLES = [3, 796, 22, 1683, 944]  # gender, zip, occupation, movie, user
+# p25 movie_id, p27 user_gender, p28 user_id, p29 occupation, p30 zip
+IDS = {25: 1683, 27: 3, 28: 944, 29: 22, 30: 796}
+
+
+def dlrm_params(rng, seed_rng):
+    """[(role, array)] in parameter order; data ones drawn from seed_rng."""
+    p = []
+    for rows in TABLES:
+        p.append(("weight", rng.normal(0, np.sqrt(1 / 8), (rows, 8))))
+    dense = [(5, 8), (8,), (8, 8), (8,), (15, 192), (192,), (192, 192), (192,),
+             (192, 192), (192,), (192, 1), (1,)]
+    for shp in dense:
+        if len(shp) == 1:
+            p.append(("weight", np.zeros(shp)))
+        else:
+            p.append(("weight", rng.normal(0, np.sqrt(2 / shp[0]), shp)))
+    for _ in range(4):
+        p.append(("weight", np.zeros(())))  # metric accumulators
+    ang_d, ang_w = seed_rng.uniform(0, 2 * np.pi, (2, B, 1))
+    # p21 hour_of_day_cos, p22 _sin, p23 hour_of_week_cos, p24 _sin
+    for a in (np.cos(ang_d), np.sin(ang_d), np.cos(ang_w), np.sin(ang_w)):
+        p.append(("data", a))
+    p.append(("data", None))  # p25 movie_id, below
+    p.append(("data", seed_rng.uniform(18, 60, (B, 1))))  # p26 raw_user_age
+    for _ in range(4):
+        p.append(("data", None))  # p27..p30 ids
+    p.append(("data", seed_rng.integers(1, 6, B).astype(np.float64)))  # p31 rating
+    for k, rows in IDS.items():
+        p[k] = ("data", seed_rng.integers(0, rows, B).astype(np.int32))
+    return [(r, a if a.dtype == np.int32 else a.astype(np.float32)) for r, a in p]
+
+
+def main():
+    args = sys.argv[1:]
+    seeds = 3
+    if len(args) >= 2 and args[0] == "--seeds":
+        seeds = int(args[1])
+        args = args[2:]
+    d = args[0] if args else "/work/models/xla-bench"
+    out = os.path.join(d, DLRM + ".inputs")
+    os.makedirs(out, exist_ok=True)
+    for s in range(seeds):
+        ps = dlrm_params(np.random.default_rng(1234), np.random.default_rng(s))
+        sub = out if s == 0 else os.path.join(out, "seed%d" % s)
+        os.makedirs(sub, exist_ok=True)
+        for k, (role, a) in enumerate(ps):
+            if s == 0 or role == "data":
+                np.save(os.path.join(sub, "p%d.npy" % k), a)
+        if s == 0:
+            with open(os.path.join(out, "params.txt"), "w") as f:
+                for k, (role, a) in enumerate(ps):
+                    f.write("p%d %s %s %s\n" % (k, role, a.dtype, list(a.shape)))
+    print("wrote", out)
+
+
+if __name__ == "__main__":
+    main()
