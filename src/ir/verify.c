@@ -131,6 +131,39 @@ static bool check_attrs(vctx *v, const tr_instr *in, const char *opname) {
   return ok;
 }
 
+/* Element types XLA's shape inference and HLO verifier reject though the
+ * shape rules here would allow them (xla/service/shape_inference.cc,
+ * InferUnaryOpShape kReal/kImag, InferBinaryOpShape kComplex,
+ * InferBitcastConvertShape; hlo_verifier.cc HandleIota). */
+static void check_xla_types(vctx *v, const tr_instr *in, const char *opname) {
+  const tr_shape *s = in->shape, *a = in->noperands > 0 ? in->operands[0]->shape : NULL;
+  const tr_shape *b = in->noperands > 1 ? in->operands[1]->shape : NULL;
+  bool arr_a = a && tr_shape_is_array(a), arr_b = b && tr_shape_is_array(b);
+  switch (in->op) {
+  case TR_OP_REAL: case TR_OP_IMAG:
+    if (arr_a && !tr_dtype_is_float(a->dtype) && tr_dtypes[a->dtype].kind != TR_DK_COMPLEX)
+      ierr(v, in, "%s of %s: XLA takes only float or complex operands", opname,
+           tr_dtype_name(a->dtype));
+    break;
+  case TR_OP_COMPLEX:
+    if (arr_a && arr_b && !((a->dtype == TR_DT_F32 || a->dtype == TR_DT_F64) && b->dtype == a->dtype))
+      ierr(v, in, "complex of %s and %s: XLA builds c64 from f32 and c128 from f64 parts only", tr_dtype_name(a->dtype),
+           tr_dtype_name(b->dtype));
+    break;
+  case TR_OP_IOTA:
+    if (s && tr_shape_is_array(s) && s->dtype == TR_DT_PRED)
+      ierr(v, in, "iota of pred: XLA makes iotas of integer, float and complex types only");
+    break;
+  case TR_OP_BITCAST_CONVERT:
+    if (arr_a && s && tr_shape_is_array(s) &&
+        (tr_dtypes[a->dtype].kind == TR_DK_COMPLEX) != (tr_dtypes[s->dtype].kind == TR_DK_COMPLEX))
+      ierr(v, in, "bitcast-convert from %s to %s: XLA does not convert between complex and real types",
+           tr_dtype_name(a->dtype), tr_dtype_name(s->dtype));
+    break;
+  default: break;
+  }
+}
+
 static void check_instr(vctx *v, const tr_comp *k, const tr_instr *in) {
   const char *opname = in->opname && in->opname[0] ? in->opname : tr_ops[in->op].name;
   bool ok = true;
@@ -157,6 +190,7 @@ static void check_instr(vctx *v, const tr_comp *k, const tr_instr *in) {
     ok = false;
   }
   if (!check_attrs(v, in, opname)) ok = false;
+  if (ok) check_xla_types(v, in, opname);
   if (ok) {
     tr_buf why = {0};
     tr_shape *s = tr_infer_shape(v->a, in, &why);

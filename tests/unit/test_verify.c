@@ -523,9 +523,9 @@ TR_TEST(verify_noncore_dtypes) {
       "  m = c64[2] multiply(b, b)\n"
       "  mag = f32[2] abs(m)\n"
       "  sh = s2[8] shift-left(c, c)\n"
-      "  k = u8[2,8] bitcast-convert(b)\n"
+      "  k = u8[4] bitcast-convert(a)\n" /* complex to real: rejected (verify_xla_type_rules) */
       "  f = f6e3m2fn[4] convert(a)\n"
-      "  ROOT t = (f8e4m3fnuz[4], c64[2], s2[8], u8[2,8], f6e3m2fn[4]) tuple(x, m, sh, k, f)\n"
+      "  ROOT t = (f8e4m3fnuz[4], c64[2], s2[8], u8[4], f6e3m2fn[4]) tuple(x, m, sh, k, f)\n"
       "}\n",
       "");
 }
@@ -961,4 +961,47 @@ TR_TEST(verify_infer_reports_reason) {
   /* A NULL why is allowed. */
   CHECK(tr_infer_shape(m->arena, find(m, "a"), NULL) == NULL);
   tr_module_free(m);
+}
+
+TR_TEST(verify_xla_type_rules) {
+  /* Pairs XLA's shape inference and verifier reject that the shape rules
+   * alone would take: real/imag of integers and pred, complex of parts
+   * other than f32/f32 and f64/f64, iota of pred, bitcast-convert between
+   * complex and real. */
+  CHECK_VERIFY("HloModule m\n"
+               "ENTRY e {\n"
+               "  a = s32[2] constant({1, 2})\n"
+               "  p = pred[2] constant({1, 0})\n"
+               "  h = f16[2] constant({1, 2})\n"
+               "  c = c64[2] constant({(1, 2), (3, 4)})\n"
+               "  r = s32[2] real(a)\n"
+               "  i = pred[2] imag(p)\n"
+               "  x = c64[2] complex(h, h)\n"
+               "  o = pred[3] iota(), iota_dimension=0\n"
+               "  b = s64[2] bitcast-convert(c)\n"
+               "  ROOT t = (s32[2], pred[2], c64[2], pred[3], s64[2]) tuple(r, i, x, o, b)\n"
+               "}\n",
+               "t.hlo:7:3: error: in %r: real of s32: XLA takes only float or complex operands\n"
+               "t.hlo:8:3: error: in %i: imag of pred: XLA takes only float or complex operands\n"
+               "t.hlo:9:3: error: in %x: complex of f16 and f16: XLA builds c64 from f32 and c128 from "
+               "f64 parts only\n"
+               "t.hlo:10:3: error: in %o: iota of pred: XLA makes iotas of integer, float and complex "
+               "types only\n"
+               "t.hlo:11:3: error: in %b: bitcast-convert from c64 to s64: XLA does not convert between "
+               "complex and real types");
+  /* What XLA allows: real/imag of floats (the value, or 0) and of complex,
+   * complex of f64 parts, iota of c64, bitcast-convert c64 to c64. */
+  CHECK_VERIFY("HloModule m\n"
+               "ENTRY e {\n"
+               "  f = f32[2] constant({1, 2})\n"
+               "  g = f64[2] constant({1, 2})\n"
+               "  c = c64[2] constant({(1, 2), (3, 4)})\n"
+               "  r = f32[2] real(f)\n"
+               "  i = f32[2] imag(c)\n"
+               "  x = c128[2] complex(g, g)\n"
+               "  o = c64[3] iota(), iota_dimension=0\n"
+               "  b = c64[2] bitcast-convert(c)\n"
+               "  ROOT t = (f32[2], f32[2], c128[2], c64[3], c64[2]) tuple(r, i, x, o, b)\n"
+               "}\n",
+               "");
 }
