@@ -320,3 +320,34 @@ TR_TEST(shadow_complex_sum_bounds_hold) {
   /* Not vacuous: a bound 16 times smaller is broken. */
   CHECK(t.over[3] > 0);
 }
+
+TR_TEST(shadow_complex_marks_at_cuts_poles_zeros) {
+  /* m = p*q - r carries multiply's bound (e > 0). Element 0: m = (-4, 0)
+   * lies on the negative reals, where sqrt and log jump (a correct
+   * operand within the bound may have im -e or +e): uncertain; sign and
+   * divide are continuous there: certain. Element 1: m = (-3, 4), and
+   * element 3: m = (-4, 1), off the cut by far more than the bound: all
+   * certain. Element 2: m = 3 * fl(1/3) - 1 = (0, 0) up to its bound:
+   * divide by it (a pole), its sign, sqrt and log are all uncertain. */
+  const char *text = "HloModule m\nENTRY e {\n  p = c64[4] parameter(0)\n  q = c64[4] parameter(1)\n"
+                     "  r = c64[4] parameter(2)\n  x = c64[4] multiply(p, q)\n  m = c64[4] subtract(x, r)\n"
+                     "  s = c64[4] sqrt(m)\n  l = c64[4] log(m)\n  d = c64[4] divide(p, m)\n"
+                     "  g = c64[4] sign(m)\n  ROOT t = (c64[4], c64[4], c64[4], c64[4], c64[4]) tuple(m, s, l, d, g)\n}\n";
+  float pr[4] = {0, 1, 3, 0}, pi[4] = {2, 2, 0, 2}, qr[4] = {0, 1, 1.0f / 3, 0}, qi[4] = {2, 2, 0, 2};
+  float rr[4] = {0, 0, 1, 0}, ri[4] = {0, 0, 0, -1};
+  tr_tensor *args[3] = {cvec(4, pr, pi), cvec(4, qr, qi), cvec(4, rr, ri)};
+  tr_shadow_out *o = NULL;
+  int no = 0;
+  if (shadow_of(text, args, 3, &o, &no) && no == 5) {
+    double re, im;
+    tr_tensor_get_c(o[0].exact, 2, &re, &im);
+    CHECK(re == 0 && im == 0); /* fl(3 * fl(1/3)) = 1 in f32 */
+    for (int i = 0; i < 4; i++) CHECK(o[0].bound[i] > 0 && !o[0].uncertain[i]);
+    static const int want[4][4] = {/* sqrt, log, divide, sign per element */
+                                   {1, 1, 0, 0}, {0, 0, 0, 0}, {1, 1, 1, 1}, {0, 0, 0, 0}};
+    for (int i = 0; i < 4; i++)
+      for (int k = 0; k < 4; k++) CHECK_EQ_INT(o[1 + k].uncertain[i], want[i][k]);
+  }
+  if (o) tr_shadow_free(o, no);
+  for (int k = 0; k < 3; k++) tr_tensor_free(args[k]);
+}
