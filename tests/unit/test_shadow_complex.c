@@ -124,6 +124,78 @@ static void alt_op(int op, int alt, float a, float b, float c, float d, float *r
   }
 }
 
+/* The same in double, for c128. */
+static void smith_div_d(double a, double b, double c, double d, double *re, double *im) {
+  if (fabs(c) >= fabs(d)) {
+    double r = d / c, den = c + d * r;
+    *re = (a + b * r) / den;
+    *im = (b - a * r) / den;
+  } else {
+    double r = c / d, den = c * r + d;
+    *re = (a * r + b) / den;
+    *im = (b * r - a) / den;
+  }
+}
+
+static void alt_op_d(int op, int alt, double a, double b, double c, double d, double *re, double *im) {
+  if (alt == 1) {
+    long double complex x = (long double)a + (long double)b * I, y = (long double)c + (long double)d * I, w;
+    switch (op) {
+    case OP_DIV: w = x / y; break;
+    case OP_SIGN: w = (a == 0 && b == 0) ? 0 : x / cabsl(x); break;
+    case OP_SQRT: w = csqrtl(x); break;
+    case OP_EXP: w = cexpl(x); break;
+    default: w = clogl(x); break;
+    }
+    *re = (double)creall(w);
+    *im = (double)cimagl(w);
+    return;
+  }
+  switch (op) {
+  case OP_DIV:
+    if (alt == 0) {
+      smith_div_d(a, b, c, d, re, im);
+    } else {
+      double den = fma(c, c, d * d);
+      *re = fma(a, c, b * d) / den;
+      *im = fma(b, c, -(a * d)) / den;
+    }
+    break;
+  case OP_SIGN: {
+    double m = sqrt(a * a + b * b);
+    *re = m == 0 ? 0 : a / m;
+    *im = m == 0 ? 0 : b / m;
+    break;
+  }
+  case OP_SQRT: {
+    if (a == 0 && b == 0) {
+      *re = 0;
+      *im = b;
+      break;
+    }
+    double t = sqrt((fabs(a) + hypot(a, b)) * 0.5);
+    if (a >= 0) {
+      *re = t;
+      *im = b / (2 * t);
+    } else {
+      *re = fabs(b) / (2 * t);
+      *im = copysign(t, b);
+    }
+    break;
+  }
+  case OP_EXP: {
+    double m = exp(a);
+    *re = m * cos(b);
+    *im = m * sin(b);
+    break;
+  }
+  default:
+    *re = log(hypot(a, b));
+    *im = atan2(b, a);
+    break;
+  }
+}
+
 /* ---- the check ---- */
 
 typedef struct {
@@ -133,7 +205,7 @@ typedef struct {
 } tally;
 
 /* Counts element i of (ref, bound, marks) against the alternative value. */
-static void judge(tally *t, const tr_shadow_out *o, size_t i, float re, float im, const char *what) {
+static void judge(tally *t, const tr_shadow_out *o, size_t i, double re, double im, const char *what) {
   if (o->uncertain[i]) {
     t->uncertain++;
     return;
@@ -141,7 +213,7 @@ static void judge(tally *t, const tr_shadow_out *o, size_t i, float re, float im
   double rr, ri;
   tr_tensor_get_c(o->exact, i, &rr, &ri);
   double b = o->bound ? o->bound[i] : 0;
-  double dev = fmax(fabs((double)re - rr), fabs((double)im - ri));
+  double dev = fmax(fabs(re - rr), fabs(im - ri));
   if (isnan(re) || isnan(im)) dev = INFINITY;
   t->checked++;
   double ratio = b > 0 ? dev / b : (dev > 0 ? INFINITY : 0);
@@ -150,14 +222,21 @@ static void judge(tally *t, const tr_shadow_out *o, size_t i, float re, float im
     if (dev > b / (double)(2 << k)) t->over[k]++;
   if (!(dev <= b)) {
     if (t->bad++ < 3)
-      fprintf(stderr, "  %s element %zu: reference (%.9g, %.9g) bound %.3g, other (%.9g, %.9g)\n", what, i,
-              rr, ri, b, (double)re, (double)im);
+      fprintf(stderr, "  %s element %zu: reference (%.17g, %.17g) bound %.3g, other (%.17g, %.17g)\n", what,
+              i, rr, ri, b, re, im);
   }
 }
 
 static tr_tensor *cvec(size_t n, const float *re, const float *im) {
   int64_t dims[1] = {(int64_t)n};
   tr_tensor *t = tr_tensor_new(TR_DT_C64, 1, dims, NULL);
+  for (size_t i = 0; i < n; i++) tr_tensor_set_c(t, i, re[i], im[i]);
+  return t;
+}
+
+static tr_tensor *cvec_d(tr_dtype dt, size_t n, const double *re, const double *im) {
+  int64_t dims[1] = {(int64_t)n};
+  tr_tensor *t = tr_tensor_new(dt, 1, dims, NULL);
   for (size_t i = 0; i < n; i++) tr_tensor_set_c(t, i, re[i], im[i]);
   return t;
 }
@@ -182,33 +261,55 @@ enum { N = 2048 };
 /* One op on random operands, alone (chain 0) or on the result of a
  * multiply (chain 1: the alternative multiplies with FMA, the reference
  * with per-product rounding, so the op's operand is itself off within
- * multiply's bound). */
-static void run_op(int op, int chain, int span, crng *r, tally *t) {
-  static float a[N], b[N], c[N], d[N];
+ * multiply's bound); c64, or c128 when wide (operands of full double
+ * precision, the alternatives in double). */
+static void run_op(int op, int chain, int span, bool wide, crng *r, tally *t) {
+  static double a[N], b[N], c[N], d[N];
   for (int i = 0; i < N; i++) {
-    draw(r, span, &a[i], &b[i]);
-    draw(r, op == OP_DIV ? span : 0, &c[i], &d[i]);
-    if (op == OP_EXP && !chain) a[i] = (float)(a[i] * (span ? 1 : 4)); /* moduli e^-40..e^40 */
+    float fa, fb, fc, fd;
+    draw(r, span, &fa, &fb);
+    draw(r, op == OP_DIV ? span : 0, &fc, &fd);
+    a[i] = fa, b[i] = fb, c[i] = fc, d[i] = fd;
+    if (wide) { /* below float's precision too */
+      a[i] += ldexp(a[i], -30) * gauss(r);
+      b[i] += ldexp(b[i], -30) * gauss(r);
+      c[i] += ldexp(c[i], -30) * gauss(r);
+      d[i] += ldexp(d[i], -30) * gauss(r);
+    }
+    if (op == OP_EXP && !chain && !span) a[i] *= 4; /* moduli e^-12..e^12 */
   }
+  const char *C = wide ? "c128" : "c64";
   char text[512];
-  const char *arg = chain ? "m" : "x";
   snprintf(text, sizeof text,
-           "HloModule m\nENTRY e {\n  x = c64[%d] parameter(0)\n  y = c64[%d] parameter(1)\n"
-           "  m = c64[%d] multiply(x, y)\n  ROOT r = c64[%d] %s(%s%s)\n}\n",
-           N, N, N, N, op_names[op], arg, op == OP_DIV ? ", y" : "");
-  tr_tensor *args[2] = {cvec(N, a, b), cvec(N, c, d)};
+           "HloModule m\nENTRY e {\n  x = %s[%d] parameter(0)\n  y = %s[%d] parameter(1)\n"
+           "  m = %s[%d] multiply(x, y)\n  ROOT r = %s[%d] %s(%s%s)\n}\n",
+           C, N, C, N, C, N, C, N, op_names[op], chain ? "m" : "x", op == OP_DIV ? ", y" : "");
+  tr_dtype dt = wide ? TR_DT_C128 : TR_DT_C64;
+  tr_tensor *args[2] = {cvec_d(dt, N, a, b), cvec_d(dt, N, c, d)};
   tr_shadow_out *o = NULL;
   int no = 0;
   if (shadow_of(text, args, 2, &o, &no)) {
     for (int alt = 0; alt < (op == OP_DIV ? 3 : 2); alt++)
       for (int i = 0; i < N; i++) {
-        float xa = a[i], xb = b[i];
-        if (chain) { /* the multiply, another way: FMA, one rounding per part */
-          xa = fmaf(a[i], c[i], -(b[i] * d[i]));
-          xb = fmaf(a[i], d[i], b[i] * c[i]);
+        double re, im;
+        if (wide) {
+          double xa = a[i], xb = b[i];
+          if (chain) { /* the multiply, another way: FMA, one rounding per part */
+            xa = fma(a[i], c[i], -(b[i] * d[i]));
+            xb = fma(a[i], d[i], b[i] * c[i]);
+          }
+          alt_op_d(op, alt, xa, xb, c[i], d[i], &re, &im);
+        } else {
+          float xa = (float)a[i], xb = (float)b[i], fr, fi;
+          float fc = (float)c[i], fd = (float)d[i];
+          if (chain) {
+            xa = fmaf(xa, fc, -((float)b[i] * fd));
+            xb = fmaf((float)a[i], fd, (float)b[i] * fc);
+          }
+          alt_op(op, alt, xa, xb, fc, fd, &fr, &fi);
+          re = fr;
+          im = fi;
         }
-        float re, im;
-        alt_op(op, alt, xa, xb, c[i], d[i], &re, &im);
         judge(t, &o[0], (size_t)i, re, im, op_names[op]);
       }
     tr_shadow_free(o, no);
@@ -220,21 +321,23 @@ static void run_op(int op, int chain, int span, crng *r, tally *t) {
 TR_TEST(shadow_complex_fn_bounds_hold) {
   crng r = {0x9e3779b97f4a7c15u};
   bool all_ok = true;
-  for (int op = 0; op < NOPS; op++) {
-    tally t = {0};
-    for (int chain = 0; chain < 2; chain++)
-      for (int span = 0; span <= 20; span += 20) run_op(op, chain, span, &r, &t);
-    CHECK_EQ_INT(t.bad, 0);
-    /* The marks are for poles, cuts and range edges, not the common case. */
-    CHECK(t.uncertain < t.checked / 10);
-    CHECK(t.checked >= 4 * N);
-    all_ok = all_ok && t.bad == 0;
-    printf("  shadow complex %s: %ld certain elements within the bound (%ld uncertain), max "
-           "|other - ref|/bound %.3g; beyond 1/2, 1/4, 1/8, 1/16 of it: %ld %ld %ld %ld\n",
-           op_names[op], t.checked, t.uncertain, t.worst, t.over[0], t.over[1], t.over[2], t.over[3]);
-    /* Not vacuous: a bound 16 times smaller is broken. */
-    CHECK(t.over[3] > 0);
-  }
+  for (int wide = 0; wide < 2; wide++)
+    for (int op = 0; op < NOPS; op++) {
+      tally t = {0};
+      for (int chain = 0; chain < 2; chain++)
+        for (int span = 0; span <= 20; span += 20) run_op(op, chain, span, wide, &r, &t);
+      CHECK_EQ_INT(t.bad, 0);
+      /* The marks are for poles, cuts and range edges, not the common case. */
+      CHECK(t.uncertain < t.checked / 10);
+      CHECK(t.checked >= 4 * N);
+      all_ok = all_ok && t.bad == 0;
+      printf("  shadow %s %s: %ld certain elements within the bound (%ld uncertain), max "
+             "|other - ref|/bound %.3g; beyond 1/2, 1/4, 1/8, 1/16 of it: %ld %ld %ld %ld\n",
+             wide ? "c128" : "c64", op_names[op], t.checked, t.uncertain, t.worst, t.over[0], t.over[1],
+             t.over[2], t.over[3]);
+      /* Not vacuous: a bound 16 times smaller is broken. */
+      CHECK(t.over[3] > 0);
+    }
   CHECK(all_ok);
 }
 
