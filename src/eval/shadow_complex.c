@@ -231,8 +231,8 @@ static bool in_range(const cplx_range *r, long double m) { return m >= r->small 
  * near the range edges. Writes o's bounds and marks; false for other ops. */
 static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o) {
   tr_op op = in->op;
-  if (op != TR_OP_DIVIDE && op != TR_OP_SIGN && op != TR_OP_SQRT && op != TR_OP_EXPONENTIAL &&
-      op != TR_OP_LOG)
+  if (op != TR_OP_DIVIDE && op != TR_OP_SIGN && op != TR_OP_SQRT && op != TR_OP_RSQRT &&
+      op != TR_OP_EXPONENTIAL && op != TR_OP_LOG)
     return false;
   if (tr_dtypes[o->dt].kind != TR_DK_COMPLEX) return false;
   cplx_range rg;
@@ -291,14 +291,18 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
       sim = b / Z;
       e = 2 * D / Z + 4 * u + 4 * ld + 2 * tiny;
       break;
-    case TR_OP_SQRT: case TR_OP_LOG: {
+    case TR_OP_SQRT: case TR_OP_RSQRT: case TR_OP_LOG: {
       /* Both have a cut along the negative reals: uncertain when the box
        * reaches it (or 0). sqrt: |sqrt z' - sqrt z| = |dz| / |sqrt z' +
        * sqrt z| <= |dz| / sqrt|z| (the roots are less than pi/2 apart);
        * allowed 8u |result| (t = sqrt((|a| + |z|)/2) within 2u, b/(2t)
        * within 3u). log: |log z' - log z| <= |dz| / (|z| - |dz|); the
        * real part log|z| with |z| 2u off moves by 2u absolutely, then
-       * log's and atan2's own budgets of k ulps: 4u + 2k u |result|. */
+       * log's and atan2's own budgets of k ulps: 4u + 2k u |result|.
+       * rsqrt: |1/sqrt z' - 1/sqrt z| = |sqrt z - sqrt z'| / |sqrt z'
+       * sqrt z| <= |dz| / (|z| sqrt(|z| - |dz|)); 1/sqrt z as sqrt (8u)
+       * then a reciprocal (p - iq)/(p^2 + q^2) (4u), or sqrt(1/z):
+       * allowed 16u |result|. */
       if (Z == 0 && ea == 0 && op == TR_OP_SQRT) {
         exact0 = true;
         break;
@@ -307,13 +311,17 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
         un = 1;
         break;
       }
-      long double complex w = op == TR_OP_SQRT ? csqrtl(a + b * I) : clogl(a + b * I);
+      long double complex w = op == TR_OP_LOG ? clogl(a + b * I) : csqrtl(a + b * I);
+      if (op == TR_OP_RSQRT) w = 1.0L / w;
       sre = creall(w);
       sim = cimagl(w);
       long double W = cabsl(w);
       if (op == TR_OP_SQRT) {
         long double p = D / sqrtl(Z);
         e = p + 8 * u * (W + p) + 4 * ld * W + 2 * tiny;
+      } else if (op == TR_OP_RSQRT) {
+        long double p = D / (Z * sqrtl(Z - D));
+        e = p + 16 * u * (W + p) + 4 * ld * W + 2 * tiny;
       } else {
         long double p = D / (Z - D);
         e = p + 4 * u + 2 * klog * u * (W + p) + 4 * ld * W + 2 * tiny;

@@ -1,13 +1,14 @@
 /* test_shadow_complex.c - property tests of shadow mode's complex bounds
- * (src/eval/shadow_complex.c, docs/ORACLE.md "Complex"): random c64
- * operands through divide, sign, sqrt, exp and log, alone and after a
- * multiply, and complex sums (reduce, reduce-window, scatter), each
- * recomputed by OTHER correct implementations (Smith's and an FMA
- * textbook divide, the naive modulus, the float formulas of sqrt, exp and
- * log, each op in c128 rounded once, sums in other orders). Every certain
- * element of each must lie within the bound around the c64 reference, and
- * the bounds must not be vacuous: a bound a fixed factor smaller is
- * broken by the same implementations, so the test can fail. */
+ * (src/eval/shadow_complex.c, docs/ORACLE.md "Complex"): random c64 and
+ * c128 operands through divide, sign, sqrt, rsqrt, exp and log, alone and
+ * after a multiply, and complex sums (reduce, reduce-window, scatter),
+ * each recomputed by OTHER correct implementations (Smith's and an FMA
+ * textbook divide, the naive modulus, the float formulas of sqrt, rsqrt,
+ * exp and log, each op in long double rounded once, sums in other
+ * orders). Every certain element of each must lie within the bound around
+ * the reference, and the bounds must not be vacuous: a bound a fixed
+ * factor smaller is broken by the same implementations, so the test can
+ * fail. */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -45,8 +46,8 @@ static void draw(crng *r, int span, float *re, float *im) {
   if (z == 1) *im = 0;
 }
 
-enum { OP_DIV, OP_SIGN, OP_SQRT, OP_EXP, OP_LOG, NOPS };
-static const char *const op_names[NOPS] = {"divide", "sign", "sqrt", "exponential", "log"};
+enum { OP_DIV, OP_SIGN, OP_SQRT, OP_RSQRT, OP_EXP, OP_LOG, NOPS };
+static const char *const op_names[NOPS] = {"divide", "sign", "sqrt", "rsqrt", "exponential", "log"};
 
 /* ---- other correct implementations, in float arithmetic ---- */
 
@@ -77,6 +78,7 @@ static void alt_op(int op, int alt, float a, float b, float c, float d, float *r
     case OP_DIV: w = x / y; break;
     case OP_SIGN: w = (a == 0 && b == 0) ? 0 : x / cabsl(x); break;
     case OP_SQRT: w = csqrtl(x); break;
+    case OP_RSQRT: w = 1.0L / csqrtl(x); break;
     case OP_EXP: w = cexpl(x); break;
     default: w = clogl(x); break;
     }
@@ -95,7 +97,7 @@ static void alt_op(int op, int alt, float a, float b, float c, float d, float *r
     *im = m == 0 ? 0 : b / m;
     break;
   }
-  case OP_SQRT: {
+  case OP_SQRT: case OP_RSQRT: {
     if (a == 0 && b == 0) {
       *re = 0;
       *im = b;
@@ -108,6 +110,11 @@ static void alt_op(int op, int alt, float a, float b, float c, float d, float *r
     } else {
       *re = fabsf(b) / (2 * t);
       *im = copysignf(t, b);
+    }
+    if (op == OP_RSQRT) { /* the reciprocal (p - iq) / (p^2 + q^2) */
+      float p = *re, q = *im, den = p * p + q * q;
+      *re = p / den;
+      *im = -q / den;
     }
     break;
   }
@@ -144,6 +151,7 @@ static void alt_op_d(int op, int alt, double a, double b, double c, double d, do
     case OP_DIV: w = x / y; break;
     case OP_SIGN: w = (a == 0 && b == 0) ? 0 : x / cabsl(x); break;
     case OP_SQRT: w = csqrtl(x); break;
+    case OP_RSQRT: w = 1.0L / csqrtl(x); break;
     case OP_EXP: w = cexpl(x); break;
     default: w = clogl(x); break;
     }
@@ -167,7 +175,7 @@ static void alt_op_d(int op, int alt, double a, double b, double c, double d, do
     *im = m == 0 ? 0 : b / m;
     break;
   }
-  case OP_SQRT: {
+  case OP_SQRT: case OP_RSQRT: {
     if (a == 0 && b == 0) {
       *re = 0;
       *im = b;
@@ -180,6 +188,11 @@ static void alt_op_d(int op, int alt, double a, double b, double c, double d, do
     } else {
       *re = fabs(b) / (2 * t);
       *im = copysign(t, b);
+    }
+    if (op == OP_RSQRT) {
+      double p = *re, q = *im, den = p * p + q * q;
+      *re = p / den;
+      *im = -q / den;
     }
     break;
   }
