@@ -3,6 +3,13 @@
 (docs/MODELS.md, "XLA's own benchmark files") whose inputs trench cannot
 draw sensibly by itself.
 
+resnet50_keras_jax_f32.hlo takes its 320 weights and batch-norm statistics
+as parameters: drawn N(0, 1), a moving variance < 0 makes rsqrt NaN. This
+writes Keras ResNet-50 values: kernels He-normal, biases N(0, 0.05), BN gamma
+U(0.6, 1.2) (U(0.15, 0.35) before a residual add), beta N(0, 0.1), moving mean N(0, 0.1), moving variance
+U(0.5, 1.5), the classifier N(0, 1/2048) and the image N(0, 1) (seeds
+S > 0 change the image only).
+
 dlrm_keras_jax_f32_test_step.hlo looks its ids up through a nested
 jit(_where) call, which the input planner does not follow (docs/INPUTS.md:
 other called computations), so its id parameters would be drawn as data
@@ -14,7 +21,7 @@ features, labels; the weights stay):
 
   ids     uniform over each table's rows
   tables  N(0, 1/8) (8-wide embeddings); dense kernels He-normal; biases
-          and the four metric accumulators 0
+          N(0, 0.05); the four metric accumulators 0
   data    hour-of-day/week cos and sin of uniform angles, ages U(18, 60),
           ratings (labels) U{1..5}
 
@@ -41,8 +48,8 @@ def dlrm_params(rng, seed_rng):
     dense = [(5, 8), (8,), (8, 8), (8,), (15, 192), (192,), (192, 192), (192,),
              (192, 192), (192,), (192, 1), (1,)]
     for shp in dense:
-        if len(shp) == 1:
-            p.append(("weight", np.zeros(shp)))
+        if len(shp) == 1:  # biases: small, not 0 (constant broadcasts judge nothing)
+            p.append(("weight", rng.normal(0, 0.05, shp)))
         else:
             p.append(("weight", rng.normal(0, np.sqrt(2 / shp[0]), shp)))
     for _ in range(4):
@@ -61,17 +68,59 @@ def dlrm_params(rng, seed_rng):
     return [(r, a if a.dtype == np.int32 else a.astype(np.float32)) for r, a in p]
 
 
-def main():
-    args = sys.argv[1:]
-    seeds = 3
-    if len(args) >= 2 and args[0] == "--seeds":
-        seeds = int(args[1])
-        args = args[2:]
-    d = args[0] if args else "/work/models/xla-bench"
-    out = os.path.join(d, DLRM + ".inputs")
+RESNET = "resnet50_keras_jax_f32"
+
+
+def resnet_state0():
+    """Roles and shapes of state[0] in Keras ResNet-50 order."""
+    out = [("kernel", (7, 7, 3, 64)), ("bias", (64,)), ("gamma", (64,)), ("beta", (64,))]
+
+    def unit(k, g="gamma"):
+        return [("kernel", k), ("bias", (k[3],)), (g, (k[3],)), ("beta", (k[3],))]
+    for fin, f, o, n in ((64, 64, 256, 3), (256, 128, 512, 4), (512, 256, 1024, 6),
+                         (1024, 512, 2048, 3)):
+        out += unit((1, 1, fin, f)) + unit((3, 3, f, f))
+        out += [("kernel", (1, 1, fin, o)), ("bias", (o,)), ("kernel", (1, 1, f, o)), ("bias", (o,)),
+                ("gamma", (o,)), ("beta", (o,)), ("gamma_last", (o,)), ("beta", (o,))]
+        for _ in range(n - 1):
+            out += unit((1, 1, o, f)) + unit((3, 3, f, f)) + unit((1, 1, f, o), "gamma_last")
+    return out + [("dense", (2048, 1000)), ("bias", (1000,))]
+
+
+def resnet_params(rng, seed_rng):
+    p = []
+    s0 = resnet_state0()
+    assert len(s0) == 214
+    for role, shp in s0:
+        if role == "kernel":
+            a = rng.normal(0, np.sqrt(2 / (shp[0] * shp[1] * shp[2])), shp)
+        elif role == "dense":
+            a = rng.normal(0, np.sqrt(1 / shp[0]), shp)
+        elif role == "gamma":
+            a = rng.uniform(0.6, 1.2, shp)
+        elif role == "gamma_last":  # the BN before a residual add: keeps the sums near 1
+            a = rng.uniform(0.15, 0.35, shp)
+        elif role == "beta":
+            a = rng.normal(0, 0.1, shp)
+        else:  # conv and dense biases: small, not 0 (a 0 bias makes its broadcasts constant: weak)
+            a = rng.normal(0, 0.05, shp)
+        p.append(("weight", a))
+    # state[1]: (moving mean, moving variance) of each BN, in the order the
+    # gammas come in state[0]
+    for role, shp in s0:
+        if role.startswith("gamma"):
+            p.append(("weight", rng.normal(0, 0.1, shp)))
+            p.append(("weight", rng.uniform(0.5, 1.5, shp)))
+    assert len(p) == 320, len(p)
+    p.append(("data", seed_rng.normal(0, 1, (1, 224, 224, 3))))
+    return [(r, a.astype(np.float32)) for r, a in p]
+
+
+def write(d, name, make, seeds):
+    out = os.path.join(d, name + ".inputs")
     os.makedirs(out, exist_ok=True)
     for s in range(seeds):
-        ps = dlrm_params(np.random.default_rng(1234), np.random.default_rng(s))
+        ps = make(np.random.default_rng(1234), np.random.default_rng(s))
         sub = out if s == 0 else os.path.join(out, "seed%d" % s)
         os.makedirs(sub, exist_ok=True)
         for k, (role, a) in enumerate(ps):
@@ -82,6 +131,17 @@ def main():
                 for k, (role, a) in enumerate(ps):
                     f.write("p%d %s %s %s\n" % (k, role, a.dtype, list(a.shape)))
     print("wrote", out)
+
+
+def main():
+    args = sys.argv[1:]
+    seeds = 3
+    if len(args) >= 2 and args[0] == "--seeds":
+        seeds = int(args[1])
+        args = args[2:]
+    d = args[0] if args else "/work/models/xla-bench"
+    write(d, DLRM, dlrm_params, seeds)
+    write(d, RESNET, resnet_params, seeds)
 
 
 if __name__ == "__main__":
