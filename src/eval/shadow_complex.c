@@ -232,7 +232,7 @@ static bool in_range(const cplx_range *r, long double m) { return m >= r->small 
 static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o) {
   tr_op op = in->op;
   if (op != TR_OP_DIVIDE && op != TR_OP_SIGN && op != TR_OP_SQRT && op != TR_OP_RSQRT &&
-      op != TR_OP_EXPONENTIAL && op != TR_OP_LOG)
+      op != TR_OP_EXPONENTIAL && op != TR_OP_LOG && op != TR_OP_SINE && op != TR_OP_COSINE)
     return false;
   if (tr_dtypes[o->dt].kind != TR_DK_COMPLEX) return false;
   cplx_range rg;
@@ -326,6 +326,26 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
         long double p = D / (Z - D);
         e = p + 4 * u + 2 * klog * u * (W + p) + 4 * ld * W + 2 * tiny;
       }
+      break;
+    }
+    case TR_OP_SINE: case TR_OP_COSINE: {
+      /* sin z = sin a cosh b + i cos a sinh b, cos z = cos a cosh b - i
+       * sin a sinh b: each part is at most cosh b, and |sin w|, |cos w| <=
+       * cosh(Im w), so over the box |f(z') - f(z)| <= Dz cosh(|b| + Dz).
+       * The usual formula: sin and cos within ksin ulps of a unit, cosh
+       * and sinh as (e^b +- e^-b)/2 within (2 kexp + 1)u of cosh b, the
+       * product u: (2 ksin + 2 kexp + 2)u cosh b per part, 2 more
+       * allowed (absolute, in units of cosh b: a part near a zero of sin
+       * or cos has no relative accuracy). Uncertain near overflow. */
+      if (!isfinite(a) || !isfinite(b) || fabsl(b) + D > (rg.comp == TR_DT_F32 ? 86 : 707)) {
+        un = 1;
+        break;
+      }
+      long double complex w = op == TR_OP_SINE ? csinl(a + b * I) : ccosl(a + b * I);
+      sre = creall(w);
+      sim = cimagl(w);
+      long double C = coshl(fabsl(b) + D);
+      e = D * C + (2 * ksin + 2 * kexp + 4) * u * C + 4 * ld * C + (ksin + kexp + 3) * tiny;
       break;
     }
     default: { /* exponential */

@@ -1,14 +1,14 @@
 /* test_shadow_complex.c - property tests of shadow mode's complex bounds
  * (src/eval/shadow_complex.c, docs/ORACLE.md "Complex"): random c64 and
- * c128 operands through divide, sign, sqrt, rsqrt, exp and log, alone and
- * after a multiply, and complex sums (reduce, reduce-window, scatter),
- * each recomputed by OTHER correct implementations (Smith's and an FMA
- * textbook divide, the naive modulus, the float formulas of sqrt, rsqrt,
- * exp and log, each op in long double rounded once, sums in other
- * orders). Every certain element of each must lie within the bound around
- * the reference, and the bounds must not be vacuous: a bound a fixed
- * factor smaller is broken by the same implementations, so the test can
- * fail. */
+ * c128 operands through divide, sign, sqrt, rsqrt, exp, log, sine and
+ * cosine, alone and after a multiply, and complex sums (reduce,
+ * reduce-window, scatter), each recomputed by OTHER correct
+ * implementations (Smith's and an FMA textbook divide, the naive modulus,
+ * the float formulas of sqrt, rsqrt, exp, log, sin and cos, each op in
+ * long double rounded once, sums in other orders). Every certain element
+ * of each must lie within the bound around the reference, and the bounds
+ * must not be vacuous: a bound a fixed factor smaller is broken by the
+ * same implementations, so the test can fail. */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -46,8 +46,9 @@ static void draw(crng *r, int span, float *re, float *im) {
   if (z == 1) *im = 0;
 }
 
-enum { OP_DIV, OP_SIGN, OP_SQRT, OP_RSQRT, OP_EXP, OP_LOG, NOPS };
-static const char *const op_names[NOPS] = {"divide", "sign", "sqrt", "rsqrt", "exponential", "log"};
+enum { OP_DIV, OP_SIGN, OP_SQRT, OP_RSQRT, OP_EXP, OP_LOG, OP_SIN, OP_COS, NOPS };
+static const char *const op_names[NOPS] = {"divide", "sign", "sqrt", "rsqrt", "exponential", "log",
+                                           "sine", "cosine"};
 
 /* ---- other correct implementations, in float arithmetic ---- */
 
@@ -80,6 +81,8 @@ static void alt_op(int op, int alt, float a, float b, float c, float d, float *r
     case OP_SQRT: w = csqrtl(x); break;
     case OP_RSQRT: w = 1.0L / csqrtl(x); break;
     case OP_EXP: w = cexpl(x); break;
+    case OP_SIN: w = csinl(x); break;
+    case OP_COS: w = ccosl(x); break;
     default: w = clogl(x); break;
     }
     *re = (float)creall(w);
@@ -124,6 +127,14 @@ static void alt_op(int op, int alt, float a, float b, float c, float d, float *r
     *im = m * sinf(b);
     break;
   }
+  case OP_SIN:
+    *re = sinf(a) * coshf(b);
+    *im = cosf(a) * sinhf(b);
+    break;
+  case OP_COS:
+    *re = cosf(a) * coshf(b);
+    *im = -(sinf(a) * sinhf(b));
+    break;
   default:
     *re = logf(hypotf(a, b));
     *im = atan2f(b, a);
@@ -153,6 +164,8 @@ static void alt_op_d(int op, int alt, double a, double b, double c, double d, do
     case OP_SQRT: w = csqrtl(x); break;
     case OP_RSQRT: w = 1.0L / csqrtl(x); break;
     case OP_EXP: w = cexpl(x); break;
+    case OP_SIN: w = csinl(x); break;
+    case OP_COS: w = ccosl(x); break;
     default: w = clogl(x); break;
     }
     *re = (double)creall(w);
@@ -202,6 +215,14 @@ static void alt_op_d(int op, int alt, double a, double b, double c, double d, do
     *im = m * sin(b);
     break;
   }
+  case OP_SIN:
+    *re = sin(a) * cosh(b);
+    *im = cos(a) * sinh(b);
+    break;
+  case OP_COS:
+    *re = cos(a) * cosh(b);
+    *im = -(sin(a) * sinh(b));
+    break;
   default:
     *re = log(hypot(a, b));
     *im = atan2(b, a);
@@ -278,6 +299,7 @@ enum { N = 2048 };
  * precision, the alternatives in double). */
 static void run_op(int op, int chain, int span, bool wide, crng *r, tally *t) {
   static double a[N], b[N], c[N], d[N];
+  if ((op == OP_SIN || op == OP_COS) && span > 5) span = 5; /* cosh b of range */
   for (int i = 0; i < N; i++) {
     float fa, fb, fc, fd;
     draw(r, span, &fa, &fb);
