@@ -386,10 +386,11 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
 /* Complex arithmetic (docs/ORACLE.md, "Complex"). The exact interpreter
  * computes the result. Where the op is exact on exact operands it is
  * certain with bound 0; add, subtract, multiply, negate, real, imag,
- * complex, converts from floats and dot get a bound per element (both
- * parts) around it; everything else (divide, abs, sign, the
- * transcendentals, power, converts from ints) marks its complex and float
- * results uncertain: a correct implementation may round otherwise (other
+ * complex, abs, converts from floats, dot, divide, sign, sqrt, rsqrt, exp,
+ * log, sin and cos get a bound per element (both parts) around it;
+ * everything else (tanh, logistic, tan, atan2, power, expm1, log1p,
+ * converts from ints, convolution) marks its complex and float results
+ * uncertain: a correct implementation may round otherwise (other
  * formulas, FMA, approximate transcendentals) and no bound is derived. */
 tr_status sh_complex(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   bool exact = true;
