@@ -378,7 +378,8 @@ TR_TEST(shadow_complex_fn_bounds_hold) {
 
 /* Sums in other orders: reduce along the rows (reversed and pairwise),
  * reduce-window (window reversed) and scatter with duplicate indices
- * (updates applied last first). */
+ * (updates applied last first); and a reduce-window of bounded terms
+ * (squares, computed with FMA by the other implementation). */
 TR_TEST(shadow_complex_sum_bounds_hold) {
   enum { R = 16, K = 256, W = 5 };
   crng r = {12345};
@@ -396,11 +397,13 @@ TR_TEST(shadow_complex_sum_bounds_hold) {
              "  i = s32[%d,1] parameter(2)\n  z = c64[] constant((0, 0))\n"
              "  r = c64[%d] reduce(x, z), dimensions={1}, to_apply=add\n"
              "  w = c64[%d] reduce-window(v, z), window={size=%d}, to_apply=add\n"
+             "  vv = c64[%d] multiply(v, v)\n"
+             "  w2 = c64[%d] reduce-window(vv, z), window={size=%d}, to_apply=add\n"
              "  b = c64[8] slice(v), slice={[0:8]}\n"
              "  s = c64[8] scatter(b, i, v), update_window_dims={}, inserted_window_dims={0}, "
              "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n"
-             "  ROOT t = (c64[%d], c64[%d], c64[8]) tuple(r, w, s)\n}\n",
-             R, K, K, K, R, K - W + 1, W, R, K - W + 1);
+             "  ROOT t = (c64[%d], c64[%d], c64[8], c64[%d]) tuple(r, w, s, w2)\n}\n",
+             R, K, K, K, R, K - W + 1, W, K, K - W + 1, W, R, K - W + 1, K - W + 1);
     int64_t idims[2] = {K, 1}, xdims[2] = {R, K};
     tr_tensor *args[3] = {tr_tensor_new(TR_DT_C64, 2, xdims, NULL), cvec(K, a, b),
                           tr_tensor_new(TR_DT_S32, 2, idims, NULL)};
@@ -408,7 +411,7 @@ TR_TEST(shadow_complex_sum_bounds_hold) {
     for (int j = 0; j < K; j++) ((int32_t *)args[2]->data)[j] = ix[j];
     tr_shadow_out *o = NULL;
     int no = 0;
-    if (shadow_of(text, args, 3, &o, &no) && no == 3) {
+    if (shadow_of(text, args, 3, &o, &no) && no == 4) {
       for (int row = 0; row < R; row++) {
         float sr = 0, si = 0, pr[K], pi[K];
         for (int j = K - 1; j >= 0; j--) {
@@ -445,6 +448,15 @@ TR_TEST(shadow_complex_sum_bounds_hold) {
         si[ix[j]] += b[j];
       }
       for (int q = 0; q < 8; q++) judge(&t, &o[2], (size_t)q, sr[q], si[q], "scatter (reversed)");
+      /* bounded terms: squares by FMA (one rounding per part), summed reversed */
+      for (int q = 0; q + W <= K; q++) {
+        float s2r = 0, s2i = 0;
+        for (int j = q + W - 1; j >= q; j--) {
+          s2r += fmaf(a[j], a[j], -(b[j] * b[j]));
+          s2i += fmaf(a[j], b[j], b[j] * a[j]);
+        }
+        judge(&t, &o[3], (size_t)q, s2r, s2i, "reduce-window of squares (FMA, reversed)");
+      }
     }
     if (o) tr_shadow_free(o, no);
     for (int k = 0; k < 3; k++) tr_tensor_free(args[k]);
