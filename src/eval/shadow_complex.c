@@ -261,8 +261,9 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
        * one of compiler-rt, XLA:CPU's) errs per part by a few u |x|/|y|:
        * the textbook numerator ac + bd by 2u(|ac| + |bd|) <= 2u|x||y|
        * (Cauchy-Schwarz), c^2 + d^2 by 2u|y|^2, the division by u: 5u;
-       * Smith's (a + b r)/(c + d r) by 7u with |a| + |b r| <= |x| sqrt(1 +
-       * r^2) and c + d r = |y| sqrt(1 + r^2) / ... ; allowed: 8u. */
+       * Smith's (a + b r)/(c + d r), r = d/c with |d| <= |c|, by about 7u,
+       * as |a| + |b r| <= |x| sqrt(1 + r^2) and |c + d r| = |y| sqrt(1 +
+       * r^2); allowed: 8u. */
       long double Y = hypotl(cc, d), Dy = r2 * ec;
       if (!(Y > 0) || !in_range(&rg, Y) || (Z != 0 && !in_range(&rg, Z)) || Dy > Y / 2) {
         un = 1;
