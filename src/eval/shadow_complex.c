@@ -52,6 +52,11 @@ static void cplx_at(const sh_val *a, size_t i, long double *re, long double *im,
   if (sh_is_flt(a)) {
     *re = sh_get(a, i);
     *im = 0;
+  } else if (tr_dtypes[a->dt].kind != TR_DK_COMPLEX) { /* an integer or pred: exact */
+    bool sg = tr_dtypes[a->dt].kind == TR_DK_SINT;
+    *re = sg ? (long double)tr_tensor_get_i(a->t, i) : (long double)tr_tensor_get_u(a->t, i);
+    if (a->dt == TR_DT_PRED) *re = *re != 0;
+    *im = 0;
   } else {
     double r, m;
     tr_tensor_get_c(a->t, i, &r, &m);
@@ -137,8 +142,8 @@ static bool cplx_elem_bound(const tr_instr *in, sh_val **ops, sh_val *o) {
       op != TR_OP_REAL && op != TR_OP_IMAG && op != TR_OP_COMPLEX && op != TR_OP_CONVERT &&
       op != TR_OP_ABS)
     return false;
-  if (op == TR_OP_CONVERT && tr_dtypes[ops[0]->dt].kind != TR_DK_COMPLEX && !sh_is_flt(ops[0]))
-    return false; /* from ints: marked */
+  bool from_int = op == TR_OP_CONVERT && tr_dtypes[ops[0]->dt].kind != TR_DK_COMPLEX &&
+                  !sh_is_flt(ops[0]);
   tr_dtype ct = op == TR_OP_REAL || op == TR_OP_IMAG || op == TR_OP_ABS ? ops[0]->dt : o->dt;
   long double u = 0, tiny = 0;
   if (tr_dtypes[ct].kind == TR_DK_COMPLEX) cplx_fmt(ct, &u, &tiny);
@@ -168,7 +173,14 @@ static bool cplx_elem_bound(const tr_instr *in, sh_val **ops, sh_val *o) {
     }
     case TR_OP_NEGATE: sre = -a; sim = -b; e = ea; break;
     case TR_OP_COMPLEX: sre = a; sim = c; e = fmaxl(ea, ec); break;
-    case TR_OP_CONVERT: sre = a; sim = b; e = ea + u * (fmaxl(fabsl(a), fabsl(b)) + ea) + tiny; break;
+    case TR_OP_CONVERT:
+      sre = a;
+      sim = b;
+      /* From an integer: exact up to 2^p = 1/u, else one rounding (half
+       * an ulp, at most u|a|), which the reference made too (gap). */
+      if (from_int) e = fabsl(a) <= 1 / u ? 0 : u * fabsl(a);
+      else e = ea + u * (fmaxl(fabsl(a), fabsl(b)) + ea) + tiny;
+      break;
     case TR_OP_ABS:
       /* hypot: |z| moves by at most |dz| <= sqrt(2) e; an implementation's
        * own error is allowed 2 ulps of the component type (4u relative):
@@ -387,10 +399,10 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
 /* Complex arithmetic (docs/ORACLE.md, "Complex"). The exact interpreter
  * computes the result. Where the op is exact on exact operands it is
  * certain with bound 0; add, subtract, multiply, negate, real, imag,
- * complex, abs, converts from floats, dot, divide, sign, sqrt, rsqrt, exp,
- * log, sin and cos get a bound per element (both parts) around it;
- * everything else (tanh, logistic, tan, atan2, power, expm1, log1p,
- * converts from ints, convolution) marks its complex and float results
+ * complex, abs, converts, dot, divide, sign, sqrt, rsqrt, exp, log, sin
+ * and cos get a bound per element (both parts) around it; everything
+ * else (tanh, logistic, tan, atan2, power, expm1, log1p, convolution)
+ * marks its complex and float results
  * uncertain: a correct implementation may round otherwise (other
  * formulas, FMA, approximate transcendentals) and no bound is derived. */
 tr_status sh_complex(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {

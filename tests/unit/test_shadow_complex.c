@@ -501,3 +501,31 @@ TR_TEST(shadow_complex_marks_at_cuts_poles_zeros) {
   if (o) tr_shadow_free(o, no);
   for (int k = 0; k < 3; k++) tr_tensor_free(args[k]);
 }
+
+TR_TEST(shadow_complex_convert_from_ints) {
+  /* An integer converts to a complex value by one rounding of the real
+   * part: exact (bound 0, certain) up to 2^24 for c64 and 2^53 for c128;
+   * beyond, half an ulp (at most u|a|) around the exact value plus the
+   * reference's own rounding (|r - a|): 16777217 -> 16777216 has bound
+   * 2^-24 * 16777217 + 1, 2^31 - 1 -> 2^31 has 2^-24 (2^31 - 1) + 1. */
+  const char *text = "HloModule m\nENTRY e {\n"
+                     "  x = s32[5] constant({0, -7, 16777216, 16777217, 2147483647})\n"
+                     "  p = pred[2] constant({1, 0})\n  a = c64[5] convert(x)\n  b = c128[5] convert(x)\n"
+                     "  c = c64[2] convert(p)\n  ROOT t = (c64[5], c128[5], c64[2]) tuple(a, b, c)\n}\n";
+  tr_shadow_out *o = NULL;
+  int no = 0;
+  if (shadow_of(text, NULL, 0, &o, &no) && no == 3) {
+    static const double want[5] = {0, 0, 0, 0x1p-24 * 16777217 + 1, 0x1p-24 * 2147483647 + 1};
+    for (int i = 0; i < 5; i++) {
+      CHECK(!o[0].uncertain[i] && !o[1].uncertain[i]);
+      CHECK(fabs(o[0].bound[i] - want[i]) <= 1e-6 * want[i]);
+      CHECK(o[1].bound[i] == 0); /* every s32 is a double */
+    }
+    double re, im;
+    tr_tensor_get_c(o[0].exact, 3, &re, &im);
+    CHECK(re == 16777216 && im == 0);
+    tr_tensor_get_c(o[2].exact, 0, &re, &im);
+    CHECK(re == 1 && im == 0 && o[2].bound[0] == 0 && !o[2].uncertain[0]);
+  }
+  if (o) tr_shadow_free(o, no);
+}
