@@ -233,8 +233,9 @@ static void cplx_range_of(tr_dtype dt, cplx_range *r) {
 
 static bool in_range(const cplx_range *r, long double m) { return m >= r->small && m <= r->big; }
 
-/* Bounds of divide, sign, sqrt, exp and log (docs/ORACLE.md, "Complex",
- * with the derivations). Around the long double value s of the op on the
+/* Bounds of divide, sign, sqrt, rsqrt, exp, log, sin, cos, tanh and tan
+ * (docs/ORACLE.md, "Complex", with the derivations). Around the long
+ * double value s of the op on the
  * reference's operands: the operands' bounds moved through a rigorous
  * Lipschitz bound on the box (Dx = sqrt(2) e_x is the distance of any
  * point of the box), plus an implementation's own rounding in units of
@@ -244,7 +245,8 @@ static bool in_range(const cplx_range *r, long double m) { return m >= r->small 
 static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o) {
   tr_op op = in->op;
   if (op != TR_OP_DIVIDE && op != TR_OP_SIGN && op != TR_OP_SQRT && op != TR_OP_RSQRT &&
-      op != TR_OP_EXPONENTIAL && op != TR_OP_LOG && op != TR_OP_SINE && op != TR_OP_COSINE)
+      op != TR_OP_EXPONENTIAL && op != TR_OP_LOG && op != TR_OP_SINE && op != TR_OP_COSINE &&
+      op != TR_OP_TANH && op != TR_OP_TAN)
     return false;
   if (tr_dtypes[o->dt].kind != TR_DK_COMPLEX) return false;
   cplx_range rg;
@@ -361,6 +363,40 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
       e = D * C + (2 * ksin + 2 * kexp + 4) * u * C + 4 * ld * C + (ksin + kexp + 3) * tiny;
       break;
     }
+    case TR_OP_TANH: case TR_OP_TAN: {
+      /* tanh z = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y), z = x + iy; tan
+       * z = -i tanh(iz), the same rule on (x, y) = (-b, a). Over the box
+       * |f(z') - f(z)| <= Dz / M, M = min |cosh w|^2 = min sinh^2 x' + min
+       * cos^2 y' (both parts bounded apart). The formula: numerator and
+       * denominator each within (2 kexp + 2 ksin + 2)u of C = cosh 2x + 1
+       * (sinh, cosh via exp, sin, cos, the sum), so the quotient within
+       * c u (1 + |w|) C / (2M) with c = 2 kexp + 2 ksin + 4; sinh z / cosh
+       * z errs by less (cosh x / |cosh z| <= C / (2M)) plus a divide,
+       * 9u |w| more. Uncertain when the box holds a pole (M = 0) or cosh
+       * 2x nears overflow. */
+      long double x = op == TR_OP_TANH ? a : -b, y = op == TR_OP_TANH ? b : a;
+      long double lim = rg.comp == TR_DT_F32 ? 86 : 707;
+      if (!isfinite(x) || !isfinite(y) || 2 * (fabsl(x) + D) > lim) {
+        un = 1;
+        break;
+      }
+      long double lo = fabsl(x) - D, ms = lo > 0 ? sinhl(lo) * sinhl(lo) : 0;
+      const long double pi = 3.14159265358979323846264338327950288L;
+      long double z0 = pi / 2 + ceill((y - D - pi / 2) / pi) * pi; /* first zero of cos >= y - D */
+      long double mc = z0 <= y + D ? 0 : fminl(cosl(y - D) * cosl(y - D), cosl(y + D) * cosl(y + D));
+      long double M = ms + mc;
+      if (!(M > 0) || D > M) {
+        un = 1;
+        break;
+      }
+      long double complex w = op == TR_OP_TANH ? ctanhl(a + b * I) : ctanl(a + b * I);
+      sre = creall(w);
+      sim = cimagl(w);
+      long double W = cabsl(w), p = D / M, C = coshl(2 * (fabsl(x) + D)) + 1;
+      e = p + (2 * kexp + 2 * ksin + 4) * u * (1 + W + p) * C / (2 * M) + 9 * u * (W + p) + 4 * ld * (W + 1) +
+          (kexp + ksin + 3) * tiny;
+      break;
+    }
     default: { /* exponential */
       /* |exp z' - exp z| = |exp z| |exp dz - 1| <= e^a expm1(Dz). The
        * usual exp(a) (cos b + i sin b): exp within kexp ulps, cos and sin
@@ -399,9 +435,9 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
 /* Complex arithmetic (docs/ORACLE.md, "Complex"). The exact interpreter
  * computes the result. Where the op is exact on exact operands it is
  * certain with bound 0; add, subtract, multiply, negate, real, imag,
- * complex, abs, converts, dot, divide, sign, sqrt, rsqrt, exp, log, sin
- * and cos get a bound per element (both parts) around it; everything
- * else (tanh, logistic, tan, atan2, power, expm1, log1p, convolution)
+ * complex, abs, converts, dot, divide, sign, sqrt, rsqrt, exp, log, sin,
+ * cos, tanh and tan get a bound per element (both parts) around it;
+ * everything else (logistic, atan2, power, expm1, log1p, convolution)
  * marks its complex and float results
  * uncertain: a correct implementation may round otherwise (other
  * formulas, FMA, approximate transcendentals) and no bound is derived. */

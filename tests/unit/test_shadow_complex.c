@@ -1,11 +1,11 @@
 /* test_shadow_complex.c - property tests of shadow mode's complex bounds
  * (src/eval/shadow_complex.c, docs/ORACLE.md "Complex"): random c64 and
- * c128 operands through divide, sign, sqrt, rsqrt, exp, log, sine and
- * cosine, alone and after a multiply, and complex sums (reduce,
- * reduce-window, scatter), each recomputed by OTHER correct
+ * c128 operands through divide, sign, sqrt, rsqrt, exp, log, sine,
+ * cosine, tanh and tan, alone and after a multiply, and complex sums
+ * (reduce, reduce-window, scatter), each recomputed by OTHER correct
  * implementations (Smith's and an FMA textbook divide, the naive modulus,
- * the float formulas of sqrt, rsqrt, exp, log, sin and cos, each op in
- * long double rounded once, sums in other orders). Every certain element
+ * the float formulas of sqrt, rsqrt, exp, log, sin, cos, tanh and tan,
+ * each op in long double rounded once, sums in other orders). Every certain element
  * of each must lie within the bound around the reference, and the bounds
  * must not be vacuous: a bound a fixed factor smaller is broken by the
  * same implementations, so the test can fail. */
@@ -46,9 +46,9 @@ static void draw(crng *r, int span, float *re, float *im) {
   if (z == 1) *im = 0;
 }
 
-enum { OP_DIV, OP_SIGN, OP_SQRT, OP_RSQRT, OP_EXP, OP_LOG, OP_SIN, OP_COS, NOPS };
+enum { OP_DIV, OP_SIGN, OP_SQRT, OP_RSQRT, OP_EXP, OP_LOG, OP_SIN, OP_COS, OP_TANH, OP_TAN, NOPS };
 static const char *const op_names[NOPS] = {"divide", "sign", "sqrt", "rsqrt", "exponential", "log",
-                                           "sine", "cosine"};
+                                           "sine", "cosine", "tanh", "tan"};
 
 /* ---- other correct implementations, in float arithmetic ---- */
 
@@ -83,6 +83,8 @@ static void alt_op(int op, int alt, float a, float b, float c, float d, float *r
     case OP_EXP: w = cexpl(x); break;
     case OP_SIN: w = csinl(x); break;
     case OP_COS: w = ccosl(x); break;
+    case OP_TANH: w = ctanhl(x); break;
+    case OP_TAN: w = ctanl(x); break;
     default: w = clogl(x); break;
     }
     *re = (float)creall(w);
@@ -135,6 +137,18 @@ static void alt_op(int op, int alt, float a, float b, float c, float d, float *r
     *re = cosf(a) * coshf(b);
     *im = -(sinf(a) * sinhf(b));
     break;
+  case OP_TANH: { /* (sinh 2a + i sin 2b) / (cosh 2a + cos 2b) */
+    float den = coshf(2 * a) + cosf(2 * b);
+    *re = sinhf(2 * a) / den;
+    *im = sinf(2 * b) / den;
+    break;
+  }
+  case OP_TAN: { /* (sin 2a + i sinh 2b) / (cos 2a + cosh 2b) */
+    float den = cosf(2 * a) + coshf(2 * b);
+    *re = sinf(2 * a) / den;
+    *im = sinhf(2 * b) / den;
+    break;
+  }
   default:
     *re = logf(hypotf(a, b));
     *im = atan2f(b, a);
@@ -166,6 +180,8 @@ static void alt_op_d(int op, int alt, double a, double b, double c, double d, do
     case OP_EXP: w = cexpl(x); break;
     case OP_SIN: w = csinl(x); break;
     case OP_COS: w = ccosl(x); break;
+    case OP_TANH: w = ctanhl(x); break;
+    case OP_TAN: w = ctanl(x); break;
     default: w = clogl(x); break;
     }
     *re = (double)creall(w);
@@ -223,6 +239,18 @@ static void alt_op_d(int op, int alt, double a, double b, double c, double d, do
     *re = cos(a) * cosh(b);
     *im = -(sin(a) * sinh(b));
     break;
+  case OP_TANH: {
+    double den = cosh(2 * a) + cos(2 * b);
+    *re = sinh(2 * a) / den;
+    *im = sin(2 * b) / den;
+    break;
+  }
+  case OP_TAN: {
+    double den = cos(2 * a) + cosh(2 * b);
+    *re = sin(2 * a) / den;
+    *im = sinh(2 * b) / den;
+    break;
+  }
   default:
     *re = log(hypot(a, b));
     *im = atan2(b, a);
@@ -299,7 +327,8 @@ enum { N = 2048 };
  * precision, the alternatives in double). */
 static void run_op(int op, int chain, int span, bool wide, crng *r, tally *t) {
   static double a[N], b[N], c[N], d[N];
-  if ((op == OP_SIN || op == OP_COS) && span > 5) span = 5; /* cosh b of range */
+  if ((op == OP_SIN || op == OP_COS || op == OP_TANH || op == OP_TAN) && span > 4)
+    span = 4; /* cosh b, cosh 2a of range */
   for (int i = 0; i < N; i++) {
     float fa, fb, fc, fd;
     draw(r, span, &fa, &fb);
