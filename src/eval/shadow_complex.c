@@ -235,13 +235,14 @@ static bool in_range(const cplx_range *r, long double m) { return m >= r->small 
 
 /* Bounds of divide, sign, sqrt, rsqrt, exp, log, sin, cos, tanh and tan
  * (docs/ORACLE.md, "Complex", with the derivations). Around the long
- * double value s of the op on the
- * reference's operands: the operands' bounds moved through a rigorous
- * Lipschitz bound on the box (Dx = sqrt(2) e_x is the distance of any
- * point of the box), plus an implementation's own rounding in units of
- * the result's modulus, plus the reference's distance from s. Uncertain
- * where the box reaches a pole, zero or a branch cut, or a magnitude is
- * near the range edges. Writes o's bounds and marks; false for other ops. */
+ * double value s of the op on the reference's operands: the operands'
+ * bounds moved through a rigorous Lipschitz bound on the box (Dx =
+ * sqrt(2) e_x is the distance of any point of the box), plus an
+ * implementation's own rounding in units of the result's modulus (sin,
+ * cos, tanh, tan: of cosh terms), plus the reference's distance from s.
+ * Uncertain where the box reaches a pole, zero or a branch cut, or a
+ * magnitude is near the range edges. Writes o's bounds and marks; false
+ * for other ops. */
 static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o) {
   tr_op op = in->op;
   if (op != TR_OP_DIVIDE && op != TR_OP_SIGN && op != TR_OP_SQRT && op != TR_OP_RSQRT &&
