@@ -66,14 +66,23 @@ static void cplx_at(const sh_val *a, size_t i, long double *re, long double *im,
   *e = a->e ? a->e[i] : 0;
 }
 
-/* The bound of a complex dot: with X = |a| + |b| + 2 e_x and Y likewise,
- * every correct result is within (nk + 5) u sum X Y of the true one in
- * each part (each product, by any of the usual formulas, within 6u X Y;
- * a sum of nk terms in any order within (nk - 1) u sum|terms|),
- * and the operands' bounds move it by at most sum (2 e_x Y + 2 e_y X).
+/* The exact kernel of dot or convolution on real twins. */
+static tr_status contract(sh_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
+                          tr_tensor **out) {
+  return in->op == TR_OP_DOT ? ev_dot(&c->ev, in, x, y, out) : ev_convolution(&c->ev, in, x, y, out);
+}
+
+/* The bound of a complex dot or convolution: with X = |a| + |b| + 2 e_x
+ * and Y likewise, every correct result is within (nk + 5) u sum X Y of
+ * the true one in each part (each product, by any of the usual formulas,
+ * within 6u X Y; a sum of nk terms in any order within (nk - 1) u
+ * sum|terms|), and the operands' bounds move it by at most sum (2 e_x Y +
+ * 2 e_y X).
  * The reference is one correct result, so the bound around it is twice
- * the rounding part plus the propagated one. The sums are real dots with
- * the instruction's own dims (exact mode, f64). */
+ * the rounding part plus the propagated one. The sums are real dots or
+ * convolutions with the instruction's own attributes (exact mode, f64);
+ * a convolution's nk per output is the kernel run on ones (padded
+ * positions add exact zeros). */
 static tr_status cplx_dot_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o) {
   const sh_val *x = ops[0], *y = ops[1];
   tr_tensor *mx = ev_new(&c->ev, in, TR_DT_F64, x->rank, x->dims);
@@ -101,17 +110,24 @@ static tr_status cplx_dot_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
   tr_shape fs = *in->shape;
   fs.dtype = TR_DT_F64;
   fake.shape = &fs;
-  tr_tensor *sxy = NULL, *sexy = NULL, *sxey = NULL;
-  tr_status st = ev_dot(&c->ev, &fake, mx, my, &sxy);
-  if (st == TR_OK) st = ev_dot(&c->ev, &fake, ex, my, &sexy);
-  if (st == TR_OK) st = ev_dot(&c->ev, &fake, mx, ey, &sxey);
+  tr_tensor *sxy = NULL, *sexy = NULL, *sxey = NULL, *cnt = NULL;
+  tr_status st = contract(c, &fake, mx, my, &sxy);
+  if (st == TR_OK) st = contract(c, &fake, ex, my, &sexy);
+  if (st == TR_OK) st = contract(c, &fake, mx, ey, &sxey);
+  if (st == TR_OK && in->op == TR_OP_CONVOLUTION) {
+    /* the products per output (padding left out): the kernel on ones */
+    for (size_t i = 0; i < x->n; i++) ((double *)ex->data)[i] = 1;
+    for (size_t i = 0; i < y->n; i++) ((double *)ey->data)[i] = 1;
+    st = contract(c, &fake, ex, ey, &cnt);
+  }
   if (st == TR_OK) {
     const tr_attr *lc = tr_instr_attr(in, TR_ATTR_LHS_CONTRACTING_DIMS);
-    long double nk = 1, u, tiny;
-    for (int i = 0; lc && i < lc->n; i++) nk *= (long double)x->dims[lc->u.ints[i]];
+    long double nk0 = 1, u, tiny;
+    for (int i = 0; lc && i < lc->n; i++) nk0 *= (long double)x->dims[lc->u.ints[i]];
     cplx_fmt(o->dt, &u, &tiny);
     const double *a = sxy->data, *b = sexy->data, *d = sxey->data;
     for (size_t i = 0; i < o->n; i++) {
+      long double nk = cnt ? (long double)((const double *)cnt->data)[i] : nk0;
       /* The real dots round: a relative 2^-50 more covers them. */
       long double rnd = (nk + 5) * u * a[i] * (1 + 0x1p-50L) + 4 * nk * tiny;
       long double e = (long double)b[i] + d[i] + 2 * rnd;
@@ -128,6 +144,7 @@ static tr_status cplx_dot_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
   tr_tensor_free(sxy);
   tr_tensor_free(sexy);
   tr_tensor_free(sxey);
+  tr_tensor_free(cnt);
   return st;
 }
 
@@ -436,9 +453,9 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
 /* Complex arithmetic (docs/ORACLE.md, "Complex"). The exact interpreter
  * computes the result. Where the op is exact on exact operands it is
  * certain with bound 0; add, subtract, multiply, negate, real, imag,
- * complex, abs, converts, dot, divide, sign, sqrt, rsqrt, exp, log, sin,
- * cos, tanh and tan get a bound per element (both parts) around it;
- * everything else (logistic, atan2, power, expm1, log1p, convolution)
+ * complex, abs, converts, dot, convolution, divide, sign, sqrt, rsqrt,
+ * exp, log, sin, cos, tanh and tan get a bound per element (both parts)
+ * around it; everything else (logistic, atan2, power, expm1, log1p)
  * marks its complex and float results
  * uncertain: a correct implementation may round otherwise (other
  * formulas, FMA, approximate transcendentals) and no bound is derived. */
@@ -452,7 +469,9 @@ tr_status sh_complex(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
     return TR_OK;
   }
   sh_val *o = *out;
-  if (o->arr && in->op == TR_OP_DOT && o->e) return cplx_dot_bound(c, in, ops, o);
+  if (o->arr && (in->op == TR_OP_DOT || in->op == TR_OP_CONVOLUTION) && o->e && in->noperands == 2 &&
+      ops[0]->arr && ops[1]->arr)
+    return cplx_dot_bound(c, in, ops, o);
   if (o->arr && o->e && in->op != TR_OP_COMPARE &&
       (cplx_fn_bound(c, in, ops, o) || cplx_elem_bound(in, ops, o)))
     return TR_OK;

@@ -407,8 +407,9 @@ TR_TEST(shadow_complex_fn_bounds_hold) {
 
 /* Sums in other orders: reduce along the rows (reversed and pairwise),
  * reduce-window (window reversed) and scatter with duplicate indices
- * (updates applied last first); and a reduce-window of bounded terms
- * (squares, computed with FMA by the other implementation). */
+ * (updates applied last first); a reduce-window of bounded terms
+ * (squares, computed with FMA by the other implementation); and a
+ * convolution (FMA products, reversed sums). */
 TR_TEST(shadow_complex_sum_bounds_hold) {
   enum { R = 16, K = 256, W = 5 };
   crng r = {12345};
@@ -427,12 +428,16 @@ TR_TEST(shadow_complex_sum_bounds_hold) {
              "  r = c64[%d] reduce(x, z), dimensions={1}, to_apply=add\n"
              "  w = c64[%d] reduce-window(v, z), window={size=%d}, to_apply=add\n"
              "  vv = c64[%d] multiply(v, v)\n"
+             "  v3 = c64[1,%d,1] reshape(v)\n  ks = c64[%d] slice(v), slice={[0:%d]}\n"
+             "  k3 = c64[%d,1,1] reshape(ks)\n"
+             "  cv = c64[1,%d,1] convolution(v3, k3), window={size=%d}, dim_labels=b0f_0io->b0f\n"
              "  w2 = c64[%d] reduce-window(vv, z), window={size=%d}, to_apply=add\n"
              "  b = c64[8] slice(v), slice={[0:8]}\n"
              "  s = c64[8] scatter(b, i, v), update_window_dims={}, inserted_window_dims={0}, "
              "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n"
-             "  ROOT t = (c64[%d], c64[%d], c64[8], c64[%d]) tuple(r, w, s, w2)\n}\n",
-             R, K, K, K, R, K - W + 1, W, K, K - W + 1, W, R, K - W + 1, K - W + 1);
+             "  ROOT t = (c64[%d], c64[%d], c64[8], c64[%d], c64[1,%d,1]) tuple(r, w, s, w2, cv)\n}\n",
+             R, K, K, K, R, K - W + 1, W, K, K, W, W, W, K - W + 1, W, K - W + 1, W, R, K - W + 1,
+             K - W + 1, K - W + 1);
     int64_t idims[2] = {K, 1}, xdims[2] = {R, K};
     tr_tensor *args[3] = {tr_tensor_new(TR_DT_C64, 2, xdims, NULL), cvec(K, a, b),
                           tr_tensor_new(TR_DT_S32, 2, idims, NULL)};
@@ -440,7 +445,7 @@ TR_TEST(shadow_complex_sum_bounds_hold) {
     for (int j = 0; j < K; j++) ((int32_t *)args[2]->data)[j] = ix[j];
     tr_shadow_out *o = NULL;
     int no = 0;
-    if (shadow_of(text, args, 3, &o, &no) && no == 4) {
+    if (shadow_of(text, args, 3, &o, &no) && no == 5) {
       for (int row = 0; row < R; row++) {
         float sr = 0, si = 0, pr[K], pi[K];
         for (int j = K - 1; j >= 0; j--) {
@@ -485,6 +490,15 @@ TR_TEST(shadow_complex_sum_bounds_hold) {
           s2i += fmaf(a[j], b[j], b[j] * a[j]);
         }
         judge(&t, &o[3], (size_t)q, s2r, s2i, "reduce-window of squares (FMA, reversed)");
+      }
+      /* the convolution: products by FMA, summed reversed */
+      for (int q = 0; q + W <= K; q++) {
+        float cr = 0, ci = 0;
+        for (int j = W - 1; j >= 0; j--) {
+          cr += fmaf(a[q + j], a[j], -(b[q + j] * b[j]));
+          ci += fmaf(a[q + j], b[j], b[q + j] * a[j]);
+        }
+        judge(&t, &o[4], (size_t)q, cr, ci, "convolution (FMA, reversed)");
       }
     }
     if (o) tr_shadow_free(o, no);
