@@ -923,7 +923,38 @@ static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **
 /* ---- frames ---- */
 
 /* A constant: its literal, exact and certain. */
+/* A large constant of a float type up to 32 bits stays lazy as the large
+ * arguments do (an embedding table looked up by a gather): its sh_val and
+ * a tensor view of the literal in one block, so freeing the value frees
+ * the view (the module outlives the evaluation). */
+typedef struct {
+  sh_val v;
+  tr_tensor view;
+} lazy_const;
+
+static sh_val *lazy_constant(const tr_instr *in) {
+  const tr_literal *l = in->literal;
+  const tr_shape *s = in->shape;
+  if (!l || l->elided || !l->data || !s || !tr_shape_is_array(s) || !sh_narrow(s->dtype)) return NULL;
+  size_t n = 1;
+  for (int i = 0; i < s->rank; i++) n *= (size_t)s->dims[i];
+  if (n < LAZY_MIN) return NULL;
+  lazy_const *b = tr_xcalloc(1, sizeof *b);
+  sh_val *v = &b->v;
+  v->refs = 1;
+  v->arr = true;
+  v->dt = s->dtype;
+  v->rank = s->rank;
+  v->dims = tr_xmalloc(sizeof(int64_t) * (size_t)(s->rank > 0 ? s->rank : 1));
+  for (int i = 0; i < s->rank; i++) v->dims[i] = s->dims[i];
+  v->n = n;
+  b->view = (tr_tensor){s->dtype, s->rank, v->dims, l->data, n * (size_t)tr_dtype_size(s->dtype)};
+  v->src = &b->view;
+  return v;
+}
+
 static tr_status exact_value(sh_ctx *c, const tr_instr *in, sh_val **out) {
+  if ((*out = lazy_constant(in))) return TR_OK;
   tr_value *r = NULL;
   tr_status st = ev_eval_instr(&c->ev, in, NULL, &r);
   if (st == TR_OK) st = from_exact(c, in, r, true, true, out);
@@ -1040,12 +1071,6 @@ static tr_status param_value(sh_ctx *c, const tr_instr *p, const tr_shape *s, tr
   return sh_from_tensor(c, p, a, true, out);
 }
 
-/* Materializes every lazy leaf of v. */
-static void materialize_all(sh_ctx *c, sh_val *v) {
-  if (v->arr) sh_materialize(c, v);
-  for (int i = 0; i < v->nelems; i++) materialize_all(c, v->elems[i]);
-}
-
 static void flatten(const sh_val *v, const sh_val ***leaves, int *n, int *cap) {
   if (v->arr) {
     if (*n == *cap) {
@@ -1066,6 +1091,16 @@ static void make_out(sh_ctx *c, const sh_val *a, tr_shadow_out *o) {
   for (int i = 0; i < a->rank; i++) o->dims[i] = a->dims[i];
   o->n = a->n;
   size_t m = a->n ? a->n : 1;
+  if (a->src) {
+    /* A lazy argument or constant passed through (a step function
+     * returning its weights): exact and certain, its values as they are. */
+    o->uncertain = tr_xcalloc(m, 1);
+    o->value = tr_xmalloc(sizeof(double) * m);
+    o->bound = tr_xcalloc(m, sizeof(double));
+    sh_load_doubles(a->src, o->value);
+    o->exact = tr_tensor_clone(a->src);
+    return;
+  }
   o->uncertain = tr_xmalloc(m);
   memcpy(o->uncertain, a->u, a->n);
   for (size_t i = 0; i < a->n; i++) o->nuncertain += a->u[i] != 0;
@@ -1190,7 +1225,6 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
   if (st == TR_OK) {
     const sh_val **leaves = NULL;
     int n = 0, cap = 0;
-    materialize_all(&c, res); /* the root may be an argument */
     flatten(res, &leaves, &n, &cap);
     *outs = tr_xcalloc(n > 0 ? (size_t)n : 1, sizeof(tr_shadow_out));
     for (int i = 0; i < n; i++) make_out(&c, leaves[i], &(*outs)[i]);
