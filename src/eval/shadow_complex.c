@@ -250,8 +250,8 @@ static void cplx_range_of(tr_dtype dt, cplx_range *r) {
 
 static bool in_range(const cplx_range *r, long double m) { return m >= r->small && m <= r->big; }
 
-/* Bounds of divide, sign, sqrt, rsqrt, exp, log, sin, cos, tanh and tan
- * (docs/ORACLE.md, "Complex", with the derivations). Around the long
+/* Bounds of divide, sign, sqrt, rsqrt, exp, expm1, log, log1p, sin, cos,
+ * tanh and tan (docs/ORACLE.md, "Complex", with the derivations). Around the long
  * double value s of the op on the reference's operands: the operands'
  * bounds moved through a rigorous Lipschitz bound on the box (Dx =
  * sqrt(2) e_x is the distance of any point of the box), plus an
@@ -264,7 +264,8 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
   tr_op op = in->op;
   if (op != TR_OP_DIVIDE && op != TR_OP_SIGN && op != TR_OP_SQRT && op != TR_OP_RSQRT &&
       op != TR_OP_EXPONENTIAL && op != TR_OP_LOG && op != TR_OP_SINE && op != TR_OP_COSINE &&
-      op != TR_OP_TANH && op != TR_OP_TAN)
+      op != TR_OP_TANH && op != TR_OP_TAN && op != TR_OP_EXPONENTIAL_MINUS_ONE &&
+      op != TR_OP_LOG_PLUS_ONE)
     return false;
   if (tr_dtypes[o->dt].kind != TR_DK_COMPLEX) return false;
   cplx_range rg;
@@ -283,6 +284,12 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
     if (in->noperands > 1) {
       cplx_at(ops[1], i, &cc, &d, &ec);
       un |= ops[1]->u[i];
+    }
+    if (op == TR_OP_LOG_PLUS_ONE) {
+      /* log(1 + z): the log rule on 1 + z (exact in long double), whose
+       * box grows by the rounding of 1 + a a plain implementation makes. */
+      a += 1;
+      ea += u * fabsl(a);
     }
     long double Z = hypotl(a, b), D = r2 * ea, sre = a, sim = b, e = 0;
     bool exact0 = false; /* an exact result with no error (sign, sqrt of an exact 0) */
@@ -324,7 +331,7 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
       sim = b / Z;
       e = 2 * D / Z + 4 * u + 4 * ld + 2 * tiny;
       break;
-    case TR_OP_SQRT: case TR_OP_RSQRT: case TR_OP_LOG: {
+    case TR_OP_SQRT: case TR_OP_RSQRT: case TR_OP_LOG: case TR_OP_LOG_PLUS_ONE: {
       /* Both have a cut along the negative reals: uncertain when the box
        * reaches it (or 0). sqrt: |sqrt z' - sqrt z| = |dz| / |sqrt z' +
        * sqrt z| <= |dz| / sqrt|z| (the roots are less than pi/2 apart);
@@ -344,7 +351,7 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
         un = 1;
         break;
       }
-      long double complex w = op == TR_OP_LOG ? clogl(a + b * I) : csqrtl(a + b * I);
+      long double complex w = op == TR_OP_SQRT || op == TR_OP_RSQRT ? csqrtl(a + b * I) : clogl(a + b * I);
       if (op == TR_OP_RSQRT) w = 1.0L / w;
       sre = creall(w);
       sim = cimagl(w);
@@ -415,7 +422,7 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
           (kexp + ksin + 3) * tiny;
       break;
     }
-    default: { /* exponential */
+    default: { /* exponential, exponential-minus-one */
       /* |exp z' - exp z| = |exp z| |exp dz - 1| <= e^a expm1(Dz). The
        * usual exp(a) (cos b + i sin b): exp within kexp ulps, cos and sin
        * within ksin ulps of a unit, the products u: (2 kexp + 2 ksin + 1)u
@@ -431,6 +438,14 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
       sim = cimagl(w);
       long double p = W * expm1l(D);
       e = p + (2 * kexp + 2 * ksin + 3) * u * (W + p) + 4 * ld * W + (kexp + ksin + 3) * tiny;
+      if (op == TR_OP_EXPONENTIAL_MINUS_ONE) {
+        /* exp(z) - 1 = (e^a cos b - 1) + i e^a sin b: the same errors in
+         * units of e^a + 1 (the real part by exp(z) - 1, or by expm1(a)
+         * cos b - 2 sin^2(b/2), is a sum of terms that large), one more u
+         * for the subtraction. */
+        sre -= 1;
+        e = p + (2 * kexp + 2 * ksin + 4) * u * (W + p + 1) + 4 * ld * (W + 1) + (kexp + ksin + 3) * tiny;
+      }
       break;
     }
     }
@@ -454,8 +469,8 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
  * computes the result. Where the op is exact on exact operands it is
  * certain with bound 0; add, subtract, multiply, negate, real, imag,
  * complex, abs, converts, dot, convolution, divide, sign, sqrt, rsqrt,
- * exp, log, sin, cos, tanh and tan get a bound per element (both parts)
- * around it; everything else (logistic, atan2, power, expm1, log1p)
+ * exp, expm1, log, log1p, sin, cos, tanh and tan get a bound per element
+ * (both parts) around it; everything else (logistic, atan2, power)
  * marks its complex and float results
  * uncertain: a correct implementation may round otherwise (other
  * formulas, FMA, approximate transcendentals) and no bound is derived. */

@@ -1,14 +1,16 @@
 /* test_shadow_complex.c - property tests of shadow mode's complex bounds
  * (src/eval/shadow_complex.c, docs/ORACLE.md "Complex"): random c64 and
  * c128 operands through divide, sign, sqrt, rsqrt, exp, log, sine,
- * cosine, tanh and tan, alone and after a multiply, and complex sums
- * (reduce, reduce-window, scatter), each recomputed by OTHER correct
- * implementations (Smith's and an FMA textbook divide, the naive modulus,
- * the float formulas of sqrt, rsqrt, exp, log, sin, cos, tanh and tan,
- * each op in long double rounded once, sums in other orders). Every certain element
- * of each must lie within the bound around the reference, and the bounds
- * must not be vacuous: a bound a fixed factor smaller is broken by the
- * same implementations, so the test can fail. */
+ * cosine, tanh, tan, expm1 and log1p, alone and after a multiply, and
+ * complex sums (reduce, reduce-window, scatter, convolution), each
+ * recomputed by OTHER correct implementations (Smith's and an FMA
+ * textbook divide, the naive modulus, the float formulas of sqrt, rsqrt,
+ * exp, log, sin, cos, tanh, tan, an expm1 by real expm1 and sin^2, a
+ * plain log(1 + z), each op in long double rounded once, sums in other
+ * orders). Every certain element of each must lie within the bound
+ * around the reference, and the bounds must not be vacuous: a bound a
+ * fixed factor smaller is broken by the same implementations, so the
+ * test can fail. */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -46,9 +48,11 @@ static void draw(crng *r, int span, float *re, float *im) {
   if (z == 1) *im = 0;
 }
 
-enum { OP_DIV, OP_SIGN, OP_SQRT, OP_RSQRT, OP_EXP, OP_LOG, OP_SIN, OP_COS, OP_TANH, OP_TAN, NOPS };
+enum { OP_DIV, OP_SIGN, OP_SQRT, OP_RSQRT, OP_EXP, OP_LOG, OP_SIN, OP_COS, OP_TANH, OP_TAN,
+       OP_EXPM1, OP_LOG1P, NOPS };
 static const char *const op_names[NOPS] = {"divide", "sign", "sqrt", "rsqrt", "exponential", "log",
-                                           "sine", "cosine", "tanh", "tan"};
+                                           "sine", "cosine", "tanh", "tan", "exponential-minus-one",
+                                           "log-plus-one"};
 
 /* ---- other correct implementations, in float arithmetic ---- */
 
@@ -85,6 +89,8 @@ static void alt_op(int op, int alt, float a, float b, float c, float d, float *r
     case OP_COS: w = ccosl(x); break;
     case OP_TANH: w = ctanhl(x); break;
     case OP_TAN: w = ctanl(x); break;
+    case OP_EXPM1: w = cexpl(x) - 1; break;
+    case OP_LOG1P: w = clogl(1 + x); break;
     default: w = clogl(x); break;
     }
     *re = (float)creall(w);
@@ -149,6 +155,16 @@ static void alt_op(int op, int alt, float a, float b, float c, float d, float *r
     *im = sinhf(2 * b) / den;
     break;
   }
+  case OP_EXPM1: { /* exp(z) - 1, the real part with expm1 and sin^2 */
+    float h = sinf(b / 2);
+    *re = expm1f(a) * cosf(b) - 2 * h * h;
+    *im = expf(a) * sinf(b);
+    break;
+  }
+  case OP_LOG1P: /* plain: log of 1 + z */
+    *re = logf(hypotf(1 + a, b));
+    *im = atan2f(b, 1 + a);
+    break;
   default:
     *re = logf(hypotf(a, b));
     *im = atan2f(b, a);
@@ -182,6 +198,8 @@ static void alt_op_d(int op, int alt, double a, double b, double c, double d, do
     case OP_COS: w = ccosl(x); break;
     case OP_TANH: w = ctanhl(x); break;
     case OP_TAN: w = ctanl(x); break;
+    case OP_EXPM1: w = cexpl(x) - 1; break;
+    case OP_LOG1P: w = clogl(1 + x); break;
     default: w = clogl(x); break;
     }
     *re = (double)creall(w);
@@ -251,6 +269,16 @@ static void alt_op_d(int op, int alt, double a, double b, double c, double d, do
     *im = sinh(2 * b) / den;
     break;
   }
+  case OP_EXPM1: {
+    double h = sin(b / 2);
+    *re = expm1(a) * cos(b) - 2 * h * h;
+    *im = exp(a) * sin(b);
+    break;
+  }
+  case OP_LOG1P:
+    *re = log(hypot(1 + a, b));
+    *im = atan2(b, 1 + a);
+    break;
   default:
     *re = log(hypot(a, b));
     *im = atan2(b, a);
