@@ -1,6 +1,7 @@
-/* test_shadow_dot.c - shadow dot and convolution: a large weight argument
- * that reaches the contraction lazily (values only, no bound planes) gives
- * the bits of the same weight materialized (an exact add of zero). */
+/* test_shadow_lazy.c - shadow mode's lazy values: a large weight argument
+ * that reaches a dot or convolution lazily (values only, no bound planes)
+ * gives the bits of the same weight materialized (an exact add of zero);
+ * large constants and passed-through arguments keep their values. */
 #include "../../src/eval/shadow.h"
 #include "test.h"
 
@@ -80,4 +81,35 @@ TR_TEST(shadow_conv_lazy_weight_same_bits) {
            "  w2 = f32[3,3,128,64] add(w, zb)\n  ROOT c = f32[1,6,6,64] convolution(x, w2), %s", head, conv);
   same_shadow(lazy, whole, args, 3);
   for (int i = 0; i < 3; i++) tr_tensor_free(args[i]);
+}
+
+/* A large constant stays lazy too (a view of its literal): a slice of it
+ * and the constant itself as an output carry its values exactly, bound 0,
+ * certain; so does a large argument passed straight through. */
+TR_TEST(shadow_lazy_constant_and_passthrough) {
+  enum { N = 1 << 16 };
+  tr_buf b = {0};
+  tr_buf_printf(&b, "HloModule m\nENTRY e {\n  a = f32[%d] parameter(0)\n  c = f32[%d] constant({", N, N);
+  for (int i = 0; i < N; i++) tr_buf_printf(&b, "%s%.2f", i ? ", " : "", i % 1000 - 500 + 0.25);
+  tr_buf_printf(&b, "})\n  s = f32[4] slice(c), slice={[100:104]}\n  ROOT t = (f32[%d], f32[4], f32[%d]) tuple(c, s, a)\n}\n",
+                N, N);
+  int64_t d[1] = {N};
+  tr_tensor *arg = filled(1, d, 9);
+  int n = 0;
+  tr_shadow_out *o = shadow_of(b.p, &arg, 1, &n);
+  if (o) {
+    CHECK_EQ_INT(n, 3);
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+      bad += o[0].value[i] != i % 1000 - 500 + 0.25 || o[0].bound[i] != 0 || o[0].uncertain[i];
+      bad += o[2].value[i] != ((float *)arg->data)[i] || o[2].bound[i] != 0 || o[2].uncertain[i];
+    }
+    for (int i = 0; i < 4; i++) bad += o[1].value[i] != (100 + i) % 1000 - 500 + 0.25 || o[1].bound[i] != 0;
+    CHECK_EQ_INT(bad, 0);
+    CHECK(o[2].exact && memcmp(o[2].exact->data, arg->data, sizeof(float) * N) == 0);
+    CHECK(o[0].nuncertain == 0 && o[0].max_bound == 0);
+    tr_shadow_free(o, n);
+  }
+  tr_tensor_free(arg);
+  tr_buf_free(&b);
 }
