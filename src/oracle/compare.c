@@ -257,7 +257,9 @@ tr_status tr_compare_output(const tr_shadow_out *ref, const tr_tensor *target,
     r->weak_reason = "mostly uncertain";
   } else if (r->checked > 1 && constant) {
     r->weak_reason = "constant output";
-  } else if (is_float && r->checked && vmax >= vmin && fmax(fabs(vmin), fabs(vmax)) <= opts->k * bmax) {
+  } else if (is_float && r->checked && vmax >= vmin && bmax > 0 &&
+             fmax(fabs(vmin), fabs(vmax)) <= opts->k * bmax) {
+    /* (bounds of 0 judge exactly, zeros included) */
     r->weak_reason = "values tiny against their bounds";
   }
   if (r->weak_reason) r->judgement = TR_JUDGE_WEAK;

@@ -146,3 +146,45 @@ TR_TEST(compare_uncertain_not_judged) {
   }
   tr_tensor_free(arg);
 }
+
+TR_TEST(compare_exact_zero_judged_tiny_values_weak) {
+  /* A scalar zero computed exactly (bound 0) is judged: anything else is
+   * wrong. Tiny values against positive bounds are weak. */
+  const char *zero = "HloModule z\nENTRY e {\n  p = f32[1] parameter(0)\n  c = f32[] constant(0)\n"
+                     "  ROOT h = bf16[] convert(c)\n}\n";
+  float one[1] = {1};
+  tr_tensor *p = f32_vec(one, 1);
+  int n = 0;
+  tr_shadow_out *o = shadow_of(zero, &p, 1, &n);
+  CHECK(o != NULL);
+  tr_compare_result r;
+  tr_diag d = {0};
+  if (o) {
+    CHECK_EQ_INT(tr_compare_output(&o[0], o[0].exact, NULL, &r, &d), TR_OK);
+    CHECK_EQ_INT(r.judgement, TR_JUDGE_PASS);
+    CHECK_EQ_INT(r.checked, 1);
+    tr_tensor *bad = tr_tensor_clone(o[0].exact);
+    tr_tensor_set_f(bad, 0, 0x1p-100);
+    CHECK_EQ_INT(tr_compare_output(&o[0], bad, NULL, &r, &d), TR_OK);
+    CHECK_EQ_INT(r.judgement, TR_JUDGE_MISMATCH);
+    tr_tensor_free(bad);
+    tr_shadow_free(o, n);
+  }
+  /* [1, -1] . [1, 1] = 0, with the any-order bound of a 2-term dot */
+  const char *tiny = "HloModule t\nENTRY e {\n  p = f32[2] parameter(0)\n  o = f32[2] constant({1, 1})\n"
+                     "  ROOT d = f32[] dot(p, o), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n}\n";
+  float pm[2] = {1, -1};
+  tr_tensor *p2 = f32_vec(pm, 2);
+  o = shadow_of(tiny, &p2, 1, &n);
+  CHECK(o != NULL);
+  if (o) {
+    CHECK_EQ_INT(tr_compare_output(&o[0], o[0].exact, NULL, &r, &d), TR_OK);
+    CHECK(o[0].value[0] == 0 && o[0].bound[0] > 0);
+    CHECK_EQ_INT(r.judgement, TR_JUDGE_WEAK);
+    CHECK_STR(r.weak_reason, "values tiny against their bounds");
+    tr_shadow_free(o, n);
+  }
+  tr_tensor_free(p2);
+  tr_diag_clear(&d);
+  tr_tensor_free(p);
+}
