@@ -100,8 +100,8 @@ static void set_leaves(em *e, const tr_instr *in, int n) {
  * when it returns. One array, not one variable each: cc -O2 spends
  * seconds on functions with hundreds of pointer locals. */
 static void own_leaves(em *e, const tr_instr *in) {
-  const tr_shape *sh[256];
-  int n = shape_leaves(in->shape, sh, 256);
+  const tr_shape *sh[TR_EMIT_MAX_LEAVES];
+  int n = shape_leaves(in->shape, sh, TR_EMIT_MAX_LEAVES);
   set_leaves(e, in, n);
   for (int j = 0; j < n; j++) {
     e->lv[in->id].leaf[j] = xfmt("b[%d]", e->nb++);
@@ -777,15 +777,15 @@ static tr_status emit_collective(em *e, const tr_instr *in, tr_buf *body) {
 /* One instruction of a computation function. */
 static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf *body) {
   if (!shape_ok(in->shape)) return em_unsup(e, in, "element type or dynamic shape");
-  if (leaf_count(in->shape) > 256) return em_unsup(e, in, "more than 256 tuple leaves");
+  if (leaf_count(in->shape) > TR_EMIT_MAX_LEAVES) return em_unsup(e, in, "more than 1024 tuple leaves");
   for (int i = 0; i < in->noperands; i++)
     if (!shape_ok(in->operands[i]->shape)) return em_unsup(e, in, "operand element type or dynamic shape");
   switch (in->op) {
   case TR_OP_PARAMETER: {
     int off = 0;
     for (int64_t p = 0; p < in->param_index && p < c->nparams; p++) off += leaf_count(c->params[p]->shape);
-    const tr_shape *sh[256];
-    int n = shape_leaves(in->shape, sh, 256);
+    const tr_shape *sh[TR_EMIT_MAX_LEAVES];
+    int n = shape_leaves(in->shape, sh, TR_EMIT_MAX_LEAVES);
     set_leaves(e, in, n);
     for (int j = 0; j < n; j++) {
       e->lv[in->id].leaf[j] = xfmt("p[%d]", off + j);
@@ -836,9 +836,9 @@ static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf 
     return TR_OK;
   case TR_OP_CONSTANT: {
     /* Each array leaf of the literal is static data c<id>_<j>. */
-    const tr_literal *lits[256];
-    int n = literal_leaves(in->literal, lits, 256);
-    if (n < 0 || n != leaf_count(in->shape) || n > 256) return em_unsup(e, in, "elided constant");
+    const tr_literal *lits[TR_EMIT_MAX_LEAVES];
+    int n = literal_leaves(in->literal, lits, TR_EMIT_MAX_LEAVES);
+    if (n < 0 || n != leaf_count(in->shape) || n > TR_EMIT_MAX_LEAVES) return em_unsup(e, in, "elided constant");
     set_leaves(e, in, n);
     for (int j = 0; j < n; j++) {
       emit_constant_data(e, in->id, j, lits[j], bytes_of(lits[j]->shape));
@@ -884,7 +884,7 @@ static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf 
   if (!tr_shape_is_array(in->shape) && !multi) return em_unsup(e, in, "tuple result");
   for (int i = 0; i < in->noperands; i++)
     if (!tr_shape_is_array(in->operands[i]->shape)) return em_unsup(e, in, "tuple operand");
-  if (in->noperands > 256) return em_unsup(e, in, "more than 256 operands");
+  if (in->noperands > TR_EMIT_MAX_LEAVES) return em_unsup(e, in, "more than 1024 operands");
   /* Kernels that move elements as bytes (or hand their addresses to a
    * called computation) see s4/u4 one per byte: their packed operands are
    * unpacked into scratch before the call and their results packed after. */
@@ -893,8 +893,8 @@ static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf 
   bool any4 = false;
   for (int i = 0; i < in->noperands; i++) any4 |= is4(in->operands[i]->shape->dtype);
   {
-    const tr_shape *rsh[256];
-    int nrl = shape_leaves(in->shape, rsh, 256);
+    const tr_shape *rsh[TR_EMIT_MAX_LEAVES];
+    int nrl = shape_leaves(in->shape, rsh, TR_EMIT_MAX_LEAVES);
     for (int j = 0; j < nrl; j++) any4 |= is4(rsh[j]->dtype);
   }
   /* Kernels of called computations are emitted midway (emit_comp), so
@@ -967,9 +967,9 @@ static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf 
     alloc_leaves(e, in, body);
   }
   const leaves *rl = &e->lv[in->id];
-  char *args[256], *res[256];
-  int nres = rl->n < 256 ? rl->n : 256;
-  for (int i = 0; i < in->noperands && i < 256; i++) {
+  char *args[TR_EMIT_MAX_LEAVES], *res[TR_EMIT_MAX_LEAVES];
+  int nres = rl->n < TR_EMIT_MAX_LEAVES ? rl->n : TR_EMIT_MAX_LEAVES;
+  for (int i = 0; i < in->noperands && i < TR_EMIT_MAX_LEAVES; i++) {
     const tr_shape *os = in->operands[i]->shape;
     if (unpacked && is4(os->dtype)) {
       args[i] = xfmt("b[%d]", e->nb++);
@@ -1091,13 +1091,13 @@ bool tr_emit_supports(tr_op op) {
  * handed straight to the entry computation. */
 static void emit_entry(em *e, tr_buf *out) {
   const tr_comp *c = e->m->entry;
-  const tr_shape *in[256], *res[256];
-  int nin = 0, nres = shape_leaves(c->root->shape, res, 256);
+  const tr_shape *in[TR_EMIT_MAX_LEAVES], *res[TR_EMIT_MAX_LEAVES];
+  int nin = 0, nres = shape_leaves(c->root->shape, res, TR_EMIT_MAX_LEAVES);
   bool any4 = false;
   for (int p = 0; p < c->nparams; p++)
-    if (c->params[p]) nin += shape_leaves(c->params[p]->shape, in + nin, 256 - nin);
-  if (nin > 256) nin = 256;
-  if (nres > 256) nres = 256;
+    if (c->params[p]) nin += shape_leaves(c->params[p]->shape, in + nin, TR_EMIT_MAX_LEAVES - nin);
+  if (nin > TR_EMIT_MAX_LEAVES) nin = TR_EMIT_MAX_LEAVES;
+  if (nres > TR_EMIT_MAX_LEAVES) nres = TR_EMIT_MAX_LEAVES;
   for (int j = 0; j < nin; j++) any4 |= is4(in[j]->dtype);
   for (int j = 0; j < nres; j++) any4 |= is4(res[j]->dtype);
   tr_buf_printf(out, "int " TR_EMIT_ENTRY "(u8 **in, u8 **out) {\n");
@@ -1161,7 +1161,14 @@ tr_status tr_emit_c(const tr_module *m, const tr_emit_opts *o, tr_buf *out, tr_d
     free(e.done);
     return TR_ERR_USAGE;
   }
-  tr_status s = emit_comp(&e, m->entry);
+  /* The entry's in[] and out[] hold at most TR_EMIT_MAX_LEAVES each. */
+  int nin = 0;
+  for (int p = 0; p < m->entry->nparams; p++)
+    if (m->entry->params[p]) nin += leaf_count(m->entry->params[p]->shape);
+  tr_status s = TR_OK;
+  if (m->entry->root && (nin > TR_EMIT_MAX_LEAVES || leaf_count(m->entry->root->shape) > TR_EMIT_MAX_LEAVES))
+    s = em_unsup(&e, m->entry->root, "more than 1024 entry parameter or result leaves");
+  if (s == TR_OK) s = emit_comp(&e, m->entry);
   if (s == TR_OK) {
     tr_emit_prelude(out);
     tr_buf_puts(out, tr_buf_str(&e.kern));

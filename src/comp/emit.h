@@ -18,6 +18,11 @@
  * buffer could not be allocated. */
 #define TR_EMIT_ENTRY "trench_entry"
 
+/* The most array leaves an instruction's shape, the entry's parameters
+ * or its result may have (a step function returning every weight of a
+ * ResNet-50 has 321). */
+#define TR_EMIT_MAX_LEAVES 1024 /* (emit.c's messages spell it) */
+
 typedef struct {
   int lanes;            /* lane chunk width of elementwise loops (>= 1) */
   int tile;             /* outputs per tile of reductions and dots (>= 1) */

@@ -540,9 +540,9 @@ tr_status tr_jit_run_forked(tr_jit_entry fn, unsigned char *const *in, unsigned 
   memset(r, 0, sizeof *r);
   /* Layout: a header (the kernel's return value, its time in the child),
    * then each output at a 64-byte boundary. */
-  size_t off[256], total = SHM_ALIGN;
-  if (nout > 256) {
-    tr_diag_errorf(d, "jit: %d outputs (at most 256)", nout);
+  size_t off[TR_EMIT_MAX_LEAVES], total = SHM_ALIGN;
+  if (nout > TR_EMIT_MAX_LEAVES) {
+    tr_diag_errorf(d, "jit: %d outputs (at most %d)", nout, TR_EMIT_MAX_LEAVES);
     return TR_ERR_UNSUPPORTED;
   }
   for (int i = 0; i < nout; i++) {
@@ -556,7 +556,7 @@ tr_status tr_jit_run_forked(tr_jit_entry fn, unsigned char *const *in, unsigned 
   }
   volatile int *hdr = (volatile int *)shm;
   hdr[0] = -12345; /* not written: the child died before returning */
-  unsigned char *cout[256];
+  unsigned char *cout[TR_EMIT_MAX_LEAVES];
   for (int i = 0; i < nout; i++) cout[i] = shm + off[i];
   double t0 = now_ms();
   /* The child holds the write end of a pipe: its end, however it

@@ -49,8 +49,12 @@ static tr_status check_inputs(const tr_module *m, tr_tensor *const *inputs, int 
   const tr_comp *e = m->entry;
   int k = 0;
   for (int p = 0; p < e->nparams; p++) {
-    const tr_shape *lv[256];
-    int n = tr_shape_leaves(e->params[p]->shape, lv, 256);
+    const tr_shape *lv[TR_EMIT_MAX_LEAVES];
+    int n = tr_shape_leaves(e->params[p]->shape, lv, TR_EMIT_MAX_LEAVES);
+    if (k + n > TR_EMIT_MAX_LEAVES) {
+      tr_diag_errorf(d, "unsupported: more than %d inputs in builtin", TR_EMIT_MAX_LEAVES);
+      return TR_ERR_UNSUPPORTED;
+    }
     for (int j = 0; j < n; j++, k++) {
       if (k >= ninputs) {
         tr_diag_errorf(d, "builtin: the module takes more inputs than the %d given", ninputs);
@@ -165,17 +169,17 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
 
   /* Run: outputs preallocated as the root's array leaves. */
   {
-    const tr_shape *lv[256];
-    int nout = tr_shape_leaves(opt->entry->root->shape, lv, 256);
-    if (nout > 256) {
+    const tr_shape *lv[TR_EMIT_MAX_LEAVES];
+    int nout = tr_shape_leaves(opt->entry->root->shape, lv, TR_EMIT_MAX_LEAVES);
+    if (nout > TR_EMIT_MAX_LEAVES) {
       tr_diag_clear(&cd);
-      tr_diag_errorf(&cd, "unsupported: more than 256 results in builtin");
+      tr_diag_errorf(&cd, "unsupported: more than %d results in builtin", TR_EMIT_MAX_LEAVES);
       set_message(r, TR_VERDICT_UNSUPPORTED, &cd, "");
       goto done;
     }
     tr_tensor **outs = tr_xcalloc((size_t)(nout > 0 ? nout : 1), sizeof(tr_tensor *));
-    unsigned char *optr[256];
-    size_t obytes[256];
+    unsigned char *optr[TR_EMIT_MAX_LEAVES];
+    size_t obytes[TR_EMIT_MAX_LEAVES];
     for (int i = 0; i < nout; i++) {
       outs[i] = tr_tensor_new(lv[i]->dtype, lv[i]->rank, lv[i]->dims, &cd);
       if (!outs[i]) {
@@ -187,9 +191,8 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
       optr[i] = outs[i]->data;
       obytes[i] = outs[i]->nbytes;
     }
-    unsigned char *iptr[256];
-    int nin = ninputs < 256 ? ninputs : 256;
-    for (int i = 0; i < nin; i++) iptr[i] = inputs[i]->data;
+    unsigned char *iptr[TR_EMIT_MAX_LEAVES];
+    for (int i = 0; i < ninputs; i++) iptr[i] = inputs[i]->data;
     tr_jit_run jr;
     double timeout = o->timeout_s > 0 ? o->timeout_s : b->timeout_s;
     s = tr_jit_run_forked(fn, iptr, optr, obytes, nout, timeout, &jr, d);

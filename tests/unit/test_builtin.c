@@ -129,10 +129,10 @@ static bool same_values(const tr_tensor *a, const tr_tensor *b, bool loose, size
  * declined (unsupported), -1 (and a failure) on disagreement or any other
  * verdict. */
 int tb_compare(tr_target *t, const tr_module *m, int seed, const char *what) {
-  tr_tensor *args[64];
+  tr_tensor *args[512];
   int nargs = 0, ret = 0;
   for (int p = 0; p < m->entry->nparams; p++)
-    if (!add_inputs(m->entry->params[p]->shape, args, &nargs, 64, seed)) {
+    if (!add_inputs(m->entry->params[p]->shape, args, &nargs, 512, seed)) {
       for (int i = 0; i < nargs; i++) tr_tensor_free(args[i]);
       return 0;
     }
@@ -451,5 +451,24 @@ TR_TEST(builtin_random_modules_agree) {
     tr_buf_free(&text);
   }
   CHECK_EQ_INT(nagree, nmod);
+  tr_target_close(t);
+}
+
+/* A step function returning all its weights: 300 inputs and 301 result
+ * leaves (more than the emitter once took), passed through and added. */
+TR_TEST(builtin_many_inputs_and_results) {
+  tr_target *t = tb_open("builtin");
+  tr_buf b = {0};
+  tr_buf_puts(&b, "HloModule many\nENTRY e {\n");
+  for (int i = 0; i < 300; i++) tr_buf_printf(&b, "  p%d = f32[2] parameter(%d)\n", i, i);
+  tr_buf_puts(&b, "  s = f32[2] add(p0, p299)\n  ROOT t = (");
+  for (int i = 0; i < 301; i++) tr_buf_printf(&b, "%sf32[2]", i ? ", " : "");
+  tr_buf_puts(&b, ") tuple(");
+  for (int i = 0; i < 300; i++) tr_buf_printf(&b, "p%d, ", i);
+  tr_buf_puts(&b, "s)\n}\n");
+  tr_module *m = tb_parse(b.p, "many");
+  if (t && m) CHECK_EQ_INT(tb_compare(t, m, 1, "many"), 1);
+  if (m) tr_module_free(m);
+  tr_buf_free(&b);
   tr_target_close(t);
 }
