@@ -157,8 +157,9 @@ for t in ALLF:
 
 # ---- leaves and data movement ----
 for t in ALL:
-    add("iota_%s" % t, ["a = %s[4,6] iota(), iota_dimension=0" % t, "b = %s[4,6] iota(), iota_dimension=1" % t,
-                        "ROOT r = (%s[4,6], %s[4,6]) tuple(a, b)" % (t, t)])
+    if t != "pred":  # XLA's shape inference rejects iota of pred (so does the verifier)
+        add("iota_%s" % t, ["a = %s[4,6] iota(), iota_dimension=0" % t, "b = %s[4,6] iota(), iota_dimension=1" % t,
+                            "ROOT r = (%s[4,6], %s[4,6]) tuple(a, b)" % (t, t)])
     add("constant_%s" % t, ["p = %s[3] parameter(0)" % t,
                             "c = %s[3] constant({%s})" % (t, "true, false, true" if t == "pred" else "0, 1, 2"),
                             "ROOT r = (%s[3], %s[3]) tuple(p, c)" % (t, t)])
