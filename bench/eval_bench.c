@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -967,7 +970,17 @@ static void usage(void) {
           "       eval_bench --variants [N] [--hash] [--show I]\n");
 }
 
+/* As the trench command does (src/cli/main.c): large blocks from the
+ * heap, freed memory kept, so runs do not fault their pages in afresh. */
+static void tune_malloc(void) {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
 int main(int argc, char **argv) {
+  tune_malloc();
   opts o = {5, false, false, false, false, -1, 400, NULL, 60};
   const char *dir = NULL;
   for (int i = 1; i < argc; i++) {
