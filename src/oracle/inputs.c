@@ -491,7 +491,6 @@ typedef struct {
   int axis;        /* >= 0: bounds vary along this axis of the leaf */
   int nb;          /* entries of b */
   int64_t b[TR_TENSOR_MAX_RANK]; /* bound per position on axis */
-  int budget;      /* trace steps left: shared values must not explode */
 } idx_use;
 
 /* Records a use: bounds b[0..nb) along axis (or one bound when axis < 0).
@@ -619,52 +618,190 @@ static void use_gather(idx_use *u, const tr_instr *w, const tr_shape *ix, bool l
     note_use(u, lost, (int)ivd, nmap, b);
 }
 
-static void trace(idx_use *u, const tr_instr *v, const int64_t *path, int npath,
-                  bool lost, int depth);
+/* ---- the walk from a leaf to its uses ----
+ * A state is where the leaf's values are now: an instruction v, the tuple
+ * path that still leads from v's value to them (a leaf inside a tuple
+ * parameter starts with its path; a tuple built from the value puts the
+ * element number in front; get-tuple-element takes it off), whether
+ * positions were lost on the way, and the call frame: the call, fusion or
+ * conditional whose body v is in, so that the body's root continues at
+ * that instruction in the caller (jax's jit(_where) returns the wrapped
+ * index from a nested call). Paths and frames are interned as linked
+ * nodes, so a state is four small numbers; every state is visited once (a
+ * hash set), so shared values and diamonds cost one visit each, not one
+ * per path through them. */
+typedef struct {
+  int64_t a;  /* frame: the site's instruction id; path: the element index */
+  int parent; /* frame: the frame the site is in; path: the rest; -1 none */
+} walk_node;
 
-/* Follows v into the computation w calls with it as operand j. */
-static void trace_callee(idx_use *u, const tr_instr *w, int j, const int64_t *path,
-                         int npath, bool lost, int depth) {
-  tr_comp *c = w->op == TR_OP_FUSION ? tr_instr_fused(w) : NULL;
-  if (w->op == TR_OP_CALL) {
-    tr_comp *cs[4];
-    if (tr_instr_called(w, cs, 4) >= 1) c = cs[0];
+typedef struct {
+  const tr_instr *v;
+  int path;  /* path node, -1 for the value itself */
+  bool lost;
+  int frame; /* frame node, -1 for the entry computation */
+} walk_state;
+
+/* Hash set entry; val is the node number for nodes. */
+typedef struct {
+  uint64_t a, b;
+  int val;
+  int used;
+} walk_slot;
+
+typedef struct {
+  idx_use *u;
+  walk_node *nodes; /* frames and path nodes, numbered together */
+  const tr_instr **sites; /* per node: the frame's site (NULL for paths) */
+  int nnodes, capnodes;
+  walk_slot *tab;   /* open addressing, power-of-two size */
+  size_t ntab, captab;
+  walk_state *todo; /* states seen but not yet followed */
+  int ntodo, captodo;
+  long nstates;     /* states seen: bounded by WALK_MAX_STATES */
+} walker;
+
+/* A walk that reaches this many states stops (what it found still
+ * counts): a safety net far above any real module's need. */
+enum { WALK_MAX_STATES = 1 << 20 };
+
+static uint64_t key_hash(uint64_t a, uint64_t b) { return mix(mix(a) ^ b); }
+
+/* Finds (a, b) in the table; inserts it with val when absent. Returns the
+ * slot and sets *fresh when it was inserted now. */
+static walk_slot *walk_lookup(walker *w, uint64_t a, uint64_t b, int val, bool *fresh) {
+  if (2 * (w->ntab + 1) > w->captab) { /* grow: load stays under 1/2 */
+    size_t ncap = w->captab ? 2 * w->captab : 256;
+    walk_slot *nt = tr_xcalloc(ncap, sizeof *nt);
+    for (size_t i = 0; i < w->captab; i++) {
+      if (!w->tab[i].used) continue;
+      size_t h = (size_t)key_hash(w->tab[i].a, w->tab[i].b) & (ncap - 1);
+      while (nt[h].used) h = (h + 1) & (ncap - 1);
+      nt[h] = w->tab[i];
+    }
+    free(w->tab);
+    w->tab = nt;
+    w->captab = ncap;
   }
-  if (c && j < c->nparams && c->params[j])
-    trace(u, c->params[j], path, npath, lost, depth + 1);
+  size_t h = (size_t)key_hash(a, b) & (w->captab - 1);
+  while (w->tab[h].used) {
+    if (w->tab[h].a == a && w->tab[h].b == b) {
+      *fresh = false;
+      return &w->tab[h];
+    }
+    h = (h + 1) & (w->captab - 1);
+  }
+  w->tab[h] = (walk_slot){a, b, val, 1};
+  w->ntab++;
+  *fresh = true;
+  return &w->tab[h];
 }
 
-/* Walks forward from v (a leaf of an entry parameter, path naming the leaf
- * inside v's tuple shape) to the instructions that use it as indices,
- * through ops that keep an index an index. */
-static void trace(idx_use *u, const tr_instr *v, const int64_t *path, int npath,
-                  bool lost, int depth) {
-  if (depth > 64 || u->budget-- <= 0) return;
+/* Key tags: states, frame nodes and path nodes share the table. */
+#define WALK_STATE ((uint64_t)1 << 62)
+#define WALK_FRAME ((uint64_t)2 << 62)
+#define WALK_PATH ((uint64_t)3 << 62)
+
+/* The node (a, parent) of kind tag, made on first use. */
+static int walk_node_of(walker *w, uint64_t tag, int64_t a, int parent,
+                        const tr_instr *site) {
+  bool fresh;
+  walk_slot *s = walk_lookup(w, tag ^ (uint64_t)a, (uint64_t)(uint32_t)parent,
+                             w->nnodes, &fresh);
+  if (fresh) {
+    if (w->nnodes == w->capnodes) {
+      w->capnodes = w->capnodes ? 2 * w->capnodes : 16;
+      w->nodes = tr_xrealloc(w->nodes, (size_t)w->capnodes * sizeof *w->nodes);
+      w->sites = tr_xrealloc(w->sites, (size_t)w->capnodes * sizeof *w->sites);
+    }
+    w->nodes[w->nnodes] = (walk_node){a, parent};
+    w->sites[w->nnodes++] = site;
+  }
+  return s->val;
+}
+
+/* Queues state (v, path, lost, frame) unless it was seen before. */
+static void walk_push(walker *w, const tr_instr *v, int path, bool lost, int frame) {
+  if (w->nstates >= WALK_MAX_STATES) return;
+  bool fresh;
+  uint64_t a = WALK_STATE | (uint64_t)(uint32_t)v->id << 1 | (lost ? 1u : 0u);
+  uint64_t b = (uint64_t)(uint32_t)path << 32 | (uint32_t)frame;
+  walk_lookup(w, a, b, 0, &fresh);
+  if (!fresh) return;
+  w->nstates++;
+  if (w->ntodo == w->captodo) {
+    w->captodo = w->captodo ? 2 * w->captodo : 64;
+    w->todo = tr_xrealloc(w->todo, (size_t)w->captodo * sizeof *w->todo);
+  }
+  w->todo[w->ntodo++] = (walk_state){v, path, lost, frame};
+}
+
+/* The body of site that receives its operand j, and the parameter there:
+ * fusion and call pass operand j to parameter j, a conditional passes
+ * operand j >= 1 to parameter 0 of branch j-1. NULL for anything else
+ * (while loops, reductions and the other to_apply users are not followed). */
+static const tr_instr *callee_param(const tr_instr *site, int j) {
+  tr_comp *c = NULL;
+  int pj = j;
+  if (site->op == TR_OP_FUSION) {
+    c = tr_instr_fused(site);
+  } else if (site->op == TR_OP_CALL) {
+    tr_comp *cs[1];
+    if (tr_instr_called(site, cs, 1) >= 1) c = cs[0];
+  } else if (site->op == TR_OP_CONDITIONAL && j >= 1) {
+    const tr_attr *bc = tr_instr_attr(site, TR_ATTR_BRANCH_COMPUTATIONS);
+    const tr_attr *t = tr_instr_attr(site, TR_ATTR_TRUE_COMPUTATION);
+    const tr_attr *f = tr_instr_attr(site, TR_ATTR_FALSE_COMPUTATION);
+    if (bc && bc->kind == TR_AK_COMPS && j - 1 < bc->n)
+      c = bc->u.comps[j - 1];
+    else if (!bc && t && f && t->kind == TR_AK_COMP && f->kind == TR_AK_COMP && j <= 2)
+      c = j == 1 ? t->u.comp : f->u.comp;
+    pj = 0;
+  }
+  return c && pj < c->nparams ? c->params[pj] : NULL;
+}
+
+/* One state: every use of v, then (v the root of a body) the instruction
+ * that called the body. */
+static void walk_step(walker *w, const walk_state *s) {
+  const tr_instr *v = s->v;
+  idx_use *u = w->u;
+  bool lost = s->lost;
   for (int ui = 0; ui < v->nusers; ui++) {
-    const tr_instr *w = v->users[ui];
-    for (int j = 0; j < w->noperands; j++) {
-      if (w->operands[j] != v) continue;
-      if (npath > 0) {
-        if (w->op == TR_OP_GET_TUPLE_ELEMENT && attr_int(w, TR_ATTR_INDEX, -1) == path[0])
-          trace(u, w, path + 1, npath - 1, lost, depth + 1);
-        else if (w->op == TR_OP_FUSION || w->op == TR_OP_CALL)
-          trace_callee(u, w, j, path, npath, lost, depth);
+    const tr_instr *x = v->users[ui];
+    for (int j = 0; j < x->noperands; j++) {
+      if (x->operands[j] != v) continue;
+      if (x->op == TR_OP_TUPLE) {
+        walk_push(w, x, walk_node_of(w, WALK_PATH, j, s->path, NULL), lost, s->frame);
         continue;
       }
-      bool int_result = tr_shape_is_array(w->shape) && tr_dtype_is_int(w->shape->dtype);
-      switch (w->op) {
+      if (x->op == TR_OP_FUSION || x->op == TR_OP_CALL ||
+          (x->op == TR_OP_CONDITIONAL && j >= 1)) {
+        const tr_instr *p = callee_param(x, j);
+        if (p)
+          walk_push(w, p, s->path, lost, walk_node_of(w, WALK_FRAME, x->id, s->frame, x));
+        continue;
+      }
+      if (s->path >= 0) {
+        const walk_node *pn = &w->nodes[s->path];
+        if (x->op == TR_OP_GET_TUPLE_ELEMENT && attr_int(x, TR_ATTR_INDEX, -1) == pn->a)
+          walk_push(w, x, pn->parent, lost, s->frame);
+        continue;
+      }
+      bool int_result = tr_shape_is_array(x->shape) && tr_dtype_is_int(x->shape->dtype);
+      switch (x->op) {
       case TR_OP_DYNAMIC_SLICE: case TR_OP_DYNAMIC_UPDATE_SLICE:
-        use_dynamic(u, w, j, lost);
+        use_dynamic(u, x, j, lost);
         break;
       case TR_OP_GATHER:
-        if (j == 1) use_gather(u, w, v->shape, lost);
+        if (j == 1) use_gather(u, x, v->shape, lost);
         break;
       case TR_OP_SCATTER:
-        if (j == (w->noperands - 1) / 2) use_gather(u, w, v->shape, lost);
+        if (j == (x->noperands - 1) / 2) use_gather(u, x, v->shape, lost);
         break;
-      case TR_OP_CONDITIONAL:
-        if (j == 0 && tr_dtype_is_int(v->shape->dtype)) {
-          const tr_attr *a = tr_instr_attr(w, TR_ATTR_BRANCH_COMPUTATIONS);
+      case TR_OP_CONDITIONAL: /* j == 0: the branch index */
+        if (tr_dtype_is_int(v->shape->dtype)) {
+          const tr_attr *a = tr_instr_attr(x, TR_ATTR_BRANCH_COMPUTATIONS);
           int64_t b = a && a->n > 0 ? a->n - 1 : 0;
           note_use(u, lost, -1, 1, &b);
         }
@@ -673,20 +810,39 @@ static void trace(idx_use *u, const tr_instr *v, const int64_t *path, int npath,
        * select(i < 0, i + n, i) and clamps. */
       case TR_OP_CONVERT: case TR_OP_COPY: case TR_OP_ADD: case TR_OP_SUBTRACT:
       case TR_OP_MAXIMUM: case TR_OP_MINIMUM: case TR_OP_SELECT: case TR_OP_CLAMP:
-        if (int_result) trace(u, w, NULL, 0, lost, depth + 1);
+        if (int_result) walk_push(w, x, -1, lost, s->frame);
         break;
       case TR_OP_RESHAPE: case TR_OP_BITCAST: case TR_OP_BROADCAST:
       case TR_OP_TRANSPOSE: case TR_OP_SLICE: case TR_OP_CONCATENATE:
       case TR_OP_REVERSE: case TR_OP_PAD:
-        if (int_result) trace(u, w, NULL, 0, true, depth + 1);
-        break;
-      case TR_OP_FUSION: case TR_OP_CALL:
-        trace_callee(u, w, j, NULL, 0, lost, depth);
+        if (int_result) walk_push(w, x, -1, true, s->frame);
         break;
       default: break;
       }
     }
   }
+  /* The body's result is the call's (fusion's, conditional's) result. */
+  if (v->parent && v->parent->root == v && s->frame >= 0)
+    walk_push(w, w->sites[s->frame], s->path, lost, w->nodes[s->frame].parent);
+}
+
+/* Follows the leaf at path[0..npath) of entry parameter p to every use of
+ * it as indices and records their bounds in u. */
+static void walk_leaf(idx_use *u, const tr_instr *p, const int64_t *path, int npath) {
+  walker w;
+  memset(&w, 0, sizeof w);
+  w.u = u;
+  int pn = -1;
+  for (int i = npath - 1; i >= 0; i--) pn = walk_node_of(&w, WALK_PATH, path[i], pn, NULL);
+  walk_push(&w, p, pn, false, -1);
+  while (w.ntodo > 0) {
+    walk_state s = w.todo[--w.ntodo];
+    walk_step(&w, &s);
+  }
+  free(w.nodes);
+  free(w.sites);
+  free(w.tab);
+  free(w.todo);
 }
 
 typedef struct {
@@ -732,8 +888,7 @@ static tr_status add_leaves(leaf_list *l, const tr_instr *p, const tr_shape *s,
   idx_use u;
   memset(&u, 0, sizeof u);
   u.axis = -1;
-  u.budget = 10000;
-  if (tr_dtype_is_int(s->dtype)) trace(&u, p, path, npath, false, 0);
+  if (tr_dtype_is_int(s->dtype)) walk_leaf(&u, p, path, npath);
   if (u.found) {
     leaf->is_index = true;
     tr_input_spec_init(&leaf->spec, cfg->index != TR_DIST_DEFAULT ? cfg->index

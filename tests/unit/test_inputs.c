@@ -809,3 +809,235 @@ TR_TEST(inputs_policy_tuple_and_conditional) {
   tr_diag_clear(&d);
   tr_module_free(m);
 }
+
+/* jax's jnp.take: the ids go into a nested call (jit(_where)) that wraps
+ * negative ids, and its RESULT indexes the gather; out-of-range rows
+ * become NaN. One _where serves two tables, so the walk must return to the
+ * call site it came from: ids of the 5-row table get 4, of the 7-row 6. */
+static const char *take_module =
+  "HloModule t\n"
+  "_where {\n"
+  "  c = pred[6] parameter(0)\n"
+  "  a = s32[6] parameter(1)\n"
+  "  b = s32[6] parameter(2)\n"
+  "  ROOT s = s32[6] select(c, a, b)\n"
+  "}\n"
+  "_take5 {\n"
+  "  t = f32[5,8] parameter(0)\n"
+  "  i = s32[6] parameter(1)\n"
+  "  z = s32[6] broadcast(s32[] constant(0)), dimensions={}\n"
+  "  lt = pred[6] compare(i, z), direction=LT\n"
+  "  n = s32[6] broadcast(s32[] constant(5)), dimensions={}\n"
+  "  w = s32[6] add(i, n)\n"
+  "  j = s32[6] call(lt, w, i), to_apply=_where\n"
+  "  r = s32[6,1] reshape(j)\n"
+  "  g = f32[6,8] gather(t, r), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}\n"
+  "  ge = pred[6] compare(j, z), direction=GE\n"
+  "  m = s32[6] broadcast(s32[] constant(4)), dimensions={}\n"
+  "  le = pred[6] compare(j, m), direction=LE\n"
+  "  ok = pred[6] and(ge, le)\n"
+  "  okb = pred[6,8] broadcast(ok), dimensions={0}\n"
+  "  qn = f32[6,8] broadcast(f32[] constant(nan)), dimensions={}\n"
+  "  ROOT y = f32[6,8] select(okb, g, qn)\n"
+  "}\n"
+  "_take7 {\n"
+  "  t = f32[7,8] parameter(0)\n"
+  "  i = s32[6] parameter(1)\n"
+  "  z = s32[6] broadcast(s32[] constant(0)), dimensions={}\n"
+  "  lt = pred[6] compare(i, z), direction=LT\n"
+  "  n = s32[6] broadcast(s32[] constant(7)), dimensions={}\n"
+  "  w = s32[6] add(i, n)\n"
+  "  j = s32[6] call(lt, w, i), to_apply=_where\n"
+  "  r = s32[6,1] reshape(j)\n"
+  "  ROOT g = f32[6,8] gather(t, r), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}\n"
+  "}\n"
+  "ENTRY e {\n"
+  "  t5 = f32[5,8] parameter(0)\n"
+  "  a = s32[6] parameter(1)\n"
+  "  t7 = f32[7,8] parameter(2)\n"
+  "  b = s32[6] parameter(3)\n"
+  "  x = f32[6,8] call(t5, a), to_apply=_take5\n"
+  "  y = f32[6,8] call(t7, b), to_apply=_take7\n"
+  "  ROOT s = f32[6,8] add(x, y)\n"
+  "}\n";
+
+TR_TEST(inputs_policy_through_call_result) {
+  tr_module *m = parse(take_module);
+  tr_input_leaf *lv;
+  int n;
+  plan(m, NULL, &lv, &n);
+  CHECK_EQ_INT(n, 4);
+  if (n == 4) {
+    CHECK(!lv[0].is_index && !lv[2].is_index);
+    CHECK(lv[1].is_index && lv[1].spec.dist == TR_DIST_INDEX);
+    CHECK_EQ_INT(lv[1].spec.bound, 4); /* 5 rows - 1 */
+    CHECK(lv[3].is_index);
+    CHECK_EQ_INT(lv[3].spec.bound, 6); /* 7 rows - 1, not the other site's 4 */
+  }
+  free(lv);
+
+  /* Drawn and evaluated: every id in bounds, so no NaN row. */
+  tr_input_config cfg;
+  tr_input_config_init(&cfg);
+  tr_tensor **ts, **outs;
+  int nt, no;
+  tr_diag d = {0};
+  for (uint64_t seed = 0; seed < 3; seed++) {
+    cfg.seed = seed;
+    CHECK(tr_inputs_make(m, &cfg, &ts, &nt, &d) == TR_OK);
+    for (size_t i = 0; i < 6; i++) {
+      CHECK(tr_tensor_get_i(ts[1], i) >= 0 && tr_tensor_get_i(ts[1], i) <= 4);
+      CHECK(tr_tensor_get_i(ts[3], i) >= 0 && tr_tensor_get_i(ts[3], i) <= 6);
+    }
+    if (tr_eval(m, ts, nt, &outs, &no, &d) == TR_OK) {
+      int nans = 0;
+      for (size_t i = 0; i < 48; i++) nans += isnan(tr_tensor_get_f(outs[0], i));
+      CHECK_EQ_INT(nans, 0);
+      /* Element (0, 0) is t5[a0, 0] + t7[b0, 0]. */
+      int64_t a0 = tr_tensor_get_i(ts[1], 0), b0 = tr_tensor_get_i(ts[3], 0);
+      float want = (float)tr_tensor_get_f(ts[0], (size_t)(8 * a0)) +
+                   (float)tr_tensor_get_f(ts[2], (size_t)(8 * b0));
+      CHECK(tr_tensor_get_f(outs[0], 0) == want);
+      tr_eval_free_outputs(outs, no);
+    } else {
+      tr_diag_print(&d, stderr);
+      CHECK(!"evaluation failed");
+    }
+    tr_diag_clear(&d);
+    tr_inputs_free(ts, nt);
+  }
+  tr_module_free(m);
+}
+
+TR_TEST(inputs_policy_through_fusion_and_tuples) {
+  tr_module *m = parse(
+    "HloModule t\n"
+    "wrap {\n" /* a multi-output fusion: the wrapped index and a copy of it */
+    "  i = s32[] parameter(0)\n"
+    "  lt = pred[] compare(i, s32[] constant(0)), direction=LT\n"
+    "  w = s32[] add(i, s32[] constant(10))\n"
+    "  s = s32[] select(lt, w, i)\n"
+    "  c = s32[] clamp(s32[] constant(0), s, s32[] constant(9))\n"
+    "  ROOT t = (s32[], s32[]) tuple(s, c)\n"
+    "}\n"
+    "br0 {\n"
+    "  p = (f32[20], s32[]) parameter(0)\n"
+    "  v = f32[20] get-tuple-element(p), index=0\n"
+    "  k = s32[] get-tuple-element(p), index=1\n"
+    "  ROOT d = f32[4] dynamic-slice(v, k), dynamic_slice_sizes={4}\n"
+    "}\n"
+    "br1 {\n"
+    "  p = (f32[20], s32[]) parameter(0)\n"
+    "  ROOT z = f32[4] broadcast(f32[] constant(0)), dimensions={}\n"
+    "}\n"
+    "ENTRY e {\n"
+    "  a = f32[10,3] parameter(0)\n"
+    "  i = s32[] parameter(1)\n"
+    "  f = (s32[], s32[]) fusion(i), kind=kLoop, calls=wrap\n"
+    "  s = s32[] get-tuple-element(f), index=0\n"
+    "  c = s32[] get-tuple-element(f), index=1\n"
+    "  z = s32[] constant(0)\n"
+    "  d1 = f32[2,3] dynamic-slice(a, s, z), dynamic_slice_sizes={2,3}\n"
+    "  v = f32[20] parameter(2)\n"
+    "  k = s32[] parameter(3)\n"
+    "  q = pred[] parameter(4)\n"
+    "  tk = (f32[20], s32[]) tuple(v, k)\n"
+    "  cd = f32[4] conditional(q, tk, tk), true_computation=br0, false_computation=br1\n"
+    "  h = s32[] parameter(5)\n"
+    "  th = (s32[], f32[20]) tuple(h, v)\n"
+    "  hh = s32[] get-tuple-element(th), index=0\n"
+    "  d3 = f32[1] dynamic-slice(v, hh), dynamic_slice_sizes={1}\n"
+    "  ROOT r = (f32[2,3], f32[4], f32[1], s32[]) tuple(d1, cd, d3, c)\n"
+    "}\n");
+  tr_input_leaf *lv;
+  int n;
+  plan(m, NULL, &lv, &n);
+  CHECK_EQ_INT(n, 6);
+  if (n == 6) {
+    /* Out of the fusion by its root tuple's element 0: 10 - 2. Element 1
+     * (the clamp) only reaches the entry's root: no use. */
+    CHECK(lv[1].is_index);
+    CHECK_EQ_INT(lv[1].spec.bound, 8);
+    /* Through a tuple into a branch and taken apart there: 20 - 4. */
+    CHECK(lv[3].is_index);
+    CHECK_EQ_INT(lv[3].spec.bound, 16);
+    CHECK(!lv[4].is_index && lv[4].spec.dist == TR_DIST_UNIFORM); /* pred */
+    /* A tuple taken apart at once: 20 - 1. */
+    CHECK(lv[5].is_index);
+    CHECK_EQ_INT(lv[5].spec.bound, 19);
+  }
+  free(lv);
+  tr_module_free(m);
+}
+
+TR_TEST(inputs_policy_call_result_not_an_index) {
+  /* The call's result is a sum of the ids, not the ids: drawn as data. A
+   * while loop is not followed either. */
+  tr_module *m = parse(
+    "HloModule t\n"
+    "add {\n"
+    "  x = s32[] parameter(0)\n"
+    "  y = s32[] parameter(1)\n"
+    "  ROOT s = s32[] add(x, y)\n"
+    "}\n"
+    "total {\n"
+    "  i = s32[4] parameter(0)\n"
+    "  ROOT r = s32[] reduce(i, s32[] constant(0)), dimensions={0}, to_apply=add\n"
+    "}\n"
+    "cond {\n"
+    "  p = (s32[], f32[8]) parameter(0)\n"
+    "  ROOT f = pred[] constant(false)\n"
+    "}\n"
+    "body {\n"
+    "  p = (s32[], f32[8]) parameter(0)\n"
+    "  k = s32[] get-tuple-element(p), index=0\n"
+    "  v = f32[8] get-tuple-element(p), index=1\n"
+    "  d = f32[1] dynamic-slice(v, k), dynamic_slice_sizes={1}\n"
+    "  e = f32[] reshape(d)\n"
+    "  b = f32[8] broadcast(e), dimensions={}\n"
+    "  ROOT t = (s32[], f32[8]) tuple(k, b)\n"
+    "}\n"
+    "ENTRY e {\n"
+    "  v = f32[8] parameter(0)\n"
+    "  i = s32[4] parameter(1)\n"
+    "  s = s32[] call(i), to_apply=total\n"
+    "  d = f32[2] dynamic-slice(v, s), dynamic_slice_sizes={2}\n"
+    "  k = s32[] parameter(2)\n"
+    "  t = (s32[], f32[8]) tuple(k, v)\n"
+    "  w = (s32[], f32[8]) while(t), condition=cond, body=body\n"
+    "  ROOT r = (f32[2], (s32[], f32[8])) tuple(d, w)\n"
+    "}\n");
+  tr_input_leaf *lv;
+  int n;
+  plan(m, NULL, &lv, &n);
+  CHECK_EQ_INT(n, 3);
+  if (n == 3) {
+    CHECK(!lv[1].is_index && lv[1].spec.dist == TR_DIST_NORMAL);
+    CHECK(!lv[2].is_index && lv[2].spec.dist == TR_DIST_NORMAL);
+  }
+  free(lv);
+  tr_module_free(m);
+}
+
+TR_TEST(inputs_policy_shared_values_walked_once) {
+  /* 60 levels of x = add(x, x): 2^60 paths to the dynamic-slice, one
+   * state per level. A walk that counts paths gives up and draws data. */
+  tr_buf b = {0};
+  tr_buf_puts(&b, "HloModule t\nENTRY e {\n  v = f32[50] parameter(0)\n"
+                  "  x0 = s32[] parameter(1)\n");
+  for (int i = 1; i <= 60; i++)
+    tr_buf_printf(&b, "  x%d = s32[] add(x%d, x%d)\n", i, i - 1, i - 1);
+  tr_buf_puts(&b, "  ROOT d = f32[8] dynamic-slice(v, x60), dynamic_slice_sizes={8}\n}\n");
+  tr_module *m = parse(tr_buf_str(&b));
+  tr_buf_free(&b);
+  tr_input_leaf *lv;
+  int n;
+  plan(m, NULL, &lv, &n);
+  CHECK_EQ_INT(n, 2);
+  if (n == 2) {
+    CHECK(lv[1].is_index);
+    CHECK_EQ_INT(lv[1].spec.bound, 42); /* 50 - 8 */
+  }
+  free(lv);
+  tr_module_free(m);
+}
