@@ -8,7 +8,9 @@
  * the component type; compare is EQ or NE only. Sort, reduce-window,
  * scatter and select-and-scatter move complex values and call their
  * computations, so they need nothing here (ev_complex_ok admits them);
- * clamp is not defined on complex (E: UnsupportedTypeError).
+ * clamp is not defined on complex (E: UnsupportedTypeError). Cholesky
+ * and triangular-solve are in eval_linalg.c, bitcast-convert between
+ * complex types in eval_elem.c.
  *
  * Values are held as pairs of doubles: for c64 every primitive op is
  * followed by a rounding to float (R), which gives float arithmetic's bits
@@ -145,7 +147,8 @@ bool ev_complex_ok(tr_op op) {
   return cplx_unary(op) || cplx_binary(op) || op == TR_OP_CONVERT || op == TR_OP_DOT ||
          op == TR_OP_CONVOLUTION || op == TR_OP_REDUCE || op == TR_OP_MAP || op == TR_OP_GATHER ||
          op == TR_OP_SORT || op == TR_OP_REDUCE_WINDOW || op == TR_OP_SCATTER ||
-         op == TR_OP_SELECT_AND_SCATTER || op == TR_OP_IOTA;
+         op == TR_OP_SELECT_AND_SCATTER || op == TR_OP_IOTA || op == TR_OP_CHOLESKY ||
+         op == TR_OP_TRIANGULAR_SOLVE || op == TR_OP_BITCAST_CONVERT;
 }
 
 /* Element i of t as a complex pair (a real t gives im = 0). */

@@ -997,6 +997,15 @@ tr_status ev_bitcast(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tenso
     tr_tensor_free(r);
     return ev_err(c, in, TR_ERR_INVALID, "%s changes the number of bits", in->opname);
   }
+  if (tr_dtypes[x->dtype].kind == TR_DK_COMPLEX && tr_dtypes[s->dtype].kind == TR_DK_COMPLEX) {
+    /* c64 <-> c64, c128 <-> c64[..., 2] (the verifier allows no complex
+     * <-> real): the parts are stored as XLA stores them, (re, im) in
+     * memory order, so the bit string is the bytes (E: Literal's
+     * BitcastConvert copies the buffer). */
+    memcpy(r->data, x->data, x->nbytes);
+    *out = r;
+    return TR_OK;
+  }
   if (iw == ow && iw % 8 == 0 && tr_dtype_size(x->dtype) * 8 == iw &&
       x->dtype != TR_DT_PRED && s->dtype != TR_DT_PRED) {
     memcpy(r->data, x->data, x->nbytes);

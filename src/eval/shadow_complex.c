@@ -677,7 +677,8 @@ static bool cplx_sum_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *
 }
 
 /* Reduce, reduce-window, scatter, select-and-scatter, all-reduce and
- * reduce-scatter touching complex values, after their own rule: a sum of
+ * reduce-scatter touching complex values, after their own rule (and
+ * cholesky and triangular-solve, marked below): a sum of
  * one complex array with an add combiner gets the sum rule above;
  * anything else is marked, since a complex combination in another order
  * (a compiler may reassociate) rounds otherwise and the combiner's
@@ -689,5 +690,10 @@ tr_status sh_complex_combined(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_va
     if (cplx_sum_bound(c, in, ops, out)) return TR_OK;
     sh_mark_leaves(out, false, TR_DK_COMPLEX, 1);
   }
+  /* Complex cholesky and triangular-solve: the reference is one correct
+   * result (long double), but no bound is derived (the real rules in
+   * shadow_linalg.c read real values), so a correct implementation's
+   * other rounding is not judged: uncertain, even on exact operands. */
+  if (op == TR_OP_CHOLESKY || op == TR_OP_TRIANGULAR_SOLVE) sh_mark_leaves(out, false, TR_DK_COMPLEX, 1);
   return TR_OK;
 }
