@@ -10,38 +10,55 @@ U(0.6, 1.2) (U(0.15, 0.35) before a residual add), beta N(0, 0.1), moving mean N
 U(0.5, 1.5), the classifier N(0, 1/2048) and the image N(0, 1) (seeds
 S > 0 change the image only).
 
-dlrm_keras_jax_f32_test_step.hlo looks its ids up through a nested
-jit(_where) call, which the input planner does not follow (docs/INPUTS.md:
-other called computations), so its id parameters would be drawn as data
-(out-of-range ids: NaN rows, a NaN loss). This writes, next to the module,
-DIR/NAME.inputs/pK.npy (one per entry parameter, as model_check.sh and
-eval_bench's folder mode read them) and NAME.inputs/params.txt, and for
-seeds S > 0 DIR/NAME.inputs/seedS/pK.npy for the data parameters (ids,
-features, labels; the weights stay):
+dlrm_keras_jax_f32_test_step.hlo: trench draws a valid input set by itself
+(its ids reach their gathers through a nested jit(_where) call, which the
+input planner follows: docs/INPUTS.md), but N(0, 1) weights and features
+are far from a trained DLRM's. This writes Keras-like values instead; the
+ids are the planner's own (`trench run --seed S --out`: uniform over each
+table's rows), so nothing here knows which parameter indexes which table.
+It writes, next to the module, DIR/NAME.inputs/pK.npy (one per entry
+parameter, as model_check.sh and eval_bench's folder mode read them) and
+NAME.inputs/params.txt, and for seeds S > 0 DIR/NAME.inputs/seedS/pK.npy
+for the data parameters (ids, features, labels; the weights stay):
 
-  ids     uniform over each table's rows
+  ids     what `trench run --fill-elided --seed S` draws for the leaves it
+          plans as indices (checked: exactly the five s32 id parameters)
   tables  N(0, 1/8) (8-wide embeddings); dense kernels He-normal; biases
           N(0, 0.05); the four metric accumulators 0
   data    hour-of-day/week cos and sin of uniform angles, ages U(18, 60),
           ratings (labels) U{1..5}
 
 Usage: .venv/bin/python bench/xla_bench_inputs.py [--seeds N] [DIR]
-       (DIR default /work/models/xla-bench)
+       (DIR default /work/models/xla-bench; needs build/trench)
 """
 import os
+import re
+import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
 DLRM = "dlrm_keras_jax_f32_test_step"
 B = 3616
 TABLES = [3, 796, 22, 1683, 944]  # gender, zip, occupation, movie, user
-# p25 movie_id, p27 user_gender, p28 user_id, p29 occupation, p30 zip
-IDS = {25: 1683, 27: 3, 28: 944, 29: 22, 30: 796}
+TRENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "trench")
 
 
-def dlrm_params(rng, seed_rng):
-    """[(role, array)] in parameter order; data ones drawn from seed_rng."""
+def planned_ids(module, seed):
+    """{K: ids} for the leaves trench's input planner draws as indices."""
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([TRENCH, "run", "--fill-elided", "--seed", str(seed),
+                            "--out", tmp, module], capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit("trench run failed:\n" + r.stderr)
+        ks = [int(k) for k in re.findall(r"^in(\d+): \S+ index", r.stdout, re.M)]
+        return {k: np.load(os.path.join(tmp, "in%d.npy" % k)) for k in ks}
+
+
+def dlrm_params(rng, seed_rng, ids):
+    """[(role, array)] in parameter order; data ones drawn from seed_rng,
+    ids ({K: array}) from the planner."""
     p = []
     for rows in TABLES:
         p.append(("weight", rng.normal(0, np.sqrt(1 / 8), (rows, 8))))
@@ -63,8 +80,11 @@ def dlrm_params(rng, seed_rng):
     for _ in range(4):
         p.append(("data", None))  # p27..p30 ids
     p.append(("data", seed_rng.integers(1, 6, B).astype(np.float64)))  # p31 rating
-    for k, rows in IDS.items():
-        p[k] = ("data", seed_rng.integers(0, rows, B).astype(np.int32))
+    # p25 movie_id, p27 user_gender, p28 user_id, p29 occupation, p30 zip
+    if sorted(ids) != [25, 27, 28, 29, 30]:
+        sys.exit("trench planned %s as ids, expected 25, 27-30" % sorted(ids))
+    for k, a in ids.items():
+        p[k] = ("data", a.astype(np.int32))
     return [(r, a if a.dtype == np.int32 else a.astype(np.float32)) for r, a in p]
 
 
@@ -87,7 +107,7 @@ def resnet_state0():
     return out + [("dense", (2048, 1000)), ("bias", (1000,))]
 
 
-def resnet_params(rng, seed_rng):
+def resnet_params(rng, seed_rng, ids):
     p = []
     s0 = resnet_state0()
     assert len(s0) == 214
@@ -116,11 +136,12 @@ def resnet_params(rng, seed_rng):
     return [(r, a.astype(np.float32)) for r, a in p]
 
 
-def write(d, name, make, seeds):
+def write(d, name, make, seeds, ids_from_trench=False):
     out = os.path.join(d, name + ".inputs")
     os.makedirs(out, exist_ok=True)
     for s in range(seeds):
-        ps = make(np.random.default_rng(1234), np.random.default_rng(s))
+        ids = planned_ids(os.path.join(d, name + ".hlo"), s) if ids_from_trench else {}
+        ps = make(np.random.default_rng(1234), np.random.default_rng(s), ids)
         sub = out if s == 0 else os.path.join(out, "seed%d" % s)
         os.makedirs(sub, exist_ok=True)
         for k, (role, a) in enumerate(ps):
@@ -140,7 +161,7 @@ def main():
         seeds = int(args[1])
         args = args[2:]
     d = args[0] if args else "/work/models/xla-bench"
-    write(d, DLRM, dlrm_params, seeds)
+    write(d, DLRM, dlrm_params, seeds, ids_from_trench=True)
     write(d, RESNET, resnet_params, seeds)
 
 
