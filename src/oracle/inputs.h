@@ -92,7 +92,9 @@ typedef struct {
 
 /* The policy's choice for every leaf of m's entry. Data leaves get
  * cfg->data, pred a fair coin, index leaves cfg->index bounded by what
- * they index (several uses: the smallest bound). On success *leaves is a
+ * they index (several uses: the smallest bound). Uses are found through
+ * position-keeping index arithmetic, tuples, and into and back out of
+ * call, fusion and conditional bodies (docs/INPUTS.md says exactly). On success *leaves is a
  * new array of *nleaves (free it). Fails (TR_ERR_UNSUPPORTED, with a
  * diagnostic) on a leaf with an unbounded dynamic dim or an opaque type. */
 tr_status tr_inputs_plan(const tr_module *m, const tr_input_config *cfg,
