@@ -1020,14 +1020,18 @@ TR_TEST(inputs_policy_call_result_not_an_index) {
 }
 
 TR_TEST(inputs_policy_shared_values_walked_once) {
-  /* 60 levels of x = add(x, x): 2^60 paths to the dynamic-slice, one
-   * state per level. A walk that counts paths gives up and draws data. */
+  /* 60 levels of x = add(x, x) hang off the leaf before its real use:
+   * 2^60 paths through them, 61 states. A walk that counts paths (or
+   * stops after a step budget) never comes back to the copy that leads to
+   * the dynamic-slice, and draws data. */
   tr_buf b = {0};
   tr_buf_puts(&b, "HloModule t\nENTRY e {\n  v = f32[50] parameter(0)\n"
                   "  x0 = s32[] parameter(1)\n");
   for (int i = 1; i <= 60; i++)
     tr_buf_printf(&b, "  x%d = s32[] add(x%d, x%d)\n", i, i - 1, i - 1);
-  tr_buf_puts(&b, "  ROOT d = f32[8] dynamic-slice(v, x60), dynamic_slice_sizes={8}\n}\n");
+  tr_buf_puts(&b, "  c = s32[] copy(x0)\n"
+                  "  d = f32[8] dynamic-slice(v, c), dynamic_slice_sizes={8}\n"
+                  "  ROOT r = (f32[8], s32[]) tuple(d, x60)\n}\n");
   tr_module *m = parse(tr_buf_str(&b));
   tr_buf_free(&b);
   tr_input_leaf *lv;
