@@ -251,7 +251,8 @@ static void cplx_range_of(tr_dtype dt, cplx_range *r) {
 static bool in_range(const cplx_range *r, long double m) { return m >= r->small && m <= r->big; }
 
 /* Bounds of divide, sign, sqrt, rsqrt, exp, expm1, log, log1p, sin, cos,
- * tanh and tan (docs/ORACLE.md, "Complex", with the derivations). Around the long
+ * tanh, tan, logistic, atan2 and power (docs/ORACLE.md, "Complex", with
+ * the derivations). Around the long
  * double value s of the op on the reference's operands: the operands'
  * bounds moved through a rigorous Lipschitz bound on the box (Dx =
  * sqrt(2) e_x is the distance of any point of the box), plus an
@@ -265,7 +266,7 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
   if (op != TR_OP_DIVIDE && op != TR_OP_SIGN && op != TR_OP_SQRT && op != TR_OP_RSQRT &&
       op != TR_OP_EXPONENTIAL && op != TR_OP_LOG && op != TR_OP_SINE && op != TR_OP_COSINE &&
       op != TR_OP_TANH && op != TR_OP_TAN && op != TR_OP_EXPONENTIAL_MINUS_ONE &&
-      op != TR_OP_LOG_PLUS_ONE)
+      op != TR_OP_LOG_PLUS_ONE && op != TR_OP_LOGISTIC && op != TR_OP_ATAN2 && op != TR_OP_POWER)
     return false;
   if (tr_dtypes[o->dt].kind != TR_DK_COMPLEX) return false;
   cplx_range rg;
@@ -276,6 +277,7 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
   long double kexp = sh_allow(c, TR_OP_EXPONENTIAL, rg.comp);
   long double ksin = fmaxl(sh_allow(c, TR_OP_SINE, rg.comp), sh_allow(c, TR_OP_COSINE, rg.comp));
   long double klog = fmaxl(sh_allow(c, TR_OP_LOG, rg.comp), sh_allow(c, TR_OP_ATAN2, rg.comp));
+  long double kpow = sh_allow(c, TR_OP_POWER, rg.comp);
   const long double r2 = 1.4142135623730950488L;
   for (size_t i = 0; i < o->n; i++) {
     long double a, b, ea, cc = 0, d = 0, ec = 0;
@@ -292,7 +294,7 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
       ea += u * fabsl(a);
     }
     long double Z = hypotl(a, b), D = r2 * ea, sre = a, sim = b, e = 0;
-    bool exact0 = false; /* an exact result with no error (sign, sqrt of an exact 0) */
+    bool exact0 = false; /* an exact result (sre, sim) with no error (sign, sqrt of an exact 0, x^0) */
     switch (op) {
     case TR_OP_DIVIDE: {
       /* |x'/y' - x/y| = |dx y - x dy| / |y y'| <= (Dx + |x| Dy/|y|) / (|y| - Dy).
@@ -422,6 +424,140 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
           (kexp + ksin + 3) * tiny;
       break;
     }
+    case TR_OP_LOGISTIC: {
+      /* 1/(1 + e^-z) = (1 + tanh(z/2))/2, so |f'(w)| = 1/(4|cosh(w/2)|^2):
+       * over the box Dz/(4M), M = min |cosh|^2 over the box of z/2 (radius
+       * Dz/2), as in the tanh rule. Rounding, XLA's expansion 1/(1 +
+       * exp(-z)) (logistic_expander.cc): with |1 + e^-z|^2 = 4e^-a
+       * |cosh(z/2)|^2 >= 4e^-a M, exp's error eps e^-a and the add's u|q|
+       * reach the quotient as eps/(4M) + u|w|, the divide 8u|w| more; 0.5
+       * + 0.5 tanh(z/2): half the tanh rule at z/2 (its C = cosh(|a| + Dz)
+       * + 1, its propagation 2p, t = tanh(z/2) = 2w - 1) plus the add's
+       * u(1 + |t|)/2. Allowed: the larger of c u (1 + p)/(4M) + 10u(|w| +
+       * p) and c u (1 + |t| + 2p) C/(4M) + 4.5u(|t| + 2p) + u(1 + |t| +
+       * 2p)/2, c = 2kexp + 2ksin + 4 (exp's own 2kexp + 2ksin + 3, one u
+       * more for second order).
+       * Uncertain at the poles (M = 0, Dz/2 > M) and where e^-a nears
+       * overflow. */
+      long double x = a / 2, y = b / 2, Dh = D / 2;
+      long double lim = rg.comp == TR_DT_F32 ? 86 : 707;
+      if (!isfinite(x) || !isfinite(y) || fabsl(a) + D > lim) {
+        un = 1;
+        break;
+      }
+      long double lo = fabsl(x) - Dh, ms = lo > 0 ? sinhl(lo) * sinhl(lo) : 0;
+      const long double pi = 3.14159265358979323846264338327950288L;
+      long double z0 = pi / 2 + ceill((y - Dh - pi / 2) / pi) * pi; /* first zero of cos >= y - Dh */
+      long double mc = z0 <= y + Dh ? 0 : fminl(cosl(y - Dh) * cosl(y - Dh), cosl(y + Dh) * cosl(y + Dh));
+      long double M = ms + mc;
+      if (!(M > 0) || Dh > M) {
+        un = 1;
+        break;
+      }
+      long double complex w = 1.0L / (1.0L + cexpl(-(a + b * I)));
+      sre = creall(w);
+      sim = cimagl(w);
+      long double W = cabsl(w), T = cabsl(2 * w - 1), p = D / (4 * M), C = coshl(fabsl(a) + D) + 1;
+      long double cr = 2 * kexp + 2 * ksin + 4;
+      long double ra = cr * u * (1 + p) / (4 * M) + 10 * u * (W + p);
+      long double rb = cr * u * (1 + T + 2 * p) * C / (4 * M) + 4.5L * u * (T + 2 * p) + u * (1 + T + 2 * p) / 2;
+      e = p + fmaxl(ra, rb) + 4 * ld * (W + 1) + (kexp + ksin + 3) * tiny;
+      break;
+    }
+    case TR_OP_ATAN2: {
+      /* E and XLA:CPU: atan2(y, x) = -i log(q), q = (x + iy)/sqrt(s),
+       * s = x^2 + y^2 (here y = lhs (a, b), x = rhs (cc, d)). Where s
+       * stays off sqrt's cut and q off log's, f is analytic with f_y =
+       * x/s, f_x = -y/s; the rule bounds it through discs: every s' of
+       * the box (and of a correct computation) lies within Rs = (2|x| +
+       * Dx)Dx + (2|y| + Dy)Dy + 6u(|x|_1^2 + |y|_1^2) + 2u|s| of s (the
+       * squares by any multiply, 6u each; the add), its root within Rr =
+       * Rs/sqrt|s| + 8u sqrt|s| (sqrt's rule), x + iy within Rv = Dx + Dy
+       * + 2u(|x| + |y|) (i y is exact), q within Rq = (Rv|r| + |v|Rr)/(|r|
+       * (|r| - Rr)) + 8u(|v| + Rv)/(|r| - Rr) (divide), and log moves by
+       * Rq/(|q| - Rq); log's own 4u + 2k u |f|; the product by -i is
+       * exact. Uncertain where a disc reaches a cut or 0 (the side taken
+       * there depends on signs of zero an implementation may produce
+       * otherwise), or magnitudes leave the range. */
+      long double complex Yv = a + b * I, Xv = cc + d * I;
+      long double Dx = r2 * ec, Dy = D, nx = cabsl(Xv), ny = Z;
+      long double m = fmaxl(nx, ny);
+      if (!isfinite(m) || !in_range(&rg, m)) {
+        un = 1;
+        break;
+      }
+      long double complex s2 = Xv * Xv + Yv * Yv, v = Xv + I * Yv;
+      long double S = cabsl(s2), x1 = fabsl(cc) + fabsl(d), y1 = fabsl(a) + fabsl(b);
+      long double Rs = (2 * nx + Dx) * Dx + (2 * ny + Dy) * Dy + 6 * u * (x1 * x1 + y1 * y1) + 2 * u * S;
+      long double ds = creall(s2) > 0 ? S : fabsl(cimagl(s2));
+      if (!(ds > Rs) || !(sqrtl(S) >= rg.small)) {
+        un = 1;
+        break;
+      }
+      long double R = sqrtl(S), Rr = Rs / R + 8 * u * R, V = cabsl(v), Rv = Dx + Dy + 2 * u * (nx + ny);
+      if (!(Rr < R / 2)) {
+        un = 1;
+        break;
+      }
+      long double complex q = v / csqrtl(s2);
+      long double Q = cabsl(q), Rq = (Rv * R + V * Rr) / (R * (R - Rr)) + 8 * u * (V + Rv) / (R - Rr);
+      long double dq = creall(q) > 0 ? Q : fabsl(cimagl(q));
+      if (!(dq > Rq) || !(Rq < Q / 2)) {
+        un = 1;
+        break;
+      }
+      long double complex L = clogl(q);
+      sre = -0.0L * creall(L) + cimagl(L);
+      sim = -0.0L * cimagl(L) - creall(L);
+      long double F = cabsl(L), pq = Rq / (Q - Rq);
+      e = pq + 4 * u + 2 * klog * u * (F + pq) + 4 * ld * F + 2 * tiny;
+      break;
+    }
+    case TR_OP_POWER: {
+      /* x^y = exp(y log x) (E: 1 when y is 0; cpow). Over the boxes: log
+       * x moves by DL = Dx/(|x| - Dx) (log's rule), M = y log x by dM =
+       * |y| DL + Dy (|L| + DL), the result by W expm1(dM), W = e^Re M.
+       * Rounding, as a change of M: log within 4u + 2k u |L| (absolute),
+       * times y: sqrt2 (|y| + Dy) of that, the product 12u |y|_1 |L|_1
+       * (any multiply, modulus); XLA:CPU's (|x|^2)^(c/2) e^(-d arg x)
+       * (cos + i sin)(c arg x + d/2 ln|x|^2) (EmitComplexPower) errs by
+       * the same terms (|c|u from |x|^2's 2u, the products, arg's and
+       * ln's ulps); then exp, pow, cos and sin's own ulps and the
+       * products: (2kpow + 2kexp + 2ksin + 4)u of the result. Uncertain
+       * where x's box reaches 0 or log's cut (as log), near overflow, and
+       * on non-finite values; y exactly 0 gives 1 exactly for finite x. */
+      if (cc == 0 && d == 0 && ec == 0 && !un) {
+        if (isfinite(a) && isfinite(b) && isfinite(ea)) exact0 = true;
+        else un = 1;
+        sre = 1;
+        sim = 0;
+        break;
+      }
+      if ((ea > 0 && a - ea < 0 && fabsl(b) <= ea) || !in_range(&rg, Z) || D > Z / 2 || !isfinite(cc) ||
+          !isfinite(d)) {
+        un = 1;
+        break;
+      }
+      long double complex L = clogl(a + b * I), yv = cc + d * I;
+      long double Ln = cabsl(L), Yn = cabsl(yv), Dyy = r2 * ec, DL = D / (Z - D);
+      long double dM = Yn * DL + Dyy * (Ln + DL);
+      long double complex Mv = yv * L;
+      long double lim = rg.comp == TR_DT_F32 ? 86 : 707;
+      if (!(creall(Mv) + dM + 1 < lim)) {
+        un = 1;
+        break;
+      }
+      long double complex w = cexpl(Mv);
+      sre = creall(w);
+      sim = cimagl(w);
+      long double W = expl(creall(Mv)), p = W * expm1l(dM);
+      long double y1 = fabsl(cc) + fabsl(d) + 2 * ec, l1 = fabsl(creall(L)) + fabsl(cimagl(L)) + 2 * DL;
+      long double dr = r2 * (Yn + Dyy) * (4 * u + 2 * klog * u * (Ln + DL)) + 12 * u * y1 * l1;
+      long double Wb = W + p;
+      e = p + Wb * (expm1l(dr) + (2 * kpow + 2 * kexp + 2 * ksin + 4) * u) + 4 * ld * W +
+          (kpow + kexp + ksin + 3) * tiny;
+      break;
+    }
     default: { /* exponential, exponential-minus-one */
       /* |exp z' - exp z| = |exp z| |exp dz - 1| <= e^a expm1(Dz). The
        * usual exp(a) (cos b + i sin b): exp within kexp ulps, cos and sin
@@ -453,7 +589,7 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
     tr_tensor_get_c(o->t, i, &r, &m);
     if (exact0) {
       o->e[i] = 0;
-      o->u[i] = un || r != 0 || m != 0;
+      o->u[i] = un || r != sre || m != sim;
       continue;
     }
     long double gap = fmaxl(fabsl((long double)r - sre), fabsl((long double)m - sim));
@@ -469,11 +605,11 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
  * computes the result. Where the op is exact on exact operands it is
  * certain with bound 0; add, subtract, multiply, negate, real, imag,
  * complex, abs, converts, dot, convolution, divide, sign, sqrt, rsqrt,
- * exp, expm1, log, log1p, sin, cos, tanh and tan get a bound per element
- * (both parts) around it; everything else (logistic, atan2, power)
- * marks its complex and float results
- * uncertain: a correct implementation may round otherwise (other
- * formulas, FMA, approximate transcendentals) and no bound is derived. */
+ * exp, expm1, log, log1p, sin, cos, tanh, tan, logistic, atan2 and power
+ * get a bound per element (both parts) around it; anything else marks
+ * its complex and float results uncertain: a correct implementation may
+ * round otherwise (other formulas, FMA, approximate transcendentals) and
+ * no bound is derived. */
 tr_status sh_complex(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   bool exact = true;
   for (int i = 0; i < in->noperands; i++) exact = exact && sh_is_exact(ops[i]);

@@ -1,12 +1,15 @@
 /* test_shadow_complex.c - property tests of shadow mode's complex bounds
  * (src/eval/shadow_complex.c, docs/ORACLE.md "Complex"): random c64 and
  * c128 operands through divide, sign, sqrt, rsqrt, exp, log, sine,
- * cosine, tanh, tan, expm1 and log1p, alone and after a multiply, and
+ * cosine, tanh, tan, expm1, log1p, logistic, atan2 and power, alone and
+ * after a multiply, and
  * complex sums (reduce, reduce-window, scatter, convolution), each
  * recomputed by OTHER correct implementations (Smith's and an FMA
  * textbook divide, the naive modulus, the float formulas of sqrt, rsqrt,
  * exp, log, sin, cos, tanh, tan, an expm1 by real expm1 and sin^2, a
- * plain log(1 + z), each op in long double rounded once, sums in other
+ * plain log(1 + z), XLA:CPU's logistic (1/(1 + exp(-z))), atan2 (-i
+ * log((x + iy)/sqrt(x^2 + y^2))) and power formulas and other forms of
+ * them, each op in long double rounded once, sums in other
  * orders). Every certain element of each must lie within the bound
  * around the reference, and the bounds must not be vacuous: a bound a
  * fixed factor smaller is broken by the same implementations, so the
@@ -49,10 +52,13 @@ static void draw(crng *r, int span, float *re, float *im) {
 }
 
 enum { OP_DIV, OP_SIGN, OP_SQRT, OP_RSQRT, OP_EXP, OP_LOG, OP_SIN, OP_COS, OP_TANH, OP_TAN,
-       OP_EXPM1, OP_LOG1P, NOPS };
+       OP_EXPM1, OP_LOG1P, OP_LOGISTIC, OP_ATAN2, OP_POW, NOPS };
 static const char *const op_names[NOPS] = {"divide", "sign", "sqrt", "rsqrt", "exponential", "log",
                                            "sine", "cosine", "tanh", "tan", "exponential-minus-one",
-                                           "log-plus-one"};
+                                           "log-plus-one", "logistic", "atan2", "power"};
+
+/* Binary ops: the second operand is y. */
+static bool binop(int op) { return op == OP_DIV || op == OP_ATAN2 || op == OP_POW; }
 
 /* ---- other correct implementations, in float arithmetic ---- */
 
@@ -170,6 +176,129 @@ static void alt_op(int op, int alt, float a, float b, float c, float d, float *r
     *im = atan2f(b, a);
     break;
   }
+}
+
+/* ---- logistic, atan2, power: other implementations in the component
+ * type's arithmetic (f: float, every op rounded to float) ---- */
+
+static double rnd(bool f, double x) { return f ? (double)(float)x : x; }
+static double fexp(bool f, double x) { return f ? expf((float)x) : exp(x); }
+static double flog(bool f, double x) { return f ? logf((float)x) : log(x); }
+static double fcos(bool f, double x) { return f ? cosf((float)x) : cos(x); }
+static double fsin(bool f, double x) { return f ? sinf((float)x) : sin(x); }
+static double fatan2(bool f, double y, double x) { return f ? atan2f((float)y, (float)x) : atan2(y, x); }
+
+typedef struct {
+  double re, im;
+} cx;
+
+static cx cmulf(bool f, cx x, cx y) { /* textbook, products rounded */
+  cx r = {rnd(f, rnd(f, x.re * y.re) - rnd(f, x.im * y.im)), rnd(f, rnd(f, x.re * y.im) + rnd(f, x.im * y.re))};
+  return r;
+}
+
+static cx cmulfma(bool f, cx x, cx y) { /* with FMA, one rounding per part */
+  cx r = {rnd(f, fma(x.re, y.re, -rnd(f, x.im * y.im))), rnd(f, fma(x.re, y.im, rnd(f, x.im * y.re)))};
+  return r;
+}
+
+static cx cdivf(bool f, cx x, cx y) { /* Smith's */
+  cx r;
+  if (fabs(y.re) >= fabs(y.im)) {
+    double t = rnd(f, y.im / y.re), den = rnd(f, y.re + rnd(f, y.im * t));
+    r.re = rnd(f, rnd(f, x.re + rnd(f, x.im * t)) / den);
+    r.im = rnd(f, rnd(f, x.im - rnd(f, x.re * t)) / den);
+  } else {
+    double t = rnd(f, y.re / y.im), den = rnd(f, rnd(f, y.re * t) + y.im);
+    r.re = rnd(f, rnd(f, rnd(f, x.re * t) + x.im) / den);
+    r.im = rnd(f, rnd(f, rnd(f, x.im * t) - x.re) / den);
+  }
+  return r;
+}
+
+static cx cexpf_(bool f, cx z) {
+  double m = fexp(f, z.re);
+  cx r = {rnd(f, m * fcos(f, z.im)), rnd(f, m * fsin(f, z.im))};
+  return r;
+}
+
+static cx clogf_(bool f, cx z) {
+  cx r = {flog(f, rnd(f, hypot(z.re, z.im))), fatan2(f, z.im, z.re)};
+  return r;
+}
+
+static cx csqrtf_(bool f, cx z) {
+  cx r = {0, z.im};
+  if (z.re == 0 && z.im == 0) return r;
+  double t = rnd(f, sqrt(rnd(f, rnd(f, fabs(z.re) + rnd(f, hypot(z.re, z.im))) * 0.5)));
+  if (z.re >= 0) {
+    r.re = t;
+    r.im = rnd(f, z.im / rnd(f, 2 * t));
+  } else {
+    r.re = rnd(f, fabs(z.im) / rnd(f, 2 * t));
+    r.im = copysign(t, z.im);
+  }
+  return r;
+}
+
+/* alt 0: the XLA-like formula; 1: long double, rounded once per part;
+ * 2: another formula (logistic: 0.5 + 0.5 tanh(z/2); power: exp(y log x)
+ * by complex ops; atan2: the same formula with FMA products and an FMA
+ * textbook quotient). */
+static void alt_more(int op, int alt, bool f, double a, double b, double c, double d, double *re, double *im) {
+  cx x = {a, b}, y = {c, d}, w = {0, 0};
+  if (alt == 1) {
+    long double complex X = (long double)a + (long double)b * I, Y = (long double)c + (long double)d * I, W;
+    if (op == OP_LOGISTIC) W = 1.0L / (1.0L + cexpl(-X));
+    else if (op == OP_POW) W = (c == 0 && d == 0) ? 1 : cpowl(X, Y);
+    else W = -I * clogl((Y + I * X) / csqrtl(Y * Y + X * X));
+    *re = rnd(f, (double)creall(W));
+    *im = rnd(f, (double)cimagl(W));
+    return;
+  }
+  if (op == OP_LOGISTIC) {
+    if (alt == 0) {
+      cx e = cexpf_(f, (cx){-a, -b}), one = {1, 0}, q = {rnd(f, 1 + e.re), e.im};
+      w = cdivf(f, one, q);
+    } else { /* (1 + tanh(z/2))/2, tanh by (sinh 2x + i sin 2y)/(cosh 2x + cos 2y) */
+      double den = rnd(f, rnd(f, f ? coshf((float)a) : cosh(a)) + fcos(f, b));
+      double tr = rnd(f, rnd(f, f ? sinhf((float)a) : sinh(a)) / den), ti = rnd(f, fsin(f, b) / den);
+      w.re = rnd(f, 0.5 + 0.5 * tr);
+      w.im = 0.5 * ti;
+    }
+  } else if (op == OP_POW) {
+    if (c == 0 && d == 0) {
+      w.re = 1;
+    } else if (alt == 0) { /* XLA:CPU's EmitComplexPower */
+      double s2 = rnd(f, rnd(f, a * a) + rnd(f, b * b)), th = fatan2(f, b, a);
+      double coeff = rnd(f, rnd(f, f ? powf((float)s2, (float)(0.5 * c)) : pow(s2, 0.5 * c)) *
+                               fexp(f, rnd(f, -d * th)));
+      double q = rnd(f, rnd(f, c * th) + rnd(f, rnd(f, 0.5 * d) * flog(f, s2)));
+      w.re = rnd(f, coeff * fcos(f, q));
+      w.im = rnd(f, coeff * fsin(f, q));
+    } else {
+      w = cexpf_(f, cmulf(f, y, clogf_(f, x)));
+    }
+  } else { /* atan2(x, y): lhs x = (a, b) is atan2's y, rhs y = (c, d) its x */
+    cx s2 = alt == 0 ? cmulf(f, y, y) : cmulfma(f, y, y), t = alt == 0 ? cmulf(f, x, x) : cmulfma(f, x, x);
+    s2.re = rnd(f, s2.re + t.re);
+    s2.im = rnd(f, s2.im + t.im);
+    cx v = {rnd(f, c - b), rnd(f, d + a)};
+    cx L;
+    if (alt == 0) {
+      L = clogf_(f, cdivf(f, v, csqrtf_(f, s2)));
+    } else { /* the same formula, the products and the quotient with FMA */
+      cx q2 = {rnd(f, fma(v.re, 1, 0)), v.im}, r = csqrtf_(f, s2);
+      double den = rnd(f, fma(r.re, r.re, rnd(f, r.im * r.im)));
+      cx q = {rnd(f, rnd(f, fma(q2.re, r.re, rnd(f, q2.im * r.im))) / den),
+              rnd(f, rnd(f, fma(q2.im, r.re, -rnd(f, q2.re * r.im))) / den)};
+      L = clogf_(f, q);
+    }
+    w.re = L.im; /* -i (p + iq) = q - ip */
+    w.im = -L.re;
+  }
+  *re = w.re;
+  *im = w.im;
 }
 
 /* The same in double, for c128. */
@@ -310,6 +439,9 @@ static void judge(tally *t, const tr_shadow_out *o, size_t i, double re, double 
   if (ratio > t->worst) t->worst = ratio;
   for (int k = 0; k < 4; k++)
     if (dev > b / (double)(2 << k)) t->over[k]++;
+  if (getenv("TR_DEBUG_RATIO") && dev > b * atof(getenv("TR_DEBUG_RATIO")))
+    fprintf(stderr, "  %s element %zu: ratio %.3g reference (%.9g, %.9g) bound %.3g, other (%.9g, %.9g)\n", what, i,
+            dev / b, rr, ri, b, re, im);
   if (!(dev <= b)) {
     if (t->bad++ < 3)
       fprintf(stderr, "  %s element %zu: reference (%.17g, %.17g) bound %.3g, other (%.17g, %.17g)\n", what,
@@ -355,12 +487,12 @@ enum { N = 2048 };
  * precision, the alternatives in double). */
 static void run_op(int op, int chain, int span, bool wide, crng *r, tally *t) {
   static double a[N], b[N], c[N], d[N];
-  if ((op == OP_SIN || op == OP_COS || op == OP_TANH || op == OP_TAN) && span > 4)
+  if ((op == OP_SIN || op == OP_COS || op == OP_TANH || op == OP_TAN || op == OP_LOGISTIC) && span > 4)
     span = 4; /* cosh b, cosh 2a of range */
   for (int i = 0; i < N; i++) {
     float fa, fb, fc, fd;
     draw(r, span, &fa, &fb);
-    draw(r, op == OP_DIV ? span : 0, &fc, &fd);
+    draw(r, op == OP_DIV || op == OP_ATAN2 ? span : 0, &fc, &fd);
     a[i] = fa, b[i] = fb, c[i] = fc, d[i] = fd;
     if (wide) { /* below float's precision too */
       a[i] += ldexp(a[i], -30) * gauss(r);
@@ -375,13 +507,13 @@ static void run_op(int op, int chain, int span, bool wide, crng *r, tally *t) {
   snprintf(text, sizeof text,
            "HloModule m\nENTRY e {\n  x = %s[%d] parameter(0)\n  y = %s[%d] parameter(1)\n"
            "  m = %s[%d] multiply(x, y)\n  ROOT r = %s[%d] %s(%s%s)\n}\n",
-           C, N, C, N, C, N, C, N, op_names[op], chain ? "m" : "x", op == OP_DIV ? ", y" : "");
+           C, N, C, N, C, N, C, N, op_names[op], chain ? "m" : "x", binop(op) ? ", y" : "");
   tr_dtype dt = wide ? TR_DT_C128 : TR_DT_C64;
   tr_tensor *args[2] = {cvec_d(dt, N, a, b), cvec_d(dt, N, c, d)};
   tr_shadow_out *o = NULL;
   int no = 0;
   if (shadow_of(text, args, 2, &o, &no)) {
-    for (int alt = 0; alt < (op == OP_DIV ? 3 : 2); alt++)
+    for (int alt = 0; alt < (op == OP_DIV || op >= OP_LOGISTIC ? 3 : 2); alt++)
       for (int i = 0; i < N; i++) {
         double re, im;
         if (wide) {
@@ -390,7 +522,8 @@ static void run_op(int op, int chain, int span, bool wide, crng *r, tally *t) {
             xa = fma(a[i], c[i], -(b[i] * d[i]));
             xb = fma(a[i], d[i], b[i] * c[i]);
           }
-          alt_op_d(op, alt, xa, xb, c[i], d[i], &re, &im);
+          if (op >= OP_LOGISTIC) alt_more(op, alt, false, xa, xb, c[i], d[i], &re, &im);
+          else alt_op_d(op, alt, xa, xb, c[i], d[i], &re, &im);
         } else {
           float xa = (float)a[i], xb = (float)b[i], fr, fi;
           float fc = (float)c[i], fd = (float)d[i];
@@ -398,11 +531,18 @@ static void run_op(int op, int chain, int span, bool wide, crng *r, tally *t) {
             xa = fmaf(xa, fc, -((float)b[i] * fd));
             xb = fmaf((float)a[i], fd, (float)b[i] * fc);
           }
-          alt_op(op, alt, xa, xb, fc, fd, &fr, &fi);
-          re = fr;
-          im = fi;
+          if (op >= OP_LOGISTIC) {
+            alt_more(op, alt, true, xa, xb, fc, fd, &re, &im);
+          } else {
+            alt_op(op, alt, xa, xb, fc, fd, &fr, &fi);
+            re = fr;
+            im = fi;
+          }
         }
-        judge(t, &o[0], (size_t)i, re, im, op_names[op]);
+        char what[192];
+        snprintf(what, sizeof what, "%s (alt %d, chain %d, span %d; x (%.9g, %.9g), y (%.9g, %.9g))", op_names[op],
+                 alt, chain, span, a[i], b[i], c[i], d[i]);
+        judge(t, &o[0], (size_t)i, re, im, what);
       }
     tr_shadow_free(o, no);
   }
@@ -597,6 +737,47 @@ TR_TEST(shadow_complex_convert_from_ints) {
     CHECK(re == 16777216 && im == 0);
     tr_tensor_get_c(o[2].exact, 0, &re, &im);
     CHECK(re == 1 && im == 0 && o[2].bound[0] == 0 && !o[2].uncertain[0]);
+  }
+  if (o) tr_shadow_free(o, no);
+}
+
+TR_TEST(shadow_complex_marks_logistic_atan2_power) {
+  /* m = p * 1 carries multiply's bound (e > 0) around p. Element 0: m =
+   * (0, fl(pi)), whose box holds i pi, a pole of logistic (1 + e^-i pi =
+   * 0); atan2(m, (fl(pi), 0)) has x^2 + y^2 = 0 in the box (uncertain).
+   * Element 2: m = (0, 0) up to its bound: atan2(m, (-1, 0)) has q = -1,
+   * on log's cut, and power(m, 2) has its base at 0 (both uncertain).
+   * Element 4: m = (-4, 0) on the cut: power(m, 0.5) is uncertain.
+   * Everything else is away from poles, cuts and zeros: certain. power(m,
+   * 0) is 1 exactly for every finite base, 0 included (E and XLA:CPU). */
+  const char *text =
+      "HloModule m\nENTRY e {\n"
+      "  p = c64[5] constant({(0, 3.14159274), (1, 0), (0, 0), (-3, 4), (-4, 0)})\n"
+      "  one = c64[5] constant({(1, 0), (1, 0), (1, 0), (1, 0), (1, 0)})\n"
+      "  x = c64[5] constant({(3.14159274, 0), (1, 0), (-1, 0), (2, 0), (0, 0)})\n"
+      "  y = c64[5] constant({(2, 0), (0.5, 0), (2, 0), (0.5, 1), (0.5, 0)})\n"
+      "  z = c64[5] constant({(0, 0), (0, 0), (0, 0), (0, 0), (0, 0)})\n"
+      "  m = c64[5] multiply(p, one)\n  l = c64[5] logistic(m)\n  a = c64[5] atan2(m, x)\n"
+      "  w = c64[5] power(m, y)\n  w0 = c64[5] power(m, z)\n"
+      "  ROOT t = (c64[5], c64[5], c64[5], c64[5], c64[5]) tuple(m, l, a, w, w0)\n}\n";
+  tr_shadow_out *o = NULL;
+  int no = 0;
+  if (shadow_of(text, NULL, 0, &o, &no) && no == 5) {
+    for (int i = 0; i < 5; i++) CHECK(!o[0].uncertain[i] && (i == 2 || o[0].bound[i] > 0));
+    CHECK(o[0].bound[2] > 0); /* 4 tiny */
+    static const int want[5][3] = {/* logistic, atan2, power per element */
+                                   {1, 1, 0}, {0, 0, 0}, {0, 1, 1}, {0, 0, 0}, {0, 0, 1}};
+    for (int i = 0; i < 5; i++)
+      for (int k = 0; k < 3; k++) CHECK_EQ_INT(o[1 + k].uncertain[i], want[i][k]);
+    for (int i = 0; i < 5; i++) {
+      double re, im;
+      tr_tensor_get_c(o[4].exact, i, &re, &im);
+      CHECK(!o[4].uncertain[i] && o[4].bound[i] == 0 && re == 1 && im == 0);
+    }
+    /* atan2(1, 1) = pi/4 with a small bound */
+    double re, im;
+    tr_tensor_get_c(o[2].exact, 1, &re, &im);
+    CHECK(fabs(re - 0.78539816) < 1e-6 && fabs(im) < 1e-6 && o[2].bound[1] < 1e-5);
   }
   if (o) tr_shadow_free(o, no);
 }
