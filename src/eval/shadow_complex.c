@@ -519,8 +519,9 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
        * |y| DL + Dy (|L| + DL), the result by W expm1(dM), W = e^Re M.
        * Rounding, as a change of M: log within 4u + 2k u |L| (absolute),
        * times y: sqrt2 (|y| + Dy) of that, the product 12u |y|_1 |L|_1
-       * (any multiply, modulus); XLA:CPU's (|x|^2)^(c/2) e^(-d arg x)
-       * (cos + i sin)(c arg x + d/2 ln|x|^2) (EmitComplexPower) errs by
+       * (any multiply, modulus); XLA:CPU's |x|^c e^(-d arg x) (cos + i
+       * sin)(c arg x + d ln|x|) (EmitComplexPower; older: (|x|^2)^(c/2))
+       * errs by
        * the same terms (|c|u from |x|^2's 2u, the products, arg's and
        * ln's ulps); then exp, pow, cos and sin's own ulps and the
        * products: (2kpow + 2kexp + 2ksin + 4)u of the result. Uncertain
@@ -543,6 +544,10 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
       long double dM = Yn * DL + Dyy * (Ln + DL);
       long double complex Mv = yv * L;
       long double lim = rg.comp == TR_DT_F32 ? 86 : 707;
+      /* Only the result's own range: XLA:CPU's split of e^Re M into |x|^c
+       * e^(-d arg x) overflows in one factor for results in range and
+       * gives NaN or inf there (docs/FINDINGS.md, finding 14); exp(y log
+       * x) has no such intermediate. */
       if (!(creall(Mv) + dM + 1 < lim)) {
         un = 1;
         break;
