@@ -439,6 +439,7 @@ static void judge(tally *t, const tr_shadow_out *o, size_t i, double re, double 
   if (ratio > t->worst) t->worst = ratio;
   for (int k = 0; k < 4; k++)
     if (dev > b / (double)(2 << k)) t->over[k]++;
+  /* TR_DEBUG_RATIO=r prints the elements beyond r of their bound. */
   if (getenv("TR_DEBUG_RATIO") && dev > b * atof(getenv("TR_DEBUG_RATIO")))
     fprintf(stderr, "  %s element %zu: ratio %.3g reference (%.9g, %.9g) bound %.3g, other (%.9g, %.9g)\n", what, i,
             dev / b, rr, ri, b, re, im);
