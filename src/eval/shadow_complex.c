@@ -819,7 +819,7 @@ static bool cplx_sum_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *
 
 /* Reduce, reduce-window, scatter, select-and-scatter, all-reduce and
  * reduce-scatter touching complex values, after their own rule (and
- * cholesky and triangular-solve, marked below): a sum of
+ * cholesky, triangular-solve and bitcast-convert, below): a sum of
  * one complex array with an add combiner gets the sum rule above;
  * anything else is marked, since a complex combination in another order
  * (a compiler may reassociate) rounds otherwise and the combiner's
@@ -836,5 +836,13 @@ tr_status sh_complex_combined(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_va
    * shadow_linalg.c read real values), so a correct implementation's
    * other rounding is not judged: uncertain, even on exact operands. */
   if (op == TR_OP_CHOLESKY || op == TR_OP_TRIANGULAR_SOLVE) sh_mark_leaves(out, false, TR_DK_COMPLEX, 1);
+  /* A bitcast-convert to its own complex type is the identity: the
+   * operand's bounds and marks carry over (the fallback marks inexact
+   * operands). Width changes split or join parts' bits: no bound. */
+  if (op == TR_OP_BITCAST_CONVERT && in->noperands == 1 && ops[0]->arr && out->arr && ops[0]->dt == out->dt &&
+      ops[0]->n == out->n && ops[0]->e && out->e && !ops[0]->src) {
+    memcpy(out->e, ops[0]->e, sizeof(double) * out->n);
+    memcpy(out->u, ops[0]->u, out->n);
+  }
   return TR_OK;
 }

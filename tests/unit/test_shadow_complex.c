@@ -782,3 +782,28 @@ TR_TEST(shadow_complex_marks_logistic_atan2_power) {
   }
   if (o) tr_shadow_free(o, no);
 }
+
+TR_TEST(shadow_complex_bitcast_convert) {
+  /* c64 -> c64 is the identity: m's bound carries over; c128 -> c64[2]
+   * splits the parts' bits: exact operands give exact, certain words,
+   * a bounded one gives uncertain words. */
+  const char *text = "HloModule m\nENTRY e {\n  p = c64[2] constant({(1.5, 2), (3, -1)})\n"
+                     "  m = c64[2] multiply(p, p)\n  a = c64[2] bitcast-convert(m)\n"
+                     "  w = c128[1] constant({(1, 2)})\n  b = c64[1,2] bitcast-convert(w)\n"
+                     "  wm = c128[1] multiply(w, w)\n  c = c64[1,2] bitcast-convert(wm)\n"
+                     "  ROOT t = (c64[2], c64[2], c64[1,2], c64[1,2]) tuple(m, a, b, c)\n}\n";
+  tr_shadow_out *o = NULL;
+  int no = 0;
+  if (shadow_of(text, NULL, 0, &o, &no) && no == 4) {
+    for (int i = 0; i < 2; i++) {
+      CHECK(!o[0].uncertain[i] && o[0].bound[i] > 0);
+      CHECK(!o[1].uncertain[i] && o[1].bound[i] == o[0].bound[i]);
+      CHECK(!o[2].uncertain[i] && o[2].bound[i] == 0);
+      CHECK(o[3].uncertain[i]);
+    }
+    double re, im;
+    tr_tensor_get_c(o[2].exact, 0, &re, &im);
+    CHECK(re == 0 && im == 1.875);
+  }
+  if (o) tr_shadow_free(o, no);
+}
