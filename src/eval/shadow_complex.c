@@ -471,9 +471,10 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
        * x/s, f_x = -y/s; the rule bounds it through discs: every s' of
        * the box (and of a correct computation) lies within Rs = (2|x| +
        * Dx)Dx + (2|y| + Dy)Dy + 6u(|x|_1^2 + |y|_1^2) + 2u|s| of s (the
-       * squares by any multiply, 6u each; the add), its root within Rr =
-       * Rs/sqrt|s| + 8u sqrt|s| (sqrt's rule), x + iy within Rv = Dx + Dy
-       * + 2u(|x| + |y|) (i y is exact), q within Rq = (Rv|r| + |v|Rr)/(|r|
+       * squares by any multiply, 6u each, |.|_1 over the box; the add),
+       * its root within Rr = Rs/sqrt|s| + 8u sqrt(|s| + Rs) (sqrt's rule),
+       * x + iy within Rv = Dx + Dy + 2u(|x| + |y| + Dx + Dy) (i y is
+       * exact), q within Rq = (Rv|r| + |v|Rr)/(|r|
        * (|r| - Rr)) + 8u(|v| + Rv)/(|r| - Rr) (divide), and log moves by
        * Rq/(|q| - Rq); log's own 4u + 2k u |f|; the product by -i is
        * exact. Uncertain where a disc reaches a cut or 0 (the side taken
@@ -487,14 +488,15 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
         break;
       }
       long double complex s2 = Xv * Xv + Yv * Yv, v = Xv + I * Yv;
-      long double S = cabsl(s2), x1 = fabsl(cc) + fabsl(d), y1 = fabsl(a) + fabsl(b);
+      long double S = cabsl(s2), x1 = fabsl(cc) + fabsl(d) + 2 * ec, y1 = fabsl(a) + fabsl(b) + 2 * ea;
       long double Rs = (2 * nx + Dx) * Dx + (2 * ny + Dy) * Dy + 6 * u * (x1 * x1 + y1 * y1) + 2 * u * S;
       long double ds = creall(s2) > 0 ? S : fabsl(cimagl(s2));
       if (!(ds > Rs) || !(sqrtl(S) >= rg.small)) {
         un = 1;
         break;
       }
-      long double R = sqrtl(S), Rr = Rs / R + 8 * u * R, V = cabsl(v), Rv = Dx + Dy + 2 * u * (nx + ny);
+      long double R = sqrtl(S), Rr = Rs / R + 8 * u * sqrtl(S + Rs), V = cabsl(v);
+      long double Rv = Dx + Dy + 2 * u * (nx + ny + Dx + Dy);
       if (!(Rr < R / 2)) {
         un = 1;
         break;
