@@ -80,25 +80,29 @@ static void fma_div(float a, float b, float c, float d, float *re, float *im) {
   *im = fmaf(b, c, -(a * d)) / den;
 }
 
+/* The op on long double operands (alt 1 of both precisions). */
+static long double complex exact_op(int op, long double complex x, long double complex y) {
+  switch (op) {
+  case OP_DIV: return x / y;
+  case OP_SIGN: return x == 0 ? 0 : x / cabsl(x);
+  case OP_SQRT: return csqrtl(x);
+  case OP_RSQRT: return 1.0L / csqrtl(x);
+  case OP_EXP: return cexpl(x);
+  case OP_SIN: return csinl(x);
+  case OP_COS: return ccosl(x);
+  case OP_TANH: return ctanhl(x);
+  case OP_TAN: return ctanl(x);
+  case OP_EXPM1: return cexpl(x) - 1;
+  case OP_LOG1P: return clogl(1 + x);
+  default: return clogl(x);
+  }
+}
+
 /* alt 0: the float formulas; alt 1: each op exact (long double) and
  * rounded once per part (divide: Smith's for alt 0, FMA textbook for 2). */
 static void alt_op(int op, int alt, float a, float b, float c, float d, float *re, float *im) {
   if (alt == 1) {
-    long double complex x = (long double)a + (long double)b * I, y = (long double)c + (long double)d * I, w;
-    switch (op) {
-    case OP_DIV: w = x / y; break;
-    case OP_SIGN: w = (a == 0 && b == 0) ? 0 : x / cabsl(x); break;
-    case OP_SQRT: w = csqrtl(x); break;
-    case OP_RSQRT: w = 1.0L / csqrtl(x); break;
-    case OP_EXP: w = cexpl(x); break;
-    case OP_SIN: w = csinl(x); break;
-    case OP_COS: w = ccosl(x); break;
-    case OP_TANH: w = ctanhl(x); break;
-    case OP_TAN: w = ctanl(x); break;
-    case OP_EXPM1: w = cexpl(x) - 1; break;
-    case OP_LOG1P: w = clogl(1 + x); break;
-    default: w = clogl(x); break;
-    }
+    long double complex w = exact_op(op, (long double)a + (long double)b * I, (long double)c + (long double)d * I);
     *re = (float)creall(w);
     *im = (float)cimagl(w);
     return;
@@ -316,21 +320,7 @@ static void smith_div_d(double a, double b, double c, double d, double *re, doub
 
 static void alt_op_d(int op, int alt, double a, double b, double c, double d, double *re, double *im) {
   if (alt == 1) {
-    long double complex x = (long double)a + (long double)b * I, y = (long double)c + (long double)d * I, w;
-    switch (op) {
-    case OP_DIV: w = x / y; break;
-    case OP_SIGN: w = (a == 0 && b == 0) ? 0 : x / cabsl(x); break;
-    case OP_SQRT: w = csqrtl(x); break;
-    case OP_RSQRT: w = 1.0L / csqrtl(x); break;
-    case OP_EXP: w = cexpl(x); break;
-    case OP_SIN: w = csinl(x); break;
-    case OP_COS: w = ccosl(x); break;
-    case OP_TANH: w = ctanhl(x); break;
-    case OP_TAN: w = ctanl(x); break;
-    case OP_EXPM1: w = cexpl(x) - 1; break;
-    case OP_LOG1P: w = clogl(1 + x); break;
-    default: w = clogl(x); break;
-    }
+    long double complex w = exact_op(op, (long double)a + (long double)b * I, (long double)c + (long double)d * I);
     *re = (double)creall(w);
     *im = (double)cimagl(w);
     return;
