@@ -261,6 +261,17 @@ static bool in_range(const cplx_range *r, long double m) { return m >= r->small 
  * Uncertain where the box reaches a pole, zero or a branch cut, or a
  * magnitude is near the range edges. Writes o's bounds and marks; false
  * for other ops. */
+
+/* min |cosh(w)|^2 = sinh^2(Re w) + cos^2(Im w) over the box |w - (x+iy)|
+ * <= D (each part within D): sinh^2 at the smallest |Re|, cos^2 at the
+ * box edge nearest a zero of cos, 0 when one is inside. */
+static long double min_cosh2(long double x, long double y, long double D) {
+  long double lo = fabsl(x) - D, ms = lo > 0 ? sinhl(lo) * sinhl(lo) : 0;
+  const long double pi = 3.14159265358979323846264338327950288L;
+  long double z0 = pi / 2 + ceill((y - D - pi / 2) / pi) * pi; /* first zero of cos >= y - D */
+  long double mc = z0 <= y + D ? 0 : fminl(cosl(y - D) * cosl(y - D), cosl(y + D) * cosl(y + D));
+  return ms + mc;
+}
 static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o) {
   tr_op op = in->op;
   if (op != TR_OP_DIVIDE && op != TR_OP_SIGN && op != TR_OP_SQRT && op != TR_OP_RSQRT &&
@@ -407,11 +418,7 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
         un = 1;
         break;
       }
-      long double lo = fabsl(x) - D, ms = lo > 0 ? sinhl(lo) * sinhl(lo) : 0;
-      const long double pi = 3.14159265358979323846264338327950288L;
-      long double z0 = pi / 2 + ceill((y - D - pi / 2) / pi) * pi; /* first zero of cos >= y - D */
-      long double mc = z0 <= y + D ? 0 : fminl(cosl(y - D) * cosl(y - D), cosl(y + D) * cosl(y + D));
-      long double M = ms + mc;
+      long double M = min_cosh2(x, y, D);
       if (!(M > 0) || D > M) {
         un = 1;
         break;
@@ -445,11 +452,7 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
         un = 1;
         break;
       }
-      long double lo = fabsl(x) - Dh, ms = lo > 0 ? sinhl(lo) * sinhl(lo) : 0;
-      const long double pi = 3.14159265358979323846264338327950288L;
-      long double z0 = pi / 2 + ceill((y - Dh - pi / 2) / pi) * pi; /* first zero of cos >= y - Dh */
-      long double mc = z0 <= y + Dh ? 0 : fminl(cosl(y - Dh) * cosl(y - Dh), cosl(y + Dh) * cosl(y + Dh));
-      long double M = ms + mc;
+      long double M = min_cosh2(x, y, Dh);
       if (!(M > 0) || Dh > M) {
         un = 1;
         break;
