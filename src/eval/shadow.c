@@ -233,7 +233,7 @@ void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero) {
       return p;
     }
   }
-  return tr_xcalloc(bytes, 1);
+  return zero ? tr_xcalloc(bytes, 1) : tr_xmalloc(bytes);
 }
 
 /* Gives a buffer of the given size back: into the pool when it is big
@@ -1071,7 +1071,7 @@ static tr_status param_value(sh_ctx *c, const tr_instr *p, const tr_shape *s, tr
   return sh_from_tensor(c, p, a, true, out);
 }
 
-static void flatten(const sh_val *v, const sh_val ***leaves, int *n, int *cap) {
+static void flatten(sh_val *v, sh_val ***leaves, int *n, int *cap) {
   if (v->arr) {
     if (*n == *cap) {
       *cap = *cap ? *cap * 2 : 4;
@@ -1083,7 +1083,7 @@ static void flatten(const sh_val *v, const sh_val ***leaves, int *n, int *cap) {
   for (int i = 0; i < v->nelems; i++) flatten(v->elems[i], leaves, n, cap);
 }
 
-static void make_out(sh_ctx *c, const sh_val *a, tr_shadow_out *o) {
+static void make_out(sh_ctx *c, sh_val *a, tr_shadow_out *o) {
   memset(o, 0, sizeof *o);
   o->dtype = a->dt;
   o->rank = a->rank;
@@ -1101,33 +1101,52 @@ static void make_out(sh_ctx *c, const sh_val *a, tr_shadow_out *o) {
     o->exact = tr_tensor_clone(a->src);
     return;
   }
-  o->uncertain = tr_xmalloc(m);
-  memcpy(o->uncertain, a->u, a->n);
   for (size_t i = 0; i < a->n; i++) o->nuncertain += a->u[i] != 0;
+  if (a->d) o->exact = sh_round_tensor(c, NULL, a);
+  /* A leaf no one else holds hands its planes over (plain heap blocks,
+   * pool ones included); a shared one is copied. */
+  bool take = a->refs == 1;
+  if (take) {
+    o->uncertain = a->u;
+    a->u = NULL;
+  } else {
+    o->uncertain = tr_xmalloc(m);
+    memcpy(o->uncertain, a->u, a->n);
+  }
   if (sh_is_flt(a)) {
-    o->value = tr_xmalloc(sizeof(double) * m);
-    o->bound = tr_xmalloc(sizeof(double) * m);
     if (a->d) {
       /* Doubles already: no rounding gap to add. */
-      memcpy(o->value, a->d, sizeof(double) * a->n);
-      memcpy(o->bound, a->e, sizeof(double) * a->n);
       for (size_t i = 0; i < a->n; i++)
-        if (!a->u[i] && isfinite(a->d[i]) && a->e[i] > o->max_bound) o->max_bound = a->e[i];
+        if (!o->uncertain[i] && isfinite(a->d[i]) && a->e[i] > o->max_bound) o->max_bound = a->e[i];
+      if (take) {
+        o->value = a->d;
+        o->bound = a->e;
+        a->d = NULL;
+        a->e = NULL;
+      } else {
+        o->value = tr_xmalloc(sizeof(double) * m);
+        o->bound = tr_xmalloc(sizeof(double) * m);
+        memcpy(o->value, a->d, sizeof(double) * a->n);
+        memcpy(o->bound, a->e, sizeof(double) * a->n);
+      }
+      return;
     }
-    for (size_t i = 0; i < a->n && !a->d; i++) {
+    o->value = tr_xmalloc(sizeof(double) * m);
+    o->bound = tr_xmalloc(sizeof(double) * m);
+    for (size_t i = 0; i < a->n; i++) {
       long double lv = sh_get(a, i);
       double d = (double)lv;
       long double gap = isfinite(d) ? fabsl((long double)d - lv) : 0;
       o->value[i] = d;
       o->bound[i] = up((long double)a->e[i] + gap);
-      if (!a->u[i] && isfinite(d) && o->bound[i] > o->max_bound) o->max_bound = o->bound[i];
+      if (!o->uncertain[i] && isfinite(d) && o->bound[i] > o->max_bound) o->max_bound = o->bound[i];
     }
   }
   if (tr_dtypes[a->dt].kind == TR_DK_COMPLEX && a->e) {
     o->bound = tr_xmalloc(sizeof(double) * m);
     memcpy(o->bound, a->e, sizeof(double) * a->n);
     for (size_t i = 0; i < a->n; i++)
-      if (!a->u[i] && a->e[i] > o->max_bound) o->max_bound = a->e[i];
+      if (!o->uncertain[i] && a->e[i] > o->max_bound) o->max_bound = a->e[i];
   }
   o->exact = sh_round_tensor(c, NULL, a);
 }
@@ -1223,7 +1242,7 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
   sh_val *res = NULL;
   if (st == TR_OK) st = sh_call(&c, NULL, e, params, np, &res);
   if (st == TR_OK) {
-    const sh_val **leaves = NULL;
+    sh_val **leaves = NULL;
     int n = 0, cap = 0;
     flatten(res, &leaves, &n, &cap);
     *outs = tr_xcalloc(n > 0 ? (size_t)n : 1, sizeof(tr_shadow_out));
