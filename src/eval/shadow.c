@@ -1241,6 +1241,10 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
   }
   sh_val *res = NULL;
   if (st == TR_OK) st = sh_call(&c, NULL, e, params, np, &res);
+  /* The arguments let go first: a result leaf that is an argument (a step
+   * function returning its weights) is then held by the result alone and
+   * hands its planes over. */
+  for (int i = 0; i < np; i++) sh_unref(params[i]);
   if (st == TR_OK) {
     sh_val **leaves = NULL;
     int n = 0, cap = 0;
@@ -1251,7 +1255,6 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
     free(leaves);
   }
   sh_unref(res);
-  for (int i = 0; i < np; i++) sh_unref(params[i]);
   free(params);
   for (int i = 0; i < c.ev.nids; i++) {
     free(c.ev.info[i].live);
