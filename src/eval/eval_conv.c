@@ -205,8 +205,9 @@ static bool tap_ok(const cgeom *g, const int64_t *o, size_t kp) {
   }                                                                                            \
                                                                                                \
   /* Output features [f0, f1): one feature group fg and batch group bgi. */                  \
-  static void conv_run_##SUF(mm_fn_##SUF mm, const cgeom *g, const T *x, const T *w, T *r, const size_t *inner, \
-                             size_t ninner, const size_t *edge, size_t nedge, size_t nbo,      \
+  static void conv_run_##SUF(mm_fn_##SUF mm, const cgeom *g, const T *x, const T *w, T *r,     \
+                             const size_t *inner, size_t ninner, const size_t *edge,           \
+                             size_t nedge, size_t nbo,                                         \
                              int64_t xbs, int64_t xb0, int64_t xfs, int64_t xf, size_t cg,    \
                              int64_t wis, int64_t wos, int64_t rbs, int64_t rfs, size_t f0,    \
                              size_t f1) {                                                      \
@@ -368,14 +369,15 @@ static bool conv_fast(const tr_convdims *cd, const tr_window_dim *win,
     if (Ob && (bgi + 1) * Ob < f1) f1 = (bgi + 1) * Ob;
     int64_t xb0 = bgi * Nb * xs[cd->in_batch], xf = fg * Cg * xs[cd->in_feature];
     if (dt == TR_DT_F64)
-      conv_run_f64(fused ? ev_mm_f64_any : ev_mm_f64, &g, x->data, y->data, r->data, inner, ninner, edge, nedge, nbo,
-                   xs[cd->in_batch], xb0, xs[cd->in_feature], xf, (size_t)Cg, ys[cd->k_in],
-                   ys[cd->k_out], rs[cd->out_batch], rs[cd->out_feature], (size_t)f0, (size_t)f1);
-    else
-      conv_run_f32(fused ? ev_mm_f32_any : ev_mm_f32, &g, fx ? fx : x->data, fy ? fy : y->data, fr ? fr : r->data, inner, ninner,
+      conv_run_f64(fused ? ev_mm_f64_any : ev_mm_f64, &g, x->data, y->data, r->data, inner, ninner,
                    edge, nedge, nbo, xs[cd->in_batch], xb0, xs[cd->in_feature], xf, (size_t)Cg,
-                   ys[cd->k_in], ys[cd->k_out], rs[cd->out_batch], rs[cd->out_feature],
-                   (size_t)f0, (size_t)f1);
+                   ys[cd->k_in], ys[cd->k_out], rs[cd->out_batch], rs[cd->out_feature], (size_t)f0,
+                   (size_t)f1);
+    else
+      conv_run_f32(fused ? ev_mm_f32_any : ev_mm_f32, &g, fx ? fx : x->data, fy ? fy : y->data,
+                   fr ? fr : r->data, inner, ninner, edge, nedge, nbo, xs[cd->in_batch], xb0,
+                   xs[cd->in_feature], xf, (size_t)Cg, ys[cd->k_in], ys[cd->k_out], rs[cd->out_batch],
+                   rs[cd->out_feature], (size_t)f0, (size_t)f1);
     f0 = f1;
   }
   if (fr) {

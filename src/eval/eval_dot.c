@@ -88,15 +88,17 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
 #define NC 256
 #define KC 256
 
-/* One kernel body per element type: T the scalar, V its 16-byte vector,
- * VL lanes, NR = 2 * VL columns per strip. */
-#define DEFINE_MM(SUF, T, V, VL, NAN, ATTR, MADD)                                                          \
+/* One kernel body per element type and vector width: T the scalar, V its
+ * vector of VL lanes, NR = 2 * VL columns per strip; NANDOT recomputes a
+ * NaN result, ATTR is the functions' target attribute (or nothing) and
+ * MADD(c, a, b) the multiply-add. */
+#define DEFINE_MM(SUF, T, V, VL, NANDOT, ATTR, MADD)                                          \
   enum { NR_##SUF = 2 * (VL) };                                                                \
                                                                                                \
   /* C tile (mr x nr valid of MR x NR) (+)= Ap (kc x MR) Bp (kc x NR); load: C holds the    \
    * running sums of earlier k, else they start from +0. */                                  \
-  ATTR static void micro_##SUF(size_t kc, const T *ap, const T *bp, T *c, size_t ldc, size_t mr,   \
-                          size_t nr, bool load) {                                              \
+  ATTR static void micro_##SUF(size_t kc, const T *ap, const T *bp, T *c, size_t ldc,         \
+                               size_t mr, size_t nr, bool load) {                              \
     T tmp[MR * NR_##SUF];                                                                      \
     T *cc = c;                                                                                 \
     size_t ld = ldc;                                                                           \
@@ -125,17 +127,17 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
       memcpy(&b0, bp, sizeof(V));                                                              \
       memcpy(&b1, bp + VL, sizeof(V));                                                         \
       for (int l = 0; l < (VL); l++) a[l] = ap[0];                                             \
-      c00 = MADD(c00, a, b0);                                                                 \
-      c01 = MADD(c01, a, b1);                                                                 \
+      c00 = MADD(c00, a, b0);                                                                  \
+      c01 = MADD(c01, a, b1);                                                                  \
       for (int l = 0; l < (VL); l++) a[l] = ap[1];                                             \
-      c10 = MADD(c10, a, b0);                                                                 \
-      c11 = MADD(c11, a, b1);                                                                 \
+      c10 = MADD(c10, a, b0);                                                                  \
+      c11 = MADD(c11, a, b1);                                                                  \
       for (int l = 0; l < (VL); l++) a[l] = ap[2];                                             \
-      c20 = MADD(c20, a, b0);                                                                 \
-      c21 = MADD(c21, a, b1);                                                                 \
+      c20 = MADD(c20, a, b0);                                                                  \
+      c21 = MADD(c21, a, b1);                                                                  \
       for (int l = 0; l < (VL); l++) a[l] = ap[3];                                             \
-      c30 = MADD(c30, a, b0);                                                                 \
-      c31 = MADD(c31, a, b1);                                                                 \
+      c30 = MADD(c30, a, b0);                                                                  \
+      c31 = MADD(c31, a, b1);                                                                  \
       ap += MR;                                                                                \
       bp += NR_##SUF;                                                                          \
     }                                                                                          \
@@ -160,7 +162,7 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
   } mm_##SUF;                                                                                  \
                                                                                                \
   /* Packs B strips [lo, hi) of the flattened (batch, strip) range. */                        \
-  ATTR static void pack_b_##SUF(void *ctx, size_t lo, size_t hi) {                                  \
+  ATTR static void pack_b_##SUF(void *ctx, size_t lo, size_t hi) {                             \
     mm_##SUF *j = ctx;                                                                         \
     for (size_t bs = lo; bs < hi; bs++) {                                                      \
       size_t b = bs / j->strips, s = bs % j->strips, j0 = s * NR_##SUF;                        \
@@ -177,7 +179,7 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
   }                                                                                            \
                                                                                                \
   /* Computes the C blocks [lo, hi) of the (batch, row block, column block) range. */        \
-  ATTR static void mm_run_##SUF(void *ctx, size_t lo, size_t hi) {                                  \
+  ATTR static void mm_run_##SUF(void *ctx, size_t lo, size_t hi) {                             \
     mm_##SUF *j = ctx;                                                                         \
     size_t kcap = j->k < KC ? j->k : KC;                                                       \
     T *ap = tr_xmalloc(sizeof(T) * MC * (kcap ? kcap : 1));                                    \
@@ -219,16 +221,17 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
         for (size_t c = j0; c < j1; c++) {                                                     \
           T *e = cb + i * j->n + c;                                                            \
           if (*e != *e)                                                                        \
-            *e = NAN(j->a + j->ab[b] + j->ai[i], j->ak,                                        \
+            *e = NANDOT(j->a + j->ab[b] + j->ai[i], j->ak,                                     \
                                   j->bsrc + j->bb[b] + j->bj[c], j->bk, j->k);              \
         }                                                                                      \
     }                                                                                          \
     free(ap);                                                                                  \
   }                                                                                            \
                                                                                                \
-  ATTR static void matmul_##SUF(const T *a, const int64_t *ab, const int64_t *ai, const int64_t *ak,        \
-                   const T *bsrc, const int64_t *bb, const int64_t *bk, const int64_t *bj,     \
-                   T *c, size_t nb, size_t m, size_t n, size_t k, int nthreads) {              \
+  ATTR static void matmul_##SUF(const T *a, const int64_t *ab, const int64_t *ai,              \
+                                const int64_t *ak, const T *bsrc, const int64_t *bb,           \
+                                const int64_t *bk, const int64_t *bj, T *c, size_t nb,         \
+                                size_t m, size_t n, size_t k, int nthreads) {                  \
     if (nb == 0 || m == 0 || n == 0) return;                                                   \
     mm_##SUF j = {a, bsrc, ab, ai, ak, bb, bk, bj, NULL, c, nb, m, n, k,                       \
                   (n + NR_##SUF - 1) / NR_##SUF, (m + MC - 1) / MC, (n + NC - 1) / NC};        \
