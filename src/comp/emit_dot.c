@@ -576,17 +576,24 @@ static void emit_mm_vec(tr_buf *k, bool dbl, int vb, const char *target) {
   const char *T = dbl ? "double" : "float", *f = dbl ? "d" : "f";
   int nb = dbl ? 16 : 32, L = vb / (dbl ? 8 : 4), W = 2 * L;
   tr_buf_printf(k, "typedef %s tr_v%s%d __attribute__((vector_size(%d)));\n"
-                   "__attribute__((target(\"%s\"))) static void tr_mm_%s_v%d(const %s *pa, const %s *pb, %s *c, i64 M, i64 N, i64 K) {\n"
-                   "  i64 k0, kc, s, i0, q, col, ld, ns = (N + %d) / %d, Mp = (M + 3) / 4 * 4;\n  int h, r, j;\n"
+                   "__attribute__((target(\"%s\"))) static void tr_mm_%s_v%d(const %s *pa, const %s *pb, %s *c, i64 M, i64 N, i64 K, i64 ldb) {\n"
+                   "  i64 k0, kc, s, i0, q, col, ld, ns = (N + %d) / %d, Mp = (M + 3) / 4 * 4;\n  int h, r, j;\n  %s bbuf[256 * %d];\n"
                    "  for (k0 = 0; k0 < K; k0 += 256) {\n    kc = K - k0 < 256 ? K - k0 : 256;\n"
-                   "    for (s = 0; s < ns; s++)\n      for (h = 0; h < %d; h++)\n"
-                   "        for (i0 = 0; i0 < Mp; i0 += 4) {\n",
-                T, f, vb, vb, target, f, vb, T, T, T, nb - 1, nb, nb / W);
-  tr_buf_printf(k, "          const %s *bs = pb + (s * K + k0) * %d + h * %d, *a0 = pa + i0 * K + k0, *a1 = a0 + K, *a2 = a1 + K, *a3 = a2 + K;\n"
+                   "    for (s = 0; s < ns; s++) {\n      const %s *bk = pb + (s * K + k0) * %d;\n",
+                T, f, vb, vb, target, f, vb, T, T, T, nb - 1, nb, T, nb, T, nb);
+  /* ldb != 0: B is row-major [K, ldb], not packed; this block of the strip
+   * is copied to bbuf (zeros past N), which stays warm in L1, instead of
+   * the whole B to fresh pages. */
+  tr_buf_printf(k, "      if (ldb) {\n        for (q = 0; q < kc; q++)\n"
+                   "          for (j = 0; j < %d; j++) bbuf[q * %d + j] = s * %d + j < N ? pb[(k0 + q) * ldb + s * %d + j] : 0;\n"
+                   "        bk = bbuf;\n      }\n"
+                   "      for (h = 0; h < %d; h++)\n        for (i0 = 0; i0 < Mp; i0 += 4) {\n",
+                nb, nb, nb, nb, nb / W);
+  tr_buf_printf(k, "          const %s *bs = bk + h * %d, *a0 = pa + i0 * K + k0, *a1 = a0 + K, *a2 = a1 + K, *a3 = a2 + K;\n"
                    "          tr_v%s%d c00, c01, c10, c11, c20, c21, c30, c31, b0, b1;\n          %s t[4][%d], *cp;\n"
                    "          int full;\n          col = s * %d + h * %d;\n          if (col >= N) continue;\n"
                    "          full = i0 + 4 <= M && col + %d <= N;\n          cp = full ? c + i0 * N + col : t[0];\n          ld = full ? N : %d;\n",
-                T, nb, W, f, vb, T, W, nb, W, W, W);
+                T, W, f, vb, T, W, nb, W, W, W);
   /* A partial tile (rows past M, columns past N) runs in t, which holds
    * C's valid part of earlier blocks and zeros elsewhere. */
   tr_buf_printf(k, "          if (!full) {\n            memset(t, 0, sizeof t);\n"
@@ -611,7 +618,7 @@ static void emit_mm_vec(tr_buf *k, bool dbl, int vb, const char *target) {
                    "          memcpy(cp + 3 * ld, &c30, sizeof c30); memcpy(cp + 3 * ld + %d, &c31, sizeof c31);\n"
                    "          if (!full)\n            for (r = 0; r < 4 && i0 + r < M; r++)\n"
                    "              for (j = 0; j < %d && col + j < N; j++) c[(i0 + r) * N + col + j] = t[r][j];\n"
-                   "        }\n  }\n}\n",
+                   "        }\n    }\n  }\n}\n",
                 nb, nb, L, L, L, L, L, W);
 }
 
@@ -643,12 +650,21 @@ void emit_mm(em *e, bool dbl) {
    * output) gained nothing for a dot and made a convolution up to 3x
    * slower in the worker. Row groups are where threads would split on a
    * bigger machine (the kernels take any M). */
-  tr_buf_printf(k, "static void tr_mm_%s(const %s *pa, const %s *pb, %s *c, i64 M, i64 N, i64 K) {\n"
+  /* ldb: 0, B packed in strips; else B row-major [K, ldb], which the
+   * portable path packs here. 1: out of memory. */
+  tr_buf_printf(k, "static int tr_mm_%s_ld(const %s *pa, const %s *pb, %s *c, i64 M, i64 N, i64 K, i64 ldb) {\n"
+                   "  %s *p = NULL;\n  i64 q, j;\n"
                    "#ifdef TR_MM_VEC\n"
-                   "  if (__builtin_cpu_supports(\"avx512f\")) { tr_mm_%s_v64(pa, pb, c, M, N, K); return; }\n"
-                   "  if (__builtin_cpu_supports(\"avx2\")) { tr_mm_%s_v32(pa, pb, c, M, N, K); return; }\n"
-                   "#endif\n  tr_mm_%s_c(pa, pb, c, M, N, K, 0, (M + 3) / 4 * 4);\n}\n",
-                f, T, T, T, f, f, f);
+                   "  if (__builtin_cpu_supports(\"avx512f\")) { tr_mm_%s_v64(pa, pb, c, M, N, K, ldb); return 0; }\n"
+                   "  if (__builtin_cpu_supports(\"avx2\")) { tr_mm_%s_v32(pa, pb, c, M, N, K, ldb); return 0; }\n"
+                   "#endif\n"
+                   "  if (ldb) {\n    p = calloc((size_t)((N + %d) / %d * K * %d + 1), sizeof(%s));\n    if (!p) return 1;\n"
+                   "    for (q = 0; q < K; q++)\n      for (j = 0; j < N; j++) p[((j / %d) * K + q) * %d + j %% %d] = pb[q * ldb + j];\n"
+                   "    pb = p;\n  }\n"
+                   "  tr_mm_%s_c(pa, pb, c, M, N, K, 0, (M + 3) / 4 * 4);\n  free(p);\n  return 0;\n}\n"
+                   "static void tr_mm_%s(const %s *pa, const %s *pb, %s *c, i64 M, i64 N, i64 K) {\n"
+                   "  (void)tr_mm_%s_ld(pa, pb, c, M, N, K, 0);\n}\n",
+                f, T, T, T, T, f, f, nb - 1, nb, nb, T, nb, nb, nb, f, f, T, T, T, f);
 }
 
 tr_status k_dot(em *e, const tr_instr *in) {
@@ -751,13 +767,17 @@ tr_status k_dot(em *e, const tr_instr *in) {
      * costs a fault, and the copy's pages were a third of a 256^3 dot. */
     bool adirect = (dt == TR_DT_F32 || dt == TR_DT_F64) && xs->dtype == dt && nlf == 1 && nlc == 1 &&
                    kxs[0] == 1 && ox[nlb] == nk;
+    /* Likewise an rhs laid out as row-major [K, N]: tr_mm packs it block
+     * by block into a small buffer of its own (ldb = N). */
+    bool bdirect = (dt == TR_DT_F32 || dt == TR_DT_F64) && ys->dtype == dt && no - nlb - nlf == 1 &&
+                   nlc == 1 && oy[no - 1] == 1 && kys[0] == N;
     emit_mm(e, dbl);
     tr_buf_printf(k, "  {\n    const i64 NBAT = %lldLL, M = %lldLL, N = %lldLL, Mp = %s, ns = (N + %d) / %d;\n"
                      "    i64 *ob = malloc(sizeof(i64) * 2 * NBAT), *om = malloc(sizeof(i64) * M), *on = malloc(sizeof(i64) * N), b, i, j0;\n"
-                     "    %s *pa = calloc((size_t)(Mp * nk), sizeof(%s)), *pb = calloc((size_t)(ns * nk * %d), sizeof(%s)),"
+                     "    %s *pa = calloc((size_t)(Mp * nk), sizeof(%s)), *pb = calloc((size_t)(%s * %d), sizeof(%s)),"
                      " *pc = malloc(sizeof(%s) * %s);\n"
                      "    int rc = !ob || !om || !on || !pa || !pb || !pc;\n",
-                  (long long)nbat, (long long)M, (long long)N, adirect ? "4" : "(M + 3) / 4 * 4", nb - 1, nb, at, at, nb, at, at,
+                  (long long)nbat, (long long)M, (long long)N, adirect ? "4" : "(M + 3) / 4 * 4", nb - 1, nb, at, at, bdirect ? "1" : "ns * nk", nb, at, at,
                   dt == TR_DT_F32 || dt == TR_DT_F64 ? "1" : "M * N");
     /* Offsets of each batch, lhs-free and rhs-free index (row-major over
      * their output dims). */
@@ -800,17 +820,24 @@ tr_status k_dot(em *e, const tr_instr *in) {
       tr_buf_free(&ld);
     }
     tr_buf_printf(k, "    for (b = 0; !rc && b < NBAT; b++) {\n"
-                     "      for (i = %s; i < M; i++)\n        for (q = 0; q < nk; q++) pa[(i - %s) * nk + q] = %s;\n"
-                     "      for (j0 = 0; j0 < N; j0 += %d)\n        for (q = 0; q < nk; q++) {\n"
-                     "          %s *bq = pb + ((j0 / %d) * nk + q) * %d;\n"
-                     "          for (j = j0; j < j0 + %d && j < N; j++) bq[j - j0] = %s;\n        }\n",
-                  adirect ? "M / 4 * 4" : "0", adirect ? "M / 4 * 4" : "0", cv[0].p, nb, at, nb, nb, nb, cv[1].p);
+                     "      for (i = %s; i < M; i++)\n        for (q = 0; q < nk; q++) pa[(i - %s) * nk + q] = %s;\n",
+                  adirect ? "M / 4 * 4" : "0", adirect ? "M / 4 * 4" : "0", cv[0].p);
+    if (!bdirect)
+      tr_buf_printf(k, "      for (j0 = 0; j0 < N; j0 += %d)\n        for (q = 0; q < nk; q++) {\n"
+                       "          %s *bq = pb + ((j0 / %d) * nk + q) * %d;\n"
+                       "          for (j = j0; j < j0 + %d && j < N; j++) bq[j - j0] = %s;\n        }\n",
+                    nb, at, nb, nb, nb, cv[1].p);
+    const char *mf = bdirect ? (dbl ? "d_ld" : "f_ld") : dbl ? "d" : "f", *rcs = bdirect ? "rc |= " : "";
+    char bsrc[96];
+    if (bdirect) snprintf(bsrc, sizeof bsrc, "(const %s *)(const void *)a1 + ob[2 * b + 1], (%s *)(void *)r", at, at);
+    else snprintf(bsrc, sizeof bsrc, "pb, (%s *)(void *)r", at);
+    const char *ldb = bdirect ? ", N" : "";
     if (adirect)
-      tr_buf_printf(k, "      if (M >= 4) tr_mm_%s((const %s *)(const void *)a0 + ob[2 * b], pb, (%s *)(void *)r + b * M * N, M / 4 * 4, N, nk);\n"
-                       "      if (M %% 4) tr_mm_%s(pa, pb, (%s *)(void *)r + (b * M + M / 4 * 4) * N, M %% 4, N, nk);\n    }\n",
-                    dbl ? "d" : "f", at, at, dbl ? "d" : "f", at);
+      tr_buf_printf(k, "      if (M >= 4) %str_mm_%s((const %s *)(const void *)a0 + ob[2 * b], %s + b * M * N, M / 4 * 4, N, nk%s);\n"
+                       "      if (M %% 4) %str_mm_%s(pa, %s + (b * M + M / 4 * 4) * N, M %% 4, N, nk%s);\n    }\n",
+                    rcs, mf, at, bsrc, ldb, rcs, mf, bsrc, ldb);
     else if (direct)
-      tr_buf_printf(k, "      tr_mm_%s(pa, pb, (%s *)(void *)r + b * M * N, M, N, nk);\n    }\n", dbl ? "d" : "f", at);
+      tr_buf_printf(k, "      %str_mm_%s(pa, %s + b * M * N, M, N, nk%s);\n    }\n", rcs, mf, bsrc, ldb);
     else
       tr_buf_printf(k, "      tr_mm_%s(pa, pb, pc, M, N, nk);\n"
                        "      for (i = 0; i < M * N; i++) ST_%s(r, b * M * N + i, pc[i]);\n    }\n",
