@@ -461,8 +461,8 @@ void sh_materialize(sh_ctx *c, sh_val *v) {
  * an embedding table then costs the rows, not the table. */
 #define LAZY_MIN ((size_t)1 << 16)
 
-static sh_val *lazy_arg(const tr_tensor *t) {
-  sh_val *v = tr_xcalloc(1, sizeof *v);
+/* v (zeroed) as the lazy value of t, which outlives it. */
+static void lazy_init(sh_val *v, const tr_tensor *t) {
   v->refs = 1;
   v->arr = true;
   v->dt = t->dtype;
@@ -471,6 +471,11 @@ static sh_val *lazy_arg(const tr_tensor *t) {
   for (int i = 0; i < t->rank; i++) v->dims[i] = t->dims[i];
   v->n = tr_tensor_count(t);
   v->src = t;
+}
+
+static sh_val *lazy_arg(const tr_tensor *t) {
+  sh_val *v = tr_xcalloc(1, sizeof *v);
+  lazy_init(v, t);
   return v;
 }
 
@@ -925,8 +930,9 @@ static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **
 /* A constant: its literal, exact and certain. */
 /* A large constant of a float type up to 32 bits stays lazy as the large
  * arguments do (an embedding table looked up by a gather): its sh_val and
- * a tensor view of the literal in one block, so freeing the value frees
- * the view (the module outlives the evaluation). */
+ * a tensor view of the literal (data and dims in the module, which
+ * outlives the evaluation) in one block, so freeing the value frees the
+ * view. */
 typedef struct {
   sh_val v;
   tr_tensor view;
@@ -940,17 +946,9 @@ static sh_val *lazy_constant(const tr_instr *in) {
   for (int i = 0; i < s->rank; i++) n *= (size_t)s->dims[i];
   if (n < LAZY_MIN) return NULL;
   lazy_const *b = tr_xcalloc(1, sizeof *b);
-  sh_val *v = &b->v;
-  v->refs = 1;
-  v->arr = true;
-  v->dt = s->dtype;
-  v->rank = s->rank;
-  v->dims = tr_xmalloc(sizeof(int64_t) * (size_t)(s->rank > 0 ? s->rank : 1));
-  for (int i = 0; i < s->rank; i++) v->dims[i] = s->dims[i];
-  v->n = n;
-  b->view = (tr_tensor){s->dtype, s->rank, v->dims, l->data, n * (size_t)tr_dtype_size(s->dtype)};
-  v->src = &b->view;
-  return v;
+  b->view = (tr_tensor){s->dtype, s->rank, s->dims, l->data, n * (size_t)tr_dtype_size(s->dtype)};
+  lazy_init(&b->v, &b->view);
+  return &b->v;
 }
 
 static tr_status exact_value(sh_ctx *c, const tr_instr *in, sh_val **out) {
