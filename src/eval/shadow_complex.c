@@ -66,6 +66,20 @@ static void cplx_at(const sh_val *a, size_t i, long double *re, long double *im,
   *e = a->e ? a->e[i] : 0;
 }
 
+/* Element i of the first operand (parts a, b, bound ea) and of the second
+ * where there is one (c, d, ec; left as they are otherwise); the OR of
+ * their marks. */
+static unsigned char operands_at(sh_val **ops, int nops, size_t i, long double *a, long double *b,
+                                 long double *ea, long double *c, long double *d, long double *ec) {
+  cplx_at(ops[0], i, a, b, ea);
+  unsigned char un = ops[0]->u[i];
+  if (nops > 1) {
+    cplx_at(ops[1], i, c, d, ec);
+    un |= ops[1]->u[i];
+  }
+  return un;
+}
+
 /* The exact kernel of dot or convolution on real twins. */
 static tr_status contract(sh_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
                           tr_tensor **out) {
@@ -166,12 +180,7 @@ static bool cplx_elem_bound(const tr_instr *in, sh_val **ops, sh_val *o) {
   if (tr_dtypes[ct].kind == TR_DK_COMPLEX) cplx_fmt(ct, &u, &tiny);
   for (size_t i = 0; i < o->n; i++) {
     long double a, b, ea, c = 0, d = 0, ec = 0;
-    cplx_at(ops[0], i, &a, &b, &ea);
-    unsigned char un = ops[0]->u[i];
-    if (in->noperands > 1) {
-      cplx_at(ops[1], i, &c, &d, &ec);
-      un |= ops[1]->u[i];
-    }
+    unsigned char un = operands_at(ops, in->noperands, i, &a, &b, &ea, &c, &d, &ec);
     long double sre, sim, e;
     switch (op) {
     case TR_OP_ADD: case TR_OP_SUBTRACT:
@@ -292,12 +301,7 @@ static bool cplx_fn_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *o
   const long double r2 = 1.4142135623730950488L;
   for (size_t i = 0; i < o->n; i++) {
     long double a, b, ea, cc = 0, d = 0, ec = 0;
-    cplx_at(ops[0], i, &a, &b, &ea);
-    unsigned char un = ops[0]->u[i];
-    if (in->noperands > 1) {
-      cplx_at(ops[1], i, &cc, &d, &ec);
-      un |= ops[1]->u[i];
-    }
+    unsigned char un = operands_at(ops, in->noperands, i, &a, &b, &ea, &cc, &d, &ec);
     if (op == TR_OP_LOG_PLUS_ONE) {
       /* log(1 + z): the log rule on 1 + z (exact in long double), whose
        * box grows by the rounding of 1 + a a plain implementation makes. */
