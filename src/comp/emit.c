@@ -46,6 +46,21 @@ tr_status em_unsup(em *e, const tr_instr *in, const char *why) {
   return TR_ERR_UNSUPPORTED;
 }
 
+bool em_window_arrays(const tr_attr *wa, int rank, int64_t *wsize, int64_t *stride, int64_t *padlo,
+                      int64_t *ld, int64_t *rd) {
+  bool empty = false;
+  for (int d = 0; d < rank; d++) {
+    const tr_window_dim *w = &wa->u.win[d];
+    wsize[d] = w->size;
+    stride[d] = w->stride;
+    padlo[d] = w->pad_lo;
+    ld[d] = w->lhs_dilate;
+    rd[d] = w->rhs_dilate;
+    empty |= w->size <= 0;
+  }
+  return empty;
+}
+
 /* Whether every array leaf of s has a core element type and static dims. */
 static bool shape_ok(const tr_shape *s) {
   if (s->dtype == TR_DT_TUPLE) {

@@ -309,16 +309,7 @@ tr_status k_reduce_window_generic(em *e, const tr_instr *in) {
   if (st != TR_OK) return st;
   int64_t xst[64], wsize[64], stride[64], padlo[64], ld[64], rd[64];
   strides(xs, xst);
-  bool empty = false;
-  for (int d = 0; d < rank; d++) {
-    const tr_window_dim *w = &wa->u.win[d];
-    wsize[d] = w->size;
-    stride[d] = w->stride;
-    padlo[d] = w->pad_lo;
-    ld[d] = w->lhs_dilate;
-    rd[d] = w->rhs_dilate;
-    empty |= w->size <= 0;
-  }
+  bool empty = em_window_arrays(wa, rank, wsize, stride, padlo, ld, rd);
   tr_buf *k = &e->cur;
   bool arr = tr_shape_is_array(in->shape);
   tr_buf_printf(k, "static int comp%d(u8 **p, u8 **r);\nstatic int kK(%s", ap->id, arr ? "u8 *r" : "u8 **rs");
@@ -404,16 +395,7 @@ tr_status k_select_and_scatter(em *e, const tr_instr *in) {
   if (st != TR_OK) return st;
   int64_t xst[64], wsize[64], stride[64], padlo[64], ld[64], rd[64];
   strides(xs, xst);
-  bool empty = false;
-  for (int d = 0; d < rank; d++) {
-    const tr_window_dim *w = &wa->u.win[d];
-    wsize[d] = w->size;
-    stride[d] = w->stride;
-    padlo[d] = w->pad_lo;
-    ld[d] = w->lhs_dilate;
-    rd[d] = w->rhs_dilate;
-    empty |= w->size <= 0;
-  }
+  bool empty = em_window_arrays(wa, rank, wsize, stride, padlo, ld, rd);
   int es = es_of(dt), xes = es_of(xs->dtype), ses = es_of(ss->dtype);
   tr_buf *k = &e->cur;
   tr_buf_printf(k, "static int comp%d(u8 **p, u8 **r);\nstatic int comp%d(u8 **p, u8 **r);\n", sel->id, sc->id);

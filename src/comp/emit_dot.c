@@ -180,17 +180,10 @@ tr_status k_reduce_window(em *e, const tr_instr *in) {
   if (rank == 0 || !wa || wa->n != rank) return em_unsup(e, in, "window");
   int64_t xst[64], wsize[64], stride[64], padlo[64], ld[64], rd[64];
   strides(xs, xst);
-  bool empty = false;
-  for (int d = 0; d < rank; d++) {
-    const tr_window_dim *w = &wa->u.win[d];
-    wsize[d] = w->size;
-    stride[d] = w->stride;
-    padlo[d] = w->pad_lo;
-    /* defect: base dilation dropped, the input read as if undilated */
-    ld[d] = TR_INJECTED(e->o->inject, EMIT_REDUCE_WINDOW_BASE_DILATION) ? 1 : w->lhs_dilate;
-    rd[d] = w->rhs_dilate;
-    empty |= w->size <= 0;
-  }
+  bool empty = em_window_arrays(wa, rank, wsize, stride, padlo, ld, rd);
+  /* defect: base dilation dropped, the input read as if undilated */
+  if (TR_INJECTED(e->o->inject, EMIT_REDUCE_WINDOW_BASE_DILATION))
+    for (int d = 0; d < rank; d++) ld[d] = 1;
   const char *args[2];
   args[r->operands[0]->param_index == 0 ? 0 : 1] = "acc";
   args[r->operands[0]->param_index == 0 ? 1 : 0] = "xv";

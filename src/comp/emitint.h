@@ -119,6 +119,11 @@ bool em_elem_op(tr_op op);
 void em_convert_value(tr_buf *x, tr_dtype st, tr_dtype dt, const char *a, uint64_t inj);
 bool em_elem_value(const tr_instr *in, const char *const *a, tr_buf *x, uint64_t inj);
 void em_kern_head(em *e, int nargs);
+/* A window attribute's per-dim size, stride, low padding, lhs and rhs
+ * dilation, as the window kernels take them; true when some size is <= 0
+ * (an empty window). */
+bool em_window_arrays(const tr_attr *wa, int rank, int64_t *wsize, int64_t *stride, int64_t *padlo,
+                      int64_t *ld, int64_t *rd);
 void em_lane_loop(em *e, int nargs, bool indep);
 void em_elem_head(em *e, int nargs);
 tr_status em_fused_values(em *e, const tr_comp *c, const tr_shape *rs, const tr_instr *skip);
