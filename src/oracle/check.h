@@ -68,6 +68,7 @@ typedef struct {
   bool finding;          /* this run is a finding */
   bool weak;             /* some output is weak */
   double ref_ms, target_ms; /* wall times of the reference and the target */
+  char *pi_text;         /* --per-instruction: its lines, or NULL */
 } tr_check_run;
 
 /* Everything a check found. Heap-owned; tr_check_report_free. */
@@ -79,6 +80,8 @@ typedef struct {
   tr_check_sig sig;      /* of the first finding (kind "" when none) */
   char *declined;        /* DECLINED: why, else NULL */
   char *bundle;          /* the bundle folder written, or NULL */
+  int narrowed;          /* dots/convolutions the profile's narrowing rule
+                            changed in the reference (0: none) */
   cJSON *json;           /* the whole report, as `trench check --json`
                             prints it (owned) */
 } tr_check_report;
