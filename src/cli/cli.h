@@ -30,6 +30,9 @@ extern const cli_cmd cli_cmd_run;
 extern const cli_cmd cli_cmd_check;
 extern const cli_cmd cli_cmd_defects;
 extern const cli_cmd cli_cmd_compile;
+extern const cli_cmd cli_cmd_mutate;
+extern const cli_cmd cli_cmd_fuzz;
+extern const cli_cmd cli_cmd_merge;
 
 /* ---- option scanning ----
  * Options and operands may be mixed; "--" ends options; "-" is an operand

@@ -15,6 +15,9 @@ static const cli_cmd *const commands[] = {
   &cli_cmd_compile,
   &cli_cmd_stats,
   &cli_cmd_defects,
+  &cli_cmd_mutate,
+  &cli_cmd_fuzz,
+  &cli_cmd_merge,
 };
 
 static const char exit_codes_help[] =
