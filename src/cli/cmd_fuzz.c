@@ -41,6 +41,7 @@ const cli_cmd cli_cmd_fuzz = {
   "      --seeds N          input seeds per test (2)\n"
   "  -o, --out DIR          the campaign folder (fuzz-out)\n"
   "      --resume           continue the campaign in DIR\n"
+  "      --until-finding    stop at the first finding\n"
   "      --mutator-cmd CMD  also mutate with CMD (sh -c): module text on\n"
   "                         stdin, a module on stdout, $TRENCH_SEED set\n"
   "      --generator-cmd CMD  also test modules CMD prints ($TRENCH_SEED)\n"
@@ -151,6 +152,7 @@ static int run_fuzz(int argc, char **argv) {
       if (!*v || *end || fo.nseeds < 1 || fo.nseeds > 100) cli_usage_error(cmd, "--seeds wants 1..100, not '%s'", v);
     } else if (cli_opt_is(&o, "-o", "--out")) fo.out = cli_opt_value(&o);
     else if (cli_opt_flag(&o, NULL, "--resume")) fo.resume = true;
+    else if (cli_opt_flag(&o, NULL, "--until-finding")) fo.until_finding = true;
     else if (cli_opt_is(&o, NULL, "--mutator-cmd")) fo.mutator_cmd = cli_opt_value(&o);
     else if (cli_opt_is(&o, NULL, "--generator-cmd")) fo.generator_cmd = cli_opt_value(&o);
     else if (cli_opt_is(&o, NULL, "--profile")) profile_arg = cli_opt_value(&o);

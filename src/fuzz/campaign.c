@@ -193,6 +193,7 @@ typedef struct {
   uint64_t ops[(TR_OP_COUNT + 63) / 64];
   tr_fuzz_stats st;
   bool warned_log;
+  double t0;        /* when this run started */
   tr_target *t;     /* worker: its target */
   const char *target_name, *target_version;
 } camp;
@@ -657,6 +658,7 @@ static void take_result(camp *c, worker *w, const char *line) {
     cJSON_DeleteItemFromObject(ev, "work");
   }
   bool fresh = finding && !sig_find(c, sg);
+  cJSON_AddNumberToObject(ev, "at", now_s() - c->t0);
   log_line(c, ev, finding);
   count_event(c, ev);
   if (fresh) c->st.unique = c->nsigs;
@@ -824,6 +826,7 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
   c.log_fd = -1;
   memset(st, 0, sizeof *st);
   double t0 = now_s();
+  c.t0 = t0;
   /* The corpus: every file parsed and verified once, here; a file that
    * does not is reported and left out. The workers inherit the modules. */
   for (int i = 0; i < o->ncorpus; i++) {
@@ -931,6 +934,7 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
     }
   for (;;) {
     if ((o->stop && *o->stop) || (deadline && now_s() >= deadline)) more = false;
+    if (o->until_finding && c.st.findings) more = false;
     /* Hand a test to every idle worker. */
     for (int i = 0; i < nw && more; i++) {
       if (ws[i].pid <= 0 || ws[i].t >= 0) continue;

@@ -40,6 +40,7 @@ typedef struct {
   void *gen_user;
   const char *gen_version;
   bool resume;                   /* continue the campaign in out */
+  bool until_finding;            /* stop at the first finding */
   bool progress;                 /* a live line on stderr */
   double test_timeout_s;         /* a test (all seeds) on trench's side;
                                     default 120 */
