@@ -548,7 +548,14 @@ static cJSON *run_test(camp *c, long t) {
     }
   }
   if (rep.outcome != TR_CHECK_FINDING) remove_tree(work);
+  double ref_ms = 0, target_ms = 0;
+  for (int i = 0; i < rep.nruns; i++) {
+    ref_ms += rep.runs[i].ref_ms;
+    target_ms += rep.runs[i].target_ms;
+  }
   cJSON_AddNumberToObject(ev, "ms", (now_s() - t0) * 1000);
+  cJSON_AddNumberToObject(ev, "ref_ms", ref_ms);
+  cJSON_AddNumberToObject(ev, "target_ms", target_ms);
   tr_check_report_free(&rep);
   tr_diag_clear(&d);
   tr_module_free(m);
@@ -630,6 +637,35 @@ static void reap(worker *w) {
   w->pid = 0;
 }
 
+/* The bundle's README names the folder tr_check wrote it in (work/tN);
+ * after the rename it names the finding's folder. */
+static void retarget_readme(const char *dest, const char *work) {
+  char p[4500];
+  snprintf(p, sizeof p, "%s/README.md", dest);
+  char *text = NULL;
+  size_t len = 0;
+  tr_diag d = {0};
+  if (tr_read_file(p, &text, &len, &d) != TR_OK) {
+    tr_diag_clear(&d);
+    return;
+  }
+  tr_buf b = {0};
+  size_t wl = strlen(work);
+  for (const char *q = text; *q;) {
+    const char *hit = strstr(q, work);
+    if (!hit) {
+      tr_buf_puts(&b, q);
+      break;
+    }
+    tr_buf_putn(&b, q, (size_t)(hit - q));
+    tr_buf_puts(&b, dest);
+    q = hit + wl;
+  }
+  write_file(p, tr_buf_str(&b));
+  tr_buf_free(&b);
+  free(text);
+}
+
 /* A result line from a worker: rename a new finding's bundle into place,
  * log, count. */
 static void take_result(camp *c, worker *w, const char *line) {
@@ -649,7 +685,10 @@ static void take_result(camp *c, worker *w, const char *line) {
     snprintf(dest, sizeof dest, "%s/findings/%s", c->o->out, sg);
     struct stat sb;
     if (stat(dest, &sb) != 0) {
-      if (rename(work, dest) == 0) cJSON_AddStringToObject(ev, "bundle", dest);
+      if (rename(work, dest) == 0) {
+        cJSON_AddStringToObject(ev, "bundle", dest);
+        retarget_readme(dest, work);
+      }
       else cJSON_AddStringToObject(ev, "why", "cannot move the bundle into findings/");
     } else {
       cJSON_AddStringToObject(ev, "duplicate_of", dest);
