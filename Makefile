@@ -35,7 +35,7 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 DEPS := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
 
-all: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/libtrench.a
+all: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/libtrench.a $(BUILD)/embed
 
 # Installs missing Debian packages once per build folder.
 $(BUILD)/.deps: scripts/deps.sh
@@ -54,10 +54,14 @@ $(BUILD)/libtrench.a: $(LIB_OBJ)
 $(BUILD)/trench: $(CLI_OBJ) $(BUILD)/libtrench.a
 	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
 
+# The embedding example: include/trench.h and the library, nothing else.
+$(BUILD)/embed: examples/embed.c include/trench.h $(BUILD)/libtrench.a
+	$(CC) $(CFLAGS) -Iinclude $(PROG_LDFLAGS) -o $@ examples/embed.c $(BUILD)/libtrench.a $(LDLIBS) $(TCC_LIBS)
+
 $(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtrench.a
 	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
 
-test: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/unit
+test: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/unit $(BUILD)/embed
 	@bash tests/run.sh $(BUILD)
 
 check-san:
