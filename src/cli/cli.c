@@ -2,6 +2,7 @@
  * loading a module from a file or stdin, and the final flush of stdout. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,28 @@ const char *cli_opt_value(cli_opts *o) {
   if (o->i >= o->argc)
     cli_usage_error(o->cmd, "option '%s' needs a value", o->arg);
   return o->argv[o->i++];
+}
+
+bool cli_opt_ref_limits(cli_opts *o, double *deadline_s, int64_t *max_trips) {
+  char *end;
+  if (cli_opt_is(o, NULL, "--ref-timeout")) {
+    const char *v = cli_opt_value(o);
+    double s = strtod(v, &end);
+    if (!*v || *end || !(s > 0) || !(s < 1e9))
+      cli_usage_error(o->cmd, "--ref-timeout needs seconds > 0, not '%s'", v);
+    *deadline_s = s;
+    return true;
+  }
+  if (cli_opt_is(o, NULL, "--max-trips")) {
+    const char *v = cli_opt_value(o);
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (!*v || *end || errno || n < 1)
+      cli_usage_error(o->cmd, "--max-trips needs a positive integer, not '%s'", v);
+    *max_trips = n;
+    return true;
+  }
+  return false;
 }
 
 bool cli_opt_flag(cli_opts *o, const char *shortname, const char *longname) {
