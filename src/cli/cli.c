@@ -71,6 +71,28 @@ const char *cli_opt_value(cli_opts *o) {
   return o->argv[o->i++];
 }
 
+bool cli_opt_ref_limits(cli_opts *o, double *deadline_s, int64_t *max_trips) {
+  char *end;
+  if (cli_opt_is(o, NULL, "--ref-timeout")) {
+    const char *v = cli_opt_value(o);
+    double s = strtod(v, &end);
+    if (!*v || *end || !(s > 0) || !(s < 1e9))
+      cli_usage_error(o->cmd, "--ref-timeout needs seconds > 0, not '%s'", v);
+    *deadline_s = s;
+    return true;
+  }
+  if (cli_opt_is(o, NULL, "--max-trips")) {
+    const char *v = cli_opt_value(o);
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (!*v || *end || errno || n < 1)
+      cli_usage_error(o->cmd, "--max-trips needs a positive integer, not '%s'", v);
+    *max_trips = n;
+    return true;
+  }
+  return false;
+}
+
 bool cli_opt_flag(cli_opts *o, const char *shortname, const char *longname) {
   if (!cli_opt_is(o, shortname, longname)) return false;
   if (o->val && o->arg[1] == '-')

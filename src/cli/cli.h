@@ -65,6 +65,16 @@ _Noreturn void cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 /* Prints cmd->help to stdout and exits 0 when the current option is -h or
  * --help. */
 void cli_opt_help(cli_opts *o);
+/* The reference interpreter's limits (tr_eval_opts): --ref-timeout S sets
+ * *deadline_s, --max-trips N sets *max_trips. Returns whether the current
+ * option was one of them; a bad value is a usage error. CLI_REF_LIMITS_HELP
+ * is their help text. */
+bool cli_opt_ref_limits(cli_opts *o, double *deadline_s, int64_t *max_trips);
+#define CLI_REF_LIMITS_HELP \
+  "      --ref-timeout S  end the reference interpreter's run after S seconds\n" \
+  "                       of wall-clock time (default: no deadline)\n" \
+  "      --max-trips N    end it when one while loop runs more than N trips\n" \
+  "                       (default 10000000)\n"
 
 /* ---- inputs ---- */
 /* Name shown in messages for path ("-" reads stdin). */

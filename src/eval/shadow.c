@@ -670,11 +670,9 @@ static tr_status sh_while(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **
     unsure |= p->u[0] != 0;
     sh_unref(p);
     if (!go) break;
-    if (c->ev.opts.max_while_trips > 0 && trips >= c->ev.opts.max_while_trips) {
+    if ((st = ev_trip(&c->ev, in, trips)) != TR_OK) {
       sh_unref(state);
-      return ev_err(&c->ev, in, TR_ERR_UNSUPPORTED,
-                    "unsupported: while loop ran past the limit of %lld trips",
-                    (long long)c->ev.opts.max_while_trips);
+      return st;
     }
     sh_val *next = NULL;
     st = sh_call(c, in, body, &state, 1, &next);
@@ -980,6 +978,7 @@ tr_status sh_call(sh_ctx *c, const tr_instr *caller, const tr_comp *k, sh_val *c
   for (int i = 0; i < n && st == TR_OK; i++) {
     const tr_instr *in = k->instrs[i];
     if (!ci->live[i]) continue;
+    if ((st = ev_tick(&c->ev, in)) != TR_OK) break;
     if (in->op == TR_OP_PARAMETER) {
       if (in->param_index < 0 || in->param_index >= np || !params[in->param_index]) {
         st = ev_err(&c->ev, in, TR_ERR_INVALID, "parameter %lld is not passed (%d given)",
@@ -1178,6 +1177,7 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
   c.ev.m = m;
   c.ev.d = d;
   if (opts) c.ev.opts = opts->eval;
+  ev_limits_start(&c.ev);
   if (opts && opts->ulps) {
     c.ut = opts->ulps;
   } else {

@@ -140,7 +140,7 @@ int tb_compare(tr_target *t, const tr_module *m, int seed, const char *what) {
   tr_tensor **ref = NULL;
   int nref = 0;
   tr_diag d = {0};
-  tr_eval_opts eo = {1000000, false, 0};
+  tr_eval_opts eo = {1000000, false, 0, 0};
   tr_status es = tr_eval_opt(m, &eo, args, nargs, &ref, &nref, &d);
   tr_diag_clear(&d);
   if (es == TR_OK) {
