@@ -11,6 +11,7 @@
 #include "../oracle/compare.h"
 #include "../oracle/inputs.h"
 #include "../oracle/profile.h"
+#include "../oracle/received.h"
 #include "../target/target.h"
 
 #include <cjson/cJSON.h>
@@ -27,6 +28,7 @@ const cli_cmd cli_cmd_check = {
   "check", "run a module on a target and judge it against the reference",
   "Usage: trench check [OPTIONS] MODULE... --target T\n"
   "\n"
+
   "Runs MODULE on the target T and on the reference interpreter in shadow\n"
   "mode (docs/ORACLE.md) for each input seed, and judges every output\n"
   "element: a float passes when |target - reference| <= k * bound + tiny,\n"
@@ -48,8 +50,8 @@ const cli_cmd cli_cmd_check = {
   "mostly uncertain, values tiny against their bounds), and the target's\n"
   "own: crash, hang, compile-error, error, protocol-error, unsupported.\n"
   "\n"
-  "Targets: builtin (trench's compiler), interp (the reference, exact mode),\n"
-  "xla-cpu (XLA through jax; scripts/venv.sh), cmd:PROGRAM (docs/PROTOCOL.md).\n"
+  "Targets: builtin, interp (the reference), xla-cpu (XLA through jax; also\n"
+  "takes StableHLO MODULEs), cmd:PROGRAM (docs/PROTOCOL.md).\n"
   "\n"
   "Options:\n"
   "      --target T     the target (required)\n"
@@ -76,6 +78,7 @@ const cli_cmd cli_cmd_check = {
   "                     chains: elementwise producers with one user are judged\n"
   "                     with that user, not returned, so the target fuses them\n"
   "                     as in MODULE (finds fusion bugs that returning hides)\n"
+  "      --show-received  diff of the module the target received and MODULE\n"
   "      --json         print the report as JSON instead of text\n"
   "      --save DIR     write a bundle for the first finding (or the first\n"
   "                     seed when there is none): module, inputs, reference\n"
@@ -120,6 +123,7 @@ typedef struct {
   bool saved;            /* a bundle was written */
   const char *profile_arg; /* --profile as given, for the bundle's README */
   bool strict;           /* --strict */
+  const char *mlir;      /* StableHLO text the module was converted from */
 } check_run;
 
 /* The profile and the other references it needs for one seed (alts.h),
@@ -181,6 +185,11 @@ static bool save_bundle(const char *dir, const check_run *cr, const tr_module *m
   tr_print_module(&b, m);
   tr_buf_printf(&path, "%s/module.hlo", dir);
   bool ok = write_text(path.p, tr_buf_str(&b));
+  if (ok && cr->mlir) { /* the module as given; module.hlo is its conversion */
+    tr_buf_free(&path);
+    tr_buf_printf(&path, "%s/module.mlir", dir);
+    ok = write_text(path.p, cr->mlir);
+  }
   for (int i = 0; ok && i < nins; i++) ok = save_npy(dir, "in", i, ins[i]);
   /* refN.npy: the reference in exact mode (each op rounded to its dtype,
    * what `trench run` gives on these inputs), not the shadow values
@@ -214,8 +223,8 @@ static bool save_bundle(const char *dir, const check_run *cr, const tr_module *m
   }
   if (ok) {
     tr_buf rd = {0};
-    tr_buf_printf(&rd, "# trench check bundle\n\nModule %s on target `%s`.\n\nReproduce:\n\n    trench check %s/module.hlo --target '%s'",
-                  cr->module, cr->target, dir, cr->target);
+    tr_buf_printf(&rd, "# trench check bundle\n\nModule %s on target `%s`.\n\nReproduce:\n\n    trench check %s/module.%s --target '%s'",
+                  cr->module, cr->target, dir, cr->mlir ? "mlir" : "hlo", cr->target);
     if (cr->strict) tr_buf_puts(&rd, " --strict");
     else if (cr->profile_arg) tr_buf_printf(&rd, " --profile '%s'", cr->profile_arg);
     for (int i = 0; i < nins; i++) tr_buf_printf(&rd, " --input %s/in%d.npy", dir, i);
@@ -226,6 +235,10 @@ static bool save_bundle(const char *dir, const check_run *cr, const tr_module *m
                      "shadow values rounded once to the output dtype: the centre of those\n"
                      "bounds), targetN.npy (the target's outputs, when it ran), optimized.hlo\n"
                      "(what the target ran, when it says), report.json.\n");
+    if (cr->mlir)
+      tr_buf_puts(&rd, "module.mlir is the StableHLO module as given (the target compiled it\n"
+                       "unchanged); module.hlo is the target's own conversion of it to HLO,\n"
+                       "which the reference evaluated.\n");
     tr_buf_free(&path);
     tr_buf_printf(&path, "%s/README.md", dir);
     ok = write_text(path.p, tr_buf_str(&rd));
@@ -364,6 +377,7 @@ typedef struct {
   bool per_instr;        /* --per-instruction */
   bool chains;           /* --per-instruction=chains */
   bool fill_elided;      /* --fill-elided */
+  bool show_received;    /* --show-received */
 } check_env;
 
 /* Overall counts of a multi-module run (printed at the end). */
@@ -374,6 +388,7 @@ typedef struct {
   int pi_checked, pi_pass, pi_weak, pi_mismatch, pi_skipped, pi_noruns;
   int pi_excused[TR_PR_COUNT]; /* instructions each profile rule excused */
   int pi_narrowed;             /* judged against a narrowed reference */
+  int received_checked, received_changed; /* modules whose received module was compared / differed */
 } check_totals;
 
 /* "DIR/NAME" for module path: NAME is the file name without ".hlo". */
@@ -525,7 +540,10 @@ static int check_module(const check_env *env, const char *path, check_totals *to
   else cJSON_AddNullToObject(cr.report, "profile");
   tot->modules++;
   tr_parse_opts po = {env->fill_elided};
-  tr_module *m = cli_load_opts(path, true, &po, &rc);
+  char *mlir = NULL;
+  tr_module *m = cli_load_source(path, t, &po, &mlir, &rc);
+  cr.mlir = mlir;
+  if (mlir) cJSON_AddStringToObject(cr.report, "source", "stablehlo");
   if (!m) {
     cJSON_AddStringToObject(cr.report, "summary", rc == CLI_EXIT_USAGE ? "error" : "finding");
     cJSON_AddStringToObject(cr.report, "error", rc == CLI_EXIT_USAGE ? "cannot read the module"
@@ -558,6 +576,7 @@ static int check_module(const check_env *env, const char *path, check_totals *to
   }
   cJSON *seeds = cJSON_AddArrayToObject(cr.report, "runs");
   int nfind = 0, nweak = 0, nunsupported = 0;
+  bool received_changed = false;
   for (long s = 0; s < nseeds; s++) {
     uint64_t seed = env->seed0 + (uint64_t)s;
     tr_tensor **ins = NULL;
@@ -616,6 +635,10 @@ static int check_module(const check_env *env, const char *path, check_totals *to
     tr_run_opts ro = {0};
     ro.want_optimized_hlo = save != NULL;
     ro.timeout_s = env->timeout;
+    ro.module_text = mlir;
+    /* The first seed asks what the target received (compiling is cached,
+     * so later seeds run the same executable). */
+    ro.want_received_hlo = s == 0 && (t->caps & TR_CAP_RECEIVED_HLO);
     tr_run_result res;
     tr_run_result_init(&res);
     if (tr_target_run(t, m, ins, nins, &ro, &res, &d) != TR_OK) {
@@ -628,6 +651,21 @@ static int check_module(const check_env *env, const char *path, check_totals *to
     cJSON *js = cJSON_CreateObject();
     cJSON_AddItemToArray(seeds, js);
     if (!nfiles) cJSON_AddNumberToObject(js, "seed", (double)seed);
+    if (res.received_hlo) {
+      tr_received rcv;
+      tr_received_compare(m, res.received_hlo, &rcv);
+      tr_received_json(cr.report, &rcv);
+      if (rcv.checked && !rcv.same) received_changed = true;
+      tot->received_checked += rcv.checked;
+      tot->received_changed += rcv.checked && !rcv.same;
+      if (!cr.json) {
+        tr_buf rb = {0};
+        tr_received_line(&rb, &rcv, env->show_received);
+        fputs(tr_buf_str(&rb), stdout);
+        tr_buf_free(&rb);
+      }
+      tr_received_free(&rcv);
+    }
     prof_ctx pc = {prof, refm, ins, nins, false, {{0}, {0}, NULL, 0}};
     int src = judge_seed(&cr, label, ref, nref, &res, env->k, &pc, js);
     prof_free(&pc);
@@ -662,7 +700,10 @@ static int check_module(const check_env *env, const char *path, check_totals *to
                                                 : "pass";
   if (code == CLI_EXIT_USAGE) tot->errors++;
   cJSON_AddStringToObject(cr.report, "summary", summary);
-  if (!cr.json) printf("check: %s (%s on %s)\n", summary, path, spec);
+  if (!cr.json)
+    printf("check: %s (%s on %s%s)\n", summary, path, spec,
+           received_changed ? "; the module it received was changed" : "");
+  free(mlir);
   tr_anchored_free(&anch);
   tr_module_free(nm);
   tr_module_free(m);
@@ -737,6 +778,8 @@ static int run(int argc, char **argv) {
         cli_usage_error(cmd, "--per-instruction takes all or chains, not '%s'", o.val);
     } else if (cli_opt_flag(&o, NULL, "--fill-elided")) {
       env.fill_elided = true;
+    } else if (cli_opt_flag(&o, NULL, "--show-received")) {
+      env.show_received = true;
     } else if (cli_opt_flag(&o, NULL, "--json")) {
       env.json_mode = true;
     } else if (cli_opt_is(&o, NULL, "--save")) {
@@ -825,6 +868,9 @@ static int run(int argc, char **argv) {
            "%d crash, %d other, %d errors (on %s)\n",
            tot.modules, tot.checks, tot.pass, tot.weak, tot.mismatch, tot.unsupported,
            tot.crash, tot.other, tot.errors, spec);
+    if (tot.received_checked)
+      printf("check: received: %d of %d modules reached the target changed\n", tot.received_changed,
+             tot.received_checked);
     if (env.per_instr) {
       printf("check: per-instruction: %d instructions judged: %d pass, %d weak, %d mismatch; "
              "%d skipped; %d runs without outputs",
