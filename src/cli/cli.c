@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void cli_opts_init(cli_opts *o, const cli_cmd *cmd, int argc, char **argv) {
   memset(o, 0, sizeof *o);
@@ -137,6 +138,18 @@ tr_module *cli_load_opts(const char *path, bool verify, const tr_parse_opts *po,
   free(text);
   *exit_code = m ? CLI_EXIT_OK : CLI_EXIT_FINDING;
   return m;
+}
+
+const char *cli_home(char *buf, size_t n) {
+  if (getenv("TRENCH_HOME") || n < 2) return NULL;
+  ssize_t k = readlink("/proc/self/exe", buf, n - 1);
+  if (k <= 0) return NULL;
+  buf[k] = 0;
+  for (int up = 0; up < 2; up++) {
+    char *sl = strrchr(buf, '/');
+    if (sl) *sl = 0;
+  }
+  return buf;
 }
 
 tr_module *cli_load_source(const char *path, tr_target *conv, const tr_parse_opts *po, char **mlir,

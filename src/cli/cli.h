@@ -81,6 +81,9 @@ tr_module *cli_load_opts(const char *path, bool verify, const tr_parse_opts *po,
  * conv's conversion of it to HLO (an error when conv is NULL or cannot);
  * then *mlir gets the text as read (heap), else NULL. */
 
+/* trench's source tree for targets and profiles: NULL when $TRENCH_HOME
+ * is set (the library reads it), else the folder above BUILD/trench. */
+const char *cli_home(char *buf, size_t n);
 typedef struct tr_target tr_target;
 tr_module *cli_load_source(const char *path, tr_target *conv, const tr_parse_opts *po, char **mlir,
                            int *exit_code);
