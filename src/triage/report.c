@@ -251,24 +251,38 @@ static tr_status write_regression(const char *dir, const tr_triage_report *r, tr
     st = write_text(dir, "regress.hlo", b.p, d);
     tr_buf_free(&b);
     tr_buf_printf(&b,
-                  "# Reproduces a wrong result of XLA CPU found by trench (report.md).\n"
-                  "# Run: python repro.py  (needs jax and numpy; the .npy files beside it)\n"
-                  "import os, numpy as np\n"
-                  "from jax.extend.backend import get_backend\n"
+                  "# Reproduces the wrong result of XLA CPU that report.md describes:\n"
+                  "# compiles regress.hlo as jax's CPU client does (HLO text -> XLA's parser\n"
+                  "# -> StableHLO -> compile), runs it on the .npy inputs beside it and\n"
+                  "# prints the outputs. Run: python repro.py\n"
+                  "import os\n"
+                  "import numpy as np\n"
+                  "import jax\n"
                   "from jax._src.lib import xla_client as xc\n"
+                  "jax.config.update('jax_enable_x64', True)\n"
+                  "try:\n"
+                  "    import jaxlib._hlo as hlo  # jaxlib >= 0.10.2\n"
+                  "except ImportError:\n"
+                  "    hlo = xc._xla\n"
                   "here = os.path.dirname(os.path.abspath(__file__))\n"
-                  "hlo = open(os.path.join(here, 'regress.hlo')).read()\n"
+                  "text = open(os.path.join(here, 'regress.hlo')).read()\n"
+                  "proto = hlo.hlo_module_from_text(text).as_serialized_hlo_module_proto()\n"
+                  "m = xc._xla.mlir\n"
+                  "mlir = m.hlo_to_stablehlo(proto) if hasattr(m, 'hlo_to_stablehlo') else \\\n"
+                  "    m.xla_computation_to_mlir_module(xc.XlaComputation(proto))\n"
+                  "dev = jax.devices('cpu')[0]\n"
+                  "client = dev.client\n"
+                  "opts = xc.CompileOptions()\n"
+                  "exe = client.compile_and_load(mlir, [dev], opts) if hasattr(client, 'compile_and_load') \\\n"
+                  "    else client.compile(mlir, compile_options=opts)\n"
                   "ins = [np.load(os.path.join(here, '%s%%d.npy' %% i)) for i in range(%d)]\n"
-                  "backend = get_backend('cpu')\n"
-                  "comp = xc._xla.hlo_module_to_computation(xc._xla.hlo_module_from_text(hlo)) \\\n"
-                  "    if hasattr(xc._xla, 'hlo_module_to_computation') else None\n"
-                  "# The adapter's own route (adapters/xla/adapter.py) compiles the text the same way:\n"
-                  "import sys; sys.path.insert(0, os.path.join(here, '..', '..', 'adapters', 'xla'))\n"
-                  "print('inputs:', [a.shape for a in ins])\n"
-                  "print('check: trench check regress.hlo --target xla-cpu",
-                  ins, nin);
-    for (int i = 0; i < nin; i++) tr_buf_printf(&b, " --input %s%d.npy", ins, i);
-    tr_buf_puts(&b, "')\n");
+                  "outs = [np.asarray(x) for x in exe.execute([jax.device_put(a, dev) for a in ins])]\n"
+                  "np.set_printoptions(precision=17)\n"
+                  "for i, o in enumerate(outs):\n"
+                  "    print('out%%d' %% i, o.dtype, o.shape)\n"
+                  "    print(o)\n"
+                  "# %s: first wrong element at output %d%s, allowed %.17g +- %.3g\n",
+                  ins, nin, r->sig.kind, r->first_output, r->first_index, r->first_value, r->first_bound);
     st = write_text(dir, "repro.py", b.p, d);
   }
   tr_buf_free(&b);
