@@ -39,8 +39,8 @@ const cli_cmd cli_cmd_check = {
   "mostly uncertain, values tiny against their bounds), and the target's\n"
   "own: crash, hang, compile-error, error, protocol-error, unsupported.\n"
   "\n"
-  "Targets: builtin (trench's compiler), interp (the reference, exact mode),\n"
-  "xla-cpu (XLA through jax; scripts/venv.sh), cmd:PROGRAM (docs/PROTOCOL.md).\n"
+  "Targets: builtin, interp (the reference), xla-cpu (XLA through jax; also\n"
+  "takes StableHLO MODULEs), cmd:PROGRAM (docs/PROTOCOL.md).\n"
   "\n"
   "Options:\n"
   "      --target T     the target (required)\n"
@@ -65,6 +65,7 @@ const cli_cmd cli_cmd_check = {
   "                     (default 10000000); over it the module is declined\n"
   "      --log FILE     append one JSON line per module to FILE, each synced\n"
   "                     to disk as it is written (a killed run keeps them)\n"
+  "      --show-received  diff of the module the target received and MODULE\n"
   "      --json         print the report as JSON instead of text\n"
   "      --save DIR     write a bundle for the first finding (or the last\n"
   "                     seed): module, inputs, outputs, report.json, README;\n"
@@ -105,6 +106,8 @@ typedef struct {
   int pi_checked, pi_pass, pi_weak, pi_mismatch, pi_skipped, pi_noruns;
   int pi_excused[TR_PR_COUNT]; /* instructions each profile rule excused */
   int pi_narrowed;             /* judged against a narrowed reference */
+  int received_checked, received_changed; /* modules whose received module
+                                             was compared / differed */
 } check_totals;
 
 /* A fresh "DIR/NAME" for module path: NAME is the file name without
@@ -229,7 +232,8 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   int rc = CLI_EXIT_OK;
   tot->modules++;
   tr_parse_opts po = {env->fill_elided};
-  tr_module *m = cli_load_opts(path, true, &po, &rc);
+  char *mlir = NULL;
+  tr_module *m = cli_load_source(path, env->t, &po, &mlir, &rc);
   if (!m) {
     cJSON *rep = cJSON_CreateObject();
     cJSON_AddStringToObject(rep, "module", path);
@@ -244,6 +248,7 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   }
   tr_check_opts co = env->co;
   co.label = path;
+  co.module_text = mlir;
   co.on_run = print_run;
   co.user = env;
   char savedir[4200];
@@ -284,6 +289,10 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
     rc = CLI_EXIT_USAGE;
   }
   tr_diag_clear(&d);
+  if (mlir) cJSON_AddStringToObject(r.json, "source", "stablehlo");
+  if (r.received_text && !env->json_mode) fputs(r.received_text, stdout);
+  tot->received_checked += r.received_checked;
+  tot->received_changed += r.received_changed;
   if (r.declined) {
     fprintf(stderr, "trench check: the reference cannot evaluate %s:\n%s\n", path, r.declined);
     rc = CLI_EXIT_USAGE;
@@ -294,7 +303,9 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   if (rc == CLI_EXIT_USAGE) tot->errors++;
   const char *summary = rc == CLI_EXIT_USAGE ? "error" : tr_check_outcome_name(r.outcome);
   cJSON_ReplaceItemInObject(r.json, "summary", cJSON_CreateString(summary));
-  if (!env->json_mode) printf("check: %s (%s on %s)\n", summary, path, env->spec);
+  if (!env->json_mode)
+    printf("check: %s (%s on %s%s)\n", summary, path, env->spec,
+           r.received_changed ? "; the module it received was changed" : "");
   fflush(stdout);
   log_report(env, r.json);
   *report = r.json;
@@ -302,6 +313,7 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   tr_check_report_free(&r);
   if (ins) tr_inputs_free(ins, nins);
   tr_module_free(m);
+  free(mlir);
   return rc;
 }
 
@@ -376,6 +388,8 @@ static int run(int argc, char **argv) {
         cli_usage_error(cmd, "--per-instruction takes all or chains, not '%s'", o.val);
     } else if (cli_opt_flag(&o, NULL, "--fill-elided")) {
       env.fill_elided = true;
+    } else if (cli_opt_flag(&o, NULL, "--show-received")) {
+      env.co.show_received = true;
     } else if (cli_opt_flag(&o, NULL, "--json")) {
       env.json_mode = true;
     } else if (cli_opt_is(&o, NULL, "--save")) {
@@ -482,6 +496,9 @@ static int run(int argc, char **argv) {
            "%d crash, %d other, %d errors (on %s)\n",
            tot.modules, tot.checks, tot.pass, tot.weak, tot.mismatch, tot.unsupported,
            tot.crash, tot.other, tot.errors, spec);
+    if (tot.received_checked)
+      printf("check: received: %d of %d modules reached the target changed\n", tot.received_changed,
+             tot.received_checked);
     if (env.co.per_instruction) {
       printf("check: per-instruction: %d instructions judged: %d pass, %d weak, %d mismatch; "
              "%d skipped; %d runs without outputs",
