@@ -717,10 +717,10 @@ tr_status sh_clamp(sh_ctx *c, const tr_instr *in, const sh_val *lo, const sh_val
 /* ---- convert ---- */
 
 /* float -> integer as the exact interpreter converts (NaN -> 0,
- * saturating, truncating toward zero). */
+ * saturating, truncating toward zero); to pred x != 0, so NaN -> true. */
 static uint64_t flt_to_int(tr_dtype dt, long double v) {
-  if (isnan(v)) return 0;
   if (dt == TR_DT_PRED) return v != 0;
+  if (isnan(v)) return 0;
   if (tr_dtypes[dt].kind == TR_DK_SINT) {
     int64_t lo = tr_int_min(dt), hi = (int64_t)tr_int_max(dt);
     if (v >= (long double)(double)hi) return (uint64_t)hi;
