@@ -61,8 +61,8 @@ const cli_cmd cli_cmd_check = {
   "                     target's values of its operands (deep models); a\n"
   "                     mismatch is a finding. chains: single-user elementwise\n"
   "                     producers stay fused with their user (docs/ORACLE.md)\n"
-  "      --max-trips N  the reference's limit on one while loop's trips\n"
-  "                     (default 10000000); over it the module is declined\n"
+  CLI_REF_LIMITS_HELP
+  "                       (check: the deadline is --timeout or 60 s)\n"
   "      --log FILE     append one JSON line per module to FILE, each synced\n"
   "                     to disk as it is written (a killed run keeps them)\n"
   "      --show-received  diff of the module the target received and MODULE\n"
@@ -301,7 +301,9 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   for (cJSON *js = runs ? runs->child : NULL; js; js = js->next) count_run(tot, js);
   if (r.outcome == TR_CHECK_FINDING) rc = cli_worse(rc, CLI_EXIT_FINDING);
   if (rc == CLI_EXIT_USAGE) tot->errors++;
-  const char *summary = rc == CLI_EXIT_USAGE ? "error" : tr_check_outcome_name(r.outcome);
+  const char *summary = r.outcome == TR_CHECK_DECLINED ? "declined"
+                        : rc == CLI_EXIT_USAGE           ? "error"
+                                                         : tr_check_outcome_name(r.outcome);
   cJSON_ReplaceItemInObject(r.json, "summary", cJSON_CreateString(summary));
   if (!env->json_mode)
     printf("check: %s (%s on %s%s)\n", summary, path, env->spec,
@@ -396,11 +398,8 @@ static int run(int argc, char **argv) {
       env.save = cli_opt_value(&o);
     } else if (cli_opt_is(&o, NULL, "--log")) {
       log_path = cli_opt_value(&o);
-    } else if (cli_opt_is(&o, NULL, "--max-trips")) {
-      const char *v = cli_opt_value(&o);
-      long long n = strtoll(v, &end, 10);
-      if (!*v || *end || n < 1) cli_usage_error(cmd, "--max-trips needs a count from 1, not '%s'", v);
-      env.co.max_trips = n;
+    } else if (cli_opt_ref_limits(&o, &env.co.ref_timeout_s, &env.co.max_trips)) {
+      /* set */
     } else {
       cli_usage_error(cmd, "unknown option '%s'", o.arg);
     }
@@ -415,7 +414,9 @@ static int run(int argc, char **argv) {
   env.many = npaths > 1;
   if (nfiles) env.co.nseeds = 1;
   env.co.timeout_s = timeout;
-  if (!env.co.max_trips) env.co.max_trips = 10000000;
+  /* The reference never runs unbounded in a check: --ref-timeout, else
+   * --timeout, else 60 s (a runaway loop costs one verdict). */
+  if (!env.co.ref_timeout_s) env.co.ref_timeout_s = timeout > 0 ? timeout : 60;
   tr_diag d = {0};
   tr_target *t = NULL;
   tr_target_config tc;
