@@ -37,6 +37,8 @@ tr_status ev_tick(ev_ctx *c, const tr_instr *in);
  * located error past the trip limit. */
 tr_status ev_trip(ev_ctx *c, const tr_instr *in, int64_t trips);
 
+/* The instruction's opcode as written (async sugar keeps its spelling). */
+const char *ev_opname(const tr_instr *in);
 /* Adds "file:line:col: error: in %name: msg" and returns code. */
 tr_status ev_err(ev_ctx *c, const tr_instr *in, tr_status code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
