@@ -114,6 +114,29 @@ ev_compinfo *ev_comp_info(ev_ctx *c, const tr_instr *caller, const tr_comp *k) {
 
 /* ---- frames ---- */
 
+/* Whether value v has shape s (dtype and dims; layouts aside). A check on
+ * every result keeps a kernel bug from turning into a bad read later. */
+static bool fits(const ev_domain *D, const ev_v *v, const tr_shape *s) {
+  if (!v) return false;
+  ev_kind kd = D->kind(v);
+  if (s->dtype == TR_DT_TUPLE) {
+    if (kd != EV_TUPLE || D->nelems(v) != s->nelems) return false;
+    for (int i = 0; i < s->nelems; i++)
+      if (!fits(D, D->elem(v, i), s->elems[i])) return false;
+    return true;
+  }
+  if (s->dtype == TR_DT_TOKEN) return kd == EV_TOKEN;
+  if (kd != EV_ARRAY) return false;
+  tr_dtype dt;
+  int rank;
+  const int64_t *dims;
+  D->shape(v, &dt, &rank, &dims);
+  if (dt != s->dtype || rank != s->rank) return false;
+  for (int i = 0; i < rank; i++)
+    if (dims[i] != s->dims[i]) return false;
+  return true;
+}
+
 #define MAX_DEPTH 256
 
 tr_status evc_call(const ev_core *k, const tr_instr *caller, const tr_comp *comp,
@@ -160,7 +183,7 @@ tr_status evc_call(const ev_core *k, const tr_instr *caller, const tr_comp *comp
       if (D->operand) D->operand(k->dc, in, j, ops[j]);
     }
     if (st == TR_OK) st = D->instr(k->dc, in, ops, &vals[i]);
-    if (st == TR_OK && !D->fits(vals[i], in->shape))
+    if (st == TR_OK && !fits(D, vals[i], in->shape))
       st = ev_err(c, in, TR_ERR_INVALID, "internal error: the %s does not have the declared shape",
                   D->name);
     if (st != TR_OK) break;

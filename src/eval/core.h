@@ -33,7 +33,8 @@ typedef struct {
   ev_kind (*kind)(const ev_v *v);
   int (*nelems)(const ev_v *v);          /* tuple elements */
   ev_v *(*elem)(const ev_v *v, int i);   /* borrowed */
-  bool (*fits)(const ev_v *v, const tr_shape *s); /* dtype and dims */
+  /* An array's element type, rank and dims (borrowed). */
+  void (*shape)(const ev_v *v, tr_dtype *dt, int *rank, const int64_t **dims);
   /* ---- evaluation ---- */
   /* One instruction other than a parameter; every ops[j] is set. */
   tr_status (*instr)(void *dc, const tr_instr *in, ev_v **ops, ev_v **out);

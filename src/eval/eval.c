@@ -195,24 +195,6 @@ static tr_status dtype_gate(ev_ctx *c, const tr_instr *in) {
 }
 
 
-/* Whether value v has shape s (dtype and dims; layouts aside). A check on
- * every result keeps a kernel bug from turning into a bad read later. */
-static bool fits(const tr_value *v, const tr_shape *s) {
-  if (!v) return false;
-  if (s->dtype == TR_DT_TUPLE) {
-    if (v->t || v->token || v->nelems != s->nelems) return false;
-    for (int i = 0; i < s->nelems; i++)
-      if (!fits(v->elems[i], s->elems[i])) return false;
-    return true;
-  }
-  if (s->dtype == TR_DT_TOKEN) return v->token;
-  if (!v->t || v->t->dtype != s->dtype || v->t->rank != s->rank) return false;
-  for (int i = 0; i < s->rank; i++)
-    if (v->t->dims[i] != s->dims[i]) return false;
-  return true;
-}
-
-
 /* ---- the exact domain (core.h) ---- */
 
 static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out);
@@ -230,7 +212,11 @@ static ev_kind x_kind(const ev_v *v) {
 }
 static int x_nelems(const ev_v *v) { return V(v)->nelems; }
 static ev_v *x_elem(const ev_v *v, int i) { return W(V(v)->elems[i]); }
-static bool x_fits(const ev_v *v, const tr_shape *s) { return fits(V(v), s); }
+static void x_shape(const ev_v *v, tr_dtype *dt, int *rank, const int64_t **dims) {
+  *dt = V(v)->t->dtype;
+  *rank = V(v)->t->rank;
+  *dims = V(v)->t->dims;
+}
 static tr_status x_instr(void *dc, const tr_instr *in, ev_v **ops, ev_v **out) {
   return eval_instr(dc, in, (tr_value **)ops, (tr_value **)out);
 }
@@ -286,7 +272,7 @@ static bool x_put(ev_v *a, size_t i, const ev_v *s) {
 }
 
 static const ev_domain exact_domain = {
-  "value", x_ref, x_unref, x_tuple, x_token, x_kind, x_nelems, x_elem, x_fits, x_instr,
+  "value", x_ref, x_unref, x_tuple, x_token, x_kind, x_nelems, x_elem, x_shape, x_instr,
   NULL, x_control, NULL, x_zero, x_arg, x_map_whole, x_array, x_count, x_scalar_at, x_put,
 };
 
@@ -821,8 +807,6 @@ tr_status ev_check_instr(ev_ctx *c, const tr_instr *in) {
   if (!implemented(in->op)) return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", ev_opname(in));
   return dtype_gate(c, in);
 }
-
-bool ev_value_fits(const tr_value *v, const tr_shape *s) { return fits(v, s); }
 
 tr_status tr_eval(const tr_module *m, tr_tensor *const *args, int nargs, tr_tensor ***outs,
                   int *nouts, tr_diag *d) {

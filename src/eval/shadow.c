@@ -632,23 +632,6 @@ static sh_val *mark_all(sh_ctx *c, const tr_instr *in, sh_val *v) {
   return r;
 }
 
-/* Whether shadow value v has shape s (dtype and dims). */
-static bool fits(const sh_val *v, const tr_shape *s) {
-  if (!v) return false;
-  if (s->dtype == TR_DT_TUPLE) {
-    if (v->arr || v->token || v->nelems != s->nelems) return false;
-    for (int i = 0; i < s->nelems; i++)
-      if (!fits(v->elems[i], s->elems[i])) return false;
-    return true;
-  }
-  if (s->dtype == TR_DT_TOKEN) return v->token;
-  if (!v->arr || v->dt != s->dtype || v->rank != s->rank) return false;
-  for (int i = 0; i < s->rank; i++)
-    if (v->dims[i] != s->dims[i]) return false;
-  return true;
-}
-
-
 /* ---- the shadow domain (core.h) ---- */
 
 static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
@@ -665,7 +648,11 @@ static ev_v *s_token(void) { return W(sh_token()); }
 static ev_kind s_kind(const ev_v *v) { return V(v)->arr ? EV_ARRAY : V(v)->token ? EV_TOKEN : EV_TUPLE; }
 static int s_nelems(const ev_v *v) { return V(v)->nelems; }
 static ev_v *s_elem(const ev_v *v, int i) { return W(V(v)->elems[i]); }
-static bool s_fits(const ev_v *v, const tr_shape *s) { return fits(V(v), s); }
+static void s_shape(const ev_v *v, tr_dtype *dt, int *rank, const int64_t **dims) {
+  *dt = V(v)->dt;
+  *rank = V(v)->rank;
+  *dims = V(v)->dims;
+}
 /* Constants are exact and certain (large ones stay lazy). */
 static tr_status s_instr(void *dc, const tr_instr *in, ev_v **ops, ev_v **out) {
   if (in->op == TR_OP_CONSTANT) return exact_value(dc, in, (sh_val **)out);
@@ -728,7 +715,7 @@ static bool s_put(ev_v *a, size_t i, const ev_v *s) {
 }
 
 static const ev_domain shadow_domain = {
-  "shadow value", s_ref, s_unref, s_tuple, s_token, s_kind, s_nelems, s_elem, s_fits, s_instr,
+  "shadow value", s_ref, s_unref, s_tuple, s_token, s_kind, s_nelems, s_elem, s_shape, s_instr,
   s_operand, s_control, s_unsure, s_zero, s_arg, NULL, s_array, s_count, s_scalar_at, s_put,
 };
 
