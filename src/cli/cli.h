@@ -80,6 +80,14 @@ bool cli_opt_ref_limits(cli_opts *o, double *deadline_s, int64_t *max_trips);
 /* Name shown in messages for path ("-" reads stdin). */
 const char *cli_input_name(const char *path);
 
+/* Reads path ("-" = stdin) whole: regular files only, at most
+ * cli_read_limit() bytes (docs/CLI.md, "Limits"). */
+tr_status cli_read_input(const char *path, char **out, size_t *len, tr_diag *d);
+/* The read limit: TRENCH_MAX_INPUT (a size such as 64M) or TR_READ_MAX. */
+size_t cli_read_limit(void);
+/* A byte count with an optional K, M, G or T suffix (powers of 1024). */
+bool cli_parse_size(const char *v, uint64_t *out);
+
 /* Reads and parses path ("-" = stdin) and verifies it when asked. On
  * failure prints the diagnostics to stderr, returns NULL and sets *exit_code
  * to CLI_EXIT_USAGE (unreadable) or CLI_EXIT_FINDING (syntax or verify

@@ -68,29 +68,12 @@ const cli_cmd cli_cmd_run = {
 
 /* ---- loading (cli_load, plus the parse options) ---- */
 
-static tr_status read_all(const char *path, char **text, size_t *len,
-                          tr_diag *d) {
-  if (strcmp(path, "-") != 0) return tr_read_file(path, text, len, d);
-  tr_buf b = {0};
-  char tmp[65536];
-  size_t n;
-  while ((n = fread(tmp, 1, sizeof tmp, stdin)) > 0) tr_buf_putn(&b, tmp, n);
-  if (ferror(stdin)) {
-    tr_diag_errorf(d, "<stdin>: read error");
-    tr_buf_free(&b);
-    return TR_ERR_IO;
-  }
-  *text = b.p ? b.p : tr_xcalloc(1, 1);
-  *len = b.n;
-  return TR_OK;
-}
-
 static tr_module *load(const char *path, bool fill_elided, int *rc) {
   tr_diag d = {0};
   char *text = NULL;
   size_t len = 0;
   const char *name = cli_input_name(path);
-  if (read_all(path, &text, &len, &d) != TR_OK) {
+  if (cli_read_input(path, &text, &len, &d) != TR_OK) {
     tr_diag_print(&d, stderr);
     tr_diag_clear(&d);
     *rc = CLI_EXIT_USAGE;
