@@ -63,19 +63,14 @@ const cli_cmd cli_cmd_check = {
   "      --profile FILE the target's semantic profile (default: by target)\n"
   "      --strict       no profile: every deviation is a finding\n"
   "      --timeout S    per-run timeout of the target in seconds\n"
-  "      --fill-elided  give constants written {...} deterministic values;\n"
-  "                     the target gets the module with those values written\n"
+  "      --max-memory SIZE  decline a module over this memory budget\n"
+  "      --start-timeout S  seconds the target may take to start\n"
   "      --per-instruction[=all|chains]\n"
-  "                     also judge every entry instruction on its own: the\n"
-  "                     target runs a copy of MODULE that returns every\n"
-  "                     instruction's value, and each instruction is evaluated\n"
-  "                     alone on the target's values of its operands, so its\n"
-  "                     bound covers one op (deep models; docs/ORACLE.md).\n"
-  "                     Prints a per-instruction line per seed and the first\n"
-  "                     mismatching instruction; a mismatch is a finding.\n"
-  "                     chains: elementwise producers with one user are judged\n"
-  "                     with that user, not returned, so the target fuses them\n"
-  "                     as in MODULE (finds fusion bugs that returning hides)\n"
+  "                     also judge every entry instruction alone on the\n"
+  "                     target's operand values, naming the first wrong one\n"
+  "                     (deep models); chains: elementwise producers with one\n"
+  "                     user are judged with it, so the target fuses them\n"
+  "                     as in MODULE (docs/ORACLE.md)\n"
   "      --json         print the report as JSON instead of text\n"
   "      --save DIR     write a bundle for the first finding (or the first\n"
   "                     seed when there is none): module, inputs, reference\n"
@@ -364,6 +359,7 @@ typedef struct {
   bool per_instr;        /* --per-instruction */
   bool chains;           /* --per-instruction=chains */
   bool fill_elided;      /* --fill-elided */
+  uint64_t max_memory;   /* --max-memory (0: no budget) */
 } check_env;
 
 /* Overall counts of a multi-module run (printed at the end). */
@@ -374,6 +370,7 @@ typedef struct {
   int pi_checked, pi_pass, pi_weak, pi_mismatch, pi_skipped, pi_noruns;
   int pi_excused[TR_PR_COUNT]; /* instructions each profile rule excused */
   int pi_narrowed;             /* judged against a narrowed reference */
+  int declined;                /* modules over the memory budget */
 } check_totals;
 
 /* "DIR/NAME" for module path: NAME is the file name without ".hlo". */
@@ -534,6 +531,15 @@ static int check_module(const check_env *env, const char *path, check_totals *to
     tot->errors++;
     return rc;
   }
+  /* Over the memory budget: declined before any input is drawn. */
+  if (!cli_memory_fits(m, true, 0, env->max_memory, "trench check", path)) {
+    cJSON_AddStringToObject(cr.report, "summary", "declined");
+    cJSON_AddStringToObject(cr.report, "error", "over the memory budget (--max-memory)");
+    if (!cr.json) printf("check: declined (%s on %s)\n", path, spec);
+    tot->declined++;
+    tr_module_free(m);
+    return CLI_EXIT_OK;
+  }
   /* A narrowing profile rule (dot-accumulate) changes the reference:
    * the shadow evaluation runs on the module as the target computes it. */
   int ndots = 0;
@@ -679,6 +685,7 @@ static int run(int argc, char **argv) {
   memset(&env, 0, sizeof env);
   env.nseeds = 3;
   env.k = 1;
+  env.max_memory = cli_memory_available();
   tr_input_config_init(&env.draw); /* how seeds draw inputs (--dist, --specials) */
   cli_opts o;
   cli_opts_init(&o, cmd, argc, argv);
@@ -726,6 +733,10 @@ static int run(int argc, char **argv) {
       env.timeout = strtod(v, &end);
       if (!*v || *end || !(env.timeout > 0))
         cli_usage_error(cmd, "--timeout needs seconds > 0, not '%s'", v);
+    } else if (cli_opt_is(&o, NULL, "--max-memory")) {
+      const char *v = cli_opt_value(&o);
+      if (!cli_parse_size(v, &env.max_memory))
+        cli_usage_error(cmd, "--max-memory needs a size such as 4G (0: no budget), not '%s'", v);
     } else if (cli_opt_is(&o, NULL, "--profile")) {
       env.profile_arg = cli_opt_value(&o);
     } else if (cli_opt_flag(&o, NULL, "--strict")) {
@@ -825,6 +836,8 @@ static int run(int argc, char **argv) {
            "%d crash, %d other, %d errors (on %s)\n",
            tot.modules, tot.checks, tot.pass, tot.weak, tot.mismatch, tot.unsupported,
            tot.crash, tot.other, tot.errors, spec);
+    if (tot.declined) printf("check: %d module%s declined (over the memory budget)\n", tot.declined,
+                             tot.declined == 1 ? "" : "s");
     if (env.per_instr) {
       printf("check: per-instruction: %d instructions judged: %d pass, %d weak, %d mismatch; "
              "%d skipped; %d runs without outputs",

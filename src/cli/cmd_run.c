@@ -52,12 +52,17 @@ const cli_cmd cli_cmd_run = {
   "      --shadow       also evaluate in shadow mode (docs/ORACLE.md) and print\n"
   "                     per output: outN: shadow max_bound=B uncertain=U/N\n"
   "                     (B: largest error bound of a certain float element)\n"
+  "      --max-memory SIZE  decline (exit 1, \"declined\") a module whose\n"
+  "                     evaluation needs more than SIZE bytes by an estimate\n"
+  "                     from its shapes (K, M, G suffixes; 0: no budget;\n"
+  "                     default: the machine's available memory)\n"
   "  -h, --help         show this help\n"
   "\n"
   "Exit codes:\n"
   "  0  evaluated\n"
   "  1  MODULE has a syntax or verify error, or cannot be evaluated\n"
-  "     (an unsupported op or dtype, an elided constant, ...)\n"
+  "     (an unsupported op or dtype, an elided constant, over the memory\n"
+  "     budget, ...)\n"
   "  2  usage error, unreadable MODULE, an --input that is unreadable or\n"
   "     does not match its parameter, unwritable --out\n",
   run,
@@ -234,6 +239,7 @@ static int run(int argc, char **argv) {
   char **files = tr_xcalloc((size_t)argc, sizeof(char *));
   int nfiles = 0;
   bool fill_elided = false, shadow = false;
+  uint64_t budget = cli_memory_available();
   tr_input_config cfg;
   tr_input_config_init(&cfg);
   cli_opts o;
@@ -277,6 +283,10 @@ static int run(int argc, char **argv) {
       fill_elided = true;
     } else if (cli_opt_flag(&o, NULL, "--shadow")) {
       shadow = true;
+    } else if (cli_opt_is(&o, NULL, "--max-memory")) {
+      const char *v = cli_opt_value(&o);
+      if (!cli_parse_size(v, &budget))
+        cli_usage_error(cmd, "--max-memory needs a size such as 4G (0: no budget), not '%s'", v);
     } else {
       cli_usage_error(cmd, "unknown option '%s'", o.arg);
     }
@@ -291,6 +301,13 @@ static int run(int argc, char **argv) {
   tr_diag d = {0};
   tr_input_leaf *lv = NULL;
   int n = 0, nouts = 0;
+  /* Before any input is drawn: a module over the budget is declined in
+   * microseconds instead of swapping or running out of memory midway. */
+  if (!cli_memory_fits(m, shadow, 0, budget, "trench run", cli_input_name(path))) {
+    tr_module_free(m);
+    free(files);
+    return CLI_EXIT_FINDING;
+  }
   tr_tensor **ins = NULL, **outs = NULL;
   if (tr_inputs_plan(m, &cfg, &lv, &n, &d) != TR_OK) {
     /* A parameter trench cannot build inputs for: the module, not the

@@ -989,7 +989,9 @@ static tr_status param_value(ev_ctx *c, const tr_instr *p, const tr_shape *s,
     return TR_ERR_USAGE;
   }
   (*next)++;
-  *out = tr_value_tensor(tr_tensor_clone(a));
+  tr_tensor *cl = ev_clone(c, p, a);
+  if (!cl) return TR_ERR_UNSUPPORTED;
+  *out = tr_value_tensor(cl);
   return TR_OK;
 }
 
@@ -1059,6 +1061,13 @@ tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts, tr_tensor *c
     int cap = 0;
     flatten(res, outs, nouts, &cap);
     if (!*outs) *outs = tr_xcalloc(1, sizeof(tr_tensor *));
+    for (int i = 0; i < *nouts && st == TR_OK; i++)
+      if (!(*outs)[i]) st = ev_err(&c, e->root, TR_ERR_UNSUPPORTED, "unsupported: out of memory copying output %d", i);
+    if (st != TR_OK) {
+      tr_eval_free_outputs(*outs, *nouts);
+      *outs = NULL;
+      *nouts = 0;
+    }
   }
   tr_value_unref(res);
   for (int i = 0; i < np; i++) tr_value_unref(params[i]);
