@@ -2,6 +2,8 @@
  * loading a module from a file or stdin, and the final flush of stdout. */
 #include "cli.h"
 
+#include "../target/target.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
@@ -12,6 +14,7 @@
 #include "../eval/eval.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void cli_opts_init(cli_opts *o, const cli_cmd *cmd, int argc, char **argv) {
   memset(o, 0, sizeof *o);
@@ -74,6 +77,28 @@ const char *cli_opt_value(cli_opts *o) {
   if (o->i >= o->argc)
     cli_usage_error(o->cmd, "option '%s' needs a value", o->arg);
   return o->argv[o->i++];
+}
+
+bool cli_opt_ref_limits(cli_opts *o, double *deadline_s, int64_t *max_trips) {
+  char *end;
+  if (cli_opt_is(o, NULL, "--ref-timeout")) {
+    const char *v = cli_opt_value(o);
+    double s = strtod(v, &end);
+    if (!*v || *end || !(s > 0) || !(s < 1e9))
+      cli_usage_error(o->cmd, "--ref-timeout needs seconds > 0, not '%s'", v);
+    *deadline_s = s;
+    return true;
+  }
+  if (cli_opt_is(o, NULL, "--max-trips")) {
+    const char *v = cli_opt_value(o);
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (!*v || *end || errno || n < 1)
+      cli_usage_error(o->cmd, "--max-trips needs a positive integer, not '%s'", v);
+    *max_trips = n;
+    return true;
+  }
+  return false;
 }
 
 bool cli_opt_flag(cli_opts *o, const char *shortname, const char *longname) {
@@ -208,6 +233,51 @@ tr_module *cli_load_opts(const char *path, bool verify, const tr_parse_opts *po,
   tr_diag_clear(&d);
   free(text);
   *exit_code = m ? CLI_EXIT_OK : CLI_EXIT_FINDING;
+  return m;
+}
+
+const char *cli_home(char *buf, size_t n) {
+  if (getenv("TRENCH_HOME") || n < 2) return NULL;
+  ssize_t k = readlink("/proc/self/exe", buf, n - 1);
+  if (k <= 0) return NULL;
+  buf[k] = 0;
+  for (int up = 0; up < 2; up++) {
+    char *sl = strrchr(buf, '/');
+    if (sl) *sl = 0;
+  }
+  return buf;
+}
+
+tr_module *cli_load_source(const char *path, tr_target *conv, const tr_parse_opts *po, char **mlir,
+                           int *exit_code) {
+  *mlir = NULL;
+  tr_diag d = {0};
+  char *text = NULL;
+  size_t len = 0;
+  if (strcmp(path, "-") == 0 || tr_read_file(path, &text, &len, &d) != TR_OK || !tr_text_is_mlir(text, len)) {
+    tr_diag_clear(&d);
+    free(text);
+    return cli_load_opts(path, true, po, exit_code);
+  }
+  if (!conv) {
+    fprintf(stderr, "%s: StableHLO/MHLO text needs a target that converts it to HLO (xla-cpu)\n", path);
+    free(text);
+    *exit_code = CLI_EXIT_USAGE;
+    return NULL;
+  }
+  tr_module *m = NULL;
+  char *hlo = NULL;
+  tr_status st = tr_mlir_convert(conv, path, text, &m, &hlo, &d);
+  free(hlo);
+  if (st != TR_OK) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    free(text);
+    *exit_code = st == TR_ERR_SYNTAX || st == TR_ERR_INVALID ? CLI_EXIT_FINDING : CLI_EXIT_USAGE;
+    return NULL;
+  }
+  *mlir = text;
+  *exit_code = CLI_EXIT_OK;
   return m;
 }
 
