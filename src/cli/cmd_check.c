@@ -63,6 +63,8 @@ const cli_cmd cli_cmd_check = {
   "                     producers stay fused with their user (docs/ORACLE.md)\n"
   CLI_REF_LIMITS_HELP
   "                       (check: the deadline is --timeout or 60 s)\n"
+  "      --max-memory SIZE  decline a module over this memory budget\n"
+  "      --start-timeout S  seconds the target may take to start\n"
   "      --log FILE     append one JSON line per module to FILE, each synced\n"
   "                     to disk as it is written (a killed run keeps them)\n"
   "      --show-received  diff of the module the target received and MODULE\n"
@@ -96,6 +98,7 @@ typedef struct {
   bool json_mode;        /* --json */
   bool fill_elided;      /* --fill-elided */
   int log_fd;            /* --log, or -1 */
+  uint64_t max_memory;   /* --max-memory (0: no budget) */
 } check_env;
 
 /* Overall counts of a multi-module run (printed at the end). */
@@ -246,6 +249,23 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
     *report = rep;
     return rc;
   }
+  /* Over the memory budget: declined before any input is drawn, like a
+   * module over the reference's other limits (exit 2, no verdict). */
+  if (!cli_memory_fits(m, true, 0, env->max_memory, "trench check", path)) {
+    cJSON *rep = cJSON_CreateObject();
+    cJSON_AddStringToObject(rep, "module", path);
+    cJSON_AddStringToObject(rep, "target", env->spec);
+    cJSON_AddStringToObject(rep, "summary", "declined");
+    cJSON_AddStringToObject(rep, "declined", "over the memory budget (--max-memory)");
+    if (!env->json_mode) printf("check: declined (%s on %s)\n", path, env->spec);
+    fflush(stdout);
+    log_report(env, rep);
+    tot->errors++;
+    *report = rep;
+    tr_module_free(m);
+    free(mlir);
+    return CLI_EXIT_USAGE;
+  }
   tr_check_opts co = env->co;
   co.label = path;
   co.module_text = mlir;
@@ -328,6 +348,7 @@ static int run(int argc, char **argv) {
   check_env env;
   memset(&env, 0, sizeof env);
   env.log_fd = -1;
+  env.max_memory = cli_memory_available();
   tr_check_opts_init(&env.co); /* seeds, k, how seeds draw inputs (--dist, --specials) */
   const char *profile_arg = NULL, *log_path = NULL;
   bool strict = false;
@@ -400,6 +421,10 @@ static int run(int argc, char **argv) {
       log_path = cli_opt_value(&o);
     } else if (cli_opt_ref_limits(&o, &env.co.ref_timeout_s, &env.co.max_trips)) {
       /* set */
+    } else if (cli_opt_is(&o, NULL, "--max-memory")) {
+      const char *v = cli_opt_value(&o);
+      if (!cli_parse_size(v, &env.max_memory))
+        cli_usage_error(cmd, "--max-memory needs a size such as 4G (0: no budget), not '%s'", v);
     } else {
       cli_usage_error(cmd, "unknown option '%s'", o.arg);
     }

@@ -216,9 +216,10 @@ bool sh_is_flt(const sh_val *a) { return a->arr && tr_dtype_is_float(a->dt); }
 /* Buffers below this size come from calloc and go back to free. */
 #define POOL_MIN ((size_t)1 << 18)
 
-/* A zeroed buffer of the given size, reused from the pool when one of
- * between that size and twice it is there. */
-void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero) {
+/* A buffer of the given size (zeroed when asked), reused from the pool
+ * when one of between that size and twice it is there; NULL when memory
+ * runs out. */
+static void *pool_try(sh_pool *pl, size_t bytes, bool zero) {
   if (bytes >= POOL_MIN) {
     int best = -1;
     for (int i = 0; i < pl->n; i++)
@@ -234,7 +235,13 @@ void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero) {
       return p;
     }
   }
-  return zero ? tr_xcalloc(bytes, 1) : tr_xmalloc(bytes);
+  return zero ? calloc(bytes, 1) : malloc(bytes);
+}
+
+void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero) {
+  void *p = pool_try(pl, bytes, zero);
+  if (!p) tr_assert_fail("out of memory", __FILE__, __LINE__);
+  return p;
 }
 
 /* Gives a buffer of the given size back: into the pool when it is big
@@ -304,8 +311,13 @@ static sh_val *arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, con
   double bytes = n * tr_dtype_size(dt), shadow = n * (sizeof(long double) + sizeof(double) + 1.0);
   double limit = c->ev.opts.max_bytes > 0 ? (double)c->ev.opts.max_bytes : (double)TR_TENSOR_MAX_BYTES;
   if (bytes > limit || shadow > (double)TR_TENSOR_MAX_BYTES) {
-    ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: a result of %.0f bytes is over the limit of %.0f",
-           bytes, limit);
+    if (bytes > limit)
+      ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: a result of %.0f bytes is over the limit of %.0f",
+             bytes, limit);
+    else /* the shadow form is what does not fit: say its size, not the dtype's */
+      ev_err(&c->ev, in, TR_ERR_UNSUPPORTED,
+             "unsupported: a result of %.0f bytes in shadow form (value, bound and mark per element) "
+             "is over the limit of %.0f", shadow, (double)TR_TENSOR_MAX_BYTES);
     return NULL;
   }
   tr_tensor *t = NULL;
@@ -321,15 +333,24 @@ static sh_val *arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, con
   size_t m = v->n ? v->n : 1;
   v->t = t;
   v->pool = &c->pool;
+  /* A result's planes are the big allocations: running out of memory
+   * there is the module's size, reported as for a result over the limit. */
+  bool ok = true;
   if (flt) {
-    if (sh_narrow(dt)) v->d = sh_pool_take(&c->pool, m * sizeof(double), zero);
-    else v->lv = tr_xcalloc(m, sizeof(long double));
-    v->e = sh_pool_take(&c->pool, m * sizeof(double), zero);
+    if (sh_narrow(dt)) ok = (v->d = pool_try(&c->pool, m * sizeof(double), zero)) != NULL;
+    else ok = (v->lv = calloc(m, sizeof(long double))) != NULL;
+    ok = ok && (v->e = pool_try(&c->pool, m * sizeof(double), zero)) != NULL;
   } else if (tr_dtypes[dt].kind == TR_DK_COMPLEX) {
     /* One bound per element for both parts, around the values in t. */
-    v->e = sh_pool_take(&c->pool, m * sizeof(double), zero);
+    ok = (v->e = pool_try(&c->pool, m * sizeof(double), zero)) != NULL;
   }
-  v->u = sh_pool_take(&c->pool, m, zero);
+  ok = ok && (v->u = pool_try(&c->pool, m, zero)) != NULL;
+  if (!ok) {
+    ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: out of memory for a result of %zu elements in shadow form",
+           v->n);
+    sh_unref(v);
+    return NULL;
+  }
   return v;
 }
 
