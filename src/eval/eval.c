@@ -598,6 +598,14 @@ static tr_status literal_value(ev_ctx *c, const tr_instr *in, const tr_literal *
     *out = tr_value_token();
     return TR_OK;
   }
+  if (!lit->data && lit->single) {
+    tr_tensor *t1 = ev_new(c, in, s->dtype, s->rank, s->dims);
+    if (!t1) return TR_ERR_UNSUPPORTED;
+    memset(t1->data, 0, t1->nbytes);
+    if (t1->nbytes) memcpy(t1->data, lit->one, (size_t)tr_dtype_size(s->dtype));
+    *out = tr_value_tensor(t1);
+    return TR_OK;
+  }
   if (!lit->data)
     return ev_err(c, in, TR_ERR_UNSUPPORTED,
                   "unsupported: elided constant '%%%s' has no values (use the deterministic fill)",
