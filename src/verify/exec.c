@@ -210,6 +210,8 @@ static sval entry_value(run *R, int b, int64_t off, const vinst *I) {
   return sv_int(0, 32);
 }
 
+static void note_write(run *R, int p, int64_t e);
+
 static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
   if (p.k != SV_PTR || p.buf < 0) { fail(R, "load through a null or non-pointer value"); return sv_int(0, 32); }
   mbuf *B = &R->bufs[p.buf];
@@ -257,10 +259,15 @@ static void mem_store(run *R, const thread *T, sval p, sval v, const vinst *I) {
   if (v.k == SV_B) { fail(R, "a comparison of data is stored to memory"); return; }
   v.sz = (uint8_t)sz;
   B->cell[off] = v;
-  if (B->param >= 0 && B->is_out && R->r->writer_block && R->r->writer_block[B->param]) {
-    int es = (int)tr_dtype_size(R->cfg->dtype[B->param]);
-    R->r->writer_block[B->param][off / es] = R->blin;
-  }
+  if (B->param >= 0 && B->is_out) note_write(R, B->param, off / (int)tr_dtype_size(R->cfg->dtype[B->param]));
+}
+
+/* Records that the running block wrote element e of output buffer p. */
+static void note_write(run *R, int p, int64_t e) {
+  vk_result *r = R->r;
+  if (!r->writer_block || !r->writer_block[p]) return;
+  r->writer_block[p][e] = R->blin;
+  if (r->writer_first[p][e] < 0) r->writer_first[p][e] = R->blin;
 }
 
 /* A decision on a data-dependent condition. */
@@ -557,9 +564,9 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
     if (a0.i < 0 || a0.i + n.i > B->bytes) { issue(R, VK_ISSUE_OOB_WRITE, a0.buf, a0.i, "memset past the buffer"); return a0; }
     if ((a1.i & 0xff) != 0) { fail(R, "memset with a nonzero byte"); return a0; }
     for (int64_t o = a0.i; o < a0.i + n.i; o++) { B->cell[o] = sv_int(0, 8); B->cell[o].sz = 1; }
-    if (B->param >= 0 && B->is_out && R->r->writer_block) {
+    if (B->param >= 0 && B->is_out) {
       int es = (int)tr_dtype_size(R->cfg->dtype[B->param]);
-      for (int64_t o = a0.i; o < a0.i + n.i; o += es) R->r->writer_block[B->param][o / es] = R->blin;
+      for (int64_t o = a0.i; o < a0.i + n.i; o += es) note_write(R, B->param, o / es);
     }
     return a0;
   }
@@ -618,7 +625,8 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
 /* Runs thread T until it blocks, finishes or the run fails. */
 static void step_thread(run *R, thread *T) {
   const vk_kernel *K = R->k;
-  while (!R->failed && T->state == T_RUN) {
+  int left = R->cfg->quantum > 0 ? R->cfg->quantum : -1;
+  while (!R->failed && T->state == T_RUN && left-- != 0) {
     frame *F = &T->fr[T->nfr - 1];
     const vblock *B = &K->funcs[F->fn].blocks[F->blk];
     if (F->pc >= B->n) { fail(R, "fell off a block"); return; }
@@ -701,8 +709,7 @@ static void step_thread(run *R, thread *T) {
         nw.sz = (uint8_t)I->size;
         R->bufs[p.buf].cell[p.i] = nw;
         mbuf *Bf = &R->bufs[p.buf];
-        if (Bf->param >= 0 && Bf->is_out && R->r->writer_block && R->r->writer_block[Bf->param])
-          R->r->writer_block[Bf->param][p.i / (int)tr_dtype_size(R->cfg->dtype[Bf->param])] = R->blin;
+        if (Bf->param >= 0 && Bf->is_out) note_write(R, Bf->param, p.i / (int)tr_dtype_size(R->cfg->dtype[Bf->param]));
       }
       v = old;
       break;
@@ -792,11 +799,13 @@ static void run_block(run *R) {
     }
   }
   while (!R->failed) {
+    bool ran = false;
     for (int j = 0; j < n && !R->failed; j++) {
       int t = cfg->reverse_threads ? n - 1 - j : j;
-      if (ts[t].state == T_RUN) step_thread(R, &ts[t]);
+      if (ts[t].state == T_RUN) { step_thread(R, &ts[t]); ran = true; }
     }
     if (R->failed) break;
+    if (ran && cfg->quantum > 0) continue; /* turns until every thread blocks */
     if (resolve_shuffles(R, ts, n)) continue;
     int done = 0, bar = 0;
     for (int t = 0; t < n; t++) done += ts[t].state == T_DONE, bar += ts[t].state == T_BARRIER;
@@ -830,13 +839,15 @@ tr_status vk_run(const vk_kernel *k, vx_ctx *cx, const vk_run_cfg *cfg, vk_resul
   }
   r->val = tr_xcalloc((size_t)np, sizeof *r->val);
   r->writer_block = tr_xcalloc((size_t)np, sizeof *r->writer_block);
+  r->writer_first = tr_xcalloc((size_t)np, sizeof *r->writer_first);
   for (int p = 0; p < np; p++) {
     int64_t bytes = cfg->count[p] * (int64_t)tr_dtype_size(cfg->dtype[p]);
     new_buf(&R, bytes, p);
     R.bufs[p].is_out = cfg->is_out[p];
     if (cfg->is_out[p]) {
       r->writer_block[p] = tr_xmalloc((size_t)(cfg->count[p] + 1) * sizeof(int32_t));
-      for (int64_t e = 0; e < cfg->count[p]; e++) r->writer_block[p][e] = -1;
+      r->writer_first[p] = tr_xmalloc((size_t)(cfg->count[p] + 1) * sizeof(int32_t));
+      for (int64_t e = 0; e < cfg->count[p]; e++) r->writer_block[p][e] = r->writer_first[p][e] = -1;
     }
   }
   R.gbuf = tr_xcalloc((size_t)k->nglobals + 1, sizeof *R.gbuf);
@@ -886,8 +897,10 @@ tr_status vk_run(const vk_kernel *k, vx_ctx *cx, const vk_run_cfg *cfg, vk_resul
 void vk_result_free(vk_result *r, int nbufs) {
   for (int p = 0; r->val && p < nbufs; p++) free(r->val[p]);
   for (int p = 0; r->writer_block && p < nbufs; p++) free(r->writer_block[p]);
+  for (int p = 0; r->writer_first && p < nbufs; p++) free(r->writer_first[p]);
   free(r->val);
   free(r->writer_block);
+  free(r->writer_first);
   free(r->dec);
   free(r->conds);
   free(r->issues);

@@ -35,6 +35,8 @@ static const char cuda_prelude[] =
   "static __device__ __forceinline__ float __shfl_xor_sync(unsigned m, float v, int d, int w = 32) { return __nvvm_shfl_sync_bfly_f32(m, v, d, 0x1f); }\n"
   "static __device__ __forceinline__ float __shfl_sync(unsigned m, float v, int l, int w = 32) { return __nvvm_shfl_sync_idx_f32(m, v, l, 0x1f); }\n"
   "static __device__ __forceinline__ float atomicAdd(float *p, float v) { return __nvvm_atom_add_gen_f(p, v); }\n"
+  "static __device__ __forceinline__ int min(int a, int b) { return a < b ? a : b; }\n"
+  "static __device__ __forceinline__ int max(int a, int b) { return a > b ? a : b; }\n"
   "extern \"C\" {\n"
   "__device__ float expf(float); __device__ float logf(float); __device__ float sqrtf(float);\n"
   "__device__ float tanhf(float); __device__ float fmaxf(float, float); __device__ float fminf(float, float);\n"

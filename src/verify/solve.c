@@ -19,6 +19,8 @@ typedef struct {
   size_t cap, n;
   vx **syms;
   int nsyms, capsyms;
+  Z3_ast *axioms;   /* exp(t) > 0 for every exp application made */
+  int naxioms, capaxioms;
   bool err;
 } tz;
 
@@ -99,6 +101,32 @@ static Z3_ast nary(tz *T, const vx *e, Z3_ast (*f)(Z3_context, unsigned, const Z
   return r;
 }
 
+/* exp stays uninterpreted, with what every exp satisfies: it is positive,
+ * exp(a + b) = exp(a) exp(b) and exp(-a) = 1 / exp(a) (applied while
+ * translating, so the expressions keep the arguments as written: the
+ * overflow check needs them). */
+static Z3_ast mk_exp(tz *T, const vx *arg) {
+  Z3_context z = T->z;
+  if (arg->kind == VX_ADD) {
+    Z3_ast *f = tr_xmalloc((size_t)arg->n * sizeof *f);
+    for (int i = 0; i < arg->n; i++) f[i] = mk_exp(T, arg->k[i]);
+    Z3_ast r = Z3_mk_mul(z, (unsigned)arg->n, f);
+    free(f);
+    return r;
+  }
+  if (arg->kind == VX_MUL && arg->n == 2 && arg->k[0]->kind == VX_CONST && arg->k[0]->c == -1)
+    return Z3_mk_div(z, mk_num(T, 1), mk_exp(T, arg->k[1]));
+  if (arg->kind == VX_CONST && arg->c == 0) return mk_num(T, 1);
+  Z3_ast a = tr(T, arg);
+  Z3_ast r = Z3_mk_app(z, T->fns[VX_FN_EXP], 1, &a);
+  if (T->naxioms == T->capaxioms) {
+    T->capaxioms = T->capaxioms ? T->capaxioms * 2 : 32;
+    T->axioms = tr_xrealloc(T->axioms, (size_t)T->capaxioms * sizeof *T->axioms);
+  }
+  T->axioms[T->naxioms++] = Z3_mk_gt(z, r, mk_num(T, 0));
+  return r;
+}
+
 static Z3_ast tr_raw(tz *T, const vx *e) {
   Z3_context z = T->z;
   switch (e->kind) {
@@ -128,10 +156,12 @@ static Z3_ast tr_raw(tz *T, const vx *e) {
     }
     return acc;
   }
-  case VX_FN: {
-    Z3_ast a = tr(T, e->k[0]);
-    return Z3_mk_app(z, T->fns[e->a], 1, &a);
-  }
+  case VX_FN:
+    if (e->a == VX_FN_EXP) return mk_exp(T, e->k[0]);
+    {
+      Z3_ast a = tr(T, e->k[0]);
+      return Z3_mk_app(z, T->fns[e->a], 1, &a);
+    }
   case VX_ITE: {
     Z3_ast c = tr(T, e->k[0]);
     return Z3_mk_ite(z, c, tr(T, e->k[1]), tr(T, e->k[2]));
@@ -183,7 +213,7 @@ static void tz_init(tz *T, unsigned timeout_ms) {
 
 static void tz_free(tz *T) {
   Z3_del_context(T->z);
-  free(T->keys); free(T->vals); free(T->syms);
+  free(T->keys); free(T->vals); free(T->syms); free(T->axioms);
 }
 
 static vs_answer solve(tz *T, Z3_ast goal, const vs_query *q, vs_model *m, char *why, size_t nwhy) {
@@ -191,6 +221,7 @@ static vs_answer solve(tz *T, Z3_ast goal, const vs_query *q, vs_model *m, char 
   Z3_solver s = Z3_mk_solver(z);
   Z3_solver_inc_ref(z, s);
   Z3_solver_assert(z, s, goal);
+  for (int i = 0; i < T->naxioms; i++) Z3_solver_assert(z, s, T->axioms[i]);
   /* the box on every symbol the goal mentions */
   Z3_ast lo = mk_num(T, -q->box), hi = mk_num(T, q->box);
   for (int i = 0; i < T->nsyms; i++) {

@@ -128,7 +128,11 @@ static void fill_cfg(vctx *V, vk_run_cfg *c) {
 
 /* Runs the kernel concretely on b (outputs in place). Returns 0, a signal
  * number (native crash), or -1 (could not run; diag). */
+static int run_concrete_q(vctx *V, tr_tensor **b, const vs_model *m, int guard, bool reverse, int quantum);
 static int run_concrete(vctx *V, tr_tensor **b, const vs_model *m, int guard, bool reverse) {
+  return run_concrete_q(V, b, m, guard, reverse, 0);
+}
+static int run_concrete_q(vctx *V, tr_tensor **b, const vs_model *m, int guard, bool reverse, int quantum) {
   if (!V->o->cuda) {
     if (!V->have_so) {
       snprintf(V->so, sizeof V->so, "%s/kernel.so", V->work);
@@ -142,6 +146,7 @@ static int run_concrete(vctx *V, tr_tensor **b, const vs_model *m, int guard, bo
   c.conc = b;
   c.concrete = true;
   c.reverse_threads = reverse;
+  c.quantum = quantum;
   undef_lookup ul = {m};
   c.undef_value = undef_from_model;
   c.undef_ctx = &ul;
@@ -532,30 +537,27 @@ static void kernel_findings(vctx *V) {
         free_bufs(V, b);
       }
     } else if (is->kind == VK_ISSUE_RACE_WW || is->kind == VK_ISSUE_RACE_RW) {
-      /* two schedules of the same block: the race is confirmed when one of
-       * them fails the oracle or they disagree */
-      tr_tensor **f = make_bufs(V, NULL), **r = make_bufs(V, NULL);
-      int rf = run_concrete(V, f, NULL, 0, false), rr = run_concrete(V, r, NULL, 0, true);
-      if (rf == 0 && rr == 0) {
-        int out = -1;
-        int64_t flat = -1;
-        double kv, rv;
-        if (judge(V, r, &out, &flat, &kv, &rv) == 1) {
-          confirmed = true;
-          tr_buf_printf(&how, "confirmed: with the threads scheduled last-first out%d", out);
-          print_index(&how, V->shape[V->nin + out], flat);
-          tr_buf_printf(&how, " is %.9g, the reference %.9g", kv, rv);
-          save_bundle(V, r, is->msg);
-        } else if (judge(V, f, &out, &flat, &kv, &rv) == 1) {
-          confirmed = true;
-          tr_buf_printf(&how, "confirmed: with the threads scheduled first-last out%d", out);
-          print_index(&how, V->shape[V->nin + out], flat);
-          tr_buf_printf(&how, " is %.9g, the reference %.9g", kv, rv);
-          save_bundle(V, f, is->msg);
+      /* other schedules of the same block: the race is confirmed when one
+       * of them fails the oracle */
+      static const struct { bool rev; int q; const char *name; } sched[] = {
+        {false, 0, "first-last to each barrier"}, {true, 0, "last-first to each barrier"},
+        {false, 1, "in lockstep, one instruction each"}};
+      for (size_t si = 0; si < sizeof sched / sizeof sched[0] && !confirmed; si++) {
+        tr_tensor **f = make_bufs(V, NULL);
+        if (run_concrete_q(V, f, NULL, 0, sched[si].rev, sched[si].q) == 0) {
+          int out = -1;
+          int64_t flat = -1;
+          double kv, rv;
+          if (judge(V, f, &out, &flat, &kv, &rv) == 1) {
+            confirmed = true;
+            tr_buf_printf(&how, "confirmed: with the threads scheduled %s, out%d", sched[si].name, out);
+            print_index(&how, V->shape[V->nin + out], flat);
+            tr_buf_printf(&how, " is %.9g, the reference %.9g", kv, rv);
+            save_bundle(V, f, is->msg);
+          }
         }
+        free_bufs(V, f);
       }
-      free_bufs(V, f);
-      free_bufs(V, r);
     } else {
       continue; /* reads of never-written shared memory show in the values */
     }
@@ -694,7 +696,9 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
     if (vk_run(V.k, cx, &c, &r, &dd) == TR_OK) {
       for (int i = 0; i < nl; i++) {
         int32_t w = r.writer_block[V.nin + L[i].out][L[i].flat];
+        int32_t w0 = r.writer_first[V.nin + L[i].out][L[i].flat];
         if (w >= 0) mask[w] = 1;
+        if (w0 >= 0) mask[w0] = 1;
       }
     } else memset(mask, 1, nblocks);
     int nm = 0;

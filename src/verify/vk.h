@@ -54,6 +54,9 @@ typedef struct {
   unsigned grid[3], block[3];/* CUDA launch; {1,1,1} for C */
   const unsigned char *block_mask; /* run only blocks with a nonzero entry */
   bool reverse_threads;      /* schedule the threads of a block last-first */
+  int quantum;               /* > 0: threads take turns of this many
+                                instructions (1: lockstep) instead of
+                                running to the next barrier */
   const int *dec;            /* decisions for branches on data, in order */
   int ndec;
   int64_t max_steps;         /* instruction budget (0: 200 million) */
@@ -69,6 +72,7 @@ typedef struct {
                                 where the run never wrote it */
   int32_t **writer_block;    /* per output buffer, per element: last block
                                 that wrote it, -1 none */
+  int32_t **writer_first;    /* the same, first block */
   int *dec;                  /* decisions taken, in order */
   vx **conds;                /* the condition of each decision */
   int ndec;

@@ -1,5 +1,4 @@
-/* expect: correct
- * ref: matmul.hlo
+/* trench-kernel: ref=matmul.hlo expect=correct
  * Plain triple loop. */
 void kernel(const float *a, const float *b, float *out) {
   for (int i = 0; i < 8; i++)
