@@ -17,6 +17,7 @@ static const cli_cmd *const commands[] = {
   &cli_cmd_defects,
   &cli_cmd_isolate,
   &cli_cmd_reduce,
+  &cli_cmd_verify,
 };
 
 static const char exit_codes_help[] =
