@@ -30,6 +30,7 @@ extern const cli_cmd cli_cmd_run;
 extern const cli_cmd cli_cmd_check;
 extern const cli_cmd cli_cmd_defects;
 extern const cli_cmd cli_cmd_compile;
+extern const cli_cmd cli_cmd_gen;
 
 /* ---- option scanning ----
  * Options and operands may be mixed; "--" ends options; "-" is an operand

@@ -15,6 +15,7 @@ static const cli_cmd *const commands[] = {
   &cli_cmd_compile,
   &cli_cmd_stats,
   &cli_cmd_defects,
+  &cli_cmd_gen,
 };
 
 static const char exit_codes_help[] =
