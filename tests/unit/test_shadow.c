@@ -195,6 +195,23 @@ TR_TEST(shadow_transcendental_propagation) {
 
 /* ---- uncertain marks, both directions ---- */
 
+/* float -> pred is x != 0: NaN converts to true, and a value whose
+ * interval holds 0 (a product that rounds to 0 in f8e4m3fn) is uncertain
+ * even though both ends of the interval convert to true. */
+TR_TEST(shadow_convert_to_pred) {
+  const char *text =
+      "HloModule m\nENTRY e {\n  a = f8e4m3fn[3] constant({nan, 0.01, 2})\n"
+      "  p = f8e4m3fn[3] multiply(a, a)\n  ROOT c = pred[3] convert(p)\n}\n";
+  both b;
+  if (run_both(text, NULL, 0, &b, __LINE__)) {
+    CHECK(tr_tensor_get_u(b.sh[0].exact, 0) == 1 && !b.sh[0].uncertain[0]);
+    CHECK(b.sh[0].uncertain[1]);
+    CHECK(tr_tensor_get_u(b.sh[0].exact, 2) == 1 && !b.sh[0].uncertain[2]);
+    CHECK(tr_tensor_get_u(b.ex[0], 0) == 1 && tr_tensor_get_u(b.ex[0], 1) == 0);
+  }
+  both_free(&b);
+}
+
 TR_TEST(shadow_marks_compare_floor_convert) {
   /* x = 3 + (-2^-25): the shadow is just below 3, the f32 result is 3,
    * and the bound (2^-23) reaches 3 on both sides. */
