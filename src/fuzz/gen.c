@@ -217,7 +217,7 @@ tr_instr *gen_constant(gen_ctx *g, const tr_shape *s) {
   unsigned char *data = tr_xcalloc((size_t)(n > 0 ? n : 1), es);
   /* Constants are often splats or short repeats (what jax writes) and
    * otherwise element by element. */
-  int mode = (int)gen_below(g, 10);
+  int mode = (int)gen_below(g, 20);
   for (int64_t i = 0; i < n; i++) {
     if (mode == 0 && i > 0) memcpy(data + i * es, data, es);
     else gen_value(g, s->dtype, data + i * es);
@@ -290,6 +290,16 @@ static tr_instr *new_random_leaf(gen_ctx *g) {
 
 tr_instr *gen_pick(gen_ctx *g) {
   bool fresh = g->npool == 0 || (g->nleaves < 6 && gen_chance(g, 20));
+  if (!fresh && gen_chance(g, 40)) {
+    /* a value nobody uses yet: fewer dead ends, more of the graph reaches
+     * an output */
+    int start = (int)gen_below(g, g->npool);
+    for (int k = 0; k < g->npool; k++) {
+      tr_instr *in = g->pool[(start + k) % g->npool];
+      if (in->nusers == 0 && usable(in) && in->op != TR_OP_PARAMETER && in->op != TR_OP_CONSTANT)
+        return in;
+    }
+  }
   if (!fresh) {
     for (int tries = 0; tries < 8; tries++) {
       int n = g->npool;
@@ -376,7 +386,7 @@ tr_instr *gen_pred_like(gen_ctx *g, tr_instr *x) {
     x = gen_to_dtype(g, x, TR_DT_F32);
     if (!x) return NULL;
   }
-  static const char *dirs[] = {"LT", "GT", "LE", "GE", "EQ", "NE"};
+  static const char *dirs[] = {"LT", "GT", "LE", "GE"};
   tr_instr *y = gen_partner(g, x, x->shape->dtype);
   if (!y) return NULL;
   tr_instr *p = tr_build_compare(g->c, x, y, dirs[gen_below(g, 4)], &g->why);
@@ -552,6 +562,19 @@ static tr_op pick_op(gen_ctx *g) {
   return TR_OP_ADD;
 }
 
+/* An output for x: a pred array picks between two values instead (a
+ * mask that happens to be constant then still leaves a varied output). */
+static tr_instr *informative(gen_ctx *g, tr_instr *x) {
+  if (!tr_shape_is_array(x->shape) || x->shape->dtype != TR_DT_PRED || x->shape->rank == 0) return x;
+  tr_dtype dt = gen_dtype(g, GC_FLOAT, false);
+  if (dt == TR_DT_COUNT) return x;
+  tr_instr *a = gen_partner(g, x, dt), *b = a ? gen_partner(g, x, dt) : NULL;
+  if (!b || a == b) return x;
+  tr_instr *ops[3] = {x, a, b};
+  tr_instr *s = tr_build_end(tr_build_begin(g->c, TR_OP_SELECT, ops, 3), NULL, &g->why);
+  return s ? s : x;
+}
+
 /* The same instructions again with every parameter replaced by a
  * constant, so constant folding meets what the compiled code computes. */
 static void twin(gen_ctx *g, int upto, tr_instr **outs, int *nouts, int maxouts) {
@@ -609,14 +632,14 @@ tr_status tr_gen_module(const tr_gen_opts *o, tr_module **out, tr_diag *d) {
   }
   /* Outputs: the values nobody uses (leaves only when nothing else),
    * most recent first; several outputs make a tuple. */
-  enum { MAXOUT = 12 };
+  enum { MAXOUT = 8 };
   tr_instr *outs[MAXOUT];
   int nouts = 0;
   for (int i = g.c->ninstrs - 1; i >= 0 && nouts < MAXOUT / 2; i--) {
     tr_instr *in = g.c->instrs[i];
     if (in->nusers == 0 && in->op != TR_OP_PARAMETER && in->op != TR_OP_CONSTANT &&
-        in->shape->dtype != TR_DT_TOKEN)
-      outs[nouts++] = in;
+        in->shape->dtype != TR_DT_TOKEN && tr_shape_count(in->shape) != 0)
+      outs[nouts++] = informative(&g, in);
   }
   if (!nouts) outs[nouts++] = gen_pick(&g);
   bool folded = !g.consts_only && gen_chance(&g, 15);

@@ -87,7 +87,9 @@ static tr_instr *mk_compare(gen_ctx *g, tr_op op) {
   if (!y) return NULL;
   tr_instr *ops[2] = {x, y};
   tr_instr *in = tr_build_begin(g->c, op, ops, 2);
-  tr_build_ident(in, TR_ATTR_DIRECTION, dirs[gen_below(g, cplx ? 2 : 6)]);
+  /* EQ and NE of unrelated values are nearly always false and true */
+  int d = cplx ? (int)gen_below(g, 2) : gen_chance(g, 15) ? (int)gen_below(g, 2) : 2 + (int)gen_below(g, 4);
+  tr_build_ident(in, TR_ATTR_DIRECTION, dirs[d]);
   if (tr_dtype_is_float(x->shape->dtype) && gen_chance(g, 25)) tr_build_ident(in, TR_ATTR_TYPE, "TOTALORDER");
   return end(g, in, NULL);
 }
@@ -126,6 +128,8 @@ static tr_instr *mk_convert(gen_ctx *g, tr_op op) {
   tr_dtype to = gen_dtype(g, GC_ANY, cplx || gen_chance(g, 20));
   if (to == TR_DT_COUNT || to == x->shape->dtype) return NULL;
   if (cplx && !is_cplx(to)) return NULL;
+  /* float -> pred is true almost everywhere */
+  if (to == TR_DT_PRED && tr_dtype_is_float(x->shape->dtype) && gen_chance(g, 80)) return NULL;
   return tr_build_convert(g->c, x, to, &g->why);
 }
 
