@@ -35,6 +35,7 @@ extern const cli_cmd cli_cmd_reduce;
 /* isolate and reduce share their driver (cmd_isolate.c). */
 int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce);
 extern const cli_cmd cli_cmd_verify;
+extern const cli_cmd cli_cmd_gen;
 
 /* ---- option scanning ----
  * Options and operands may be mixed; "--" ends options; "-" is an operand

@@ -18,6 +18,7 @@ static const cli_cmd *const commands[] = {
   &cli_cmd_isolate,
   &cli_cmd_reduce,
   &cli_cmd_verify,
+  &cli_cmd_gen,
 };
 
 static const char exit_codes_help[] =
