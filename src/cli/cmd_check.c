@@ -61,8 +61,10 @@ const cli_cmd cli_cmd_check = {
   "                     target's values of its operands (deep models); a\n"
   "                     mismatch is a finding. chains: single-user elementwise\n"
   "                     producers stay fused with their user (docs/ORACLE.md)\n"
-  "      --max-trips N  the reference's limit on one while loop's trips\n"
-  "                     (default 10000000); over it the module is declined\n"
+  CLI_REF_LIMITS_HELP
+  "                       (check: the deadline is --timeout or 60 s)\n"
+  "      --max-memory SIZE  decline a module over this memory budget\n"
+  "      --start-timeout S  seconds the target may take to start\n"
   "      --log FILE     append one JSON line per module to FILE, each synced\n"
   "                     to disk as it is written (a killed run keeps them)\n"
   "      --show-received  diff of the module the target received and MODULE\n"
@@ -96,6 +98,7 @@ typedef struct {
   bool json_mode;        /* --json */
   bool fill_elided;      /* --fill-elided */
   int log_fd;            /* --log, or -1 */
+  uint64_t max_memory;   /* --max-memory (0: no budget) */
 } check_env;
 
 /* Overall counts of a multi-module run (printed at the end). */
@@ -246,6 +249,23 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
     *report = rep;
     return rc;
   }
+  /* Over the memory budget: declined before any input is drawn, like a
+   * module over the reference's other limits (exit 2, no verdict). */
+  if (!cli_memory_fits(m, true, 0, env->max_memory, "trench check", path)) {
+    cJSON *rep = cJSON_CreateObject();
+    cJSON_AddStringToObject(rep, "module", path);
+    cJSON_AddStringToObject(rep, "target", env->spec);
+    cJSON_AddStringToObject(rep, "summary", "declined");
+    cJSON_AddStringToObject(rep, "declined", "over the memory budget (--max-memory)");
+    if (!env->json_mode) printf("check: declined (%s on %s)\n", path, env->spec);
+    fflush(stdout);
+    log_report(env, rep);
+    tot->errors++;
+    *report = rep;
+    tr_module_free(m);
+    free(mlir);
+    return CLI_EXIT_USAGE;
+  }
   tr_check_opts co = env->co;
   co.label = path;
   co.module_text = mlir;
@@ -301,7 +321,9 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   for (cJSON *js = runs ? runs->child : NULL; js; js = js->next) count_run(tot, js);
   if (r.outcome == TR_CHECK_FINDING) rc = cli_worse(rc, CLI_EXIT_FINDING);
   if (rc == CLI_EXIT_USAGE) tot->errors++;
-  const char *summary = rc == CLI_EXIT_USAGE ? "error" : tr_check_outcome_name(r.outcome);
+  const char *summary = r.outcome == TR_CHECK_DECLINED ? "declined"
+                        : rc == CLI_EXIT_USAGE           ? "error"
+                                                         : tr_check_outcome_name(r.outcome);
   cJSON_ReplaceItemInObject(r.json, "summary", cJSON_CreateString(summary));
   if (!env->json_mode)
     printf("check: %s (%s on %s%s)\n", summary, path, env->spec,
@@ -326,6 +348,7 @@ static int run(int argc, char **argv) {
   check_env env;
   memset(&env, 0, sizeof env);
   env.log_fd = -1;
+  env.max_memory = cli_memory_available();
   tr_check_opts_init(&env.co); /* seeds, k, how seeds draw inputs (--dist, --specials) */
   const char *profile_arg = NULL, *log_path = NULL;
   bool strict = false;
@@ -396,11 +419,12 @@ static int run(int argc, char **argv) {
       env.save = cli_opt_value(&o);
     } else if (cli_opt_is(&o, NULL, "--log")) {
       log_path = cli_opt_value(&o);
-    } else if (cli_opt_is(&o, NULL, "--max-trips")) {
+    } else if (cli_opt_ref_limits(&o, &env.co.ref_timeout_s, &env.co.max_trips)) {
+      /* set */
+    } else if (cli_opt_is(&o, NULL, "--max-memory")) {
       const char *v = cli_opt_value(&o);
-      long long n = strtoll(v, &end, 10);
-      if (!*v || *end || n < 1) cli_usage_error(cmd, "--max-trips needs a count from 1, not '%s'", v);
-      env.co.max_trips = n;
+      if (!cli_parse_size(v, &env.max_memory))
+        cli_usage_error(cmd, "--max-memory needs a size such as 4G (0: no budget), not '%s'", v);
     } else {
       cli_usage_error(cmd, "unknown option '%s'", o.arg);
     }
@@ -415,7 +439,9 @@ static int run(int argc, char **argv) {
   env.many = npaths > 1;
   if (nfiles) env.co.nseeds = 1;
   env.co.timeout_s = timeout;
-  if (!env.co.max_trips) env.co.max_trips = 10000000;
+  /* The reference never runs unbounded in a check: --ref-timeout, else
+   * --timeout, else 60 s (a runaway loop costs one verdict). */
+  if (!env.co.ref_timeout_s) env.co.ref_timeout_s = timeout > 0 ? timeout : 60;
   tr_diag d = {0};
   tr_target *t = NULL;
   tr_target_config tc;
