@@ -127,5 +127,9 @@ rc=$?
 mkdir -p "$tmp/empty"
 "$trench" fuzz --target $target --count 4 --out "$tmp/ce" --corpus "$tmp/empty" -q > /dev/null 2>&1
 [ $? = 2 ] && ok || bad "an empty corpus must be an error"
+# A target that does not start ends the campaign with exit 2, no test run.
+"$trench" fuzz --target cmd:/nonexistent/adapter --count 4 --out "$tmp/nt" -q > /dev/null 2> "$tmp/nt.err"
+rc=$?
+[ $rc = 2 ] && grep -q "does not start" "$tmp/nt.err" && ok || bad "a target that does not start (exit $rc)"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
