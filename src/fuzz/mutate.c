@@ -218,6 +218,17 @@ static void comp_to_front(tr_module *m) {
 
 static tr_instr *s32_const(tr_comp *c, int64_t v) { return scalar_const(c, TR_DT_S32, (uint64_t)v); }
 
+/* The condition "counter i (from 0, +1 a trip) runs trips times" in one of
+ * the forms compilers meet: i < n, i <= n-1, and mirrored n > i, n-1 >= i. */
+static tr_instr *trip_test(mz *z, tr_comp *c, tr_instr *i, int trips) {
+  switch (rndn(z, 4)) {
+  case 0: return fin(tr_build_compare(c, i, s32_const(c, trips - 1), "LE", NULL));
+  case 1: return fin(tr_build_compare(c, s32_const(c, trips), i, "GT", NULL));
+  case 2: return fin(tr_build_compare(c, s32_const(c, trips - 1), i, "GE", NULL));
+  default: return fin(tr_build_compare(c, i, s32_const(c, trips), "LT", NULL));
+  }
+}
+
 /* A computation (a, b) -> a op b on scalars of dt, for reducers and
  * scatter combiners. */
 static tr_comp *binary_comp(mz *z, tr_op op, tr_dtype dt) {
@@ -667,7 +678,7 @@ static tr_instr *loop_update(mz *z, tr_comp *c, tr_instr *x) {
   comp_to_front(m);
   tr_instr *q = tr_build_param(cond, st);
   tr_instr *qi = fin(tr_build_gte(cond, q, 0, NULL));
-  tr_build_root(cond, fin(tr_build_compare(cond, qi, s32_const(cond, trips), "LT", NULL)));
+  tr_build_root(cond, trip_test(z, cond, qi, trips));
   tr_instr *init[2] = {s32_const(c, 0), x};
   tr_instr *t = fin(tr_build_tuple(c, init, 2, NULL));
   tr_instr *w = tr_build_begin(c, TR_OP_WHILE, &t, 1);
@@ -757,8 +768,9 @@ static bool m_scatter_dup(mz *z) {
   tr_comp *c = x->parent;
   const tr_shape *s = x->shape;
   int r = s->rank;
-  int64_t n = 2 + rndn(z, 6);
-  int64_t row = rndn(z, (int)s->dims[0]);
+  int64_t n = 1 + rndn(z, 7);
+  /* Rows in range mostly; sometimes one past either end (skipped). */
+  int64_t row = rndn(z, 4) ? rndn(z, (int)s->dims[0]) : rndn(z, 2) ? s->dims[0] : -1;
   tr_shape *is = tr_shape_array(A(z), TR_DT_S32, 2, (int64_t[]){n, 1});
   int32_t *iv = tr_arena_alloc(A(z), sizeof(int32_t) * (size_t)n);
   for (int64_t i = 0; i < n; i++) iv[i] = (int32_t)(rndn(z, 4) ? row : rndn(z, (int)s->dims[0]));
@@ -906,7 +918,7 @@ static bool m_wrap_while(mz *z) {
   comp_to_front(z->m);
   tr_instr *q = tr_build_param(cond, st);
   tr_instr *qi = fin(tr_build_gte(cond, q, 0, NULL));
-  tr_build_root(cond, fin(tr_build_compare(cond, qi, s32_const(cond, 1), "LT", NULL)));
+  tr_build_root(cond, trip_test(z, cond, qi, 1));
   mz_uses u = uses_of(z, x);
   tr_instr *init[9];
   init[0] = s32_const(c, 0);
@@ -1099,12 +1111,114 @@ static bool m_metamorphic(mz *z) {
   return say(z, "no place for the drawn formulation"), false;
 }
 
+static bool is_entry_value(const tr_instr *in) {
+  return is_ranked_value(in) && in->parent->is_entry && in->shape->rank <= 6;
+}
+
+/* A slice of x: per dim a drawn start, limit and stride 1..3. */
+static tr_instr *rand_slice(mz *z, tr_comp *c, tr_instr *x) {
+  tr_slice_dim sd[8];
+  for (int i = 0; i < x->shape->rank; i++) {
+    int64_t d = x->shape->dims[i];
+    sd[i].start = d ? rndn(z, (int)d) : 0;
+    sd[i].limit = sd[i].start + rndn(z, (int)(d - sd[i].start + 1));
+    sd[i].stride = 1 + rndn(z, 3);
+  }
+  tr_instr *sl = tr_build_begin(c, TR_OP_SLICE, &x, 1);
+  tr_build_slice(sl, sd, x->shape->rank);
+  return fin(tr_build_end(sl, NULL, NULL));
+}
+
+static bool m_side_output(mz *z) {
+  tr_instr *x = pick(z, is_entry_value);
+  if (!x) return say(z, "no array value of rank 1..6 in the entry"), false;
+  tr_comp *c = x->parent;
+  int r = x->shape->rank;
+  tr_instr *y = NULL;
+  switch (rndn(z, 4)) {
+  case 0: { /* a slice of a (strided) slice */
+    tr_instr *a = rand_slice(z, c, x);
+    y = a ? rand_slice(z, c, a) : NULL;
+    break;
+  }
+  case 1: { /* a strided slice of an interior-padded pad */
+    tr_pad_dim pd[8];
+    for (int i = 0; i < r; i++) {
+      pd[i].lo = rndn(z, 3);
+      pd[i].hi = rndn(z, 3);
+      pd[i].interior = x->shape->dims[i] > 1 ? 1 + rndn(z, 2) : 0;
+    }
+    tr_instr *ops[2] = {x, scalar_const(c, x->shape->dtype, bits_of(x->shape->dtype, 0))};
+    tr_instr *p = tr_build_begin(c, TR_OP_PAD, ops, 2);
+    tr_build_padding(p, pd, r);
+    p = fin(tr_build_end(p, NULL, NULL));
+    if (p && tr_shape_count(p->shape) <= MZ_MAX_ELEMS) y = rand_slice(z, c, p);
+    break;
+  }
+  case 2: { /* nested dynamic-slices; the inner starts drawn or inputs */
+    int64_t st[8], sz[8], st2[8], sz2[8];
+    for (int i = 0; i < r; i++) {
+      int64_t d = x->shape->dims[i];
+      if (!d) return say(z, "an empty dim"), false;
+      sz[i] = 1 + rndn(z, (int)d);
+      st[i] = rndn(z, 4) ? rndn(z, (int)(d - sz[i] + 1)) : rndn(z, 2) ? d : -2;
+      sz2[i] = 1 + rndn(z, (int)sz[i]);
+      st2[i] = rndn(z, 3) ? rndn(z, (int)(sz[i] - sz2[i] + 1)) : rndn(z, 2) ? sz[i] : -1;
+    }
+    tr_instr *a = dyn_slice(z, c, x, st, sz);
+    if (!a) return false;
+    tr_instr *ops[9];
+    ops[0] = a;
+    bool param = rndn(z, 2);
+    for (int i = 0; i < r; i++)
+      ops[1 + i] = param && i == 0 ? fin(tr_build_param(z->m->entry, tr_shape_array(A(z), TR_DT_S32, 0, NULL)))
+                                   : s32_const(c, st2[i]);
+    if (param) tr_drop_entry_layout(z->m);
+    tr_instr *b = tr_build_begin(c, TR_OP_DYNAMIC_SLICE, ops, r + 1);
+    tr_build_ints(b, TR_ATTR_DYNAMIC_SLICE_SIZES, sz2, r);
+    y = fin(tr_build_end(b, NULL, NULL));
+    break;
+  }
+  default: { /* a transpose around size-1 dims */
+    int64_t dims[8], perm[8];
+    int nd = 0, ones = 1 + rndn(z, 2);
+    for (int i = 0; i <= r && nd < 8; i++) {
+      if (i < r) dims[nd++] = x->shape->dims[i];
+      if (ones && nd < 8 && rndn(z, 2)) {
+        dims[nd++] = 1;
+        ones--;
+      }
+    }
+    random_layout(z, nd, perm);
+    tr_instr *a = fin(tr_build_reshape(c, x, dims, nd, NULL));
+    y = a ? fin(tr_build_transpose(c, a, perm, NULL)) : NULL;
+    break;
+  }
+  }
+  if (!y) return say(z, "the drawn chain does not build"), false;
+  /* Returned as one more output. */
+  tr_instr *root = c->root, *ys[64];
+  int n = 0;
+  if (root->op == TR_OP_TUPLE && root->noperands < 63) {
+    for (int i = 0; i < root->noperands; i++) ys[n++] = root->operands[i];
+  } else {
+    ys[n++] = root;
+  }
+  ys[n++] = y;
+  tr_instr *t = fin(tr_build_tuple(c, ys, n, NULL));
+  if (!t) return false;
+  c->root = t;
+  tr_drop_entry_layout(z->m);
+  return true;
+}
+
 typedef bool (*mz_fn)(mz *z);
 static const mz_fn mz_fns[TR_MUT_COUNT] = {
   m_boundary_size, m_boundary_const, m_dtype_narrow, m_dtype_widen,  m_transpose_chain,
   m_reshape_chain, m_bitcast_copy,   m_unit_dim,     m_layout,       m_dynamic_slice,
   m_in_place,      m_producer_chain, m_scatter_dup,  m_compare,      m_reduce,
   m_wrap_while,    m_wrap_cond,      m_param_to_const, m_const_to_param, m_metamorphic,
+  m_side_output,
 };
 
 /* Tries per mutation: each on a fresh clone with the next seed. */
