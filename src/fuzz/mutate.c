@@ -318,7 +318,11 @@ static double boundary_value(mz *z, tr_dtype dt) {
     double tiny = ldexp(1.0, 1 - tr_dtypes[dt].bias);
     double cands[] = {0.0,         -0.0,          1.0,   -1.0, mx,  -mx, tiny,
                       tiny / 2,    ldexp(tiny, -tr_dtypes[dt].mbits), 0.5, 2.5, -2.5,
-                      5.0 + rndn(z, 16), -(5.0 + rndn(z, 16)), INFINITY, -INFINITY, NAN, 65504.0, 3.0e38};
+                      5.0 + rndn(z, 16), -(5.0 + rndn(z, 16)), INFINITY, -INFINITY, NAN, 65504.0, 3.0e38,
+                      /* the edges of narrower types a convert may meet:
+                       * f16's smallest normal, subnormals, bf16/f8 max */
+                      ldexp(1.0, -14), ldexp(1.0 + rndn(z, 1023), -24), -ldexp(1.0 + rndn(z, 1023), -24),
+                      3.3895313892515355e38, 448.0, 57344.0};
     for (int tries = 0; tries < 8; tries++) {
       double v = cands[rndn(z, TR_NELEMS(cands))];
       if (isinf(v) && !tr_float_has_inf(dt)) continue;
@@ -570,7 +574,18 @@ static tr_instr *dyn_slice(mz *z, tr_comp *c, tr_instr *x, const int64_t *starts
   int r = x->shape->rank;
   tr_instr *ops[9];
   ops[0] = x;
-  for (int i = 0; i < r; i++) ops[1 + i] = s32_const(c, starts[i]);
+  /* In the entry a start is sometimes an input (an index the inputs draw
+   * in bounds, at the edges or out of them), else the drawn constant. */
+  bool inputs = false;
+  for (int i = 0; i < r; i++) {
+    if (c->is_entry && rndn(z, 3) == 0) {
+      ops[1 + i] = fin(tr_build_param(c, tr_shape_array(A(z), TR_DT_S32, 0, NULL)));
+      inputs = true;
+    } else {
+      ops[1 + i] = s32_const(c, starts[i]);
+    }
+  }
+  if (inputs) tr_drop_entry_layout(z->m);
   tr_instr *in = tr_build_begin(c, TR_OP_DYNAMIC_SLICE, ops, r + 1);
   tr_build_ints(in, TR_ATTR_DYNAMIC_SLICE_SIZES, sizes, r);
   return fin(tr_build_end(in, NULL, NULL));
@@ -1152,7 +1167,25 @@ static bool m_side_output(mz *z) {
     tr_instr *p = tr_build_begin(c, TR_OP_PAD, ops, 2);
     tr_build_padding(p, pd, r);
     p = fin(tr_build_end(p, NULL, NULL));
-    if (p && tr_shape_count(p->shape) <= MZ_MAX_ELEMS) y = rand_slice(z, c, p);
+    if (!p || tr_shape_count(p->shape) > MZ_MAX_ELEMS) break;
+    if (rndn(z, 2)) {
+      y = rand_slice(z, c, p);
+      break;
+    }
+    /* A slice on the operand's grid inside the pad: starts on an operand
+     * element, strides around the dilation. */
+    tr_slice_dim sd[8];
+    for (int i = 0; i < r; i++) {
+      int64_t d = x->shape->dims[i], step = pd[i].interior + 1;
+      int64_t k = d ? rndn(z, (int)d) : 0;
+      sd[i].start = d ? pd[i].lo + k * step : 0;
+      sd[i].stride = 1 + rndn(z, (int)(step + 2));
+      int64_t end = d ? pd[i].lo + (d - 1) * step + 1 : 0;
+      sd[i].limit = sd[i].start + rndn(z, (int)(end - sd[i].start + 1));
+    }
+    tr_instr *sl = tr_build_begin(c, TR_OP_SLICE, &p, 1);
+    tr_build_slice(sl, sd, r);
+    y = fin(tr_build_end(sl, NULL, NULL));
     break;
   }
   case 2: { /* nested dynamic-slices; the inner starts drawn or inputs */
@@ -1212,13 +1245,49 @@ static bool m_side_output(mz *z) {
   return true;
 }
 
+static bool has_ranked_operand(const tr_instr *in) {
+  if (!is_value(in) || in->op == TR_OP_PARAMETER || !in->parent->is_entry) return false;
+  if (tr_instr_called(in, NULL, 0) > 0 && in->op != TR_OP_REDUCE && in->op != TR_OP_REDUCE_WINDOW) return false;
+  for (int i = 0; i < in->noperands; i++)
+    if (tr_shape_is_array(in->operands[i]->shape) && in->operands[i]->shape->rank >= 1) return true;
+  return false;
+}
+
+static bool m_operand_slice(mz *z) {
+  tr_instr *x = pick(z, has_ranked_operand);
+  if (!x) return say(z, "no instruction with an array operand in the entry"), false;
+  int k = rndn(z, x->noperands);
+  tr_instr *o = x->operands[k];
+  if (!tr_shape_is_array(o->shape) || o->shape->rank < 1) return say(z, "the drawn operand is a scalar"), false;
+  int r = o->shape->rank, d = rndn(z, r);
+  if (o->shape->dims[d] < 2) return say(z, "the drawn dim is too small"), false;
+  tr_slice_dim sd[8];
+  for (int i = 0; i < r; i++) {
+    sd[i].start = 0;
+    sd[i].limit = o->shape->dims[i];
+    sd[i].stride = 1;
+  }
+  sd[d].start = 1 + rndn(z, (int)(o->shape->dims[d] - 1));
+  tr_comp *c = x->parent;
+  tr_instr *sl = tr_build_begin(c, TR_OP_SLICE, &o, 1);
+  tr_build_slice(sl, sd, r);
+  if (!(sl = fin(tr_build_end(sl, NULL, NULL)))) return false;
+  tr_instr_replace_operand(x, k, sl);
+  reorder(c);
+  int at = 0;
+  while (c->instrs[at] != x) at++;
+  if (!reinfer(z, c, at)) return say(z, "the graph does not follow the smaller operand"), false;
+  tr_drop_entry_layout(z->m);
+  return true;
+}
+
 typedef bool (*mz_fn)(mz *z);
 static const mz_fn mz_fns[TR_MUT_COUNT] = {
   m_boundary_size, m_boundary_const, m_dtype_narrow, m_dtype_widen,  m_transpose_chain,
   m_reshape_chain, m_bitcast_copy,   m_unit_dim,     m_layout,       m_dynamic_slice,
   m_in_place,      m_producer_chain, m_scatter_dup,  m_compare,      m_reduce,
   m_wrap_while,    m_wrap_cond,      m_param_to_const, m_const_to_param, m_metamorphic,
-  m_side_output,
+  m_side_output,   m_operand_slice,
 };
 
 /* Tries per mutation: each on a fresh clone with the next seed. */
