@@ -889,21 +889,23 @@ static bool is_wrappable(const tr_instr *in) {
 
 /* A computation taking tuple(operands of x) (plus a leading s32 counter
  * when counter) that recomputes x; returns it and the recomputed value. */
-static tr_comp *body_of(mz *z, tr_instr *x, bool counter, tr_shape **state, tr_instr **val,
+static tr_comp *body_of(mz *z, tr_instr *x, bool counter, int dead, tr_shape **state, tr_instr **val,
                         tr_instr **gtes) {
   char name[48];
   snprintf(name, sizeof name, "mz_region.%d", z->m->next_id);
   tr_comp *b = tr_build_comp(z->m, name, false);
   comp_to_front(z->m);
-  tr_shape *el[9];
+  tr_shape *el[10];
   int n = 0;
+  /* dead: a leading element the loop carries and nobody reads */
+  if (dead) el[n++] = x->operands[0]->shape;
   if (counter) el[n++] = tr_shape_array(A(z), TR_DT_S32, 0, NULL);
   for (int i = 0; i < x->noperands; i++) el[n++] = x->operands[i]->shape;
   if (counter) el[n++] = x->shape;
   *state = tr_shape_tuple(A(z), n, el);
   tr_instr *p = tr_build_param(b, *state);
   for (int i = 0; i < n; i++) gtes[i] = fin(tr_build_gte(b, p, i, NULL));
-  tr_instr *y = tr_build_begin(b, x->op, gtes + (counter ? 1 : 0), x->noperands);
+  tr_instr *y = tr_build_begin(b, x->op, gtes + dead + (counter ? 1 : 0), x->noperands);
   for (int i = 0; i < x->nattrs; i++) {
     if (x->attrs[i].key == TR_ATTR_CONTROL_PREDECESSORS) continue;
     tr_attr *a = tr_instr_add_attr(z->m, y, x->attrs[i].key, x->attrs[i].kind, x->attrs[i].name);
@@ -918,13 +920,14 @@ static bool m_wrap_while(mz *z) {
   if (!x) return say(z, "no instruction to wrap"), false;
   tr_comp *c = x->parent;
   tr_shape *st;
-  tr_instr *val, *g[9];
-  tr_comp *body = body_of(z, x, true, &st, &val, g);
+  tr_instr *val, *g[10];
+  int dead = rndn(z, 2);
+  tr_comp *body = body_of(z, x, true, dead, &st, &val, g);
   if (!val) return say(z, "the instruction does not rebuild"), false;
-  int n = x->noperands + 2;
-  tr_instr *outs[9];
-  outs[0] = fin(tr_build_binary(body, TR_OP_ADD, g[0], s32_const(body, 1), NULL));
-  for (int i = 1; i < n - 1; i++) outs[i] = g[i];
+  int n = x->noperands + 2 + dead;
+  tr_instr *outs[10];
+  for (int i = 0; i < n - 1; i++) outs[i] = g[i];
+  outs[dead] = fin(tr_build_binary(body, TR_OP_ADD, g[dead], s32_const(body, 1), NULL));
   outs[n - 1] = val;
   tr_build_root(body, fin(tr_build_tuple(body, outs, n, NULL)));
   char name[48];
@@ -932,12 +935,13 @@ static bool m_wrap_while(mz *z) {
   tr_comp *cond = tr_build_comp(z->m, name, false);
   comp_to_front(z->m);
   tr_instr *q = tr_build_param(cond, st);
-  tr_instr *qi = fin(tr_build_gte(cond, q, 0, NULL));
+  tr_instr *qi = fin(tr_build_gte(cond, q, dead, NULL));
   tr_build_root(cond, trip_test(z, cond, qi, 1));
   mz_uses u = uses_of(z, x);
-  tr_instr *init[9];
-  init[0] = s32_const(c, 0);
-  for (int i = 0; i < x->noperands; i++) init[1 + i] = x->operands[i];
+  tr_instr *init[10];
+  if (dead) init[0] = x->operands[0];
+  init[dead] = s32_const(c, 0);
+  for (int i = 0; i < x->noperands; i++) init[dead + 1 + i] = x->operands[i];
   /* The result slot starts as a zero-filled value of x's shape. */
   init[n - 1] = splat(c, x, 0);
   if (!init[n - 1]) return false;
@@ -957,11 +961,11 @@ static bool m_wrap_cond(mz *z) {
   if (!x) return say(z, "no instruction to wrap"), false;
   tr_comp *c = x->parent;
   tr_shape *st;
-  tr_instr *val, *g[9];
-  tr_comp *bt = body_of(z, x, false, &st, &val, g);
+  tr_instr *val, *g[10];
+  tr_comp *bt = body_of(z, x, false, 0, &st, &val, g);
   if (!val) return say(z, "the instruction does not rebuild"), false;
   tr_build_root(bt, val);
-  tr_comp *bf = body_of(z, x, false, &st, &val, g);
+  tr_comp *bf = body_of(z, x, false, 0, &st, &val, g);
   if (!val) return false;
   tr_build_root(bf, val);
   mz_uses u = uses_of(z, x);
