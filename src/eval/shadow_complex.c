@@ -650,7 +650,7 @@ tr_status sh_complex(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
 bool sh_is_complex_arith(const tr_instr *in) {
   tr_op op = in->op;
   if (op == TR_OP_REAL || op == TR_OP_IMAG || op == TR_OP_COMPLEX) return true;
-  if (!(ev_is_unary(op) || ev_is_binary(op) || op == TR_OP_COMPARE || op == TR_OP_CONVERT ||
+  if (!(tr_op_is_unary_kernel(op) || tr_op_is_binary_kernel(op) || op == TR_OP_COMPARE || op == TR_OP_CONVERT ||
         op == TR_OP_DOT || op == TR_OP_CONVOLUTION))
     return false;
   return ev_complex_involved(in);

@@ -213,15 +213,6 @@ static void run_elem(ev_par_fn fn, elem_job *j, size_t n, double cost) {
   ev_par_for(ev_par_threads(cost * (double)n), n, fn, j);
 }
 
-static bool transcendental(tr_op op) {
-  switch (op) {
-  case TR_OP_ABS: case TR_OP_NEGATE: case TR_OP_SIGN: case TR_OP_FLOOR: case TR_OP_CEIL:
-  case TR_OP_ROUND_NEAREST_AFZ: case TR_OP_ROUND_NEAREST_EVEN:
-    return false;
-  default: return true;
-  }
-}
-
 tr_status sh_unary(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out) {
   tr_op op = in->op;
   if (!sh_is_flt(x)) {
@@ -245,7 +236,7 @@ tr_status sh_unary(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out)
   }
   elem_job j = {op, {0}, sh_allow(c, op, x->dt), x, NULL, o};
   sh_fmt_of(x->dt, &j.f);
-  run_elem(unary_chunk, &j, x->n, transcendental(op) ? 100 : 4);
+  run_elem(unary_chunk, &j, x->n, ev_kernels[op].cost);
   *out = o;
   return TR_OK;
 }

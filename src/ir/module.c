@@ -12,8 +12,8 @@
 #define I TR_OPF_I
 #define S TR_OPF_S
 const tr_op_info tr_ops[TR_OP_COUNT] = {
-#define X(En, name, arity, rule, types, flags, attrs, w) \
-  {name, arity, TR_RULE_##rule, types, (unsigned)(flags), attrs, w},
+#define X(En, name, arity, rule, types, flags, attrs, w, cls, modes) \
+  {name, arity, TR_RULE_##rule, types, (unsigned)(flags), attrs, w, TR_OPC_##cls, modes},
 #include "ops.def"
 #undef X
 };
@@ -29,6 +29,21 @@ const tr_attr_info tr_attrs[TR_ATTR_COUNT] = {
 #include "attrs.def"
 #undef X
 };
+
+bool tr_op_can(tr_op op, tr_mode m) {
+  return (unsigned)op < TR_OP_COUNT && strchr(tr_ops[op].modes, (int)m) != NULL;
+}
+
+bool tr_op_is_unary_kernel(tr_op op) {
+  if ((unsigned)op >= TR_OP_COUNT) return false;
+  tr_opclass c = tr_ops[op].cls;
+  return c == TR_OPC_UFLOAT || c == TR_OPC_UNUM || c == TR_OPC_UINT;
+}
+
+bool tr_op_is_binary_kernel(tr_op op) {
+  if ((unsigned)op >= TR_OP_COUNT) return false;
+  return tr_ops[op].cls == TR_OPC_BARITH || tr_ops[op].cls == TR_OPC_BBIT;
+}
 
 bool tr_op_lookup(const char *s, size_t n, tr_op *op) {
   for (int i = 0; i < TR_OP_COUNT; i++) {
