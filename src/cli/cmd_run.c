@@ -8,6 +8,7 @@
 #include "../eval/shadow.h"
 #include "../ir/tensor.h"
 #include "../oracle/inputs.h"
+#include "../target/target.h"
 
 #include <errno.h>
 #include <math.h>
@@ -49,12 +50,18 @@ const cli_cmd cli_cmd_run = {
   "                     outputs as DIR/out0.npy, ... (DIR is created)\n"
   "      --fill-elided  give constants written {...} deterministic values\n"
   "                     instead of failing on them\n"
+  "      --convert T    StableHLO MODULE: evaluate target T's conversion of\n"
+  "                     it to HLO (default xla-cpu)\n"
   "      --shadow       also evaluate in shadow mode (docs/ORACLE.md) and print\n"
   "                     per output: outN: shadow max_bound=B uncertain=U/N\n"
   "                     (B: largest error bound of a certain float element)\n"
   "                     and with --out also DIR/shadow_valueN.npy (f64),\n"
   "                     shadow_boundN.npy (f64), shadow_uncertainN.npy (u8)\n"
   CLI_REF_LIMITS_HELP
+  "      --max-memory SIZE  decline (exit 1) a module whose evaluation needs\n"
+  "                     more than SIZE bytes by an estimate from its shapes\n"
+  "                     (K, M, G suffixes; 0: no budget; default: the\n"
+  "                     machine's available memory)\n"
   "  -h, --help         show this help\n"
   "\n"
   "Exit codes:\n"
@@ -68,7 +75,34 @@ const cli_cmd cli_cmd_run = {
 
 /* ---- loading (cli_load, plus the parse options) ---- */
 
-static tr_module *load(const char *path, bool fill_elided, int *rc) {
+/* StableHLO text: the module is the converting target's HLO for it. */
+static tr_module *load_mlir(const char *path, const char *text, const char *conv, int *rc) {
+  tr_target_config tc;
+  tr_target_config_init(&tc);
+  char home[4096];
+  tc.home = cli_home(home, sizeof home);
+  tr_target *t = NULL;
+  tr_diag d = {0};
+  tr_module *m = NULL;
+  char *hlo = NULL;
+  *rc = CLI_EXIT_USAGE;
+  if (tr_target_open(conv, &tc, &t, &d) == TR_OK) {
+    tr_status st = tr_mlir_convert(t, path, text, &m, &hlo, &d);
+    if (st == TR_OK) {
+      fprintf(stderr, "%s: StableHLO; evaluating %s's conversion of it to HLO\n", path, t->name);
+      *rc = CLI_EXIT_OK;
+    } else if (st == TR_ERR_SYNTAX || st == TR_ERR_INVALID) {
+      *rc = CLI_EXIT_FINDING;
+    }
+  }
+  tr_diag_print(&d, stderr);
+  tr_diag_clear(&d);
+  free(hlo);
+  tr_target_close(t);
+  return m;
+}
+
+static tr_module *load(const char *path, bool fill_elided, const char *conv, int *rc) {
   tr_diag d = {0};
   char *text = NULL;
   size_t len = 0;
@@ -78,6 +112,11 @@ static tr_module *load(const char *path, bool fill_elided, int *rc) {
     tr_diag_clear(&d);
     *rc = CLI_EXIT_USAGE;
     return NULL;
+  }
+  if (tr_text_is_mlir(text, len)) {
+    tr_module *m = load_mlir(name, text, conv, rc);
+    free(text);
+    return m;
   }
   tr_parse_opts po = {fill_elided};
   tr_module *m = tr_parse(name, text, len, &po, &d);
@@ -262,8 +301,10 @@ static int run(int argc, char **argv) {
   char **files = tr_xcalloc((size_t)argc, sizeof(char *));
   int nfiles = 0;
   bool fill_elided = false, shadow = false;
+  uint64_t budget = cli_memory_available();
   double ref_timeout = 0;
   int64_t max_trips = 0;
+  const char *conv = "xla-cpu";
   tr_input_config cfg;
   tr_input_config_init(&cfg);
   cli_opts o;
@@ -307,15 +348,21 @@ static int run(int argc, char **argv) {
       fill_elided = true;
     } else if (cli_opt_flag(&o, NULL, "--shadow")) {
       shadow = true;
+    } else if (cli_opt_is(&o, NULL, "--max-memory")) {
+      const char *v = cli_opt_value(&o);
+      if (!cli_parse_size(v, &budget))
+        cli_usage_error(cmd, "--max-memory needs a size such as 4G (0: no budget), not '%s'", v);
     } else if (cli_opt_ref_limits(&o, &ref_timeout, &max_trips)) {
       /* set */
+    } else if (cli_opt_is(&o, NULL, "--convert")) {
+      conv = cli_opt_value(&o);
     } else {
       cli_usage_error(cmd, "unknown option '%s'", o.arg);
     }
   }
   if (!path) cli_usage_error(cmd, "no MODULE given");
   int rc;
-  tr_module *m = load(path, fill_elided, &rc);
+  tr_module *m = load(path, fill_elided, conv, &rc);
   if (!m) {
     free(files);
     return rc;
@@ -324,6 +371,13 @@ static int run(int argc, char **argv) {
   tr_input_leaf *lv = NULL;
   int n = 0, nouts = 0;
   tr_tensor **ins = NULL, **outs = NULL;
+  /* Before any input is drawn: a module over the budget is declined in
+   * microseconds instead of swapping or running out of memory midway. */
+  if (!cli_memory_fits(m, shadow, 0, budget, "trench run", cli_input_name(path))) {
+    tr_module_free(m);
+    free(files);
+    return CLI_EXIT_FINDING;
+  }
   if (tr_inputs_plan(m, &cfg, &lv, &n, &d) != TR_OK) {
     /* A parameter trench cannot build inputs for: the module, not the
      * user, is at fault, as for an op the interpreter lacks. */

@@ -222,7 +222,9 @@ static ev_v *x_zero(void *dc, const tr_instr *in, const tr_shape *s) {
   return W(ev_zero_value(dc, in, s));
 }
 static tr_status x_arg(void *dc, const tr_instr *p, const tr_tensor *a, bool top, ev_v **out) {
-  *out = W(tr_value_tensor(tr_tensor_clone(a)));
+  tr_tensor *cl = ev_clone(dc, p, a);
+  if (!cl) return TR_ERR_UNSUPPORTED; /* ev_clone said why */
+  *out = W(tr_value_tensor(cl));
   return TR_OK;
 }
 /* map over two arrays whose computation is a binary kernel op(p0, p1):
@@ -584,6 +586,14 @@ static tr_status literal_value(ev_ctx *c, const tr_instr *in, const tr_literal *
     *out = tr_value_token();
     return TR_OK;
   }
+  if (!lit->data && lit->single) {
+    tr_tensor *t1 = ev_new(c, in, s->dtype, s->rank, s->dims);
+    if (!t1) return TR_ERR_UNSUPPORTED;
+    memset(t1->data, 0, t1->nbytes);
+    if (t1->nbytes) memcpy(t1->data, lit->one, (size_t)tr_dtype_size(s->dtype));
+    *out = tr_value_tensor(t1);
+    return TR_OK;
+  }
   if (!lit->data)
     return ev_err(c, in, TR_ERR_UNSUPPORTED,
                   "unsupported: elided constant '%%%s' has no values (use the deterministic fill)",
@@ -772,6 +782,13 @@ tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts, tr_tensor *c
     *outs = tr_xcalloc(*nouts > 0 ? (size_t)*nouts : 1, sizeof(tr_tensor *));
     for (int i = 0; i < *nouts; i++) (*outs)[i] = tr_tensor_clone(V(lv[i])->t);
     free(lv);
+    for (int i = 0; i < *nouts && st == TR_OK; i++)
+      if (!(*outs)[i]) st = ev_err(&c, e->root, TR_ERR_UNSUPPORTED, "unsupported: out of memory copying output %d", i);
+    if (st != TR_OK) {
+      tr_eval_free_outputs(*outs, *nouts);
+      *outs = NULL;
+      *nouts = 0;
+    }
   }
   tr_value_unref(V(res));
   for (int i = 0; i < np; i++) tr_value_unref(V(params[i]));

@@ -48,6 +48,10 @@ tr_status ev_err(ev_ctx *c, const tr_instr *in, tr_status code, const char *fmt,
 tr_tensor *ev_new(ev_ctx *c, const tr_instr *in, tr_dtype dt, int rank,
                   const int64_t *dims);
 
+/* A copy of t; NULL after a located error when memory runs out
+ * (budget.c). */
+tr_tensor *ev_clone(ev_ctx *c, const tr_instr *in, const tr_tensor *t);
+
 /* Canonical forms: integers and pred as uint64 holding the value sign- or
  * zero-extended from the element type (pred 0/1), floats as the exact
  * double. Stores truncate integers to the type's width and round floats to

@@ -204,9 +204,10 @@ bool sh_is_flt(const sh_val *a) { return a->arr && tr_dtype_is_float(a->dt); }
 /* Buffers below this size come from calloc and go back to free. */
 #define POOL_MIN ((size_t)1 << 18)
 
-/* A zeroed buffer of the given size, reused from the pool when one of
- * between that size and twice it is there. */
-void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero) {
+/* A buffer of the given size (zeroed when asked), reused from the pool
+ * when one of between that size and twice it is there; NULL when memory
+ * runs out. */
+static void *pool_try(sh_pool *pl, size_t bytes, bool zero) {
   if (bytes >= POOL_MIN) {
     int best = -1;
     for (int i = 0; i < pl->n; i++)
@@ -222,7 +223,13 @@ void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero) {
       return p;
     }
   }
-  return zero ? tr_xcalloc(bytes, 1) : tr_xmalloc(bytes);
+  return zero ? calloc(bytes, 1) : malloc(bytes);
+}
+
+void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero) {
+  void *p = pool_try(pl, bytes, zero);
+  if (!p) tr_assert_fail("out of memory", __FILE__, __LINE__);
+  return p;
 }
 
 /* Gives a buffer of the given size back: into the pool when it is big
@@ -292,8 +299,13 @@ static sh_val *arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, con
   double bytes = n * tr_dtype_size(dt), shadow = n * (sizeof(long double) + sizeof(double) + 1.0);
   double limit = c->ev.opts.max_bytes > 0 ? (double)c->ev.opts.max_bytes : (double)TR_TENSOR_MAX_BYTES;
   if (bytes > limit || shadow > (double)TR_TENSOR_MAX_BYTES) {
-    ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: a result of %.0f bytes is over the limit of %.0f",
-           bytes, limit);
+    if (bytes > limit)
+      ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: a result of %.0f bytes is over the limit of %.0f",
+             bytes, limit);
+    else /* the shadow form is what does not fit: say its size, not the dtype's */
+      ev_err(&c->ev, in, TR_ERR_UNSUPPORTED,
+             "unsupported: a result of %.0f bytes in shadow form (value, bound and mark per element) "
+             "is over the limit of %.0f", shadow, (double)TR_TENSOR_MAX_BYTES);
     return NULL;
   }
   tr_tensor *t = NULL;
@@ -309,15 +321,24 @@ static sh_val *arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, con
   size_t m = v->n ? v->n : 1;
   v->t = t;
   v->pool = &c->pool;
+  /* A result's planes are the big allocations: running out of memory
+   * there is the module's size, reported as for a result over the limit. */
+  bool ok = true;
   if (flt) {
-    if (sh_narrow(dt)) v->d = sh_pool_take(&c->pool, m * sizeof(double), zero);
-    else v->lv = tr_xcalloc(m, sizeof(long double));
-    v->e = sh_pool_take(&c->pool, m * sizeof(double), zero);
+    if (sh_narrow(dt)) ok = (v->d = pool_try(&c->pool, m * sizeof(double), zero)) != NULL;
+    else ok = (v->lv = calloc(m, sizeof(long double))) != NULL;
+    ok = ok && (v->e = pool_try(&c->pool, m * sizeof(double), zero)) != NULL;
   } else if (tr_dtypes[dt].kind == TR_DK_COMPLEX) {
     /* One bound per element for both parts, around the values in t. */
-    v->e = sh_pool_take(&c->pool, m * sizeof(double), zero);
+    ok = (v->e = pool_try(&c->pool, m * sizeof(double), zero)) != NULL;
   }
-  v->u = sh_pool_take(&c->pool, m, zero);
+  ok = ok && (v->u = pool_try(&c->pool, m, zero)) != NULL;
+  if (!ok) {
+    ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: out of memory for a result of %zu elements in shadow form",
+           v->n);
+    sh_unref(v);
+    return NULL;
+  }
   return v;
 }
 
@@ -364,6 +385,7 @@ sh_val *sh_ref(sh_val *v) {
 void sh_unref(sh_val *v) {
   if (!v || --v->refs > 0) return;
   tr_tensor_free(v->t);
+  tr_tensor_free(v->bits);
   free(v->dims);
   size_t m = v->n ? v->n : 1;
   sh_pool_give(v->pool, v->d, m * sizeof(double));
@@ -381,12 +403,13 @@ tr_tensor *sh_round_tensor(sh_ctx *c, const tr_instr *in, const sh_val *a) {
   if (!t) return NULL;
   if (a->d) {
     ev_store_flts(t, a->d);
-    return t;
+  } else {
+    double *d = tr_xmalloc(sizeof(double) * (a->n ? a->n : 1));
+    for (size_t i = 0; i < a->n; i++) d[i] = (double)a->lv[i];
+    ev_store_flts(t, d);
+    free(d);
   }
-  double *d = tr_xmalloc(sizeof(double) * (a->n ? a->n : 1));
-  for (size_t i = 0; i < a->n; i++) d[i] = (double)a->lv[i];
-  ev_store_flts(t, d);
-  free(d);
+  sh_bits_apply(a, t);
   return t;
 }
 
@@ -443,6 +466,7 @@ void sh_materialize(sh_ctx *c, sh_val *v) {
   v->u = sh_pool_take(&c->pool, m, true);
   sh_load_doubles(t, v->d);
   v->src = NULL;
+  sh_bits_capture(v, t);
 }
 
 /* Entry arguments of at least this many elements of a type up to 32 bits
@@ -485,6 +509,7 @@ tr_status sh_from_tensor(sh_ctx *c, const tr_instr *in, const tr_tensor *t, bool
   } else {
     memcpy(r->t->data, t->data, t->nbytes);
   }
+  sh_bits_capture(r, t);
   if (!certain) memset(r->u, 1, r->n);
   *out = r;
   return TR_OK;
@@ -558,6 +583,8 @@ tr_status sh_fallback(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out)
   /* Bit operations on exact operands have one result, floats included. */
   bool bits = in->op == TR_OP_BITCAST || in->op == TR_OP_BITCAST_CONVERT ||
               in->op == TR_OP_COLLECTIVE_PERMUTE;
+  /* A NaN made by arithmetic has no pattern to hand on (shadow_bits.c). */
+  for (int i = 0; i < in->noperands && bits && exact; i++) exact = !sh_bits_unknown(ops[i]);
   if (st == TR_OK) st = from_exact(c, in, r, exact, exact && bits, out);
   tr_value_unref(r);
   for (int i = 0; i < in->noperands; i++) tr_value_unref(xs[i]);

@@ -137,6 +137,12 @@ tr_status tr_isolate(tr_target *t, const tr_module *m, const tr_triage_opts *o,
 tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
                     tr_triage_report *r, tr_diag *d);
 
+/* The reducer's test: whether m on ins shows r's finding with its
+ * signature unchanged (kind, op of the first wrong output, first wrong
+ * element's kind, guilty pass where known). Counts one candidate. */
+bool tr_triage_keeps_sig(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
+                         const tr_triage_opts *o, tr_triage_report *r);
+
 /* Writes the triage bundle into dir (created): module.hlo, inN.npy,
  * reduced.hlo and reduced_inN.npy, optimized.hlo, report.json, report.md,
  * report.html and the regression artifacts (regress.hlo with its
