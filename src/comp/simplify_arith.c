@@ -416,10 +416,12 @@ bool rule_reduce_window_trivial(simp *s, tr_instr *in) {
 
 /* ---- identities and absorbing elements ---- */
 
-/* For op(a, b): when pred holds for b (or, commutative, for a), sets
- * *other to the remaining operand and *hit to the one that matched. */
-static bool match_const(const tr_instr *in, bool (*pred)(const tr_instr *), bool commutes,
-                        tr_instr **other, tr_instr **hit) {
+/* For op(a, b): when pred holds for b (or, when op commutes by ops.def's
+ * C flag, for a), sets *other to the remaining operand and *hit to the one
+ * that matched. */
+static bool match_const(const tr_instr *in, bool (*pred)(const tr_instr *), tr_instr **other,
+                        tr_instr **hit) {
+  bool commutes = (tr_ops[in->op].flags & TR_OPF_C) != 0;
   if (pred(in->operands[1])) {
     *other = in->operands[0];
     *hit = in->operands[1];
@@ -440,7 +442,7 @@ static bool is_add_identity(const tr_instr *x) { return kind(x) != TR_DK_PRED &&
  * folded: -0.0 + +0.0 = +0.0 (XLA folds it; trench's reference is exact). */
 bool rule_add_zero(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_add_identity, true, &x, &c)) return false;
+  if (!match_const(in, is_add_identity, &x, &c)) return false;
   return fire_replace(s, in, x);
 }
 
@@ -464,14 +466,14 @@ bool rule_sub_self_int(simp *s, tr_instr *in) {
 /* x * 1 -> x for every type: x * 1.0 is x, NaN and -0.0 included. */
 bool rule_mul_one(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_one, true, &x, &c)) return false;
+  if (!match_const(in, is_one, &x, &c)) return false;
   return fire_replace(s, in, x);
 }
 
 /* x * 0 -> 0 for integers and pred only (floats: NaN * 0, inf * 0, -x * 0). */
 bool rule_mul_zero_int(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_zero_int, true, &x, &c)) return false;
+  if (!match_const(in, is_zero_int, &x, &c)) return false;
   return fire_replace(s, in, c);
 }
 
@@ -484,35 +486,35 @@ bool rule_div_one(simp *s, tr_instr *in) {
 /* and(x, all ones) -> x. */
 bool rule_and_ones(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_ones, true, &x, &c)) return false;
+  if (!match_const(in, is_ones, &x, &c)) return false;
   return fire_replace(s, in, x);
 }
 
 /* and(x, 0) -> 0. */
 bool rule_and_zero(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_zero_int, true, &x, &c)) return false;
+  if (!match_const(in, is_zero_int, &x, &c)) return false;
   return fire_replace(s, in, c);
 }
 
 /* or(x, 0) -> x. */
 bool rule_or_zero(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_zero_int, true, &x, &c)) return false;
+  if (!match_const(in, is_zero_int, &x, &c)) return false;
   return fire_replace(s, in, x);
 }
 
 /* or(x, all ones) -> all ones. */
 bool rule_or_ones(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_ones, true, &x, &c)) return false;
+  if (!match_const(in, is_ones, &x, &c)) return false;
   return fire_replace(s, in, c);
 }
 
 /* xor(x, 0) -> x. */
 bool rule_xor_zero(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_zero_int, true, &x, &c)) return false;
+  if (!match_const(in, is_zero_int, &x, &c)) return false;
   return fire_replace(s, in, x);
 }
 
@@ -522,10 +524,10 @@ bool rule_xor_self(simp *s, tr_instr *in) {
   return replace(s, in, emit_splat(s, in, in->shape, 0));
 }
 
-/* max(x, x), min(x, x), and(x, x), or(x, x) -> x (a NaN x stays x). */
+/* op(x, x) -> x for the binary ops ops.def marks idempotent (I): max,
+ * min, and, or (a NaN x stays x). */
 bool rule_idempotent_self(simp *s, tr_instr *in) {
-  if (in->op != TR_OP_MAXIMUM && in->op != TR_OP_MINIMUM && in->op != TR_OP_AND && in->op != TR_OP_OR)
-    return false;
+  if (!(tr_ops[in->op].flags & TR_OPF_I)) return false;
   if (in->noperands != 2 || in->operands[0] != in->operands[1]) return false;
   return fire_replace(s, in, in->operands[0]);
 }
@@ -534,14 +536,14 @@ bool rule_idempotent_self(simp *s, tr_instr *in) {
  * reference's max returns a NaN operand, and x on ties). */
 bool rule_max_lowest(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_lowest, true, &x, &c)) return false;
+  if (!match_const(in, is_lowest, &x, &c)) return false;
   return fire_replace(s, in, x);
 }
 
 /* min(x, highest) -> x. */
 bool rule_min_highest(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_highest, true, &x, &c)) return false;
+  if (!match_const(in, is_highest, &x, &c)) return false;
   return fire_replace(s, in, x);
 }
 

@@ -33,7 +33,6 @@ typedef enum {
 enum {
   TR_OPF_E = 1 << 0, /* elementwise */
   TR_OPF_C = 1 << 1, /* commutative */
-  TR_OPF_A = 1 << 2, /* associative (over exact values) */
   TR_OPF_I = 1 << 3, /* idempotent */
   TR_OPF_S = 1 << 4, /* has side effects / talks to the outside */
   TR_OPF_K = 1 << 5  /* in trench's core op set */

@@ -8,7 +8,6 @@
 #define K TR_OPF_K
 #define E TR_OPF_E
 #define C TR_OPF_C
-#define A TR_OPF_A
 #define I TR_OPF_I
 #define S TR_OPF_S
 const tr_op_info tr_ops[TR_OP_COUNT] = {
@@ -20,7 +19,6 @@ const tr_op_info tr_ops[TR_OP_COUNT] = {
 #undef K
 #undef E
 #undef C
-#undef A
 #undef I
 #undef S
 
