@@ -562,7 +562,7 @@ tr_status em_fused_values(em *e, const tr_comp *c, const tr_shape *rs, const tr_
        * digits of the mapped dims, weighted by the operand's strides. */
       const tr_instr *o = x->operands[0];
       int n;
-      const int64_t *dm = ints_attr(x, TR_ATTR_DIMENSIONS, &n);
+      const int64_t *dm = tr_attr_ints(x, TR_ATTR_DIMENSIONS, &n);
       int64_t ost[64], st[64];
       strides(o->shape, ost);
       for (int d = 0; d < rs->rank; d++) st[d] = 0;
@@ -626,11 +626,6 @@ static tr_status k_loop_fusion(em *e, const tr_instr *in, const tr_comp *c) {
 
 /* ---- computations ---- */
 
-static const tr_comp *comp_attr(const tr_instr *in, tr_attr_key k) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  return at && at->kind == TR_AK_COMP ? at->u.comp : NULL;
-}
-
 /* Calls computation c with args, results into in's owned leaves. */
 static void call_comp(em *e, const tr_comp *c, tr_instr *const *args, int nargs,
                       const tr_instr *in, tr_buf *body) {
@@ -643,7 +638,7 @@ static void call_comp(em *e, const tr_comp *c, tr_instr *const *args, int nargs,
 }
 
 static tr_status emit_while(em *e, const tr_instr *in, tr_buf *body) {
-  const tr_comp *cond = comp_attr(in, TR_ATTR_CONDITION), *bd = comp_attr(in, TR_ATTR_BODY);
+  const tr_comp *cond = tr_attr_comp(in, TR_ATTR_CONDITION), *bd = tr_attr_comp(in, TR_ATTR_BODY);
   if (!cond || !bd) return em_unsup(e, in, "condition or body");
   tr_status s = emit_comp(e, cond);
   if (s == TR_OK) s = emit_comp(e, bd);
@@ -677,7 +672,7 @@ static tr_status emit_while(em *e, const tr_instr *in, tr_buf *body) {
 
 static tr_status emit_conditional(em *e, const tr_instr *in, tr_buf *body) {
   const tr_attr *bc = tr_instr_attr(in, TR_ATTR_BRANCH_COMPUTATIONS);
-  const tr_comp *two[2] = {comp_attr(in, TR_ATTR_TRUE_COMPUTATION), comp_attr(in, TR_ATTR_FALSE_COMPUTATION)};
+  const tr_comp *two[2] = {tr_attr_comp(in, TR_ATTR_TRUE_COMPUTATION), tr_attr_comp(in, TR_ATTR_FALSE_COMPUTATION)};
   tr_comp *const *br = bc ? bc->u.comps : (tr_comp *const *)two;
   int nb = bc ? bc->n : 2;
   if (nb < 1 || in->noperands != nb + 1) return em_unsup(e, in, "branches");
@@ -841,7 +836,7 @@ static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf 
   case TR_OP_WHILE: return emit_while(e, in, body);
   case TR_OP_CONDITIONAL: return emit_conditional(e, in, body);
   case TR_OP_CALL: {
-    const tr_comp *cc = comp_attr(in, TR_ATTR_TO_APPLY);
+    const tr_comp *cc = tr_attr_comp(in, TR_ATTR_TO_APPLY);
     if (!cc) return em_unsup(e, in, "to_apply");
     tr_status s = emit_comp(e, cc);
     if (s != TR_OK) return s;

@@ -274,11 +274,6 @@ tr_status ev_call(ev_ctx *c, const tr_instr *caller, const tr_comp *k, tr_value 
 
 /* ---- helpers for ops that call computations ---- */
 
-tr_comp *ev_comp_attr(const tr_instr *in, tr_attr_key k) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  return at && at->kind == TR_AK_COMP ? at->u.comp : NULL;
-}
-
 /* A scalar value holding element i of t, converted to dt. */
 tr_value *ev_scalar_at(ev_ctx *c, const tr_instr *in, const tr_tensor *t, size_t i, tr_dtype dt) {
   tr_tensor *s = ev_new(c, in, t->dtype, 0, NULL);
@@ -323,7 +318,7 @@ tr_tensor *ev_want_tensor(ev_ctx *c, const tr_instr *in, tr_value *v, int i) {
 
 static tr_status eval_reduce(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
   int nin = in->noperands / 2;
-  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIMENSIONS);
   if (!k || !da || nin < 1) return ev_err(c, in, TR_ERR_INVALID, "malformed reduce");
   tr_tensor *xs[2 * 64];

@@ -70,7 +70,6 @@ int64_t ev_sext(tr_dtype dt, uint64_t v); /* low bits of v as a signed dt value 
 /* Evaluates computation k on params; *out gets a new reference. */
 tr_status ev_call(ev_ctx *c, const tr_instr *caller, const tr_comp *k, tr_value *const *params,
                   int np, tr_value **out);
-tr_comp *ev_comp_attr(const tr_instr *in, tr_attr_key k);
 /* A new scalar value: element i of t converted to dt. NULL after an error. */
 tr_value *ev_scalar_at(ev_ctx *c, const tr_instr *in, const tr_tensor *t, size_t i, tr_dtype dt);
 /* Whether k's root is op(param, param) on scalars of type dt (a reducer

@@ -278,6 +278,15 @@ void tr_comp_remove(tr_comp *c, tr_instr *in);
 void tr_module_callee_order(const tr_module *m, tr_comp **out);
 
 tr_attr *tr_instr_attr(const tr_instr *in, tr_attr_key k);
+/* Typed attribute getters: the value of attribute k of in when it is there
+ * with the expected kind; otherwise NULL (and *n = 0), def or false. */
+const int64_t *tr_attr_ints(const tr_instr *in, tr_attr_key k, int *n);
+int64_t tr_attr_int(const tr_instr *in, tr_attr_key k, int64_t def);
+bool tr_attr_bool(const tr_instr *in, tr_attr_key k);
+const char *tr_attr_ident(const tr_instr *in, tr_attr_key k);
+tr_comp *tr_attr_comp(const tr_instr *in, tr_attr_key k);
+/* Whether x is one of v[0..n) (a dimension list holds d). */
+bool tr_ints_has(const int64_t *v, int n, int64_t x);
 /* Appends an attribute; returns it for the caller to fill. */
 tr_attr *tr_instr_add_attr(tr_module *m, tr_instr *in, tr_attr_key k,
                            tr_attr_kind kind, const char *name);

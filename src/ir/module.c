@@ -354,6 +354,39 @@ tr_attr *tr_instr_attr(const tr_instr *in, tr_attr_key k) {
   return NULL;
 }
 
+const int64_t *tr_attr_ints(const tr_instr *in, tr_attr_key k, int *n) {
+  const tr_attr *at = tr_instr_attr(in, k);
+  bool ok = at && at->kind == TR_AK_INTS;
+  *n = ok ? at->n : 0;
+  return ok ? at->u.ints : NULL;
+}
+
+int64_t tr_attr_int(const tr_instr *in, tr_attr_key k, int64_t def) {
+  const tr_attr *at = tr_instr_attr(in, k);
+  return at && at->kind == TR_AK_INT ? at->u.i : def;
+}
+
+bool tr_attr_bool(const tr_instr *in, tr_attr_key k) {
+  const tr_attr *at = tr_instr_attr(in, k);
+  return at && at->kind == TR_AK_BOOL && at->u.b;
+}
+
+const char *tr_attr_ident(const tr_instr *in, tr_attr_key k) {
+  const tr_attr *at = tr_instr_attr(in, k);
+  return at && at->kind == TR_AK_IDENT ? at->u.s : NULL;
+}
+
+tr_comp *tr_attr_comp(const tr_instr *in, tr_attr_key k) {
+  const tr_attr *at = tr_instr_attr(in, k);
+  return at && at->kind == TR_AK_COMP ? at->u.comp : NULL;
+}
+
+bool tr_ints_has(const int64_t *v, int n, int64_t x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
 tr_attr *tr_instr_add_attr(tr_module *m, tr_instr *in, tr_attr_key k,
                            tr_attr_kind kind, const char *name) {
   /* Attribute lists are short; copying on each append keeps the struct
