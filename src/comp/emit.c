@@ -170,7 +170,7 @@ bool em_elem_op(tr_op op) {
 
 /* The float spellings of kernels.def: $0, $1 the operands, $f 'f' or 'd'. */
 static const char *const flt_spelling[TR_OP_COUNT] = {
-#define K1(E, fk, ik, c, cost, u64, u32, un) [TR_OP_##E] = c,
+#define K1(E, fk, ik, sl, sd, rule, c, cost, u64, u32, un) [TR_OP_##E] = c,
 #define K2(E, fk, ik, c, cost, u64, u32, un) [TR_OP_##E] = c,
 #include "../ir/kernels.def"
 #undef K1

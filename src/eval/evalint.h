@@ -104,6 +104,8 @@ typedef struct {
   ev_int1 *int1;
   ev_flt2 *flt2;
   ev_int2 *int2;
+  const char *shadow; /* unary: the name of shadow mode's value function ("0": none) */
+  const char *srule;  /* unary: the name of its shadow bound rule */
   const char *c;     /* the emitter's float spelling ($0, $1, $f), or NULL */
   double cost;       /* scalar operations per element */
   float ulps[3];     /* default allowance: f64, f32, narrower types */
@@ -111,7 +113,8 @@ typedef struct {
 extern const ev_kernel ev_kernels[TR_OP_COUNT];
 /* Checks the op table against the kernel table: every op of a kernel
  * class (ops.def UFLOAT, UNUM, UINT, BARITH, BBIT) has a row of its arity
- * with a kernel for each type family its types column accepts, is
+ * with a kernel for each type family its types column accepts (unary
+ * float ops a shadow value function too), is
  * evaluated (x), has a float spelling where the emitter takes it (e) and
  * floats are accepted; every row belongs to such an op. false with the
  * first problem in *why. */
