@@ -31,10 +31,9 @@ const cli_cmd cli_cmd_check = {
   "transcendentals, ...) are excused by its profile (docs/PROFILES.md),\n"
   "found as HOME/profiles/NAME.conf for target NAME (xla-cpu, xla-cpu@VER\n"
   "-> profiles/xla-cpu.conf); each output line says how many elements each\n"
-  "rule excused (\"excused N by RULE\"). A narrowing rule (dot-accumulate:\n"
-  "bf16 dots and convolutions accumulated in f32) makes the reference compute\n"
-  "as the target does (\"narrowed: N dots or convolutions\"). --strict uses no\n"
-  "profile and shows every deviation.\n"
+  "rule excused (\"excused N by RULE\"); a narrowing rule (dot-accumulate)\n"
+  "makes the reference compute as the target does (\"narrowed: N ...\").\n"
+  "--strict uses no profile and shows every deviation.\n"
   "Verdicts: pass, mismatch, weak (the check says little: constant output,\n"
   "mostly uncertain, values tiny against their bounds), and the target's\n"
   "own: crash, hang, compile-error, error, protocol-error, unsupported.\n"
@@ -61,10 +60,9 @@ const cli_cmd cli_cmd_check = {
   "                     target's values of its operands (deep models); a\n"
   "                     mismatch is a finding. chains: single-user elementwise\n"
   "                     producers stay fused with their user (docs/ORACLE.md)\n"
-  "      --max-memory SIZE  decline a module over this memory budget\n"
-  "      --start-timeout S  seconds the target may take to start\n"
-  "      --max-trips N  the reference's limit on one while loop's trips\n"
-  "                     (default 10000000); over it the module is declined\n"
+  "      --max-memory SIZE, --start-timeout S  limits (docs/CLI.md)\n"
+  CLI_REF_LIMITS_HELP
+  "                       (check: the deadline is --timeout or 60 s)\n"
   "      --log FILE     append one JSON line per module to FILE, each synced\n"
   "                     to disk as it is written (a killed run keeps them)\n"
   "      --show-received  diff of the module the target received and MODULE\n"
@@ -321,7 +319,9 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   for (cJSON *js = runs ? runs->child : NULL; js; js = js->next) count_run(tot, js);
   if (r.outcome == TR_CHECK_FINDING) rc = cli_worse(rc, CLI_EXIT_FINDING);
   if (rc == CLI_EXIT_USAGE) tot->errors++;
-  const char *summary = rc == CLI_EXIT_USAGE ? "error" : tr_check_outcome_name(r.outcome);
+  const char *summary = r.outcome == TR_CHECK_DECLINED ? "declined"
+                        : rc == CLI_EXIT_USAGE           ? "error"
+                                                         : tr_check_outcome_name(r.outcome);
   cJSON_ReplaceItemInObject(r.json, "summary", cJSON_CreateString(summary));
   if (!env->json_mode)
     printf("check: %s (%s on %s%s)\n", summary, path, env->spec,
@@ -421,11 +421,8 @@ static int run(int argc, char **argv) {
       const char *v = cli_opt_value(&o);
       if (!cli_parse_size(v, &env.max_memory))
         cli_usage_error(cmd, "--max-memory needs a size such as 4G (0: no budget), not '%s'", v);
-    } else if (cli_opt_is(&o, NULL, "--max-trips")) {
-      const char *v = cli_opt_value(&o);
-      long long n = strtoll(v, &end, 10);
-      if (!*v || *end || n < 1) cli_usage_error(cmd, "--max-trips needs a count from 1, not '%s'", v);
-      env.co.max_trips = n;
+    } else if (cli_opt_ref_limits(&o, &env.co.ref_timeout_s, &env.co.max_trips)) {
+      /* set */
     } else {
       cli_usage_error(cmd, "unknown option '%s'", o.arg);
     }
@@ -440,7 +437,9 @@ static int run(int argc, char **argv) {
   env.many = npaths > 1;
   if (nfiles) env.co.nseeds = 1;
   env.co.timeout_s = timeout;
-  if (!env.co.max_trips) env.co.max_trips = 10000000;
+  /* The reference never runs unbounded in a check: --ref-timeout, else
+   * --timeout, else 60 s (a runaway loop costs one verdict). */
+  if (!env.co.ref_timeout_s) env.co.ref_timeout_s = timeout > 0 ? timeout : 60;
   tr_diag d = {0};
   tr_target *t = NULL;
   tr_target_config tc;
