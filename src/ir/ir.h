@@ -177,6 +177,9 @@ struct tr_instr {
   int nusers, capusers;
   tr_attr *attrs;       /* in the order written */
   int nattrs;
+  tr_attr *attrs_buf;   /* the array tr_instr_add_attr grows in place while
+                           attrs is still it, and its capacity */
+  int capattrs;
   tr_literal *literal;  /* constant only */
   int64_t param_index;  /* parameter only */
   tr_comp *parent;      /* owning computation */
