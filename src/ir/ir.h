@@ -338,5 +338,8 @@ tr_shape *tr_infer_shape(tr_arena *a, const tr_instr *in, tr_buf *why);
 /* Operands an instruction must have (-1: variadic); a sparse dot takes one
  * more per sparsity descriptor. */
 int tr_instr_arity(const tr_instr *in);
+/* Whether the verifier infers the result of op although its rule is
+ * TR_RULE_DECLARED (complex, real, imag, rng-bit-generator, ...). */
+bool tr_declared_inferred(tr_op op);
 
 #endif
