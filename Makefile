@@ -31,14 +31,23 @@ TCC_LIBS = -ltcc -ldl
 PROG_LDFLAGS = -no-pie
 endif
 
+# Symbolic kernel verification (src/verify, docs/VERIFY.md): LLVM 14's C
+# API and Z3's; only the trench binary links them, the library does not.
+LLVM_CONFIG ?= llvm-config-14
+VERIFY_CFLAGS = -I$(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
+VERIFY_LIBS = $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) \
+  $(shell $(LLVM_CONFIG) --libs core irreader bitreader 2>/dev/null) -lz3 -ldl
+
 LIB_SRC := $(sort $(wildcard src/base/*.c src/ir/*.c src/eval/*.c src/oracle/*.c \
             src/target/*.c src/comp/*.c src/fuzz/*.c src/triage/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
+VERIFY_SRC := $(sort $(wildcard src/verify/*.c))
+VERIFY_OBJ := $(VERIFY_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
-DEPS := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+DEPS := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(VERIFY_OBJ:.o=.d)
 
 all: $(BUILD)/trench $(BUILD)/libtrench.a $(BUILD)/embed
 
@@ -57,12 +66,16 @@ $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+$(BUILD)/src/verify/%.o: src/verify/%.c $(BUILD)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(VERIFY_CFLAGS) -MMD -MP -c $< -o $@
+
 $(BUILD)/libtrench.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/trench: $(CLI_OBJ) $(BUILD)/libtrench.a
-	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
+$(BUILD)/trench: $(CLI_OBJ) $(VERIFY_OBJ) $(BUILD)/libtrench.a
+	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS) $(VERIFY_LIBS)
 
 # The embedding example: include/trench.h and the library, nothing else.
 $(BUILD)/embed: examples/embed.c include/trench.h $(BUILD)/libtrench.a

@@ -34,6 +34,11 @@ extern const cli_cmd cli_cmd_isolate;
 extern const cli_cmd cli_cmd_reduce;
 /* isolate and reduce share their driver (cmd_isolate.c). */
 int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce);
+extern const cli_cmd cli_cmd_verify;
+extern const cli_cmd cli_cmd_gen;
+extern const cli_cmd cli_cmd_mutate;
+extern const cli_cmd cli_cmd_fuzz;
+extern const cli_cmd cli_cmd_merge;
 
 /* ---- option scanning ----
  * Options and operands may be mixed; "--" ends options; "-" is an operand

@@ -27,13 +27,9 @@ const cli_cmd cli_cmd_check = {
   "(MODULE on T)\"). Several MODULEs share one target process (one adapter\n"
   "start); a last line then totals them, --json prints an array with one\n"
   "report per module, and --save DIR writes DIR/NAME per module.\n"
-  "A target's by-design deviations (denormal flushing, polynomial\n"
-  "transcendentals, ...) are excused by its profile (docs/PROFILES.md),\n"
-  "found as HOME/profiles/NAME.conf for target NAME (xla-cpu, xla-cpu@VER\n"
-  "-> profiles/xla-cpu.conf); each output line says how many elements each\n"
-  "rule excused (\"excused N by RULE\"); a narrowing rule (dot-accumulate)\n"
-  "makes the reference compute as the target does (\"narrowed: N ...\").\n"
-  "--strict uses no profile and shows every deviation.\n"
+  "The target's profile (profiles/NAME.conf, docs/PROFILES.md) excuses its\n"
+  "by-design deviations, each counted by rule (\"excused N by RULE\");\n"
+  "--strict uses none.\n"
   "Verdicts: pass, mismatch, weak (the check says little: constant output,\n"
   "mostly uncertain, values tiny against their bounds), and the target's\n"
   "own: crash, hang, compile-error, error, protocol-error, unsupported.\n"
@@ -60,9 +56,10 @@ const cli_cmd cli_cmd_check = {
   "                     target's values of its operands (deep models); a\n"
   "                     mismatch is a finding. chains: single-user elementwise\n"
   "                     producers stay fused with their user (docs/ORACLE.md)\n"
-  "      --max-memory SIZE, --start-timeout S  limits (docs/CLI.md)\n"
   CLI_REF_LIMITS_HELP
   "                       (check: the deadline is --timeout or 60 s)\n"
+  "      --max-memory SIZE  decline a module over this memory budget\n"
+  "      --start-timeout S  seconds the target may take to start\n"
   "      --log FILE     append one JSON line per module to FILE, each synced\n"
   "                     to disk as it is written (a killed run keeps them)\n"
   "      --show-received  diff of the module the target received and MODULE\n"
@@ -417,12 +414,12 @@ static int run(int argc, char **argv) {
       env.save = cli_opt_value(&o);
     } else if (cli_opt_is(&o, NULL, "--log")) {
       log_path = cli_opt_value(&o);
+    } else if (cli_opt_ref_limits(&o, &env.co.ref_timeout_s, &env.co.max_trips)) {
+      /* set */
     } else if (cli_opt_is(&o, NULL, "--max-memory")) {
       const char *v = cli_opt_value(&o);
       if (!cli_parse_size(v, &env.max_memory))
         cli_usage_error(cmd, "--max-memory needs a size such as 4G (0: no budget), not '%s'", v);
-    } else if (cli_opt_ref_limits(&o, &env.co.ref_timeout_s, &env.co.max_trips)) {
-      /* set */
     } else {
       cli_usage_error(cmd, "unknown option '%s'", o.arg);
     }

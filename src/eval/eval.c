@@ -234,8 +234,8 @@ static ev_v *x_zero(void *dc, const tr_instr *in, const tr_shape *s) {
   return W(ev_zero_value(dc, in, s));
 }
 static tr_status x_arg(void *dc, const tr_instr *p, const tr_tensor *a, bool top, ev_v **out) {
-  tr_tensor *cl = ev_clone(dc, p, a); /* NULL: out of memory, reported */
-  if (!cl) return TR_ERR_UNSUPPORTED;
+  tr_tensor *cl = ev_clone(dc, p, a);
+  if (!cl) return TR_ERR_UNSUPPORTED; /* ev_clone said why */
   *out = W(tr_value_tensor(cl));
   return TR_OK;
 }
@@ -596,6 +596,14 @@ static tr_status literal_value(ev_ctx *c, const tr_instr *in, const tr_literal *
   }
   if (s->dtype == TR_DT_TOKEN) {
     *out = tr_value_token();
+    return TR_OK;
+  }
+  if (!lit->data && lit->single) {
+    tr_tensor *t1 = ev_new(c, in, s->dtype, s->rank, s->dims);
+    if (!t1) return TR_ERR_UNSUPPORTED;
+    memset(t1->data, 0, t1->nbytes);
+    if (t1->nbytes) memcpy(t1->data, lit->one, (size_t)tr_dtype_size(s->dtype));
+    *out = tr_value_tensor(t1);
     return TR_OK;
   }
   if (!lit->data)
