@@ -44,6 +44,11 @@ H
 within 2 1 'trench run: declined: .*big.hlo needs about 14.9 GiB .* over the memory budget of 1.0 GiB' -- \
   "$trench" run "$tmp/big.hlo" --max-memory 1G
 within 2 2 '^check: declined \(.*big.hlo on interp\)' -- "$trench" check "$tmp/big.hlo" --target interp --max-memory 1G
+# A result whose shadow form passes the tensor limit: the message names
+# the shadow size and the limit it passes (25e9 > 17179869184).
+printf 'HloModule over\nENTRY main {\n  p = f32[] parameter(0)\n  ROOT b = f32[1000000000] broadcast(p), dimensions={}\n}\n' > "$tmp/over.hlo"
+within 10 2 'a result of 25000000000 bytes in shadow form .* is over the limit of 17179869184' -- \
+  "$trench" check "$tmp/over.hlo" --target interp --seeds 1 --max-memory 0
 expect 2 'max-memory needs a size' -- "$trench" run "$tmp/big.hlo" --max-memory lots
 # An address-space limit (ulimit -v) cannot be combined with ASan, whose
 # shadow memory needs terabytes of it: those cases run in plain builds.
