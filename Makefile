@@ -2,6 +2,7 @@
 #   make            build/trench, build/libtrench.a (embedding), build/embed
 #   make test       build and run every test; last line "N passed, N failed"
 #   make check-san  the tests under ASan+UBSan
+#   make fault-san  the fault tier and a mutation run under ASan+UBSan
 #   make fuzz-parser  the HLO parser under libFuzzer (FUZZ_SECONDS=600)
 #   make demo       trench's main job on the shipped examples, then the
 #                   planted-defect detection table (bench/defect_bench.sh)
@@ -124,6 +125,18 @@ check-san:
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 	  LDLIBS="-lcjson -lm -lpthread -fsanitize=address,undefined" test
 
+# The fault tier under ASan+UBSan: a mutation run of parse, run and check
+# (FAULT_SAN_SECONDS, default 120), the verifier's mutants with more per
+# module, and tests/fault.sh.
+FAULT_SAN_SECONDS ?= 120
+fault-san:
+	$(MAKE) BUILD=build-san OPT="-O1 -g -fno-omit-frame-pointer" \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  LDLIBS="-lcjson -lm -lpthread -fsanitize=address,undefined" build-san/trench build-san/unit
+	FAULT_SAN_SECONDS=$(FAULT_SAN_SECONDS) bash tests/fault_san.sh build-san/trench tests
+	TRENCH_MUTANTS=10 build-san/unit tests mutate
+	bash tests/fault.sh build-san/trench tests
+
 FUZZ_SECONDS ?= 600
 fuzz-parser:
 	@TRENCH_DEPS_FUZZ=1 bash scripts/deps.sh
@@ -147,7 +160,7 @@ demo: all
 	@echo "== planted defects: does trench check find each one?"
 	@bash bench/defect_bench.sh $(BUILD) --seeds 4
 
-.PHONY: all test check check-xla check-tsan deps check-san fuzz-parser clean demo
+.PHONY: all test check check-xla check-tsan deps check-san fuzz-parser clean demo fault-san
 -include $(DEPS)
 
 # Speed of the reference interpreter (bench/README.md); not part of test.
