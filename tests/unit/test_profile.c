@@ -2,6 +2,7 @@
  * file, each kind of error with file:line:col), the ulp table a profile
  * builds, and each rule's excuse in the comparison on hand-made shadow
  * outputs (values, bounds and uncertain flags written directly). */
+#include "../../src/eval/eval.h"
 #include "../../src/oracle/compare.h"
 #include "../../src/oracle/profile.h"
 #include "test.h"
@@ -310,26 +311,75 @@ TR_TEST(profile_rule_denormal_flush_predicates) {
 TR_TEST(profile_rule_fast_minmax) {
   tr_profile *p = parse_ok("fast-minmax f32\n");
   if (!p) return;
-  /* NaN reference: a finite target is excused, an infinite one is not
+  /* NaN reference: a finite target is excused only where the reference
+   * of the module whose min/max drop NaN (alt) gives that value, i.e.
+   * where a min or max is on the element's path; an infinite one is not
    * (XLA's reduce with a NaN last gives the init, -inf: a bug to see),
    * NaN is a plain pass; a finite reference with a NaN target fails. */
-  double v[] = {NAN, NAN, NAN, 1.0};
-  double b[] = {0, 0, 0, 1e-7};
-  double t[] = {8191.0, -INFINITY, NAN, NAN};
-  fake_out ref;
-  fake_float(&ref, TR_DT_F32, v, b, 4);
-  tr_tensor *tt = vec(TR_DT_F32, t, 4);
+  double v[] = {NAN, NAN, NAN, 1.0, NAN};
+  double b[] = {0, 0, 0, 1e-7, 0};
+  double t[] = {8191.0, -INFINITY, NAN, NAN, 3.0};
+  double av[] = {8191.0, 2.0, NAN, 1.0, NAN}; /* element 4: no min/max on its path */
+  fake_out ref, alt;
+  fake_float(&ref, TR_DT_F32, v, b, 5);
+  fake_float(&alt, TR_DT_F32, av, b, 5);
+  tr_tensor *tt = vec(TR_DT_F32, t, 5);
   tr_compare_opts o;
   tr_compare_opts_default(&o);
   tr_compare_result r = judge(&ref, tt, &o);
-  CHECK_EQ_INT(r.failing, 3);
+  CHECK_EQ_INT(r.failing, 4);
   o.profile = p;
   r = judge(&ref, tt, &o);
-  CHECK_EQ_INT(r.failing, 2);
+  CHECK_EQ_INT(r.failing, 4); /* no min/max reference: nothing excused */
+  o.alt[TR_PR_FAST_MINMAX] = &alt.o;
+  r = judge(&ref, tt, &o);
+  CHECK_EQ_INT(r.failing, 3);
   CHECK_EQ_INT(r.first_fail, 1);
   CHECK_EQ_INT(r.excused_by[TR_PR_FAST_MINMAX], 1);
   fake_free(&ref);
+  fake_free(&alt);
   tr_tensor_free(tt);
+  tr_profile_free(p);
+}
+
+/* The min/max rewrite: a module with no min or max has none (so nothing
+ * is excused), one with a reduce-max gets a NaN-dropping body. */
+TR_TEST(profile_rewrite_fast_minmax) {
+  tr_profile *p = parse_ok("fast-minmax f32\n");
+  if (!p) return;
+  static const char *no_minmax =
+      "HloModule m\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT s = f32[4] sine(x)\n}\n";
+  static const char *reduce_max =
+      "HloModule m\nmx {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT c = f32[] maximum(a, b)\n}\nENTRY e {\n  x = f32[4] parameter(0)\n"
+      "  i = f32[] constant(-inf)\n  ROOT r = f32[] reduce(x, i), dimensions={0}, to_apply=mx\n}\n";
+  tr_diag d = {0};
+  tr_module *m1 = tr_parse("a.hlo", no_minmax, strlen(no_minmax), NULL, &d);
+  tr_module *m2 = tr_parse("b.hlo", reduce_max, strlen(reduce_max), NULL, &d);
+  CHECK(m1 && m2);
+  if (!m1 || !m2) return;
+  int n = -1;
+  CHECK(tr_profile_rewrite(p, TR_PR_FAST_MINMAX, m1, &n) == NULL);
+  CHECK_EQ_INT(n, 0);
+  tr_module *rw = tr_profile_rewrite(p, TR_PR_FAST_MINMAX, m2, &n);
+  CHECK(rw != NULL);
+  CHECK_EQ_INT(n, 1);
+  if (rw) {
+    CHECK(tr_verify(rw, &d) == TR_OK);
+    /* [NaN, 1, 5, 2]: max drops the NaN and gives 5; the original gives NaN. */
+    double xv[] = {NAN, 1, 5, 2};
+    tr_tensor *x = vec(TR_DT_F32, xv, 4);
+    tr_tensor **outs = NULL;
+    int nouts = 0;
+    CHECK(tr_eval(rw, &x, 1, &outs, &nouts, &d) == TR_OK);
+    if (nouts == 1) CHECK(tr_tensor_get_f(outs[0], 0) == 5.0);
+    tr_eval_free_outputs(outs, nouts);
+    tr_tensor_free(x);
+    tr_module_free(rw);
+  }
+  tr_diag_clear(&d);
+  tr_module_free(m1);
+  tr_module_free(m2);
   tr_profile_free(p);
 }
 
