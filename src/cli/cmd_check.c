@@ -341,9 +341,21 @@ static int judge_seed(check_run *cr, const char *label, const tr_shadow_out *ref
       bool den = tr_dtype_is_float(ref[i].dtype) && r.first_value != 0 &&
                  fabs(r.first_value) < tr_min_normal(ref[i].dtype);
       if (den) cJSON_AddBoolToObject(o, "first_reference_denormal", true);
-      tr_buf_printf(&line, "; failing %zu, first at %s: reference %.9g%s, target %.9g, allowed %.3g",
-                    r.failing, tr_buf_str(&ix), r.first_value, den ? " (denormal)" : "",
-                    r.first_target, r.first_bound);
+      /* Round-trip digits (f64 %.17g, f32 %.9g, integers exactly): a
+       * person must see the difference the check saw. */
+      tr_buf rv = {0}, tv = {0};
+      if (ref[i].exact) tr_tensor_put_elem(&rv, ref[i].exact, r.first_fail);
+      else tr_put_value(&rv, ref[i].dtype, r.first_value);
+      if (tr_dtype_is_float(ref[i].dtype) && ref[i].value) { /* the shadow value, not its rounding */
+        rv.n = 0;
+        tr_put_value(&rv, ref[i].dtype, r.first_value);
+      }
+      tr_tensor_put_elem(&tv, res->outputs[i], r.first_fail);
+      tr_buf_printf(&line, "; failing %zu, first at %s: reference %s%s, target %s, allowed %.3g",
+                    r.failing, tr_buf_str(&ix), tr_buf_str(&rv), den ? " (denormal)" : "",
+                    tr_buf_str(&tv), r.first_bound);
+      tr_buf_free(&rv);
+      tr_buf_free(&tv);
       tr_buf_free(&ix);
       rc = CLI_EXIT_FINDING;
     }
@@ -625,7 +637,15 @@ static int check_module(const check_env *env, const char *path, check_totals *to
     }
     tr_shadow_out *ref = NULL;
     int nref = 0;
-    if (tr_eval_shadow(refm, NULL, ins, nins, &ref, &nref, &d) != TR_OK) {
+    /* Under a profile the reference's ulp table is capped by the target's
+     * stated accuracy contract (a default wider than it excuses nothing). */
+    tr_ulp_table *capped = prof ? tr_xmalloc(sizeof *capped) : NULL;
+    tr_shadow_opts so = {0};
+    if (capped) tr_profile_ulp_table(prof, 0, capped);
+    so.ulps = capped;
+    tr_status est = tr_eval_shadow(refm, &so, ins, nins, &ref, &nref, &d);
+    free(capped);
+    if (est != TR_OK) {
       fprintf(stderr, "trench check: the reference cannot evaluate %s:\n", path);
       tr_diag_print(&d, stderr);
       tr_inputs_free(ins, nins);
@@ -828,7 +848,10 @@ static int run(int argc, char **argv) {
     snprintf(ppath, sizeof ppath, "%s/profiles/%.*s.conf", phome, (int)nl, spec);
     if (access(ppath, R_OK) != 0) ppath[0] = 0;
   }
-  if (ppath[0] && tr_profile_load(ppath, &prof, &d) != TR_OK) {
+  /* Rules keyed by release ("@0.4.30 ..."): the release after '@' in the
+   * spec, else the profile's own "release" line. */
+  const char *at = strchr(spec, '@');
+  if (ppath[0] && tr_profile_load_release(ppath, at && !strchr(spec, ':') ? at + 1 : NULL, &prof, &d) != TR_OK) {
     tr_diag_print(&d, stderr);
     tr_diag_clear(&d);
     free(files);

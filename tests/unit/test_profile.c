@@ -691,3 +691,75 @@ TR_TEST(profile_dot_accumulate) {
   tr_diag_clear(&dg);
   tr_profile_free(p);
 }
+
+/* ---- the accuracy contract and release keys ---- */
+
+TR_TEST(profile_contract_caps_allowances) {
+  parse_err("contract f32 tanh=3.5\ntranscendental-ulps f32 tanh=7\n",
+            "p.conf:2:25: error: transcendental-ulps tanh=7 exceeds its contract, 3.5 ulps");
+  parse_err("reciprocal-divide f32=3\ncontract f32 divide=2\n", "exceeds its contract, 2 ulps");
+  tr_profile *p = parse_ok("contract f32 tanh=3.5 exponential=6.5\ntranscendental-ulps f32 exponential=6.5\n");
+  if (!p) return;
+  tr_ulp_table def, t;
+  tr_ulp_table_default(&def);
+  tr_profile_ulp_table(p, 0, &t);
+  /* A default above the contract is capped, one below it stays. */
+  CHECK(def.ulps[TR_OP_TANH][TR_DT_F32] > 3.5f);
+  CHECK(t.ulps[TR_OP_TANH][TR_DT_F32] == 3.5f);
+  CHECK(t.ulps[TR_OP_LOG][TR_DT_F32] == def.ulps[TR_OP_LOG][TR_DT_F32]);
+  tr_profile_ulp_table(p, ~0u, &t);
+  CHECK(t.ulps[TR_OP_EXPONENTIAL][TR_DT_F32] == 6.5f);
+  tr_profile_free(p);
+}
+
+/* profiles/xla-cpu.conf: every allowance within its contract, for every
+ * release it keys, and every widened transcendental has a contract. */
+TR_TEST(profile_xla_cpu_within_contract) {
+  static const char *const releases[] = {NULL, "0.4.30", "0.6.2", "0.8.1", "0.10.1", "0.10.2"};
+  char path[4096];
+  snprintf(path, sizeof path, "%s/../profiles/xla-cpu.conf", tr_test_dir);
+  for (int k = 0; k < TR_NELEMS(releases); k++) {
+    tr_diag d = {0};
+    tr_profile *p = NULL;
+    tr_status s = tr_profile_load_release(path, releases[k], &p, &d);
+    if (s != TR_OK) tr_diag_print(&d, stderr);
+    CHECK_EQ_INT(s, TR_OK);
+    tr_diag_clear(&d);
+    if (!p) continue;
+    CHECK(p->release != NULL);
+    int widened = 0;
+    for (int op = 0; op < TR_OP_COUNT; op++)
+      for (int dt = 0; dt < TR_DT_COUNT; dt++) {
+        float u = p->ulps[op][dt];
+        if (!(u > 0) || p->ulps_rule[op][dt] != TR_PR_TRANSCENDENTAL_ULPS) continue;
+        widened++;
+        CHECK(p->contract[op][dt] > 0);
+        CHECK(u <= p->contract[op][dt]);
+      }
+    CHECK(widened > 0);
+    tr_profile_free(p);
+  }
+}
+
+TR_TEST(profile_release_keys) {
+  static const char *text = "release 0.10.2\n@0.4.30,0.6.2 fast-minmax f32\n@0.10.2 log-exp-fold f64\n";
+  tr_diag d = {0};
+  tr_profile *p = NULL;
+  CHECK_EQ_INT(tr_profile_parse_release("p.conf", text, strlen(text), "0.6.2", &p, &d), TR_OK);
+  if (p) {
+    CHECK(p->on[TR_PR_FAST_MINMAX] && p->minmax[TR_DT_F32]);
+    CHECK(!p->on[TR_PR_LOG_EXP_FOLD]);
+    CHECK_STR(p->release, "0.6.2");
+    tr_profile_free(p);
+  }
+  /* No release given: the profile's own release line. */
+  CHECK_EQ_INT(tr_profile_parse_release("p.conf", text, strlen(text), NULL, &p, &d), TR_OK);
+  if (p) {
+    CHECK(!p->on[TR_PR_FAST_MINMAX]);
+    CHECK(p->on[TR_PR_LOG_EXP_FOLD] && p->fold[TR_DT_F64]);
+    CHECK_STR(p->release, "0.10.2");
+    tr_profile_free(p);
+  }
+  tr_diag_clear(&d);
+  parse_err("@ fast-minmax f32\n", "'@' needs releases and a rule after them");
+}
