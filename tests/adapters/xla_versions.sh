@@ -13,6 +13,7 @@
 # Usage: tests/adapters/xla_versions.sh [BUILD_DIR]   (make xla-versions)
 #   XLA_VERSIONS: releases to run (default: every installed one)
 #   XLA_VERSIONS_OUT: where the JSON reports go (default BUILD_DIR/xla-versions)
+#   XLA_VERSIONS_SEEDS: seeds per module (default 3, as make xla-suite)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -38,7 +39,7 @@ for v in $vers; do
     continue
   fi
   start=$(date +%s)
-  "$build/trench" check "$suite"/*.hlo --target "$t" --seeds 3 --json > "$out/$v.json" 2> "$out/$v.stderr"
+  "$build/trench" check "$suite"/*.hlo --target "$t" --seeds "${XLA_VERSIONS_SEEDS:-3}" --json > "$out/$v.json" 2> "$out/$v.stderr"
   echo "xla_versions: jax $v: $(( $(date +%s) - start )) s" >&2
 done
 python3 "$here/xla_versions_report.py" "$suite/EXPECTED" "$pinned" "$out" $vers
