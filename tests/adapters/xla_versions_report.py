@@ -55,6 +55,7 @@ def main():
         counts = dict.fromkeys(["pass", "weak", "finding", "unsupported", "error"], 0)
         changed = received = 0
         problems = []
+        notes = []
         for r in reps:
             name = os.path.basename(r["module"])[:-4]
             s = r.get("summary", "error")
@@ -69,12 +70,18 @@ def main():
             if want is None and s not in ("pass", "weak", "unsupported"):
                 problems.append("%s: %s (%s), not in EXPECTED for %s" % (name, s, ", ".join(sorted(vs)), v))
             elif want is not None and not (s == "finding" and want in vs):
-                problems.append("%s: expected '%s' on %s, got %s" % (name, want, v, s))
+                if len(r.get("runs", [])) < 3 and s in ("pass", "weak"):
+                    # The suite's findings are stated for its three seeds.
+                    notes.append("%s: '%s' not shown with %d seed(s)" % (name, want, len(r.get("runs", []))))
+                else:
+                    problems.append("%s: expected '%s' on %s, got %s" % (name, want, v, s))
         print("%-8s %7d %6d %5d %8d %11d %6d %8d %8d" % (v, len(reps), counts["pass"], counts["weak"],
                                                        counts["finding"], counts["unsupported"],
                                                        counts["error"], changed, received))
         for p in problems:
             print("  FAIL %s" % p)
+        for p in notes:
+            print("  note %s" % p)
         if problems:
             bad += 1
         else:
