@@ -1,5 +1,5 @@
 # trench - plain Makefile, no configure step.
-#   make            build/trench and build/libtrench.a
+#   make            build/trench, build/libtrench.a (embedding), build/embed
 #   make test       build and run every test; last line "N passed, N failed"
 #   make check-san  the tests under ASan+UBSan
 #   make fuzz-parser  the HLO parser under libFuzzer (FUZZ_SECONDS=600)
@@ -31,14 +31,23 @@ TCC_LIBS = -ltcc -ldl
 PROG_LDFLAGS = -no-pie
 endif
 
+# Symbolic kernel verification (src/verify, docs/VERIFY.md): LLVM 14's C
+# API and Z3's; only the trench binary links them, the library does not.
+LLVM_CONFIG ?= llvm-config-14
+VERIFY_CFLAGS = -I$(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
+VERIFY_LIBS = $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) \
+  $(shell $(LLVM_CONFIG) --libs core irreader bitreader 2>/dev/null) -lz3 -ldl
+
 LIB_SRC := $(sort $(wildcard src/base/*.c src/ir/*.c src/eval/*.c src/oracle/*.c \
             src/target/*.c src/comp/*.c src/fuzz/*.c src/triage/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
+VERIFY_SRC := $(sort $(wildcard src/verify/*.c))
+VERIFY_OBJ := $(VERIFY_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
-DEPS := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+DEPS := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(VERIFY_OBJ:.o=.d)
 
 all: $(BUILD)/trench $(BUILD)/libtrench.a $(BUILD)/embed
 
@@ -57,18 +66,33 @@ $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+$(BUILD)/src/verify/%.o: src/verify/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(VERIFY_CFLAGS) -MMD -MP -c $< -o $@
+
+# libtrench.a is the embedding library: one relocatable object in which
+# only tr_* and trench_* names stay global, so a program linking it meets
+# none of the internal helpers (ev_*, sh_*, rule_*, ...).
+# libtrench-internal.a keeps every object as it is, for the command line,
+# the unit tests and the benchmarks, which reach into the layers.
 $(BUILD)/libtrench.a: $(LIB_OBJ)
+	@rm -f $@ $(BUILD)/libtrench.o
+	ld -r -o $(BUILD)/libtrench.o $^
+	objcopy -w --keep-global-symbol='tr_*' --keep-global-symbol='trench_*' $(BUILD)/libtrench.o
+	ar rcs $@ $(BUILD)/libtrench.o
+
+$(BUILD)/libtrench-internal.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/trench: $(CLI_OBJ) $(BUILD)/libtrench.a
-	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
+$(BUILD)/trench: $(CLI_OBJ) $(VERIFY_OBJ) $(BUILD)/libtrench-internal.a
+	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS) $(VERIFY_LIBS)
 
 # The embedding example: include/trench.h and the library, nothing else.
 $(BUILD)/embed: examples/embed.c include/trench.h $(BUILD)/libtrench.a
 	$(CC) $(CFLAGS) -Iinclude $(PROG_LDFLAGS) -o $@ examples/embed.c $(BUILD)/libtrench.a $(LDLIBS) $(TCC_LIBS)
 
-$(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtrench.a
+$(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtrench-internal.a
 	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
 
 # Tiers (tests/run.sh): check = offline unit and CLI suites (under a
@@ -129,14 +153,14 @@ demo: all
 # Speed of the reference interpreter (bench/README.md); not part of test.
 # BENCH_ARGS: e.g. BENCH_ARGS="--reps 9 path/to/xla/backends/cpu/benchmarks/hlo"
 BENCH_ARGS ?=
-bench: $(BUILD)/.deps $(BUILD)/libtrench.a
+bench: $(BUILD)/.deps $(BUILD)/libtrench-internal.a
 	@bash bench/run_eval_bench.sh $(BUILD) $(BENCH_ARGS)
 
 # Speed of the built-in compiler (bench/README.md): compile latency with cc
 # and libtcc, run time against the reference and XLA CPU; not part of test.
 # BENCH_BUILTIN_ARGS: e.g. "--reps 5", "--quick", "--no-xla".
 BENCH_BUILTIN_ARGS ?=
-bench-builtin: $(BUILD)/.deps $(BUILD)/libtrench.a
+bench-builtin: $(BUILD)/.deps $(BUILD)/libtrench-internal.a
 	@bash bench/builtin_bench.sh $(BUILD) $(BENCH_BUILTIN_ARGS)
 
 .PHONY: bench bench-builtin
