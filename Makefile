@@ -184,3 +184,11 @@ xla-suite: $(BUILD)/.deps $(BUILD)/trench
 	@bash tests/adapters/xla_suite.sh $(BUILD)
 
 .PHONY: xla-suite
+
+# The release sweep (tests/adapters/xla_versions.sh): the acceptance suite
+# on every installed jax release (scripts/venv.sh --jax VER), findings per
+# release and the modules whose verdict differs between releases.
+xla-versions: $(BUILD)/.deps $(BUILD)/trench
+	@bash tests/adapters/xla_versions.sh $(BUILD)
+
+.PHONY: xla-versions
