@@ -186,6 +186,7 @@ static int run_fuzz(int argc, char **argv) {
   char home[4096];
   find_home(home, sizeof home);
   if (home[0]) fo.tcfg.home = home;
+  fo.tcfg.guard = cli_guard_slot();
   static char defaults[3][4200];
   if (!no_gen) {
     fo.gen = gen_fn;
