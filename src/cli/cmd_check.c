@@ -27,20 +27,15 @@ const cli_cmd cli_cmd_check = {
   "(MODULE on T)\"). Several MODULEs share one target process (one adapter\n"
   "start); a last line then totals them, --json prints an array with one\n"
   "report per module, and --save DIR writes DIR/NAME per module.\n"
-  "A target's by-design deviations (denormal flushing, polynomial\n"
-  "transcendentals, ...) are excused by its profile (docs/PROFILES.md),\n"
-  "found as HOME/profiles/NAME.conf for target NAME (xla-cpu, xla-cpu@VER\n"
-  "-> profiles/xla-cpu.conf); each output line says how many elements each\n"
-  "rule excused (\"excused N by RULE\"). A narrowing rule (dot-accumulate:\n"
-  "bf16 dots and convolutions accumulated in f32) makes the reference compute\n"
-  "as the target does (\"narrowed: N dots or convolutions\"). --strict uses no\n"
-  "profile and shows every deviation.\n"
+  "The target's profile (profiles/NAME.conf, docs/PROFILES.md) excuses its\n"
+  "by-design deviations, each counted by rule (\"excused N by RULE\");\n"
+  "--strict uses none.\n"
   "Verdicts: pass, mismatch, weak (the check says little: constant output,\n"
   "mostly uncertain, values tiny against their bounds), and the target's\n"
   "own: crash, hang, compile-error, error, protocol-error, unsupported.\n"
   "\n"
-  "Targets: builtin (trench's compiler), interp (the reference, exact mode),\n"
-  "xla-cpu (XLA through jax; scripts/venv.sh), cmd:PROGRAM (docs/PROTOCOL.md).\n"
+  "Targets: builtin, interp (the reference), xla-cpu (XLA through jax; also\n"
+  "takes StableHLO MODULEs), cmd:PROGRAM (docs/PROTOCOL.md).\n"
   "\n"
   "Options:\n"
   "      --target T     the target (required)\n"
@@ -61,10 +56,13 @@ const cli_cmd cli_cmd_check = {
   "                     target's values of its operands (deep models); a\n"
   "                     mismatch is a finding. chains: single-user elementwise\n"
   "                     producers stay fused with their user (docs/ORACLE.md)\n"
-  "      --max-trips N  the reference's limit on one while loop's trips\n"
-  "                     (default 10000000); over it the module is declined\n"
+  CLI_REF_LIMITS_HELP
+  "                       (check: the deadline is --timeout or 60 s)\n"
+  "      --max-memory SIZE  decline a module over this memory budget\n"
+  "      --start-timeout S  seconds the target may take to start\n"
   "      --log FILE     append one JSON line per module to FILE, each synced\n"
   "                     to disk as it is written (a killed run keeps them)\n"
+  "      --show-received  diff of the module the target received and MODULE\n"
   "      --json         print the report as JSON instead of text\n"
   "      --save DIR     write a bundle for the first finding (or the last\n"
   "                     seed): module, inputs, outputs, report.json, README;\n"
@@ -95,6 +93,7 @@ typedef struct {
   bool json_mode;        /* --json */
   bool fill_elided;      /* --fill-elided */
   int log_fd;            /* --log, or -1 */
+  uint64_t max_memory;   /* --max-memory (0: no budget) */
 } check_env;
 
 /* Overall counts of a multi-module run (printed at the end). */
@@ -105,6 +104,8 @@ typedef struct {
   int pi_checked, pi_pass, pi_weak, pi_mismatch, pi_skipped, pi_noruns;
   int pi_excused[TR_PR_COUNT]; /* instructions each profile rule excused */
   int pi_narrowed;             /* judged against a narrowed reference */
+  int received_checked, received_changed; /* modules whose received module
+                                             was compared / differed */
 } check_totals;
 
 /* A fresh "DIR/NAME" for module path: NAME is the file name without
@@ -229,7 +230,8 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   int rc = CLI_EXIT_OK;
   tot->modules++;
   tr_parse_opts po = {env->fill_elided};
-  tr_module *m = cli_load_opts(path, true, &po, &rc);
+  char *mlir = NULL;
+  tr_module *m = cli_load_source(path, env->t, &po, &mlir, &rc);
   if (!m) {
     cJSON *rep = cJSON_CreateObject();
     cJSON_AddStringToObject(rep, "module", path);
@@ -242,8 +244,26 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
     *report = rep;
     return rc;
   }
+  /* Over the memory budget: declined before any input is drawn, like a
+   * module over the reference's other limits (exit 2, no verdict). */
+  if (!cli_memory_fits(m, true, 0, env->max_memory, "trench check", path)) {
+    cJSON *rep = cJSON_CreateObject();
+    cJSON_AddStringToObject(rep, "module", path);
+    cJSON_AddStringToObject(rep, "target", env->spec);
+    cJSON_AddStringToObject(rep, "summary", "declined");
+    cJSON_AddStringToObject(rep, "declined", "over the memory budget (--max-memory)");
+    if (!env->json_mode) printf("check: declined (%s on %s)\n", path, env->spec);
+    fflush(stdout);
+    log_report(env, rep);
+    tot->errors++;
+    *report = rep;
+    tr_module_free(m);
+    free(mlir);
+    return CLI_EXIT_USAGE;
+  }
   tr_check_opts co = env->co;
   co.label = path;
+  co.module_text = mlir;
   co.on_run = print_run;
   co.user = env;
   char savedir[4200];
@@ -284,6 +304,10 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
     rc = CLI_EXIT_USAGE;
   }
   tr_diag_clear(&d);
+  if (mlir) cJSON_AddStringToObject(r.json, "source", "stablehlo");
+  if (r.received_text && !env->json_mode) fputs(r.received_text, stdout);
+  tot->received_checked += r.received_checked;
+  tot->received_changed += r.received_changed;
   if (r.declined) {
     fprintf(stderr, "trench check: the reference cannot evaluate %s:\n%s\n", path, r.declined);
     rc = CLI_EXIT_USAGE;
@@ -292,9 +316,13 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   for (cJSON *js = runs ? runs->child : NULL; js; js = js->next) count_run(tot, js);
   if (r.outcome == TR_CHECK_FINDING) rc = cli_worse(rc, CLI_EXIT_FINDING);
   if (rc == CLI_EXIT_USAGE) tot->errors++;
-  const char *summary = rc == CLI_EXIT_USAGE ? "error" : tr_check_outcome_name(r.outcome);
+  const char *summary = r.outcome == TR_CHECK_DECLINED ? "declined"
+                        : rc == CLI_EXIT_USAGE           ? "error"
+                                                         : tr_check_outcome_name(r.outcome);
   cJSON_ReplaceItemInObject(r.json, "summary", cJSON_CreateString(summary));
-  if (!env->json_mode) printf("check: %s (%s on %s)\n", summary, path, env->spec);
+  if (!env->json_mode)
+    printf("check: %s (%s on %s%s)\n", summary, path, env->spec,
+           r.received_changed ? "; the module it received was changed" : "");
   fflush(stdout);
   log_report(env, r.json);
   *report = r.json;
@@ -302,6 +330,7 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   tr_check_report_free(&r);
   if (ins) tr_inputs_free(ins, nins);
   tr_module_free(m);
+  free(mlir);
   return rc;
 }
 
@@ -314,6 +343,7 @@ static int run(int argc, char **argv) {
   check_env env;
   memset(&env, 0, sizeof env);
   env.log_fd = -1;
+  env.max_memory = cli_memory_available();
   tr_check_opts_init(&env.co); /* seeds, k, how seeds draw inputs (--dist, --specials) */
   const char *profile_arg = NULL, *log_path = NULL;
   bool strict = false;
@@ -376,17 +406,20 @@ static int run(int argc, char **argv) {
         cli_usage_error(cmd, "--per-instruction takes all or chains, not '%s'", o.val);
     } else if (cli_opt_flag(&o, NULL, "--fill-elided")) {
       env.fill_elided = true;
+    } else if (cli_opt_flag(&o, NULL, "--show-received")) {
+      env.co.show_received = true;
     } else if (cli_opt_flag(&o, NULL, "--json")) {
       env.json_mode = true;
     } else if (cli_opt_is(&o, NULL, "--save")) {
       env.save = cli_opt_value(&o);
     } else if (cli_opt_is(&o, NULL, "--log")) {
       log_path = cli_opt_value(&o);
-    } else if (cli_opt_is(&o, NULL, "--max-trips")) {
+    } else if (cli_opt_ref_limits(&o, &env.co.ref_timeout_s, &env.co.max_trips)) {
+      /* set */
+    } else if (cli_opt_is(&o, NULL, "--max-memory")) {
       const char *v = cli_opt_value(&o);
-      long long n = strtoll(v, &end, 10);
-      if (!*v || *end || n < 1) cli_usage_error(cmd, "--max-trips needs a count from 1, not '%s'", v);
-      env.co.max_trips = n;
+      if (!cli_parse_size(v, &env.max_memory))
+        cli_usage_error(cmd, "--max-memory needs a size such as 4G (0: no budget), not '%s'", v);
     } else {
       cli_usage_error(cmd, "unknown option '%s'", o.arg);
     }
@@ -401,7 +434,9 @@ static int run(int argc, char **argv) {
   env.many = npaths > 1;
   if (nfiles) env.co.nseeds = 1;
   env.co.timeout_s = timeout;
-  if (!env.co.max_trips) env.co.max_trips = 10000000;
+  /* The reference never runs unbounded in a check: --ref-timeout, else
+   * --timeout, else 60 s (a runaway loop costs one verdict). */
+  if (!env.co.ref_timeout_s) env.co.ref_timeout_s = timeout > 0 ? timeout : 60;
   tr_diag d = {0};
   tr_target *t = NULL;
   tr_target_config tc;
@@ -482,6 +517,9 @@ static int run(int argc, char **argv) {
            "%d crash, %d other, %d errors (on %s)\n",
            tot.modules, tot.checks, tot.pass, tot.weak, tot.mismatch, tot.unsupported,
            tot.crash, tot.other, tot.errors, spec);
+    if (tot.received_checked)
+      printf("check: received: %d of %d modules reached the target changed\n", tot.received_changed,
+             tot.received_checked);
     if (env.co.per_instruction) {
       printf("check: per-instruction: %d instructions judged: %d pass, %d weak, %d mismatch; "
              "%d skipped; %d runs without outputs",

@@ -12,6 +12,7 @@
 #include "../eval/shadow.h"
 #include "alts.h"
 #include "anchor.h"
+#include "received.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -44,6 +45,7 @@ void tr_check_report_free(tr_check_report *r) {
   free(r->runs);
   free(r->declined);
   free(r->bundle);
+  free(r->received_text);
   cJSON_Delete(r->json);
   memset(r, 0, sizeof *r);
   r->first_finding = -1;
@@ -329,12 +331,18 @@ static bool write_bundle(const char *work, tr_target *t, const tr_check_opts *o,
   tr_print_module(&b, m);
   tr_buf_printf(&path, "%s/module.hlo", work);
   bool ok = write_text(path.p, tr_buf_str(&b), d);
+  if (ok && o->module_text) { /* the module as given; module.hlo is its conversion */
+    tr_buf_free(&path);
+    tr_buf_printf(&path, "%s/module.mlir", work);
+    ok = write_text(path.p, o->module_text, d);
+  }
   for (int i = 0; ok && i < nins; i++) ok = save_npy(work, "in", i, ins[i], d);
   /* refN.npy: the reference in exact mode (what `trench run` gives on
    * these inputs), not the shadow values (computed wider, rounded once). */
   tr_eval_opts eo = {0};
   eo.verified = true;
   eo.max_while_trips = o->max_trips;
+  eo.deadline_s = o->ref_timeout_s;
   tr_tensor **exact = NULL;
   int nexact = 0;
   tr_diag ed = {0};
@@ -360,11 +368,16 @@ static bool write_bundle(const char *work, tr_target *t, const tr_check_opts *o,
     tr_buf rd = {0};
     const char *dir = o->save_dir; /* the name it will have */
     tr_buf_printf(&rd, "# trench check bundle\n\nModule %s on target `%s` (%s %s).\n\nReproduce:\n\n"
-                       "    trench check %s/module.hlo --target '%s'",
-                  o->label, t->spec, t->name ? t->name : "", t->version ? t->version : "", dir, t->spec);
+                       "    trench check %s/module.%s --target '%s'",
+                  o->label, t->spec, t->name ? t->name : "", t->version ? t->version : "", dir,
+                  o->module_text ? "mlir" : "hlo", t->spec);
     if (!o->profile) tr_buf_puts(&rd, " --strict");
     else if (o->profile_path) tr_buf_printf(&rd, " --profile '%s'", o->profile_path);
     for (int i = 0; i < nins; i++) tr_buf_printf(&rd, " --input %s/in%d.npy", dir, i);
+    if (o->module_text)
+      tr_buf_puts(&rd, "\n\nmodule.mlir is the StableHLO module as given (the target compiled it\n"
+                       "unchanged); module.hlo is the target's own conversion of it to HLO,\n"
+                       "which the reference evaluated.");
     if (!have_exact) tr_buf_puts(&rd, "\n\nNo refN.npy: the exact evaluation failed.");
     tr_buf_puts(&rd, bundle_readme);
     tr_buf_free(&path);
@@ -479,6 +492,7 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
     else snprintf(label, sizeof label, "seed %llu", (unsigned long long)run->seed);
     tr_shadow_opts so = {0};
     so.eval.max_while_trips = o->max_trips;
+    so.eval.deadline_s = o->ref_timeout_s;
     tr_shadow_out *ref = NULL;
     int nref = 0;
     double t0 = now_ms();
@@ -498,6 +512,10 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
     tr_run_opts ro = {0};
     ro.want_optimized_hlo = o->save_dir != NULL;
     ro.timeout_s = o->timeout_s;
+    ro.module_text = o->module_text;
+    /* The first run asks what the target received (compiling is cached,
+     * so later seeds run the same executable). */
+    ro.want_received_hlo = s == 0 && (t->caps & TR_CAP_RECEIVED_HLO);
     tr_run_result res;
     tr_run_result_init(&res);
     t0 = now_ms();
@@ -507,6 +525,18 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
       break;
     }
     run->target_ms = now_ms() - t0;
+    if (res.received_hlo) {
+      tr_received rcv;
+      tr_received_compare(m, res.received_hlo, &rcv);
+      tr_received_json(r->json, &rcv);
+      r->received_checked = rcv.checked;
+      r->received_changed = rcv.checked && !rcv.same;
+      tr_buf rb = {0};
+      tr_received_line(&rb, &rcv, o->show_received);
+      r->received_text = tr_xstrdup(tr_buf_str(&rb));
+      tr_buf_free(&rb);
+      tr_received_free(&rcv);
+    }
     run->verdict = res.verdict;
     if (res.message) run->message = tr_xstrdup(res.message);
     cJSON *js = cJSON_CreateObject();

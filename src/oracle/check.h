@@ -80,6 +80,10 @@ typedef struct {
   tr_check_sig sig;      /* of the first finding (kind "" when none) */
   char *declined;        /* DECLINED: why, else NULL */
   char *bundle;          /* the bundle folder written, or NULL */
+  bool received_checked; /* the target said what it received, and it was
+                            compared with m (first run) */
+  bool received_changed; /* ... and it was another program */
+  char *received_text;   /* the line about it for people, or NULL */
   int narrowed;          /* dots/convolutions the profile's narrowing rule
                             changed in the reference (0: none) */
   cJSON *json;           /* the whole report, as `trench check --json`
@@ -105,12 +109,18 @@ struct tr_check_opts {
   const char *profile_path; /* for the report */
   double timeout_s;         /* target, per run; <= 0: the target's default */
   double ref_timeout_s;     /* reference, per run; <= 0: none */
-  int64_t max_trips;        /* reference while-loop trips; 0: default */
+  int64_t max_trips;        /* reference while-loop trips; 0: the default
+                               (TR_EVAL_DEFAULT_TRIPS), < 0: none */
   int per_instruction;      /* 0 off, 1 every instruction, 2 chains */
   bool stop_at_finding;     /* end after the first finding (fuzzing) */
   const char *save_dir;     /* write a bundle here (first finding, else the
                                last seed); NULL: none */
   bool save_findings_only;  /* with save_dir: only when there is a finding */
+  const char *module_text;  /* the module as given when it is not HLO
+                               (StableHLO text): sent to the target
+                               verbatim, written to the bundle; m is its
+                               conversion, which the reference evaluates */
+  bool show_received;       /* received_text gets the diff too */
   tr_check_run_fn on_run;   /* NULL: none */
   void *user;
 };

@@ -195,6 +195,46 @@ TR_TEST(shadow_transcendental_propagation) {
 
 /* ---- uncertain marks, both directions ---- */
 
+/* float -> pred is x != 0: NaN converts to true, and a value whose
+ * interval holds 0 (a product that rounds to 0 in f8e4m3fn) is uncertain
+ * even though both ends of the interval convert to true. */
+TR_TEST(shadow_convert_to_pred) {
+  const char *text =
+      "HloModule m\nENTRY e {\n  a = f8e4m3fn[3] constant({nan, 0.01, 2})\n"
+      "  p = f8e4m3fn[3] multiply(a, a)\n  ROOT c = pred[3] convert(p)\n}\n";
+  both b;
+  if (run_both(text, NULL, 0, &b, __LINE__)) {
+    CHECK(tr_tensor_get_u(b.sh[0].exact, 0) == 1 && !b.sh[0].uncertain[0]);
+    CHECK(b.sh[0].uncertain[1]);
+    CHECK(tr_tensor_get_u(b.sh[0].exact, 2) == 1 && !b.sh[0].uncertain[2]);
+    CHECK(tr_tensor_get_u(b.ex[0], 0) == 1 && tr_tensor_get_u(b.ex[0], 1) == 0);
+  }
+  both_free(&b);
+}
+
+/* A min or max scatter keeps the largest bound of the terms it chooses
+ * between: a rounded tanh that wins over an exact update keeps its own
+ * bound (the bounds were once combined with min, giving the update's 0). */
+TR_TEST(shadow_scatter_min_keeps_bounds) {
+  const char *text =
+      "HloModule m\nmn { a = f16[] parameter(0)\n b = f16[] parameter(1)\n ROOT m = f16[] minimum(a, b) }\n"
+      "ENTRY e {\n  x = f16[4] parameter(0)\n  t = f16[4] tanh(x)\n  i = s32[2,1] constant({ {1}, {3} })\n"
+      "  u = f16[2] parameter(1)\n  s = f16[4] scatter(t, i, u), update_window_dims={},"
+      " inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mn\n"
+      "  ROOT r = (f16[4], f16[4]) tuple(t, s)\n}\n";
+  double vx[4] = {0.3, 0.7, -0.5, 1.1}, vu[2] = {2, 3};
+  tr_tensor *args[2] = {vec(TR_DT_F16, 4, vx), vec(TR_DT_F16, 2, vu)};
+  both b;
+  if (run_both(text, args, 2, &b, __LINE__)) {
+    for (int i = 0; i < 4; i++) {
+      CHECK(b.sh[1].value[i] == b.sh[0].value[i]);
+      CHECK(b.sh[1].bound[i] >= b.sh[0].bound[i] && b.sh[1].bound[i] > 0);
+    }
+  }
+  both_free(&b);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
 TR_TEST(shadow_marks_compare_floor_convert) {
   /* x = 3 + (-2^-25): the shadow is just below 3, the f32 result is 3,
    * and the bound (2^-23) reaches 3 on both sides. */
@@ -1642,4 +1682,41 @@ TR_TEST(shadow_reduce_precision_own_widths) {
   }
   both_free(&b);
   for (int i = 0; i < 3; i++) tr_tensor_free(args[i]);
+}
+
+/* Bitcast-convert hands NaN patterns on bit for bit in shadow mode too:
+ * a chain through bf16, f16, s16 and data movement gives the entry
+ * argument's bits back, certain (signalling NaNs and payloads included);
+ * a NaN made by arithmetic has no pattern in the contract, so its bitcast
+ * is uncertain rather than a canonical guess. */
+TR_TEST(shadow_bitcast_keeps_nan_bits) {
+  const char *text = "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
+                     "  b = bf16[4,2] bitcast-convert(p)\n"
+                     "  t = bf16[2,4] transpose(b), dimensions={1,0}\n"
+                     "  t2 = bf16[4,2] transpose(t), dimensions={1,0}\n"
+                     "  h = f16[4,2] bitcast-convert(t2)\n"
+                     "  s = s16[4,2] bitcast-convert(h)\n"
+                     "  r = s16[8] reshape(s)\n  r2 = s16[4,2] reshape(r)\n"
+                     "  g = f16[4,2] bitcast-convert(r2)\n  k = bf16[4,2] bitcast-convert(g)\n"
+                     "  f = f32[4] bitcast-convert(k)\n  u = u32[4] bitcast-convert(f)\n"
+                     "  a = f32[4] add(p, p)\n  ua = u32[4] bitcast-convert(a)\n"
+                     "  ROOT o = (u32[4], u32[4]) tuple(u, ua)\n}\n";
+  uint32_t pat[4] = {0x7f800001u, 0xffa00000u, 0x7f817fc1u, 0x3f800000u};
+  int64_t dims[1] = {4};
+  tr_tensor *arg = tr_tensor_new(TR_DT_F32, 1, dims, NULL);
+  memcpy(arg->data, pat, sizeof pat);
+  both b;
+  if (run_both(text, &arg, 1, &b, __LINE__)) {
+    for (size_t k = 0; k < 4; k++) {
+      CHECK(tr_tensor_get_bits(b.ex[0], k) == pat[k]);
+      CHECK(tr_tensor_get_bits(b.sh[0].exact, k) == pat[k]);
+      CHECK(!b.sh[0].uncertain[k]);
+    }
+    CHECK(b.sh[1].uncertain[0] && b.sh[1].uncertain[1]); /* NaN + NaN: no pattern */
+    stats s = {0};
+    contain(&b, &s, text);
+    CHECK_EQ_INT(s.bad, 0);
+  }
+  both_free(&b);
+  tr_tensor_free(arg);
 }
