@@ -16,7 +16,8 @@
  *             broadcast scalar constant
  *   splat     simplify a constant: every element made its first one
  * after each, dead instructions and unused parameters (with their inputs)
- * go. The reproduction rate of the original is measured first. */
+ * go. The reproduction rate of the original is measured first, and each
+ * accepted candidate is run a second time before it is kept. */
 #include "triageint.h"
 #include "../eval/eval.h"
 
@@ -107,6 +108,15 @@ static bool keeps(judge *j, const cand *c, tr_check_sig *got) {
     tr_diag_clear(&dd);
   }
   return ok;
+}
+
+/* keeps, confirmed by a second run: a candidate that shows the bug once
+ * and not again is refused, and the finding is called flaky. */
+static bool accept(judge *j, const cand *c) {
+  if (!keeps(j, c, NULL)) return false;
+  if (keeps(j, c, NULL)) return true;
+  j->g->r->flaky = true;
+  return false;
 }
 
 bool tr_triage_keeps_sig(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
@@ -295,7 +305,7 @@ static bool round_once(judge *j, cand *cur, int budget) {
   for (int i = 0; i < nroot && !taken && j->g->r->candidates < budget; i++) {
     cand c;
     memset(&c, 0, sizeof c);
-    if (move_drop(cur, i, &c) && keeps(j, &c, NULL)) {
+    if (move_drop(cur, i, &c) && accept(j, &c)) {
       cand_free(cur);
       *cur = c;
       taken = true;
@@ -317,7 +327,7 @@ static bool round_once(judge *j, cand *cur, int budget) {
                     : pass == 2 ? move_const(cur, ids[i], &c)
                     : pass == 3 ? move_param(cur, ids[i], &c)
                                 : move_splat(cur, ids[i], &c);
-        if (made && keeps(j, &c, NULL)) {
+        if (made && accept(j, &c)) {
           cand_free(cur);
           *cur = c;
           taken = true;
@@ -377,7 +387,7 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
     jc.want.op = r->culprit_op;
     cand c;
     memset(&c, 0, sizeof c);
-    if (move_root(&cur, cul->id, &c) && keeps(&jc, &c, NULL)) {
+    if (move_root(&cur, cul->id, &c) && accept(&jc, &c)) {
       cand_free(&cur);
       cur = c;
       j = jc;
