@@ -181,25 +181,26 @@ def dumped_passes(dump_dir):
 
 
 def pass_dumps(dump_dir, outdir):
-    """The module after every pass that changed it, in pipeline order (a
-    pass that ran twice appears twice), copied out of dump_dir:
+    """The module as XLA's passes received it ("received": the first
+    pipeline's start), then after every pass that changed it, in pipeline
+    order (a pass that ran twice appears twice), copied out of dump_dir:
     [{"pass": NAME, "path": FILE}]. Only the first module's dumps."""
     found = []
     for path in glob.glob(os.path.join(dump_dir, "module_*.txt")):
         base = os.path.basename(path)
         m = PASS_FILE.search(base)
-        if m and m.group(3) != "pipeline-start":
+        if m:
             found.append((base.split(".")[0], int(m.group(1)), m.group(3), path))
     if not found:
         return []
     first = sorted(found)[0][0]
     out = []
     for mod, seq, name, path in sorted(found):
-        if mod != first:
+        if mod != first or (name == "pipeline-start" and out):
             continue
         p = os.path.join(outdir, "pass_%04d.hlo" % seq)
         shutil.copyfile(path, p)
-        out.append({"pass": name, "path": p})
+        out.append({"pass": "received" if name == "pipeline-start" else name, "path": p})
     return out
 
 
