@@ -957,7 +957,8 @@ tr_status tr_inputs_plan(const tr_module *m, const tr_input_config *cfg,
   }
   /* Every third seed of the default plan draws float data leaves from
    * the domains of the module's ops (docs/INPUTS.md). */
-  if (cfg->data == TR_DIST_DEFAULT && !cfg->no_domain && cfg->seed % 3 == 2)
+  if (cfg->data == TR_DIST_DEFAULT && cfg->index == TR_DIST_DEFAULT && !cfg->no_domain &&
+      cfg->seed % 3 == 2)
     for (int j = 0; j < l.n; j++) {
       tr_input_leaf *lf = &l.v[j];
       if (lf->is_index || tr_dtypes[lf->shape->dtype].kind != TR_DK_FLOAT) continue;

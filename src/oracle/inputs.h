@@ -97,9 +97,10 @@ typedef struct {
                           TR_DIST_DEFAULT: normal */
   tr_dist index;       /* dist for index leaves; TR_DIST_DEFAULT: index */
   double special_rate; /* given to every float leaf */
-  bool no_domain;      /* never domain-edge draws: with data DEFAULT, the
-                          seeds with seed % 3 == 2 draw float data leaves
-                          from the module's op domains (tr_inputs_domain) */
+  bool no_domain;      /* never domain-edge draws: with data and index
+                          DEFAULT, the seeds with seed % 3 == 2 draw float
+                          data leaves from the module's op domains
+                          (tr_inputs_domain) */
 } tr_input_config;
 
 void tr_input_config_init(tr_input_config *c); /* seed 0, defaults, no specials */
