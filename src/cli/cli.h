@@ -30,6 +30,10 @@ extern const cli_cmd cli_cmd_run;
 extern const cli_cmd cli_cmd_check;
 extern const cli_cmd cli_cmd_defects;
 extern const cli_cmd cli_cmd_compile;
+extern const cli_cmd cli_cmd_isolate;
+extern const cli_cmd cli_cmd_reduce;
+/* isolate and reduce share their driver (cmd_isolate.c). */
+int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce);
 extern const cli_cmd cli_cmd_verify;
 
 /* ---- option scanning ----
@@ -66,10 +70,28 @@ _Noreturn void cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 /* Prints cmd->help to stdout and exits 0 when the current option is -h or
  * --help. */
 void cli_opt_help(cli_opts *o);
+/* The reference interpreter's limits (tr_eval_opts): --ref-timeout S sets
+ * *deadline_s, --max-trips N sets *max_trips. Returns whether the current
+ * option was one of them; a bad value is a usage error. CLI_REF_LIMITS_HELP
+ * is their help text. */
+bool cli_opt_ref_limits(cli_opts *o, double *deadline_s, int64_t *max_trips);
+#define CLI_REF_LIMITS_HELP \
+  "      --ref-timeout S  end the reference interpreter's run after S seconds\n" \
+  "                       of wall-clock time (default: no deadline)\n" \
+  "      --max-trips N    end it when one while loop runs more than N trips\n" \
+  "                       (default 10000000)\n"
 
 /* ---- inputs ---- */
 /* Name shown in messages for path ("-" reads stdin). */
 const char *cli_input_name(const char *path);
+
+/* Reads path ("-" = stdin) whole: regular files only, at most
+ * cli_read_limit() bytes (docs/CLI.md, "Limits"). */
+tr_status cli_read_input(const char *path, char **out, size_t *len, tr_diag *d);
+/* The read limit: TRENCH_MAX_INPUT (a size such as 64M) or TR_READ_MAX. */
+size_t cli_read_limit(void);
+/* A byte count with an optional K, M, G or T suffix (powers of 1024). */
+bool cli_parse_size(const char *v, uint64_t *out);
 
 /* Reads and parses path ("-" = stdin) and verifies it when asked. On
  * failure prints the diagnostics to stderr, returns NULL and sets *exit_code
@@ -78,6 +100,16 @@ const char *cli_input_name(const char *path);
 tr_module *cli_load(const char *path, bool verify, int *exit_code);
 /* The same with parse options (po may be NULL): --fill-elided. */
 tr_module *cli_load_opts(const char *path, bool verify, const tr_parse_opts *po, int *exit_code);
+/* As cli_load_opts (verified), or, when path holds StableHLO/MHLO text,
+ * conv's conversion of it to HLO (an error when conv is NULL or cannot);
+ * then *mlir gets the text as read (heap), else NULL. */
+
+/* trench's source tree for targets and profiles: NULL when $TRENCH_HOME
+ * is set (the library reads it), else the folder above BUILD/trench. */
+const char *cli_home(char *buf, size_t n);
+typedef struct tr_target tr_target;
+tr_module *cli_load_source(const char *path, tr_target *conv, const tr_parse_opts *po, char **mlir,
+                           int *exit_code);
 
 /* Flushes stdout; reports a write error (full disk, closed pipe) as exit 2
  * so a truncated output is never mistaken for success. */

@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- values ---- */
 
@@ -197,6 +198,35 @@ static tr_status dtype_gate(ev_ctx *c, const tr_instr *in) {
   return TR_OK;
 }
 
+/* ---- limits ---- */
+
+static double mono_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void ev_limits_start(ev_ctx *c) {
+  int64_t t = c->opts.max_while_trips;
+  c->max_trips = t == 0 ? TR_EVAL_DEFAULT_TRIPS : t < 0 ? 0 : t;
+  c->deadline = c->opts.deadline_s > 0 ? mono_now() + c->opts.deadline_s : 0;
+  c->ticks = 0;
+}
+
+/* Reading the clock costs tens of nanoseconds: once per 256 instructions
+ * keeps it out of per-element calls of reduce and map. */
+tr_status ev_tick(ev_ctx *c, const tr_instr *in) {
+  if (c->deadline <= 0 || (++c->ticks & 255) != 0) return TR_OK;
+  if (mono_now() < c->deadline) return TR_OK;
+  return ev_err(c, in, TR_ERR_UNSUPPORTED, "reference deadline of %g s passed", c->opts.deadline_s);
+}
+
+tr_status ev_trip(ev_ctx *c, const tr_instr *in, int64_t trips) {
+  if (c->max_trips <= 0 || trips < c->max_trips) return TR_OK;
+  return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: while loop ran past the limit of %lld trips",
+                (long long)c->max_trips);
+}
+
 /* ---- computation facts ---- */
 
 static ev_compinfo *comp_info(ev_ctx *c, const tr_instr *caller, const tr_comp *k) {
@@ -285,6 +315,7 @@ tr_status ev_call(ev_ctx *c, const tr_instr *caller, const tr_comp *k, tr_value 
   for (int i = 0; i < n && st == TR_OK; i++) {
     const tr_instr *in = k->instrs[i];
     if (!ci->live[i]) continue;
+    if ((st = ev_tick(c, in)) != TR_OK) break;
     if (in->op == TR_OP_PARAMETER) {
       if (in->param_index < 0 || in->param_index >= np || !params[in->param_index]) {
         st = ev_err(c, in, TR_ERR_INVALID, "parameter %lld is not passed (%d given)",
@@ -598,11 +629,9 @@ static tr_status eval_while(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
     bool go = ((unsigned char *)p->t->data)[0] != 0;
     tr_value_unref(p);
     if (!go) break;
-    if (c->opts.max_while_trips > 0 && trips >= c->opts.max_while_trips) {
+    if ((st = ev_trip(c, in, trips)) != TR_OK) {
       tr_value_unref(state);
-      return ev_err(c, in, TR_ERR_UNSUPPORTED,
-                    "unsupported: while loop ran past the limit of %lld trips",
-                    (long long)c->opts.max_while_trips);
+      return st;
     }
     tr_value *next = NULL;
     st = ev_call(c, in, body, &state, 1, &next);
@@ -1014,6 +1043,7 @@ tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts, tr_tensor *c
   c.m = m;
   c.d = d;
   if (opts) c.opts = *opts;
+  ev_limits_start(&c);
   if (!m->entry) {
     tr_diag_errorf(d, "%s: error: module has no ENTRY computation", m->file ? m->file : "<module>");
     return TR_ERR_INVALID;

@@ -23,7 +23,19 @@ typedef struct {
   ev_compinfo *info;    /* computation id -> facts (live == NULL: not yet) */
   bool fused;           /* f32/f64 dot and convolution sums in any order and
                            rounding (the shadow's value and bound runs) */
+  int64_t max_trips;    /* while trip limit; 0 = none */
+  double deadline;      /* monotonic time the evaluation must end by; 0 = none */
+  unsigned ticks;       /* instructions since the clock was last read */
 } ev_ctx;
+
+/* Sets up the limits of c from c->opts (at the start of an evaluation). */
+void ev_limits_start(ev_ctx *c);
+/* Called before each instruction: TR_OK, or a located error once the
+ * deadline has passed (the clock is read every few hundred calls). */
+tr_status ev_tick(ev_ctx *c, const tr_instr *in);
+/* Called before each trip after the first `trips` of while loop in: a
+ * located error past the trip limit. */
+tr_status ev_trip(ev_ctx *c, const tr_instr *in, int64_t trips);
 
 /* Adds "file:line:col: error: in %name: msg" and returns code. */
 tr_status ev_err(ev_ctx *c, const tr_instr *in, tr_status code, const char *fmt, ...)

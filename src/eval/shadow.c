@@ -375,6 +375,7 @@ sh_val *sh_ref(sh_val *v) {
 void sh_unref(sh_val *v) {
   if (!v || --v->refs > 0) return;
   tr_tensor_free(v->t);
+  tr_tensor_free(v->bits);
   free(v->dims);
   size_t m = v->n ? v->n : 1;
   sh_pool_give(v->pool, v->d, m * sizeof(double));
@@ -392,12 +393,13 @@ tr_tensor *sh_round_tensor(sh_ctx *c, const tr_instr *in, const sh_val *a) {
   if (!t) return NULL;
   if (a->d) {
     ev_store_flts(t, a->d);
-    return t;
+  } else {
+    double *d = tr_xmalloc(sizeof(double) * (a->n ? a->n : 1));
+    for (size_t i = 0; i < a->n; i++) d[i] = (double)a->lv[i];
+    ev_store_flts(t, d);
+    free(d);
   }
-  double *d = tr_xmalloc(sizeof(double) * (a->n ? a->n : 1));
-  for (size_t i = 0; i < a->n; i++) d[i] = (double)a->lv[i];
-  ev_store_flts(t, d);
-  free(d);
+  sh_bits_apply(a, t);
   return t;
 }
 
@@ -454,6 +456,7 @@ void sh_materialize(sh_ctx *c, sh_val *v) {
   v->u = sh_pool_take(&c->pool, m, true);
   sh_load_doubles(t, v->d);
   v->src = NULL;
+  sh_bits_capture(v, t);
 }
 
 /* Entry arguments of at least this many elements of a type up to 32 bits
@@ -496,6 +499,7 @@ tr_status sh_from_tensor(sh_ctx *c, const tr_instr *in, const tr_tensor *t, bool
   } else {
     memcpy(r->t->data, t->data, t->nbytes);
   }
+  sh_bits_capture(r, t);
   if (!certain) memset(r->u, 1, r->n);
   *out = r;
   return TR_OK;
@@ -569,6 +573,8 @@ tr_status sh_fallback(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out)
   /* Bit operations on exact operands have one result, floats included. */
   bool bits = in->op == TR_OP_BITCAST || in->op == TR_OP_BITCAST_CONVERT ||
               in->op == TR_OP_COLLECTIVE_PERMUTE;
+  /* A NaN made by arithmetic has no pattern to hand on (shadow_bits.c). */
+  for (int i = 0; i < in->noperands && bits && exact; i++) exact = !sh_bits_unknown(ops[i]);
   if (st == TR_OK) st = from_exact(c, in, r, exact, exact && bits, out);
   tr_value_unref(r);
   for (int i = 0; i < in->noperands; i++) tr_value_unref(xs[i]);
@@ -670,11 +676,9 @@ static tr_status sh_while(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **
     unsure |= p->u[0] != 0;
     sh_unref(p);
     if (!go) break;
-    if (c->ev.opts.max_while_trips > 0 && trips >= c->ev.opts.max_while_trips) {
+    if ((st = ev_trip(&c->ev, in, trips)) != TR_OK) {
       sh_unref(state);
-      return ev_err(&c->ev, in, TR_ERR_UNSUPPORTED,
-                    "unsupported: while loop ran past the limit of %lld trips",
-                    (long long)c->ev.opts.max_while_trips);
+      return st;
     }
     sh_val *next = NULL;
     st = sh_call(c, in, body, &state, 1, &next);
@@ -980,6 +984,7 @@ tr_status sh_call(sh_ctx *c, const tr_instr *caller, const tr_comp *k, sh_val *c
   for (int i = 0; i < n && st == TR_OK; i++) {
     const tr_instr *in = k->instrs[i];
     if (!ci->live[i]) continue;
+    if ((st = ev_tick(&c->ev, in)) != TR_OK) break;
     if (in->op == TR_OP_PARAMETER) {
       if (in->param_index < 0 || in->param_index >= np || !params[in->param_index]) {
         st = ev_err(&c->ev, in, TR_ERR_INVALID, "parameter %lld is not passed (%d given)",
@@ -1178,6 +1183,7 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
   c.ev.m = m;
   c.ev.d = d;
   if (opts) c.ev.opts = opts->eval;
+  ev_limits_start(&c.ev);
   if (opts && opts->ulps) {
     c.ut = opts->ulps;
   } else {

@@ -304,9 +304,22 @@ tr_module *tr_parse_file(const char *path, const tr_parse_opts *opts,
 void tr_print_module(tr_buf *b, const tr_module *m);
 void tr_print_instr(tr_buf *b, const tr_instr *in);
 void tr_print_literal(tr_buf *b, const tr_literal *lit);
+void tr_print_attr_value(tr_buf *b, const tr_attr *at); /* as written after '=' */
 /* Structural equality of two modules (names, shapes, attributes, literal
  * bits); on mismatch writes a reason into why when given. */
 bool tr_module_equal(const tr_module *a, const tr_module *b, tr_buf *why);
+/* Whether b is the same program as a with names aside (same.c): every
+ * instruction of every computation matched by its structure (opcode,
+ * shape, literal, attributes, operands' structure), ignoring instruction
+ * and computation names, metadata, frontend attributes, statistics,
+ * control predecessors, default layouts, attribute order and the order
+ * of instructions. What a compiler received against what was sent. When
+ * they differ and diff is given, it gets one line per instruction of a's
+ * entry that b lacks ("- ...") and of b's that a lacks ("+ ..."), names
+ * replaced by operand opcodes, and *dead_only tells whether every
+ * difference is code the root does not use. */
+bool tr_module_same_program(const tr_module *a, const tr_module *b, tr_buf *diff,
+                            bool *dead_only);
 
 /* ---- verification and shape inference ---- */
 /* Checks every instruction: operand counts and types, attributes, called

@@ -232,7 +232,7 @@ static void put_dimlabels(tr_buf *b, const tr_convdims *c) {
   tr_buf_printf(b, "%s_%s->%s", part[0], part[1], part[2]);
 }
 
-static void put_attr_value(tr_buf *b, const tr_attr *at) {
+void tr_print_attr_value(tr_buf *b, const tr_attr *at) {
   switch (at->kind) {
   case TR_AK_INT: tr_buf_printf(b, "%" PRId64, at->u.i); break;
   case TR_AK_BOOL: tr_buf_puts(b, at->u.b ? "true" : "false"); break;
@@ -302,13 +302,13 @@ void tr_print_instr(tr_buf *b, const tr_instr *in) {
     const tr_attr *at = tr_instr_attr(in, (tr_attr_key)k);
     if (!at) continue;
     tr_buf_printf(b, ", %s=", at->name);
-    put_attr_value(b, at);
+    tr_print_attr_value(b, at);
   }
   for (int i = 0; i < in->nattrs; i++) {
     const tr_attr *at = &in->attrs[i];
     if (at->key != TR_ATTR_RAW) continue;
     tr_buf_printf(b, ", %s=", at->name);
-    put_attr_value(b, at);
+    tr_print_attr_value(b, at);
   }
 }
 
