@@ -46,6 +46,7 @@ const cli_cmd cli_cmd_verify = {
   "                        a model leaves free) and of random locations\n"
   "      --cflags FLAGS    extra clang flags (e.g. '-DN=64')\n"
   "      --save DIR        write the first counterexample's bundle to DIR\n"
+  "      --first           stop at the first confirmed counterexample\n"
   "      --random N        instead: random differential testing on N seeds\n"
   "                        (the kernel run concretely, judged by the oracle)\n"
   "  -v, --verbose         print paths, slicing and expressions\n"
@@ -128,6 +129,7 @@ static int run(int argc, char **argv) {
     else if (cli_opt_is(&o, NULL, "--save")) v.save_dir = cli_opt_value(&o);
     else if (cli_opt_is(&o, NULL, "--random")) v.random_seeds = (int)num(cli_opt_value(&o), "--random", 1, 10000000);
     else if (cli_opt_flag(&o, "-v", "--verbose")) v.verbose = true;
+    else if (cli_opt_flag(&o, NULL, "--first")) v.first = true;
     else cli_usage_error(&cli_cmd_verify, "unknown option '%s'", o.arg);
   }
   if (!ref) cli_usage_error(&cli_cmd_verify, "--ref REF.hlo is required");

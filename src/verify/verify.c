@@ -718,6 +718,7 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
     goto done;
   }
   kernel_findings(&V);
+  if (o->first && s->found) nl = 0;
   tr_tensor *ints[16] = {0};
   for (int p = 0; p < V.nin; p++) if (!tr_dtype_is_float(V.dtype[p])) ints[p] = V.base[p];
   R = vr_new(o->m, V.cx, ints);
@@ -749,6 +750,7 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
     fprintf(V.out, "%s: %s%s%s (%.2fs)\n", tr_buf_str(&where), verdict, msg.n ? ": " : "", tr_buf_str(&msg), now() - t1);
     tr_buf_free(&where);
     tr_buf_free(&msg);
+    if (o->first && v == LV_CEX) break;
   }
   fprintf(V.out, "summary: %d locations: %d equivalent over the reals, %d counterexamples, %d unknown; "
                  "%d kernel-wide findings; %d paths%s\n",

@@ -25,6 +25,7 @@ typedef struct {
   const char *save_dir;      /* bundle of the first counterexample, or NULL */
   int random_seeds;          /* > 0: random differential testing instead */
   int max_paths;             /* data-dependent paths explored (default 64) */
+  bool first;                /* stop at the first confirmed counterexample */
   bool verbose;
   FILE *out;                 /* report */
 } tv_opts;
