@@ -46,6 +46,8 @@ const cli_cmd cli_cmd_verify = {
   "                        a model leaves free) and of random locations\n"
   "      --cflags FLAGS    extra clang flags (e.g. '-DN=64')\n"
   "      --save DIR        write the first counterexample's bundle to DIR\n"
+  "      --emitted         the kernel is C emitted by 'trench compile' for REF\n"
+  "                        (its entry trench_entry is wrapped to the convention)\n"
   "      --first           stop at the first confirmed counterexample\n"
   "      --random N        instead: random differential testing on N seeds\n"
   "                        (the kernel run concretely, judged by the oracle)\n"
@@ -130,6 +132,7 @@ static int run(int argc, char **argv) {
     else if (cli_opt_is(&o, NULL, "--random")) v.random_seeds = (int)num(cli_opt_value(&o), "--random", 1, 10000000);
     else if (cli_opt_flag(&o, "-v", "--verbose")) v.verbose = true;
     else if (cli_opt_flag(&o, NULL, "--first")) v.first = true;
+    else if (cli_opt_flag(&o, NULL, "--emitted")) v.emitted = true;
     else cli_usage_error(&cli_cmd_verify, "unknown option '%s'", o.arg);
   }
   if (!ref) cli_usage_error(&cli_cmd_verify, "--ref REF.hlo is required");
@@ -144,6 +147,7 @@ static int run(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   fclose(kf);
+  if (v.cuda && v.emitted) cli_usage_error(&cli_cmd_verify, "--emitted takes the C of trench compile, not a .cu file");
   if (v.cuda) read_launch(v.kernel_path, v.grid, v.block, have_g, have_b);
   int rc;
   tr_module *m = cli_load(ref, true, &rc);

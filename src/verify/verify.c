@@ -26,6 +26,9 @@
 
 typedef struct {
   const tv_opts *o;
+  const char *kpath;         /* the kernel as compiled: o->kernel_path, or
+                                the wrapper of an emitted unit */
+  char wrap[300];
   tr_diag *d;
   FILE *out;
   vk_kernel *k;
@@ -136,7 +139,7 @@ static int run_concrete_q(vctx *V, tr_tensor **b, const vs_model *m, int guard, 
   if (!V->o->cuda) {
     if (!V->have_so) {
       snprintf(V->so, sizeof V->so, "%s/kernel.so", V->work);
-      if (vk_native_build(V->o->kernel_path, V->so, V->o->cflags, V->d) != TR_OK) return -1;
+      if (vk_native_build(V->kpath, V->so, V->o->cflags, V->d) != TR_OK) return -1;
       V->have_so = true;
     }
     return vk_native_run(V->so, b, V->nbufs, guard, 20, V->d);
@@ -652,12 +655,34 @@ static tr_status setup(vctx *V) {
     tr_diag_errorf(V->d, "verify: cannot create a scratch folder: %s", strerror(errno));
     return TR_ERR_IO;
   }
+  V->kpath = o->kernel_path;
+  if (o->emitted) {
+    /* the built-in compiler's unit exports trench_entry(in, out); a
+     * wrapper gives it the kernel convention */
+    char abs[4096];
+    if (!realpath(o->kernel_path, abs)) {
+      tr_diag_errorf(V->d, "verify: cannot resolve %s: %s", o->kernel_path, strerror(errno));
+      return TR_ERR_IO;
+    }
+    snprintf(V->wrap, sizeof V->wrap, "%s/wrap.c", V->work);
+    FILE *f = fopen(V->wrap, "w");
+    if (!f) { tr_diag_errorf(V->d, "verify: cannot write %s", V->wrap); return TR_ERR_IO; }
+    fprintf(f, "#include \"%s\"\nvoid kernel(", abs);
+    for (int p = 0; p < V->nbufs; p++) fprintf(f, "%svoid *b%d", p ? ", " : "", p);
+    fprintf(f, ") {\n  u8 *in[%d] = {", V->nin > 0 ? V->nin : 1);
+    for (int p = 0; p < V->nin; p++) fprintf(f, "%sb%d", p ? ", " : "", p);
+    fprintf(f, "};\n  u8 *out[%d] = {", V->nout);
+    for (int p = V->nin; p < V->nbufs; p++) fprintf(f, "%sb%d", p > V->nin ? ", " : "", p);
+    fprintf(f, "};\n  trench_entry(in, out);\n}\n");
+    fclose(f);
+    V->kpath = V->wrap;
+  }
   vk_compile_opts co = {o->cuda, V->work, o->cflags};
-  tr_status st = vk_load(o->kernel_path, &co, &V->k, V->d);
+  tr_status st = vk_load(V->kpath, &co, &V->k, V->d);
   if (st != TR_OK) return st;
   if (vk_nparams(V->k) != V->nbufs) {
     tr_diag_errorf(V->d, "%s: kernel takes %d pointer parameters; the reference needs %d (its %d inputs, then its %d outputs)",
-                   o->kernel_path, vk_nparams(V->k), V->nbufs, V->nin, V->nout);
+                   V->kpath, vk_nparams(V->k), V->nbufs, V->nin, V->nout);
     return TR_ERR_INVALID;
   }
   return TR_OK;

@@ -14,6 +14,8 @@ typedef struct {
   const tr_module *m;        /* the reference */
   const char *kernel_path;   /* .c or .cu */
   bool cuda;
+  bool emitted;              /* kernel_path is C from `trench compile`
+                                (entry trench_entry(in, out)) */
   unsigned grid[3], block[3];/* CUDA launch */
   const char *cflags;        /* extra clang flags */
   const char *locations;     /* "i,j;k,l" element indices, "all", or NULL (default set) */
