@@ -98,6 +98,15 @@ expect 0 'out0: f32\[8,8\]' -- "$trench" run "$tmp/b/module.hlo" --input "$tmp/b
 expect 1 'random: [1-9][0-9]* of 5 seeds fail' -- "$trench" verify --ref "$kd/matmul.hlo" --kernel "$kd/matmul_tail.c" --random 5
 expect 0 'random: 0 of 20 seeds fail' -- "$trench" verify --ref "$kd/rowmax.hlo" --kernel "$kd/rowmax_init0.c" --random 20
 
+# ---- the built-in compiler's C against its module ----
+root=$(cd "$tests/.." && pwd)
+for n in emit-tail-mask-short fusion-reduce-init-once; do
+  "$trench" compile "$root/tests/defects/$n.hlo" -o "$tmp/$n.clean.c" >/dev/null 2>&1 && ok || bad "compile $n"
+  "$trench" compile "$root/tests/defects/$n.hlo" --inject "$n" -o "$tmp/$n.bad.c" >/dev/null 2>&1 && ok || bad "compile --inject $n"
+  expect 0 '0 counterexamples, 0 unknown' -- "$trench" verify --ref "$root/tests/defects/$n.hlo" --kernel "$tmp/$n.clean.c" --emitted
+  expect 1 'counterexample: value' -- "$trench" verify --ref "$root/tests/defects/$n.hlo" --kernel "$tmp/$n.bad.c" --emitted --first
+done
+
 # ---- usage and bad input ----
 expect 2 'ref REF.hlo is required' -- "$trench" verify --kernel "$kd/matmul_ok.c"
 expect 2 'expected a .c or .cu file' -- "$trench" verify --ref "$kd/matmul.hlo" --kernel "$kd/matmul.hlo"

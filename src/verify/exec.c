@@ -418,11 +418,19 @@ static sval ibin(run *R, const vinst *I, sval a, sval b) {
   if (a.k == SV_B) a = sv_int(truth(R, a), 1);
   if (b.k == SV_B) b = sv_int(truth(R, b), 1);
   if (a.k == SV_FBITS && b.k == SV_INT && I->op == LLVMAnd && (b.i & 0xffffffff) == 0xffffffff) return a;
+  if (a.k == SV_FBITS && b.k == SV_INT && I->op == LLVMXor &&
+      (zext(b.i, 32) == 0x80000000u || (uint64_t)b.i == UINT64_C(0x8000000000000000))) {
+    a.e = vx_neg(R->cx, a.e); /* flipping the sign bit negates */
+    return a;
+  }
   if (a.k == SV_PTR && b.k == SV_INT && (I->op == LLVMAdd || I->op == LLVMSub)) {
     a.i += I->op == LLVMAdd ? b.i : -b.i;
     return a;
   }
-  if (a.k != SV_INT || b.k != SV_INT) { fail(R, "integer arithmetic on data or pointers"); return sv_int(0, bits); }
+  if (a.k != SV_INT || b.k != SV_INT) {
+    fail(R, "integer arithmetic (opcode %d) on %s", (int)I->op, a.k == SV_PTR || b.k == SV_PTR ? "pointers" : "data");
+    return sv_int(0, bits);
+  }
   int64_t x = a.i, y = b.i;
   uint64_t ux = zext(x, bits), uy = zext(y, bits);
   int64_t r = 0;
