@@ -603,6 +603,9 @@ static tr_status random_mode(vctx *V) {
     V->base = old;
     tr_inputs_free(ins, nins);
     if (rc < 0) return TR_ERR_INVALID;
+    if (bad && o->verbose && rc == 0)
+      fprintf(V->out, "random: seed %d: out%d element %lld: kernel %.9g, reference %.9g\n", seed, out,
+              (long long)flat, kv, rv);
     if (bad) {
       V->s->random_failing++;
       if (V->s->random_first < 0) V->s->random_first = seed;
