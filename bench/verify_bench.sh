@@ -62,7 +62,7 @@ echo
 echo "bug kernels: $nbug; caught by verify: $caught; caught by random testing ($seeds seeds): $rnd_caught"
 echo "correct kernels with a false alarm or unknown: $false_alarm"
 if [ -n "$times" ]; then
-  printf '%s\n' $times | sort -n | awk '{a[NR]=$1} END {printf "verify time to the first counterexample: min %.1fs median %.1fs p90 %.1fs max %.1fs\n", a[1], a[int((NR+1)/2)], a[int(NR*0.9+0.5)>0?int(NR*0.9+0.5):1], a[NR]}'
+  printf '%s\n' $times | sort -n | awk '{a[NR]=$1} END {i=int(NR*0.9+0.5); if (i < 1) i = 1; printf "verify time to the first counterexample: min %.1fs median %.1fs p90 %.1fs max %.1fs\n", a[1], a[int((NR+1)/2)], a[i], a[NR]}'
 fi
 echo "missed by random testing, caught by verify:$missed_by_random"
 echo

@@ -494,6 +494,7 @@ static sval cast(run *R, thread *T, const vinst *I) {
   case LLVMFPToSI: case LLVMFPToUI: {
     vx *e = as_f(R, a);
     if (e->kind != VX_CONST) { fail(R, "float-to-integer conversion of data"); return sv_int(0, I->bits); }
+    if (!(fabs(e->c) < 9.2e18)) { fail(R, "float-to-integer conversion out of range"); return sv_int(0, I->bits); }
     return sv_int((int64_t)e->c, I->bits);
   }
   case LLVMFPExt: return a;

@@ -16,6 +16,7 @@
 #include "vk.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -416,7 +417,8 @@ static bool confirm(vctx *V, const loc *l, const vs_model *m, const char *kind, 
     }
   } else if (rc > 0) {
     ok = true;
-    tr_buf_printf(msg, "%s: the kernel dies of signal %d on these inputs", kind, rc);
+    if (rc == SIGALRM) tr_buf_printf(msg, "%s: the kernel runs past 20 seconds on these inputs", kind);
+    else tr_buf_printf(msg, "%s: the kernel dies of signal %d on these inputs", kind, rc);
     save_bundle(V, b, tr_buf_str(msg));
   }
   free_bufs(V, b);
