@@ -107,6 +107,12 @@ for n in emit-tail-mask-short fusion-reduce-init-once; do
   expect 1 'counterexample: value' -- "$trench" verify --ref "$root/tests/defects/$n.hlo" --kernel "$tmp/$n.bad.c" --emitted --first
 done
 
+# size macros
+printf 'void kernel(const float *a, float *out) {\n  for (int i = 0; i < ROWS; i++) { float s = 0; for (int j = 0; j < COLS; j++) s += a[i * COLS + j]; out[i] = s; }\n}\n' > "$tmp/macro.c"
+expect 0 '8 equivalent over the reals, 0 counterexamples' -- "$trench" verify --ref "$kd/rowsum.hlo" --kernel "$tmp/macro.c" --shapes ROWS=8,COLS=32
+expect 1 '[1-9][0-9]* counterexamples' -- "$trench" verify --ref "$kd/rowsum.hlo" --kernel "$tmp/macro.c" --shapes ROWS=8,COLS=31 --first
+expect 2 'expected NAME=VALUE' -- "$trench" verify --ref "$kd/rowsum.hlo" --kernel "$tmp/macro.c" --shapes ROWS
+
 # ---- usage and bad input ----
 expect 2 'ref REF.hlo is required' -- "$trench" verify --kernel "$kd/matmul_ok.c"
 expect 2 'expected a .c or .cu file' -- "$trench" verify --ref "$kd/matmul.hlo" --kernel "$kd/matmul.hlo"

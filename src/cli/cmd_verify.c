@@ -45,6 +45,8 @@ const cli_cmd cli_cmd_verify = {
   "      --seed N          seed of the base inputs (integer inputs, symbols\n"
   "                        a model leaves free) and of random locations\n"
   "      --cflags FLAGS    extra clang flags (e.g. '-DN=64')\n"
+  "      --shapes K=V,...  size macros for the kernel: -DK=V each (the\n"
+  "                        shapes themselves are the reference's)\n"
   "      --save DIR        write the first counterexample's bundle to DIR\n"
   "      --emitted         the kernel is C emitted by 'trench compile' for REF\n"
   "                        (its entry trench_entry is wrapped to the convention)\n"
@@ -105,6 +107,7 @@ static int run(int argc, char **argv) {
   cli_opts_init(&o, &cli_cmd_verify, argc, argv);
   tv_opts v = {0};
   const char *ref = NULL;
+  tr_buf flags = {0};
   bool have_g = false, have_b = false;
   v.grid[0] = v.grid[1] = v.grid[2] = 1;
   v.block[0] = v.block[1] = v.block[2] = 1;
@@ -127,7 +130,23 @@ static int run(int argc, char **argv) {
       if (e == s || *e || !(v.budget_s > 0) || v.budget_s > 86400) cli_usage_error(&cli_cmd_verify, "--budget: expected seconds > 0, got '%s'", s);
     } else if (cli_opt_is(&o, NULL, "--max-paths")) v.max_paths = (int)num(cli_opt_value(&o), "--max-paths", 1, 100000);
     else if (cli_opt_is(&o, NULL, "--seed")) v.seed = (uint64_t)num(cli_opt_value(&o), "--seed", 0, 1L << 40);
-    else if (cli_opt_is(&o, NULL, "--cflags")) v.cflags = cli_opt_value(&o);
+    else if (cli_opt_is(&o, NULL, "--cflags")) tr_buf_printf(&flags, " %s", cli_opt_value(&o));
+    else if (cli_opt_is(&o, NULL, "--shapes")) {
+      const char *sv = cli_opt_value(&o), *p = sv;
+      while (*p) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        if (!eq || eq == p || eq + 1 == p + len)
+          cli_usage_error(&cli_cmd_verify, "--shapes: expected NAME=VALUE[,NAME=VALUE...], got '%s'", sv);
+        for (const char *c = p; c < p + len; c++)
+          if (*c == ' ' || *c == '\'' || *c == '"')
+            cli_usage_error(&cli_cmd_verify, "--shapes: no spaces or quotes in '%s'", sv);
+        tr_buf_printf(&flags, " -D%.*s", (int)len, p);
+        p += len;
+        if (*p == ',') p++;
+      }
+    }
     else if (cli_opt_is(&o, NULL, "--save")) v.save_dir = cli_opt_value(&o);
     else if (cli_opt_is(&o, NULL, "--random")) v.random_seeds = (int)num(cli_opt_value(&o), "--random", 1, 10000000);
     else if (cli_opt_flag(&o, "-v", "--verbose")) v.verbose = true;
@@ -154,12 +173,14 @@ static int run(int argc, char **argv) {
   if (!m) return rc;
   v.m = m;
   v.out = stdout;
+  v.cflags = flags.n ? tr_buf_str(&flags) : NULL;
   tv_summary s;
   tr_diag d = {0};
   tr_status st = tr_verify_kernel(&v, &s, &d);
   tr_diag_print(&d, stderr);
   tr_diag_clear(&d);
   tr_module_free(m);
+  tr_buf_free(&flags);
   if (st == TR_ERR_USAGE) return cli_finish(CLI_EXIT_USAGE);
   if (st == TR_ERR_IO) return cli_finish(CLI_EXIT_USAGE);
   if (st != TR_OK) return cli_finish(CLI_EXIT_FINDING);
