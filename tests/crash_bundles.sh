@@ -15,13 +15,19 @@ ENTRY e {
   ROOT r = f32[256,1024] add(p, q)
 }
 HLO
+# One full run first: the kills land anywhere in its duration (ms).
+t0=$(date +%s%N)
+"$trench" check "$work/big.hlo" --target interp --seeds 1 --save "$work/full" >/dev/null 2>&1
+full=$(( ($(date +%s%N) - t0) / 1000000 + 1 ))
+[ -f "$work/full/COMPLETE" ] || { echo "crash_bundles: the uninterrupted run left no complete bundle"; exit 1; }
+rm -rf "$work/full"
 bad=0 complete=0 none=0
 for i in $(seq 1 "$n"); do
   d="$work/b$i"
   "$trench" check "$work/big.hlo" --target interp --seeds 1 --save "$d" >/dev/null 2>&1 &
   pid=$!
-  # Sleep 0-90 ms, then kill without warning.
-  sleep "$(printf '0.%03d' $((RANDOM % 90)))"
+    ms=$(( (RANDOM * 32768 + RANDOM) % (full * 12 / 10 + 1) ))
+  sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
   kill -9 "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
   if [ -e "$d" ]; then

@@ -6,7 +6,12 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <inttypes.h>
+#include <sys/resource.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "../eval/eval.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -145,6 +150,58 @@ tr_status cli_read_input(const char *path, char **out, size_t *len, tr_diag *d) 
   size_t max = cli_read_limit();
   if (strcmp(path, "-") == 0) return tr_read_stream(stdin, "<stdin>", max, out, len, d);
   return tr_read_file_max(path, max, out, len, d);
+}
+
+/* A "Key: N kB" line of a /proc file, in bytes; 0 when absent. */
+static uint64_t proc_kb(const char *file, const char *key) {
+  FILE *f = fopen(file, "r");
+  if (!f) return 0;
+  char line[256];
+  size_t kl = strlen(key);
+  uint64_t kb = 0;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, key, kl) == 0 && sscanf(line + kl, " %" SCNu64, &kb) == 1) break;
+  fclose(f);
+  return kb * 1024;
+}
+
+uint64_t cli_memory_available(void) {
+  uint64_t avail = proc_kb("/proc/meminfo", "MemAvailable:");
+  /* An address-space limit (ulimit -v) binds sooner than the machine. */
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    uint64_t used = proc_kb("/proc/self/status", "VmSize:");
+    uint64_t room = rl.rlim_cur > used ? rl.rlim_cur - used : 1;
+    if (!avail || room < avail) avail = room;
+  }
+  return avail;
+}
+
+void cli_put_bytes(tr_buf *b, uint64_t n) {
+  if (n >= ((uint64_t)1 << 30)) tr_buf_printf(b, "%.1f GiB", (double)n / (1 << 30));
+  else if (n >= ((uint64_t)1 << 20)) tr_buf_printf(b, "%.1f MiB", (double)n / (1 << 20));
+  else tr_buf_printf(b, "%" PRIu64 " bytes", n);
+}
+
+bool cli_memory_fits(const tr_module *m, bool shadow, uint64_t extra, uint64_t budget,
+                     const char *prefix, const char *name) {
+  if (!budget) return true;
+  uint64_t est = tr_eval_estimate_bytes(m, shadow);
+  if (shadow) {
+    uint64_t ex = tr_eval_estimate_bytes(m, false);
+    est = est > UINT64_MAX - ex ? UINT64_MAX : est + ex;
+  }
+  est = est > UINT64_MAX - extra ? UINT64_MAX : est + extra;
+  if (est <= budget) return true;
+  tr_buf b = {0};
+  tr_buf_printf(&b, "%s: declined: %s needs about ", prefix, name);
+  cli_put_bytes(&b, est);
+  tr_buf_puts(&b, " to evaluate (an estimate from its shapes), over the memory budget of ");
+  cli_put_bytes(&b, budget);
+  tr_buf_puts(&b, " (--max-memory; the default is the machine's available memory)");
+  fprintf(stderr, "%s\n", tr_buf_str(&b));
+  tr_buf_free(&b);
+  return false;
 }
 
 /* Reads the text here rather than through tr_parse_file so an unreadable

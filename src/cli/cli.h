@@ -35,6 +35,10 @@ extern const cli_cmd cli_cmd_reduce;
 /* isolate and reduce share their driver (cmd_isolate.c). */
 int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce);
 extern const cli_cmd cli_cmd_verify;
+extern const cli_cmd cli_cmd_gen;
+extern const cli_cmd cli_cmd_mutate;
+extern const cli_cmd cli_cmd_fuzz;
+extern const cli_cmd cli_cmd_merge;
 
 /* ---- option scanning ----
  * Options and operands may be mixed; "--" ends options; "-" is an operand
@@ -92,6 +96,19 @@ tr_status cli_read_input(const char *path, char **out, size_t *len, tr_diag *d);
 size_t cli_read_limit(void);
 /* A byte count with an optional K, M, G or T suffix (powers of 1024). */
 bool cli_parse_size(const char *v, uint64_t *out);
+
+/* ---- the memory budget (--max-memory of run and check) ---- */
+/* The machine's available memory (MemAvailable in /proc/meminfo), or 0
+ * when unknown (no budget then). */
+uint64_t cli_memory_available(void);
+/* Whether evaluating m (shadow: in shadow mode; extra: bytes the command
+ * holds besides) fits in budget bytes (0: no budget). When it does not,
+ * prints "PREFIX: declined: ..." to stderr with the estimate and the budget
+ * and returns false. */
+bool cli_memory_fits(const tr_module *m, bool shadow, uint64_t extra, uint64_t budget,
+                     const char *prefix, const char *name);
+/* "1.5 GiB" */
+void cli_put_bytes(tr_buf *b, uint64_t n);
 
 /* Reads and parses path ("-" = stdin) and verifies it when asked. On
  * failure prints the diagnostics to stderr, returns NULL and sets *exit_code

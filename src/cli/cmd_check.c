@@ -27,14 +27,9 @@ const cli_cmd cli_cmd_check = {
   "(MODULE on T)\"). Several MODULEs share one target process (one adapter\n"
   "start); a last line then totals them, --json prints an array with one\n"
   "report per module, and --save DIR writes DIR/NAME per module.\n"
-  "A target's by-design deviations (denormal flushing, polynomial\n"
-  "transcendentals, ...) are excused by its profile (docs/PROFILES.md),\n"
-  "found as HOME/profiles/NAME.conf for target NAME (xla-cpu, xla-cpu@VER\n"
-  "-> profiles/xla-cpu.conf); each output line says how many elements each\n"
-  "rule excused (\"excused N by RULE\"). A narrowing rule (dot-accumulate:\n"
-  "bf16 dots and convolutions accumulated in f32) makes the reference compute\n"
-  "as the target does (\"narrowed: N dots or convolutions\"). --strict uses no\n"
-  "profile and shows every deviation.\n"
+  "The target's profile (profiles/NAME.conf, docs/PROFILES.md) excuses its\n"
+  "by-design deviations, each counted by rule (\"excused N by RULE\");\n"
+  "--strict uses none.\n"
   "Verdicts: pass, mismatch, weak (the check says little: constant output,\n"
   "mostly uncertain, values tiny against their bounds), and the target's\n"
   "own: crash, hang, compile-error, error, protocol-error, unsupported.\n"
@@ -63,6 +58,8 @@ const cli_cmd cli_cmd_check = {
   "                     producers stay fused with their user (docs/ORACLE.md)\n"
   CLI_REF_LIMITS_HELP
   "                       (check: the deadline is --timeout or 60 s)\n"
+  "      --max-memory SIZE  decline a module over this memory budget\n"
+  "      --start-timeout S  seconds the target may take to start\n"
   "      --log FILE     append one JSON line per module to FILE, each synced\n"
   "                     to disk as it is written (a killed run keeps them)\n"
   "      --show-received  diff of the module the target received and MODULE\n"
@@ -96,6 +93,7 @@ typedef struct {
   bool json_mode;        /* --json */
   bool fill_elided;      /* --fill-elided */
   int log_fd;            /* --log, or -1 */
+  uint64_t max_memory;   /* --max-memory (0: no budget) */
 } check_env;
 
 /* Overall counts of a multi-module run (printed at the end). */
@@ -246,6 +244,23 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
     *report = rep;
     return rc;
   }
+  /* Over the memory budget: declined before any input is drawn, like a
+   * module over the reference's other limits (exit 2, no verdict). */
+  if (!cli_memory_fits(m, true, 0, env->max_memory, "trench check", path)) {
+    cJSON *rep = cJSON_CreateObject();
+    cJSON_AddStringToObject(rep, "module", path);
+    cJSON_AddStringToObject(rep, "target", env->spec);
+    cJSON_AddStringToObject(rep, "summary", "declined");
+    cJSON_AddStringToObject(rep, "declined", "over the memory budget (--max-memory)");
+    if (!env->json_mode) printf("check: declined (%s on %s)\n", path, env->spec);
+    fflush(stdout);
+    log_report(env, rep);
+    tot->errors++;
+    *report = rep;
+    tr_module_free(m);
+    free(mlir);
+    return CLI_EXIT_USAGE;
+  }
   tr_check_opts co = env->co;
   co.label = path;
   co.module_text = mlir;
@@ -328,6 +343,7 @@ static int run(int argc, char **argv) {
   check_env env;
   memset(&env, 0, sizeof env);
   env.log_fd = -1;
+  env.max_memory = cli_memory_available();
   tr_check_opts_init(&env.co); /* seeds, k, how seeds draw inputs (--dist, --specials) */
   const char *profile_arg = NULL, *log_path = NULL;
   bool strict = false;
@@ -400,6 +416,10 @@ static int run(int argc, char **argv) {
       log_path = cli_opt_value(&o);
     } else if (cli_opt_ref_limits(&o, &env.co.ref_timeout_s, &env.co.max_trips)) {
       /* set */
+    } else if (cli_opt_is(&o, NULL, "--max-memory")) {
+      const char *v = cli_opt_value(&o);
+      if (!cli_parse_size(v, &env.max_memory))
+        cli_usage_error(cmd, "--max-memory needs a size such as 4G (0: no budget), not '%s'", v);
     } else {
       cli_usage_error(cmd, "unknown option '%s'", o.arg);
     }

@@ -58,6 +58,10 @@ const cli_cmd cli_cmd_run = {
   "                     and with --out also DIR/shadow_valueN.npy (f64),\n"
   "                     shadow_boundN.npy (f64), shadow_uncertainN.npy (u8)\n"
   CLI_REF_LIMITS_HELP
+  "      --max-memory SIZE  decline (exit 1) a module whose evaluation needs\n"
+  "                     more than SIZE bytes by an estimate from its shapes\n"
+  "                     (K, M, G suffixes; 0: no budget; default: the\n"
+  "                     machine's available memory)\n"
   "  -h, --help         show this help\n"
   "\n"
   "Exit codes:\n"
@@ -297,6 +301,7 @@ static int run(int argc, char **argv) {
   char **files = tr_xcalloc((size_t)argc, sizeof(char *));
   int nfiles = 0;
   bool fill_elided = false, shadow = false;
+  uint64_t budget = cli_memory_available();
   double ref_timeout = 0;
   int64_t max_trips = 0;
   const char *conv = "xla-cpu";
@@ -343,6 +348,10 @@ static int run(int argc, char **argv) {
       fill_elided = true;
     } else if (cli_opt_flag(&o, NULL, "--shadow")) {
       shadow = true;
+    } else if (cli_opt_is(&o, NULL, "--max-memory")) {
+      const char *v = cli_opt_value(&o);
+      if (!cli_parse_size(v, &budget))
+        cli_usage_error(cmd, "--max-memory needs a size such as 4G (0: no budget), not '%s'", v);
     } else if (cli_opt_ref_limits(&o, &ref_timeout, &max_trips)) {
       /* set */
     } else if (cli_opt_is(&o, NULL, "--convert")) {
@@ -362,6 +371,13 @@ static int run(int argc, char **argv) {
   tr_input_leaf *lv = NULL;
   int n = 0, nouts = 0;
   tr_tensor **ins = NULL, **outs = NULL;
+  /* Before any input is drawn: a module over the budget is declined in
+   * microseconds instead of swapping or running out of memory midway. */
+  if (!cli_memory_fits(m, shadow, 0, budget, "trench run", cli_input_name(path))) {
+    tr_module_free(m);
+    free(files);
+    return CLI_EXIT_FINDING;
+  }
   if (tr_inputs_plan(m, &cfg, &lv, &n, &d) != TR_OK) {
     /* A parameter trench cannot build inputs for: the module, not the
      * user, is at fault, as for an op the interpreter lacks. */

@@ -18,6 +18,10 @@ static const cli_cmd *const commands[] = {
   &cli_cmd_isolate,
   &cli_cmd_reduce,
   &cli_cmd_verify,
+  &cli_cmd_gen,
+  &cli_cmd_mutate,
+  &cli_cmd_fuzz,
+  &cli_cmd_merge,
 };
 
 static const char exit_codes_help[] =

@@ -59,6 +59,14 @@ tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts,
                       tr_tensor *const *args, int nargs, tr_tensor ***outs,
                       int *nouts, tr_diag *d);
 void tr_eval_free_outputs(tr_tensor **outs, int nouts);
+/* The bytes an evaluation of m holds at its peak (budget.c): the
+ * arguments, the evaluator's values live at once in schedule order with
+ * the peaks of called computations, and the outputs; shadow mode counts
+ * its wider elements (value, bound and mark). Made from shapes alone, in
+ * time linear in the module, so a caller can decline a module over its
+ * memory budget before allocating anything. UINT64_MAX when it does not
+ * fit in 64 bits. */
+uint64_t tr_eval_estimate_bytes(const tr_module *m, bool shadow);
 /* Whether the interpreter evaluates op (for core element types). */
 bool tr_eval_supports(tr_op op);
 

@@ -844,8 +844,8 @@ tr_status ev_clamp(ev_ctx *c, const tr_instr *in, const tr_tensor *lo, const tr_
 /* float -> integer (xla/literal.cc): NaN -> 0, saturating at the type's
  * range (compared in double), otherwise truncation toward zero. */
 static uint64_t flt_to_int(tr_dtype dt, double v) {
+  if (dt == TR_DT_PRED) return v != 0; /* unordered: NaN is true */
   if (isnan(v)) return 0;
-  if (dt == TR_DT_PRED) return v != 0;
   if (is_signed(dt)) {
     int64_t lo = tr_int_min(dt), hi = (int64_t)tr_int_max(dt);
     if (v >= (double)hi) return (uint64_t)hi;

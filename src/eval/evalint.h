@@ -37,6 +37,8 @@ tr_status ev_tick(ev_ctx *c, const tr_instr *in);
  * located error past the trip limit. */
 tr_status ev_trip(ev_ctx *c, const tr_instr *in, int64_t trips);
 
+/* The instruction's opcode as written (async sugar keeps its spelling). */
+const char *ev_opname(const tr_instr *in);
 /* Adds "file:line:col: error: in %name: msg" and returns code. */
 tr_status ev_err(ev_ctx *c, const tr_instr *in, tr_status code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -45,6 +47,10 @@ tr_status ev_err(ev_ctx *c, const tr_instr *in, tr_status code, const char *fmt,
  * error when it is too big. */
 tr_tensor *ev_new(ev_ctx *c, const tr_instr *in, tr_dtype dt, int rank,
                   const int64_t *dims);
+
+/* A copy of t; NULL after a located error when memory runs out
+ * (budget.c). */
+tr_tensor *ev_clone(ev_ctx *c, const tr_instr *in, const tr_tensor *t);
 
 /* Canonical forms: integers and pred as uint64 holding the value sign- or
  * zero-extended from the element type (pred 0/1), floats as the exact
@@ -83,7 +89,6 @@ ev_compinfo *ev_comp_info(ev_ctx *c, const tr_instr *caller, const tr_comp *k);
 tr_status ev_eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out);
 /* The shape, support and dtype checks eval_instr starts with. */
 tr_status ev_check_instr(ev_ctx *c, const tr_instr *in);
-bool ev_value_fits(const tr_value *v, const tr_shape *s);
 
 /* ---- elementwise (eval_elem.c) ---- */
 bool ev_is_unary(tr_op op);

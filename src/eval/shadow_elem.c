@@ -719,8 +719,8 @@ tr_status sh_clamp(sh_ctx *c, const tr_instr *in, const sh_val *lo, const sh_val
 /* float -> integer as the exact interpreter converts (NaN -> 0,
  * saturating, truncating toward zero). */
 static uint64_t flt_to_int(tr_dtype dt, long double v) {
+  if (dt == TR_DT_PRED) return v != 0; /* unordered: NaN is true */
   if (isnan(v)) return 0;
-  if (dt == TR_DT_PRED) return v != 0;
   if (tr_dtypes[dt].kind == TR_DK_SINT) {
     int64_t lo = tr_int_min(dt), hi = (int64_t)tr_int_max(dt);
     if (v >= (long double)(double)hi) return (uint64_t)hi;
@@ -753,6 +753,9 @@ tr_status sh_convert(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **ou
       /* Truncation and saturation are steps: uncertain where the ends of
        * the interval convert differently. */
       if (ea > 0 && isfinite(a) && flt_to_int(dt, a - ea) != flt_to_int(dt, a + ea)) o->u[i] = 1;
+      /* pred is x != 0, not monotone: both ends may be true with 0 between
+       * (a product that rounds to 0 in its narrow type) */
+      if (dt == TR_DT_PRED && ea > 0 && a - ea <= 0 && a + ea >= 0) o->u[i] = 1;
     }
     ev_store_ints(o->t, v);
     free(v);

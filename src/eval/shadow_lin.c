@@ -136,7 +136,7 @@ static void reduce_gen(tr_op op, const sh_fmt *f, double k, const sh_val *x, con
     /* Some order's partial sum may pass the largest finite value. */
     if (mag + b >= f->lim) {
       if (sure_overflow(s, b, mag, f)) {
-        *rv = copysignl(INFINITY, s);
+        *rv = f->has_inf ? copysignl(INFINITY, s) : (long double)NAN;
         b = 0;
       } else {
         u = 1;
@@ -212,7 +212,7 @@ static bool reduce_add_fast(const sh_fmt *f, double k, const sh_val *x, const sh
   *rv = s;
   if (mag + b >= f->lim) {
     if (sure_overflow(s, b, mag, f)) {
-      *rv = copysignl(INFINITY, s);
+      *rv = f->has_inf ? copysignl(INFINITY, s) : (long double)NAN;
       b = 0;
     } else {
       u = 1;
@@ -870,26 +870,33 @@ tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
       !(bop == TR_OP_ADD || bop == TR_OP_MAXIMUM || bop == TR_OP_MINIMUM))
     return sh_fallback(c, in, ops, out);
   const tr_comp *h = helper(c, bop == TR_OP_ADD ? "add64" : bop == TR_OP_MAXIMUM ? "max64" : "min64");
-  const tr_comp *hadd = helper(c, "add64");
-  if (!h || !hadd) return sh_fallback(c, in, ops, out);
+  const tr_comp *hadd = helper(c, "add64"), *hmax = helper(c, "max64");
+  if (!h || !hadd || !hmax) return sh_fallback(c, in, ops, out);
   /* Twins: f64 result, the helper combiner. */
-  tr_instr twin = *in, tadd;
+  tr_instr twin = *in, tadd, tmax;
   tr_shape ts = *in->shape;
   ts.dtype = TR_DT_F64;
   twin.shape = &ts;
   tr_attr *at = tr_xmalloc(sizeof(tr_attr) * (size_t)(in->nattrs > 0 ? in->nattrs : 1));
   tr_attr *at2 = tr_xmalloc(sizeof(tr_attr) * (size_t)(in->nattrs > 0 ? in->nattrs : 1));
+  tr_attr *at3 = tr_xmalloc(sizeof(tr_attr) * (size_t)(in->nattrs > 0 ? in->nattrs : 1));
   memcpy(at, in->attrs, sizeof(tr_attr) * (size_t)in->nattrs);
   memcpy(at2, in->attrs, sizeof(tr_attr) * (size_t)in->nattrs);
+  memcpy(at3, in->attrs, sizeof(tr_attr) * (size_t)in->nattrs);
   for (int i = 0; i < in->nattrs; i++)
     if (at[i].key == TR_ATTR_TO_APPLY) {
       at[i].u.comp = (tr_comp *)h;
       at2[i].u.comp = (tr_comp *)hadd;
+      at3[i].u.comp = (tr_comp *)hmax;
     }
   twin.attrs = at;
   tadd = twin;
   tadd.attrs = at2;
-  /* values and bounds with the op; magnitudes, counts and marks summed */
+  tmax = twin;
+  tmax.attrs = at3;
+  /* values with the op; bounds summed (add) or their largest taken (max,
+   * min: the winner may be any term within its bound); magnitudes,
+   * counts and marks summed */
   static const f64kind kinds[5] = {F_VALUE, F_BOUND, F_MAG, F_ONE, F_MARK};
   tr_tensor *res[5] = {0};
   tr_status st = TR_OK;
@@ -898,15 +905,16 @@ tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
     tr_value *vs[3] = {tx ? tr_value_tensor(tx) : NULL, tr_value_tensor(tr_tensor_clone(ops[1]->t)),
                        tu ? tr_value_tensor(tu) : NULL};
     tr_value *r = NULL;
-    bool sum = q >= 2 || (q == 1 && bop == TR_OP_ADD);
+    const tr_instr *kin = q >= 2 || (q == 1 && bop == TR_OP_ADD) ? &tadd : q == 1 ? &tmax : &twin;
     if (!tx || !tu) st = TR_ERR_UNSUPPORTED;
-    else st = ev_scatter(&c->ev, sum ? &tadd : &twin, vs, &r);
+    else st = ev_scatter(&c->ev, kin, vs, &r);
     if (st == TR_OK) res[q] = tr_tensor_clone(r->t);
     tr_value_unref(r);
     for (int i = 0; i < 3; i++) tr_value_unref(vs[i]);
   }
   free(at);
   free(at2);
+  free(at3);
   sh_val *o = NULL;
   if (st == TR_OK && !(o = sh_arr_new(c, in, x->dt, x->rank, x->dims))) st = TR_ERR_UNSUPPORTED;
   if (st == TR_OK) {
@@ -930,7 +938,7 @@ tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
         long double b = (long double)E[i] * (1 + dbl) + ((n - 1) * unit + dbl + n * f.slack) * mag;
         if (mag + b >= f.lim) {
           if (sure_overflow(r, b, mag, &f)) {
-            r = copysignl(INFINITY, r);
+            r = f.has_inf ? copysignl(INFINITY, r) : (long double)NAN; /* f8e4m3fn: NaN */
             b = 0;
           } else {
             u = 1;

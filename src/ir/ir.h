@@ -134,6 +134,7 @@ struct tr_shape {
   int64_t *layout;        /* minor_to_major, NULL when not written */
   const char *layout_ext; /* verbatim layout text after ':' (tiles, ...) */
   bool has_layout;        /* a layout (possibly empty for scalars) was written */
+  bool buffer;            /* an array in XLA's buffer shape, written b(f32[4]) */
   int nelems;             /* tuple element count */
   tr_shape **elems;       /* tuple elements */
 };
@@ -159,6 +160,10 @@ typedef struct tr_literal tr_literal;
 struct tr_literal {
   tr_shape *shape;      /* the constant's shape */
   bool elided;          /* written as {...}: values unknown */
+  bool single;          /* one value written for an array: element 0 is
+                           it, the rest zero (XLA's parser); data is NULL
+                           past the dense limit and one holds the value */
+  unsigned char one[16]; /* that value's bytes (single) */
   void *data;           /* array data (NULL for tuples and elided) */
   int nelems;           /* tuple literal element count */
   tr_literal **elems;   /* tuple literal elements */

@@ -18,6 +18,14 @@ void tr_shape_print(tr_buf *b, const tr_shape *s, bool layouts) {
     tr_buf_putc(b, ')');
     return;
   }
+  if (s->buffer) {
+    tr_shape a = *s;
+    a.buffer = false;
+    tr_buf_puts(b, "b(");
+    tr_shape_print(b, &a, layouts);
+    tr_buf_putc(b, ')');
+    return;
+  }
   tr_buf_puts(b, tr_dtype_name(s->dtype));
   tr_buf_putc(b, '[');
   for (int i = 0; i < s->rank; i++) {
@@ -172,8 +180,9 @@ void tr_print_literal(tr_buf *b, const tr_literal *lit) {
     tr_buf_puts(b, " )");
     return;
   }
-  if (s->rank == 0) {
-    put_elem(b, s->dtype, lit->data, true);
+  if (s->rank == 0 || lit->single) {
+    /* A single value for an array prints as it was written. */
+    put_elem(b, s->dtype, lit->single ? lit->one : (const unsigned char *)lit->data, true);
     return;
   }
   int64_t idx = 0;

@@ -195,6 +195,46 @@ TR_TEST(shadow_transcendental_propagation) {
 
 /* ---- uncertain marks, both directions ---- */
 
+/* float -> pred is x != 0: NaN converts to true, and a value whose
+ * interval holds 0 (a product that rounds to 0 in f8e4m3fn) is uncertain
+ * even though both ends of the interval convert to true. */
+TR_TEST(shadow_convert_to_pred) {
+  const char *text =
+      "HloModule m\nENTRY e {\n  a = f8e4m3fn[3] constant({nan, 0.01, 2})\n"
+      "  p = f8e4m3fn[3] multiply(a, a)\n  ROOT c = pred[3] convert(p)\n}\n";
+  both b;
+  if (run_both(text, NULL, 0, &b, __LINE__)) {
+    CHECK(tr_tensor_get_u(b.sh[0].exact, 0) == 1 && !b.sh[0].uncertain[0]);
+    CHECK(b.sh[0].uncertain[1]);
+    CHECK(tr_tensor_get_u(b.sh[0].exact, 2) == 1 && !b.sh[0].uncertain[2]);
+    CHECK(tr_tensor_get_u(b.ex[0], 0) == 1 && tr_tensor_get_u(b.ex[0], 1) == 0);
+  }
+  both_free(&b);
+}
+
+/* A min or max scatter keeps the largest bound of the terms it chooses
+ * between: a rounded tanh that wins over an exact update keeps its own
+ * bound (the bounds were once combined with min, giving the update's 0). */
+TR_TEST(shadow_scatter_min_keeps_bounds) {
+  const char *text =
+      "HloModule m\nmn { a = f16[] parameter(0)\n b = f16[] parameter(1)\n ROOT m = f16[] minimum(a, b) }\n"
+      "ENTRY e {\n  x = f16[4] parameter(0)\n  t = f16[4] tanh(x)\n  i = s32[2,1] constant({ {1}, {3} })\n"
+      "  u = f16[2] parameter(1)\n  s = f16[4] scatter(t, i, u), update_window_dims={},"
+      " inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mn\n"
+      "  ROOT r = (f16[4], f16[4]) tuple(t, s)\n}\n";
+  double vx[4] = {0.3, 0.7, -0.5, 1.1}, vu[2] = {2, 3};
+  tr_tensor *args[2] = {vec(TR_DT_F16, 4, vx), vec(TR_DT_F16, 2, vu)};
+  both b;
+  if (run_both(text, args, 2, &b, __LINE__)) {
+    for (int i = 0; i < 4; i++) {
+      CHECK(b.sh[1].value[i] == b.sh[0].value[i]);
+      CHECK(b.sh[1].bound[i] >= b.sh[0].bound[i] && b.sh[1].bound[i] > 0);
+    }
+  }
+  both_free(&b);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
 TR_TEST(shadow_marks_compare_floor_convert) {
   /* x = 3 + (-2^-25): the shadow is just below 3, the f32 result is 3,
    * and the bound (2^-23) reaches 3 on both sides. */
