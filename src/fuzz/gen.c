@@ -94,8 +94,8 @@ int64_t gen_dim(gen_ctx *g) {
   static const int64_t primes[] = {7, 11, 13, 17, 19, 23, 29, 31, 37};
   static const int64_t lanes[] = {7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129};
   int r = (int)gen_below(g, 100);
-  if (r < 3) return 0;
-  if (r < 25) return 1;
+  if (r < 1) return 0;
+  if (r < 22) return 1;
   if (r < 55) return small[gen_below(g, TR_NELEMS(small))];
   if (r < 75) return primes[gen_below(g, TR_NELEMS(primes))];
   return lanes[gen_below(g, TR_NELEMS(lanes))];

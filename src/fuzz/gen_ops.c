@@ -36,7 +36,11 @@ static bool cplx_op(tr_op op) {
 static tr_instr *operand_for(gen_ctx *g, tr_op op) {
   gen_class k = gen_class_of(tr_ops[op].types);
   bool cplx = cplx_op(op) && gen_chance(g, 50);
-  tr_instr *x = gen_to_class(g, gen_pick(g), k, cplx);
+  /* a value already of the class when the pool has one: conversions
+   * (pred to float and back) lose the information checks need */
+  tr_instr *x = gen_pick(g);
+  for (int tries = 0; tries < 6 && !gen_in_class(x->shape->dtype, k); tries++) x = gen_pick(g);
+  x = gen_to_class(g, x, k, cplx);
   for (int tries = 0; x && tries < 4 && (op == TR_OP_ABS || op == TR_OP_SIGN) &&
                       tr_dtypes[x->shape->dtype].kind == TR_DK_UINT;
        tries++) {
@@ -49,8 +53,10 @@ static tr_instr *operand_for(gen_ctx *g, tr_op op) {
 }
 
 /* ---- elementwise ---- */
+static tr_instr *in_domain(gen_ctx *g, tr_op op, tr_instr *x, int arg);
+
 static tr_instr *mk_unary(gen_ctx *g, tr_op op) {
-  tr_instr *x = operand_for(g, op);
+  tr_instr *x = in_domain(g, op, operand_for(g, op), 0);
   if (!x) return NULL;
   tr_instr *in = tr_build_begin(g->c, op, &x, 1);
   if (op == TR_OP_REDUCE_PRECISION) {
@@ -72,10 +78,40 @@ static tr_instr *mk_unary(gen_ctx *g, tr_op op) {
   return end(g, in, decl);
 }
 
+/* Most of the time an op with a restricted domain gets operands inside
+ * it (log of |x|, a shift by less than the width), so its output says
+ * something; the rest of the time it meets NaN and saturation. */
+static tr_instr *in_domain(gen_ctx *g, tr_op op, tr_instr *x, int arg) {
+  if (!x || !gen_chance(g, 70)) return x;
+  tr_dtype dt = x->shape->dtype;
+  bool flt = tr_dtype_is_float(dt);
+  tr_instr *y = NULL;
+  switch (op) {
+  case TR_OP_LOG: case TR_OP_SQRT: case TR_OP_RSQRT: case TR_OP_LOG_PLUS_ONE:
+    if (flt) y = tr_build_unary(g->c, TR_OP_ABS, x, &g->why);
+    break;
+  case TR_OP_POWER:
+    if (flt && arg == 0) y = tr_build_unary(g->c, TR_OP_ABS, x, &g->why);
+    break;
+  case TR_OP_SHIFT_LEFT: case TR_OP_SHIFT_RIGHT_ARITHMETIC: case TR_OP_SHIFT_RIGHT_LOGICAL:
+    if (arg == 1 && tr_dtype_is_int(dt)) {
+      tr_instr *m = gen_scalar_const(g, dt, (double)(tr_dtypes[dt].bits - 1));
+      int64_t none = 0;
+      tr_instr *b = tr_build_broadcast(g->c, m, x->shape->dims, x->shape->rank, &none, &g->why);
+      y = b ? tr_build_binary(g->c, TR_OP_AND, x, b, &g->why) : NULL;
+    }
+    break;
+  default: break;
+  }
+  if (!y) return x;
+  gen_push(g, y);
+  return y;
+}
+
 static tr_instr *mk_binary(gen_ctx *g, tr_op op) {
-  tr_instr *x = operand_for(g, op);
+  tr_instr *x = in_domain(g, op, operand_for(g, op), 0);
   if (!x) return NULL;
-  tr_instr *y = gen_partner(g, x, x->shape->dtype);
+  tr_instr *y = in_domain(g, op, gen_partner(g, x, x->shape->dtype), 1);
   return y ? tr_build_binary(g->c, op, x, y, &g->why) : NULL;
 }
 
@@ -109,8 +145,14 @@ static tr_instr *mk_clamp(gen_ctx *g, tr_op op) {
   tr_dtype dt = x->shape->dtype;
   tr_instr *lo, *hi;
   if (gen_chance(g, 50)) {
-    /* scalar bounds, lo <= hi most of the time (lo > hi is defined too) */
-    double a = (double)(gen_below(g, 9) - 4), b = a + (double)gen_below(g, 6) - 1;
+    /* scalar bounds around the data (inputs are mostly within +-3),
+     * lo <= hi most of the time (lo > hi is defined too) */
+    double a = -(double)gen_below(g, 5) / 2, b = (double)gen_below(g, 5) / 2;
+    if (gen_chance(g, 10)) {
+      double t = a;
+      a = b + 1;
+      b = t;
+    }
     lo = gen_scalar_const(g, dt, a);
     hi = gen_scalar_const(g, dt, b);
   } else {
@@ -135,7 +177,13 @@ static tr_instr *mk_convert(gen_ctx *g, tr_op op) {
 
 /* Types of equal width for bitcast-convert (pred and sub-byte excluded). */
 static tr_instr *mk_bitcast_convert(gen_ctx *g, tr_op op) {
+  /* the bits of a computed float are as uncertain as its last ulp: a
+   * leaf or an integer makes a checkable output more often */
   tr_instr *x = gen_pick(g);
+  for (int tries = 0; tries < 4 && tr_dtype_is_float(x->shape->dtype) && x->op != TR_OP_PARAMETER &&
+                      x->op != TR_OP_CONSTANT;
+       tries++)
+    x = gen_pick(g);
   tr_dtype from = x->shape->dtype;
   int bits = tr_dtypes[from].bits;
   if (from == TR_DT_PRED || bits < 8 || is_cplx(from)) return NULL;
@@ -445,11 +493,11 @@ static tr_instr *index_array(gen_ctx *g, tr_dtype it, const tr_shape *is, const 
    * which operand dimension it indexes */
   int64_t stride = 1;
   for (int d = is->rank - 1; d > ivd; d--) stride *= is->dims[d];
-  bool dup = gen_chance(g, 30), copy = false;
+  bool dup = gen_chance(g, 15), copy = false;
   for (int64_t i = 0; i < n; i++) {
     int j = ivd < is->rank ? (int)((i / stride) % (k ? k : 1)) : 0;
     /* duplicates: a whole index row repeats the one before it */
-    if (j == 0) copy = dup && i >= k && gen_chance(g, 50);
+    if (j == 0) copy = dup && i >= k && gen_chance(g, 30);
     if (copy) {
       memcpy(data + i * es, data + (i - k) * es, es);
       continue;
@@ -543,7 +591,7 @@ static tr_instr *mk_gather(gen_ctx *g, tr_op op) {
  * non-commutative formula only where indices are unique (the order of
  * duplicate updates is unspecified). */
 static tr_comp *scatter_comp(gen_ctx *g, tr_dtype dt, bool unique) {
-  if (unique && gen_chance(g, 40)) {
+  if (unique && gen_chance(g, 15)) {
     tr_comp *k = tr_build_comp(g->m, gen_comp_name(g, "combine"), false);
     tr_instr *a = tr_build_param(k, scalar(g, dt)), *b = tr_build_param(k, scalar(g, dt));
     tr_instr *r = b;
@@ -740,7 +788,7 @@ static tr_instr *mk_dot(gen_ctx *g, tr_op op) {
   for (int i = 0; i < s->rank; i++) {
     int r = (int)gen_below(g, 3);
     if (r == 0 && nb < 2) lb[nb++] = perm[i];
-    else if (r == 1 && nc < 2) lc[nc++] = perm[i];
+    else if (r == 1 && nc < 2 && s->dims[perm[i]] > 0) lc[nc++] = perm[i]; /* an empty sum is 0 */
   }
   /* rhs: batch dims first or anywhere, contracting dims, free dims */
   int nfree = (int)gen_below(g, 3), rrank = nb + nc + nfree;
