@@ -32,6 +32,7 @@ run_suite cli_profile bash "$here/cli_profile.sh" "$build/trench" "$here"
 run_suite cli_traps bash "$here/cli_traps.sh" "$build/trench" "$here"
 run_suite cli_defects bash "$here/cli_defects.sh" "$build/trench" "$here"
 run_suite cli_compile bash "$here/cli_compile.sh" "$build/trench" "$here"
+run_suite cli_gen bash "$here/cli_gen.sh" "$build/trench" "$here"
 # Real XLA through jax: creates the project virtualenv on first use.
 run_suite xla bash "$here/adapters/test_xla.sh" "$build"
 echo "$total_pass passed, $total_fail failed"
