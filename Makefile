@@ -13,6 +13,11 @@ OPT     ?= -O2 -g
 WARN    = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
           -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla \
           -Wno-unused-parameter -Werror=implicit-function-declaration
+# WERROR=1 (what .ci/run uses) turns every warning into an error.
+WERROR  ?= 0
+ifeq ($(WERROR),1)
+WARN    += -Werror
+endif
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(EXTRA_CFLAGS)
 LDLIBS  += -lcjson -lm -lpthread
 # libtcc (Debian libtcc-dev, runtime and headers from tcc; scripts/deps.sh):
@@ -26,39 +31,82 @@ TCC_LIBS = -ltcc -ldl
 PROG_LDFLAGS = -no-pie
 endif
 
+# Symbolic kernel verification (src/verify, docs/VERIFY.md): LLVM 14's C
+# API and Z3's; only the trench binary links them, the library does not.
+LLVM_CONFIG ?= llvm-config-14
+VERIFY_CFLAGS = -I$(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
+VERIFY_LIBS = $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) \
+  $(shell $(LLVM_CONFIG) --libs core irreader bitreader 2>/dev/null) -lz3 -ldl
+
 LIB_SRC := $(sort $(wildcard src/base/*.c src/ir/*.c src/eval/*.c src/oracle/*.c \
             src/target/*.c src/comp/*.c src/fuzz/*.c src/triage/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
+VERIFY_SRC := $(sort $(wildcard src/verify/*.c))
+VERIFY_OBJ := $(VERIFY_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
-DEPS := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+DEPS := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(VERIFY_OBJ:.o=.d)
 
-all: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/libtrench.a
+all: $(BUILD)/trench $(BUILD)/libtrench.a $(BUILD)/embed
 
-# Installs missing Debian packages once per build folder.
+# Plain `make` installs nothing (`make deps` does). The commands a fresh
+# machine starts with (test, demo, the check tiers, benchmarks) install
+# the missing Debian packages first, once per build folder.
+ifneq ($(filter test check check-xla demo bench bench-builtin xla-suite,$(MAKECMDGOALS)),)
+DEPS_STAMP := $(BUILD)/.deps
+endif
 $(BUILD)/.deps: scripts/deps.sh
 	@mkdir -p $(BUILD)
 	@TRENCH_DEPS_TCC=$(TCC) bash scripts/deps.sh
 	@touch $@
 
-$(BUILD)/%.o: %.c $(BUILD)/.deps
+$(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/src/verify/%.o: src/verify/%.c $(BUILD)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(VERIFY_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libtrench.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/trench: $(CLI_OBJ) $(BUILD)/libtrench.a
-	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
+$(BUILD)/trench: $(CLI_OBJ) $(VERIFY_OBJ) $(BUILD)/libtrench.a
+	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS) $(VERIFY_LIBS)
+
+# The embedding example: include/trench.h and the library, nothing else.
+$(BUILD)/embed: examples/embed.c include/trench.h $(BUILD)/libtrench.a
+	$(CC) $(CFLAGS) -Iinclude $(PROG_LDFLAGS) -o $@ examples/embed.c $(BUILD)/libtrench.a $(LDLIBS) $(TCC_LIBS)
 
 $(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtrench.a
 	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
 
-test: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/unit
-	@bash tests/run.sh $(BUILD)
+# Tiers (tests/run.sh): check = offline unit and CLI suites (under a
+# minute); check-xla = real XLA through jax and the recorded findings;
+# test = every tier. check-tsan: the threaded evaluator and the JIT cache
+# under ThreadSanitizer.
+test: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/unit $(BUILD)/embed
+	@bash tests/run.sh $(BUILD) all
+
+check: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/unit $(BUILD)/embed
+	@bash tests/run.sh $(BUILD) offline
+
+check-xla: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/unit $(BUILD)/embed
+	@bash tests/run.sh $(BUILD) xla
+
+check-tsan:
+	$(MAKE) BUILD=build-tsan TCC=0 OPT="-O1 -g" EXTRA_CFLAGS="-fsanitize=thread" \
+	  LDLIBS="-lcjson -lm -lpthread -fsanitize=thread" build-tsan/unit
+	TSAN_OPTIONS=halt_on_error=1 TRENCH_THREADS=2 build-tsan/unit tests
+
+# Debian packages and the project virtualenv, installed on request (make
+# itself never calls sudo or apt).
+deps:
+	TRENCH_DEPS_TCC=$(TCC) bash scripts/deps.sh
+	bash scripts/venv.sh
 
 check-san:
 	$(MAKE) BUILD=build-san OPT="-O1 -g -fno-omit-frame-pointer" \
@@ -88,7 +136,7 @@ demo: all
 	@echo "== planted defects: does trench check find each one?"
 	@bash bench/defect_bench.sh $(BUILD) --seeds 4
 
-.PHONY: all test check-san fuzz-parser clean demo
+.PHONY: all test check check-xla check-tsan deps check-san fuzz-parser clean demo
 -include $(DEPS)
 
 # Speed of the reference interpreter (bench/README.md); not part of test.

@@ -13,6 +13,8 @@ done
 if [ "${TRENCH_DEPS_TCC:-1}" != 0 ]; then
   for p in libtcc-dev tcc; do have_pkg "$p" || need+=("$p"); done
 fi
+# LLVM 14's C API, clang 14 (kernels to LLVM IR) and Z3's C API: trench verify.
+for p in llvm-14-dev clang-14 libz3-dev; do have_pkg "$p" || need+=("$p"); done
 # clang and its runtime give the sanitizer build and the coverage-guided fuzzer.
 if [ "${TRENCH_DEPS_FUZZ:-0}" = 1 ]; then
   for p in clang libclang-rt-dev; do have_pkg "$p" || need+=("$p"); done

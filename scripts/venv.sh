@@ -30,6 +30,10 @@ elif [ $# -gt 0 ]; then
   echo "usage: scripts/venv.sh [--jax VERSION]" >&2
   exit 2
 fi
+# One install at a time: test suites run in parallel and may all ask.
+mkdir -p "$(dirname "$venv")"
+exec 9>"$venv.lock"
+flock 9
 stamp_want="$(sha256sum "$reqs" | cut -d' ' -f1) $("$py" -c 'import sys; print(sys.version.split()[0])')"
 stamp="$venv/.trench-stamp"
 if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_want" ]; then

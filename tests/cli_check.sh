@@ -99,6 +99,52 @@ then ok; else bad "a broken module among others (exit $rc)"; printf '%s\n' "$out
 # --save DIR writes DIR/NAME per module.
 expect 1 'finding' -- "$trench" check "$tmp/add.hlo" "$tmp/add2.hlo" --target "$bad_t corrupt 5 1e-5" --seeds 1 --save "$tmp/many"
 if [ -s "$tmp/many/add/report.json" ] && [ -s "$tmp/many/add2/README.md" ]; then ok; else bad "--save with two modules"; ls -R "$tmp/many"; fi
+# A loop that never ends costs one verdict within the deadline: the
+# reference declines it (--timeout bounds the reference too).
+cat > "$tmp/loop.hlo" <<'HLO'
+HloModule loop
+c {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+b {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[4] get-tuple-element(s), index=1
+  y = f32[4] add(x, x)
+  ROOT t = (s32[], f32[4]) tuple(i, y)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[4]) tuple(z, p)
+  w = (s32[], f32[4]) while(t), condition=c, body=b
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+HLO
+expect 2 'reference deadline of 2 s passed' -- timeout 20 "$trench" check "$tmp/loop.hlo" --target builtin --seeds 1 --timeout 2
+expect 2 '^check: declined' -- timeout 20 "$trench" check "$tmp/loop.hlo" --target builtin --seeds 1 --max-trips 1000
+# Bundles are never mixed: an existing --save DIR is refused before the
+# target runs; the same basename twice gets NAME-2; every bundle is
+# complete (COMPLETE marker) and no work folder is left behind.
+expect 2 'exists: a bundle is never written over another' -- "$trench" check "$tmp/add.hlo" --target "$bad_t corrupt 5 1e-5" --seeds 1 --save "$tmp/b"
+mkdir -p "$tmp/other"; cp "$tmp/add.hlo" "$tmp/other/add.hlo"
+expect 1 'finding' -- "$trench" check "$tmp/add.hlo" "$tmp/other/add.hlo" --target "$bad_t corrupt 5 1e-5" --seeds 1 --save "$tmp/twice"
+if [ -f "$tmp/twice/add/COMPLETE" ] && [ -f "$tmp/twice/add-2/COMPLETE" ] && [ -z "$(ls -A "$tmp/twice" | grep partial)" ]
+then ok; else bad "two modules with one basename"; ls -laR "$tmp/twice"; fi
+# --log: one synced JSON line per module, the summary in each.
+expect 1 'finding' -- "$trench" check "$tmp/add.hlo" "$tmp/add2.hlo" --target "$bad_t corrupt 5 1e-5" --seeds 1 --log "$tmp/log.jsonl"
+if [ "$(wc -l < "$tmp/log.jsonl")" = 2 ] && python3 -c "
+import json,sys
+rows=[json.loads(l) for l in open(sys.argv[1])]
+assert [r['summary'] for r in rows]==['finding','finding'], rows
+assert rows[0]['signature']['kind']=='mismatch' and rows[0]['signature']['op']=='add', rows[0]
+" "$tmp/log.jsonl"; then ok; else bad "--log JSONL"; cat "$tmp/log.jsonl"; fi
+# kill -9 at random points of --save: every bundle left is complete, or
+# there is none under the real name (tests/crash_bundles.sh runs 1,000).
+bash "$tests/crash_bundles.sh" "$trench" 20 "$tmp/kill" && ok || bad "kill -9 during --save"
 expect 2 '--input needs a single MODULE' -- "$trench" check "$tmp/add.hlo" "$tmp/add2.hlo" --target interp --input "$tmp/b/in0.npy"
 
 # Usage and input errors.

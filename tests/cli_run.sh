@@ -212,5 +212,55 @@ check "--dist large reaches the data" out_has '^in0: f32\[10,4\] large specials=
 check "--dist large leaves the index alone" out_has '^in1: s32\[\] index bound=7 seed=5$'
 check "--specials puts NaN or Inf in the output" out_has '^out0: .* (nan=[1-9]|inf=[1-9])'
 
+# ---- limits: a loop whose counter never grows gets a verdict ----
+cat > "$tmp/endless.hlo" <<'EOF'
+HloModule endless
+
+cond {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+body {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[4] get-tuple-element(s), index=1
+  y = f32[4] add(x, x)
+  ROOT t = (s32[], f32[4]) tuple(i, y)
+}
+
+ENTRY e {
+  p = f32[4] parameter(0)
+  z = s32[] constant(0)
+  s0 = (s32[], f32[4]) tuple(z, p)
+  w = (s32[], f32[4]) while(s0), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+EOF
+t0=$(date +%s)
+t run "$tmp/endless.hlo" --ref-timeout 1 --max-trips 1000000000
+t1=$(date +%s)
+check "endless loop: --ref-timeout ends the run with exit 1" rc_is 1
+check "endless loop: the deadline is reported, located" err_has 'endless.hlo:[0-9]+:[0-9]+: error: in %[a-z0-9]+: reference deadline of 1 s passed'
+check "endless loop: the deadline is kept (under 10 s)" test $((t1 - t0)) -lt 10
+t run "$tmp/endless.hlo" --shadow --ref-timeout 1 --max-trips 1000000000
+check "endless loop --shadow: exit 1" rc_is 1
+check "endless loop --shadow: deadline reported" err_has 'reference deadline of 1 s passed'
+t run "$tmp/endless.hlo" --max-trips 500
+check "endless loop: --max-trips ends the run with exit 1" rc_is 1
+check "endless loop: the trip limit is reported at the while" err_has 'endless.hlo:22:3: error: in %w: unsupported: while loop ran past the limit of 500 trips'
+t run "$tmp/endless.hlo" --shadow --max-trips 500
+check "endless loop --shadow: the trip limit is reported" err_has 'in %w: unsupported: while loop ran past the limit of 500 trips'
+t compile --run --emit none "$tmp/endless.hlo" --max-trips 500
+check "compile --run: the reference's trip limit ends it" err_has 'in %w: unsupported: while loop ran past the limit of 500 trips'
+t compile --run --emit none "$tmp/endless.hlo" --ref-timeout 1
+check "compile --run: the reference deadline ends it" err_has 'reference deadline of 1 s passed'
+t run "$tmp/endless.hlo" --ref-timeout 0
+check "--ref-timeout 0 is a usage error" rc_is 2
+t run "$tmp/endless.hlo" --max-trips x
+check "--max-trips x is a usage error" rc_is 2
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -2,15 +2,21 @@
 """adapter.py - XLA's CPU compiler (through jax/jaxlib) behind trench's
 process protocol (docs/PROTOCOL.md).
 
-The module goes to XLA the way ../shared/notes/jax-xla-api.md recommends,
-so XLA gets the module trench holds, not a re-interpretation of it:
-  HLO text -> XLA's own HLO parser (hlo_module_from_text) -> HloModuleProto
-  -> StableHLO (hlo_to_stablehlo) -> client.compile_and_load on the CPU
-  device with a bare CompileOptions (XLA's normal pipeline) -> execute.
-jaxlib compiles only MLIR, so the HLO XLA's pipeline starts from has been
-through HLO->MLIR->HLO; the "received_hlo" option returns XLA's own
-before-optimizations dump of it, so that can be checked against the input
-(tests/adapters/test_xla.sh does).
+HLO text goes to XLA this way: XLA's own HLO parser (hlo_module_from_text)
+-> HloModuleProto -> StableHLO (hlo_to_stablehlo) -> client.compile_and_load
+on the CPU device with a bare CompileOptions (XLA's normal pipeline) ->
+execute. No jaxlib release from 0.4.30 to 0.10.x compiles an HLO module
+from Python any other way (docs/PROTOCOL.md, "The module XLA receives"),
+and XLA's MLIR -> HLO export canonicalizes and folds on the way, so the
+module XLA's passes start from can differ from the one sent. The adapter
+therefore says what XLA received: with "want_received_hlo" it returns
+XLA's own before-optimizations dump, and trench compares it with what it
+sent (names aside) and names any change in its verdict.
+
+A module file may also be StableHLO/MHLO text (what jax.jit(f).lower(...)
+.as_text() prints): it is compiled unchanged, exactly as jax hands it to
+XLA, and the "convert" request returns XLA's own conversion of it to HLO
+(what trench's reference evaluates).
 
 Run with the project virtualenv (scripts/venv.sh):
   trench ... --target 'cmd:.venv/bin/python adapters/xla/adapter.py'
@@ -76,8 +82,31 @@ def first_line(e):
     return s if len(s) < 4000 else s[:4000] + "..."
 
 
+def is_mlir(text):
+    """StableHLO/MHLO text rather than HLO text: an MLIR module."""
+    for line in text.splitlines():
+        t = line.strip()
+        if not t or t.startswith("//") or t.startswith("#loc"):
+            continue
+        return t.startswith("module") or t.startswith("func.func")
+    return False
+
+
+def mlir_to_hlo(text):
+    """XLA's own conversion of MLIR text to an XlaComputation: the same
+    MlirToXlaComputation that compiling runs."""
+    try:
+        return xc._xla.mlir.mlir_module_to_xla_computation(
+            text, use_tuple_args=False, return_tuple=False)
+    except Exception as e:
+        raise Refusal("unsupported", "XLA cannot convert the MLIR module: " + first_line(e))
+
+
 def to_mlir(text):
-    """HLO text -> (StableHLO for compile_and_load, program shape)."""
+    """Module text -> (MLIR for compile_and_load, program shape). HLO text
+    goes through XLA's HLO parser and importer; MLIR text is kept as it is."""
+    if is_mlir(text):
+        return text, mlir_to_hlo(text).program_shape()
     try:
         mod = HLO.hlo_module_from_text(text)
     except Exception as e:
@@ -224,21 +253,28 @@ def run(req):
     arrays = load_inputs(req["inputs"], params)
     want_passes = bool(opts.get("want_passes"))
     want_received = bool(opts.get("want_received_hlo"))
+    # trench check sends the same module once per seed: reuse the
+    # executable and the module XLA received with it (not when pass dumps
+    # are wanted, they come from compiling).
+    key = None if want_passes else (text, tuple(opts.get("disable_passes") or []))
+    hit = CACHE.get(key) if key else None
+    if hit and want_received and hit[1] is None:
+        hit = None
     dump_dir = None
-    if want_passes or want_received:
+    if hit is None and (want_passes or want_received):
         dump_dir = tempfile.mkdtemp(prefix="xla_dump_", dir=outdir)
     o = compile_options(opts, dump_dir, ".*" if want_passes else None)
     t1 = time.perf_counter()
-    # trench check sends the same module once per seed: reuse the
-    # executable (not when dumps are wanted, they come from compiling).
-    key = None if dump_dir else (text, tuple(opts.get("disable_passes") or []))
-    exe = CACHE.get(key) if key else None
-    if exe is None:
+    if hit is None:
         exe = compile_mlir(mlir, o)
+        got = received_hlo(dump_dir) if dump_dir else None
+        received = open(got).read() if got else None
         if key:
             if len(CACHE) >= 4:
                 CACHE.pop(next(iter(CACHE)))
-            CACHE[key] = exe
+            CACHE[key] = (exe, received)
+    else:
+        exe, received = hit
     t2 = time.perf_counter()
     try:
         args = [jax.device_put(a, DEV) for a in arrays]
@@ -274,12 +310,11 @@ def run(req):
         rep["optimized_hlo"] = p
     if want_passes:
         rep["passes_changed"] = dumped_passes(dump_dir)
-    if want_received:
-        got = received_hlo(dump_dir)
-        if got:
-            p = os.path.join(outdir, "received.hlo")
-            shutil.copyfile(got, p)
-            rep["received_hlo"] = p
+    if want_received and received is not None:
+        p = os.path.join(outdir, "received.hlo")
+        with open(p, "w") as f:
+            f.write(received)
+        rep["received_hlo"] = p
     if dump_dir:
         shutil.rmtree(dump_dir, ignore_errors=True)
     return rep
@@ -298,6 +333,23 @@ def list_passes(req):
         shutil.rmtree(dump_dir, ignore_errors=True)
 
 
+def convert(req):
+    """XLA's conversion of an MLIR module to HLO text: what XLA's passes
+    start from when jax hands it that module."""
+    with open(req["module"]) as f:
+        text = f.read()
+    if not is_mlir(text):
+        raise Refusal("error", "convert takes StableHLO/MHLO text")
+    comp = mlir_to_hlo(text)
+    po = HLO.HloPrintOptions()
+    po.print_large_constants = True
+    mod = HLO.hlo_module_from_text(comp.as_hlo_text())
+    p = os.path.join(req["outdir"], "converted.hlo")
+    with open(p, "w") as f:
+        f.write(mod.to_string(po))
+    return {"status": "ok", "hlo": p}
+
+
 def main():
     for line in sys.stdin:
         if not line.strip():
@@ -309,11 +361,14 @@ def main():
                 rep = {"status": "ok", "protocol": PROTOCOL, "name": "xla-cpu",
                        "version": "jax %s jaxlib %s" % (jax.__version__, jaxlib.__version__),
                        "capabilities": ["optimized_hlo", "disable_passes",
-                                        "list_passes", "timings"]}
+                                        "list_passes", "timings", "received_hlo",
+                                        "mlir"]}
             elif op == "run":
                 rep = run(req)
             elif op == "list_passes":
                 rep = list_passes(req)
+            elif op == "convert":
+                rep = convert(req)
             elif op == "shutdown":
                 rep = {"status": "ok"}
             else:

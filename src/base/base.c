@@ -2,6 +2,9 @@
 #include "base.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,25 +253,111 @@ void tr_diag_clear(tr_diag *d) {
   d->nmsgs = d->cap = 0;
 }
 
-tr_status tr_read_file(const char *path, char **out, size_t *len, tr_diag *d) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    tr_diag_errorf(d, "%s: cannot open: %s", path, strerror(errno));
-    return TR_ERR_IO;
-  }
+static void read_too_big(tr_diag *d, const char *name, size_t max) {
+  tr_diag_errorf(d, "%s: larger than the read limit of %zu bytes", name, max);
+}
+
+tr_status tr_read_stream(FILE *f, const char *name, size_t max, char **out, size_t *len,
+                         tr_diag *d) {
   tr_buf b = {0};
   char tmp[65536];
   size_t n;
-  while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) tr_buf_putn(&b, tmp, n);
-  int err = ferror(f) ? errno : 0;
-  fclose(f);
-  if (err) {
-    tr_diag_errorf(d, "%s: cannot read: %s", path, strerror(err));
+  while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) {
+    if (b.n + n > max) {
+      read_too_big(d, name, max);
+      tr_buf_free(&b);
+      return TR_ERR_IO;
+    }
+    tr_buf_putn(&b, tmp, n);
+  }
+  if (ferror(f)) {
+    tr_diag_errorf(d, "%s: cannot read: %s", name, strerror(errno));
     tr_buf_free(&b);
     return TR_ERR_IO;
   }
   if (!b.p) b.p = tr_xcalloc(1, 1);
   *out = b.p;
   *len = b.n;
+  return TR_OK;
+}
+
+tr_status tr_read_file(const char *path, char **out, size_t *len, tr_diag *d) {
+  return tr_read_file_max(path, TR_READ_MAX, out, len, d);
+}
+
+tr_status tr_read_file_max(const char *path, size_t max, char **out, size_t *len, tr_diag *d) {
+  /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+   * writer; fstat then tells what was opened, before anything is read. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    tr_diag_errorf(d, "%s: cannot open: %s", path, strerror(errno));
+    return TR_ERR_IO;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    tr_diag_errorf(d, "%s: cannot open: %s", path, strerror(errno));
+    close(fd);
+    return TR_ERR_IO;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    tr_diag_errorf(d, "%s: not a regular file (%s); trench reads regular files, or '-' for stdin",
+                   path, S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                         : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a socket");
+    close(fd);
+    return TR_ERR_IO;
+  }
+  if (st.st_size < 0 || (uint64_t)st.st_size > max) {
+    read_too_big(d, path, max);
+    close(fd);
+    return TR_ERR_IO;
+  }
+  /* One allocation of the size fstat gives; a file that grows meanwhile
+   * is read on up to the limit. */
+  size_t cap = (size_t)st.st_size + 1, n = 0;
+  char *buf = malloc(cap + 1);
+  if (!buf) {
+    tr_diag_errorf(d, "%s: out of memory for %zu bytes", path, cap);
+    close(fd);
+    return TR_ERR_IO;
+  }
+  for (;;) {
+    if (n == cap) {
+      if (cap > max) {
+        read_too_big(d, path, max);
+        free(buf);
+        close(fd);
+        return TR_ERR_IO;
+      }
+      size_t nc = cap * 2 > max + 1 ? max + 1 : cap * 2;
+      char *nb = realloc(buf, nc + 1);
+      if (!nb) {
+        tr_diag_errorf(d, "%s: out of memory for %zu bytes", path, nc);
+        free(buf);
+        close(fd);
+        return TR_ERR_IO;
+      }
+      buf = nb;
+      cap = nc;
+    }
+    ssize_t r = read(fd, buf + n, cap - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      tr_diag_errorf(d, "%s: cannot read: %s", path, strerror(errno));
+      free(buf);
+      close(fd);
+      return TR_ERR_IO;
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  close(fd);
+  if (n > max) {
+    read_too_big(d, path, max);
+    free(buf);
+    return TR_ERR_IO;
+  }
+  buf[n] = 0;
+  *out = buf;
+  *len = n;
   return TR_OK;
 }

@@ -87,7 +87,17 @@ void tr_diag_print(const tr_diag *d, FILE *f);
 const char *tr_diag_first(const tr_diag *d); /* NULL when none */
 void tr_diag_clear(tr_diag *d);
 
-/* Reads a whole file (NUL-terminated). Returns TR_ERR_IO with a message. */
+/* Reads a whole file (NUL-terminated). Returns TR_ERR_IO with a message.
+ * Only regular files are read (a device such as /dev/zero, a FIFO or a
+ * folder is refused before any byte is read, and opening never blocks), and
+ * at most max bytes: a larger file is refused with a message naming the
+ * limit. tr_read_file uses TR_READ_MAX. */
+#define TR_READ_MAX ((size_t)1 << 30) /* 1 GiB */
 tr_status tr_read_file(const char *path, char **out, size_t *len, tr_diag *d);
+tr_status tr_read_file_max(const char *path, size_t max, char **out, size_t *len, tr_diag *d);
+/* Reads an open stream (stdin) to its end, refusing it once it passes max
+ * bytes (an endless pipe ends there). name is shown in messages. */
+tr_status tr_read_stream(FILE *f, const char *name, size_t max, char **out, size_t *len,
+                         tr_diag *d);
 
 #endif

@@ -2,9 +2,19 @@
  * loading a module from a file or stdin, and the final flush of stdout. */
 #include "cli.h"
 
+#include "../target/target.h"
+
+#include <errno.h>
 #include <stdarg.h>
+#include <inttypes.h>
+#include <sys/resource.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../eval/eval.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void cli_opts_init(cli_opts *o, const cli_cmd *cmd, int argc, char **argv) {
   memset(o, 0, sizeof *o);
@@ -69,6 +79,28 @@ const char *cli_opt_value(cli_opts *o) {
   return o->argv[o->i++];
 }
 
+bool cli_opt_ref_limits(cli_opts *o, double *deadline_s, int64_t *max_trips) {
+  char *end;
+  if (cli_opt_is(o, NULL, "--ref-timeout")) {
+    const char *v = cli_opt_value(o);
+    double s = strtod(v, &end);
+    if (!*v || *end || !(s > 0) || !(s < 1e9))
+      cli_usage_error(o->cmd, "--ref-timeout needs seconds > 0, not '%s'", v);
+    *deadline_s = s;
+    return true;
+  }
+  if (cli_opt_is(o, NULL, "--max-trips")) {
+    const char *v = cli_opt_value(o);
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (!*v || *end || errno || n < 1)
+      cli_usage_error(o->cmd, "--max-trips needs a positive integer, not '%s'", v);
+    *max_trips = n;
+    return true;
+  }
+  return false;
+}
+
 bool cli_opt_flag(cli_opts *o, const char *shortname, const char *longname) {
   if (!cli_opt_is(o, shortname, longname)) return false;
   if (o->val && o->arg[1] == '-')
@@ -88,20 +120,88 @@ const char *cli_input_name(const char *path) {
   return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
 
-static tr_status read_stdin(char **out, size_t *len, tr_diag *d) {
-  tr_buf b = {0};
-  char tmp[65536];
-  size_t n;
-  while ((n = fread(tmp, 1, sizeof tmp, stdin)) > 0) tr_buf_putn(&b, tmp, n);
-  if (ferror(stdin)) {
-    tr_diag_errorf(d, "<stdin>: read error");
-    tr_buf_free(&b);
-    return TR_ERR_IO;
+bool cli_parse_size(const char *v, uint64_t *out) {
+  char *end;
+  errno = 0;
+  if (!*v || *v == '-') return false;
+  double x = strtod(v, &end);
+  if (errno || end == v || !(x >= 0)) return false;
+  double mul = 1;
+  switch (*end) {
+  case 'k': case 'K': mul = 1024.0; end++; break;
+  case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
+  case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
+  case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
   }
-  if (!b.p) b.p = tr_xcalloc(1, 1);
-  *out = b.p;
-  *len = b.n;
-  return TR_OK;
+  if (*end == 'B' || *end == 'b') end++;
+  if (*end || x * mul >= 18446744073709551615.0) return false;
+  *out = (uint64_t)(x * mul);
+  return true;
+}
+
+size_t cli_read_limit(void) {
+  const char *v = getenv("TRENCH_MAX_INPUT");
+  uint64_t n;
+  if (v && cli_parse_size(v, &n) && n > 0 && n <= SIZE_MAX - 2) return (size_t)n;
+  return TR_READ_MAX;
+}
+
+tr_status cli_read_input(const char *path, char **out, size_t *len, tr_diag *d) {
+  size_t max = cli_read_limit();
+  if (strcmp(path, "-") == 0) return tr_read_stream(stdin, "<stdin>", max, out, len, d);
+  return tr_read_file_max(path, max, out, len, d);
+}
+
+/* A "Key: N kB" line of a /proc file, in bytes; 0 when absent. */
+static uint64_t proc_kb(const char *file, const char *key) {
+  FILE *f = fopen(file, "r");
+  if (!f) return 0;
+  char line[256];
+  size_t kl = strlen(key);
+  uint64_t kb = 0;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, key, kl) == 0 && sscanf(line + kl, " %" SCNu64, &kb) == 1) break;
+  fclose(f);
+  return kb * 1024;
+}
+
+uint64_t cli_memory_available(void) {
+  uint64_t avail = proc_kb("/proc/meminfo", "MemAvailable:");
+  /* An address-space limit (ulimit -v) binds sooner than the machine. */
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    uint64_t used = proc_kb("/proc/self/status", "VmSize:");
+    uint64_t room = rl.rlim_cur > used ? rl.rlim_cur - used : 1;
+    if (!avail || room < avail) avail = room;
+  }
+  return avail;
+}
+
+void cli_put_bytes(tr_buf *b, uint64_t n) {
+  if (n >= ((uint64_t)1 << 30)) tr_buf_printf(b, "%.1f GiB", (double)n / (1 << 30));
+  else if (n >= ((uint64_t)1 << 20)) tr_buf_printf(b, "%.1f MiB", (double)n / (1 << 20));
+  else tr_buf_printf(b, "%" PRIu64 " bytes", n);
+}
+
+bool cli_memory_fits(const tr_module *m, bool shadow, uint64_t extra, uint64_t budget,
+                     const char *prefix, const char *name) {
+  if (!budget) return true;
+  uint64_t est = tr_eval_estimate_bytes(m, shadow);
+  if (shadow) {
+    uint64_t ex = tr_eval_estimate_bytes(m, false);
+    est = est > UINT64_MAX - ex ? UINT64_MAX : est + ex;
+  }
+  est = est > UINT64_MAX - extra ? UINT64_MAX : est + extra;
+  if (est <= budget) return true;
+  tr_buf b = {0};
+  tr_buf_printf(&b, "%s: declined: %s needs about ", prefix, name);
+  cli_put_bytes(&b, est);
+  tr_buf_puts(&b, " to evaluate (an estimate from its shapes), over the memory budget of ");
+  cli_put_bytes(&b, budget);
+  tr_buf_puts(&b, " (--max-memory; the default is the machine's available memory)");
+  fprintf(stderr, "%s\n", tr_buf_str(&b));
+  tr_buf_free(&b);
+  return false;
 }
 
 /* Reads the text here rather than through tr_parse_file so an unreadable
@@ -115,8 +215,7 @@ tr_module *cli_load_opts(const char *path, bool verify, const tr_parse_opts *po,
   char *text = NULL;
   size_t len = 0;
   const char *name = cli_input_name(path);
-  tr_status st = strcmp(path, "-") == 0 ? read_stdin(&text, &len, &d)
-                                        : tr_read_file(path, &text, &len, &d);
+  tr_status st = cli_read_input(path, &text, &len, &d);
   if (st != TR_OK) {
     tr_diag_print(&d, stderr);
     tr_diag_clear(&d);
@@ -134,6 +233,51 @@ tr_module *cli_load_opts(const char *path, bool verify, const tr_parse_opts *po,
   tr_diag_clear(&d);
   free(text);
   *exit_code = m ? CLI_EXIT_OK : CLI_EXIT_FINDING;
+  return m;
+}
+
+const char *cli_home(char *buf, size_t n) {
+  if (getenv("TRENCH_HOME") || n < 2) return NULL;
+  ssize_t k = readlink("/proc/self/exe", buf, n - 1);
+  if (k <= 0) return NULL;
+  buf[k] = 0;
+  for (int up = 0; up < 2; up++) {
+    char *sl = strrchr(buf, '/');
+    if (sl) *sl = 0;
+  }
+  return buf;
+}
+
+tr_module *cli_load_source(const char *path, tr_target *conv, const tr_parse_opts *po, char **mlir,
+                           int *exit_code) {
+  *mlir = NULL;
+  tr_diag d = {0};
+  char *text = NULL;
+  size_t len = 0;
+  if (strcmp(path, "-") == 0 || tr_read_file(path, &text, &len, &d) != TR_OK || !tr_text_is_mlir(text, len)) {
+    tr_diag_clear(&d);
+    free(text);
+    return cli_load_opts(path, true, po, exit_code);
+  }
+  if (!conv) {
+    fprintf(stderr, "%s: StableHLO/MHLO text needs a target that converts it to HLO (xla-cpu)\n", path);
+    free(text);
+    *exit_code = CLI_EXIT_USAGE;
+    return NULL;
+  }
+  tr_module *m = NULL;
+  char *hlo = NULL;
+  tr_status st = tr_mlir_convert(conv, path, text, &m, &hlo, &d);
+  free(hlo);
+  if (st != TR_OK) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    free(text);
+    *exit_code = st == TR_ERR_SYNTAX || st == TR_ERR_INVALID ? CLI_EXIT_FINDING : CLI_EXIT_USAGE;
+    return NULL;
+  }
+  *mlir = text;
+  *exit_code = CLI_EXIT_OK;
   return m;
 }
 

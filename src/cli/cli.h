@@ -30,7 +30,15 @@ extern const cli_cmd cli_cmd_run;
 extern const cli_cmd cli_cmd_check;
 extern const cli_cmd cli_cmd_defects;
 extern const cli_cmd cli_cmd_compile;
+extern const cli_cmd cli_cmd_isolate;
+extern const cli_cmd cli_cmd_reduce;
+/* isolate and reduce share their driver (cmd_isolate.c). */
+int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce);
+extern const cli_cmd cli_cmd_verify;
 extern const cli_cmd cli_cmd_gen;
+extern const cli_cmd cli_cmd_mutate;
+extern const cli_cmd cli_cmd_fuzz;
+extern const cli_cmd cli_cmd_merge;
 
 /* ---- option scanning ----
  * Options and operands may be mixed; "--" ends options; "-" is an operand
@@ -66,10 +74,41 @@ _Noreturn void cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 /* Prints cmd->help to stdout and exits 0 when the current option is -h or
  * --help. */
 void cli_opt_help(cli_opts *o);
+/* The reference interpreter's limits (tr_eval_opts): --ref-timeout S sets
+ * *deadline_s, --max-trips N sets *max_trips. Returns whether the current
+ * option was one of them; a bad value is a usage error. CLI_REF_LIMITS_HELP
+ * is their help text. */
+bool cli_opt_ref_limits(cli_opts *o, double *deadline_s, int64_t *max_trips);
+#define CLI_REF_LIMITS_HELP \
+  "      --ref-timeout S  end the reference interpreter's run after S seconds\n" \
+  "                       of wall-clock time (default: no deadline)\n" \
+  "      --max-trips N    end it when one while loop runs more than N trips\n" \
+  "                       (default 10000000)\n"
 
 /* ---- inputs ---- */
 /* Name shown in messages for path ("-" reads stdin). */
 const char *cli_input_name(const char *path);
+
+/* Reads path ("-" = stdin) whole: regular files only, at most
+ * cli_read_limit() bytes (docs/CLI.md, "Limits"). */
+tr_status cli_read_input(const char *path, char **out, size_t *len, tr_diag *d);
+/* The read limit: TRENCH_MAX_INPUT (a size such as 64M) or TR_READ_MAX. */
+size_t cli_read_limit(void);
+/* A byte count with an optional K, M, G or T suffix (powers of 1024). */
+bool cli_parse_size(const char *v, uint64_t *out);
+
+/* ---- the memory budget (--max-memory of run and check) ---- */
+/* The machine's available memory (MemAvailable in /proc/meminfo), or 0
+ * when unknown (no budget then). */
+uint64_t cli_memory_available(void);
+/* Whether evaluating m (shadow: in shadow mode; extra: bytes the command
+ * holds besides) fits in budget bytes (0: no budget). When it does not,
+ * prints "PREFIX: declined: ..." to stderr with the estimate and the budget
+ * and returns false. */
+bool cli_memory_fits(const tr_module *m, bool shadow, uint64_t extra, uint64_t budget,
+                     const char *prefix, const char *name);
+/* "1.5 GiB" */
+void cli_put_bytes(tr_buf *b, uint64_t n);
 
 /* Reads and parses path ("-" = stdin) and verifies it when asked. On
  * failure prints the diagnostics to stderr, returns NULL and sets *exit_code
@@ -78,6 +117,16 @@ const char *cli_input_name(const char *path);
 tr_module *cli_load(const char *path, bool verify, int *exit_code);
 /* The same with parse options (po may be NULL): --fill-elided. */
 tr_module *cli_load_opts(const char *path, bool verify, const tr_parse_opts *po, int *exit_code);
+/* As cli_load_opts (verified), or, when path holds StableHLO/MHLO text,
+ * conv's conversion of it to HLO (an error when conv is NULL or cannot);
+ * then *mlir gets the text as read (heap), else NULL. */
+
+/* trench's source tree for targets and profiles: NULL when $TRENCH_HOME
+ * is set (the library reads it), else the folder above BUILD/trench. */
+const char *cli_home(char *buf, size_t n);
+typedef struct tr_target tr_target;
+tr_module *cli_load_source(const char *path, tr_target *conv, const tr_parse_opts *po, char **mlir,
+                           int *exit_code);
 
 /* Flushes stdout; reports a write error (full disk, closed pipe) as exit 2
  * so a truncated output is never mistaken for success. */

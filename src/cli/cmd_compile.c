@@ -52,6 +52,7 @@ const cli_cmd cli_cmd_compile = {
   "                       interpreter bit for bit (NaN payloads aside);\n"
   "                       the report goes to stderr\n"
   "      --seed N         seed of --run's inputs (default 0)\n"
+  CLI_REF_LIMITS_HELP
   "      --lanes N        the emitter's lane width (default 8)\n"
   "      --tile N         the emitter's output tile (default 16)\n"
   "  -q, --quiet          no summary on stderr\n"
@@ -167,7 +168,8 @@ static size_t count_diffs(const tr_tensor *a, const tr_tensor *b, size_t *first)
 /* --run: the module once through the builtin target configured as this
  * compile (same passes, fuel, defects, emitter options, backend) and
  * through the reference, on the same drawn inputs. */
-static int run_once(const tr_module *m, const tr_builtin_config *bc, uint64_t seed) {
+static int run_once(const tr_module *m, const tr_builtin_config *bc, uint64_t seed,
+                    const tr_eval_opts *limits) {
   tr_diag d = {0};
   tr_input_config ic;
   tr_input_config_init(&ic);
@@ -181,7 +183,8 @@ static int run_once(const tr_module *m, const tr_builtin_config *bc, uint64_t se
     rc = CLI_EXIT_USAGE;
     goto out;
   }
-  tr_eval_opts eo = {0, true, 0};
+  tr_eval_opts eo = *limits;
+  eo.verified = true;
   if (tr_eval_opt(m, &eo, in, nin, &ref, &nref, &d) != TR_OK) {
     fprintf(stderr, "run: the reference cannot evaluate the module\n");
     rc = CLI_EXIT_USAGE;
@@ -254,6 +257,7 @@ static int run(int argc, char **argv) {
   bool quiet = false, run_it = false;
   int64_t fuel = -1, v;
   uint64_t seed = 0;
+  tr_eval_opts limits = {0};
   const char *disabled[64];
   int ndisabled = 0;
   tr_emit_opts eo;
@@ -316,6 +320,7 @@ static int run(int argc, char **argv) {
       seed = strtoull(s, &end, 0);
       if (!*s || *end || errno || *s == '-') cli_usage_error(me, "--seed wants a number, not '%s'", s);
     } else if (cli_opt_flag(&o, NULL, "--run")) run_it = true;
+    else if (cli_opt_ref_limits(&o, &limits.deadline_s, &limits.max_while_trips)) continue;
     else if (cli_opt_flag(&o, "-q", "--quiet")) quiet = true;
     else cli_usage_error(me, "unknown option '%s'", o.arg);
   }
@@ -392,7 +397,7 @@ static int run(int argc, char **argv) {
     bc.ndisable = ndisabled;
     bc.emit = eo;
     bc.jit.backend = jit && strcmp(jit, "tcc") == 0 ? TR_JIT_TCC : TR_JIT_CC;
-    rc = run_once(orig, &bc, seed);
+    rc = run_once(orig, &bc, seed, &limits);
   }
 done:
   tr_module_free(orig);

@@ -8,6 +8,7 @@
 #include "../eval/shadow.h"
 #include "../ir/tensor.h"
 #include "../oracle/inputs.h"
+#include "../target/target.h"
 
 #include <errno.h>
 #include <math.h>
@@ -49,9 +50,18 @@ const cli_cmd cli_cmd_run = {
   "                     outputs as DIR/out0.npy, ... (DIR is created)\n"
   "      --fill-elided  give constants written {...} deterministic values\n"
   "                     instead of failing on them\n"
+  "      --convert T    StableHLO MODULE: evaluate target T's conversion of\n"
+  "                     it to HLO (default xla-cpu)\n"
   "      --shadow       also evaluate in shadow mode (docs/ORACLE.md) and print\n"
   "                     per output: outN: shadow max_bound=B uncertain=U/N\n"
   "                     (B: largest error bound of a certain float element)\n"
+  "                     and with --out also DIR/shadow_valueN.npy (f64),\n"
+  "                     shadow_boundN.npy (f64), shadow_uncertainN.npy (u8)\n"
+  CLI_REF_LIMITS_HELP
+  "      --max-memory SIZE  decline (exit 1) a module whose evaluation needs\n"
+  "                     more than SIZE bytes by an estimate from its shapes\n"
+  "                     (K, M, G suffixes; 0: no budget; default: the\n"
+  "                     machine's available memory)\n"
   "  -h, --help         show this help\n"
   "\n"
   "Exit codes:\n"
@@ -65,33 +75,48 @@ const cli_cmd cli_cmd_run = {
 
 /* ---- loading (cli_load, plus the parse options) ---- */
 
-static tr_status read_all(const char *path, char **text, size_t *len,
-                          tr_diag *d) {
-  if (strcmp(path, "-") != 0) return tr_read_file(path, text, len, d);
-  tr_buf b = {0};
-  char tmp[65536];
-  size_t n;
-  while ((n = fread(tmp, 1, sizeof tmp, stdin)) > 0) tr_buf_putn(&b, tmp, n);
-  if (ferror(stdin)) {
-    tr_diag_errorf(d, "<stdin>: read error");
-    tr_buf_free(&b);
-    return TR_ERR_IO;
+/* StableHLO text: the module is the converting target's HLO for it. */
+static tr_module *load_mlir(const char *path, const char *text, const char *conv, int *rc) {
+  tr_target_config tc;
+  tr_target_config_init(&tc);
+  char home[4096];
+  tc.home = cli_home(home, sizeof home);
+  tr_target *t = NULL;
+  tr_diag d = {0};
+  tr_module *m = NULL;
+  char *hlo = NULL;
+  *rc = CLI_EXIT_USAGE;
+  if (tr_target_open(conv, &tc, &t, &d) == TR_OK) {
+    tr_status st = tr_mlir_convert(t, path, text, &m, &hlo, &d);
+    if (st == TR_OK) {
+      fprintf(stderr, "%s: StableHLO; evaluating %s's conversion of it to HLO\n", path, t->name);
+      *rc = CLI_EXIT_OK;
+    } else if (st == TR_ERR_SYNTAX || st == TR_ERR_INVALID) {
+      *rc = CLI_EXIT_FINDING;
+    }
   }
-  *text = b.p ? b.p : tr_xcalloc(1, 1);
-  *len = b.n;
-  return TR_OK;
+  tr_diag_print(&d, stderr);
+  tr_diag_clear(&d);
+  free(hlo);
+  tr_target_close(t);
+  return m;
 }
 
-static tr_module *load(const char *path, bool fill_elided, int *rc) {
+static tr_module *load(const char *path, bool fill_elided, const char *conv, int *rc) {
   tr_diag d = {0};
   char *text = NULL;
   size_t len = 0;
   const char *name = cli_input_name(path);
-  if (read_all(path, &text, &len, &d) != TR_OK) {
+  if (cli_read_input(path, &text, &len, &d) != TR_OK) {
     tr_diag_print(&d, stderr);
     tr_diag_clear(&d);
     *rc = CLI_EXIT_USAGE;
     return NULL;
+  }
+  if (tr_text_is_mlir(text, len)) {
+    tr_module *m = load_mlir(name, text, conv, rc);
+    free(text);
+    return m;
   }
   tr_parse_opts po = {fill_elided};
   tr_module *m = tr_parse(name, text, len, &po, &d);
@@ -204,6 +229,31 @@ static bool write_npy(const char *dir, const char *stem, int i,
   return ok;
 }
 
+/* The shadow planes of output j (value and bound as f64, the uncertain
+ * flags as u8; an integer leaf has no value or bound plane). */
+static bool write_shadow(const char *dir, int j, const tr_shadow_out *o) {
+  tr_diag d = {0};
+  bool ok = true;
+  int64_t n = (int64_t)o->n;
+  const char *names[3] = {"shadow_value", "shadow_bound", "shadow_uncertain"};
+  const void *planes[3] = {o->value, o->bound, o->uncertain};
+  for (int p = 0; p < 3 && ok; p++) {
+    if (!planes[p]) continue;
+    tr_dtype dt = p == 2 ? TR_DT_U8 : TR_DT_F64;
+    tr_tensor *t = tr_tensor_new(dt, 1, &n, &d);
+    if (!t) {
+      ok = false;
+      break;
+    }
+    memcpy(t->data, planes[p], t->nbytes);
+    ok = write_npy(dir, names[p], j, t);
+    tr_tensor_free(t);
+  }
+  tr_diag_print(&d, stderr);
+  tr_diag_clear(&d);
+  return ok;
+}
+
 static bool same_dims(const tr_tensor *t, const tr_shape *s) {
   if (t->rank != s->rank) return false;
   for (int i = 0; i < s->rank; i++)
@@ -251,6 +301,10 @@ static int run(int argc, char **argv) {
   char **files = tr_xcalloc((size_t)argc, sizeof(char *));
   int nfiles = 0;
   bool fill_elided = false, shadow = false;
+  uint64_t budget = cli_memory_available();
+  double ref_timeout = 0;
+  int64_t max_trips = 0;
+  const char *conv = "xla-cpu";
   tr_input_config cfg;
   tr_input_config_init(&cfg);
   cli_opts o;
@@ -294,13 +348,21 @@ static int run(int argc, char **argv) {
       fill_elided = true;
     } else if (cli_opt_flag(&o, NULL, "--shadow")) {
       shadow = true;
+    } else if (cli_opt_is(&o, NULL, "--max-memory")) {
+      const char *v = cli_opt_value(&o);
+      if (!cli_parse_size(v, &budget))
+        cli_usage_error(cmd, "--max-memory needs a size such as 4G (0: no budget), not '%s'", v);
+    } else if (cli_opt_ref_limits(&o, &ref_timeout, &max_trips)) {
+      /* set */
+    } else if (cli_opt_is(&o, NULL, "--convert")) {
+      conv = cli_opt_value(&o);
     } else {
       cli_usage_error(cmd, "unknown option '%s'", o.arg);
     }
   }
   if (!path) cli_usage_error(cmd, "no MODULE given");
   int rc;
-  tr_module *m = load(path, fill_elided, &rc);
+  tr_module *m = load(path, fill_elided, conv, &rc);
   if (!m) {
     free(files);
     return rc;
@@ -309,6 +371,13 @@ static int run(int argc, char **argv) {
   tr_input_leaf *lv = NULL;
   int n = 0, nouts = 0;
   tr_tensor **ins = NULL, **outs = NULL;
+  /* Before any input is drawn: a module over the budget is declined in
+   * microseconds instead of swapping or running out of memory midway. */
+  if (!cli_memory_fits(m, shadow, 0, budget, "trench run", cli_input_name(path))) {
+    tr_module_free(m);
+    free(files);
+    return CLI_EXIT_FINDING;
+  }
   if (tr_inputs_plan(m, &cfg, &lv, &n, &d) != TR_OK) {
     /* A parameter trench cannot build inputs for: the module, not the
      * user, is at fault, as for an op the interpreter lacks. */
@@ -358,6 +427,8 @@ static int run(int argc, char **argv) {
   }
   tr_eval_opts eo = {0};
   eo.verified = true;
+  eo.deadline_s = ref_timeout;
+  eo.max_while_trips = max_trips;
   if (tr_eval_opt(m, &eo, ins, n, &outs, &nouts, &d) != TR_OK) {
     if (d.nmsgs == 0) tr_diag_errorf(&d, "%s: evaluation failed without a "
                                      "diagnostic", cli_input_name(path));
@@ -387,9 +458,11 @@ static int run(int argc, char **argv) {
       rc = CLI_EXIT_FINDING;
       goto done;
     }
-    for (int j = 0; j < nsh; j++)
+    for (int j = 0; j < nsh; j++) {
       printf("out%d: shadow max_bound=%.6g uncertain=%zu/%zu\n", j, sh[j].max_bound,
              sh[j].nuncertain, sh[j].n);
+      if (outdir && !write_shadow(outdir, j, &sh[j])) rc = CLI_EXIT_USAGE;
+    }
     tr_shadow_free(sh, nsh);
   }
 

@@ -15,7 +15,13 @@ static const cli_cmd *const commands[] = {
   &cli_cmd_compile,
   &cli_cmd_stats,
   &cli_cmd_defects,
+  &cli_cmd_isolate,
+  &cli_cmd_reduce,
+  &cli_cmd_verify,
   &cli_cmd_gen,
+  &cli_cmd_mutate,
+  &cli_cmd_fuzz,
+  &cli_cmd_merge,
 };
 
 static const char exit_codes_help[] =
@@ -74,6 +80,9 @@ static void tune_malloc(void) {
 
 int main(int argc, char **argv) {
   tune_malloc();
+  /* Every line a person or a script reads is out as soon as it is
+   * printed: a killed or aborted run keeps what it reached. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   if (argc < 2) {
     print_help(stderr);
     return CLI_EXIT_USAGE;

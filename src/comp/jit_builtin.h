@@ -18,6 +18,7 @@
 
 #include "../target/target.h"
 #include "jit.h"
+#include "pipeline.h"
 
 typedef struct {
   int64_t fuel;            /* rewrite applications; -1 unlimited */
@@ -35,5 +36,10 @@ tr_status tr_builtin_open(const char *spec, const tr_target_config *cfg,
 tr_status tr_builtin_open_config(const tr_builtin_config *bc,
                                  const tr_target_config *cfg,
                                  tr_target **out, tr_diag *d);
+/* A compilation context as a run of t would start it (fuel, disabled
+ * names, planted defects), for callers that run the pipeline themselves
+ * (translation validation in src/triage). Initializes c; false when t is
+ * not a builtin target. */
+bool tr_builtin_comp_ctx(const tr_target *t, tr_comp_ctx *c, tr_diag *d);
 
 #endif

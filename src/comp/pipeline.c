@@ -152,7 +152,7 @@ bool tr_comp_fire(tr_comp_ctx *c, const char *pass, const char *rule, const tr_i
 
 /* ---- running ---- */
 static tr_status run_pass(tr_comp_ctx *c, const step *s, tr_module *m, int *ndumps,
-                          bool *changed, tr_diag *d) {
+                          int *nruns, bool *changed, tr_diag *d) {
   *changed = false;
   if (!s->fn || !tr_comp_pass_enabled(c, s->name)) return TR_OK;
   tr_status st = s->fn(c, m, changed, d);
@@ -173,6 +173,8 @@ static tr_status run_pass(tr_comp_ctx *c, const step *s, tr_module *m, int *ndum
                   *changed ? "" : ", unchanged");
     tr_print_module(c->dump, m);
   }
+  (*nruns)++;
+  if (c->after_pass) c->after_pass(c->after_pass_user, s->name, *nruns, *changed, m);
   return TR_OK;
 }
 
@@ -182,12 +184,12 @@ tr_status tr_comp_pipeline_run(tr_comp_ctx *c, tr_module *m, tr_diag *d) {
   /* One device: async pairs (<op>-start/-done) are their synchronous ops,
    * as the reference evaluates them (desugar.c). */
   tr_desugar_async(m);
-  int ndumps = 0;
+  int ndumps = 0, nruns = 0;
   int n = TR_NELEMS(pipeline);
   for (int i = 0; i < n; i++) {
     bool changed;
     if (pipeline[i].kind == STEP_PASS) {
-      tr_status st = run_pass(c, &pipeline[i], m, &ndumps, &changed, d);
+      tr_status st = run_pass(c, &pipeline[i], m, &ndumps, &nruns, &changed, d);
       if (st != TR_OK) return st;
       continue;
     }
@@ -197,7 +199,7 @@ tr_status tr_comp_pipeline_run(tr_comp_ctx *c, tr_module *m, tr_diag *d) {
     for (int round = 0; round < MAX_ROUNDS; round++) {
       bool any = false;
       for (int k = i + 1; k < end; k++) {
-        tr_status st = run_pass(c, &pipeline[k], m, &ndumps, &changed, d);
+        tr_status st = run_pass(c, &pipeline[k], m, &ndumps, &nruns, &changed, d);
         if (st != TR_OK) return st;
         any |= changed;
       }

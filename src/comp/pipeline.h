@@ -33,6 +33,11 @@ typedef struct {
   int nlog, caplog;
   int64_t napplied;         /* applications so far (== nlog) */
   uint64_t inject;          /* defects to plant: TR_DEFECT_BIT set (defects.h); 0 = none */
+  /* Called after every pass that ran, with the module as it left it
+   * (translation validation in src/triage/passes.c); NULL: none. run
+   * counts the passes run so far, from 1. */
+  void (*after_pass)(void *user, const char *pass, int run, bool changed, const tr_module *m);
+  void *after_pass_user;
 } tr_comp_ctx;
 
 /* Defaults: nothing disabled, unlimited fuel, no dump, verify on. */

@@ -1,12 +1,9 @@
-/* eval.c - the exact interpreter's driver: values, computation frames,
- * instruction dispatch, control flow (call, fusion, while, conditional),
- * reduce, map, single-participant collectives and the public entry
- * points. The op kernels live in eval_*.c (evalint.h). A frame evaluates only the
- * instructions that feed its root, in textual order (the verifier checked
- * that operands come first), and drops each value after its last use so
- * long chains keep few tensors alive. All state lives in an ev_ctx made
- * per tr_eval call. */
-#include "evalint.h"
+/* eval.c - the exact interpreter: tr_value, the exact value domain of the
+ * interpreter core (core.h: frames and the ops that route values live
+ * there), instruction dispatch, reduce, single-participant collectives,
+ * constants and the public entry points. The op kernels live in eval_*.c
+ * (evalint.h). All state lives in an ev_ctx made per tr_eval call. */
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +48,7 @@ void tr_value_unref(tr_value *v) {
 
 /* ---- errors and results ---- */
 
-static const char *opname(const tr_instr *in) {
+const char *ev_opname(const tr_instr *in) {
   return in->opname && in->opname[0] ? in->opname : tr_ops[in->op].name;
 }
 
@@ -197,127 +194,94 @@ static tr_status dtype_gate(ev_ctx *c, const tr_instr *in) {
   return TR_OK;
 }
 
-/* ---- computation facts ---- */
 
-static ev_compinfo *comp_info(ev_ctx *c, const tr_instr *caller, const tr_comp *k) {
-  if (k->id < 0 || k->id >= c->nids) {
-    ev_err(c, caller, TR_ERR_INVALID, "computation %s has an id outside the module", k->name);
-    return NULL;
-  }
-  ev_compinfo *ci = &c->info[k->id];
-  if (ci->live) return ci;
-  int n = k->ninstrs;
-  for (int i = 0; i < n; i++) {
-    const tr_instr *in = k->instrs[i];
-    if (in->id < 0 || in->id >= c->nids || c->pos[in->id] != i) {
-      ev_err(c, in, TR_ERR_INVALID, "instruction id is not unique in the module");
-      return NULL;
-    }
-  }
-  if (!k->root || k->root->parent != k) {
-    ev_err(c, caller, TR_ERR_INVALID, "computation %s has no root", k->name);
-    return NULL;
-  }
-  unsigned char *live = tr_xcalloc((size_t)n + 1, 1);
-  int *last = tr_xcalloc((size_t)n + 1, sizeof(int));
-  live[c->pos[k->root->id]] = 1;
-  for (int i = n - 1; i >= 0; i--) {
-    const tr_instr *in = k->instrs[i];
-    if (!live[i]) continue;
-    for (int j = 0; j < in->noperands; j++) {
-      const tr_instr *o = in->operands[j];
-      if (!o || o->parent != k || o->id < 0 || o->id >= c->nids || c->pos[o->id] >= i) {
-        free(live);
-        free(last);
-        ev_err(c, in, TR_ERR_INVALID, "operand %d is not defined before its use", j);
-        return NULL;
-      }
-      live[c->pos[o->id]] = 1;
-    }
-  }
-  for (int i = 0; i < n; i++) last[i] = n;
-  for (int i = 0; i < n; i++)
-    if (live[i])
-      for (int j = 0; j < k->instrs[i]->noperands; j++) last[c->pos[k->instrs[i]->operands[j]->id]] = i;
-  last[c->pos[k->root->id]] = n;
-  ci->live = live;
-  ci->lastuse = last;
-  return ci;
-}
-
-/* Whether value v has shape s (dtype and dims; layouts aside). A check on
- * every result keeps a kernel bug from turning into a bad read later. */
-static bool fits(const tr_value *v, const tr_shape *s) {
-  if (!v) return false;
-  if (s->dtype == TR_DT_TUPLE) {
-    if (v->t || v->token || v->nelems != s->nelems) return false;
-    for (int i = 0; i < s->nelems; i++)
-      if (!fits(v->elems[i], s->elems[i])) return false;
-    return true;
-  }
-  if (s->dtype == TR_DT_TOKEN) return v->token;
-  if (!v->t || v->t->dtype != s->dtype || v->t->rank != s->rank) return false;
-  for (int i = 0; i < s->rank; i++)
-    if (v->t->dims[i] != s->dims[i]) return false;
-  return true;
-}
-
-/* ---- frames ---- */
+/* ---- the exact domain (core.h) ---- */
 
 static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out);
 
-#define MAX_DEPTH 256
+/* tr_value is the exact domain's ev_v. */
+#define V(v) ((tr_value *)(v))
+#define W(v) ((ev_v *)(v))
+
+static ev_v *x_ref(ev_v *v) { return W(tr_value_ref(V(v))); }
+static void x_unref(ev_v *v) { tr_value_unref(V(v)); }
+static ev_v *x_tuple(int n, ev_v *const *el) { return W(tr_value_tuple(n, (tr_value *const *)el)); }
+static ev_v *x_token(void) { return W(tr_value_token()); }
+static ev_kind x_kind(const ev_v *v) {
+  return V(v)->t ? EV_ARRAY : V(v)->token ? EV_TOKEN : EV_TUPLE;
+}
+static int x_nelems(const ev_v *v) { return V(v)->nelems; }
+static ev_v *x_elem(const ev_v *v, int i) { return W(V(v)->elems[i]); }
+static void x_shape(const ev_v *v, tr_dtype *dt, int *rank, const int64_t **dims) {
+  *dt = V(v)->t->dtype;
+  *rank = V(v)->t->rank;
+  *dims = V(v)->t->dims;
+}
+static tr_status x_instr(void *dc, const tr_instr *in, ev_v **ops, ev_v **out) {
+  return eval_instr(dc, in, (tr_value **)ops, (tr_value **)out);
+}
+/* Exact values are certain. */
+static bool x_control(const ev_v *v, tr_dtype *dt, uint64_t *val, bool *unsure) {
+  const tr_tensor *t = V(v)->t;
+  if (!t || tr_tensor_count(t) != 1) return false;
+  *dt = t->dtype;
+  *val = 0;
+  if (!tr_dtype_is_float(t->dtype) && tr_dtypes[t->dtype].kind != TR_DK_COMPLEX) ev_load_ints(t, val);
+  *unsure = false;
+  return true;
+}
+static ev_v *x_zero(void *dc, const tr_instr *in, const tr_shape *s) {
+  return W(ev_zero_value(dc, in, s));
+}
+static tr_status x_arg(void *dc, const tr_instr *p, const tr_tensor *a, bool top, ev_v **out) {
+  tr_tensor *cl = ev_clone(dc, p, a);
+  if (!cl) return TR_ERR_UNSUPPORTED; /* ev_clone said why */
+  *out = W(tr_value_tensor(cl));
+  return TR_OK;
+}
+/* map over two arrays whose computation is a binary kernel op(p0, p1):
+ * the kernel over whole arrays, the same operations per element. */
+static tr_status x_map_whole(void *dc, const tr_instr *in, const tr_comp *k, ev_v **ops, ev_v **out) {
+  tr_op bop;
+  bool swap;
+  tr_tensor *r = NULL;
+  *out = NULL;
+  if (in->noperands != 2 || V(ops[1])->t->dtype != V(ops[0])->t->dtype ||
+      !ev_simple_binary(k, V(ops[0])->t->dtype, &bop, &swap))
+    return TR_OK;
+  const tr_tensor *x = V(ops[0])->t, *y = V(ops[1])->t;
+  const tr_instr *fake = k->root;
+  tr_status st = swap ? ev_binary(dc, fake, y, x, &r) : ev_binary(dc, fake, x, y, &r);
+  if (st == TR_OK) *out = W(tr_value_tensor(r));
+  return st;
+}
+static ev_v *x_array(void *dc, const tr_instr *in, const tr_shape *s) {
+  tr_tensor *t = ev_new(dc, in, s->dtype, s->rank, s->dims);
+  return t ? W(tr_value_tensor(t)) : NULL;
+}
+static size_t x_count(const ev_v *a) { return tr_tensor_count(V(a)->t); }
+static ev_v *x_scalar_at(void *dc, const tr_instr *in, const ev_v *a, size_t i) {
+  const tr_tensor *t = V(a)->t;
+  return W(ev_scalar_at(dc, in, t, i, t->dtype));
+}
+static bool x_put(ev_v *a, size_t i, const ev_v *s) {
+  tr_tensor *r = V(a)->t;
+  const tr_tensor *t = V(s)->t;
+  if (!t || t->dtype != r->dtype || t->rank != 0) return false;
+  size_t es = (size_t)tr_dtype_size(r->dtype);
+  memcpy((char *)r->data + i * es, t->data, es);
+  return true;
+}
+
+static const ev_domain exact_domain = {
+  "value", x_ref, x_unref, x_tuple, x_token, x_kind, x_nelems, x_elem, x_shape, x_instr,
+  NULL, x_control, NULL, x_zero, x_arg, x_map_whole, x_array, x_count, x_scalar_at, x_put,
+};
 
 tr_status ev_call(ev_ctx *c, const tr_instr *caller, const tr_comp *k, tr_value *const *params,
                   int np, tr_value **out) {
-  *out = NULL;
-  if (c->depth >= MAX_DEPTH)
-    return ev_err(c, caller, TR_ERR_UNSUPPORTED,
-                  "unsupported: computations nest more than %d deep (recursion?)", MAX_DEPTH);
-  ev_compinfo *ci = comp_info(c, caller, k);
-  if (!ci) return TR_ERR_INVALID;
-  c->depth++;
-  int n = k->ninstrs;
-  tr_value **vals = tr_xcalloc((size_t)n + 1, sizeof(tr_value *));
-  tr_value *small[8], **ops = small;
-  int cap = 8;
-  tr_status st = TR_OK;
-  for (int i = 0; i < n && st == TR_OK; i++) {
-    const tr_instr *in = k->instrs[i];
-    if (!ci->live[i]) continue;
-    if (in->op == TR_OP_PARAMETER) {
-      if (in->param_index < 0 || in->param_index >= np || !params[in->param_index]) {
-        st = ev_err(c, in, TR_ERR_INVALID, "parameter %lld is not passed (%d given)",
-                    (long long)in->param_index, np);
-        break;
-      }
-      vals[i] = tr_value_ref(params[in->param_index]);
-      continue;
-    }
-    if (in->noperands > cap) {
-      if (ops != small) free(ops);
-      cap = in->noperands;
-      ops = tr_xmalloc(sizeof(tr_value *) * (size_t)cap);
-    }
-    for (int j = 0; j < in->noperands; j++) ops[j] = vals[c->pos[in->operands[j]->id]];
-    st = eval_instr(c, in, ops, &vals[i]);
-    if (st == TR_OK && !fits(vals[i], in->shape))
-      st = ev_err(c, in, TR_ERR_INVALID, "internal error: the value does not have the declared shape");
-    if (st != TR_OK) break;
-    for (int j = 0; j < in->noperands; j++) {
-      int p = c->pos[in->operands[j]->id];
-      if (ci->lastuse[p] == i && vals[p]) {
-        tr_value_unref(vals[p]);
-        vals[p] = NULL;
-      }
-    }
-  }
-  if (st == TR_OK) *out = tr_value_ref(vals[c->pos[k->root->id]]);
-  for (int i = 0; i < n; i++) tr_value_unref(vals[i]);
-  free(vals);
-  if (ops != small) free(ops);
-  c->depth--;
-  return st;
+  ev_core core = {&exact_domain, c, c};
+  return evc_call(&core, caller, k, (ev_v *const *)params, np, (ev_v **)out);
 }
 
 /* ---- helpers for ops that call computations ---- */
@@ -529,112 +493,6 @@ static tr_status eval_reduce(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_v
   return TR_OK;
 }
 
-/* ---- map ---- */
-
-static tr_status eval_map(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
-  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
-  int n = in->noperands;
-  if (!k || n < 1) return ev_err(c, in, TR_ERR_INVALID, "malformed map");
-  tr_tensor **xs = tr_xmalloc(sizeof(tr_tensor *) * (size_t)n);
-  tr_value **args = tr_xcalloc((size_t)n, sizeof(tr_value *));
-  tr_status st = TR_OK;
-  for (int i = 0; i < n && st == TR_OK; i++)
-    if (!(xs[i] = ev_want_tensor(c, in, ops[i], i))) st = TR_ERR_INVALID;
-  tr_op bop;
-  bool swap;
-  tr_tensor *r = NULL;
-  if (st == TR_OK && n == 2 && xs[1]->dtype == xs[0]->dtype &&
-      ev_simple_binary(k, xs[0]->dtype, &bop, &swap)) {
-    const tr_instr *fake = k->root;
-    st = swap ? ev_binary(c, fake, xs[1], xs[0], &r) : ev_binary(c, fake, xs[0], xs[1], &r);
-  } else if (st == TR_OK) {
-    const tr_shape *s = in->shape;
-    if (!(r = ev_new(c, in, s->dtype, s->rank, s->dims))) st = TR_ERR_UNSUPPORTED;
-    size_t cnt = r ? tr_tensor_count(r) : 0, es = (size_t)tr_dtype_size(s->dtype);
-    for (size_t e = 0; e < cnt && st == TR_OK; e++) {
-      int made = 0;
-      for (int i = 0; i < n && st == TR_OK; i++, made++)
-        if (!(args[i] = ev_scalar_at(c, in, xs[i], e, xs[i]->dtype))) st = TR_ERR_UNSUPPORTED;
-      tr_value *v = NULL;
-      if (st == TR_OK) st = ev_call(c, in, k, args, n, &v);
-      for (int i = 0; i < made; i++) tr_value_unref(args[i]);
-      if (st == TR_OK) {
-        if (!v->t || v->t->dtype != s->dtype || v->t->rank != 0)
-          st = ev_err(c, in, TR_ERR_INVALID, "to_apply of map did not return a %s scalar",
-                      tr_dtype_name(s->dtype));
-        else memcpy((char *)r->data + e * es, v->t->data, es);
-      }
-      tr_value_unref(v);
-    }
-  }
-  free(xs);
-  free(args);
-  if (st != TR_OK) {
-    tr_tensor_free(r);
-    return st;
-  }
-  *out = tr_value_tensor(r);
-  return TR_OK;
-}
-
-/* ---- control flow ---- */
-
-static tr_status eval_while(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
-  const tr_comp *cond = ev_comp_attr(in, TR_ATTR_CONDITION), *body = ev_comp_attr(in, TR_ATTR_BODY);
-  if (!cond || !body) return ev_err(c, in, TR_ERR_INVALID, "while needs condition and body");
-  tr_value *state = tr_value_ref(ops[0]);
-  for (int64_t trips = 0;; trips++) {
-    tr_value *p = NULL;
-    tr_status st = ev_call(c, in, cond, &state, 1, &p);
-    if (st != TR_OK) {
-      tr_value_unref(state);
-      return st;
-    }
-    if (!p->t || p->t->dtype != TR_DT_PRED || tr_tensor_count(p->t) != 1) {
-      tr_value_unref(p);
-      tr_value_unref(state);
-      return ev_err(c, in, TR_ERR_INVALID, "while condition did not return pred[]");
-    }
-    bool go = ((unsigned char *)p->t->data)[0] != 0;
-    tr_value_unref(p);
-    if (!go) break;
-    if (c->opts.max_while_trips > 0 && trips >= c->opts.max_while_trips) {
-      tr_value_unref(state);
-      return ev_err(c, in, TR_ERR_UNSUPPORTED,
-                    "unsupported: while loop ran past the limit of %lld trips",
-                    (long long)c->opts.max_while_trips);
-    }
-    tr_value *next = NULL;
-    st = ev_call(c, in, body, &state, 1, &next);
-    tr_value_unref(state);
-    if (st != TR_OK) return st;
-    state = next;
-  }
-  *out = state;
-  return TR_OK;
-}
-
-/* pred selector: true runs branch 0, false branch 1; s32: an index outside
- * [0, N) runs the last branch (operation_semantics.md, Conditional). */
-static tr_status eval_conditional(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
-  const tr_attr *bc = tr_instr_attr(in, TR_ATTR_BRANCH_COMPUTATIONS);
-  tr_comp *two[2] = {ev_comp_attr(in, TR_ATTR_TRUE_COMPUTATION), ev_comp_attr(in, TR_ATTR_FALSE_COMPUTATION)};
-  tr_comp **br = bc ? bc->u.comps : two;
-  int nb = bc ? bc->n : 2;
-  tr_tensor *sel = ev_want_tensor(c, in, ops[0], 0);
-  if (!sel) return TR_ERR_INVALID;
-  int64_t idx;
-  uint64_t v;
-  ev_load_ints(sel, &v);
-  if (sel->dtype == TR_DT_PRED) idx = v ? 0 : 1;
-  else idx = (int64_t)v;
-  if (idx < 0 || idx >= nb) idx = nb - 1;
-  if (nb < 1 || !br || !br[idx] || idx + 1 >= in->noperands)
-    return ev_err(c, in, TR_ERR_INVALID, "conditional branch %lld or its operand is missing",
-                  (long long)idx);
-  return ev_call(c, in, br[idx], &ops[idx + 1], 1, out);
-}
-
 /* ---- collectives ---- */
 
 /* With one replica and one partition every collective hands each operand
@@ -648,12 +506,12 @@ static tr_status eval_collective(ev_ctx *c, const tr_instr *in, tr_value **ops, 
          strcmp(m->hattrs[i].name, "num_partitions") == 0) &&
         strcmp(m->hattrs[i].text, "1") != 0)
       return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s with %s=%s (one participant is modelled)",
-                    opname(in), m->hattrs[i].name, m->hattrs[i].text);
+                    ev_opname(in), m->hattrs[i].name, m->hattrs[i].text);
   const tr_shape *s = in->shape;
   int n = in->noperands;
   bool tuple = s->dtype == TR_DT_TUPLE;
   if ((tuple && s->nelems != n) || (!tuple && n != 1))
-    return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s with %d operands and result %s", opname(in),
+    return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s with %d operands and result %s", ev_opname(in),
                   n, tuple ? "a tuple" : "an array");
   for (int i = 0; i < n; i++) {
     const tr_shape *e = tuple ? s->elems[i] : s;
@@ -663,7 +521,7 @@ static tr_status eval_collective(ev_ctx *c, const tr_instr *in, tr_value **ops, 
     for (int d = 0; same && d < e->rank; d++) same = e->dims[d] == t->dims[d];
     if (!same)
       return ev_err(c, in, TR_ERR_UNSUPPORTED,
-                    "unsupported: %s changes operand %d's shape (one participant is modelled)", opname(in), i);
+                    "unsupported: %s changes operand %d's shape (one participant is modelled)", ev_opname(in), i);
   }
   bool zeros = false;
   if (in->op == TR_OP_COLLECTIVE_PERMUTE) {
@@ -673,7 +531,7 @@ static tr_status eval_collective(ev_ctx *c, const tr_instr *in, tr_value **ops, 
       if (pa->u.intss.lens[i] == 2 && pa->u.intss.v[i][0] == 0 && pa->u.intss.v[i][1] == 0) zeros = false;
   }
   tr_value *el[64];
-  if (n > 64) return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s of more than 64 operands", opname(in));
+  if (n > 64) return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s of more than 64 operands", ev_opname(in));
   for (int i = 0; i < n; i++) {
     if (!zeros) {
       el[i] = tr_value_ref(ops[i]);
@@ -740,6 +598,14 @@ static tr_status literal_value(ev_ctx *c, const tr_instr *in, const tr_literal *
     *out = tr_value_token();
     return TR_OK;
   }
+  if (!lit->data && lit->single) {
+    tr_tensor *t1 = ev_new(c, in, s->dtype, s->rank, s->dims);
+    if (!t1) return TR_ERR_UNSUPPORTED;
+    memset(t1->data, 0, t1->nbytes);
+    if (t1->nbytes) memcpy(t1->data, lit->one, (size_t)tr_dtype_size(s->dtype));
+    *out = tr_value_tensor(t1);
+    return TR_OK;
+  }
   if (!lit->data)
     return ev_err(c, in, TR_ERR_UNSUPPORTED,
                   "unsupported: elided constant '%%%s' has no values (use the deterministic fill)",
@@ -770,45 +636,6 @@ tr_value *ev_zero_value(ev_ctx *c, const tr_instr *in, const tr_shape *s) {
   free(el);
   return v;
 }
-
-/* async-start / -update / -done wrapping a computation, with the
- * single-replica semantics of docs/SEMANTICS.md: the start runs the
- * wrapped computation at once and holds ((operands), result, context...)
- * (context zeros: it is the runtime's state, opaque to the program), an
- * update passes its operand on, the done takes the result out. */
-static tr_status eval_async(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
-  if (in->op != TR_OP_ASYNC_START) {
-    if (in->noperands != 1 || ops[0]->t || ops[0]->token || ops[0]->nelems < 2)
-      return ev_err(c, in, TR_ERR_INVALID, "%s needs the async-start or -update tuple", opname(in));
-    *out = tr_value_ref(in->op == TR_OP_ASYNC_UPDATE ? ops[0] : ops[0]->elems[1]);
-    return TR_OK;
-  }
-  const tr_comp *k = ev_comp_attr(in, TR_ATTR_CALLS);
-  const tr_shape *s = in->shape;
-  if (!k) return ev_err(c, in, TR_ERR_INVALID, "async-start names no computation (calls=)");
-  if (s->dtype != TR_DT_TUPLE || s->nelems < 2)
-    return ev_err(c, in, TR_ERR_INVALID, "async-start's shape is not ((operands), result, context...)");
-  tr_value *r = NULL;
-  tr_status st = ev_call(c, in, k, ops, in->noperands, &r);
-  if (st != TR_OK) return st;
-  tr_value **el = tr_xcalloc((size_t)s->nelems, sizeof(tr_value *));
-  tr_value **args = tr_xcalloc(in->noperands > 0 ? (size_t)in->noperands : 1, sizeof(tr_value *));
-  for (int i = 0; i < in->noperands; i++) args[i] = tr_value_ref(ops[i]);
-  el[0] = tr_value_tuple(in->noperands, args);
-  free(args);
-  el[1] = r;
-  for (int i = 2; i < s->nelems && st == TR_OK; i++)
-    if (!(el[i] = ev_zero_value(c, in, s->elems[i]))) st = TR_ERR_UNSUPPORTED;
-  if (st != TR_OK) {
-    for (int i = 0; i < s->nelems; i++) tr_value_unref(el[i]);
-    free(el);
-    return st;
-  }
-  *out = tr_value_tuple(s->nelems, el);
-  free(el);
-  return TR_OK;
-}
-
 /* ---- dispatch ---- */
 
 static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
@@ -816,10 +643,10 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
   *out = NULL;
   if (!in->shape) return ev_err(c, in, TR_ERR_INVALID, "instruction has no shape");
   if (has_dynamic(in->shape))
-    return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: dynamic dimension in %s", opname(in));
+    return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: dynamic dimension in %s", ev_opname(in));
   for (int i = 0; i < in->noperands; i++)
     if (!ops[i]) return ev_err(c, in, TR_ERR_INVALID, "operand %d has no value", i);
-  if (!implemented(op)) return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", opname(in));
+  if (!implemented(op)) return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", ev_opname(in));
   tr_status gst = dtype_gate(c, in);
   if (gst != TR_OK) return gst;
   tr_tensor *t[3] = {NULL, NULL, NULL}, *r = NULL;
@@ -843,7 +670,7 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
     else if (ev_is_binary(op)) arrays = 2;
     break;
   }
-  if (arrays > in->noperands) return ev_err(c, in, TR_ERR_INVALID, "%s has too few operands", opname(in));
+  if (arrays > in->noperands) return ev_err(c, in, TR_ERR_INVALID, "%s has too few operands", ev_opname(in));
   for (int i = 0; i < arrays; i++)
     if (!(t[i] = ev_want_tensor(c, in, ops[i], i))) return TR_ERR_INVALID;
   tr_status st = TR_OK;
@@ -852,6 +679,10 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
     if ((st = ev_complex_elem(c, in, t, &r)) != TR_OK) return st;
     *out = tr_value_tensor(r);
     return TR_OK;
+  }
+  if (evc_routes(op)) {
+    ev_core core = {&exact_domain, c, c};
+    return evc_route(&core, in, (ev_v **)ops, (ev_v **)out);
   }
   switch (op) {
   case TR_OP_CONSTANT:
@@ -865,27 +696,10 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
     if (!r) return TR_ERR_UNSUPPORTED;
     break;
   case TR_OP_AFTER_ALL: *out = tr_value_token(); return TR_OK;
-  case TR_OP_ASYNC_START: case TR_OP_ASYNC_UPDATE: case TR_OP_ASYNC_DONE:
-    return eval_async(c, in, ops, out);
   case TR_OP_COPY: case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY:
     /* Values are immutable: a copy can share. */
     *out = tr_value_ref(ops[0]);
     return TR_OK;
-  case TR_OP_TUPLE: {
-    tr_value **el = tr_xcalloc(in->noperands > 0 ? (size_t)in->noperands : 1, sizeof(tr_value *));
-    for (int i = 0; i < in->noperands; i++) el[i] = tr_value_ref(ops[i]);
-    *out = tr_value_tuple(in->noperands, el);
-    free(el);
-    return TR_OK;
-  }
-  case TR_OP_GET_TUPLE_ELEMENT: {
-    const tr_attr *ia = tr_instr_attr(in, TR_ATTR_INDEX);
-    int64_t i = ia ? ia->u.i : -1;
-    if (ops[0]->t || ops[0]->token || i < 0 || i >= ops[0]->nelems)
-      return ev_err(c, in, TR_ERR_INVALID, "get-tuple-element index %lld is out of range", (long long)i);
-    *out = tr_value_ref(ops[0]->elems[i]);
-    return TR_OK;
-  }
   case TR_OP_CONVERT:
     if (!(r = ev_convert_to(c, in, t[0], in->shape->dtype))) return TR_ERR_UNSUPPORTED;
     break;
@@ -927,18 +741,10 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
   case TR_OP_REDUCE_WINDOW: return ev_reduce_window(c, in, ops, out);
   case TR_OP_SELECT_AND_SCATTER: st = ev_select_and_scatter(c, in, t[0], t[1], t[2], &r); break;
   case TR_OP_REDUCE: return eval_reduce(c, in, ops, out);
-  case TR_OP_MAP: return eval_map(c, in, ops, out);
-  case TR_OP_WHILE: return eval_while(c, in, ops, out);
-  case TR_OP_CONDITIONAL: return eval_conditional(c, in, ops, out);
-  case TR_OP_CALL: case TR_OP_FUSION: {
-    const tr_comp *k = ev_comp_attr(in, op == TR_OP_CALL ? TR_ATTR_TO_APPLY : TR_ATTR_CALLS);
-    if (!k) return ev_err(c, in, TR_ERR_INVALID, "%s names no computation", opname(in));
-    return ev_call(c, in, k, ops, in->noperands, out);
-  }
   default:
     if (ev_is_unary(op)) st = ev_unary(c, in, t[0], &r);
     else if (ev_is_binary(op)) st = ev_binary(c, in, t[0], t[1], &r);
-    else return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", opname(in));
+    else return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", ev_opname(in));
     break;
   }
   if (st != TR_OK) return st;
@@ -947,63 +753,6 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
 }
 
 /* ---- entry ---- */
-
-/* Builds the value of a parameter of shape s from args[*next...]. */
-static tr_status param_value(ev_ctx *c, const tr_instr *p, const tr_shape *s,
-                             tr_tensor *const *args, int nargs, int *next, tr_value **out) {
-  if (s->dtype == TR_DT_TUPLE) {
-    tr_value **el = tr_xcalloc(s->nelems > 0 ? (size_t)s->nelems : 1, sizeof(tr_value *));
-    for (int i = 0; i < s->nelems; i++) {
-      tr_status st = param_value(c, p, s->elems[i], args, nargs, next, &el[i]);
-      if (st != TR_OK) {
-        for (int j = 0; j < i; j++) tr_value_unref(el[j]);
-        free(el);
-        return st;
-      }
-    }
-    *out = tr_value_tuple(s->nelems, el);
-    free(el);
-    return TR_OK;
-  }
-  if (s->dtype == TR_DT_TOKEN) {
-    *out = tr_value_token();
-    return TR_OK;
-  }
-  if (!tr_dtype_is_array(s->dtype))
-    return ev_err(c, p, TR_ERR_UNSUPPORTED, "unsupported: %s parameter", tr_dtype_name(s->dtype));
-  if (*next >= nargs)
-    return ev_err(c, p, TR_ERR_USAGE, "parameter needs argument %d but only %d were given",
-                  *next, nargs);
-  const tr_tensor *a = args[*next];
-  bool ok = a && a->dtype == s->dtype && a->rank == s->rank;
-  for (int i = 0; ok && i < s->rank; i++) ok = a->dims[i] == s->dims[i];
-  if (!ok) {
-    tr_buf want = {0}, got = {0};
-    tr_shape_print(&want, s, false);
-    if (a) tr_tensor_print_type(&got, a);
-    else tr_buf_puts(&got, "nothing");
-    ev_err(c, p, TR_ERR_USAGE, "argument %d is %s but the parameter is %s", *next,
-           tr_buf_str(&got), tr_buf_str(&want));
-    tr_buf_free(&want);
-    tr_buf_free(&got);
-    return TR_ERR_USAGE;
-  }
-  (*next)++;
-  *out = tr_value_tensor(tr_tensor_clone(a));
-  return TR_OK;
-}
-
-static void flatten(const tr_value *v, tr_tensor ***outs, int *n, int *cap) {
-  if (v->t) {
-    if (*n == *cap) {
-      *cap = *cap ? *cap * 2 : 4;
-      *outs = tr_xrealloc(*outs, sizeof(tr_tensor *) * (size_t)*cap);
-    }
-    (*outs)[(*n)++] = tr_tensor_clone(v->t);
-    return;
-  }
-  for (int i = 0; i < v->nelems; i++) flatten(v->elems[i], outs, n, cap);
-}
 
 tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts, tr_tensor *const *args,
                       int nargs, tr_tensor ***outs, int *nouts, tr_diag *d) {
@@ -1032,51 +781,35 @@ tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts, tr_tensor *c
     tr_module_free(sync);
     return s;
   }
-  c.nids = m->next_id > 0 ? m->next_id : 0;
-  c.pos = tr_xmalloc(sizeof(int) * ((size_t)c.nids + 1));
-  for (int i = 0; i < c.nids; i++) c.pos[i] = -1;
-  c.info = tr_xcalloc((size_t)c.nids + 1, sizeof(ev_compinfo));
-  for (int k = 0; k < m->ncomps; k++)
-    for (int i = 0; i < m->comps[k]->ninstrs; i++) {
-      const tr_instr *in = m->comps[k]->instrs[i];
-      if (in->id >= 0 && in->id < c.nids) c.pos[in->id] = i;
-    }
+  evc_begin(&c, m);
+  ev_core core = {&exact_domain, &c, &c};
   const tr_comp *e = m->entry;
   int np = e->nparams;
-  tr_value **params = tr_xcalloc(np > 0 ? (size_t)np : 1, sizeof(tr_value *));
-  tr_status st = TR_OK;
-  int next = 0;
-  for (int i = 0; i < np && st == TR_OK; i++) {
-    const tr_instr *p = e->params ? e->params[i] : NULL;
-    if (!p || !p->shape) st = ev_err(&c, NULL, TR_ERR_INVALID, "entry parameter %d is missing", i);
-    else st = param_value(&c, p, p->shape, args, nargs, &next, &params[i]);
-  }
-  if (st == TR_OK && next != nargs)
-    st = ev_err(&c, NULL, TR_ERR_USAGE, "%d argument(s) given but the entry takes %d", nargs, next);
-  tr_value *res = NULL;
-  if (st == TR_OK) st = ev_call(&c, NULL, e, params, np, &res);
+  ev_v **params = tr_xcalloc(np > 0 ? (size_t)np : 1, sizeof(ev_v *));
+  tr_status st = evc_bind(&core, e, args, nargs, params);
+  ev_v *res = NULL;
+  if (st == TR_OK) st = evc_call(&core, NULL, e, params, np, &res);
   if (st == TR_OK) {
-    int cap = 0;
-    flatten(res, outs, nouts, &cap);
-    if (!*outs) *outs = tr_xcalloc(1, sizeof(tr_tensor *));
+    ev_v **lv = evc_leaves(&core, res, nouts);
+    *outs = tr_xcalloc(*nouts > 0 ? (size_t)*nouts : 1, sizeof(tr_tensor *));
+    for (int i = 0; i < *nouts; i++) (*outs)[i] = tr_tensor_clone(V(lv[i])->t);
+    free(lv);
+    for (int i = 0; i < *nouts && st == TR_OK; i++)
+      if (!(*outs)[i]) st = ev_err(&c, e->root, TR_ERR_UNSUPPORTED, "unsupported: out of memory copying output %d", i);
+    if (st != TR_OK) {
+      tr_eval_free_outputs(*outs, *nouts);
+      *outs = NULL;
+      *nouts = 0;
+    }
   }
-  tr_value_unref(res);
-  for (int i = 0; i < np; i++) tr_value_unref(params[i]);
+  tr_value_unref(V(res));
+  for (int i = 0; i < np; i++) tr_value_unref(V(params[i]));
   free(params);
-  for (int i = 0; i < c.nids; i++) {
-    free(c.info[i].live);
-    free(c.info[i].lastuse);
-  }
-  free(c.info);
-  free(c.pos);
+  evc_end(&c);
   return st;
 }
 
 /* ---- hooks for shadow mode (shadow.c) ---- */
-
-ev_compinfo *ev_comp_info(ev_ctx *c, const tr_instr *caller, const tr_comp *k) {
-  return comp_info(c, caller, k);
-}
 
 tr_status ev_eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
   return eval_instr(c, in, ops, out);
@@ -1087,12 +820,10 @@ tr_status ev_eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value 
 tr_status ev_check_instr(ev_ctx *c, const tr_instr *in) {
   if (!in->shape) return ev_err(c, in, TR_ERR_INVALID, "instruction has no shape");
   if (has_dynamic(in->shape))
-    return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: dynamic dimension in %s", opname(in));
-  if (!implemented(in->op)) return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", opname(in));
+    return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: dynamic dimension in %s", ev_opname(in));
+  if (!implemented(in->op)) return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", ev_opname(in));
   return dtype_gate(c, in);
 }
-
-bool ev_value_fits(const tr_value *v, const tr_shape *s) { return fits(v, s); }
 
 tr_status tr_eval(const tr_module *m, tr_tensor *const *args, int nargs, tr_tensor ***outs,
                   int *nouts, tr_diag *d) {

@@ -26,10 +26,20 @@ tr_value *tr_value_token(void);
 tr_value *tr_value_ref(tr_value *v);               /* returns v */
 void tr_value_unref(tr_value *v);                  /* NULL is fine */
 
+/* The trip limit of a while loop when the options leave it 0: far more
+ * than any real model's loops run, reached in seconds by a loop that never
+ * ends. */
+#define TR_EVAL_DEFAULT_TRIPS 10000000
+
+/* Limits: an evaluation that reaches one ends with a located diagnostic
+ * (TR_ERR_UNSUPPORTED), never a hang. */
 typedef struct {
-  int64_t max_while_trips; /* per while instruction; 0 = no limit */
+  int64_t max_while_trips; /* per run of a while instruction; 0 = the default
+                              TR_EVAL_DEFAULT_TRIPS, negative = no limit */
   bool verified;           /* the caller ran tr_verify: skip it here */
   int64_t max_bytes;       /* per result tensor; 0 = the tensor limit */
+  double deadline_s;       /* wall-clock seconds for the whole evaluation,
+                              checked between instructions; 0 = none */
 } tr_eval_opts;
 
 /* Evaluates m's entry computation. args are the array leaves of the entry
@@ -49,6 +59,14 @@ tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts,
                       tr_tensor *const *args, int nargs, tr_tensor ***outs,
                       int *nouts, tr_diag *d);
 void tr_eval_free_outputs(tr_tensor **outs, int nouts);
+/* The bytes an evaluation of m holds at its peak (budget.c): the
+ * arguments, the evaluator's values live at once in schedule order with
+ * the peaks of called computations, and the outputs; shadow mode counts
+ * its wider elements (value, bound and mark). Made from shapes alone, in
+ * time linear in the module, so a caller can decline a module over its
+ * memory budget before allocating anything. UINT64_MAX when it does not
+ * fit in 64 bits. */
+uint64_t tr_eval_estimate_bytes(const tr_module *m, bool shadow);
 /* Whether the interpreter evaluates op (for core element types). */
 bool tr_eval_supports(tr_op op);
 

@@ -146,7 +146,11 @@ tr_status ev_scatter(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **o
   if (x->rank > MAXR || u->rank > MAXR || idx->rank > MAXR)
     return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: rank above %d", MAXR);
   tr_tensor *res[64] = {0};
-  for (int i = 0; i < nin; i++) res[i] = tr_tensor_clone(xs[i]);
+  for (int i = 0; i < nin; i++)
+    if (!(res[i] = ev_clone(c, in, xs[i]))) {
+      for (int j = 0; j < i; j++) tr_tensor_free(res[j]);
+      return TR_ERR_UNSUPPORTED;
+    }
   size_t ni = tr_tensor_count(idx);
   int64_t *vals = tr_xmalloc(sizeof(int64_t) * (ni ? ni : 1));
   ev_load_ints(idx, (uint64_t *)vals);

@@ -115,7 +115,11 @@ tr_status ev_sort(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out)
   int dim = (int)da->u.ints[0];
   if (x->rank > TR_TENSOR_MAX_RANK || dim < 0 || dim >= x->rank)
     return ev_err(c, in, TR_ERR_INVALID, "malformed sort");
-  for (int i = 0; i < n; i++) res[i] = tr_tensor_clone(xs[i]);
+  for (int i = 0; i < n; i++)
+    if (!(res[i] = ev_clone(c, in, xs[i]))) {
+      for (int j = 0; j < i; j++) tr_tensor_free(res[j]);
+      return TR_ERR_UNSUPPORTED;
+    }
   int64_t st[TR_TENSOR_MAX_RANK], len = x->dims[dim];
   ev_strides(x->dims, x->rank, st);
   size_t total = tr_tensor_count(x), nslices = len ? total / (size_t)len : 0;

@@ -23,8 +23,22 @@ typedef struct {
   ev_compinfo *info;    /* computation id -> facts (live == NULL: not yet) */
   bool fused;           /* f32/f64 dot and convolution sums in any order and
                            rounding (the shadow's value and bound runs) */
+  int64_t max_trips;    /* while trip limit; 0 = none */
+  double deadline;      /* monotonic time the evaluation must end by; 0 = none */
+  unsigned ticks;       /* instructions since the clock was last read */
 } ev_ctx;
 
+/* Sets up the limits of c from c->opts (at the start of an evaluation). */
+void ev_limits_start(ev_ctx *c);
+/* Called before each instruction: TR_OK, or a located error once the
+ * deadline has passed (the clock is read every few hundred calls). */
+tr_status ev_tick(ev_ctx *c, const tr_instr *in);
+/* Called before each trip after the first `trips` of while loop in: a
+ * located error past the trip limit. */
+tr_status ev_trip(ev_ctx *c, const tr_instr *in, int64_t trips);
+
+/* The instruction's opcode as written (async sugar keeps its spelling). */
+const char *ev_opname(const tr_instr *in);
 /* Adds "file:line:col: error: in %name: msg" and returns code. */
 tr_status ev_err(ev_ctx *c, const tr_instr *in, tr_status code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -33,6 +47,10 @@ tr_status ev_err(ev_ctx *c, const tr_instr *in, tr_status code, const char *fmt,
  * error when it is too big. */
 tr_tensor *ev_new(ev_ctx *c, const tr_instr *in, tr_dtype dt, int rank,
                   const int64_t *dims);
+
+/* A copy of t; NULL after a located error when memory runs out
+ * (budget.c). */
+tr_tensor *ev_clone(ev_ctx *c, const tr_instr *in, const tr_tensor *t);
 
 /* Canonical forms: integers and pred as uint64 holding the value sign- or
  * zero-extended from the element type (pred 0/1), floats as the exact
@@ -71,7 +89,6 @@ ev_compinfo *ev_comp_info(ev_ctx *c, const tr_instr *caller, const tr_comp *k);
 tr_status ev_eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out);
 /* The shape, support and dtype checks eval_instr starts with. */
 tr_status ev_check_instr(ev_ctx *c, const tr_instr *in);
-bool ev_value_fits(const tr_value *v, const tr_shape *s);
 
 /* ---- elementwise (eval_elem.c) ---- */
 bool ev_is_unary(tr_op op);

@@ -6,6 +6,7 @@
  * interpreter's (evaluate what feeds the root, drop values after their
  * last use), reusing its liveness facts and its error reporting. */
 #include "shadowint.h"
+#include "core.h"
 #include "par.h"
 
 #include <float.h>
@@ -215,9 +216,10 @@ bool sh_is_flt(const sh_val *a) { return a->arr && tr_dtype_is_float(a->dt); }
 /* Buffers below this size come from calloc and go back to free. */
 #define POOL_MIN ((size_t)1 << 18)
 
-/* A zeroed buffer of the given size, reused from the pool when one of
- * between that size and twice it is there. */
-void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero) {
+/* A buffer of the given size (zeroed when asked), reused from the pool
+ * when one of between that size and twice it is there; NULL when memory
+ * runs out. */
+static void *pool_try(sh_pool *pl, size_t bytes, bool zero) {
   if (bytes >= POOL_MIN) {
     int best = -1;
     for (int i = 0; i < pl->n; i++)
@@ -233,7 +235,13 @@ void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero) {
       return p;
     }
   }
-  return zero ? tr_xcalloc(bytes, 1) : tr_xmalloc(bytes);
+  return zero ? calloc(bytes, 1) : malloc(bytes);
+}
+
+void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero) {
+  void *p = pool_try(pl, bytes, zero);
+  if (!p) tr_assert_fail("out of memory", __FILE__, __LINE__);
+  return p;
 }
 
 /* Gives a buffer of the given size back: into the pool when it is big
@@ -303,8 +311,13 @@ static sh_val *arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, con
   double bytes = n * tr_dtype_size(dt), shadow = n * (sizeof(long double) + sizeof(double) + 1.0);
   double limit = c->ev.opts.max_bytes > 0 ? (double)c->ev.opts.max_bytes : (double)TR_TENSOR_MAX_BYTES;
   if (bytes > limit || shadow > (double)TR_TENSOR_MAX_BYTES) {
-    ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: a result of %.0f bytes is over the limit of %.0f",
-           bytes, limit);
+    if (bytes > limit)
+      ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: a result of %.0f bytes is over the limit of %.0f",
+             bytes, limit);
+    else /* the shadow form is what does not fit: say its size, not the dtype's */
+      ev_err(&c->ev, in, TR_ERR_UNSUPPORTED,
+             "unsupported: a result of %.0f bytes in shadow form (value, bound and mark per element) "
+             "is over the limit of %.0f", shadow, (double)TR_TENSOR_MAX_BYTES);
     return NULL;
   }
   tr_tensor *t = NULL;
@@ -320,15 +333,24 @@ static sh_val *arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, con
   size_t m = v->n ? v->n : 1;
   v->t = t;
   v->pool = &c->pool;
+  /* A result's planes are the big allocations: running out of memory
+   * there is the module's size, reported as for a result over the limit. */
+  bool ok = true;
   if (flt) {
-    if (sh_narrow(dt)) v->d = sh_pool_take(&c->pool, m * sizeof(double), zero);
-    else v->lv = tr_xcalloc(m, sizeof(long double));
-    v->e = sh_pool_take(&c->pool, m * sizeof(double), zero);
+    if (sh_narrow(dt)) ok = (v->d = pool_try(&c->pool, m * sizeof(double), zero)) != NULL;
+    else ok = (v->lv = calloc(m, sizeof(long double))) != NULL;
+    ok = ok && (v->e = pool_try(&c->pool, m * sizeof(double), zero)) != NULL;
   } else if (tr_dtypes[dt].kind == TR_DK_COMPLEX) {
     /* One bound per element for both parts, around the values in t. */
-    v->e = sh_pool_take(&c->pool, m * sizeof(double), zero);
+    ok = (v->e = pool_try(&c->pool, m * sizeof(double), zero)) != NULL;
   }
-  v->u = sh_pool_take(&c->pool, m, zero);
+  ok = ok && (v->u = pool_try(&c->pool, m, zero)) != NULL;
+  if (!ok) {
+    ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: out of memory for a result of %zu elements in shadow form",
+           v->n);
+    sh_unref(v);
+    return NULL;
+  }
   return v;
 }
 
@@ -375,6 +397,7 @@ sh_val *sh_ref(sh_val *v) {
 void sh_unref(sh_val *v) {
   if (!v || --v->refs > 0) return;
   tr_tensor_free(v->t);
+  tr_tensor_free(v->bits);
   free(v->dims);
   size_t m = v->n ? v->n : 1;
   sh_pool_give(v->pool, v->d, m * sizeof(double));
@@ -392,12 +415,13 @@ tr_tensor *sh_round_tensor(sh_ctx *c, const tr_instr *in, const sh_val *a) {
   if (!t) return NULL;
   if (a->d) {
     ev_store_flts(t, a->d);
-    return t;
+  } else {
+    double *d = tr_xmalloc(sizeof(double) * (a->n ? a->n : 1));
+    for (size_t i = 0; i < a->n; i++) d[i] = (double)a->lv[i];
+    ev_store_flts(t, d);
+    free(d);
   }
-  double *d = tr_xmalloc(sizeof(double) * (a->n ? a->n : 1));
-  for (size_t i = 0; i < a->n; i++) d[i] = (double)a->lv[i];
-  ev_store_flts(t, d);
-  free(d);
+  sh_bits_apply(a, t);
   return t;
 }
 
@@ -454,6 +478,7 @@ void sh_materialize(sh_ctx *c, sh_val *v) {
   v->u = sh_pool_take(&c->pool, m, true);
   sh_load_doubles(t, v->d);
   v->src = NULL;
+  sh_bits_capture(v, t);
 }
 
 /* Entry arguments of at least this many elements of a type up to 32 bits
@@ -496,6 +521,7 @@ tr_status sh_from_tensor(sh_ctx *c, const tr_instr *in, const tr_tensor *t, bool
   } else {
     memcpy(r->t->data, t->data, t->nbytes);
   }
+  sh_bits_capture(r, t);
   if (!certain) memset(r->u, 1, r->n);
   *out = r;
   return TR_OK;
@@ -569,6 +595,8 @@ tr_status sh_fallback(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out)
   /* Bit operations on exact operands have one result, floats included. */
   bool bits = in->op == TR_OP_BITCAST || in->op == TR_OP_BITCAST_CONVERT ||
               in->op == TR_OP_COLLECTIVE_PERMUTE;
+  /* A NaN made by arithmetic has no pattern to hand on (shadow_bits.c). */
+  for (int i = 0; i < in->noperands && bits && exact; i++) exact = !sh_bits_unknown(ops[i]);
   if (st == TR_OK) st = from_exact(c, in, r, exact, exact && bits, out);
   tr_value_unref(r);
   for (int i = 0; i < in->noperands; i++) tr_value_unref(xs[i]);
@@ -631,167 +659,97 @@ static sh_val *mark_all(sh_ctx *c, const tr_instr *in, sh_val *v) {
   return r;
 }
 
-/* Whether shadow value v has shape s (dtype and dims). */
-static bool fits(const sh_val *v, const tr_shape *s) {
-  if (!v) return false;
-  if (s->dtype == TR_DT_TUPLE) {
-    if (v->arr || v->token || v->nelems != s->nelems) return false;
-    for (int i = 0; i < s->nelems; i++)
-      if (!fits(v->elems[i], s->elems[i])) return false;
-    return true;
+/* ---- the shadow domain (core.h) ---- */
+
+static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
+static tr_status exact_value(sh_ctx *c, const tr_instr *in, sh_val **out);
+
+/* sh_val is the shadow domain's ev_v. */
+#define V(v) ((sh_val *)(v))
+#define W(v) ((ev_v *)(v))
+
+static ev_v *s_ref(ev_v *v) { return W(sh_ref(V(v))); }
+static void s_unref(ev_v *v) { sh_unref(V(v)); }
+static ev_v *s_tuple(int n, ev_v *const *el) { return W(sh_tuple(n, (sh_val *const *)el)); }
+static ev_v *s_token(void) { return W(sh_token()); }
+static ev_kind s_kind(const ev_v *v) { return V(v)->arr ? EV_ARRAY : V(v)->token ? EV_TOKEN : EV_TUPLE; }
+static int s_nelems(const ev_v *v) { return V(v)->nelems; }
+static ev_v *s_elem(const ev_v *v, int i) { return W(V(v)->elems[i]); }
+static void s_shape(const ev_v *v, tr_dtype *dt, int *rank, const int64_t **dims) {
+  *dt = V(v)->dt;
+  *rank = V(v)->rank;
+  *dims = V(v)->dims;
+}
+/* Constants are exact and certain (large ones stay lazy). */
+static tr_status s_instr(void *dc, const tr_instr *in, ev_v **ops, ev_v **out) {
+  if (in->op == TR_OP_CONSTANT) return exact_value(dc, in, (sh_val **)out);
+  return sh_instr(dc, in, (sh_val **)ops, (sh_val **)out);
+}
+/* Lazy arguments get their planes here, except as the operand a gather,
+ * slice or dynamic-slice reads a part of, as an operand of a call or
+ * fusion (jax wraps its lookups in calls): the called computation's
+ * instructions decide, or of a dot or convolution, which reads the values
+ * alone (weights). */
+static void s_operand(void *dc, const tr_instr *in, int j, ev_v *v) {
+  bool part = (j == 0 && (in->op == TR_OP_GATHER || in->op == TR_OP_SLICE || in->op == TR_OP_DYNAMIC_SLICE)) ||
+              in->op == TR_OP_CALL || in->op == TR_OP_FUSION || in->op == TR_OP_DOT ||
+              in->op == TR_OP_CONVOLUTION;
+  if (V(v)->src && !part) sh_materialize(dc, V(v));
+}
+/* The value is the rounded one; an uncertain mark makes the decision
+ * unsure. */
+static bool s_control(const ev_v *v, tr_dtype *dt, uint64_t *val, bool *unsure) {
+  const sh_val *a = V(v);
+  if (!a->arr || a->n != 1) return false;
+  *dt = a->dt;
+  *val = 0;
+  if (a->t && !sh_is_flt(a) && tr_dtypes[a->dt].kind != TR_DK_COMPLEX) ev_load_ints(a->t, val);
+  *unsure = a->u && a->u[0] != 0;
+  return true;
+}
+/* Another trip count or branch may run in a correct implementation:
+ * every element of the result is uncertain. */
+static ev_v *s_unsure(void *dc, const tr_instr *in, ev_v *v) { return W(mark_all(dc, in, V(v))); }
+/* Zeros are exact. */
+static ev_v *s_zero(void *dc, const tr_instr *in, const tr_shape *s) {
+  tr_value *z = ev_zero_value(&((sh_ctx *)dc)->ev, in, s);
+  sh_val *r = NULL;
+  if (z && from_exact(dc, in, z, true, true, &r) != TR_OK) r = NULL;
+  tr_value_unref(z);
+  return W(r);
+}
+/* Entry arguments are exact and certain; large float ones stay lazy
+ * (only top-level ones: a tuple never holds a lazy value). */
+static tr_status s_arg(void *dc, const tr_instr *p, const tr_tensor *a, bool top, ev_v **out) {
+  if (top && sh_narrow(a->dtype) && tr_tensor_count(a) >= LAZY_MIN) {
+    *out = W(lazy_arg(a));
+    return TR_OK;
   }
-  if (s->dtype == TR_DT_TOKEN) return v->token;
-  if (!v->arr || v->dt != s->dtype || v->rank != s->rank) return false;
-  for (int i = 0; i < s->rank; i++)
-    if (v->dims[i] != s->dims[i]) return false;
+  return sh_from_tensor(dc, p, a, true, (sh_val **)out);
+}
+static ev_v *s_array(void *dc, const tr_instr *in, const tr_shape *s) {
+  return W(sh_arr_new(dc, in, s->dtype, s->rank, s->dims));
+}
+static size_t s_count(const ev_v *a) { return V(a)->n; }
+static ev_v *s_scalar_at(void *dc, const tr_instr *in, const ev_v *a, size_t i) {
+  return W(sh_scalar_at(dc, in, V(a), i));
+}
+static bool s_put(ev_v *a, size_t i, const ev_v *s) {
+  const sh_val *v = V(s);
+  if (!v->arr || v->dt != V(a)->dt || v->rank != 0) return false;
+  put_scalar(V(a), i, v);
   return true;
 }
 
-/* ---- control flow ---- */
+static const ev_domain shadow_domain = {
+  "shadow value", s_ref, s_unref, s_tuple, s_token, s_kind, s_nelems, s_elem, s_shape, s_instr,
+  s_operand, s_control, s_unsure, s_zero, s_arg, NULL, s_array, s_count, s_scalar_at, s_put,
+};
 
-static tr_status sh_while(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
-  const tr_comp *cond = ev_comp_attr(in, TR_ATTR_CONDITION), *body = ev_comp_attr(in, TR_ATTR_BODY);
-  if (!cond || !body) return ev_err(&c->ev, in, TR_ERR_INVALID, "while needs condition and body");
-  sh_val *state = sh_ref(ops[0]);
-  bool unsure = false; /* a trip decision that a correct run may take otherwise */
-  for (int64_t trips = 0;; trips++) {
-    sh_val *p = NULL;
-    tr_status st = sh_call(c, in, cond, &state, 1, &p);
-    if (st != TR_OK) {
-      sh_unref(state);
-      return st;
-    }
-    if (!p->arr || p->dt != TR_DT_PRED || p->n != 1) {
-      sh_unref(p);
-      sh_unref(state);
-      return ev_err(&c->ev, in, TR_ERR_INVALID, "while condition did not return pred[]");
-    }
-    bool go = ((unsigned char *)p->t->data)[0] != 0;
-    unsure |= p->u[0] != 0;
-    sh_unref(p);
-    if (!go) break;
-    if (c->ev.opts.max_while_trips > 0 && trips >= c->ev.opts.max_while_trips) {
-      sh_unref(state);
-      return ev_err(&c->ev, in, TR_ERR_UNSUPPORTED,
-                    "unsupported: while loop ran past the limit of %lld trips",
-                    (long long)c->ev.opts.max_while_trips);
-    }
-    sh_val *next = NULL;
-    st = sh_call(c, in, body, &state, 1, &next);
-    sh_unref(state);
-    if (st != TR_OK) return st;
-    state = next;
-  }
-  if (unsure) {
-    sh_val *m = mark_all(c, in, state);
-    sh_unref(state);
-    if (!m) return TR_ERR_UNSUPPORTED;
-    state = m;
-  }
-  *out = state;
-  return TR_OK;
-}
-
-static tr_status sh_conditional(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
-  const tr_attr *bc = tr_instr_attr(in, TR_ATTR_BRANCH_COMPUTATIONS);
-  tr_comp *two[2] = {ev_comp_attr(in, TR_ATTR_TRUE_COMPUTATION), ev_comp_attr(in, TR_ATTR_FALSE_COMPUTATION)};
-  tr_comp **br = bc ? bc->u.comps : two;
-  int nb = bc ? bc->n : 2;
-  const sh_val *sel = ops[0];
-  if (!sel->arr || sh_is_flt(sel) || sel->n != 1)
-    return ev_err(&c->ev, in, TR_ERR_INVALID, "conditional selector is not an integer scalar");
-  uint64_t v;
-  ev_load_ints(sel->t, &v);
-  int64_t idx = sel->dt == TR_DT_PRED ? (v ? 0 : 1) : (int64_t)v;
-  if (idx < 0 || idx >= nb) idx = nb - 1;
-  if (nb < 1 || !br || !br[idx] || idx + 1 >= in->noperands)
-    return ev_err(&c->ev, in, TR_ERR_INVALID, "conditional branch %lld or its operand is missing",
-                  (long long)idx);
-  tr_status st = sh_call(c, in, br[idx], &ops[idx + 1], 1, out);
-  if (st == TR_OK && sel->u[0]) {
-    /* Another branch may run in a correct implementation. */
-    sh_val *m = mark_all(c, in, *out);
-    sh_unref(*out);
-    *out = m;
-    if (!m) return TR_ERR_UNSUPPORTED;
-  }
-  return st;
-}
-
-/* Map: the computation on each element's scalars, in shadow mode. */
-static tr_status sh_map(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
-  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
-  int n = in->noperands;
-  if (!k || n < 1) return ev_err(&c->ev, in, TR_ERR_INVALID, "malformed map");
-  for (int i = 0; i < n; i++)
-    if (!ops[i]->arr) return ev_err(&c->ev, in, TR_ERR_INVALID, "operand %d is not an array", i);
-  const tr_shape *s = in->shape;
-  sh_val *r = sh_arr_new(c, in, s->dtype, s->rank, s->dims);
-  if (!r) return TR_ERR_UNSUPPORTED;
-  sh_val **args = tr_xcalloc((size_t)n, sizeof(sh_val *));
-  tr_status st = TR_OK;
-  for (size_t e = 0; e < r->n && st == TR_OK; e++) {
-    int made = 0;
-    for (int i = 0; i < n && st == TR_OK; i++, made++)
-      if (!(args[i] = sh_scalar_at(c, in, ops[i], e))) st = TR_ERR_UNSUPPORTED;
-    sh_val *v = NULL;
-    if (st == TR_OK) st = sh_call(c, in, k, args, n, &v);
-    for (int i = 0; i < made; i++) sh_unref(args[i]);
-    if (st == TR_OK) {
-      if (!v->arr || v->dt != s->dtype || v->rank != 0)
-        st = ev_err(&c->ev, in, TR_ERR_INVALID, "to_apply of map did not return a %s scalar",
-                    tr_dtype_name(s->dtype));
-      else put_scalar(r, e, v);
-    }
-    sh_unref(v);
-  }
-  free(args);
-  if (st != TR_OK) {
-    sh_unref(r);
-    return st;
-  }
-  *out = r;
-  return TR_OK;
-}
-
-/* async-start / -update / -done as exact mode runs them (eval.c): the
- * wrapped computation in shadow mode at the start; the context elements
- * are exact zeros. */
-static tr_status sh_async(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
-  if (in->op != TR_OP_ASYNC_START) {
-    if (in->noperands != 1 || ops[0]->arr || ops[0]->token || ops[0]->nelems < 2)
-      return ev_err(&c->ev, in, TR_ERR_INVALID, "%s needs the async-start or -update tuple",
-                    tr_ops[in->op].name);
-    *out = sh_ref(in->op == TR_OP_ASYNC_UPDATE ? ops[0] : ops[0]->elems[1]);
-    return TR_OK;
-  }
-  const tr_comp *k = ev_comp_attr(in, TR_ATTR_CALLS);
-  const tr_shape *s = in->shape;
-  if (!k) return ev_err(&c->ev, in, TR_ERR_INVALID, "async-start names no computation (calls=)");
-  if (s->dtype != TR_DT_TUPLE || s->nelems < 2)
-    return ev_err(&c->ev, in, TR_ERR_INVALID, "async-start's shape is not ((operands), result, context...)");
-  sh_val *r = NULL;
-  tr_status st = sh_call(c, in, k, ops, in->noperands, &r);
-  if (st != TR_OK) return st;
-  sh_val **el = tr_xcalloc((size_t)s->nelems, sizeof(sh_val *));
-  sh_val **args = tr_xcalloc(in->noperands > 0 ? (size_t)in->noperands : 1, sizeof(sh_val *));
-  for (int i = 0; i < in->noperands; i++) args[i] = sh_ref(ops[i]);
-  el[0] = sh_tuple(in->noperands, args);
-  free(args);
-  el[1] = r;
-  for (int i = 2; i < s->nelems && st == TR_OK; i++) {
-    tr_value *z = ev_zero_value(&c->ev, in, s->elems[i]);
-    st = z ? from_exact(c, in, z, true, true, &el[i]) : TR_ERR_UNSUPPORTED;
-    tr_value_unref(z);
-  }
-  if (st != TR_OK) {
-    for (int i = 0; i < s->nelems; i++) sh_unref(el[i]);
-    free(el);
-    return st;
-  }
-  *out = sh_tuple(s->nelems, el);
-  free(el);
-  return TR_OK;
+tr_status sh_call(sh_ctx *c, const tr_instr *caller, const tr_comp *k, sh_val *const *params,
+                  int np, sh_val **out) {
+  ev_core core = {&shadow_domain, c, &c->ev};
+  return evc_call(&core, caller, k, (ev_v *const *)params, np, (ev_v **)out);
 }
 
 /* ---- dispatch ---- */
@@ -816,28 +774,15 @@ static tr_status sh_instr_rule(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_v
   if (arrays > in->noperands) return ev_err(&c->ev, in, TR_ERR_INVALID, "too few operands");
   for (int i = 0; i < arrays; i++)
     if (!ops[i]->arr) return ev_err(&c->ev, in, TR_ERR_INVALID, "operand %d is not an array", i);
+  if (evc_routes(op)) {
+    ev_core core = {&shadow_domain, c, &c->ev};
+    return evc_route(&core, in, (ev_v **)ops, (ev_v **)out);
+  }
   switch (op) {
   case TR_OP_COPY: case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY:
     *out = sh_ref(ops[0]);
     return TR_OK;
   case TR_OP_AFTER_ALL: *out = sh_token(); return TR_OK;
-  case TR_OP_ASYNC_START: case TR_OP_ASYNC_UPDATE: case TR_OP_ASYNC_DONE:
-    return sh_async(c, in, ops, out);
-  case TR_OP_TUPLE: {
-    sh_val **el = tr_xcalloc(in->noperands > 0 ? (size_t)in->noperands : 1, sizeof(sh_val *));
-    for (int i = 0; i < in->noperands; i++) el[i] = sh_ref(ops[i]);
-    *out = sh_tuple(in->noperands, el);
-    free(el);
-    return TR_OK;
-  }
-  case TR_OP_GET_TUPLE_ELEMENT: {
-    const tr_attr *ia = tr_instr_attr(in, TR_ATTR_INDEX);
-    int64_t i = ia ? ia->u.i : -1;
-    if (ops[0]->arr || ops[0]->token || i < 0 || i >= ops[0]->nelems)
-      return ev_err(&c->ev, in, TR_ERR_INVALID, "get-tuple-element index %lld is out of range", (long long)i);
-    *out = sh_ref(ops[0]->elems[i]);
-    return TR_OK;
-  }
   case TR_OP_IOTA: return sh_iota(c, in, out);
   case TR_OP_CONVERT: return sh_convert(c, in, ops[0], out);
   case TR_OP_COMPARE: return sh_compare(c, in, ops[0], ops[1], out);
@@ -887,14 +832,6 @@ static tr_status sh_instr_rule(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_v
     if (in->noperands != 2 || !ops[0]->arr || !ops[1]->arr)
       return ev_err(&c->ev, in, TR_ERR_INVALID, "triangular-solve needs 2 array operands");
     return sh_triangular_solve(c, in, ops, out);
-  case TR_OP_MAP: return sh_map(c, in, ops, out);
-  case TR_OP_WHILE: return sh_while(c, in, ops, out);
-  case TR_OP_CONDITIONAL: return sh_conditional(c, in, ops, out);
-  case TR_OP_CALL: case TR_OP_FUSION: {
-    const tr_comp *k = ev_comp_attr(in, op == TR_OP_CALL ? TR_ATTR_TO_APPLY : TR_ATTR_CALLS);
-    if (!k) return ev_err(&c->ev, in, TR_ERR_INVALID, "%s names no computation", tr_ops[op].name);
-    return sh_call(c, in, k, ops, in->noperands, out);
-  }
   default:
     if (ev_is_unary(op)) return sh_unary(c, in, ops[0], out);
     if (ev_is_binary(op)) return sh_binary(c, in, ops[0], ops[1], out);
@@ -960,126 +897,7 @@ static tr_status exact_value(sh_ctx *c, const tr_instr *in, sh_val **out) {
   return st;
 }
 
-#define MAX_DEPTH 256
-
-tr_status sh_call(sh_ctx *c, const tr_instr *caller, const tr_comp *k, sh_val *const *params,
-                  int np, sh_val **out) {
-  *out = NULL;
-  if (c->ev.depth >= MAX_DEPTH)
-    return ev_err(&c->ev, caller, TR_ERR_UNSUPPORTED,
-                  "unsupported: computations nest more than %d deep (recursion?)", MAX_DEPTH);
-  ev_compinfo *ci = ev_comp_info(&c->ev, caller, k);
-  if (!ci) return TR_ERR_INVALID;
-  c->ev.depth++;
-  int n = k->ninstrs;
-  sh_val **vals = tr_xcalloc((size_t)n + 1, sizeof(sh_val *));
-  sh_val *small[8], **ops = small;
-  int cap = 8;
-  tr_status st = TR_OK;
-  const int *pos = c->ev.pos;
-  for (int i = 0; i < n && st == TR_OK; i++) {
-    const tr_instr *in = k->instrs[i];
-    if (!ci->live[i]) continue;
-    if (in->op == TR_OP_PARAMETER) {
-      if (in->param_index < 0 || in->param_index >= np || !params[in->param_index]) {
-        st = ev_err(&c->ev, in, TR_ERR_INVALID, "parameter %lld is not passed (%d given)",
-                    (long long)in->param_index, np);
-        break;
-      }
-      vals[i] = sh_ref(params[in->param_index]);
-      continue;
-    }
-    if (in->noperands > cap) {
-      if (ops != small) free(ops);
-      cap = in->noperands;
-      ops = tr_xmalloc(sizeof(sh_val *) * (size_t)cap);
-    }
-    for (int j = 0; j < in->noperands; j++) {
-      ops[j] = vals[pos[in->operands[j]->id]];
-      /* Lazy arguments get their planes here, except as the operand a
-       * gather, slice or dynamic-slice reads a part of, as an operand of
-       * a call or fusion (jax wraps its lookups in calls): the called
-       * computation's instructions decide, or of a dot or convolution,
-       * which reads the values alone (weights). */
-      bool part = (j == 0 && (in->op == TR_OP_GATHER || in->op == TR_OP_SLICE || in->op == TR_OP_DYNAMIC_SLICE)) ||
-                  in->op == TR_OP_CALL || in->op == TR_OP_FUSION || in->op == TR_OP_DOT ||
-                  in->op == TR_OP_CONVOLUTION;
-      if (ops[j] && ops[j]->src && !part) sh_materialize(c, ops[j]);
-    }
-    if (in->op == TR_OP_CONSTANT) st = exact_value(c, in, &vals[i]);
-    else st = sh_instr(c, in, ops, &vals[i]);
-    if (st == TR_OK && !fits(vals[i], in->shape))
-      st = ev_err(&c->ev, in, TR_ERR_INVALID,
-                  "internal error: the shadow value does not have the declared shape");
-    if (st != TR_OK) break;
-    for (int j = 0; j < in->noperands; j++) {
-      int p = pos[in->operands[j]->id];
-      if (ci->lastuse[p] == i && vals[p]) {
-        sh_unref(vals[p]);
-        vals[p] = NULL;
-      }
-    }
-  }
-  if (st == TR_OK) *out = sh_ref(vals[pos[k->root->id]]);
-  for (int i = 0; i < n; i++) sh_unref(vals[i]);
-  free(vals);
-  if (ops != small) free(ops);
-  c->ev.depth--;
-  return st;
-}
-
 /* ---- entry ---- */
-
-static tr_status param_value(sh_ctx *c, const tr_instr *p, const tr_shape *s, tr_tensor *const *args,
-                             int nargs, int *next, bool top, sh_val **out) {
-  if (s->dtype == TR_DT_TUPLE) {
-    sh_val **el = tr_xcalloc(s->nelems > 0 ? (size_t)s->nelems : 1, sizeof(sh_val *));
-    for (int i = 0; i < s->nelems; i++) {
-      tr_status st = param_value(c, p, s->elems[i], args, nargs, next, false, &el[i]);
-      if (st != TR_OK) {
-        for (int j = 0; j < i; j++) sh_unref(el[j]);
-        free(el);
-        return st;
-      }
-    }
-    *out = sh_tuple(s->nelems, el);
-    free(el);
-    return TR_OK;
-  }
-  if (s->dtype == TR_DT_TOKEN) {
-    *out = sh_token();
-    return TR_OK;
-  }
-  if (!tr_dtype_is_array(s->dtype))
-    return ev_err(&c->ev, p, TR_ERR_UNSUPPORTED, "unsupported: %s parameter", tr_dtype_name(s->dtype));
-  if (*next >= nargs)
-    return ev_err(&c->ev, p, TR_ERR_USAGE, "parameter needs argument %d but only %d were given",
-                  *next, nargs);
-  const tr_tensor *a = args[*next];
-  bool ok = a && a->dtype == s->dtype && a->rank == s->rank;
-  for (int i = 0; ok && i < s->rank; i++) ok = a->dims[i] == s->dims[i];
-  if (!ok)
-    return ev_err(&c->ev, p, TR_ERR_USAGE, "argument %d does not match its parameter's shape", *next);
-  (*next)++;
-  /* Only top-level arguments: a tuple never holds a lazy value. */
-  if (top && sh_narrow(a->dtype) && tr_tensor_count(a) >= LAZY_MIN) {
-    *out = lazy_arg(a);
-    return TR_OK;
-  }
-  return sh_from_tensor(c, p, a, true, out);
-}
-
-static void flatten(sh_val *v, sh_val ***leaves, int *n, int *cap) {
-  if (v->arr) {
-    if (*n == *cap) {
-      *cap = *cap ? *cap * 2 : 4;
-      *leaves = tr_xrealloc(*leaves, sizeof(sh_val *) * (size_t)*cap);
-    }
-    (*leaves)[(*n)++] = v;
-    return;
-  }
-  for (int i = 0; i < v->nelems; i++) flatten(v->elems[i], leaves, n, cap);
-}
 
 static void make_out(sh_ctx *c, sh_val *a, tr_shadow_out *o) {
   memset(o, 0, sizeof *o);
@@ -1212,27 +1030,12 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
     free(deftab);
     return s;
   }
-  c.ev.nids = m->next_id > 0 ? m->next_id : 0;
-  c.ev.pos = tr_xmalloc(sizeof(int) * ((size_t)c.ev.nids + 1));
-  for (int i = 0; i < c.ev.nids; i++) c.ev.pos[i] = -1;
-  c.ev.info = tr_xcalloc((size_t)c.ev.nids + 1, sizeof(ev_compinfo));
-  for (int k = 0; k < m->ncomps; k++)
-    for (int i = 0; i < m->comps[k]->ninstrs; i++) {
-      const tr_instr *in = m->comps[k]->instrs[i];
-      if (in->id >= 0 && in->id < c.ev.nids) c.ev.pos[in->id] = i;
-    }
+  evc_begin(&c.ev, m);
+  ev_core core = {&shadow_domain, &c, &c.ev};
   const tr_comp *e = m->entry;
   int np = e->nparams;
   sh_val **params = tr_xcalloc(np > 0 ? (size_t)np : 1, sizeof(sh_val *));
-  tr_status st = TR_OK;
-  int next = 0;
-  for (int i = 0; i < np && st == TR_OK; i++) {
-    const tr_instr *p = e->params ? e->params[i] : NULL;
-    if (!p || !p->shape) st = ev_err(&c.ev, NULL, TR_ERR_INVALID, "entry parameter %d is missing", i);
-    else st = param_value(&c, p, p->shape, args, nargs, &next, true, &params[i]);
-  }
-  if (st == TR_OK && next != nargs)
-    st = ev_err(&c.ev, NULL, TR_ERR_USAGE, "%d argument(s) given but the entry takes %d", nargs, next);
+  tr_status st = evc_bind(&core, e, args, nargs, (ev_v **)params);
   if (st == TR_OK && opts && opts->arg_ulps) {
     int k = 0;
     for (int i = 0; i < np; i++) arg_bounds(&c, params[i], opts->arg_ulps, &k);
@@ -1244,9 +1047,8 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
    * hands its planes over. */
   for (int i = 0; i < np; i++) sh_unref(params[i]);
   if (st == TR_OK) {
-    sh_val **leaves = NULL;
-    int n = 0, cap = 0;
-    flatten(res, &leaves, &n, &cap);
+    int n = 0;
+    sh_val **leaves = (sh_val **)evc_leaves(&core, W(res), &n);
     *outs = tr_xcalloc(n > 0 ? (size_t)n : 1, sizeof(tr_shadow_out));
     for (int i = 0; i < n; i++) make_out(&c, leaves[i], &(*outs)[i]);
     *nouts = n;
@@ -1254,12 +1056,7 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
   }
   sh_unref(res);
   free(params);
-  for (int i = 0; i < c.ev.nids; i++) {
-    free(c.ev.info[i].live);
-    free(c.ev.info[i].lastuse);
-  }
-  free(c.ev.info);
-  free(c.ev.pos);
+  evc_end(&c.ev);
   free(deftab);
   pool_free(&c.pool);
   if (c.helpers) tr_module_free(c.helpers);

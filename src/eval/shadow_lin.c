@@ -136,7 +136,7 @@ static void reduce_gen(tr_op op, const sh_fmt *f, double k, const sh_val *x, con
     /* Some order's partial sum may pass the largest finite value. */
     if (mag + b >= f->lim) {
       if (sure_overflow(s, b, mag, f)) {
-        *rv = copysignl(INFINITY, s);
+        *rv = f->has_inf ? copysignl(INFINITY, s) : (long double)NAN;
         b = 0;
       } else {
         u = 1;
@@ -212,7 +212,7 @@ static bool reduce_add_fast(const sh_fmt *f, double k, const sh_val *x, const sh
   *rv = s;
   if (mag + b >= f->lim) {
     if (sure_overflow(s, b, mag, f)) {
-      *rv = copysignl(INFINITY, s);
+      *rv = f->has_inf ? copysignl(INFINITY, s) : (long double)NAN;
       b = 0;
     } else {
       u = 1;
@@ -938,7 +938,7 @@ tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
         long double b = (long double)E[i] * (1 + dbl) + ((n - 1) * unit + dbl + n * f.slack) * mag;
         if (mag + b >= f.lim) {
           if (sure_overflow(r, b, mag, &f)) {
-            r = copysignl(INFINITY, r);
+            r = f.has_inf ? copysignl(INFINITY, r) : (long double)NAN; /* f8e4m3fn: NaN */
             b = 0;
           } else {
             u = 1;

@@ -145,12 +145,16 @@ tr_status sh_move(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
     for (size_t i = 0; i < ops[0]->n; i++) ids[i] = (int64_t)i;
     tr_status st = follow_ids(c, in, ops, ids, ops[0]->t, false, out);
     free(ids);
+    if (st == TR_OK && ops[0]->bits) (*out)->bits = tr_tensor_clone(ops[0]->bits);
     return st;
   }
   bool unsure = false;
   for (int i = nd; i < nops; i++) unsure |= sh_any_uncertain(ops[i]);
   if (ops[0]->src) return lazy_part(c, in, ops, nops, unsure, out); /* slice, dynamic-slice */
-  if (planes_movable(in, ops, nd)) return move_planes(c, in, ops, nops, nd, NULL, unsure, out);
+  if (planes_movable(in, ops, nd)) {
+    tr_status st = move_planes(c, in, ops, nops, nd, NULL, unsure, out);
+    return st == TR_OK ? sh_bits_move(c, in, ops, nops, nd, NULL, *out) : st;
+  }
   tr_tensor **ts = tr_xcalloc((size_t)nops, sizeof(tr_tensor *));
   tr_status st = TR_OK;
   for (int i = 0; i < nd && st == TR_OK; i++)
@@ -166,6 +170,7 @@ tr_status sh_move(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
     free(vs);
   }
   if (st == TR_OK) st = follow_ids(c, in, ops, ids->data, ints, unsure, out);
+  if (st == TR_OK) st = sh_bits_move(c, in, ops, nops, nd, NULL, *out);
   for (int i = 0; i < nd; i++) tr_tensor_free(ts[i]);
   free(ts);
   tr_tensor_free(ids);
@@ -177,14 +182,17 @@ tr_status sh_gather(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   if (in->noperands < 2 || !ops[0]->arr || !ops[1]->arr || sh_is_flt(ops[1]))
     return ev_err(&c->ev, in, TR_ERR_INVALID, "malformed gather");
   if (ops[0]->src) return lazy_part(c, in, ops, 2, sh_any_uncertain(ops[1]), out);
-  if (planes_movable(in, ops, 1))
-    return move_planes(c, in, ops, 2, 1, ops[1]->t, sh_any_uncertain(ops[1]), out);
+  if (planes_movable(in, ops, 1)) {
+    tr_status st = move_planes(c, in, ops, 2, 1, ops[1]->t, sh_any_uncertain(ops[1]), out);
+    return st == TR_OK ? sh_bits_move(c, in, ops, 2, 1, ops[1]->t, *out) : st;
+  }
   tr_tensor *idt = id_tensor(c, in, ops[0], 0);
   if (!idt) return TR_ERR_UNSUPPORTED;
   tr_tensor *ids = NULL, *ints = NULL;
   tr_status st = ev_gather(&c->ev, in, idt, ops[1]->t, &ids);
   if (st == TR_OK && !sh_is_flt(ops[0])) st = ev_gather(&c->ev, in, ops[0]->t, ops[1]->t, &ints);
   if (st == TR_OK) st = follow_ids(c, in, ops, ids->data, ints, sh_any_uncertain(ops[1]), out);
+  if (st == TR_OK) st = sh_bits_move(c, in, ops, 2, 1, ops[1]->t, *out);
   tr_tensor_free(idt);
   tr_tensor_free(ids);
   tr_tensor_free(ints);

@@ -42,6 +42,10 @@ struct sh_val {
   double *e;         /* float arrays: bounds (>= 0) */
   unsigned char *u;  /* arrays: uncertain flags */
   sh_pool *pool;     /* where its buffers go back (arrays) */
+  tr_tensor *bits;   /* real float arrays: the stored patterns, kept
+                        (owned) when some element is a NaN whose pattern
+                        is known (read from a tensor, moved, bitcast);
+                        only its NaN elements are read (shadow_bits.c) */
   const tr_tensor *src; /* lazy: a large exact, certain entry argument not
                            yet in shadow form (d, e, u NULL); the caller's,
                            alive for the evaluation. sh_materialize makes
@@ -141,6 +145,18 @@ sh_val *sh_scalar_at(sh_ctx *c, const tr_instr *in, const sh_val *a, size_t i);
 /* Sets the marks of every array leaf of v whose element kind is k (or of
  * every leaf when all), and clears float bounds when certain. */
 void sh_mark_leaves(sh_val *v, bool all, tr_dkind k, unsigned char u);
+
+/* ---- NaN bit patterns (shadow_bits.c) ---- */
+/* Keeps t's patterns in v->bits when t (v's values) holds a NaN. */
+void sh_bits_capture(sh_val *v, const tr_tensor *t);
+/* Writes a's known NaN patterns into t (a rounded to its dtype). */
+void sh_bits_apply(const sh_val *a, tr_tensor *t);
+/* Whether a holds a NaN whose pattern is not known. */
+bool sh_bits_unknown(const sh_val *a);
+/* After a move (or gather: idx set) made out from ops (nd data operands
+ * of nops): moves the operands' patterns alike when any has some. */
+tr_status sh_bits_move(sh_ctx *c, const tr_instr *in, sh_val **ops, int nops, int nd,
+                       const tr_tensor *idx, sh_val *out);
 
 /* ---- complex (shadow_complex.c) ---- */
 /* Whether in is complex arithmetic: an elementwise op, compare, convert,

@@ -38,6 +38,8 @@ static bool literal_equal(const tr_literal *a, const tr_literal *b) {
   for (int i = 0; i < a->nelems; i++)
     if (!literal_equal(a->elems[i], b->elems[i])) return false;
   if ((a->data == NULL) != (b->data == NULL)) return false;
+  if (!a->data && a->single != b->single) return false;
+  if (!a->data && a->single && memcmp(a->one, b->one, sizeof a->one)) return false;
   if (a->data && a->shape->dtype != TR_DT_TUPLE) {
     size_t n = (size_t)tr_shape_count(a->shape) * (size_t)tr_dtype_size(a->shape->dtype);
     if (memcmp(a->data, b->data, n)) return false;

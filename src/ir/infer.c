@@ -493,6 +493,10 @@ static tr_shape *r_same(ictx *c) {
   /* The magnitude of a complex number is real. */
   if (op == TR_OP_ABS && o->dtype == TR_DT_C64) r->dtype = TR_DT_F32;
   if (op == TR_OP_ABS && o->dtype == TR_DT_C128) r->dtype = TR_DT_F64;
+  /* real and imag of a complex number are its component type; of a real
+   * number, the same type (the verifier rejects other types). */
+  if ((op == TR_OP_REAL || op == TR_OP_IMAG) && o->dtype == TR_DT_C64) r->dtype = TR_DT_F32;
+  if ((op == TR_OP_REAL || op == TR_OP_IMAG) && o->dtype == TR_DT_C128) r->dtype = TR_DT_F64;
   return r;
 }
 

@@ -134,6 +134,7 @@ struct tr_shape {
   int64_t *layout;        /* minor_to_major, NULL when not written */
   const char *layout_ext; /* verbatim layout text after ':' (tiles, ...) */
   bool has_layout;        /* a layout (possibly empty for scalars) was written */
+  bool buffer;            /* an array in XLA's buffer shape, written b(f32[4]) */
   int nelems;             /* tuple element count */
   tr_shape **elems;       /* tuple elements */
 };
@@ -159,6 +160,10 @@ typedef struct tr_literal tr_literal;
 struct tr_literal {
   tr_shape *shape;      /* the constant's shape */
   bool elided;          /* written as {...}: values unknown */
+  bool single;          /* one value written for an array: element 0 is
+                           it, the rest zero (XLA's parser); data is NULL
+                           past the dense limit and one holds the value */
+  unsigned char one[16]; /* that value's bytes (single) */
   void *data;           /* array data (NULL for tuples and elided) */
   int nelems;           /* tuple literal element count */
   tr_literal **elems;   /* tuple literal elements */
@@ -304,9 +309,22 @@ tr_module *tr_parse_file(const char *path, const tr_parse_opts *opts,
 void tr_print_module(tr_buf *b, const tr_module *m);
 void tr_print_instr(tr_buf *b, const tr_instr *in);
 void tr_print_literal(tr_buf *b, const tr_literal *lit);
+void tr_print_attr_value(tr_buf *b, const tr_attr *at); /* as written after '=' */
 /* Structural equality of two modules (names, shapes, attributes, literal
  * bits); on mismatch writes a reason into why when given. */
 bool tr_module_equal(const tr_module *a, const tr_module *b, tr_buf *why);
+/* Whether b is the same program as a with names aside (same.c): every
+ * instruction of every computation matched by its structure (opcode,
+ * shape, literal, attributes, operands' structure), ignoring instruction
+ * and computation names, metadata, frontend attributes, statistics,
+ * control predecessors, default layouts, attribute order and the order
+ * of instructions. What a compiler received against what was sent. When
+ * they differ and diff is given, it gets one line per instruction of a's
+ * entry that b lacks ("- ...") and of b's that a lacks ("+ ..."), names
+ * replaced by operand opcodes, and *dead_only tells whether every
+ * difference is code the root does not use. */
+bool tr_module_same_program(const tr_module *a, const tr_module *b, tr_buf *diff,
+                            bool *dead_only);
 
 /* ---- verification and shape inference ---- */
 /* Checks every instruction: operand counts and types, attributes, called

@@ -100,7 +100,7 @@ bool tr_shape_same_dims(const tr_shape *a, const tr_shape *b) {
 }
 
 bool tr_shape_equal(const tr_shape *a, const tr_shape *b) {
-  if (a->dtype != b->dtype) return false;
+  if (a->dtype != b->dtype || a->buffer != b->buffer) return false;
   if (a->dtype == TR_DT_TUPLE) {
     if (a->nelems != b->nelems) return false;
     for (int i = 0; i < a->nelems; i++)

@@ -259,6 +259,12 @@ static bool parse_int_list(parser *p, ivec *out) {
 
 static tr_shape *parse_shape(parser *p);
 
+/* Whether a shape starts here: an element type, a tuple's '(' or a
+ * buffer shape's 'b(' (no opcode is called b). */
+static bool starts_shape(parser *p) {
+  return tok_is_dtype(p, NULL) || p->tok.kind == TK_LPAREN || (is_word(p, "b") && peek_kind(p) == TK_LPAREN);
+}
+
 static bool parse_layout(parser *p, tr_shape *s) {
   size_t lbrace = p->tok.off;
   if (!advance(p)) return false;
@@ -332,6 +338,19 @@ static tr_shape *parse_shape(parser *p) {
     s->elems = el;
     p->depth--;
     return advance(p) ? s : NULL;
+  }
+  if (is_word(p, "b") && peek_kind(p) == TK_LPAREN) {
+    /* XLA's buffer shape around an array: b(f32[2,4]). */
+    if (!advance(p) || !advance(p)) return NULL;
+    tr_shape *in = parse_shape(p);
+    if (!in) return NULL;
+    if (in->dtype == TR_DT_TUPLE || in->buffer) {
+      expected(p, "an array shape inside b(...)");
+      return NULL;
+    }
+    if (!expect(p, TK_RPAREN, "')' to close the buffer shape")) return NULL;
+    in->buffer = true;
+    return in;
   }
   if (!tok_is_dtype(p, &s->dtype)) {
     expected(p, "a shape such as f32[2,3]");
@@ -558,14 +577,16 @@ static tr_literal *parse_literal(parser *p, tr_shape *s) {
   if (s->rank > 0 && p->tok.kind != TK_LBRACE && p->tok.kind != TK_EOF) {
     /* A single value for an array: XLA's parser keeps it as element 0 and
      * leaves the rest zero (it records, then drops, an error). */
-    if ((uint64_t)count * (uint64_t)esize > ((uint64_t)64 << 20)) {
-      perr(p, p->tok.off, "a single value for a constant of %lld elements is not supported",
-           (long long)count);
-      return NULL;
-    }
-    lit->data = tr_arena_alloc(a, (size_t)count * (size_t)esize + 1);
     if (count == 0) return expected(p, "'{' to start the literal"), NULL;
-    return parse_elem(p, s->dtype, lit->data) ? lit : NULL;
+    lit->single = true;
+    if (!parse_elem(p, s->dtype, lit->one)) return NULL;
+    /* Dense data for the passes that read it, up to a limit; past it the
+     * value alone (evaluation expands it within its own memory limits). */
+    if ((uint64_t)count * (uint64_t)esize <= ((uint64_t)64 << 20)) {
+      lit->data = tr_arena_alloc(a, (size_t)count * (size_t)esize + 1);
+      memcpy(lit->data, lit->one, (size_t)esize);
+    }
+    return lit;
   }
   /* Every value takes at least one byte of text, so a shape larger than
    * the rest of the file is rejected before anything is allocated. */
@@ -768,12 +789,70 @@ static bool parse_dimlabels(parser *p, tr_attr *at) {
   return advance(p);
 }
 
+static bool parse_instruction(parser *p, tr_comp *c);
+static bool bind_params(parser *p, tr_comp *c, size_t start);
+
+/* The instructions of a computation body, from its '{' (the current
+ * token) through its '}'. */
+static bool parse_body(parser *p, tr_comp *c, size_t lbrace) {
+  while (p->tok.kind != TK_RBRACE) {
+    if (p->tok.kind == TK_EOF)
+      return perr(p, p->tok.off, "expected '}' to close computation '%s'", c->name);
+    if (!parse_instruction(p, c)) return false;
+  }
+  if (c->ninstrs == 0) return perr(p, lbrace, "computation '%s' has no instructions", c->name);
+  if (!c->root) c->root = c->instrs[c->ninstrs - 1];
+  return advance(p);
+}
+
+/* An inline body where a computation name goes ('to_apply={ ... }', which
+ * XLA's parser takes): a computation of its own, named after the one
+ * being built, and placed before it in the module so that the printed
+ * text defines it before its use. */
+static tr_comp *parse_inline_comp(parser *p) {
+  tr_comp *outer = p->comp;
+  size_t lbrace = p->tok.off;
+  char name[256];
+  for (int k = 0;; k++) {
+    snprintf(name, sizeof name, "%.200s.inline%s%.0d", outer ? outer->name : "module", k ? "." : "", k);
+    if (!ntab_get(&p->comps, name)) break;
+  }
+  if (p->depth >= MAX_DEPTH) {
+    perr(p, lbrace, "inline computations nested too deeply");
+    return NULL;
+  }
+  ntab saved = p->names;
+  memset(&p->names, 0, sizeof p->names);
+  tr_comp *c = tr_comp_new(p->m, name);
+  linecol(p, lbrace, &c->line, &c->col);
+  p->comp = c;
+  p->depth++;
+  bool ok = advance(p) && parse_body(p, c, lbrace) && bind_params(p, c, lbrace);
+  p->depth--;
+  ntab_free(&p->names);
+  p->names = saved;
+  p->comp = outer;
+  if (!ok) return NULL;
+  ntab_put(&p->comps, c->name, c);
+  /* Move it in front of the computation that uses it. */
+  tr_module *m = p->m;
+  int at = m->ncomps - 1;
+  while (at > 0 && m->comps[at - 1] != outer) {
+    m->comps[at] = m->comps[at - 1];
+    at--;
+  }
+  if (at > 0) {
+    m->comps[at] = m->comps[at - 1];
+    at--;
+  }
+  m->comps[at] = c;
+  return c;
+}
+
 static tr_comp *lookup_comp(parser *p) {
+  if (p->tok.kind == TK_LBRACE) return parse_inline_comp(p);
   if ((p->tok.kind != TK_NAME || p->tok.colon) && p->tok.kind != TK_IDENT) {
-    if (p->tok.kind == TK_LBRACE)
-      perr(p, p->tok.off, "inline computations are not supported; define the computation before use");
-    else
-      expected(p, "a computation name");
+    expected(p, "a computation name");
     return NULL;
   }
   char *nm = tok_word(p);
@@ -1004,7 +1083,7 @@ static bool parse_operands(parser *p, tr_instr *in, tr_instr ***ops, int *nops) 
   while (p->tok.kind != TK_RPAREN) {
     tr_shape *os = NULL;
     size_t off = p->tok.off;
-    if (tok_is_dtype(p, NULL) || p->tok.kind == TK_LPAREN) {
+    if (starts_shape(p)) {
       if (!(os = parse_shape(p))) return false;
       in->operand_shapes = true;
     }
@@ -1164,7 +1243,7 @@ static bool parse_instruction(parser *p, tr_comp *c) {
   if (!advance(p)) return false;
   if (!expect(p, TK_EQ, "'=' after the instruction name")) return false;
   tr_shape *shape = NULL;
-  if (tok_is_dtype(p, NULL) || p->tok.kind == TK_LPAREN) {
+  if (starts_shape(p)) {
     if (!(shape = parse_shape(p))) return false;
   }
   tr_instr *in = parse_rhs(p, shape, name, name_off, false);
@@ -1212,14 +1291,7 @@ static bool parse_computation(parser *p) {
   c->is_entry = entry;
   p->comp = c;
   ntab_clear(&p->names);
-  while (p->tok.kind != TK_RBRACE) {
-    if (p->tok.kind == TK_EOF)
-      return perr(p, p->tok.off, "expected '}' to close computation '%s'", name);
-    if (!parse_instruction(p, c)) return false;
-  }
-  if (c->ninstrs == 0) return perr(p, lbrace, "computation '%s' has no instructions", name);
-  if (!c->root) c->root = c->instrs[c->ninstrs - 1];
-  if (!advance(p)) return false;
+  if (!parse_body(p, c, lbrace)) return false;
   if (p->tok.kind == TK_COMMA && peek_kind(p) == TK_ATTR) {
     if (!advance(p)) return false;
     if (p->tok.wlen != 16 || memcmp(p->src->text + p->tok.woff, "execution_thread", 16) != 0)
@@ -1239,7 +1311,14 @@ static bool parse_computation(parser *p) {
     tr_buf_free(&b2);
     return false;
   }
-  /* Parameters by index; gaps are left NULL for the verifier to report. */
+  if (!bind_params(p, c, start)) return false;
+  ntab_put(&p->comps, c->name, c);
+  return true;
+}
+
+/* Parameters by index; gaps are left NULL for the verifier to report. */
+static bool bind_params(parser *p, tr_comp *c, size_t start) {
+  const char *name = c->name;
   int64_t maxp = -1;
   for (int i = 0; i < c->ninstrs; i++)
     if (c->instrs[i]->op == TR_OP_PARAMETER && c->instrs[i]->param_index > maxp)
@@ -1263,7 +1342,6 @@ static bool parse_computation(parser *p) {
     }
     c->params[in->param_index] = in;
   }
-  ntab_put(&p->comps, c->name, c);
   return true;
 }
 

@@ -18,6 +18,14 @@ void tr_shape_print(tr_buf *b, const tr_shape *s, bool layouts) {
     tr_buf_putc(b, ')');
     return;
   }
+  if (s->buffer) {
+    tr_shape a = *s;
+    a.buffer = false;
+    tr_buf_puts(b, "b(");
+    tr_shape_print(b, &a, layouts);
+    tr_buf_putc(b, ')');
+    return;
+  }
   tr_buf_puts(b, tr_dtype_name(s->dtype));
   tr_buf_putc(b, '[');
   for (int i = 0; i < s->rank; i++) {
@@ -172,8 +180,9 @@ void tr_print_literal(tr_buf *b, const tr_literal *lit) {
     tr_buf_puts(b, " )");
     return;
   }
-  if (s->rank == 0) {
-    put_elem(b, s->dtype, lit->data, true);
+  if (s->rank == 0 || lit->single) {
+    /* A single value for an array prints as it was written. */
+    put_elem(b, s->dtype, lit->single ? lit->one : (const unsigned char *)lit->data, true);
     return;
   }
   int64_t idx = 0;
@@ -232,7 +241,7 @@ static void put_dimlabels(tr_buf *b, const tr_convdims *c) {
   tr_buf_printf(b, "%s_%s->%s", part[0], part[1], part[2]);
 }
 
-static void put_attr_value(tr_buf *b, const tr_attr *at) {
+void tr_print_attr_value(tr_buf *b, const tr_attr *at) {
   switch (at->kind) {
   case TR_AK_INT: tr_buf_printf(b, "%" PRId64, at->u.i); break;
   case TR_AK_BOOL: tr_buf_puts(b, at->u.b ? "true" : "false"); break;
@@ -302,13 +311,13 @@ void tr_print_instr(tr_buf *b, const tr_instr *in) {
     const tr_attr *at = tr_instr_attr(in, (tr_attr_key)k);
     if (!at) continue;
     tr_buf_printf(b, ", %s=", at->name);
-    put_attr_value(b, at);
+    tr_print_attr_value(b, at);
   }
   for (int i = 0; i < in->nattrs; i++) {
     const tr_attr *at = &in->attrs[i];
     if (at->key != TR_ATTR_RAW) continue;
     tr_buf_printf(b, ", %s=", at->name);
-    put_attr_value(b, at);
+    tr_print_attr_value(b, at);
   }
 }
 

@@ -72,7 +72,12 @@ tr_tensor *tr_tensor_clone(const tr_tensor *t) {
   *c = *t;
   c->dims = tr_xcalloc(t->rank ? (size_t)t->rank : 1, sizeof(int64_t));
   if (t->rank) memcpy(c->dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
-  c->data = tr_xmalloc(t->nbytes ? t->nbytes : 1);
+  c->data = malloc(t->nbytes ? t->nbytes : 1);
+  if (!c->data) {
+    free(c->dims);
+    free(c);
+    return NULL;
+  }
   memcpy(c->data, t->data, t->nbytes);
   return c;
 }

@@ -29,10 +29,15 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
    * zero of its sign. */
   if (p->on[TR_PR_DENORMAL_FLUSH]) {
     tr_tensor **fl = tr_xcalloc((size_t)nins + 1, sizeof *fl);
-    bool any = false;
-    for (int i = 0; i < nins; i++) {
+    bool any = false, nomem = false;
+    for (int i = 0; i < nins && !nomem; i++) {
       const tr_tensor *t = ins[i];
-      fl[i] = tr_tensor_clone(t);
+      /* Out of memory: no alternative reference; the strict judgement
+       * stands (the profile cannot excuse what was not computed). */
+      if (!(fl[i] = tr_tensor_clone(t))) {
+        nomem = true;
+        break;
+      }
       if (!tr_dtype_is_float(t->dtype) || !p->flush[t->dtype]) continue;
       double mn = tr_min_normal(t->dtype);
       size_t n = tr_tensor_count(t);
@@ -44,7 +49,7 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
         }
       }
     }
-    if (any)
+    if (any && !nomem)
       a->alt[TR_PR_DENORMAL_FLUSH] =
           tr_profile_shadow(p, 0, m, fl, nins, arg_ulps, &a->nalt[TR_PR_DENORMAL_FLUSH]);
     for (int i = 0; i < nins; i++) tr_tensor_free(fl[i]);

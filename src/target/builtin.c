@@ -253,6 +253,19 @@ static void builtin_close(tr_target *t) {
   t->impl = NULL;
 }
 
+static const tr_target_ops builtin_ops;
+
+bool tr_builtin_comp_ctx(const tr_target *t, tr_comp_ctx *ctx, tr_diag *d) {
+  if (!t || t->ops != &builtin_ops) return false;
+  const builtin *b = t->impl;
+  tr_comp_ctx_init(ctx);
+  ctx->fuel = b->fuel;
+  ctx->inject = b->emit.inject;
+  for (int i = 0; i < b->ndisable; i++)
+    if (tr_comp_ctx_disable(ctx, b->disable[i], d) != TR_OK) return false;
+  return true;
+}
+
 static const tr_target_ops builtin_ops = {"builtin", builtin_run, builtin_list_passes, builtin_close};
 
 static tr_target *make_target(const char *spec, builtin *b) {

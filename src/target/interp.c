@@ -28,7 +28,7 @@ static tr_status interp_run(tr_target *t, const tr_module *m,
   (void)t;
   (void)o; /* no passes, no optimized module: the reference runs as given */
   tr_run_result_init(r);
-  tr_eval_opts eo = {INTERP_MAX_WHILE_TRIPS, false, 0};
+  tr_eval_opts eo = {INTERP_MAX_WHILE_TRIPS, false, 0, 0};
   tr_diag ed = {0};
   double t0 = now_ms();
   tr_status s = tr_eval_opt(m, &eo, inputs, ninputs, &r->outputs,

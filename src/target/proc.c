@@ -544,6 +544,8 @@ static exchange hello(tr_target *t, proc *p) {
     if (!strcmp(c->valuestring, "disable_passes")) t->caps |= TR_CAP_DISABLE_PASSES;
     if (!strcmp(c->valuestring, "list_passes")) t->caps |= TR_CAP_LIST_PASSES;
     if (!strcmp(c->valuestring, "timings")) t->caps |= TR_CAP_TIMINGS;
+    if (!strcmp(c->valuestring, "received_hlo")) t->caps |= TR_CAP_RECEIVED_HLO;
+    if (!strcmp(c->valuestring, "mlir")) t->caps |= TR_CAP_MLIR;
   }
   return x;
 }
@@ -684,7 +686,7 @@ static void read_hlo_file(const cJSON *rep, const char *key, char **out,
 }
 
 /* Writes the module and the inputs into a fresh request folder. */
-static tr_status write_request_files(proc *p, const tr_module *m,
+static tr_status write_request_files(proc *p, const tr_module *m, const char *source,
                                      tr_tensor *const *inputs, int ninputs,
                                      tr_buf *dir, cJSON *req, tr_diag *d) {
   tr_buf path = {0};
@@ -694,9 +696,12 @@ static tr_status write_request_files(proc *p, const tr_module *m,
     tr_diag_errorf(d, "cmd: cannot create %s: %s", dir->p, strerror(errno));
     return TR_ERR_IO;
   }
+  /* The module as trench prints it, or the text it came from verbatim
+   * (StableHLO the target compiles as it is). */
   tr_buf text = {0};
-  tr_print_module(&text, m);
-  tr_buf_printf(&path, "%s/module.hlo", dir->p);
+  if (source) tr_buf_puts(&text, source);
+  else tr_print_module(&text, m);
+  tr_buf_printf(&path, "%s/%s", dir->p, source ? "module.mlir" : "module.hlo");
   FILE *f = fopen(path.p, "wb");
   if (!f || fwrite(text.p ? text.p : "", 1, text.n, f) != text.n ||
       fclose(f) != 0) {
@@ -794,7 +799,7 @@ static tr_status proc_run(tr_target *t, const tr_module *m,
   cJSON *req = cJSON_CreateObject();
   cJSON_AddStringToObject(req, "op", "run");
   tr_buf dir = {0};
-  s = write_request_files(p, m, inputs, ninputs, &dir, req, d);
+  s = write_request_files(p, m, o->module_text, inputs, ninputs, &dir, req, d);
   if (s != TR_OK) {
     cJSON_Delete(req);
     rm_tree(dir.p);
@@ -876,7 +881,7 @@ static tr_status proc_list_passes(tr_target *t, const tr_module *m,
   cJSON *req = cJSON_CreateObject();
   cJSON_AddStringToObject(req, "op", "list_passes");
   tr_buf dir = {0};
-  s = write_request_files(p, m, NULL, 0, &dir, req, d);
+  s = write_request_files(p, m, NULL, NULL, 0, &dir, req, d);
   if (s == TR_OK) {
     x = talk(p, req, "list_passes", p->cfg.timeout_s);
     if (x.verdict != TR_VERDICT_OK) {
@@ -895,6 +900,53 @@ static tr_status proc_list_passes(tr_target *t, const tr_module *m,
       const cJSON *c;
       cJSON_ArrayForEach(c, ps) if (cJSON_IsString(c))
         (*names)[(*nnames)++] = tr_xstrdup(c->valuestring);
+    }
+    cJSON_Delete(x.reply);
+  }
+  cJSON_Delete(req);
+  if (dir.p) rm_tree(dir.p);
+  tr_buf_free(&dir);
+  return s;
+}
+
+tr_status tr_proc_convert(tr_target *t, const char *text, char **hlo, tr_diag *d) {
+  *hlo = NULL;
+  if (strcmp(t->ops->kind, "cmd") != 0 || !(t->caps & TR_CAP_MLIR)) {
+    tr_diag_errorf(d, "target '%s' cannot convert StableHLO to HLO (no 'mlir' capability)", t->spec);
+    return TR_ERR_UNSUPPORTED;
+  }
+  proc *p = t->impl;
+  exchange x;
+  tr_status s = ensure_child(t, p, &x, d);
+  if (s == TR_OK && x.verdict != TR_VERDICT_OK) {
+    tr_diag_errorf(d, "%s: %s", t->spec, x.why);
+    free(x.why);
+    return TR_ERR_IO;
+  }
+  if (s != TR_OK) return s;
+  cJSON *req = cJSON_CreateObject();
+  cJSON_AddStringToObject(req, "op", "convert");
+  tr_buf dir = {0};
+  s = write_request_files(p, NULL, text, NULL, 0, &dir, req, d);
+  if (s == TR_OK) {
+    x = talk(p, req, "convert", p->cfg.timeout_s);
+    if (x.verdict != TR_VERDICT_OK) {
+      tr_diag_errorf(d, "%s: %s", t->spec, x.why);
+      free(x.why);
+      s = TR_ERR_IO;
+    } else if (strcmp(jstr(x.reply, "status"), "ok") != 0) {
+      tr_diag_errorf(d, "%s: convert: %s: %s", t->spec, jstr(x.reply, "status"),
+                     jstr(x.reply, "message") ? jstr(x.reply, "message") : "");
+      s = TR_ERR_UNSUPPORTED;
+    } else {
+      tr_run_result r;
+      tr_run_result_init(&r);
+      read_hlo_file(x.reply, "hlo", hlo, &r);
+      if (!*hlo) {
+        tr_diag_errorf(d, "%s: convert: %s", t->spec, r.message ? r.message : "no 'hlo' file in the reply");
+        s = TR_ERR_IO;
+      }
+      tr_run_result_free(&r);
     }
     cJSON_Delete(x.reply);
   }

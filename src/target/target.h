@@ -36,7 +36,11 @@ enum {
   TR_CAP_OPTIMIZED_HLO = 1 << 0,  /* can return the module it actually ran */
   TR_CAP_DISABLE_PASSES = 1 << 1, /* honours tr_run_opts.disable_passes */
   TR_CAP_LIST_PASSES = 1 << 2,    /* lists passes (ran / changed) */
-  TR_CAP_TIMINGS = 1 << 3         /* reports compile and run times */
+  TR_CAP_TIMINGS = 1 << 3,        /* reports compile and run times */
+  TR_CAP_RECEIVED_HLO = 1 << 4,   /* returns the module its passes started
+                                     from (checked against the one sent) */
+  TR_CAP_MLIR = 1 << 5            /* compiles StableHLO/MHLO text as it is
+                                     and converts it to HLO ("convert") */
 };
 
 typedef struct {
@@ -48,6 +52,9 @@ typedef struct {
                               it, before its own passes (XLA: after the
                               HLO->MLIR->HLO trip jaxlib imposes) */
   double timeout_s;        /* this request; <= 0: the target's default */
+  const char *module_text; /* process targets: send this text verbatim
+                              instead of the module printed (StableHLO the
+                              module was converted from); NULL: print it */
 } tr_run_opts;
 
 /* Everything a run produced. Heap-owned; tr_run_result_free releases it. */
@@ -145,6 +152,17 @@ tr_status tr_interp_open(tr_target **out);
 tr_status tr_proc_open(const char *spec, const char *cmdline,
                        const tr_target_config *cfg, tr_target **out,
                        tr_diag *d);
+/* A target's own conversion of StableHLO/MHLO text to HLO text (capability
+ * TR_CAP_MLIR; XLA: the MlirToXlaComputation its compile runs). *hlo is
+ * heap text. */
+tr_status tr_proc_convert(tr_target *t, const char *text, char **hlo, tr_diag *d);
+/* ---- StableHLO input (mlir.c) ---- */
+/* Whether text is an MLIR module (StableHLO/MHLO text) rather than HLO. */
+bool tr_text_is_mlir(const char *text, size_t len);
+/* t's conversion of MLIR text (from file, for messages) to a verified
+ * module; *hlo gets the HLO text as t wrote it (heap). */
+tr_status tr_mlir_convert(tr_target *t, const char *file, const char *text, tr_module **m,
+                          char **hlo, tr_diag *d);
 /* Process id of the running child, or -1 when none (tests). */
 int tr_proc_pid(const tr_target *t);
 

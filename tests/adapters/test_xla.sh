@@ -9,7 +9,9 @@
 #      including a real XLA crash and the restart after it;
 #   3. a slice of the acceptance suite (xla_suite.sh --slice: every 12th
 #      module of tests/xla-suite and two known XLA findings; `make
-#      xla-suite` runs all of it).
+#      xla-suite` runs all of it);
+#   4. xla_received.sh: the module XLA received against the one sent, and
+#      StableHLO input.
 # Ends with one line "N passed, N failed" (the sum of both).
 # Usage: tests/adapters/test_xla.sh [BUILD_DIR]
 set -u
@@ -41,6 +43,8 @@ add "$out"
 out=$(TRENCH_TEST_XLA=1 "$build/unit" "$root/tests" target_xla 2>&1)
 add "$out"
 out=$(bash "$here/xla_suite.sh" --slice "$build" 2>&1)
+add "$out"
+out=$(bash "$here/xla_received.sh" "$build" 2>&1)
 add "$out"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

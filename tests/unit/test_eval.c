@@ -2,6 +2,7 @@
  * dtype it implements, with expected values worked out by hand, and one
  * test per edge case of docs/SEMANTICS.md. */
 #include "../../src/eval/eval.h"
+#include "../../src/eval/shadow.h"
 #include "test.h"
 
 #include <dirent.h>
@@ -1310,6 +1311,57 @@ TR_TEST(eval_while_trip_limit) {
   int n;
   CHECK(tr_eval_opt(m, &opts, NULL, 0, &outs, &n, &d) == TR_ERR_UNSUPPORTED);
   CHECK_CONTAINS(tr_diag_first(&d), "t.hlo:11:8: error: in %w: unsupported: while loop ran past the limit of 100 trips");
+  tr_diag_clear(&d);
+  tr_module_free(m);
+}
+
+/* The same endless loop under a wall-clock deadline, and both limits in
+ * shadow mode: each a located verdict, never a hang. */
+static const char *endless_text =
+    "HloModule m\n"
+    "cond {\n"
+    "  s = s32[] parameter(0)\n"
+    "  ROOT t = pred[] constant(1)\n"
+    "}\n"
+    "body {\n"
+    "  s = s32[] parameter(0)\n"
+    "  one = s32[] constant(0)\n"
+    "  ROOT a = s32[] add(s, one)\n"
+    "}\n"
+    "ENTRY e {\n"
+    "  z = s32[] constant(0)\n"
+    "  ROOT w = s32[] while(z), condition=cond, body=body\n"
+    "}\n";
+
+TR_TEST(eval_while_deadline) {
+  tr_module *m = parse_ok(endless_text, __LINE__);
+  if (!m) return;
+  tr_diag d = {0};
+  tr_eval_opts opts = {.max_while_trips = -1, .deadline_s = 0.2};
+  tr_tensor **outs;
+  int n;
+  CHECK(tr_eval_opt(m, &opts, NULL, 0, &outs, &n, &d) == TR_ERR_UNSUPPORTED);
+  CHECK_CONTAINS(tr_diag_first(&d), "reference deadline of 0.2 s passed");
+  CHECK_CONTAINS(tr_diag_first(&d), "t.hlo:");
+  tr_diag_clear(&d);
+  tr_module_free(m);
+}
+
+TR_TEST(eval_shadow_limits) {
+  tr_module *m = parse_ok(endless_text, __LINE__);
+  if (!m) return;
+  tr_diag d = {0};
+  tr_shadow_opts so = {0};
+  so.eval.max_while_trips = 100;
+  tr_shadow_out *o = NULL;
+  int n = 0;
+  CHECK(tr_eval_shadow(m, &so, NULL, 0, &o, &n, &d) == TR_ERR_UNSUPPORTED);
+  CHECK_CONTAINS(tr_diag_first(&d), "t.hlo:13:8: error: in %w: unsupported: while loop ran past the limit of 100 trips");
+  tr_diag_clear(&d);
+  so.eval.max_while_trips = -1;
+  so.eval.deadline_s = 0.2;
+  CHECK(tr_eval_shadow(m, &so, NULL, 0, &o, &n, &d) == TR_ERR_UNSUPPORTED);
+  CHECK_CONTAINS(tr_diag_first(&d), "reference deadline of 0.2 s passed");
   tr_diag_clear(&d);
   tr_module_free(m);
 }

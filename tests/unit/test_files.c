@@ -5,62 +5,12 @@
  * first-line comment names; and the corpus must use every core (TR_OPF_K)
  * op at least once. */
 #include "test.h"
+#include "testutil.h"
 
 #include <dirent.h>
 #include <stdlib.h>
 
 #include "../../src/ir/ir.h"
-
-/* ---- the list of *.hlo files in one folder, sorted by name ---- */
-typedef struct {
-  char **paths; /* "<dir>/<name>", malloc'd */
-  int n;        /* number of files */
-} file_list;
-
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static file_list list_hlo(const char *sub) {
-  file_list fl = {0};
-  tr_buf dir = {0};
-  tr_buf_printf(&dir, "%s/%s", tr_test_dir, sub);
-  DIR *dp = opendir(tr_buf_str(&dir));
-  if (!dp) {
-    fprintf(stderr, "  cannot open folder %s\n", tr_buf_str(&dir));
-    tr_test_failed++;
-    tr_buf_free(&dir);
-    return fl;
-  }
-  int cap = 0;
-  struct dirent *e;
-  while ((e = readdir(dp)) != NULL) {
-    if (e->d_name[0] == '.' || !ends_with(e->d_name, ".hlo")) continue;
-    if (fl.n == cap) {
-      cap = cap ? cap * 2 : 64;
-      fl.paths = tr_xrealloc(fl.paths, (size_t)cap * sizeof(char *));
-    }
-    tr_buf p = {0};
-    tr_buf_printf(&p, "%s/%s", tr_buf_str(&dir), e->d_name);
-    fl.paths[fl.n++] = p.p;
-  }
-  closedir(dp);
-  tr_buf_free(&dir);
-  if (fl.n > 1) qsort(fl.paths, (size_t)fl.n, sizeof(char *), cmp_str);
-  return fl;
-}
-
-static void free_list(file_list *fl) {
-  for (int i = 0; i < fl->n; i++) free(fl->paths[i]);
-  free(fl->paths);
-  fl->paths = NULL;
-  fl->n = 0;
-}
 
 static void fail_diag(const char *path, const char *stage, const tr_diag *d) {
   const char *first = tr_diag_first(d);
@@ -135,14 +85,14 @@ static void roundtrip_one(const char *path) {
 }
 
 TR_TEST(files_hlo_roundtrip) {
-  file_list fl = list_hlo("hlo");
+  tr_test_files fl = tr_test_list_hlo("hlo");
   CHECK(fl.n >= 25);
   for (int i = 0; i < fl.n; i++) {
     int before = tr_test_failed;
     roundtrip_one(fl.paths[i]);
     if (tr_test_failed != before) fprintf(stderr, "  FAILED FILE %s\n", fl.paths[i]);
   }
-  free_list(&fl);
+  tr_test_files_free(&fl);
 }
 
 /* ---- broken modules ---- */
@@ -266,15 +216,15 @@ static void bad_one(const char *path) {
 }
 
 TR_TEST(files_bad_diagnostics) {
-  file_list fl = list_hlo("bad");
+  tr_test_files fl = tr_test_list_hlo("bad");
   CHECK(fl.n >= 25);
   for (int i = 0; i < fl.n; i++) bad_one(fl.paths[i]);
-  free_list(&fl);
+  tr_test_files_free(&fl);
 }
 
 /* ---- coverage of the core op set ---- */
 TR_TEST(files_core_op_coverage) {
-  file_list fl = list_hlo("hlo");
+  tr_test_files fl = tr_test_list_hlo("hlo");
   int counts[TR_OP_COUNT] = {0};
   tr_parse_opts opts = {0};
   for (int i = 0; i < fl.n; i++) {
@@ -299,5 +249,5 @@ TR_TEST(files_core_op_coverage) {
     fprintf(stderr, "\n");
     tr_test_failed++;
   }
-  free_list(&fl);
+  tr_test_files_free(&fl);
 }

@@ -111,3 +111,90 @@ TR_TEST(ir_new_callee_printed_first) {
   tr_buf_free(&b);
   tr_module_free(m);
 }
+
+/* ---- names-aside structural equality (same.c) ---- */
+
+static const char *k_sent =
+    "HloModule sent\n"
+    "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n"
+    "ENTRY e {\n"
+    "  p = f32[2,3] parameter(0)\n"
+    "  r1 = f32[6] reshape(p)\n"
+    "  r2 = f32[3,2] reshape(r1)\n"
+    "  z = f32[] constant(0)\n"
+    "  red = f32[3] reduce(r2, z), dimensions={1}, to_apply=add, metadata={op_name=\"a\"}\n"
+    "  ROOT n = f32[3] negate(red)\n"
+    "}\n";
+
+/* The same program as XLA's importer writes it back: other names, default
+ * layouts written out, another order, attributes reordered, metadata gone. */
+static const char *k_renamed =
+    "HloModule main.7, entry_computation_layout={(f32[2,3]{1,0})->f32[3]{0}}\n"
+    "region_0.2 {\n  Arg_0.3 = f32[] parameter(0)\n  Arg_1.4 = f32[] parameter(1)\n"
+    "  ROOT add.5 = f32[] add(Arg_0.3, Arg_1.4)\n}\n"
+    "ENTRY main.7 {\n"
+    "  constant.2 = f32[] constant(0)\n"
+    "  Arg_0.1 = f32[2,3]{1,0} parameter(0)\n"
+    "  reshape.3 = f32[6]{0} reshape(Arg_0.1)\n"
+    "  reshape.4 = f32[3,2]{1,0} reshape(reshape.3)\n"
+    "  reduce.6 = f32[3]{0} reduce(reshape.4, constant.2), to_apply=region_0.2, dimensions={1}\n"
+    "  ROOT negate.7 = f32[3]{0} negate(reduce.6)\n"
+    "}\n";
+
+/* The reshape chain folded, as XLA's MLIR canonicalizer does. */
+static const char *k_folded =
+    "HloModule main\n"
+    "region {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n"
+    "ENTRY main {\n"
+    "  p = f32[2,3] parameter(0)\n"
+    "  r = f32[3,2] reshape(p)\n"
+    "  z = f32[] constant(0)\n"
+    "  red = f32[3] reduce(r, z), dimensions={1}, to_apply=region\n"
+    "  ROOT n = f32[3] negate(red)\n"
+    "}\n";
+
+TR_TEST(ir_same_program_names_aside) {
+  tr_module *a = parse_ok(k_sent), *b = parse_ok(k_renamed), *c = parse_ok(k_folded);
+  CHECK(a && b && c);
+  if (!a || !b || !c) return;
+  tr_buf diff = {0};
+  bool dead = true;
+  CHECK(tr_module_same_program(a, b, &diff, &dead));
+  CHECK(!dead && diff.n == 0);
+  CHECK(!tr_module_same_program(a, c, &diff, &dead));
+  CHECK(!dead);
+  /* The chain is named as gone and the single reshape as new. */
+  CHECK(strstr(tr_buf_str(&diff), "- f32[6] reshape(parameter)") != NULL);
+  CHECK(strstr(tr_buf_str(&diff), "- f32[3,2] reshape(reshape)") != NULL);
+  CHECK(strstr(tr_buf_str(&diff), "+ f32[3,2] reshape(parameter)") != NULL);
+  tr_buf_free(&diff);
+  tr_module_free(a);
+  tr_module_free(b);
+  tr_module_free(c);
+}
+
+TR_TEST(ir_same_program_dead_code_and_literals) {
+  tr_module *a = parse_ok(
+      "HloModule a\nENTRY e {\n  p = f32[2] parameter(0)\n  d = f32[2] sine(p)\n"
+      "  k = f32[2] constant({1, 2})\n  ROOT r = f32[2] add(p, k)\n}\n");
+  tr_module *b = parse_ok(
+      "HloModule b\nENTRY e {\n  p = f32[2] parameter(0)\n"
+      "  k = f32[2] constant({1, 2})\n  ROOT r = f32[2] add(p, k)\n}\n");
+  tr_module *c = parse_ok(
+      "HloModule c\nENTRY e {\n  p = f32[2] parameter(0)\n"
+      "  k = f32[2] constant({1, 3})\n  ROOT r = f32[2] add(p, k)\n}\n");
+  CHECK(a && b && c);
+  if (!a || !b || !c) return;
+  tr_buf diff = {0};
+  bool dead = false;
+  CHECK(!tr_module_same_program(a, b, &diff, &dead));
+  CHECK(dead); /* only the unused sine is gone */
+  CHECK(strstr(tr_buf_str(&diff), "- f32[2] sine(parameter)") != NULL);
+  tr_buf_free(&diff);
+  CHECK(!tr_module_same_program(b, c, &diff, &dead));
+  CHECK(!dead); /* another literal is another program */
+  tr_buf_free(&diff);
+  tr_module_free(a);
+  tr_module_free(b);
+  tr_module_free(c);
+}

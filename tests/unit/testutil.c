@@ -2,7 +2,10 @@
 #include "testutil.h"
 #include "test.h"
 
+#include <dirent.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 void tr_test_fill(tr_tensor *t, int seed) {
   static const double fv[] = {0.5, -1.25, 3.0, -0.0, 0.0, 2.5, -7.75, 1e-3, 100.0,
@@ -48,4 +51,49 @@ bool tr_test_same_bits(const tr_tensor *a, const tr_tensor *b) {
     if (tr_tensor_get_bits(a, i) != tr_tensor_get_bits(b, i)) return false;
   }
   return true;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+tr_test_files tr_test_list_hlo(const char *sub) {
+  tr_test_files fl = {0};
+  tr_buf dir = {0};
+  tr_buf_printf(&dir, "%s/%s", tr_test_dir, sub);
+  DIR *dp = opendir(tr_buf_str(&dir));
+  if (!dp) {
+    fprintf(stderr, "  cannot open folder %s\n", tr_buf_str(&dir));
+    tr_test_failed++;
+    tr_buf_free(&dir);
+    return fl;
+  }
+  int cap = 0;
+  struct dirent *e;
+  while ((e = readdir(dp)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (e->d_name[0] == '.' || len < 4 || strcmp(e->d_name + len - 4, ".hlo") != 0) continue;
+    if (fl.n == cap) {
+      cap = cap ? cap * 2 : 64;
+      fl.paths = tr_xrealloc(fl.paths, (size_t)cap * sizeof(char *));
+    }
+    tr_buf p = {0};
+    tr_buf_printf(&p, "%s/%s", tr_buf_str(&dir), e->d_name);
+    fl.paths[fl.n++] = p.p;
+  }
+  closedir(dp);
+  if (!fl.n) {
+    fprintf(stderr, "  no .hlo files in %s\n", tr_buf_str(&dir));
+    tr_test_failed++;
+  }
+  tr_buf_free(&dir);
+  if (fl.n > 1) qsort(fl.paths, (size_t)fl.n, sizeof(char *), cmp_str);
+  return fl;
+}
+
+void tr_test_files_free(tr_test_files *fl) {
+  for (int i = 0; i < fl->n; i++) free(fl->paths[i]);
+  free(fl->paths);
+  fl->paths = NULL;
+  fl->n = 0;
 }

@@ -16,4 +16,13 @@ bool tr_test_add_inputs(const tr_shape *s, tr_tensor **args, int *n, int max, in
 /* Same dtype, dims and bits; NaN payloads and quiet bits are not semantics. */
 bool tr_test_same_bits(const tr_tensor *a, const tr_tensor *b);
 
+/* The *.hlo files of tests/SUB, sorted by name. A missing or empty folder
+ * is a test failure (a corpus test that scans nothing must not pass). */
+typedef struct {
+  char **paths; /* "<dir>/<name>", malloc'd */
+  int n;        /* number of files */
+} tr_test_files;
+tr_test_files tr_test_list_hlo(const char *sub);
+void tr_test_files_free(tr_test_files *fl);
+
 #endif

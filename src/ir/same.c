@@ -1,0 +1,318 @@
+/* same.c - structural equality with names aside: whether the module a
+ * compiler says it received is the module trench sent it. Names, metadata
+ * and instruction order change on the way through a compiler's importer
+ * (XLA's HLO -> MLIR -> HLO trip renames everything and reorders); what
+ * must not change is the program: each instruction's opcode, shape,
+ * literal, attributes and the structure of its operands.
+ *
+ * Every instruction gets a key string whose operands are the numbers of
+ * their own keys in one table shared by both modules (hash consing), so
+ * equal structures get equal numbers whatever their names; called
+ * computations are numbered by their parameters and root. The modules are
+ * the same program when the entries hold the same multiset of numbers and
+ * the called computations the same set. */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  char **keys;    /* by number */
+  char **shows;   /* by number: the key with operands as opcodes, for diffs */
+  int n, cap;
+  int *slots;     /* open addressing: number + 1, 0 empty */
+  size_t nslots;
+} keytab;
+
+static uint64_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static void tab_grow(keytab *t) {
+  size_t ns = t->nslots ? t->nslots * 2 : 1024;
+  int *sl = tr_xcalloc(ns, sizeof *sl);
+  for (int i = 0; i < t->n; i++) {
+    size_t h = (size_t)hash_str(t->keys[i]) & (ns - 1);
+    while (sl[h]) h = (h + 1) & (ns - 1);
+    sl[h] = i + 1;
+  }
+  free(t->slots);
+  t->slots = sl;
+  t->nslots = ns;
+}
+
+/* The number of key (taking ownership of key and show when new). */
+static int tab_intern(keytab *t, char *key, char *show) {
+  if ((size_t)(t->n + 1) * 2 > t->nslots) tab_grow(t);
+  size_t h = (size_t)hash_str(key) & (t->nslots - 1);
+  while (t->slots[h]) {
+    int i = t->slots[h] - 1;
+    if (strcmp(t->keys[i], key) == 0) {
+      free(key);
+      free(show);
+      return i;
+    }
+    h = (h + 1) & (t->nslots - 1);
+  }
+  if (t->n == t->cap) {
+    t->cap = t->cap ? t->cap * 2 : 256;
+    t->keys = tr_xrealloc(t->keys, sizeof(char *) * (size_t)t->cap);
+    t->shows = tr_xrealloc(t->shows, sizeof(char *) * (size_t)t->cap);
+  }
+  t->keys[t->n] = key;
+  t->shows[t->n] = show;
+  t->slots[h] = t->n + 1;
+  return t->n++;
+}
+
+static void tab_free(keytab *t) {
+  for (int i = 0; i < t->n; i++) {
+    free(t->keys[i]);
+    free(t->shows[i]);
+  }
+  free(t->keys);
+  free(t->shows);
+  free(t->slots);
+}
+
+static char *take(tr_buf *b) {
+  char *s = tr_xstrdup(tr_buf_str(b));
+  tr_buf_free(b);
+  return s;
+}
+
+/* A shape; a layout only where it is not the default one (major to minor
+ * in dimension order), which the importer writes out everywhere. */
+static void put_shape(tr_buf *b, const tr_shape *s) {
+  if (s->dtype == TR_DT_TUPLE) {
+    tr_buf_putc(b, '(');
+    for (int i = 0; i < s->nelems; i++) {
+      if (i) tr_buf_puts(b, ", ");
+      put_shape(b, s->elems[i]);
+    }
+    tr_buf_putc(b, ')');
+    return;
+  }
+  bool dflt = !s->layout_ext || !s->layout_ext[0];
+  for (int i = 0; dflt && s->layout && i < s->rank; i++) dflt = s->layout[i] == s->rank - 1 - i;
+  tr_shape_print(b, s, !dflt);
+}
+
+/* Attributes that say nothing about what is computed. */
+static bool ignored_attr(const char *name) {
+  static const char *const names[] = {"metadata", "frontend_attributes", "statistics", "origin",
+                                      "control-predecessors", NULL};
+  for (int i = 0; names[i]; i++)
+    if (strcmp(name, names[i]) == 0) return true;
+  return false;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct {
+  keytab *tab;
+  int *num;       /* by instruction id: its number, -1 not yet */
+  int *cnum;      /* by computation id: its number */
+} numbering;
+
+/* The key of in, its operands and callees numbered already. */
+static int number_instr(numbering *nb, const tr_instr *in) {
+  tr_buf k = {0}, s = {0}, at = {0};
+  put_shape(&k, in->shape);
+  tr_buf_printf(&k, " %s(", in->opname);
+  tr_buf_puts(&s, tr_buf_str(&k));
+  if (in->op == TR_OP_PARAMETER) {
+    tr_buf_printf(&k, "%lld", (long long)in->param_index);
+    tr_buf_printf(&s, "%lld", (long long)in->param_index);
+  } else if (in->op == TR_OP_CONSTANT && in->literal) {
+    tr_buf lit = {0};
+    tr_print_literal(&lit, in->literal);
+    tr_buf_puts(&k, tr_buf_str(&lit));
+    /* Long literals shortened in diffs only. */
+    const char *l = tr_buf_str(&lit);
+    if (strlen(l) > 60) tr_buf_printf(&s, "%.57s...", l);
+    else tr_buf_puts(&s, l);
+    tr_buf_free(&lit);
+  } else {
+    for (int i = 0; i < in->noperands; i++) {
+      tr_buf_printf(&k, "%s#%d", i ? ", " : "", nb->num[in->operands[i]->id]);
+      tr_buf_printf(&s, "%s%s", i ? ", " : "", in->operands[i]->opname);
+    }
+  }
+  tr_buf_putc(&k, ')');
+  tr_buf_putc(&s, ')');
+  char **attrs = tr_xcalloc((size_t)in->nattrs + 1, sizeof *attrs);
+  char **shows = tr_xcalloc((size_t)in->nattrs + 1, sizeof *shows);
+  int na = 0;
+  for (int i = 0; i < in->nattrs; i++) {
+    const tr_attr *a = &in->attrs[i];
+    if (ignored_attr(a->name) || a->kind == TR_AK_INSTRS) continue;
+    tr_buf v = {0}, w = {0};
+    tr_buf_printf(&v, "%s=", a->name);
+    tr_buf_printf(&w, "%s=", a->name);
+    if (a->kind == TR_AK_COMP) {
+      tr_buf_printf(&v, "C%d", nb->cnum[a->u.comp->id]);
+      tr_buf_printf(&w, "%%%s", a->u.comp->name);
+    } else if (a->kind == TR_AK_COMPS) {
+      for (int c = 0; c < a->n; c++) {
+        tr_buf_printf(&v, "%sC%d", c ? "," : "{", nb->cnum[a->u.comps[c]->id]);
+        tr_buf_printf(&w, "%s%%%s", c ? "," : "{", a->u.comps[c]->name);
+      }
+      tr_buf_putc(&v, '}');
+      tr_buf_putc(&w, '}');
+    } else {
+      tr_print_attr_value(&v, a);
+      tr_print_attr_value(&w, a);
+    }
+    attrs[na] = take(&v);
+    shows[na++] = take(&w);
+  }
+  /* Attribute order is not significant; sort both lists the same way
+   * (by the key text, which starts with the name). */
+  for (int i = 1; i < na; i++)
+    for (int j = i; j > 0 && cmp_str(&attrs[j - 1], &attrs[j]) > 0; j--) {
+      char *t = attrs[j]; attrs[j] = attrs[j - 1]; attrs[j - 1] = t;
+      t = shows[j]; shows[j] = shows[j - 1]; shows[j - 1] = t;
+    }
+  for (int i = 0; i < na; i++) {
+    tr_buf_printf(&k, ", %s", attrs[i]);
+    tr_buf_printf(&s, ", %s", shows[i]);
+    free(attrs[i]);
+    free(shows[i]);
+  }
+  free(attrs);
+  free(shows);
+  tr_buf_free(&at);
+  return tab_intern(nb->tab, take(&k), take(&s));
+}
+
+/* Numbers every instruction of c, operands first (text order need not be
+ * definition order). */
+static void number_comp(numbering *nb, const tr_comp *c) {
+  const tr_instr **stack = tr_xmalloc(sizeof(tr_instr *) * ((size_t)c->ninstrs + 2));
+  for (int i = 0; i < c->ninstrs; i++) {
+    if (nb->num[c->instrs[i]->id] >= 0) continue;
+    int sp = 0;
+    stack[sp++] = c->instrs[i];
+    while (sp) {
+      const tr_instr *in = stack[sp - 1];
+      if (nb->num[in->id] >= 0) { sp--; continue; }
+      bool ready = true;
+      for (int k = 0; ready && k < in->noperands; k++) {
+        const tr_instr *op = in->operands[k];
+        /* Operands live in the same computation in a verified module;
+         * anything else is numbered as it is (-1), never followed. */
+        if (nb->num[op->id] < 0 && op->parent == c && sp < c->ninstrs + 1) {
+          stack[sp++] = op;
+          ready = false;
+        }
+      }
+      if (!ready) continue;
+      nb->num[in->id] = number_instr(nb, in);
+      sp--;
+    }
+  }
+  free(stack);
+  tr_buf k = {0};
+  tr_buf_puts(&k, "computation(");
+  for (int i = 0; i < c->nparams; i++) {
+    if (i) tr_buf_puts(&k, ", ");
+    if (c->params[i]) put_shape(&k, c->params[i]->shape);
+  }
+  tr_buf_printf(&k, ") -> #%d", c->root ? nb->num[c->root->id] : -1);
+  tr_buf s = {0};
+  tr_buf_printf(&s, "computation %s", c->name);
+  nb->cnum[c->id] = tab_intern(nb->tab, take(&k), take(&s));
+}
+
+static void number_module(numbering *nb, const tr_module *m) {
+  int maxi = 0, maxc = 0;
+  for (int c = 0; c < m->ncomps; c++) {
+    if (m->comps[c]->id > maxc) maxc = m->comps[c]->id;
+    for (int i = 0; i < m->comps[c]->ninstrs; i++)
+      if (m->comps[c]->instrs[i]->id > maxi) maxi = m->comps[c]->instrs[i]->id;
+  }
+  nb->num = tr_xmalloc(sizeof(int) * (size_t)(maxi + 1));
+  for (int i = 0; i <= maxi; i++) nb->num[i] = -1;
+  nb->cnum = tr_xcalloc((size_t)maxc + 1, sizeof(int));
+  tr_comp **order = tr_xmalloc(sizeof(tr_comp *) * (size_t)(m->ncomps + 1));
+  tr_module_callee_order(m, order);
+  for (int c = 0; c < m->ncomps; c++) number_comp(nb, order[c]);
+  free(order);
+}
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Sorted numbers of the entry's instructions (n set) and of the other
+ * computations (distinct). */
+static int *entry_numbers(const numbering *nb, const tr_module *m, int *n) {
+  const tr_comp *e = m->entry;
+  int *v = tr_xmalloc(sizeof(int) * ((size_t)(e ? e->ninstrs : 0) + 1));
+  *n = 0;
+  for (int i = 0; e && i < e->ninstrs; i++) v[(*n)++] = nb->num[e->instrs[i]->id];
+  qsort(v, (size_t)*n, sizeof(int), cmp_int);
+  return v;
+}
+
+static int *comp_numbers(const numbering *nb, const tr_module *m, int *n) {
+  int *v = tr_xmalloc(sizeof(int) * ((size_t)m->ncomps + 1));
+  int k = 0;
+  for (int c = 0; c < m->ncomps; c++)
+    if (m->comps[c] != m->entry) v[k++] = nb->cnum[m->comps[c]->id];
+  qsort(v, (size_t)k, sizeof(int), cmp_int);
+  int d = 0;
+  for (int i = 0; i < k; i++)
+    if (!d || v[d - 1] != v[i]) v[d++] = v[i];
+  *n = d;
+  return v;
+}
+
+/* Lines "- X" for numbers in a not in b and "+ X" the other way (sorted
+ * multisets); returns the number of lines. */
+static int put_diff(tr_buf *b, const keytab *t, const int *a, int na, const int *c, int nc) {
+  int i = 0, j = 0, lines = 0;
+  while (i < na || j < nc) {
+    if (j >= nc || (i < na && a[i] < c[j])) {
+      if (b) tr_buf_printf(b, "- %s\n", t->shows[a[i]]);
+      i++, lines++;
+    } else if (i >= na || c[j] < a[i]) {
+      if (b) tr_buf_printf(b, "+ %s\n", t->shows[c[j]]);
+      j++, lines++;
+    } else {
+      i++, j++;
+    }
+  }
+  return lines;
+}
+
+bool tr_module_same_program(const tr_module *a, const tr_module *b, tr_buf *diff,
+                            bool *dead_only) {
+  keytab tab = {0};
+  numbering na = {&tab, NULL, NULL}, nbb = {&tab, NULL, NULL};
+  number_module(&na, a);
+  number_module(&nbb, b);
+  int nea, neb, nca, ncb;
+  int *ea = entry_numbers(&na, a, &nea), *eb = entry_numbers(&nbb, b, &neb);
+  int *ca = comp_numbers(&na, a, &nca), *cb = comp_numbers(&nbb, b, &ncb);
+  bool same = put_diff(NULL, &tab, ea, nea, eb, neb) == 0 && put_diff(NULL, &tab, ca, nca, cb, ncb) == 0;
+  if (!same && diff) {
+    put_diff(diff, &tab, ea, nea, eb, neb);
+    put_diff(diff, &tab, ca, nca, cb, ncb);
+  }
+  if (dead_only) {
+    bool roots = a->entry && b->entry && a->entry->root && b->entry->root &&
+                 na.num[a->entry->root->id] == nbb.num[b->entry->root->id];
+    *dead_only = !same && roots;
+  }
+  free(ea); free(eb); free(ca); free(cb);
+  free(na.num); free(na.cnum); free(nbb.num); free(nbb.cnum);
+  tab_free(&tab);
+  return same;
+}

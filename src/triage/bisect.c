@@ -1,0 +1,171 @@
+/* bisect.c - the instruction level, keeping the compiler's context:
+ * bisection along the entry's program order (operands first) with
+ * sub-modules that keep the whole prefix up to a cut and return every
+ * value live across it. A prefix whose live values are all right puts
+ * the bug after the cut; so the first cut that fails names an
+ * instruction whose operands were right and whose result is wrong, found
+ * in about log2(N) target runs. Returning only the live values (not
+ * every value, as --per-instruction does) leaves what the compiler fuses
+ * and folds before the cut as it was.
+ *
+ * Two cross-checks follow: the culprit alone, fed the reference's values
+ * of its operands, and the anchored per-instruction check (anchor.h). A
+ * culprit that is right alone needs its context; the report says so. */
+#include "triageint.h"
+#include "../oracle/anchor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Position of every entry instruction, by id. */
+static int *positions(const tr_module *m) {
+  int *pos = tr_xcalloc((size_t)m->next_id + 1, sizeof *pos);
+  for (int i = 0; i < m->next_id + 1; i++) pos[i] = -1;
+  for (int i = 0; i < m->entry->ninstrs; i++) pos[m->entry->instrs[i]->id] = i;
+  return pos;
+}
+
+/* The prefix module of cut k: every blamable value up to bl[k] that is
+ * used after it (or is the root) becomes an output. */
+static tr_module *prefix_module(const tr_module *m, const tr_instr **bl, int k, const int *pos) {
+  int cut = pos[bl[k]->id];
+  int *ids = tr_xcalloc((size_t)k + 2, sizeof *ids);
+  int n = 0;
+  for (int j = 0; j <= k; j++) {
+    const tr_instr *in = bl[j];
+    bool live = in == m->entry->root || j == k;
+    for (int u = 0; u < in->nusers && !live; u++) live = pos[in->users[u]->id] > cut;
+    if (live) ids[n++] = in->id;
+  }
+  tr_module *x = tg_with_root(m, ids, n);
+  free(ids);
+  return x;
+}
+
+int tg_bisect(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr **bl, int nbl,
+              tr_tensor *const *ins, int nins, const tr_check_sig *want) {
+  if (nbl < 1) return -1;
+  int *pos = positions(m);
+  int lo = -1, hi = nbl - 1;
+  /* The last cut is the whole module when it is the root; else it must
+   * be seen to fail (the bug could be in what no cut returns). */
+  if (bl[hi] != m->entry->root) {
+    tr_module *x = prefix_module(m, bl, hi, pos);
+    bool bad = x && tg_fails(g, lv, x, ins, nins, want);
+    tr_module_free(x);
+    if (!bad) {
+      free(pos);
+      return -1;
+    }
+  }
+  while (hi - lo > 1) {
+    int mid = lo + (hi - lo) / 2;
+    tr_module *x = prefix_module(m, bl, mid, pos);
+    bool bad = x && tg_fails(g, lv, x, ins, nins, want);
+    tr_module_free(x);
+    tg_progress(g, "bisect: cut at %%%s (%d of %d): %s", bl[mid]->name, mid + 1, nbl, bad ? "fails" : "passes");
+    if (bad) hi = mid;
+    else lo = mid;
+  }
+  free(pos);
+  return hi;
+}
+
+/* The culprit alone on the target, its operands the reference's values:
+ * 1 wrong, 0 right, -1 could not tell. */
+static int alone(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in) {
+  const tr_instr **src = tr_xcalloc((size_t)in->noperands + 1, sizeof *src);
+  int nsrc = 0;
+  tr_module *x = tr_extract_instr(m, in, src, &nsrc);
+  int verdict = -1;
+  if (x) {
+    int *ids = tr_xcalloc((size_t)nsrc + 1, sizeof *ids);
+    for (int i = 0; i < nsrc; i++) ids[i] = src[i]->id;
+    tr_tensor **vals = NULL;
+    int nvals = 0;
+    tr_diag dd = {0};
+    tr_status st = nsrc ? tg_ref_values(m, ids, nsrc, g->r->inputs, g->r->ninputs, &vals, &nvals, &dd) : TR_OK;
+    if (st == TR_OK) {
+      tr_check_report cr;
+      if (tg_check(g, lv, x, vals, nvals, &cr) == TR_OK)
+        verdict = cr.outcome == TR_CHECK_FINDING ? 1 : cr.outcome == TR_CHECK_PASS || cr.outcome == TR_CHECK_WEAK ? 0 : -1;
+      tr_check_report_free(&cr);
+    }
+    tr_diag_clear(&dd);
+    tr_eval_free_outputs(vals, nvals);
+    free(ids);
+    tr_module_free(x);
+  }
+  free(src);
+  return verdict;
+}
+
+/* The anchored per-instruction check on the failing inputs: the first
+ * mismatching instruction's name into out ("" when none). */
+static void per_instruction(tg_ctx *g, tr_level *lv, const tr_module *m, char *out, size_t nout) {
+  out[0] = 0;
+  tr_anchored a;
+  tr_diag dd = {0};
+  if (tr_anchor_module(m, false, &a, &dd) != TR_OK) {
+    tr_diag_clear(&dd);
+    return;
+  }
+  tr_run_opts ro;
+  memset(&ro, 0, sizeof ro);
+  ro.timeout_s = g->o->timeout_s;
+  tr_run_result res;
+  tr_run_result_init(&res);
+  tr_status st = tr_anchor_run(&a, g->t, g->r->inputs, g->r->ninputs, &ro, &res, &dd);
+  lv->runs += a.nparts;
+  g->r->total_runs += a.nparts;
+  if (st == TR_OK && res.verdict == TR_VERDICT_OK) {
+    tr_anchor_opts ao;
+    tr_anchor_opts_default(&ao);
+    ao.k = g->o->k;
+    ao.profile = g->o->profile;
+    tr_anchor_summary s;
+    if (tr_anchor_judge(&a, g->r->inputs, g->r->ninputs, res.outputs, res.noutputs, &ao, &s, &dd) == TR_OK) {
+      if (s.first_bad >= 0) snprintf(out, nout, "%s", a.anchors[s.first_bad].in->name);
+      tr_anchor_summary_free(&s);
+    }
+  }
+  tr_run_result_free(&res);
+  tr_anchored_free(&a);
+  tr_diag_clear(&dd);
+}
+
+tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
+  tr_triage_report *r = g->r;
+  tr_level *lv = &r->instr;
+  double t0 = tg_now_ms();
+  int nbl = 0;
+  const tr_instr **bl = tg_blamable(m, &nbl);
+  int k = tg_bisect(g, lv, m, bl, nbl, r->inputs, r->ninputs, &r->sig);
+  if (k < 0) {
+    lv->state = TR_LEVEL_NONE;
+    tg_note(lv, "no prefix of the %d instructions fails; the finding is in what no cut returns", nbl);
+    free(bl);
+    lv->ms = tg_now_ms() - t0;
+    return TR_OK;
+  }
+  const tr_instr *in = bl[k];
+  snprintf(r->culprit, sizeof r->culprit, "%s", in->name);
+  r->culprit_op = in->op;
+  r->culprit_pos = k;
+  int a = alone(g, lv, m, in);
+  snprintf(r->alone, sizeof r->alone, "%s", a == 1 ? "wrong" : a == 0 ? "right" : "unknown");
+  per_instruction(g, lv, m, r->per_instr, sizeof r->per_instr);
+  r->agree = a == 1 && strcmp(r->per_instr, in->name) == 0;
+  lv->state = TR_LEVEL_FOUND;
+  const char *why = a == 0 ? "; right alone on the reference's operands: the bug needs its context"
+                    : a == 1 ? "; wrong alone on the reference's operands too" : "";
+  char pi[200];
+  if (!r->per_instr[0]) snprintf(pi, sizeof pi, "; the per-instruction check names nothing (it changes the context)");
+  else if (strcmp(r->per_instr, in->name) == 0) snprintf(pi, sizeof pi, "; the per-instruction check agrees");
+  else snprintf(pi, sizeof pi, "; the per-instruction check names %%%s instead", r->per_instr);
+  tg_note(lv, "%%%s (%s, %d of %d in program order)%s%s", in->name, tr_ops[in->op].name, k + 1, nbl, why, pi);
+  free(bl);
+  lv->ms = tg_now_ms() - t0;
+  return TR_OK;
+}

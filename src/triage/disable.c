@@ -1,0 +1,187 @@
+/* disable.c - pass attribution by disabling, then fuel bisection.
+ *
+ * Disabling: each pass of the target's pass list is disabled in turn and
+ * the finding rerun; the passes whose disabling removes it are named.
+ * When none does alone, all are disabled together and, when that removes
+ * it, the set is narrowed by dropping one pass at a time (delta debugging
+ * on a list this short). A disabling that breaks compilation is
+ * "unresolved", never "fixed".
+ *
+ * Fuel (builtin): the compiler stops rewriting after N applications; the
+ * smallest N at which the finding appears names the one application that
+ * causes it, and the rewrite log names its pass, rule and instruction. */
+#include "triageint.h"
+#include "../comp/jit_builtin.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The target spec with one more builtin option. */
+static char *spec_with(const char *spec, const char *opt) {
+  tr_buf b = {0};
+  tr_buf_printf(&b, "%s%s%s", spec, strchr(spec, ':') ? "," : ":", opt);
+  return b.p;
+}
+
+/* 1: the finding is there, 0: it is gone, -1: the target did not
+ * compile or run (unresolved). */
+static int try_spec(tg_ctx *g, tr_level *lv, const tr_module *m, const char *spec) {
+  tr_target *t = NULL;
+  tr_diag dd = {0};
+  if (tr_target_open(spec, NULL, &t, &dd) != TR_OK) {
+    tr_diag_clear(&dd);
+    return -1;
+  }
+  tg_ctx h = *g;
+  h.t = t;
+  tr_check_report cr;
+  int v = -1;
+  if (tg_check(&h, lv, m, g->r->inputs, g->r->ninputs, &cr) == TR_OK) {
+    if (tg_same_kind(&cr, &g->r->sig)) v = 1;
+    else if (cr.outcome == TR_CHECK_PASS || cr.outcome == TR_CHECK_WEAK) v = 0;
+    else if (cr.outcome == TR_CHECK_FINDING && cr.runs[0].verdict == TR_VERDICT_OK) v = 1; /* another mismatch */
+  }
+  tr_check_report_free(&cr);
+  tr_target_close(t);
+  tr_diag_clear(&dd);
+  return v;
+}
+
+static int try_disabled(tg_ctx *g, tr_level *lv, const tr_module *m, const char *const *names, int n) {
+  tr_buf b = {0};
+  for (int i = 0; i < n; i++) tr_buf_printf(&b, "%sdisable=%s", i ? "," : "", names[i]);
+  char *spec = spec_with(g->t->spec, b.p);
+  int v = try_spec(g, lv, m, spec);
+  free(spec);
+  tr_buf_free(&b);
+  return v;
+}
+
+static void disable_passes(tg_ctx *g, const tr_module *m) {
+  tr_triage_report *r = g->r;
+  tr_level *lv = &r->disable;
+  const char *const *names = tr_comp_pass_names();
+  int n = 0;
+  while (names[n]) n++;
+  tr_buf fix = {0}, unres = {0};
+  for (int i = 0; i < n; i++) {
+    int v = try_disabled(g, lv, m, &names[i], 1);
+    tg_progress(g, "disable %s: %s", names[i], v == 0 ? "fixed" : v == 1 ? "still wrong" : "unresolved");
+    if (v == 0) tr_buf_printf(&fix, "%s%s", fix.n ? "," : "", names[i]);
+    if (v < 0) tr_buf_printf(&unres, "%s%s", unres.n ? "," : "", names[i]);
+  }
+  if (!fix.n && try_disabled(g, lv, m, names, n) == 0) {
+    /* Only together: drop passes from the set while it still fixes. */
+    const char **set = tr_xcalloc((size_t)n + 1, sizeof *set);
+    int ns = n;
+    for (int i = 0; i < n; i++) set[i] = names[i];
+    for (int i = 0; i < ns;) {
+      const char **rest = tr_xcalloc((size_t)ns + 1, sizeof *rest);
+      int nr = 0;
+      for (int j = 0; j < ns; j++)
+        if (j != i) rest[nr++] = set[j];
+      if (nr && try_disabled(g, lv, m, rest, nr) == 0) {
+        memcpy(set, rest, sizeof *rest * (size_t)nr);
+        ns = nr;
+      } else {
+        i++;
+      }
+      free(rest);
+    }
+    for (int i = 0; i < ns; i++) tr_buf_printf(&fix, "%s%s", i ? "+" : "", set[i]);
+    free(set);
+  }
+  snprintf(r->disabled_fix, sizeof r->disabled_fix, "%s", tr_buf_str(&fix));
+  if (fix.n) {
+    lv->state = TR_LEVEL_FOUND;
+    tg_note(lv, "disabling %s removes the mismatch%s%s", fix.p, unres.n ? "; disabling breaks compilation: " : "",
+            tr_buf_str(&unres));
+  } else if (unres.n) {
+    lv->state = TR_LEVEL_UNRESOLVED;
+    tg_note(lv, "no disabling removes it; disabling %s breaks compilation", unres.p);
+  } else {
+    lv->state = TR_LEVEL_NONE;
+    tg_note(lv, "no pass's disabling removes it: the bug is not in a pass (code generation)");
+  }
+  tr_buf_free(&fix);
+  tr_buf_free(&unres);
+}
+
+static void fuel(tg_ctx *g, const tr_module *m) {
+  tr_triage_report *r = g->r;
+  tr_level *lv = &r->fuel;
+  tr_comp_ctx ctx;
+  tr_diag dd = {0};
+  if (!tr_builtin_comp_ctx(g->t, &ctx, &dd)) {
+    tr_diag_clear(&dd);
+    return;
+  }
+  tr_module *x = tr_module_clone(m);
+  bool ok = tr_comp_pipeline_run(&ctx, x, &dd) == TR_OK;
+  tr_module_free(x);
+  int64_t total = ctx.nlog;
+  if (!ok || total == 0) {
+    lv->state = TR_LEVEL_NONE;
+    tg_note(lv, ok ? "the compiler applies no rewrite to this module" : "the pipeline fails on this module");
+    tr_comp_ctx_free(&ctx);
+    tr_diag_clear(&dd);
+    return;
+  }
+  /* fuel=0 must pass and fuel=total fail; bisect between. */
+  int64_t lo = 0, hi = total;
+  char opt[64];
+  snprintf(opt, sizeof opt, "fuel=0");
+  char *spec = spec_with(g->t->spec, opt);
+  int v0 = try_spec(g, lv, m, spec);
+  free(spec);
+  if (v0 != 0) {
+    lv->state = v0 == 1 ? TR_LEVEL_NONE : TR_LEVEL_UNRESOLVED;
+    tg_note(lv, v0 == 1 ? "wrong even with no rewrite applied (fuel 0): no single rewrite is to blame"
+                        : "with fuel 0 the target does not run");
+    tr_comp_ctx_free(&ctx);
+    return;
+  }
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    snprintf(opt, sizeof opt, "fuel=%lld", (long long)mid);
+    spec = spec_with(g->t->spec, opt);
+    int v = try_spec(g, lv, m, spec);
+    free(spec);
+    tg_progress(g, "fuel %lld of %lld: %s", (long long)mid, (long long)total, v == 1 ? "wrong" : "right");
+    if (v == 1) hi = mid;
+    else lo = mid;
+  }
+  const tr_comp_rewrite *w = &ctx.log[hi - 1];
+  r->fuel_n = hi;
+  snprintf(r->rule, sizeof r->rule, "%s", w->rule);
+  snprintf(r->rule_pass, sizeof r->rule_pass, "%s", w->pass);
+  snprintf(r->rule_instr, sizeof r->rule_instr, "%s", w->instr ? w->instr : "");
+  lv->state = TR_LEVEL_FOUND;
+  tg_note(lv, "rewrite %lld of %lld: rule %s of pass %s at %%%s", (long long)hi, (long long)total, w->rule,
+          w->pass, r->rule_instr);
+  tr_comp_ctx_free(&ctx);
+  tr_diag_clear(&dd);
+}
+
+tr_status tg_disable_level(tg_ctx *g, const tr_module *m) {
+  tr_triage_report *r = g->r;
+  double t0 = tg_now_ms();
+  tr_comp_ctx probe;
+  tr_diag dd = {0};
+  bool builtin = tr_builtin_comp_ctx(g->t, &probe, &dd);
+  if (builtin) tr_comp_ctx_free(&probe);
+  tr_diag_clear(&dd);
+  if (!builtin) {
+    r->disable.state = r->fuel.state = TR_LEVEL_SKIPPED;
+    tg_note(&r->disable, "disabling passes is only driven for builtin so far");
+    tg_note(&r->fuel, "fuel exists in builtin only");
+    return TR_OK;
+  }
+  disable_passes(g, m);
+  r->disable.ms = tg_now_ms() - t0;
+  double t1 = tg_now_ms();
+  fuel(g, m);
+  r->fuel.ms = tg_now_ms() - t1;
+  return TR_OK;
+}

@@ -1,0 +1,326 @@
+/* reduce.c - the reducer: delta debugging over the instructions of the
+ * entry with tensor-aware moves, each candidate judged by tr_check on
+ * the target and kept only when the finding's signature is unchanged:
+ * the same kind (mismatch, crash, ...), the same op producing the first
+ * wrong output, the same kind of first wrong element (finite, nan, inf,
+ * zero) and, for builtin, the same guilty pass by translation
+ * validation. So no candidate turns the bug into another one, a crash,
+ * a NaN-only or a weak test. Moves, tried in this order until none
+ * applies (the result is 1-minimal with respect to them):
+ *   culprit   return the isolated culprit instead of the root
+ *   drop      drop one output of a tuple root
+ *   root      return an intermediate value instead of the root
+ *   forward   delete an instruction by forwarding an operand of its shape
+ *   param     replace a value by a new parameter fed its recorded value
+ * after each, dead instructions and unused parameters (with their inputs)
+ * go. The reproduction rate of the original is measured first. */
+#include "triageint.h"
+#include "../eval/eval.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  tr_module *m;
+  tr_tensor **ins; /* one per entry parameter (array parameters only) */
+  int nins;
+} cand;
+
+static void cand_free(cand *c) {
+  tr_module_free(c->m);
+  tr_inputs_free(c->ins, c->nins);
+  memset(c, 0, sizeof *c);
+}
+
+static bool array_params(const tr_module *m) {
+  for (int i = 0; i < m->entry->nparams; i++)
+    if (!tr_shape_is_array(m->entry->params[i]->shape)) return false;
+  return true;
+}
+
+/* Drops unused parameters and their inputs; renumbers the rest. */
+static void drop_params(cand *c) {
+  tr_comp *e = c->m->entry;
+  int k = 0;
+  for (int i = 0; i < e->nparams; i++) {
+    tr_instr *p = e->params[i];
+    if (p->nusers == 0 && p != e->root && e->nparams > 0) {
+      tr_tensor_free(c->ins[i]);
+      tr_comp_remove(e, p);
+      continue;
+    }
+    c->ins[k] = c->ins[i];
+    p->param_index = k;
+    e->params[k++] = p;
+  }
+  e->nparams = k;
+  c->nins = k;
+  tr_drop_entry_layout(c->m);
+}
+
+/* A candidate: module m (taken) with copies of ins (one more slot for a
+ * new parameter). */
+static cand cand_of(tr_module *m, tr_tensor *const *ins, int nins) {
+  cand c = {m, tr_xcalloc((size_t)nins + 2, sizeof(tr_tensor *)), nins};
+  for (int i = 0; i < nins; i++) c.ins[i] = tr_tensor_clone(ins[i]);
+  return c;
+}
+
+static tr_instr *by_id(const tr_comp *e, int id) {
+  for (int i = 0; i < e->ninstrs; i++)
+    if (e->instrs[i]->id == id) return e->instrs[i];
+  return NULL;
+}
+
+typedef struct {
+  tg_ctx *g;
+  tr_check_sig want;   /* kind, value kind, op */
+  bool fixed_op;       /* want.op must match */
+  bool check_pass;     /* the guilty pass must stay r->guilty_pass */
+} judge;
+
+/* Whether candidate c shows the same bug. */
+static bool keeps(judge *j, const cand *c, tr_check_sig *got) {
+  tg_ctx *g = j->g;
+  tr_diag vd = {0};
+  bool valid = tr_verify(c->m, &vd) == TR_OK;
+  tr_diag_clear(&vd);
+  if (!valid) return false;
+  g->r->candidates++;
+  tr_check_report cr;
+  bool ok = tg_check(g, &g->r->reduce, c->m, c->ins, c->nins, &cr) == TR_OK;
+  ok = ok && cr.outcome == TR_CHECK_FINDING && strcmp(cr.sig.kind, j->want.kind) == 0 &&
+       strcmp(cr.sig.value_kind, j->want.value_kind) == 0;
+  if (ok && j->fixed_op) ok = cr.sig.op == j->want.op;
+  if (got) *got = cr.sig;
+  tr_check_report_free(&cr);
+  if (ok && j->check_pass) {
+    char pass[64];
+    int run = 0;
+    tr_diag dd = {0};
+    ok = tg_validate_passes(g->t, c->m, c->ins, c->nins, g->o, pass, sizeof pass, &run, NULL, &dd) &&
+         strcmp(pass, g->r->guilty_pass) == 0;
+    tr_diag_clear(&dd);
+  }
+  return ok;
+}
+
+bool tr_triage_keeps_sig(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
+                         const tr_triage_opts *o, tr_triage_report *r) {
+  tg_ctx g = {t, o, r, NULL};
+  judge j = {&g, r->sig, true, r->guilty_pass[0] != 0};
+  cand c = cand_of(tr_module_clone(m), ins, nins);
+  bool k = keeps(&j, &c, NULL);
+  cand_free(&c);
+  return k;
+}
+
+/* ---- moves: each makes candidate number i of its kind, or returns
+ * false when there is no such candidate. ---- */
+
+static bool finish(cand *c, const cand *cur) {
+  tg_dce(c->m);
+  if (array_params(c->m)) drop_params(c);
+  return tg_count(c->m) < tg_count(cur->m) || c->nins < cur->nins;
+}
+
+/* Return the instruction with id instead of the root. */
+static bool move_root(const cand *cur, int id, cand *out) {
+  tr_instr *in = by_id(cur->m->entry, id);
+  if (!in || in == cur->m->entry->root || in->op == TR_OP_PARAMETER) return false;
+  tr_module *x = tg_with_root(cur->m, &id, 1);
+  if (!x) return false;
+  *out = cand_of(x, cur->ins, cur->nins);
+  return finish(out, cur);
+}
+
+static bool move_drop(const cand *cur, int i, cand *out) {
+  const tr_instr *root = cur->m->entry->root;
+  if (root->op != TR_OP_TUPLE || root->noperands < 2 || i >= root->noperands) return false;
+  int *ids = tr_xcalloc((size_t)root->noperands, sizeof *ids);
+  int n = 0;
+  for (int k = 0; k < root->noperands; k++)
+    if (k != i) ids[n++] = root->operands[k]->id;
+  tr_module *x = tg_with_root(cur->m, ids, n);
+  free(ids);
+  if (!x) return false;
+  *out = cand_of(x, cur->ins, cur->nins);
+  return finish(out, cur);
+}
+
+/* Forward operand opi of the instruction with id to its users. */
+static bool move_forward(const cand *cur, int id, int opi, cand *out) {
+  tr_instr *in = by_id(cur->m->entry, id);
+  if (!in || in->op == TR_OP_PARAMETER || opi >= in->noperands) return false;
+  if (!tr_shape_equal(in->operands[opi]->shape, in->shape)) return false;
+  tr_module *x = tr_module_clone(cur->m);
+  tr_instr *xi = by_id(x->entry, id);
+  tr_instr_replace_uses(xi, xi->operands[opi]);
+  tr_drop_entry_layout(x);
+  *out = cand_of(x, cur->ins, cur->nins);
+  return finish(out, cur);
+}
+
+/* Replace the instruction with id by a new parameter fed its value. */
+static bool move_param(const cand *cur, int id, cand *out) {
+  tr_instr *in = by_id(cur->m->entry, id);
+  if (!in || in->op == TR_OP_PARAMETER || in->op == TR_OP_CONSTANT || !tr_shape_is_array(in->shape) ||
+      !array_params(cur->m))
+    return false;
+  /* Worth it only when it removes something: in has an operand. */
+  if (in->noperands == 0) return false;
+  tr_tensor **v = NULL;
+  int nv = 0;
+  tr_diag dd = {0};
+  tr_status st = tg_ref_values(cur->m, &id, 1, cur->ins, cur->nins, &v, &nv, &dd);
+  tr_diag_clear(&dd);
+  if (st != TR_OK || nv != 1) {
+    tr_eval_free_outputs(v, nv);
+    return false;
+  }
+  tr_module *x = tr_module_clone(cur->m);
+  tr_comp *e = x->entry;
+  tr_instr *xi = by_id(e, id);
+  char name[64];
+  snprintf(name, sizeof name, "%s.value", xi->name);
+  tr_instr *p = tr_instr_new(x, TR_OP_PARAMETER, tr_arena_strdup(x->arena, name), tr_shape_clone(x->arena, xi->shape));
+  p->param_index = e->nparams;
+  tr_instr **params = tr_arena_alloc(x->arena, sizeof(tr_instr *) * (size_t)(e->nparams + 1));
+  for (int i = 0; i < e->nparams; i++) params[i] = e->params[i];
+  params[e->nparams] = p;
+  e->params = params;
+  e->nparams++;
+  tr_comp_insert_before(e, e->instrs[0], p);
+  tr_instr_replace_uses(xi, p);
+  tr_drop_entry_layout(x);
+  *out = cand_of(x, cur->ins, cur->nins);
+  out->ins[out->nins++] = v[0];
+  free(v);
+  return finish(out, cur);
+}
+
+/* One round: tries every move on every instruction; returns true and
+ * replaces *cur at the first candidate that keeps the signature. */
+static bool round_once(judge *j, cand *cur, int budget) {
+  const tr_comp *e = cur->m->entry;
+  int n = e->ninstrs;
+  int *ids = tr_xcalloc((size_t)n + 1, sizeof *ids);
+  for (int i = 0; i < n; i++) ids[i] = e->instrs[i]->id;
+  bool taken = false;
+  int nroot = e->root->op == TR_OP_TUPLE ? e->root->noperands : 0;
+  for (int i = 0; i < nroot && !taken && j->g->r->candidates < budget; i++) {
+    cand c;
+    memset(&c, 0, sizeof c);
+    if (move_drop(cur, i, &c) && keeps(j, &c, NULL)) {
+      cand_free(cur);
+      *cur = c;
+      taken = true;
+      tg_progress(j->g, "reduce: dropped output %d -> %d instructions", i, tg_count(cur->m));
+    } else {
+      cand_free(&c);
+    }
+  }
+  for (int pass = 0; pass < 3 && !taken; pass++)
+    for (int i = n - 1; i >= 0 && !taken && j->g->r->candidates < budget; i--) {
+      int nops = 1;
+      const tr_instr *in = by_id(cur->m->entry, ids[i]);
+      if (pass == 1) nops = in ? in->noperands : 0;
+      for (int k = 0; k < nops && !taken; k++) {
+        cand c;
+        memset(&c, 0, sizeof c);
+        bool made = pass == 0 ? move_root(cur, ids[i], &c)
+                    : pass == 1 ? move_forward(cur, ids[i], k, &c)
+                                : move_param(cur, ids[i], &c);
+        if (made && keeps(j, &c, NULL)) {
+          cand_free(cur);
+          *cur = c;
+          taken = true;
+          tg_progress(j->g, "reduce: %s at #%d -> %d instructions", pass == 0 ? "root" : pass == 1 ? "forward" : "param",
+                      ids[i], tg_count(cur->m));
+        } else {
+          cand_free(&c);
+        }
+      }
+    }
+  free(ids);
+  return taken;
+}
+
+tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
+                    tr_triage_report *r, tr_diag *d) {
+  tg_ctx g = {t, o, r, d};
+  double t0 = tg_now_ms();
+  if (!r->target) {
+    tr_status st = tr_isolate(t, m, o, r, d);
+    if (st != TR_OK) return st;
+  }
+  tr_level *lv = &r->reduce;
+  if (r->outputs.state != TR_LEVEL_FOUND) {
+    lv->state = TR_LEVEL_SKIPPED;
+    tg_note(lv, "nothing to reduce: no finding");
+    return TR_OK;
+  }
+  /* Reproduction rate of the original on the failing inputs. */
+  int nrep = o->repro_runs > 0 ? o->repro_runs : 3;
+  judge j = {&g, r->sig, true, false};
+  cand orig = cand_of(tr_module_clone(m), r->inputs, r->ninputs);
+  r->repro_of = nrep;
+  for (int i = 0; i < nrep; i++) {
+    tr_check_report cr;
+    if (tg_check(&g, lv, m, r->inputs, r->ninputs, &cr) == TR_OK && cr.outcome == TR_CHECK_FINDING &&
+        strcmp(cr.sig.kind, r->sig.kind) == 0 && strcmp(cr.sig.value_kind, r->sig.value_kind) == 0)
+      r->repro_ok++;
+    tr_check_report_free(&cr);
+  }
+  r->flaky = r->repro_ok < r->repro_of;
+  if (r->repro_ok == 0) {
+    lv->state = TR_LEVEL_UNRESOLVED;
+    tg_note(lv, "the finding does not reproduce on its inputs (0 of %d runs): not reduced", nrep);
+    cand_free(&orig);
+    lv->ms = tg_now_ms() - t0;
+    return TR_OK;
+  }
+  j.check_pass = r->guilty_pass[0] != 0 && r->passes.state != TR_LEVEL_SKIPPED;
+  cand cur = orig;
+  if (array_params(cur.m)) drop_params(&cur);
+  int budget = o->max_candidates > 0 ? o->max_candidates : 5000;
+  /* First: the culprit as the root; then its op is the signature's. */
+  const tr_instr *cul = r->culprit[0] ? tr_comp_find(cur.m->entry, r->culprit) : NULL;
+  if (cul && cul != cur.m->entry->root) {
+    judge jc = j;
+    jc.want.op = r->culprit_op;
+    cand c;
+    memset(&c, 0, sizeof c);
+    if (move_root(&cur, cul->id, &c) && keeps(&jc, &c, NULL)) {
+      cand_free(&cur);
+      cur = c;
+      j = jc;
+      r->accepted++;
+      tg_progress(&g, "reduce: culprit %%%s as the root -> %d instructions", r->culprit, tg_count(cur.m));
+    } else {
+      cand_free(&c);
+    }
+  }
+  while (r->candidates < budget && round_once(&j, &cur, budget)) r->accepted++;
+  tr_buf b = {0};
+  tr_print_module(&b, cur.m);
+  free(r->reduced_text);
+  r->reduced_text = b.p;
+  r->reduced_instrs = tg_count(cur.m);
+  r->reduced_inputs = cur.ins;
+  r->nreduced_inputs = cur.nins;
+  cur.ins = NULL;
+  cur.nins = 0;
+  cand_free(&cur);
+  lv->state = TR_LEVEL_FOUND;
+  tg_note(lv, "%d -> %d instructions (%d candidates, %d kept%s); signature %s, op %s, value %s%s%s; reproduced %d of %d%s",
+          r->module_instrs, r->reduced_instrs, r->candidates, r->accepted,
+          r->candidates >= budget ? ", candidate budget spent: not 1-minimal" : ", 1-minimal for the moves",
+          r->sig.kind, j.want.op < TR_OP_COUNT ? tr_ops[j.want.op].name : "-", r->sig.value_kind,
+          j.check_pass ? ", pass " : "", j.check_pass ? r->guilty_pass : "", r->repro_ok, r->repro_of,
+          r->flaky ? " (flaky)" : "");
+  lv->ms = tg_now_ms() - t0;
+  r->total_ms += lv->ms;
+  return TR_OK;
+}

@@ -1,0 +1,217 @@
+/* triage.c - tr_isolate, which runs the levels in order, and what the
+ * levels share: the counted check, the same-bug test and the module
+ * surgery (a module returning chosen values, dead-code removal, the
+ * reference's values of chosen instructions). */
+#include "triageint.h"
+#include "../eval/eval.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void tr_triage_opts_init(tr_triage_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->label = "module";
+  o->nseeds = 3;
+  o->k = 1;
+  o->repro_runs = 3;
+}
+
+const char *tr_level_state_name(tr_level_state s) {
+  static const char *const names[] = {"skipped", "found", "none", "unresolved", "error"};
+  return s <= TR_LEVEL_ERROR ? names[s] : "?";
+}
+
+void tr_triage_report_free(tr_triage_report *r) {
+  free(r->target);
+  free(r->label);
+  free(r->module_text);
+  tr_inputs_free(r->inputs, r->ninputs);
+  free(r->kernel_text);
+  free(r->reduced_text);
+  tr_inputs_free(r->reduced_inputs, r->nreduced_inputs);
+  memset(r, 0, sizeof *r);
+}
+
+double tg_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+void tg_note(tr_level *lv, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(lv->note, sizeof lv->note, fmt, ap);
+  va_end(ap);
+}
+
+void tg_progress(tg_ctx *g, const char *fmt, ...) {
+  if (!g->o->verbose) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("triage: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+/* ---- judging ---- */
+tr_status tg_check(tg_ctx *g, tr_level *lv, const tr_module *m, tr_tensor *const *ins, int nins,
+                   tr_check_report *cr) {
+  tr_check_opts co;
+  tr_check_opts_init(&co);
+  co.label = g->o->label;
+  co.inputs = ins;
+  co.ninputs = nins;
+  co.k = g->o->k;
+  co.profile = g->o->profile;
+  co.timeout_s = g->o->timeout_s;
+  tr_diag cd = {0};
+  tr_status st = tr_check(g->t, m, &co, cr, &cd);
+  if (lv) lv->runs++;
+  g->r->total_runs++;
+  if (st != TR_OK && g->d)
+    for (int i = 0; i < cd.nmsgs; i++) tr_diag_errorf(g->d, "%s", cd.msgs[i]);
+  tr_diag_clear(&cd);
+  return st;
+}
+
+bool tg_same_kind(const tr_check_report *cr, const tr_check_sig *want) {
+  if (cr->outcome != TR_CHECK_FINDING) return false;
+  if (strcmp(cr->sig.kind, want->kind) != 0) return false;
+  return true;
+}
+
+bool tg_fails(tg_ctx *g, tr_level *lv, const tr_module *m, tr_tensor *const *ins, int nins,
+              const tr_check_sig *want) {
+  tr_check_report cr;
+  bool bad = tg_check(g, lv, m, ins, nins, &cr) == TR_OK && tg_same_kind(&cr, want);
+  tr_check_report_free(&cr);
+  return bad;
+}
+
+/* ---- module surgery ---- */
+static bool blamable(const tr_instr *in) {
+  if (in->op == TR_OP_PARAMETER || in->op == TR_OP_CONSTANT || in->op == TR_OP_TUPLE) return false;
+  if (tr_ops[in->op].flags & TR_OPF_S) return false;
+  return tr_shape_leaves(in->shape, NULL, 0) > 0;
+}
+
+const tr_instr **tg_blamable(const tr_module *m, int *n) {
+  const tr_comp *e = m->entry;
+  const tr_instr **out = tr_xcalloc((size_t)e->ninstrs + 1, sizeof *out);
+  *n = 0;
+  for (int i = 0; i < e->ninstrs; i++)
+    if (blamable(e->instrs[i])) out[(*n)++] = e->instrs[i];
+  return out;
+}
+
+int tg_count(const tr_module *m) { return m->entry ? m->entry->ninstrs : 0; }
+
+static void mark_reach(const tr_comp *c, unsigned char *seen, int nids) {
+  if (c->id < 0 || c->id >= nids || seen[c->id]) return;
+  seen[c->id] = 1;
+  for (int i = 0; i < c->ninstrs; i++) {
+    tr_comp *called[64];
+    int n = tr_instr_called(c->instrs[i], called, 64);
+    for (int k = 0; k < n && k < 64; k++) mark_reach(called[k], seen, nids);
+  }
+}
+
+void tg_dce(tr_module *m) {
+  tr_comp *e = m->entry;
+  for (bool again = true; again;) {
+    again = false;
+    for (int i = e->ninstrs - 1; i >= 0; i--) {
+      tr_instr *in = e->instrs[i];
+      if (in == e->root || in->op == TR_OP_PARAMETER || in->nusers > 0) continue;
+      tr_comp_remove(e, in);
+      again = true;
+    }
+  }
+  unsigned char *seen = tr_xcalloc((size_t)m->next_id + 1, 1);
+  mark_reach(e, seen, m->next_id + 1);
+  int k = 0;
+  for (int i = 0; i < m->ncomps; i++)
+    if (m->comps[i]->id >= 0 && m->comps[i]->id <= m->next_id && seen[m->comps[i]->id])
+      m->comps[k++] = m->comps[i];
+  m->ncomps = k;
+  free(seen);
+}
+
+static tr_instr *find_id(const tr_comp *c, int id) {
+  for (int i = 0; i < c->ninstrs; i++)
+    if (c->instrs[i]->id == id) return c->instrs[i];
+  return NULL;
+}
+
+tr_module *tg_with_root(const tr_module *m, const int *ids, int nids) {
+  tr_module *x = tr_module_clone(m);
+  tr_comp *e = x->entry;
+  tr_instr **ops = tr_xcalloc((size_t)nids + 1, sizeof *ops);
+  for (int i = 0; i < nids; i++) {
+    ops[i] = find_id(e, ids[i]);
+    if (!ops[i]) {
+      free(ops);
+      tr_module_free(x);
+      return NULL;
+    }
+  }
+  tr_instr *root = ops[0];
+  if (nids != 1) {
+    tr_shape **el = tr_arena_alloc(x->arena, sizeof(tr_shape *) * (size_t)(nids + 1));
+    for (int i = 0; i < nids; i++) el[i] = ops[i]->shape;
+    char name[64];
+    snprintf(name, sizeof name, "triage.cut.%d", x->next_id);
+    root = tr_instr_new(x, TR_OP_TUPLE, tr_arena_strdup(x->arena, name), tr_shape_tuple(x->arena, nids, el));
+    tr_comp_append(e, root);
+    tr_instr_set_operands(root, ops, nids);
+  }
+  free(ops);
+  e->root = root;
+  tr_drop_entry_layout(x);
+  tg_dce(x);
+  return x;
+}
+
+tr_status tg_ref_values(const tr_module *m, const int *ids, int nids, tr_tensor *const *ins,
+                        int nins, tr_tensor ***outs, int *nouts, tr_diag *d) {
+  *outs = NULL;
+  *nouts = 0;
+  tr_module *x = tg_with_root(m, ids, nids);
+  if (!x) {
+    tr_diag_errorf(d, "triage: an instruction to evaluate is not in the entry");
+    return TR_ERR_INVALID;
+  }
+  tr_status st = tr_eval(x, ins, nins, outs, nouts, d);
+  tr_module_free(x);
+  return st;
+}
+
+/* ---- isolate ---- */
+tr_status tr_isolate(tr_target *t, const tr_module *m, const tr_triage_opts *o,
+                     tr_triage_report *r, tr_diag *d) {
+  memset(r, 0, sizeof *r);
+  tg_ctx g = {t, o, r, d};
+  double t0 = tg_now_ms();
+  r->target = tr_xstrdup(t->spec ? t->spec : "");
+  r->label = tr_xstrdup(o->label ? o->label : "module");
+  tr_buf b = {0};
+  tr_print_module(&b, m);
+  r->module_text = b.p ? b.p : tr_xstrdup("");
+  r->module_instrs = tg_count(m);
+  r->culprit_op = TR_OP_COUNT;
+  r->culprit_pos = -1;
+  tr_status st = tg_outputs(&g, m);
+  if (st == TR_OK && r->outputs.state == TR_LEVEL_FOUND) st = tg_bisect_level(&g, m);
+  tr_module *opt = NULL;
+  if (st == TR_OK && r->outputs.state == TR_LEVEL_FOUND && !o->no_passes) st = tg_passes_level(&g, m, &opt);
+  if (st == TR_OK && r->outputs.state == TR_LEVEL_FOUND && !o->no_kernel && opt) st = tg_kernel_level(&g, opt);
+  if (st == TR_OK && r->outputs.state == TR_LEVEL_FOUND && !o->no_passes) st = tg_disable_level(&g, m);
+  tr_module_free(opt);
+  r->total_ms = tg_now_ms() - t0;
+  return st;
+}

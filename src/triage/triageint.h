@@ -1,0 +1,72 @@
+/* triageint.h - what the triage levels share (the files of src/triage): the
+ * context of one triage run, the counted check, and the module surgery
+ * every level needs (a module returning chosen values, dead-code
+ * removal, the reference's values of chosen instructions). */
+#ifndef TR_TRIAGEINT_H
+#define TR_TRIAGEINT_H
+
+#include "triage.h"
+
+typedef struct {
+  tr_target *t;
+  const tr_triage_opts *o;
+  tr_triage_report *r;
+  tr_diag *d;
+} tg_ctx;
+
+/* One judged run of m on the given inputs through tr_check, counted in
+ * lv (may be NULL) and in the report's total. cr is filled (free it);
+ * non-OK only for trench's own trouble. */
+tr_status tg_check(tg_ctx *g, tr_level *lv, const tr_module *m, tr_tensor *const *ins, int nins,
+                   tr_check_report *cr);
+/* Whether a check found the same kind of bug as r's signature (kind, and
+ * the first wrong element's kind when both are mismatches). */
+bool tg_same_kind(const tr_check_report *cr, const tr_check_sig *want);
+/* tg_check reduced to: is it the finding of kind want->kind? */
+bool tg_fails(tg_ctx *g, tr_level *lv, const tr_module *m, tr_tensor *const *ins, int nins,
+              const tr_check_sig *want);
+
+/* Entry instructions a level may blame: not parameters, constants,
+ * tuples or tokens, in program order (operands first). *n gets the
+ * count; the array is heap. */
+const tr_instr **tg_blamable(const tr_module *m, int *n);
+/* A clone of m whose entry returns the instructions with the given ids
+ * (one: that instruction; several: a tuple), everything else they do not
+ * need removed (parameters stay, so the inputs stay the same). */
+tr_module *tg_with_root(const tr_module *m, const int *ids, int nids);
+/* Removes dead entry instructions (never parameters) and computations
+ * nothing reaches. */
+void tg_dce(tr_module *m);
+/* The reference's exact values of instructions of m (by id) on ins:
+ * *outs gets one tensor per array leaf, in order. */
+tr_status tg_ref_values(const tr_module *m, const int *ids, int nids, tr_tensor *const *ins,
+                        int nins, tr_tensor ***outs, int *nouts, tr_diag *d);
+/* Entry instructions of m, parameters included (what reports count). */
+int tg_count(const tr_module *m);
+
+/* Level bookkeeping: wall time from begin to end. */
+double tg_now_ms(void);
+void tg_note(tr_level *lv, const char *fmt, ...);
+void tg_progress(tg_ctx *g, const char *fmt, ...);
+
+/* The levels (one file each). */
+tr_status tg_outputs(tg_ctx *g, const tr_module *m);
+tr_status tg_bisect_level(tg_ctx *g, const tr_module *m);
+/* Prefix bisection: the position (index into blamable order bl) of the
+ * first instruction whose prefix module fails like want; -1 if none
+ * (the whole module must fail). Counts runs in lv. */
+int tg_bisect(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr **bl, int nbl,
+              tr_tensor *const *ins, int nins, const tr_check_sig *want);
+/* Translation validation: the first pass run whose output module, on
+ * ins, fails the original module's reference bounds. Builtin only: false
+ * when t is not builtin (nothing learnt). guilty gets the pass name or
+ * "codegen" (every pass kept the result); *opt the final module when
+ * asked. */
+bool tg_validate_passes(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
+                        const tr_triage_opts *o, char *guilty, size_t nguilty, int *run,
+                        tr_module **opt, tr_diag *d);
+tr_status tg_passes_level(tg_ctx *g, const tr_module *m, tr_module **opt);
+tr_status tg_kernel_level(tg_ctx *g, const tr_module *opt);
+tr_status tg_disable_level(tg_ctx *g, const tr_module *m);
+
+#endif

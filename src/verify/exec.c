@@ -1,0 +1,908 @@
+/* exec.c - the executor of trench verify: runs a decoded kernel (vkint.h)
+ * with concrete control flow, integers and addresses and float data as vx
+ * expressions. A branch on data takes the next recorded decision (or
+ * "true" past the end) and records its condition, so the caller explores
+ * paths by replaying with other decisions (verify.c). CUDA: the blocks of
+ * the grid run one after another; the threads of a block each run until
+ * they reach a barrier, a warp shuffle or their end, then the barrier is
+ * released or the warp's shuffle exchanged; global and shared accesses
+ * are checked for races between threads within a barrier interval (and
+ * between blocks, which never synchronise). */
+#include "vkint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SV_NONE, SV_INT, SV_PTR, SV_F, SV_B };
+typedef struct {
+  uint8_t k;
+  uint8_t sz;     /* bytes when in memory */
+  int32_t buf;    /* SV_PTR: buffer, -1 null */
+  int64_t i;      /* SV_INT value (sign-extended), SV_PTR offset */
+  vx *e;          /* SV_F, SV_B */
+} sval;
+
+typedef struct {
+  int64_t bytes;
+  sval *cell;           /* per byte offset */
+  int param;            /* parameter index or -1 */
+  bool shared, is_out, local;
+  int32_t *w_thr, *w_ep, *r_thr, *r_ep; /* race tracking per byte (thread+1, epoch) */
+  uint8_t *r_multi;
+} mbuf;
+
+typedef struct { int fn, blk, prev, pc, ret_slot; sval *slots; } frame;
+enum { T_RUN, T_BARRIER, T_SHFL, T_DONE };
+typedef struct {
+  frame *fr;
+  int nfr, capfr;
+  int state;
+  unsigned tid[3];
+  int lin;              /* linear thread index in the block */
+  vx *shfl_val;         /* at a shuffle: this lane's value */
+  int shfl_kind;
+  int64_t shfl_arg;
+  int shfl_slot;
+} thread;
+
+typedef struct {
+  const vk_kernel *k;
+  vx_ctx *cx;
+  const vk_run_cfg *cfg;
+  vk_result *r;
+  tr_diag *d;
+  mbuf *bufs;
+  int nbufs, capbufs;
+  int *gbuf;            /* global index -> buffer (shared: this block's) */
+  unsigned bid[3];
+  int blin;             /* linear block index */
+  int epoch;            /* barrier intervals passed in this block */
+  int64_t steps, max_steps;
+  int idec;
+  bool failed;
+  int nthreads;         /* per block */
+} run;
+
+static bool fail(run *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(run *R, const char *fmt, ...) {
+  if (R->failed) return false;
+  R->failed = true;
+  va_list ap;
+  va_start(ap, fmt);
+  char msg[512];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  tr_diag_errorf(R->d, "kernel: %s", msg);
+  R->r->st = TR_ERR_UNSUPPORTED;
+  return false;
+}
+
+static int64_t sext(int64_t v, int bits) {
+  if (bits <= 0 || bits >= 64) return v;
+  uint64_t u = (uint64_t)v << (64 - bits);
+  return (int64_t)u >> (64 - bits);
+}
+static uint64_t zext(int64_t v, int bits) {
+  if (bits <= 0 || bits >= 64) return (uint64_t)v;
+  return (uint64_t)v & ((UINT64_C(1) << bits) - 1);
+}
+
+static sval sv_int(int64_t v, int bits) { sval s = {SV_INT, 0, 0, sext(v, bits), NULL}; return s; }
+static sval sv_f(vx *e) { sval s = {SV_F, 0, 0, 0, e}; return s; }
+
+static int new_buf(run *R, int64_t bytes, int param) {
+  if (R->nbufs == R->capbufs) {
+    R->capbufs = R->capbufs ? R->capbufs * 2 : 16;
+    R->bufs = tr_xrealloc(R->bufs, (size_t)R->capbufs * sizeof *R->bufs);
+  }
+  mbuf *B = &R->bufs[R->nbufs];
+  memset(B, 0, sizeof *B);
+  B->bytes = bytes;
+  B->cell = tr_xcalloc((size_t)bytes + 1, sizeof *B->cell);
+  B->param = param;
+  if (R->k->cuda && param >= 0) {
+    B->w_thr = tr_xcalloc((size_t)bytes + 1, sizeof(int32_t));
+    B->w_ep = tr_xcalloc((size_t)bytes + 1, sizeof(int32_t));
+    B->r_thr = tr_xcalloc((size_t)bytes + 1, sizeof(int32_t));
+    B->r_ep = tr_xcalloc((size_t)bytes + 1, sizeof(int32_t));
+    B->r_multi = tr_xcalloc((size_t)bytes + 1, 1);
+  }
+  return R->nbufs++;
+}
+
+static void track_alloc(mbuf *B) {
+  B->w_thr = tr_xcalloc((size_t)B->bytes + 1, sizeof(int32_t));
+  B->w_ep = tr_xcalloc((size_t)B->bytes + 1, sizeof(int32_t));
+  B->r_thr = tr_xcalloc((size_t)B->bytes + 1, sizeof(int32_t));
+  B->r_ep = tr_xcalloc((size_t)B->bytes + 1, sizeof(int32_t));
+  B->r_multi = tr_xcalloc((size_t)B->bytes + 1, 1);
+}
+
+static void free_buf(mbuf *B) {
+  free(B->cell); free(B->w_thr); free(B->w_ep); free(B->r_thr); free(B->r_ep); free(B->r_multi);
+  memset(B, 0, sizeof *B);
+}
+
+static void issue(run *R, vk_issue_kind kind, int b, int64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void issue(run *R, vk_issue_kind kind, int b, int64_t off, const char *fmt, ...) {
+  vk_result *r = R->r;
+  int param = b >= 0 ? R->bufs[b].param : -1;
+  for (int i = 0; i < r->nissues; i++)
+    if (r->issues[i].kind == kind && r->issues[i].buf == param) return;
+  if (r->nissues >= 64) return;
+  r->issues = tr_xrealloc(r->issues, (size_t)(r->nissues + 1) * sizeof *r->issues);
+  vk_issue *is = &r->issues[r->nissues++];
+  is->kind = kind;
+  is->buf = param;
+  is->off = off;
+  int es = param >= 0 ? (int)tr_dtype_size(R->cfg->dtype[param]) : 4;
+  is->elem = off >= 0 ? off / es : -((-off + es - 1) / es);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(is->msg, sizeof is->msg, fmt, ap);
+  va_end(ap);
+}
+
+/* The linear id of a thread over the grid, for race reports. */
+static int gthread(run *R, const thread *T) { return R->blin * R->nthreads + T->lin; }
+
+static void race_check(run *R, int b, int64_t off, int64_t size, const thread *T, bool write) {
+  mbuf *B = &R->bufs[b];
+  if (!B->w_thr) return;
+  int me = gthread(R, T) + 1;
+  int ep = R->blin * 65536 + R->epoch + 1;
+  for (int64_t o = off; o < off + size; o += size) {
+    int w = B->w_thr[o];
+    bool wconf = w && w != me && ((w - 1) / R->nthreads != R->blin || B->w_ep[o] == ep);
+    if (wconf) {
+      issue(R, write ? VK_ISSUE_RACE_WW : VK_ISSUE_RACE_RW, b, o,
+            "%s by thread %d and %s by thread %d %s without a barrier between", write ? "write" : "read",
+            me - 1, "write", w - 1, (w - 1) / R->nthreads != R->blin ? "(another block)" : "of the same block");
+    }
+    if (write) {
+      int rd = B->r_thr[o];
+      bool rconf = rd && (rd != me || B->r_multi[o]) && ((rd - 1) / R->nthreads != R->blin || B->r_ep[o] == ep);
+      if (rconf)
+        issue(R, VK_ISSUE_RACE_RW, b, o, "write by thread %d and read by thread %d without a barrier between",
+              me - 1, rd - 1);
+      B->w_thr[o] = me;
+      B->w_ep[o] = ep;
+    } else {
+      int rd = B->r_thr[o];
+      if (rd && rd != me && B->r_ep[o] == ep) B->r_multi[o] = 1;
+      else { B->r_thr[o] = me; B->r_ep[o] = ep; B->r_multi[o] = 0; }
+    }
+  }
+}
+
+/* The value of an input or output element never written in this run. */
+static vx *undef(run *R, int64_t buf, int64_t off) {
+  const vk_run_cfg *cfg = R->cfg;
+  if (!cfg->concrete) return vx_undef(R->cx, buf, off);
+  double v = cfg->undef_value ? cfg->undef_value(cfg->undef_ctx, buf, off) : 7777.0;
+  return vx_const(R->cx, (double)(float)v);
+}
+
+static sval entry_value(run *R, int b, int64_t off, const vinst *I) {
+  mbuf *B = &R->bufs[b];
+  const vk_run_cfg *cfg = R->cfg;
+  if (B->param >= 0) {
+    int p = B->param;
+    int es = (int)tr_dtype_size(cfg->dtype[p]);
+    int64_t e = off / es;
+    const tr_tensor *t = cfg->conc ? cfg->conc[p] : NULL;
+    bool isf = tr_dtype_is_float(cfg->dtype[p]);
+    if (t && (cfg->concrete || !isf)) {
+      if (isf) return sv_f(vx_const(R->cx, tr_tensor_get_f(t, (size_t)e)));
+      return sv_int(tr_tensor_get_i(t, (size_t)e), es * 8);
+    }
+    if (isf && !B->is_out) return sv_f(vx_sym(R->cx, p, e));
+    if (isf) return sv_f(undef(R, p, off));
+    fail(R, "integer buffer %d has no values", p);
+    return sv_int(0, 32);
+  }
+  if (B->shared)
+    issue(R, VK_ISSUE_UNINIT_SHARED, b, off, "shared memory read before any thread wrote it");
+  if (I->mty == VT_F32 || I->mty == VT_F64) return sv_f(undef(R, 1000 + b, off));
+  fail(R, "an integer or pointer is read from memory never written");
+  return sv_int(0, 32);
+}
+
+static void note_write(run *R, int p, int64_t e);
+
+static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
+  if (p.k != SV_PTR || p.buf < 0) { fail(R, "load through a null or non-pointer value"); return sv_int(0, 32); }
+  mbuf *B = &R->bufs[p.buf];
+  int64_t off = p.i, sz = I->size;
+  if (off < 0 || off + sz > B->bytes) {
+    issue(R, VK_ISSUE_OOB_READ, p.buf, off, "read of %lld bytes at byte offset %lld of a %lld-byte buffer",
+          (long long)sz, (long long)off, (long long)B->bytes);
+    if (I->mty == VT_F32 || I->mty == VT_F64) return sv_f(undef(R, 2000 + p.buf, off));
+    fail(R, "an out-of-bounds read gives an integer or pointer (the run stops there)");
+    return sv_int(0, 32);
+  }
+  if (R->k->cuda) race_check(R, p.buf, off, sz, T, false);
+  sval c = B->cell[off];
+  if (c.k == SV_NONE) {
+    c = entry_value(R, p.buf, off, I);
+    c.sz = (uint8_t)sz;
+    if (B->param < 0 || !B->is_out) B->cell[off] = c;
+  } else if (c.sz != sz) {
+    bool zero = true;
+    for (int64_t o = off; o < off + sz && zero; o++)
+      zero = B->cell[o].k == SV_INT && B->cell[o].sz == 1 && B->cell[o].i == 0;
+    if (!zero) { fail(R, "mixed-size memory access at byte %lld", (long long)off); return sv_int(0, 32); }
+    c = sv_int(0, 64);
+  }
+  if ((I->mty == VT_F32 || I->mty == VT_F64) && c.k == SV_INT) {
+    if (c.i != 0) { fail(R, "float read of integer bits"); return sv_int(0, 32); }
+    return sv_f(vx_const(R->cx, 0));
+  }
+  if (I->mty == VT_INT && c.k == SV_F) { fail(R, "integer read of float data"); return sv_int(0, 32); }
+  if (I->mty == VT_INT) return sv_int(c.i, I->mbits);
+  c.sz = 0;
+  return c;
+}
+
+static void mem_store(run *R, const thread *T, sval p, sval v, const vinst *I) {
+  if (p.k != SV_PTR || p.buf < 0) { fail(R, "store through a null or non-pointer value"); return; }
+  mbuf *B = &R->bufs[p.buf];
+  int64_t off = p.i, sz = I->size;
+  if (off < 0 || off + sz > B->bytes) {
+    issue(R, VK_ISSUE_OOB_WRITE, p.buf, off, "write of %lld bytes at byte offset %lld of a %lld-byte buffer",
+          (long long)sz, (long long)off, (long long)B->bytes);
+    return;
+  }
+  if (R->k->cuda) race_check(R, p.buf, off, sz, T, true);
+  if (v.k == SV_B) { fail(R, "a comparison of data is stored to memory"); return; }
+  v.sz = (uint8_t)sz;
+  B->cell[off] = v;
+  if (B->param >= 0 && B->is_out) note_write(R, B->param, off / (int)tr_dtype_size(R->cfg->dtype[B->param]));
+}
+
+/* Records that the running block wrote element e of output buffer p. */
+static void note_write(run *R, int p, int64_t e) {
+  vk_result *r = R->r;
+  if (!r->writer_block || !r->writer_block[p]) return;
+  r->writer_block[p][e] = R->blin;
+  if (r->writer_first[p][e] < 0) r->writer_first[p][e] = R->blin;
+}
+
+/* A decision on a data-dependent condition. */
+static bool decide(run *R, vx *cond) {
+  vk_result *r = R->r;
+  int take = 1;
+  if (R->idec < R->cfg->ndec) take = R->cfg->dec[R->idec];
+  R->idec++;
+  r->dec = tr_xrealloc(r->dec, (size_t)(r->ndec + 1) * sizeof *r->dec);
+  r->conds = tr_xrealloc(r->conds, (size_t)(r->ndec + 1) * sizeof *r->conds);
+  r->dec[r->ndec] = take;
+  r->conds[r->ndec] = cond;
+  r->ndec++;
+  r->pc = vx_and(R->cx, r->pc, take ? cond : vx_not(R->cx, cond));
+  if (r->ndec > 4096) fail(R, "more than 4096 branches on data in one run");
+  return take != 0;
+}
+
+static sval eval_cexpr(run *R, thread *T, const vinst *I);
+
+static sval oper(run *R, thread *T, const voper *o) {
+  frame *F = &T->fr[T->nfr - 1];
+  switch (o->k) {
+  case VO_SLOT: return F->slots[o->idx];
+  case VO_INT: return sv_int(o->i, 64);
+  case VO_FLT: return sv_f(vx_const(R->cx, o->f));
+  case VO_NULL: { sval s = {SV_PTR, 0, -1, 0, NULL}; return s; }
+  case VO_UNDEF: return sv_int(0, 64); /* undef: any value; 0 is one */
+  case VO_GLOBAL: { sval s = {SV_PTR, 0, R->gbuf[o->idx], 0, NULL}; return s; }
+  case VO_CEXPR: return eval_cexpr(R, T, o->ce);
+  default: fail(R, "unsupported operand"); return sv_int(0, 64);
+  }
+}
+
+static vx *as_f(run *R, sval s) {
+  if (s.k == SV_F) return s.e;
+  if (s.k == SV_INT) return vx_const(R->cx, (double)s.i);
+  fail(R, "float operand expected");
+  return vx_const(R->cx, 0);
+}
+
+/* Rounds a constant result of an f32 operation as the machine would. */
+static vx *round_f(run *R, vx *e, vtype ty) {
+  if (ty == VT_F32 && e->kind == VX_CONST) return vx_const(R->cx, (double)(float)e->c);
+  return e;
+}
+
+/* A boolean value as a concrete 0/1 (deciding when it is data). */
+static int64_t truth(run *R, sval c) {
+  if (c.k == SV_INT) return c.i & 1;
+  if (c.k == SV_B) return decide(R, c.e);
+  fail(R, "branch on a non-boolean value");
+  return 0;
+}
+
+static sval gep(run *R, thread *T, const vinst *I) {
+  sval p = oper(R, T, &I->ops[0]);
+  if (p.k != SV_PTR) { fail(R, "getelementptr on a non-pointer"); return p; }
+  int64_t off = p.i + I->off;
+  for (int j = 1; j < I->nops; j++) {
+    if (!I->scale[j - 1]) continue;
+    sval ix = oper(R, T, &I->ops[j]);
+    if (ix.k != SV_INT) { fail(R, "an address depends on data (index is not an integer)"); return p; }
+    off += ix.i * I->scale[j - 1];
+  }
+  p.i = off;
+  return p;
+}
+
+static sval icmp(run *R, const vinst *I, sval a, sval b) {
+  if (a.k == SV_PTR || b.k == SV_PTR) {
+    if (a.k == SV_PTR && b.k == SV_PTR && a.buf == b.buf) { a.k = b.k = SV_INT; }
+    else if (I->pred == LLVMIntEQ || I->pred == LLVMIntNE) {
+      bool eq = a.k == b.k && a.buf == b.buf && a.i == b.i;
+      return sv_int(I->pred == LLVMIntEQ ? eq : !eq, 1);
+    } else { fail(R, "comparison of pointers into different buffers"); return sv_int(0, 1); }
+  }
+  if (a.k != SV_INT || b.k != SV_INT) { fail(R, "integer comparison of data"); return sv_int(0, 1); }
+  int bits = 64;
+  uint64_t ua = (uint64_t)a.i, ub = (uint64_t)b.i;
+  (void)bits;
+  bool r;
+  switch ((LLVMIntPredicate)I->pred) {
+  case LLVMIntEQ: r = a.i == b.i; break;
+  case LLVMIntNE: r = a.i != b.i; break;
+  case LLVMIntSGT: r = a.i > b.i; break;
+  case LLVMIntSGE: r = a.i >= b.i; break;
+  case LLVMIntSLT: r = a.i < b.i; break;
+  case LLVMIntSLE: r = a.i <= b.i; break;
+  default: {
+    /* unsigned: compare as the operand width (values are sign-extended) */
+    int w = I->ops[0].k == VO_SLOT ? 0 : 0;
+    (void)w;
+    switch ((LLVMIntPredicate)I->pred) {
+    case LLVMIntUGT: r = ua > ub; break;
+    case LLVMIntUGE: r = ua >= ub; break;
+    case LLVMIntULT: r = ua < ub; break;
+    default: r = ua <= ub; break;
+    }
+  }
+  }
+  return sv_int(r, 1);
+}
+
+static sval fcmp(run *R, const vinst *I, sval a, sval b) {
+  vx *x = as_f(R, a), *y = as_f(R, b), *c;
+  vx_ctx *cx = R->cx;
+  switch ((LLVMRealPredicate)I->pred) {
+  case LLVMRealOEQ: case LLVMRealUEQ: c = vx_eq(cx, x, y); break;
+  case LLVMRealONE: case LLVMRealUNE: c = vx_not(cx, vx_eq(cx, x, y)); break;
+  case LLVMRealOGT: case LLVMRealUGT: c = vx_lt(cx, y, x); break;
+  case LLVMRealOGE: case LLVMRealUGE: c = vx_le(cx, y, x); break;
+  case LLVMRealOLT: case LLVMRealULT: c = vx_lt(cx, x, y); break;
+  case LLVMRealOLE: case LLVMRealULE: c = vx_le(cx, x, y); break;
+  case LLVMRealORD: case LLVMRealPredicateTrue: c = vx_const(cx, 1); break;
+  default: c = vx_const(cx, 0); break;
+  }
+  if (c->kind == VX_CONST) return sv_int(c->c != 0, 1);
+  sval s = {SV_B, 0, 0, 0, c};
+  return s;
+}
+
+static sval ibin(run *R, const vinst *I, sval a, sval b) {
+  int bits = I->bits;
+  if (bits == 1 && (a.k == SV_B || b.k == SV_B)) {
+    vx *x = a.k == SV_B ? a.e : vx_const(R->cx, (double)(a.i & 1));
+    vx *y = b.k == SV_B ? b.e : vx_const(R->cx, (double)(b.i & 1));
+    vx *c = NULL;
+    if (I->op == LLVMAnd) c = vx_and(R->cx, x, y);
+    else if (I->op == LLVMOr) c = vx_or(R->cx, x, y);
+    else if (I->op == LLVMXor && y->kind == VX_CONST) c = y->c != 0 ? vx_not(R->cx, x) : x;
+    else if (I->op == LLVMXor && x->kind == VX_CONST) c = x->c != 0 ? vx_not(R->cx, y) : y;
+    if (c) {
+      if (c->kind == VX_CONST) return sv_int(c->c != 0, 1);
+      sval s = {SV_B, 0, 0, 0, c};
+      return s;
+    }
+  }
+  if (a.k == SV_B) a = sv_int(truth(R, a), 1);
+  if (b.k == SV_B) b = sv_int(truth(R, b), 1);
+  if (a.k == SV_PTR && b.k == SV_INT && (I->op == LLVMAdd || I->op == LLVMSub)) {
+    a.i += I->op == LLVMAdd ? b.i : -b.i;
+    return a;
+  }
+  if (a.k != SV_INT || b.k != SV_INT) { fail(R, "integer arithmetic on data or pointers"); return sv_int(0, bits); }
+  int64_t x = a.i, y = b.i;
+  uint64_t ux = zext(x, bits), uy = zext(y, bits);
+  int64_t r = 0;
+  switch (I->op) {
+  case LLVMAdd: r = (int64_t)((uint64_t)x + (uint64_t)y); break;
+  case LLVMSub: r = (int64_t)((uint64_t)x - (uint64_t)y); break;
+  case LLVMMul: r = (int64_t)((uint64_t)x * (uint64_t)y); break;
+  case LLVMSDiv: if (!y) { fail(R, "integer division by zero"); break; } r = (y == -1) ? (int64_t)(0 - (uint64_t)x) : x / y; break;
+  case LLVMUDiv: if (!uy) { fail(R, "integer division by zero"); break; } r = (int64_t)(ux / uy); break;
+  case LLVMSRem: if (!y) { fail(R, "integer division by zero"); break; } r = (y == -1) ? 0 : x % y; break;
+  case LLVMURem: if (!uy) { fail(R, "integer division by zero"); break; } r = (int64_t)(ux % uy); break;
+  case LLVMShl: r = uy >= 64 ? 0 : (int64_t)((uint64_t)x << uy); break;
+  case LLVMLShr: r = uy >= 64 ? 0 : (int64_t)(ux >> uy); break;
+  case LLVMAShr: r = uy >= 64 ? (x < 0 ? -1 : 0) : x >> uy; break;
+  case LLVMAnd: r = x & y; break;
+  case LLVMOr: r = x | y; break;
+  case LLVMXor: r = x ^ y; break;
+  default: fail(R, "integer op %d", (int)I->op);
+  }
+  return sv_int(r, bits);
+}
+
+static sval fbin(run *R, const vinst *I, sval a, sval b) {
+  vx *x = as_f(R, a), *y = as_f(R, b), *r;
+  vx_ctx *cx = R->cx;
+  switch (I->op) {
+  case LLVMFAdd: r = vx_add(cx, x, y); break;
+  case LLVMFSub: r = vx_sub(cx, x, y); break;
+  case LLVMFMul: r = vx_mul(cx, x, y); break;
+  case LLVMFDiv: r = vx_div(cx, x, y); break;
+  default:
+    if (x->kind == VX_CONST && y->kind == VX_CONST) { r = vx_const(cx, fmod(x->c, y->c)); break; }
+    fail(R, "frem of data");
+    r = x;
+  }
+  return sv_f(round_f(R, r, I->ty));
+}
+
+static sval cast(run *R, thread *T, const vinst *I) {
+  sval a = oper(R, T, &I->ops[0]);
+  switch (I->op) {
+  case LLVMZExt:
+    if (a.k == SV_B) a = sv_int(truth(R, a), 1);
+    return sv_int((int64_t)zext(a.i, I->srcbits), I->bits);
+  case LLVMSExt:
+    if (a.k == SV_B) a = sv_int(truth(R, a) ? -1 : 0, 1);
+    return sv_int(sext(a.i, I->srcbits), I->bits);
+  case LLVMTrunc:
+    if (a.k == SV_B) a = sv_int(truth(R, a), 1);
+    return sv_int(a.i, I->bits);
+  case LLVMSIToFP: return sv_f(round_f(R, vx_const(R->cx, (double)sext(a.i, I->srcbits)), I->ty));
+  case LLVMUIToFP: return sv_f(round_f(R, vx_const(R->cx, (double)zext(a.i, I->srcbits)), I->ty));
+  case LLVMFPToSI: case LLVMFPToUI: {
+    vx *e = as_f(R, a);
+    if (e->kind != VX_CONST) { fail(R, "float-to-integer conversion of data"); return sv_int(0, I->bits); }
+    return sv_int((int64_t)e->c, I->bits);
+  }
+  case LLVMFPExt: return a;
+  case LLVMFPTrunc: return sv_f(round_f(R, as_f(R, a), I->ty));
+  case LLVMBitCast: case LLVMAddrSpaceCast: case LLVMFreeze:
+    if ((I->ty == VT_INT) != (a.k == SV_INT) && a.k != SV_PTR && I->ty != VT_PTR) {
+      fail(R, "bitcast between float and integer");
+    }
+    return a;
+  case LLVMPtrToInt:
+    if (a.k == SV_PTR && a.buf < 0) return sv_int(a.i, I->bits);
+    fail(R, "pointer-to-integer conversion");
+    return sv_int(0, I->bits);
+  default: fail(R, "cast %d", (int)I->op); return a;
+  }
+}
+
+static sval eval_cexpr(run *R, thread *T, const vinst *I) {
+  switch (I->op) {
+  case LLVMGetElementPtr: return gep(R, T, I);
+  case LLVMBitCast: case LLVMAddrSpaceCast: return oper(R, T, &I->ops[0]);
+  default: fail(R, "constant expression %d", (int)I->op); return sv_int(0, 64);
+  }
+}
+
+static void push_frame(run *R, thread *T, int fn, int ret_slot) {
+  if (T->nfr == T->capfr) {
+    T->capfr = T->capfr ? T->capfr * 2 : 4;
+    T->fr = tr_xrealloc(T->fr, (size_t)T->capfr * sizeof *T->fr);
+  }
+  frame *F = &T->fr[T->nfr++];
+  F->fn = fn; F->blk = 0; F->prev = -1; F->pc = 0; F->ret_slot = ret_slot;
+  F->slots = tr_xcalloc((size_t)R->k->funcs[fn].nslots + 1, sizeof *F->slots);
+}
+
+static void pop_frame(thread *T) {
+  free(T->fr[T->nfr - 1].slots);
+  T->nfr--;
+}
+
+/* Jumps to block b of the current frame: phis read the old values. */
+static void jump(run *R, thread *T, int b) {
+  frame *F = &T->fr[T->nfr - 1];
+  const vblock *B = &R->k->funcs[F->fn].blocks[b];
+  int from = F->blk;
+  int nphi = 0;
+  while (nphi < B->n && B->ins[nphi].op == LLVMPHI) nphi++;
+  sval tmp[64];
+  if (nphi > 64) { fail(R, "more than 64 phis in a block"); return; }
+  for (int i = 0; i < nphi; i++) {
+    const vinst *I = &B->ins[i];
+    int j = 0;
+    while (j < I->nops && I->inblk[j] != from) j++;
+    if (j == I->nops) { fail(R, "phi without an incoming value"); return; }
+    tmp[i] = oper(R, T, &I->ops[j]);
+  }
+  for (int i = 0; i < nphi; i++) F->slots[B->ins[i].slot] = tmp[i];
+  F->prev = from;
+  F->blk = b;
+  F->pc = nphi;
+}
+
+static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
+  vx_ctx *cx = R->cx;
+  sval a0 = I->nops > 0 ? oper(R, T, &I->ops[0]) : sv_int(0, 32);
+  sval a1 = I->nops > 1 ? oper(R, T, &I->ops[1]) : sv_int(0, 32);
+  switch (I->call) {
+  case VC_NOP: return sv_int(0, 32);
+  case VC_FMA: {
+    sval a2 = oper(R, T, &I->ops[2]);
+    return sv_f(round_f(R, vx_add(cx, vx_mul(cx, as_f(R, a0), as_f(R, a1)), as_f(R, a2)), I->ty));
+  }
+  case VC_MAXNUM: return sv_f(vx_max(cx, as_f(R, a0), as_f(R, a1)));
+  case VC_MINNUM: return sv_f(vx_min(cx, as_f(R, a0), as_f(R, a1)));
+  case VC_FABS: return sv_f(vx_abs(cx, as_f(R, a0)));
+  case VC_FN: return sv_f(round_f(R, vx_fn1(cx, (vx_fn)I->fn, as_f(R, a0)), I->ty));
+  case VC_RSQRT: return sv_f(round_f(R, vx_inv(cx, vx_fn1(cx, VX_FN_SQRT, as_f(R, a0))), I->ty));
+  case VC_POW: {
+    vx *x = as_f(R, a0), *y = as_f(R, a1);
+    if (y->kind == VX_CONST && y->c == 2) return sv_f(vx_mul(cx, x, x));
+    if (x->kind == VX_CONST && y->kind == VX_CONST) return sv_f(round_f(R, vx_const(cx, pow(x->c, y->c)), I->ty));
+    fail(R, "pow of data");
+    return sv_f(x);
+  }
+  case VC_SMAX: return sv_int(a0.i > a1.i ? a0.i : a1.i, I->bits);
+  case VC_SMIN: return sv_int(a0.i < a1.i ? a0.i : a1.i, I->bits);
+  case VC_UMAX: return sv_int(zext(a0.i, I->bits) > zext(a1.i, I->bits) ? a0.i : a1.i, I->bits);
+  case VC_UMIN: return sv_int(zext(a0.i, I->bits) < zext(a1.i, I->bits) ? a0.i : a1.i, I->bits);
+  case VC_IABS: return sv_int(a0.i < 0 ? -a0.i : a0.i, I->bits);
+  case VC_MEMSET: {
+    sval n = oper(R, T, &I->ops[2]);
+    if (a0.k != SV_PTR || a0.buf < 0 || a1.k != SV_INT || n.k != SV_INT) { fail(R, "memset"); return a0; }
+    mbuf *B = &R->bufs[a0.buf];
+    if (a0.i < 0 || a0.i + n.i > B->bytes) { issue(R, VK_ISSUE_OOB_WRITE, a0.buf, a0.i, "memset past the buffer"); return a0; }
+    if ((a1.i & 0xff) != 0) { fail(R, "memset with a nonzero byte"); return a0; }
+    for (int64_t o = a0.i; o < a0.i + n.i; o++) { B->cell[o] = sv_int(0, 8); B->cell[o].sz = 1; }
+    if (B->param >= 0 && B->is_out) {
+      int es = (int)tr_dtype_size(R->cfg->dtype[B->param]);
+      for (int64_t o = a0.i; o < a0.i + n.i; o += es) note_write(R, B->param, o / es);
+    }
+    return a0;
+  }
+  case VC_MEMCPY: {
+    sval n = oper(R, T, &I->ops[2]);
+    if (a0.k != SV_PTR || a1.k != SV_PTR || a0.buf < 0 || a1.buf < 0 || n.k != SV_INT) { fail(R, "memcpy"); return a0; }
+    mbuf *D = &R->bufs[a0.buf], *S = &R->bufs[a1.buf];
+    if (a0.i < 0 || a0.i + n.i > D->bytes || a1.i < 0 || a1.i + n.i > S->bytes) {
+      issue(R, VK_ISSUE_OOB_WRITE, a0.buf, a0.i, "memcpy past a buffer");
+      return a0;
+    }
+    for (int64_t o = 0; o < n.i; o++) {
+      sval c = S->cell[a1.i + o];
+      if (c.k == SV_NONE && S->param >= 0 && o % 4 == 0 && n.i - o >= 4) {
+        vinst li = {0};
+        li.mty = VT_F32; li.size = 4;
+        c = entry_value(R, a1.buf, a1.i + o, &li);
+        c.sz = 4;
+      }
+      D->cell[a0.i + o] = c;
+    }
+    return a0;
+  }
+  case VC_TID: return sv_int(T->tid[I->fn], 32);
+  case VC_CTAID: return sv_int(R->bid[I->fn], 32);
+  case VC_NTID: return sv_int(R->cfg->block[I->fn], 32);
+  case VC_NCTAID: return sv_int(R->cfg->grid[I->fn], 32);
+  case VC_BARRIER:
+    T->state = T_BARRIER;
+    *blocked = true;
+    return sv_int(0, 32);
+  case VC_SHFL_DOWN: case VC_SHFL_XOR: case VC_SHFL_UP: case VC_SHFL_IDX: {
+    sval v = oper(R, T, &I->ops[1]);
+    sval d = oper(R, T, &I->ops[2]);
+    if (d.k != SV_INT) { fail(R, "shuffle lane depends on data"); return v; }
+    T->shfl_val = as_f(R, v);
+    T->shfl_kind = I->call;
+    T->shfl_arg = d.i;
+    T->shfl_slot = I->slot;
+    T->state = T_SHFL;
+    *blocked = true;
+    return v;
+  }
+  case VC_ATOM_ADD_F: {
+    vinst li = *I;
+    li.mty = VT_F32; li.size = 4;
+    sval old = mem_load(R, T, a0, &li);
+    mem_store(R, T, a0, sv_f(vx_add(cx, as_f(R, old), as_f(R, a1))), &li);
+    return old;
+  }
+  case VC_TRAP: fail(R, "the kernel trapped"); return sv_int(0, 32);
+  default: fail(R, "unsupported call"); return sv_int(0, 32);
+  }
+}
+
+/* Runs thread T until it blocks, finishes or the run fails. */
+static void step_thread(run *R, thread *T) {
+  const vk_kernel *K = R->k;
+  int left = R->cfg->quantum > 0 ? R->cfg->quantum : -1;
+  while (!R->failed && T->state == T_RUN && left-- != 0) {
+    frame *F = &T->fr[T->nfr - 1];
+    const vblock *B = &K->funcs[F->fn].blocks[F->blk];
+    if (F->pc >= B->n) { fail(R, "fell off a block"); return; }
+    const vinst *I = &B->ins[F->pc++];
+    if (++R->steps > R->max_steps) { fail(R, "instruction budget of %lld exhausted", (long long)R->max_steps); return; }
+    sval v = {0};
+    bool has = I->slot >= 0;
+    switch (I->op) {
+    case LLVMRet: {
+      sval rv = I->nops > 0 ? oper(R, T, &I->ops[0]) : sv_int(0, 32);
+      int rs = F->ret_slot;
+      pop_frame(T);
+      if (T->nfr == 0) { T->state = T_DONE; return; }
+      if (rs >= 0) T->fr[T->nfr - 1].slots[rs] = rv;
+      continue;
+    }
+    case LLVMBr:
+      if (I->nsucc == 1) jump(R, T, I->succ[0]);
+      else jump(R, T, truth(R, oper(R, T, &I->ops[0])) ? I->succ[0] : I->succ[1]);
+      continue;
+    case LLVMSwitch: {
+      sval c = oper(R, T, &I->ops[0]);
+      if (c.k != SV_INT) { fail(R, "switch on data"); return; }
+      int to = I->succ[0];
+      for (int j = 0; j < I->ncase; j++) if (I->case_val[j] == c.i) to = I->case_blk[j];
+      jump(R, T, to);
+      continue;
+    }
+    case LLVMUnreachable: fail(R, "reached unreachable code"); return;
+    case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMSDiv: case LLVMUDiv: case LLVMSRem:
+    case LLVMURem: case LLVMShl: case LLVMLShr: case LLVMAShr: case LLVMAnd: case LLVMOr: case LLVMXor:
+      v = ibin(R, I, oper(R, T, &I->ops[0]), oper(R, T, &I->ops[1]));
+      break;
+    case LLVMFAdd: case LLVMFSub: case LLVMFMul: case LLVMFDiv: case LLVMFRem:
+      v = fbin(R, I, oper(R, T, &I->ops[0]), oper(R, T, &I->ops[1]));
+      break;
+    case LLVMFNeg: v = sv_f(vx_neg(R->cx, as_f(R, oper(R, T, &I->ops[0])))); break;
+    case LLVMICmp: v = icmp(R, I, oper(R, T, &I->ops[0]), oper(R, T, &I->ops[1])); break;
+    case LLVMFCmp: v = fcmp(R, I, oper(R, T, &I->ops[0]), oper(R, T, &I->ops[1])); break;
+    case LLVMSelect: {
+      sval c = oper(R, T, &I->ops[0]);
+      sval a = oper(R, T, &I->ops[1]), b = oper(R, T, &I->ops[2]);
+      if (c.k == SV_B && (I->ty == VT_F32 || I->ty == VT_F64)) v = sv_f(vx_ite(R->cx, c.e, as_f(R, a), as_f(R, b)));
+      else if (c.k == SV_B && a.k == SV_B && b.k == SV_B) {
+        v = a; v.e = vx_or(R->cx, vx_and(R->cx, c.e, a.e), vx_and(R->cx, vx_not(R->cx, c.e), b.e));
+      } else v = truth(R, c) ? a : b;
+      break;
+    }
+    case LLVMZExt: case LLVMSExt: case LLVMTrunc: case LLVMSIToFP: case LLVMUIToFP: case LLVMFPToSI:
+    case LLVMFPToUI: case LLVMFPExt: case LLVMFPTrunc: case LLVMBitCast: case LLVMAddrSpaceCast:
+    case LLVMFreeze: case LLVMPtrToInt:
+      v = cast(R, T, I);
+      break;
+    case LLVMGetElementPtr: v = gep(R, T, I); break;
+    case LLVMAlloca: {
+      sval n = I->nops > 0 ? oper(R, T, &I->ops[0]) : sv_int(1, 32);
+      int b = new_buf(R, I->size * (n.k == SV_INT && n.i > 0 ? n.i : 1), -1);
+      R->bufs[b].local = true;
+      v.k = SV_PTR; v.buf = b; v.i = 0;
+      break;
+    }
+    case LLVMLoad: v = mem_load(R, T, oper(R, T, &I->ops[0]), I); break;
+    case LLVMStore: mem_store(R, T, oper(R, T, &I->ops[1]), oper(R, T, &I->ops[0]), I); break;
+    case LLVMAtomicRMW: {
+      sval p = oper(R, T, &I->ops[0]), x = oper(R, T, &I->ops[1]);
+      vinst li = *I;
+      sval old = mem_load(R, T, p, &li);
+      sval nw;
+      switch ((LLVMAtomicRMWBinOp)I->pred) {
+      case LLVMAtomicRMWBinOpFAdd: nw = sv_f(vx_add(R->cx, as_f(R, old), as_f(R, x))); break;
+      case LLVMAtomicRMWBinOpFSub: nw = sv_f(vx_sub(R->cx, as_f(R, old), as_f(R, x))); break;
+      case LLVMAtomicRMWBinOpAdd: nw = sv_int(old.i + x.i, I->mbits); break;
+      case LLVMAtomicRMWBinOpXchg: nw = x; break;
+      case LLVMAtomicRMWBinOpMax: nw = sv_int(old.i > x.i ? old.i : x.i, I->mbits); break;
+      case LLVMAtomicRMWBinOpMin: nw = sv_int(old.i < x.i ? old.i : x.i, I->mbits); break;
+      default: fail(R, "atomic operation %d", I->pred); return;
+      }
+      /* atomics do not race with each other: store without tracking */
+      if (p.k == SV_PTR && p.buf >= 0 && p.i >= 0 && p.i + I->size <= R->bufs[p.buf].bytes) {
+        nw.sz = (uint8_t)I->size;
+        R->bufs[p.buf].cell[p.i] = nw;
+        mbuf *Bf = &R->bufs[p.buf];
+        if (Bf->param >= 0 && Bf->is_out) note_write(R, Bf->param, p.i / (int)tr_dtype_size(R->cfg->dtype[Bf->param]));
+      }
+      v = old;
+      break;
+    }
+    case LLVMCall:
+      if (I->call == VC_USER) {
+        int fn = I->fn;
+        sval args[32];
+        if (I->nops > 32) { fail(R, "call with more than 32 arguments"); return; }
+        for (int j = 0; j < I->nops; j++) args[j] = oper(R, T, &I->ops[j]);
+        if (T->nfr > 256) { fail(R, "call depth over 256"); return; }
+        push_frame(R, T, fn, I->slot);
+        for (int j = 0; j < I->nops; j++) T->fr[T->nfr - 1].slots[j] = args[j];
+        continue;
+      } else {
+        bool blocked = false;
+        v = call(R, T, I, &blocked);
+        if (blocked) return;
+      }
+      break;
+    case LLVMPHI: fail(R, "phi after the head of a block"); return;
+    default: fail(R, "instruction opcode %d is not modelled", (int)I->op); return;
+    }
+    if (has && I->slot >= 0) T->fr[T->nfr - 1].slots[I->slot] = v;
+  }
+}
+
+static bool resolve_shuffles(run *R, thread *ts, int n) {
+  bool any = false;
+  for (int w0 = 0; w0 < n; w0 += 32) {
+    int w1 = w0 + 32 < n ? w0 + 32 : n;
+    bool all = true, some = false;
+    for (int t = w0; t < w1; t++) {
+      if (ts[t].state == T_SHFL) some = true;
+      else if (ts[t].state != T_DONE) all = false;
+    }
+    if (!some || !all) continue;
+    vx *res[32];
+    for (int t = w0; t < w1; t++) {
+      thread *T = &ts[t];
+      if (T->state != T_SHFL) continue;
+      int lane = t - w0, src;
+      switch (T->shfl_kind) {
+      case VC_SHFL_DOWN: src = lane + (int)T->shfl_arg; if (src > 31) src = lane; break;
+      case VC_SHFL_UP: src = lane - (int)T->shfl_arg; if (src < 0) src = lane; break;
+      case VC_SHFL_XOR: src = lane ^ (int)(T->shfl_arg & 31); break;
+      default: src = (int)(T->shfl_arg & 31); break;
+      }
+      int s = w0 + src;
+      res[lane] = (s < w1 && ts[s].state == T_SHFL) ? ts[s].shfl_val : T->shfl_val;
+    }
+    for (int t = w0; t < w1; t++) {
+      thread *T = &ts[t];
+      if (T->state != T_SHFL) continue;
+      if (T->shfl_slot >= 0) T->fr[T->nfr - 1].slots[T->shfl_slot] = sv_f(res[t - w0]);
+      T->state = T_RUN;
+    }
+    any = true;
+  }
+  return any;
+}
+
+static void run_block(run *R) {
+  const vk_kernel *K = R->k;
+  const vk_run_cfg *cfg = R->cfg;
+  int n = (int)(cfg->block[0] * cfg->block[1] * cfg->block[2]);
+  R->nthreads = n;
+  R->epoch = 0;
+  int first_local = R->nbufs;
+  for (int g = 0; g < K->nglobals; g++)
+    if (K->globals[g].shared) {
+      R->gbuf[g] = new_buf(R, K->globals[g].bytes, -1);
+      R->bufs[R->gbuf[g]].shared = true;
+      track_alloc(&R->bufs[R->gbuf[g]]);
+    }
+  thread *ts = tr_xcalloc((size_t)n, sizeof *ts);
+  for (int t = 0; t < n; t++) {
+    thread *T = &ts[t];
+    T->lin = t;
+    T->tid[0] = (unsigned)t % cfg->block[0];
+    T->tid[1] = ((unsigned)t / cfg->block[0]) % cfg->block[1];
+    T->tid[2] = (unsigned)t / (cfg->block[0] * cfg->block[1]);
+    push_frame(R, T, K->entry, -1);
+    for (int p = 0; p < K->funcs[K->entry].nparams; p++) {
+      sval s = {SV_PTR, 0, p, 0, NULL};
+      T->fr[0].slots[p] = s;
+    }
+  }
+  while (!R->failed) {
+    bool ran = false;
+    for (int j = 0; j < n && !R->failed; j++) {
+      int t = cfg->reverse_threads ? n - 1 - j : j;
+      if (ts[t].state == T_RUN) { step_thread(R, &ts[t]); ran = true; }
+    }
+    if (R->failed) break;
+    if (ran && cfg->quantum > 0) continue; /* turns until every thread blocks */
+    if (resolve_shuffles(R, ts, n)) continue;
+    int done = 0, bar = 0;
+    for (int t = 0; t < n; t++) done += ts[t].state == T_DONE, bar += ts[t].state == T_BARRIER;
+    if (done == n) break;
+    if (bar + done == n) {
+      R->epoch++;
+      for (int t = 0; t < n; t++) if (ts[t].state == T_BARRIER) ts[t].state = T_RUN;
+      continue;
+    }
+    fail(R, "threads of block %d wait at different synchronisation points (divergent barrier or partial-warp shuffle)", R->blin);
+  }
+  for (int t = 0; t < n; t++) {
+    while (ts[t].nfr) pop_frame(&ts[t]);
+    free(ts[t].fr);
+  }
+  free(ts);
+  for (int b = first_local; b < R->nbufs; b++) free_buf(&R->bufs[b]);
+  R->nbufs = first_local;
+}
+
+tr_status vk_run(const vk_kernel *k, vx_ctx *cx, const vk_run_cfg *cfg, vk_result *r, tr_diag *d) {
+  memset(r, 0, sizeof *r);
+  r->pc = vx_const(cx, 1);
+  run R = {0};
+  R.k = k; R.cx = cx; R.cfg = cfg; R.r = r; R.d = d;
+  R.max_steps = cfg->max_steps > 0 ? cfg->max_steps : 200000000;
+  int np = vk_nparams(k);
+  if (np != cfg->nbufs) {
+    tr_diag_errorf(d, "kernel: takes %d parameters, the reference has %d inputs and outputs", np, cfg->nbufs);
+    return r->st = TR_ERR_INVALID;
+  }
+  r->val = tr_xcalloc((size_t)np, sizeof *r->val);
+  r->writer_block = tr_xcalloc((size_t)np, sizeof *r->writer_block);
+  r->writer_first = tr_xcalloc((size_t)np, sizeof *r->writer_first);
+  for (int p = 0; p < np; p++) {
+    int64_t bytes = cfg->count[p] * (int64_t)tr_dtype_size(cfg->dtype[p]);
+    new_buf(&R, bytes, p);
+    R.bufs[p].is_out = cfg->is_out[p];
+    if (cfg->is_out[p]) {
+      r->writer_block[p] = tr_xmalloc((size_t)(cfg->count[p] + 1) * sizeof(int32_t));
+      r->writer_first[p] = tr_xmalloc((size_t)(cfg->count[p] + 1) * sizeof(int32_t));
+      for (int64_t e = 0; e < cfg->count[p]; e++) r->writer_block[p][e] = r->writer_first[p][e] = -1;
+    }
+  }
+  R.gbuf = tr_xcalloc((size_t)k->nglobals + 1, sizeof *R.gbuf);
+  for (int g = 0; g < k->nglobals; g++) {
+    const vglobal *G = &k->globals[g];
+    if (G->shared) continue;
+    int b = new_buf(&R, G->bytes, -1);
+    R.gbuf[g] = b;
+    for (int64_t o = 0; G->init && o + G->esize <= G->bytes; o += G->esize) {
+      sval s;
+      if (G->ety == VT_F32) { float f; memcpy(&f, G->init + o, 4); s = sv_f(vx_const(cx, f)); }
+      else if (G->ety == VT_F64) { double f; memcpy(&f, G->init + o, 8); s = sv_f(vx_const(cx, f)); }
+      else { int64_t v = 0; memcpy(&v, G->init + o, (size_t)G->esize); s = sv_int(v, G->esize * 8); }
+      s.sz = (uint8_t)G->esize;
+      R.bufs[b].cell[o] = s;
+    }
+    if (!G->init) for (int64_t o = 0; o < G->bytes; o++) { R.bufs[b].cell[o] = sv_int(0, 8); R.bufs[b].cell[o].sz = 1; }
+  }
+  unsigned nb = cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
+  for (unsigned b = 0; b < nb && !R.failed; b++) {
+    if (cfg->block_mask && !cfg->block_mask[b]) continue;
+    R.blin = (int)b;
+    R.bid[0] = b % cfg->grid[0];
+    R.bid[1] = (b / cfg->grid[0]) % cfg->grid[1];
+    R.bid[2] = b / (cfg->grid[0] * cfg->grid[1]);
+    run_block(&R);
+  }
+  /* the outputs' final values */
+  for (int p = 0; p < np && !R.failed; p++) {
+    if (!cfg->is_out[p]) continue;
+    int es = (int)tr_dtype_size(cfg->dtype[p]);
+    r->val[p] = tr_xcalloc((size_t)cfg->count[p] + 1, sizeof **r->val);
+    for (int64_t e = 0; e < cfg->count[p]; e++) {
+      sval c = R.bufs[p].cell[e * es];
+      if (c.k == SV_F) r->val[p][e] = c.e;
+      else if (c.k == SV_INT && c.i == 0) r->val[p][e] = vx_const(cx, 0);
+    }
+  }
+  r->steps = R.steps;
+  for (int b = 0; b < R.nbufs; b++) free_buf(&R.bufs[b]);
+  free(R.bufs);
+  free(R.gbuf);
+  if (R.failed && r->st == TR_OK) r->st = TR_ERR_UNSUPPORTED;
+  return r->st;
+}
+
+void vk_result_free(vk_result *r, int nbufs) {
+  for (int p = 0; r->val && p < nbufs; p++) free(r->val[p]);
+  for (int p = 0; r->writer_block && p < nbufs; p++) free(r->writer_block[p]);
+  for (int p = 0; r->writer_first && p < nbufs; p++) free(r->writer_first[p]);
+  free(r->val);
+  free(r->writer_block);
+  free(r->writer_first);
+  free(r->dec);
+  free(r->conds);
+  free(r->issues);
+  memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,492 @@
+/* ref.c - the HLO reference evaluated symbolically per output element
+ * (ref.h): each op maps an element index of its result to the elements of
+ * its operands it reads (elementwise ops, broadcast, reshape, transpose,
+ * slice, pad, concatenate, reverse, iota, convert, select, compare,
+ * reduce with an add/max/min/multiply reducer, dot, convolution, gather,
+ * dynamic-slice with concrete starts), memoised by (instruction, element). */
+#include "ref.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { int id; int64_t flat; vx *v; } memo;
+
+struct vr_ctx {
+  const tr_module *m;
+  vx_ctx *cx;
+  tr_tensor *const *ints;
+  const tr_instr **outs;
+  int nouts;
+  memo *tab;
+  size_t cap, n;
+  tr_diag *d;
+  bool bad;
+};
+
+vr_ctx *vr_new(const tr_module *m, vx_ctx *cx, tr_tensor *const *ints) {
+  vr_ctx *r = tr_xcalloc(1, sizeof *r);
+  r->m = m; r->cx = cx; r->ints = ints;
+  const tr_instr *root = m->entry->root;
+  if (root->op == TR_OP_TUPLE) {
+    r->nouts = root->noperands;
+    r->outs = tr_xcalloc((size_t)r->nouts + 1, sizeof *r->outs);
+    for (int i = 0; i < r->nouts; i++) r->outs[i] = root->operands[i];
+  } else {
+    r->nouts = 1;
+    r->outs = tr_xcalloc(1, sizeof *r->outs);
+    r->outs[0] = root;
+  }
+  r->cap = 1 << 12;
+  r->tab = tr_xcalloc(r->cap, sizeof *r->tab);
+  return r;
+}
+
+void vr_free(vr_ctx *r) {
+  if (!r) return;
+  free(r->outs);
+  free(r->tab);
+  free(r);
+}
+
+int vr_nouts(const vr_ctx *r) { return r->nouts; }
+const tr_shape *vr_out_shape(const vr_ctx *r, int out) { return r->outs[out]->shape; }
+
+static size_t mhash(int id, int64_t flat, size_t cap) {
+  uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ULL ^ (uint64_t)flat * 0xC2B2AE3D27D4EB4FULL;
+  h ^= h >> 29;
+  return (size_t)h & (cap - 1);
+}
+static vx *memo_get(vr_ctx *r, int id, int64_t flat) {
+  for (size_t i = mhash(id, flat, r->cap); r->tab[i].v; i = (i + 1) & (r->cap - 1))
+    if (r->tab[i].id == id && r->tab[i].flat == flat) return r->tab[i].v;
+  return NULL;
+}
+static void memo_put(vr_ctx *r, int id, int64_t flat, vx *v) {
+  if (2 * (r->n + 1) > r->cap) {
+    memo *old = r->tab;
+    size_t oc = r->cap;
+    r->cap *= 2;
+    r->tab = tr_xcalloc(r->cap, sizeof *r->tab);
+    r->n = 0;
+    for (size_t i = 0; i < oc; i++) if (old[i].v) memo_put(r, old[i].id, old[i].flat, old[i].v);
+    free(old);
+  }
+  size_t i = mhash(id, flat, r->cap);
+  while (r->tab[i].v) i = (i + 1) & (r->cap - 1);
+  r->tab[i].id = id; r->tab[i].flat = flat; r->tab[i].v = v;
+  r->n++;
+}
+
+static void unflat(const tr_shape *s, int64_t flat, int64_t *idx) {
+  for (int i = s->rank - 1; i >= 0; i--) {
+    idx[i] = s->dims[i] ? flat % s->dims[i] : 0;
+    flat = s->dims[i] ? flat / s->dims[i] : 0;
+  }
+}
+static int64_t toflat(const tr_shape *s, const int64_t *idx) {
+  int64_t f = 0;
+  for (int i = 0; i < s->rank; i++) f = f * s->dims[i] + idx[i];
+  return f;
+}
+
+static vx *bad(vr_ctx *r, const tr_instr *in, const char *what) {
+  if (!r->bad) {
+    tr_diag_errorf(r->d, "%s:%d:%d: in %%%s: the symbolic reference does not model %s",
+                   r->m->file ? r->m->file : "<module>", in->line, in->col, in->name, what);
+  }
+  r->bad = true;
+  return NULL;
+}
+
+static const tr_attr *attr(const tr_instr *in, tr_attr_key k) { return tr_instr_attr(in, k); }
+static int attr_n(const tr_instr *in, tr_attr_key k) { const tr_attr *a = attr(in, k); return a ? a->n : 0; }
+static int64_t attr_i(const tr_instr *in, tr_attr_key k, int j) { return attr(in, k)->u.ints[j]; }
+static bool attr_has(const tr_instr *in, tr_attr_key k, int64_t v) {
+  for (int j = 0; j < attr_n(in, k); j++) if (attr_i(in, k, j) == v) return true;
+  return false;
+}
+
+static vx *el(vr_ctx *r, const tr_instr *in, int64_t flat);
+
+/* The element at a multi-index of an operand. */
+static vx *at(vr_ctx *r, const tr_instr *in, const int64_t *idx) { return el(r, in, toflat(in->shape, idx)); }
+
+/* The combining op of a reducer computation: add, maximum, minimum, multiply. */
+static tr_op reducer(const tr_instr *in) {
+  const tr_attr *a = attr(in, TR_ATTR_TO_APPLY);
+  if (!a || !a->u.comp) return TR_OP_COUNT;
+  const tr_instr *root = a->u.comp->root;
+  if (root->noperands != 2 || root->operands[0]->op != TR_OP_PARAMETER || root->operands[1]->op != TR_OP_PARAMETER)
+    return TR_OP_COUNT;
+  switch (root->op) {
+  case TR_OP_ADD: case TR_OP_MAXIMUM: case TR_OP_MINIMUM: case TR_OP_MULTIPLY: return root->op;
+  default: return TR_OP_COUNT;
+  }
+}
+
+static vx *combine(vr_ctx *r, tr_op op, vx **xs, int n) {
+  vx_ctx *c = r->cx;
+  if (op == TR_OP_ADD) return vx_sum(c, xs, n);
+  vx *acc = xs[0];
+  for (int i = 1; i < n; i++)
+    acc = op == TR_OP_MAXIMUM ? vx_max(c, acc, xs[i]) : op == TR_OP_MINIMUM ? vx_min(c, acc, xs[i]) : vx_mul(c, acc, xs[i]);
+  return acc;
+}
+
+typedef struct { vx **v; int n, cap; } vbuf;
+static void vb_push(vbuf *b, vx *e) {
+  if (b->n == b->cap) { b->cap = b->cap ? b->cap * 2 : 64; b->v = tr_xrealloc(b->v, (size_t)b->cap * sizeof *b->v); }
+  b->v[b->n++] = e;
+}
+
+static vx *cmp(vr_ctx *r, const tr_instr *in, vx *a, vx *b) {
+  const tr_attr *d = attr(in, TR_ATTR_DIRECTION);
+  const char *s = d ? d->u.s : "EQ";
+  vx_ctx *c = r->cx;
+  if (!strcmp(s, "EQ")) return vx_eq(c, a, b);
+  if (!strcmp(s, "NE")) return vx_not(c, vx_eq(c, a, b));
+  if (!strcmp(s, "LT")) return vx_lt(c, a, b);
+  if (!strcmp(s, "LE")) return vx_le(c, a, b);
+  if (!strcmp(s, "GT")) return vx_lt(c, b, a);
+  return vx_le(c, b, a);
+}
+
+static vx *elementwise(vr_ctx *r, const tr_instr *in, int64_t flat) {
+  vx_ctx *c = r->cx;
+  vx *a = in->noperands > 0 ? el(r, in->operands[0], flat) : NULL;
+  if (in->noperands > 0 && !a) return NULL;
+  vx *b = NULL;
+  if (in->noperands > 1 && !(b = el(r, in->operands[1], flat))) return NULL;
+  switch (in->op) {
+  case TR_OP_ADD: return vx_add(c, a, b);
+  case TR_OP_SUBTRACT: return vx_sub(c, a, b);
+  case TR_OP_MULTIPLY: return vx_mul(c, a, b);
+  case TR_OP_DIVIDE:
+    if (!tr_dtype_is_float(in->shape->dtype)) {
+      if (a->kind == VX_CONST && b->kind == VX_CONST && b->c != 0) return vx_const(c, trunc(a->c / b->c));
+      return bad(r, in, "integer division of data");
+    }
+    return vx_div(c, a, b);
+  case TR_OP_MAXIMUM: return vx_max(c, a, b);
+  case TR_OP_MINIMUM: return vx_min(c, a, b);
+  case TR_OP_NEGATE: return vx_neg(c, a);
+  case TR_OP_ABS: return vx_abs(c, a);
+  case TR_OP_EXPONENTIAL: return vx_fn1(c, VX_FN_EXP, a);
+  case TR_OP_LOG: return vx_fn1(c, VX_FN_LOG, a);
+  case TR_OP_SQRT: return vx_fn1(c, VX_FN_SQRT, a);
+  case TR_OP_RSQRT: return vx_inv(c, vx_fn1(c, VX_FN_SQRT, a));
+  case TR_OP_TANH: return vx_fn1(c, VX_FN_TANH, a);
+  case TR_OP_SINE: return vx_fn1(c, VX_FN_SIN, a);
+  case TR_OP_COSINE: return vx_fn1(c, VX_FN_COS, a);
+  case TR_OP_ERF: return vx_fn1(c, VX_FN_ERF, a);
+  case TR_OP_LOG_PLUS_ONE: return vx_fn1(c, VX_FN_LOG1P, a);
+  case TR_OP_EXPONENTIAL_MINUS_ONE: return vx_fn1(c, VX_FN_EXPM1, a);
+  case TR_OP_LOGISTIC: /* 1 / (1 + exp(-x)) */
+    return vx_inv(c, vx_add(c, vx_const(c, 1), vx_fn1(c, VX_FN_EXP, vx_neg(c, a))));
+  case TR_OP_POWER:
+    if (b->kind == VX_CONST && b->c == 2) return vx_mul(c, a, a);
+    if (b->kind == VX_CONST && b->c == 0.5) return vx_fn1(c, VX_FN_SQRT, a);
+    if (a->kind == VX_CONST && b->kind == VX_CONST) return vx_const(c, pow(a->c, b->c));
+    return bad(r, in, "power of data by a non-constant exponent");
+  case TR_OP_COMPARE: return cmp(r, in, a, b);
+  case TR_OP_AND: return tr_dtype_is_float(in->shape->dtype) ? bad(r, in, "and of floats") :
+      in->shape->dtype == TR_DT_PRED ? vx_and(c, a, b) : (a->kind == VX_CONST && b->kind == VX_CONST ? vx_const(c, (double)((int64_t)a->c & (int64_t)b->c)) : bad(r, in, "bitwise and of data"));
+  case TR_OP_OR: return in->shape->dtype == TR_DT_PRED ? vx_or(c, a, b) : bad(r, in, "bitwise or");
+  case TR_OP_NOT: return in->shape->dtype == TR_DT_PRED ? vx_not(c, a) : bad(r, in, "bitwise not");
+  case TR_OP_SELECT: {
+    vx *e = el(r, in->operands[2], flat);
+    return e ? vx_ite(c, a, b, e) : NULL;
+  }
+  case TR_OP_CLAMP: {
+    vx *e = el(r, in->operands[2], flat);
+    return e ? vx_min(c, vx_max(c, b, a), e) : NULL;
+  }
+  case TR_OP_CONVERT: case TR_OP_COPY: case TR_OP_REDUCE_PRECISION:
+    /* over the reals a float convert is the identity; to an int only for
+     * concrete values (indices), from pred a 0/1 choice */
+    if (in->operands[0]->shape->dtype == TR_DT_PRED && a->kind != VX_CONST)
+      return vx_ite(c, a, vx_const(c, 1), vx_const(c, 0));
+    if (!tr_dtype_is_float(in->shape->dtype) && in->shape->dtype != TR_DT_PRED && a->kind != VX_CONST)
+      return bad(r, in, "conversion of data to an integer");
+    if (!tr_dtype_is_float(in->shape->dtype) && a->kind == VX_CONST) return vx_const(c, trunc(a->c));
+    return a;
+  default: return bad(r, in, tr_ops[in->op].name);
+  }
+}
+
+static vx *reduce(vr_ctx *r, const tr_instr *in, int64_t flat) {
+  if (in->noperands != 2) return bad(r, in, "a variadic reduce");
+  tr_op op = reducer(in);
+  if (op == TR_OP_COUNT) return bad(r, in, "a reduce whose reducer is not add, maximum, minimum or multiply");
+  const tr_instr *x = in->operands[0];
+  int64_t oidx[TR_TENSOR_MAX_RANK], xidx[TR_TENSOR_MAX_RANK];
+  unflat(in->shape, flat, oidx);
+  int rdims[TR_TENSOR_MAX_RANK], nr = 0, j = 0;
+  for (int d = 0; d < x->shape->rank; d++) {
+    if (attr_has(in, TR_ATTR_DIMENSIONS, d)) { rdims[nr++] = d; xidx[d] = 0; }
+    else xidx[d] = oidx[j++];
+  }
+  vbuf terms = {0};
+  vx *init = el(r, in->operands[1], 0);
+  if (!init) return NULL;
+  vb_push(&terms, init);
+  for (;;) {
+    vx *e = at(r, x, xidx);
+    if (!e) { free(terms.v); return NULL; }
+    vb_push(&terms, e);
+    int k = nr - 1;
+    while (k >= 0 && ++xidx[rdims[k]] == x->shape->dims[rdims[k]]) xidx[rdims[k--]] = 0;
+    if (k < 0) break;
+  }
+  bool empty = false;
+  for (int k = 0; k < nr; k++) empty |= x->shape->dims[rdims[k]] == 0;
+  vx *v = empty ? init : combine(r, op, terms.v, terms.n);
+  free(terms.v);
+  return v;
+}
+
+static vx *dot(vr_ctx *r, const tr_instr *in, int64_t flat) {
+  const tr_instr *L = in->operands[0], *Rr = in->operands[1];
+  int64_t oidx[TR_TENSOR_MAX_RANK], li[TR_TENSOR_MAX_RANK], ri[TR_TENSOR_MAX_RANK];
+  unflat(in->shape, flat, oidx);
+  int nb = attr_n(in, TR_ATTR_LHS_BATCH_DIMS), nc = attr_n(in, TR_ATTR_LHS_CONTRACTING_DIMS);
+  int o = 0;
+  for (int k = 0; k < nb; k++) {
+    li[attr_i(in, TR_ATTR_LHS_BATCH_DIMS, k)] = oidx[o];
+    ri[attr_i(in, TR_ATTR_RHS_BATCH_DIMS, k)] = oidx[o];
+    o++;
+  }
+  for (int d = 0; d < L->shape->rank; d++)
+    if (!attr_has(in, TR_ATTR_LHS_BATCH_DIMS, d) && !attr_has(in, TR_ATTR_LHS_CONTRACTING_DIMS, d)) li[d] = oidx[o++];
+  for (int d = 0; d < Rr->shape->rank; d++)
+    if (!attr_has(in, TR_ATTR_RHS_BATCH_DIMS, d) && !attr_has(in, TR_ATTR_RHS_CONTRACTING_DIMS, d)) ri[d] = oidx[o++];
+  int64_t cdim[TR_TENSOR_MAX_RANK], cidx[TR_TENSOR_MAX_RANK];
+  int64_t total = 1;
+  for (int k = 0; k < nc; k++) {
+    cdim[k] = L->shape->dims[attr_i(in, TR_ATTR_LHS_CONTRACTING_DIMS, k)];
+    cidx[k] = 0;
+    total *= cdim[k];
+  }
+  vbuf terms = {0};
+  for (int64_t t = 0; t < total; t++) {
+    for (int k = 0; k < nc; k++) {
+      li[attr_i(in, TR_ATTR_LHS_CONTRACTING_DIMS, k)] = cidx[k];
+      ri[attr_i(in, TR_ATTR_RHS_CONTRACTING_DIMS, k)] = cidx[k];
+    }
+    vx *a = at(r, L, li), *b = a ? at(r, Rr, ri) : NULL;
+    if (!b) { free(terms.v); return NULL; }
+    vb_push(&terms, vx_mul(r->cx, a, b));
+    for (int k = nc - 1; k >= 0 && ++cidx[k] == cdim[k]; k--) cidx[k] = 0;
+  }
+  vx *v = vx_sum(r->cx, terms.v, terms.n);
+  free(terms.v);
+  return v;
+}
+
+static vx *convolution(vr_ctx *r, const tr_instr *in, int64_t flat) {
+  const tr_attr *dl = attr(in, TR_ATTR_DIM_LABELS), *wa = attr(in, TR_ATTR_WINDOW);
+  if (!dl) return bad(r, in, "a convolution without dim_labels");
+  const tr_convdims *cd = dl->u.conv;
+  const tr_instr *X = in->operands[0], *K = in->operands[1];
+  int ns = cd->nspatial;
+  const tr_attr *fg = attr(in, TR_ATTR_FEATURE_GROUP_COUNT), *bg = attr(in, TR_ATTR_BATCH_GROUP_COUNT);
+  int64_t groups = fg ? fg->u.i : 1;
+  if (bg && bg->u.i != 1) return bad(r, in, "batch_group_count");
+  int64_t oidx[TR_TENSOR_MAX_RANK], xi[TR_TENSOR_MAX_RANK], ki[TR_TENSOR_MAX_RANK];
+  unflat(in->shape, flat, oidx);
+  int64_t cin = X->shape->dims[cd->in_feature] / groups;
+  int64_t cout = in->shape->dims[cd->out_feature];
+  int64_t f = oidx[cd->out_feature];
+  int64_t g = f / (cout / groups);
+  xi[cd->in_batch] = oidx[cd->out_batch];
+  ki[cd->k_out] = f;
+  int64_t kd[TR_TENSOR_MAX_RANK], kk[TR_TENSOR_MAX_RANK];
+  int64_t total = cin;
+  for (int s = 0; s < ns; s++) { kd[s] = K->shape->dims[cd->k_spatial[s]]; kk[s] = 0; total *= kd[s]; }
+  vbuf terms = {0};
+  for (int64_t ci = 0; ci < cin; ci++) {
+    for (int s = 0; s < ns; s++) kk[s] = 0;
+    for (;;) {
+      bool inside = true;
+      for (int s = 0; s < ns && inside; s++) {
+        const tr_window_dim *w = wa ? &wa->u.win[s] : NULL;
+        int64_t stride = w ? w->stride : 1, lo = w ? w->pad_lo : 0, ld = w ? w->lhs_dilate : 1, rd = w ? w->rhs_dilate : 1;
+        if (w && w->reversal) { inside = false; r->bad = true; break; }
+        int64_t kpos = kk[s];
+        int64_t p = oidx[cd->out_spatial[s]] * stride - lo + kpos * rd;
+        if (p < 0 || p % ld) { inside = false; break; }
+        p /= ld;
+        if (p >= X->shape->dims[cd->in_spatial[s]]) { inside = false; break; }
+        xi[cd->in_spatial[s]] = p;
+        ki[cd->k_spatial[s]] = kpos;
+      }
+      if (r->bad) { free(terms.v); return bad(r, in, "window reversal"); }
+      if (inside) {
+        xi[cd->in_feature] = g * cin + ci;
+        ki[cd->k_in] = ci;
+        vx *a = at(r, X, xi), *b = a ? at(r, K, ki) : NULL;
+        if (!b) { free(terms.v); return NULL; }
+        vb_push(&terms, vx_mul(r->cx, a, b));
+      }
+      int s = ns - 1;
+      while (s >= 0 && ++kk[s] == kd[s]) kk[s--] = 0;
+      if (s < 0) break;
+    }
+  }
+  (void)total;
+  vx *v = vx_sum(r->cx, terms.v, terms.n);
+  free(terms.v);
+  return v;
+}
+
+static bool concrete_int(vr_ctx *r, const tr_instr *in, const int64_t *idx, int64_t *out) {
+  vx *e = at(r, in, idx);
+  if (!e) return false;
+  if (e->kind != VX_CONST) { bad(r, in, "indices computed from float data"); return false; }
+  *out = (int64_t)e->c;
+  return true;
+}
+
+static vx *gather(vr_ctx *r, const tr_instr *in, int64_t flat) {
+  const tr_instr *X = in->operands[0], *G = in->operands[1];
+  if (attr_n(in, TR_ATTR_OPERAND_BATCHING_DIMS)) return bad(r, in, "gather batching dims");
+  int64_t oidx[TR_TENSOR_MAX_RANK], gi[TR_TENSOR_MAX_RANK], xi[TR_TENSOR_MAX_RANK];
+  unflat(in->shape, flat, oidx);
+  const tr_attr *ivd = attr(in, TR_ATTR_INDEX_VECTOR_DIM);
+  int64_t iv = ivd ? ivd->u.i : G->shape->rank;
+  /* batch dims of the result, in order, index the indices tensor */
+  int gb = 0;
+  for (int d = 0; d < in->shape->rank; d++) {
+    if (attr_has(in, TR_ATTR_OFFSET_DIMS, d)) continue;
+    if (gb == iv) gb++;
+    gi[gb++] = oidx[d];
+  }
+  int64_t start[TR_TENSOR_MAX_RANK] = {0};
+  for (int k = 0; k < attr_n(in, TR_ATTR_START_INDEX_MAP); k++) {
+    int64_t od = attr_i(in, TR_ATTR_START_INDEX_MAP, k);
+    if (iv < G->shape->rank) gi[iv] = k;
+    int64_t s;
+    if (!concrete_int(r, G, gi, &s)) return NULL;
+    int64_t hi = X->shape->dims[od] - attr_i(in, TR_ATTR_SLICE_SIZES, (int)od);
+    start[od] = s < 0 ? 0 : s > hi ? hi : s;
+  }
+  int o = 0;
+  for (int d = 0; d < X->shape->rank; d++) {
+    int64_t off = 0;
+    if (!attr_has(in, TR_ATTR_COLLAPSED_SLICE_DIMS, d)) {
+      while (o < in->shape->rank && !attr_has(in, TR_ATTR_OFFSET_DIMS, o)) o++;
+      off = oidx[o++];
+    }
+    xi[d] = start[d] + off;
+  }
+  return at(r, X, xi);
+}
+
+static vx *el_uncached(vr_ctx *r, const tr_instr *in, int64_t flat) {
+  vx_ctx *c = r->cx;
+  const tr_shape *s = in->shape;
+  int64_t idx[TR_TENSOR_MAX_RANK], oi[TR_TENSOR_MAX_RANK];
+  if (!tr_shape_is_array(s)) return bad(r, in, "tuple values");
+  unflat(s, flat, idx);
+  switch (in->op) {
+  case TR_OP_PARAMETER: {
+    int64_t p = in->param_index;
+    if (in->parent != r->m->entry) return bad(r, in, "parameters of called computations");
+    if (tr_dtype_is_float(s->dtype)) return vx_sym(c, p, flat);
+    const tr_tensor *t = r->ints ? r->ints[p] : NULL;
+    if (!t) return bad(r, in, "an integer parameter without concrete values");
+    return vx_const(c, (double)tr_tensor_get_i(t, (size_t)flat));
+  }
+  case TR_OP_CONSTANT: {
+    const tr_literal *l = in->literal;
+    if (!l || l->elided || !l->data) return bad(r, in, "an elided constant");
+    tr_tensor t = {s->dtype, s->rank, s->dims, l->data, 0};
+    t.nbytes = (size_t)tr_shape_count(s) * tr_dtype_size(s->dtype);
+    return vx_const(c, tr_tensor_get_f(&t, (size_t)flat));
+  }
+  case TR_OP_IOTA: {
+    const tr_attr *a = attr(in, TR_ATTR_IOTA_DIMENSION);
+    return vx_const(c, (double)idx[a ? a->u.i : 0]);
+  }
+  case TR_OP_BROADCAST: {
+    const tr_instr *x = in->operands[0];
+    for (int k = 0; k < x->shape->rank; k++) oi[k] = idx[attr_i(in, TR_ATTR_DIMENSIONS, k)];
+    return at(r, x, oi);
+  }
+  case TR_OP_RESHAPE: case TR_OP_BITCAST:
+    if (in->op == TR_OP_BITCAST && in->operands[0]->shape->dtype != s->dtype) return bad(r, in, "a bitcast changing type");
+    return el(r, in->operands[0], flat);
+  case TR_OP_TRANSPOSE:
+    for (int k = 0; k < s->rank; k++) oi[attr_i(in, TR_ATTR_DIMENSIONS, k)] = idx[k];
+    return at(r, in->operands[0], oi);
+  case TR_OP_SLICE: {
+    const tr_attr *a = attr(in, TR_ATTR_SLICE);
+    for (int k = 0; k < s->rank; k++) oi[k] = a->u.slice[k].start + idx[k] * a->u.slice[k].stride;
+    return at(r, in->operands[0], oi);
+  }
+  case TR_OP_REVERSE: {
+    const tr_instr *x = in->operands[0];
+    for (int k = 0; k < s->rank; k++) oi[k] = attr_has(in, TR_ATTR_DIMENSIONS, k) ? s->dims[k] - 1 - idx[k] : idx[k];
+    return at(r, x, oi);
+  }
+  case TR_OP_PAD: {
+    const tr_attr *a = attr(in, TR_ATTR_PADDING);
+    const tr_instr *x = in->operands[0];
+    for (int k = 0; k < s->rank; k++) {
+      int64_t p = idx[k] - a->u.pad[k].lo, step = a->u.pad[k].interior + 1;
+      if (p < 0 || p % step || p / step >= x->shape->dims[k]) return el(r, in->operands[1], 0);
+      oi[k] = p / step;
+    }
+    return at(r, x, oi);
+  }
+  case TR_OP_CONCATENATE: {
+    int64_t dim = attr_i(in, TR_ATTR_DIMENSIONS, 0), p = idx[dim];
+    for (int j = 0; j < in->noperands; j++) {
+      const tr_instr *x = in->operands[j];
+      if (p < x->shape->dims[dim]) {
+        memcpy(oi, idx, sizeof(int64_t) * (size_t)s->rank);
+        oi[dim] = p;
+        return at(r, x, oi);
+      }
+      p -= x->shape->dims[dim];
+    }
+    return bad(r, in, "a concatenate index past its operands");
+  }
+  case TR_OP_DYNAMIC_SLICE: {
+    const tr_instr *x = in->operands[0];
+    for (int k = 0; k < s->rank; k++) {
+      int64_t st;
+      int64_t zero[1] = {0};
+      if (!concrete_int(r, in->operands[1 + k], zero, &st)) return NULL;
+      int64_t hi = x->shape->dims[k] - s->dims[k];
+      st = st < 0 ? 0 : st > hi ? hi : st;
+      oi[k] = st + idx[k];
+    }
+    return at(r, x, oi);
+  }
+  case TR_OP_REDUCE: return reduce(r, in, flat);
+  case TR_OP_DOT: return dot(r, in, flat);
+  case TR_OP_CONVOLUTION: return convolution(r, in, flat);
+  case TR_OP_GATHER: return gather(r, in, flat);
+  default:
+    if (tr_ops[in->op].flags & TR_OPF_E || in->op == TR_OP_SELECT || in->op == TR_OP_CLAMP ||
+        in->op == TR_OP_COMPARE || in->op == TR_OP_CONVERT)
+      return elementwise(r, in, flat);
+    return bad(r, in, tr_ops[in->op].name);
+  }
+}
+
+static vx *el(vr_ctx *r, const tr_instr *in, int64_t flat) {
+  if (r->bad) return NULL;
+  vx *v = memo_get(r, in->id, flat);
+  if (v) return v;
+  v = el_uncached(r, in, flat);
+  if (v) memo_put(r, in->id, flat, v);
+  return v;
+}
+
+vx *vr_elem(vr_ctx *r, int out, int64_t flat, tr_diag *d) {
+  r->d = d;
+  return el(r, r->outs[out], flat);
+}

@@ -1,0 +1,8 @@
+/* trench-kernel: ref=gather.hlo expect=bug:wrong-stride
+ * Rows taken with a stride of 7 instead of 8. */
+void kernel(const float *table, const int *ids, float *out) {
+  for (int i = 0; i < 6; i++) {
+    int r = ids[i] < 0 ? 0 : ids[i] > 15 ? 15 : ids[i];
+    for (int j = 0; j < 8; j++) out[i * 8 + j] = table[r * 7 + j];
+  }
+}

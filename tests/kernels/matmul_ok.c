@@ -1,0 +1,10 @@
+/* trench-kernel: ref=matmul.hlo expect=correct
+ * Plain triple loop. */
+void kernel(const float *a, const float *b, float *out) {
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < 8; j++) {
+      float acc = 0.0f;
+      for (int k = 0; k < 16; k++) acc += a[i * 16 + k] * b[k * 8 + j];
+      out[i * 8 + j] = acc;
+    }
+}

@@ -1,0 +1,13 @@
+/* trench-kernel: ref=rowsum.hlo expect=bug:missing-barrier
+ * trench-launch: grid=8 block=32
+ * The barrier between loading shared memory and reducing it is missing. */
+extern "C" __global__ void kernel(const float *a, float *out) {
+  __shared__ float s[32];
+  int t = threadIdx.x, row = blockIdx.x;
+  s[t] = a[row * 32 + t];
+  for (int w = 16; w > 0; w /= 2) {
+    if (t < w) s[t] += s[t + w];
+    __syncthreads();
+  }
+  if (t == 0) out[row] = s[0];
+}

@@ -1,0 +1,150 @@
+/* test_triage.c - hierarchical triage (src/triage): the prefix bisection
+ * names the planted instruction in a chain in about log2 N runs, the
+ * pass levels name the guilty pass and rule of a rewrite defect, and the
+ * reducer refuses a candidate that turns the finding into another bug. */
+#include "test.h"
+
+#include "../../src/triage/triage.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static tr_module *parse(const char *text) {
+  tr_diag d = {0};
+  tr_module *m = tr_parse("t.hlo", text, strlen(text), NULL, &d);
+  if (!m) tr_diag_print(&d, stderr);
+  tr_diag_clear(&d);
+  return m;
+}
+
+static tr_target *open_t(const char *spec) {
+  tr_target *t = NULL;
+  tr_diag d = {0};
+  if (tr_target_open(spec, NULL, &t, &d) != TR_OK) tr_diag_print(&d, stderr);
+  tr_diag_clear(&d);
+  return t;
+}
+
+/* A chain of 40 exact integer ops with one shift by 33 in the middle: the
+ * shift defect (emit-shift-amount-mod-width) corrupts only %x20. */
+static tr_module *chain(void) {
+  tr_buf b = {0};
+  tr_buf_puts(&b, "HloModule chain\nENTRY e {\n  p = s32[8] parameter(0)\n  q = s32[8] parameter(1)\n"
+                  "  c = s32[] constant(33)\n  k = s32[8] broadcast(c), dimensions={}\n  x0 = s32[8] add(p, q)\n");
+  const char *ops[] = {"add", "xor", "subtract"};
+  for (int i = 1; i < 40; i++) {
+    if (i == 20) tr_buf_printf(&b, "  x%d = s32[8] shift-left(x%d, k)\n", i, i - 1);
+    else tr_buf_printf(&b, "  x%d = s32[8] %s(x%d, %s)\n", i, ops[i % 3], i - 1, i % 2 ? "p" : "q");
+  }
+  tr_buf_puts(&b, "  ROOT r = s32[8] add(x39, q)\n}\n");
+  tr_module *m = parse(b.p);
+  tr_buf_free(&b);
+  return m;
+}
+
+TR_TEST(triage_bisect_keeps_context_and_names_the_planted_instruction) {
+  tr_module *m = chain();
+  tr_target *t = open_t("builtin:inject=emit-shift-amount-mod-width");
+  CHECK(m && t);
+  if (!m || !t) goto out;
+  tr_triage_opts o;
+  tr_triage_opts_init(&o);
+  o.nseeds = 1;
+  o.no_passes = true;
+  tr_triage_report r;
+  tr_diag d = {0};
+  CHECK(tr_isolate(t, m, &o, &r, &d) == TR_OK);
+  CHECK_EQ_INT(r.outputs.state, TR_LEVEL_FOUND);
+  CHECK(strcmp(r.sig.kind, "mismatch") == 0);
+  CHECK(strcmp(r.culprit, "x20") == 0);
+  CHECK_EQ_INT(r.culprit_op, TR_OP_SHIFT_LEFT);
+  CHECK(strcmp(r.alone, "wrong") == 0);
+  /* 41 blamable instructions: at most ceil(log2 41) + 1 bisection runs,
+   * and the two cross-checks. */
+  CHECK(r.instr.runs <= 6 + 1 + 2);
+  tr_triage_report_free(&r);
+  tr_diag_clear(&d);
+out:
+  tr_target_close(t);
+  tr_module_free(m);
+}
+
+TR_TEST(triage_names_pass_and_rule_of_a_rewrite_defect) {
+  tr_module *m = parse("HloModule s\nENTRY e {\n  x = f32[32] parameter(0)\n"
+                       "  i = f32[15] slice(x), slice={[1:31:2]}\n  ROOT o = f32[6] slice(i), slice={[3:9]}\n}\n");
+  tr_target *t = open_t("builtin:inject=simplify-slice-of-slice-stride");
+  CHECK(m && t);
+  if (!m || !t) goto out;
+  tr_triage_opts o;
+  tr_triage_opts_init(&o);
+  o.nseeds = 1;
+  tr_triage_report r;
+  tr_diag d = {0};
+  CHECK(tr_isolate(t, m, &o, &r, &d) == TR_OK);
+  CHECK(strcmp(r.guilty_pass, "simplify") == 0);
+  CHECK_EQ_INT(r.passes.state, TR_LEVEL_FOUND);
+  CHECK(strcmp(r.disabled_fix, "simplify") == 0);
+  CHECK(strcmp(r.rule, "slice-of-slice") == 0);
+  CHECK_EQ_INT(r.fuel_n, 1);
+  CHECK_EQ_INT(r.culprit_op, TR_OP_SLICE);
+  /* JSON carries every level. */
+  cJSON *js = tr_triage_json(&r);
+  cJSON *lv = cJSON_GetObjectItem(js, "levels");
+  CHECK(lv && cJSON_GetObjectItem(lv, "fuel") && cJSON_GetObjectItem(lv, "kernel"));
+  cJSON_Delete(js);
+  tr_triage_report_free(&r);
+  tr_diag_clear(&d);
+out:
+  tr_target_close(t);
+  tr_module_free(m);
+}
+
+/* Two planted bugs in one module: the tail-mask defect wrongs the f32 add
+ * (output 0, the finding), the shift defect the s32 shift (output 1). A
+ * candidate keeping only output 1 is another bug and must be refused;
+ * the reduced module keeps the add (the culprit) and loses the shift. */
+TR_TEST(triage_reducer_refuses_a_candidate_that_changes_the_bug) {
+  const char *two = "HloModule two\nENTRY e {\n  p = f32[13] parameter(0)\n  q = f32[13] parameter(1)\n"
+                    "  a = f32[13] add(p, q)\n  n = f32[13] negate(a)\n  s = s32[4] parameter(2)\n"
+                    "  c = s32[] constant(33)\n  k = s32[4] broadcast(c), dimensions={}\n"
+                    "  h = s32[4] shift-left(s, k)\n  ROOT r = (f32[13], s32[4]) tuple(n, h)\n}\n";
+  const char *only_shift = "HloModule two\nENTRY e {\n  p = f32[13] parameter(0)\n  q = f32[13] parameter(1)\n"
+                           "  s = s32[4] parameter(2)\n  c = s32[] constant(33)\n"
+                           "  k = s32[4] broadcast(c), dimensions={}\n  ROOT h = s32[4] shift-left(s, k)\n}\n";
+  const char *only_neg = "HloModule two\nENTRY e {\n  p = f32[13] parameter(0)\n  q = f32[13] parameter(1)\n"
+                         "  a = f32[13] add(p, q)\n  s = s32[4] parameter(2)\n  ROOT n = f32[13] negate(a)\n}\n";
+  tr_module *m = parse(two), *ms = parse(only_shift), *mn = parse(only_neg);
+  tr_target *t = open_t("builtin:inject=emit-tail-mask-short,inject=emit-shift-amount-mod-width");
+  CHECK(m && ms && mn && t);
+  if (!m || !ms || !mn || !t) goto out;
+  tr_triage_opts o;
+  tr_triage_opts_init(&o);
+  o.nseeds = 1;
+  o.repro_runs = 2;
+  tr_triage_report r;
+  tr_diag d = {0};
+  CHECK(tr_isolate(t, m, &o, &r, &d) == TR_OK);
+  CHECK(strcmp(r.failing_outputs, "0,1") == 0);
+  CHECK_EQ_INT(r.sig.output, 0);
+  CHECK_EQ_INT(r.sig.op, TR_OP_NEGATE);
+  /* Output 1 alone fails too, but as another bug: refused. */
+  CHECK(!tr_triage_keeps_sig(t, ms, r.inputs, r.ninputs, &o, &r));
+  CHECK(tr_triage_keeps_sig(t, mn, r.inputs, r.ninputs, &o, &r));
+  CHECK(tr_reduce(t, m, &o, &r, &d) == TR_OK);
+  CHECK_EQ_INT(r.reduce.state, TR_LEVEL_FOUND);
+  CHECK(r.reduced_text && !strstr(r.reduced_text, "shift-left"));
+  /* The culprit (the add, before the negate) became the root. */
+  CHECK(strcmp(r.culprit, "a") == 0);
+  CHECK(r.reduced_text && strstr(r.reduced_text, "add("));
+  CHECK(r.reduced_instrs < r.module_instrs);
+  CHECK_EQ_INT(r.repro_ok, 2);
+  CHECK(!r.flaky);
+  tr_triage_report_free(&r);
+  tr_diag_clear(&d);
+out:
+  tr_target_close(t);
+  tr_module_free(m);
+  tr_module_free(ms);
+  tr_module_free(mn);
+}
