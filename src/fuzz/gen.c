@@ -346,7 +346,8 @@ tr_instr *gen_partner(gen_ctx *g, tr_instr *x, tr_dtype dt) {
     int start = (int)gen_below(g, g->npool ? g->npool : 1);
     for (int k = 0; k < g->npool; k++) {
       tr_instr *y = g->pool[(start + k) % g->npool];
-      if (usable(y) && tr_shape_same_dims(y->shape, s) && (y != x || gen_chance(g, 20))) {
+      /* never x itself: x - x, x / x, compare(x, x) say nothing */
+      if (usable(y) && tr_shape_same_dims(y->shape, s) && y != x) {
         if (y->shape->dtype == dt) return y;
         if (!is_cplx(y->shape->dtype) || is_cplx(dt)) return gen_to_dtype(g, y, dt);
       }

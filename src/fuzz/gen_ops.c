@@ -111,7 +111,10 @@ static tr_instr *in_domain(gen_ctx *g, tr_op op, tr_instr *x, int arg) {
 static tr_instr *mk_binary(gen_ctx *g, tr_op op) {
   tr_instr *x = in_domain(g, op, operand_for(g, op), 0);
   if (!x) return NULL;
-  tr_instr *y = in_domain(g, op, gen_partner(g, x, x->shape->dtype), 1);
+  /* x + x and x * x (squares) now and then; other ops of x with itself
+   * are constant or uncertain */
+  bool self = (op == TR_OP_ADD || op == TR_OP_MULTIPLY) && gen_chance(g, 5);
+  tr_instr *y = self ? x : in_domain(g, op, gen_partner(g, x, x->shape->dtype), 1);
   return y ? tr_build_binary(g->c, op, x, y, &g->why) : NULL;
 }
 
