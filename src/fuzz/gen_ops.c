@@ -13,6 +13,11 @@ static bool is_cplx(tr_dtype dt) { return tr_dtypes[dt].kind == TR_DK_COMPLEX; }
 static tr_arena *A(gen_ctx *g) { return g->m->arena; }
 static tr_shape *scalar(gen_ctx *g, tr_dtype dt) { return tr_shape_array(A(g), dt, 0, NULL); }
 
+/* n dims from src (a rank-0 shape has no dims array at all). */
+static void copy_dims(int64_t *dst, const int64_t *src, int n) {
+  if (n > 0) memcpy(dst, src, sizeof(int64_t) * (size_t)n);
+}
+
 static tr_instr *end(gen_ctx *g, tr_instr *in, const tr_shape *decl) {
   return tr_build_end(in, decl, &g->why);
 }
@@ -206,7 +211,7 @@ static tr_instr *mk_bitcast_convert(gen_ctx *g, tr_op op) {
   int ob = tr_dtypes[to].bits;
   int64_t dims[8];
   int rank = x->shape->rank;
-  memcpy(dims, x->shape->dims, sizeof(int64_t) * (size_t)rank);
+  copy_dims(dims, x->shape->dims, rank);
   if (ob < bits) {
     if (rank >= 7) return NULL;
     dims[rank++] = bits / ob;
@@ -252,7 +257,7 @@ static tr_instr *mk_broadcast(gen_ctx *g, tr_op op) {
  * add or drop size-1 dims, or flatten. */
 static int reshape_dims(gen_ctx *g, const tr_shape *s, int64_t *dims) {
   int rank = s->rank;
-  memcpy(dims, s->dims, sizeof(int64_t) * (size_t)rank);
+  copy_dims(dims, s->dims, rank);
   int steps = 1 + (int)gen_below(g, 2);
   for (int k = 0; k < steps; k++) {
     int r = (int)gen_below(g, 5);
@@ -382,7 +387,7 @@ static tr_instr *mk_dynamic_update_slice(gen_ctx *g, tr_op op) {
       for (int d = 0; d < s->rank; d++) fits &= y->shape->dims[d] <= s->dims[d];
       if (fits && gen_chance(g, 60)) {
         u = gen_to_dtype(g, y, s->dtype);
-        if (u) memcpy(sizes, y->shape->dims, sizeof(int64_t) * (size_t)s->rank);
+        if (u) copy_dims(sizes, y->shape->dims, s->rank);
       }
     }
   }
@@ -413,7 +418,7 @@ static tr_instr *mk_concatenate(gen_ctx *g, tr_op op) {
     }
     if (!y) {
       int64_t dims[8];
-      memcpy(dims, s->dims, sizeof(int64_t) * (size_t)s->rank);
+      copy_dims(dims, s->dims, s->rank);
       dims[dim] = gen_dim(g);
       if (dims[dim] > 33) dims[dim] = 1 + gen_below(g, 8);
       y = gen_leaf(g, tr_shape_array(A(g), s->dtype, s->rank, dims));
@@ -818,7 +823,7 @@ static tr_instr *mk_dot(gen_ctx *g, tr_op op) {
   for (int j = g->npool - 1; j >= 0 && !y; j--) {
     tr_instr *c = g->pool[j];
     if (tr_shape_is_array(c->shape) && c->shape->dtype == dt && c->shape->rank == rrank &&
-        !memcmp(c->shape->dims, rd, sizeof(int64_t) * (size_t)rrank))
+        (rrank == 0 || !memcmp(c->shape->dims, rd, sizeof(int64_t) * (size_t)rrank)))
       y = c;
   }
   if (!y) y = gen_leaf(g, tr_shape_array(A(g), dt, rrank, rd));
