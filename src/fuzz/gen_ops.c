@@ -644,9 +644,11 @@ static tr_instr *mk_scatter(gen_ctx *g, tr_op op) {
 }
 
 /* ---- reductions and windows ---- */
-/* An init value for a reducer: its identity mostly, else any value. */
+/* The init value of a reducer: its identity. XLA defines reduce and
+ * reduce-window only for a monoid (jax.lax.reduce: "init_values must be an
+ * identity of computation ... if violated the result is undefined"): XLA
+ * CPU drops a non-identity init where a reduced dim has size 1. */
 static tr_instr *init_for(gen_ctx *g, tr_op red, tr_dtype dt) {
-  if (gen_chance(g, 25)) return gen_constant(g, scalar(g, dt));
   double v = red == TR_OP_MULTIPLY || red == TR_OP_AND ? 1 : 0;
   if (red == TR_OP_MAXIMUM) v = tr_dtype_is_float(dt) ? -1e308 : (double)tr_int_min(dt);
   if (red == TR_OP_MINIMUM) v = tr_dtype_is_float(dt) ? 1e308 : (double)tr_int_max(dt);
@@ -769,7 +771,8 @@ static tr_instr *mk_select_and_scatter(gen_ctx *g, tr_op op) {
   tr_comp *sel = tr_build_comp(g->m, gen_comp_name(g, "select"), false);
   tr_instr *a = tr_build_param(sel, scalar(g, dt)), *b = tr_build_param(sel, scalar(g, dt));
   tr_build_root(sel, tr_build_compare(sel, a, b, gen_chance(g, 50) ? "GE" : "LE", NULL));
-  tr_instr *ops[3] = {x, src, init_for(g, TR_OP_ADD, dt)};
+  /* the result starts as init everywhere: any value is defined here */
+  tr_instr *ops[3] = {x, src, gen_constant(g, scalar(g, dt))};
   tr_instr *in = tr_build_begin(g->c, op, ops, 3);
   tr_build_window(in, w, s->rank);
   tr_build_callee(in, TR_ATTR_SELECT, sel);
