@@ -313,15 +313,31 @@ static tr_instr *mk_reshape(gen_ctx *g, tr_op op) {
   return tr_build_reshape(g->c, x, dims, rank, &g->why);
 }
 
+/* Rewrite patterns: an op's operand is sometimes made by the op a
+ * simplifier or fusion pass looks for in front of it (a transpose of a
+ * reshape, a slice of a pad or concatenate, a reduce of a broadcast, a dot
+ * of a transpose). */
+static tr_instr *producer(gen_ctx *g, gen_maker mk, tr_op op) {
+  tr_instr *x = mk(g, op);
+  if (!x) return gen_pick(g);
+  gen_push(g, x);
+  return x;
+}
+
 static tr_instr *mk_transpose(gen_ctx *g, tr_op op) {
-  tr_instr *x = gen_pick(g);
+  tr_instr *x = gen_chance(g, 30) ? producer(g, mk_reshape, TR_OP_RESHAPE) : gen_pick(g);
   int64_t perm[8];
   gen_perm(g, perm, x->shape->rank);
   return tr_build_transpose(g->c, x, perm, &g->why);
 }
 
+static tr_instr *mk_pad(gen_ctx *g, tr_op op);
+static tr_instr *mk_concatenate(gen_ctx *g, tr_op op);
+
 static tr_instr *mk_slice(gen_ctx *g, tr_op op) {
-  tr_instr *x = gen_pick(g);
+  int r = (int)gen_below(g, 100);
+  tr_instr *x = r < 15 ? producer(g, mk_pad, TR_OP_PAD)
+                : r < 30 ? producer(g, mk_concatenate, TR_OP_CONCATENATE) : gen_pick(g);
   const tr_shape *s = x->shape;
   tr_slice_dim sl[8];
   for (int d = 0; d < s->rank; d++) {
@@ -677,7 +693,7 @@ static tr_instr *mk_reduce(gen_ctx *g, tr_op op) {
     int64_t dims[2] = {rows[gen_below(g, 4)], 1 + gen_below(g, 3)};
     x = gen_leaf(g, tr_shape_array(A(g), TR_DT_F32, 1 + (int)gen_below(g, 2), dims));
   } else {
-    x = gen_pick(g);
+    x = gen_chance(g, 25) ? producer(g, mk_broadcast, TR_OP_BROADCAST) : gen_pick(g);
   }
   if (x->shape->rank == 0) return NULL;
   tr_dtype dt = x->shape->dtype;
@@ -788,7 +804,7 @@ static tr_dtype contraction_type(gen_ctx *g, tr_instr *x) {
 }
 
 static tr_instr *mk_dot(gen_ctx *g, tr_op op) {
-  tr_instr *x = gen_pick(g);
+  tr_instr *x = gen_chance(g, 20) ? producer(g, mk_transpose, TR_OP_TRANSPOSE) : gen_pick(g);
   const tr_shape *s = x->shape;
   tr_dtype dt = contraction_type(g, x);
   if (dt == TR_DT_COUNT || s->rank > 4) return NULL;
