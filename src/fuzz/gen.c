@@ -638,7 +638,9 @@ tr_status tr_gen_module(const tr_gen_opts *o, tr_module **out, tr_diag *d) {
   int nouts = 0;
   for (int i = g.c->ninstrs - 1; i >= 0 && nouts < MAXOUT / 2; i--) {
     tr_instr *in = g.c->instrs[i];
-    if (in->nusers == 0 && in->op != TR_OP_PARAMETER && in->op != TR_OP_CONSTANT &&
+    /* a broadcast scalar is one value many times: a weak output */
+    bool splat = in->op == TR_OP_BROADCAST && in->operands[0]->shape->rank == 0;
+    if (in->nusers == 0 && in->op != TR_OP_PARAMETER && in->op != TR_OP_CONSTANT && !splat &&
         in->shape->dtype != TR_DT_TOKEN && tr_shape_count(in->shape) != 0)
       outs[nouts++] = informative(&g, in);
   }

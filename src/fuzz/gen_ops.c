@@ -490,7 +490,10 @@ static tr_instr *mk_iota(gen_ctx *g, tr_op op) {
   tr_dtype dt = gen_dtype(g, GC_NUM, gen_chance(g, 10));
   if (dt == TR_DT_COUNT) return NULL;
   tr_instr *in = tr_build_begin(g->c, op, NULL, 0);
-  tr_build_int(in, TR_ATTR_IOTA_DIMENSION, gen_below(g, rank));
+  /* along a dim of size 1 an iota is all zeros: prefer a longer one */
+  int64_t id = gen_below(g, rank);
+  for (int tries = 0; tries < 4 && dims[id] < 2; tries++) id = gen_below(g, rank);
+  tr_build_int(in, TR_ATTR_IOTA_DIMENSION, id);
   return end(g, in, tr_shape_array(A(g), dt, rank, dims));
 }
 
@@ -702,6 +705,16 @@ static tr_instr *mk_reduce(gen_ctx *g, tr_op op) {
   for (int d = 0; d < x->shape->rank; d++)
     if (gen_chance(g, 50)) dims[n++] = d;
   if (!n) dims[n++] = gen_below(g, x->shape->rank);
+  if (x->op == TR_OP_BROADCAST && x->noperands == 1 && x->operands[0]->shape->rank < x->shape->rank &&
+      gen_chance(g, 80)) {
+    /* a reduce of a broadcast over dims the broadcast added: the pattern
+     * simplifiers turn into a multiply (reducing the old dims would leave
+     * copies of one value) */
+    const tr_attr *bm = tr_instr_attr(x, TR_ATTR_DIMENSIONS);
+    n = 0;
+    for (int d = 0; d < x->shape->rank; d++)
+      if (!bm || !has(bm->u.ints, bm->n, d)) dims[n++] = d;
+  }
   if (tr_shape_count(x->shape) > 10000) {
     n = 1;
     dims[0] = 0;
