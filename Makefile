@@ -4,8 +4,9 @@
 #   make check-san  the tests under ASan+UBSan
 #   make fault-san  the fault tier and a mutation run under ASan+UBSan
 #   make fuzz-parser  the HLO parser under libFuzzer (FUZZ_SECONDS=600)
-#   make demo       trench's main job on the shipped examples, then the
-#                   planted-defect detection table (bench/defect_bench.sh)
+#   make demo       trench's main job: a short fuzz campaign against the
+#                   built-in compiler with a planted defect, ending with
+#                   the finding's bundle (docs/FUZZ.md)
 #   make bench      evaluator benchmarks (BENCH_ARGS=DIR adds a folder of dumps)
 #   make bench-builtin  built-in compiler: compile latency, speed vs reference and XLA
 CC      ?= cc
@@ -164,11 +165,17 @@ clean:
 # built-in compiler against the reference on each (becomes a fuzz campaign).
 demo: all
 	$(BUILD)/trench parse -q examples/*.hlo
-	$(BUILD)/trench stats examples/*.hlo
-	@for f in examples/*.hlo; do echo "== $$f"; \
-	  $(BUILD)/trench check $$f --target builtin --seeds 3 || exit $$?; done
-	@echo "== planted defects: does trench check find each one?"
-	@bash bench/defect_bench.sh $(BUILD) --seeds 4
+	@echo "== a fuzz campaign against the built-in compiler with a planted defect"
+	@echo "== (emit-tail-mask-short; trench defects lists them all): generated and"
+	@echo "== mutated modules, checked against the reference, until the first finding"
+	@rm -rf $(BUILD)/demo-fuzz
+	@$(BUILD)/trench fuzz --target builtin:jit=tcc,inject=emit-tail-mask-short --time 60s --jobs 2 \
+	  --seed 1 --until-finding --out $(BUILD)/demo-fuzz; test $$? -le 1
+	@b=$$(ls -d $(BUILD)/demo-fuzz/findings/* 2>/dev/null | head -1); \
+	  test -n "$$b" || { echo "demo: no finding"; exit 1; }; \
+	  echo; echo "== the finding's bundle: $$b"; ls $$b | tr "\n" " "; echo; echo; cat $$b/README.md | sed -n '1,/^Files/p'; \
+	  echo "== verdict.txt"; cat $$b/verdict.txt; echo "== fuzz.json"; cat $$b/fuzz.json; \
+	  echo; echo "== module.hlo"; cat $$b/module.hlo
 
 .PHONY: all test check check-xla check-tsan deps check-san fuzz-parser clean demo fault-san
 -include $(DEPS)

@@ -642,6 +642,10 @@ tr_status sh_compare(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_va
         memcpy(sa, &ba, 8);
         memcpy(sb, &bb, 8);
         p[i] = ev_compare_slots(in, x->dt, sa, sb);
+        /* The sign and payload of a NaN an operation makes are not
+         * specified (log(-3) is -NaN on x86, +NaN elsewhere): where the
+         * order hangs on them a correct run may differ. */
+        u = 1;
       } else {
         p[i] = dir == CMP_NE;
       }
