@@ -33,6 +33,12 @@ void tr_run_result_free(tr_run_result *r) {
   free(r->stderr_tail);
   for (int i = 0; i < r->npasses_changed; i++) free(r->passes_changed[i]);
   free(r->passes_changed);
+  for (int i = 0; i < r->npass_dumps; i++) {
+    free(r->pass_dump_names[i]);
+    free(r->pass_dump_texts[i]);
+  }
+  free(r->pass_dump_names);
+  free(r->pass_dump_texts);
   tr_run_result_init(r);
 }
 
