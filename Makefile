@@ -1,7 +1,8 @@
 # trench - plain Makefile, no configure step.
-#   make            build/trench and build/libtrench.a
+#   make            build/trench, build/libtrench.a (embedding), build/embed
 #   make test       build and run every test; last line "N passed, N failed"
 #   make check-san  the tests under ASan+UBSan
+#   make fault-san  the fault tier and a mutation run under ASan+UBSan
 #   make fuzz-parser  the HLO parser under libFuzzer (FUZZ_SECONDS=600)
 #   make demo       trench's main job on the shipped examples, then the
 #                   planted-defect detection table (bench/defect_bench.sh)
@@ -66,22 +67,33 @@ $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/src/verify/%.o: src/verify/%.c $(BUILD)/.deps
+$(BUILD)/src/verify/%.o: src/verify/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(VERIFY_CFLAGS) -MMD -MP -c $< -o $@
 
+# libtrench.a is the embedding library: one relocatable object in which
+# only tr_* and trench_* names stay global, so a program linking it meets
+# none of the internal helpers (ev_*, sh_*, rule_*, ...).
+# libtrench-internal.a keeps every object as it is, for the command line,
+# the unit tests and the benchmarks, which reach into the layers.
 $(BUILD)/libtrench.a: $(LIB_OBJ)
+	@rm -f $@ $(BUILD)/libtrench.o
+	ld -r -o $(BUILD)/libtrench.o $^
+	objcopy -w --keep-global-symbol='tr_*' --keep-global-symbol='trench_*' $(BUILD)/libtrench.o
+	ar rcs $@ $(BUILD)/libtrench.o
+
+$(BUILD)/libtrench-internal.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/trench: $(CLI_OBJ) $(VERIFY_OBJ) $(BUILD)/libtrench.a
+$(BUILD)/trench: $(CLI_OBJ) $(VERIFY_OBJ) $(BUILD)/libtrench-internal.a
 	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS) $(VERIFY_LIBS)
 
 # The embedding example: include/trench.h and the library, nothing else.
 $(BUILD)/embed: examples/embed.c include/trench.h $(BUILD)/libtrench.a
 	$(CC) $(CFLAGS) -Iinclude $(PROG_LDFLAGS) -o $@ examples/embed.c $(BUILD)/libtrench.a $(LDLIBS) $(TCC_LIBS)
 
-$(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtrench.a
+$(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtrench-internal.a
 	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
 
 # Tiers (tests/run.sh): check = offline unit and CLI suites (under a
@@ -113,6 +125,18 @@ check-san:
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 	  LDLIBS="-lcjson -lm -lpthread -fsanitize=address,undefined" test
 
+# The fault tier under ASan+UBSan: a mutation run of parse, run and check
+# (FAULT_SAN_SECONDS, default 120), the verifier's mutants with more per
+# module, and tests/fault.sh.
+FAULT_SAN_SECONDS ?= 120
+fault-san:
+	$(MAKE) BUILD=build-san OPT="-O1 -g -fno-omit-frame-pointer" \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  LDLIBS="-lcjson -lm -lpthread -fsanitize=address,undefined" build-san/trench build-san/unit
+	FAULT_SAN_SECONDS=$(FAULT_SAN_SECONDS) bash tests/fault_san.sh build-san/trench tests
+	TRENCH_MUTANTS=10 build-san/unit tests mutate
+	bash tests/fault.sh build-san/trench tests
+
 FUZZ_SECONDS ?= 600
 fuzz-parser:
 	@TRENCH_DEPS_FUZZ=1 bash scripts/deps.sh
@@ -136,20 +160,20 @@ demo: all
 	@echo "== planted defects: does trench check find each one?"
 	@bash bench/defect_bench.sh $(BUILD) --seeds 4
 
-.PHONY: all test check check-xla check-tsan deps check-san fuzz-parser clean demo
+.PHONY: all test check check-xla check-tsan deps check-san fuzz-parser clean demo fault-san
 -include $(DEPS)
 
 # Speed of the reference interpreter (bench/README.md); not part of test.
 # BENCH_ARGS: e.g. BENCH_ARGS="--reps 9 path/to/xla/backends/cpu/benchmarks/hlo"
 BENCH_ARGS ?=
-bench: $(BUILD)/.deps $(BUILD)/libtrench.a
+bench: $(BUILD)/.deps $(BUILD)/libtrench-internal.a
 	@bash bench/run_eval_bench.sh $(BUILD) $(BENCH_ARGS)
 
 # Speed of the built-in compiler (bench/README.md): compile latency with cc
 # and libtcc, run time against the reference and XLA CPU; not part of test.
 # BENCH_BUILTIN_ARGS: e.g. "--reps 5", "--quick", "--no-xla".
 BENCH_BUILTIN_ARGS ?=
-bench-builtin: $(BUILD)/.deps $(BUILD)/libtrench.a
+bench-builtin: $(BUILD)/.deps $(BUILD)/libtrench-internal.a
 	@bash bench/builtin_bench.sh $(BUILD) $(BENCH_BUILTIN_ARGS)
 
 .PHONY: bench bench-builtin
@@ -160,3 +184,11 @@ xla-suite: $(BUILD)/.deps $(BUILD)/trench
 	@bash tests/adapters/xla_suite.sh $(BUILD)
 
 .PHONY: xla-suite
+
+# The release sweep (tests/adapters/xla_versions.sh): the acceptance suite
+# on every installed jax release (scripts/venv.sh --jax VER), findings per
+# release and the modules whose verdict differs between releases.
+xla-versions: $(BUILD)/.deps $(BUILD)/trench
+	@bash tests/adapters/xla_versions.sh $(BUILD)
+
+.PHONY: xla-versions

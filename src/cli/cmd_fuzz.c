@@ -166,6 +166,7 @@ static int run_fuzz(int argc, char **argv) {
   char home[4096];
   find_home(home, sizeof home);
   if (home[0]) fo.tcfg.home = home;
+  fo.tcfg.guard = cli_guard_slot();
   static char defaults[3][4200];
   if (!ncorp && !fo.generator_cmd && home[0]) {
     const char *sub[3] = {"examples", "tests/hlo", "tests/xla-suite"};

@@ -41,6 +41,7 @@ void tr_target_config_init(tr_target_config *c) {
   c->start_timeout_s = 120;
   c->tmp_dir = NULL;
   c->home = NULL;
+  c->guard = NULL;
 }
 
 int tr_shape_leaves(const tr_shape *s, const tr_shape **out, int max) {

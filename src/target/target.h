@@ -11,6 +11,8 @@
 #ifndef TR_TARGET_H
 #define TR_TARGET_H
 
+#include <signal.h>
+
 #include "../ir/ir.h"
 #include "../ir/tensor.h"
 
@@ -107,6 +109,17 @@ struct tr_target {
   void *impl;      /* the kind's state */
 };
 
+/* What a signal handler needs to clean up after a process target when
+ * trench is interrupted (SIGINT, SIGTERM, SIGHUP; src/cli/guard.c): the
+ * running child's pid, which is also its process group, and the private
+ * folder. The target keeps it current; the handler only reads it, with
+ * async-signal-safe calls (kill, fork, execve of rm). The caller owns the
+ * storage: a handler can reach nothing else. */
+typedef struct {
+  volatile sig_atomic_t pid; /* running child (and its group); 0: none */
+  char tmp[4096];            /* private folder; "" when none */
+} tr_target_guard;
+
 typedef struct {
   double timeout_s;       /* per run request; default 60 */
   double start_timeout_s; /* start + hello; default 120 (jax imports) */
@@ -114,6 +127,7 @@ typedef struct {
                              or /tmp */
   const char *home;       /* trench's source tree (adapters/, .venv/), for
                              xla-cpu; NULL: $TRENCH_HOME */
+  tr_target_guard *guard; /* kept current for a signal handler; NULL: none */
 } tr_target_config;
 
 void tr_target_config_init(tr_target_config *c);
