@@ -11,7 +11,7 @@
  * smallest N at which the finding appears names the one application that
  * causes it, and the rewrite log names its pass, rule and instruction. */
 #include "triageint.h"
-#include "../comp/jit_builtin.h"
+#include "../target/builtin.h"
 #include "../eval/eval.h"
 
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * target is still wrong, the blame goes to code generation and the
  * fused-kernel level (fusion.c) goes down from there. */
 #include "triageint.h"
-#include "../comp/jit_builtin.h"
+#include "../target/builtin.h"
 #include "../eval/eval.h"
 
 #include <stdio.h>
