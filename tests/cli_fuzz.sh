@@ -85,7 +85,7 @@ if [ -f "$b/module.hlo" ] && [ -f "$b/in0.npy" ] && [ -f "$b/COMPLETE" ] && grep
    && grep -q '"target_version"' "$b/fuzz.json" && grep -q '"lineage"' "$b/fuzz.json"; then ok
 else bad "bundle $b incomplete"; ls "$b"; fi
 ins=()
-for f in "$b"/in*.npy; do ins+=(--input "$f"); done
+i=0; while [ -f "$b/in$i.npy" ]; do ins+=(--input "$b/in$i.npy"); i=$((i + 1)); done
 "$trench" check "$b/module.hlo" --target builtin:jit=tcc,inject=emit-tail-mask-short "${ins[@]}" > /dev/null 2>&1
 [ $? = 1 ] && ok || bad "the bundle does not reproduce"
 

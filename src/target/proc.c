@@ -567,6 +567,7 @@ static exchange hello(tr_target *t, proc *p) {
     if (!strcmp(c->valuestring, "timings")) t->caps |= TR_CAP_TIMINGS;
     if (!strcmp(c->valuestring, "received_hlo")) t->caps |= TR_CAP_RECEIVED_HLO;
     if (!strcmp(c->valuestring, "mlir")) t->caps |= TR_CAP_MLIR;
+    if (!strcmp(c->valuestring, "pass_dumps")) t->caps |= TR_CAP_PASS_DUMPS;
   }
   return x;
 }
@@ -908,6 +909,7 @@ static tr_status proc_run(tr_target *t, const tr_module *m,
   cJSON_AddBoolToObject(opts, "want_optimized_hlo", o->want_optimized_hlo);
   cJSON_AddBoolToObject(opts, "want_passes", o->want_passes);
   cJSON_AddBoolToObject(opts, "want_received_hlo", o->want_received_hlo);
+  if (o->want_pass_dumps) cJSON_AddBoolToObject(opts, "want_pass_dumps", true);
   double timeout = o->timeout_s > 0 ? o->timeout_s : p->cfg.timeout_s;
   x = talk(p, req, "run", timeout);
   cJSON_Delete(req);
@@ -935,6 +937,25 @@ static tr_status proc_run(tr_target *t, const tr_module *m,
         const cJSON *c;
         cJSON_ArrayForEach(c, pc) if (cJSON_IsString(c))
           r->passes_changed[r->npasses_changed++] = tr_xstrdup(c->valuestring);
+      }
+      /* pass_dumps: [{"pass": NAME, "path": FILE}], in pipeline order. */
+      const cJSON *pd = cJSON_GetObjectItemCaseSensitive(rep, "pass_dumps");
+      int nd = cJSON_IsArray(pd) ? cJSON_GetArraySize(pd) : 0;
+      if (nd > 0) {
+        r->pass_dump_names = tr_xcalloc((size_t)nd, sizeof(char *));
+        r->pass_dump_texts = tr_xcalloc((size_t)nd, sizeof(char *));
+        const cJSON *c;
+        cJSON_ArrayForEach(c, pd) {
+          const char *name = jstr(c, "pass"), *path = jstr(c, "path");
+          char *err = NULL, *text = path ? read_text(path, &err) : NULL;
+          free(err);
+          if (!name || !text) {
+            free(text);
+            continue;
+          }
+          r->pass_dump_names[r->npass_dumps] = tr_xstrdup(name);
+          r->pass_dump_texts[r->npass_dumps++] = text;
+        }
       }
     }
     if (r->verdict == TR_VERDICT_PROTOCOL_ERROR) {

@@ -41,8 +41,10 @@ enum {
   TR_CAP_TIMINGS = 1 << 3,        /* reports compile and run times */
   TR_CAP_RECEIVED_HLO = 1 << 4,   /* returns the module its passes started
                                      from (checked against the one sent) */
-  TR_CAP_MLIR = 1 << 5            /* compiles StableHLO/MHLO text as it is
+  TR_CAP_MLIR = 1 << 5,           /* compiles StableHLO/MHLO text as it is
                                      and converts it to HLO ("convert") */
+  TR_CAP_PASS_DUMPS = 1 << 6      /* returns the module after each pass that
+                                     changed it (translation validation) */
 };
 
 typedef struct {
@@ -50,6 +52,8 @@ typedef struct {
   int ndisable_passes;
   bool want_optimized_hlo; /* ask for the optimized module's text */
   bool want_passes;        /* ask for the passes that changed the module */
+  bool want_pass_dumps;    /* ask for the module after each of them
+                              (TR_CAP_PASS_DUMPS) */
   bool want_received_hlo;  /* ask for the module as the compiler received
                               it, before its own passes (XLA: after the
                               HLO->MLIR->HLO trip jaxlib imposes) */
@@ -76,6 +80,9 @@ typedef struct {
   double wall_ms;         /* request round trip as trench measured it */
   char **passes_changed;  /* want_passes: in pipeline order */
   int npasses_changed;
+  char **pass_dump_names; /* want_pass_dumps: pass of each dump, in order */
+  char **pass_dump_texts; /* the module after it (HLO text) */
+  int npass_dumps;
 } tr_run_result;
 
 void tr_run_result_init(tr_run_result *r);
