@@ -51,6 +51,11 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 DEPS := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(VERIFY_OBJ:.o=.d)
 
 all: $(BUILD)/trench $(BUILD)/libtrench.a $(BUILD)/embed
+# trench-verify (trench verify) needs LLVM 14 and Z3 (make deps installs
+# them): plain make builds it when they are there; the test tiers always.
+ifneq ($(and $(wildcard /usr/include/z3.h),$(shell command -v $(LLVM_CONFIG) 2>/dev/null)),)
+all: $(BUILD)/trench-verify
+endif
 
 # Plain `make` installs nothing (`make deps` does). The commands a fresh
 # machine starts with (test, demo, the check tiers, benchmarks) install
@@ -86,7 +91,12 @@ $(BUILD)/libtrench-internal.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/trench: $(CLI_OBJ) $(VERIFY_OBJ) $(BUILD)/libtrench-internal.a
+$(BUILD)/trench: $(CLI_OBJ) $(BUILD)/libtrench-internal.a
+	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
+
+# trench verify runs in this sibling: the same commands plus LLVM and Z3
+# (src/cli/cmd_verify.c hands over to it), so trench itself stays small.
+$(BUILD)/trench-verify: $(CLI_OBJ) $(VERIFY_OBJ) $(BUILD)/libtrench-internal.a
 	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS) $(VERIFY_LIBS)
 
 # The embedding example: include/trench.h and the library, nothing else.
@@ -100,10 +110,10 @@ $(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtrench-internal.a
 # minute); check-xla = real XLA through jax and the recorded findings;
 # test = every tier. check-tsan: the threaded evaluator and the JIT cache
 # under ThreadSanitizer.
-test: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/unit $(BUILD)/embed
+test: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/trench-verify $(BUILD)/unit $(BUILD)/embed
 	@bash tests/run.sh $(BUILD) all
 
-check: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/unit $(BUILD)/embed
+check: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/trench-verify $(BUILD)/unit $(BUILD)/embed
 	@bash tests/run.sh $(BUILD) offline
 
 check-xla: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/unit $(BUILD)/embed
@@ -184,3 +194,11 @@ xla-suite: $(BUILD)/.deps $(BUILD)/trench
 	@bash tests/adapters/xla_suite.sh $(BUILD)
 
 .PHONY: xla-suite
+
+# The release sweep (tests/adapters/xla_versions.sh): the acceptance suite
+# on every installed jax release (scripts/venv.sh --jax VER), findings per
+# release and the modules whose verdict differs between releases.
+xla-versions: $(BUILD)/.deps $(BUILD)/trench
+	@bash tests/adapters/xla_versions.sh $(BUILD)
+
+.PHONY: xla-versions

@@ -35,6 +35,7 @@ suite cli_compile offline bash "$here/cli_compile.sh" "$build/trench" "$here"
 suite embed offline bash "$here/embed.sh" "$build" "$here"
 suite fault offline bash "$here/fault.sh" "$build/trench" "$here"
 suite cli_fuzz offline bash "$here/cli_fuzz.sh" "$build/trench" "$here"
+suite cli_verify offline bash "$here/cli_verify.sh" "$build/trench" "$here"
 # Real XLA through jax: creates the project virtualenv on first use.
 suite xla xla bash "$here/adapters/test_xla.sh" "$build"
 suite findings xla bash "$here/findings.sh" "$build/trench" "$here"

@@ -475,7 +475,10 @@ static int run(int argc, char **argv) {
     snprintf(ppath, sizeof ppath, "%s/profiles/%.*s.conf", phome, (int)nl, spec);
     if (access(ppath, R_OK) != 0) ppath[0] = 0;
   }
-  if (ppath[0] && tr_profile_load(ppath, &prof, &d) != TR_OK) {
+  /* Rules keyed by release ("@0.4.30 ..."): the release after '@' in the
+   * spec, else the profile's own "release" line. */
+  const char *at = strchr(spec, '@');
+  if (ppath[0] && tr_profile_load_release(ppath, at && !strchr(spec, ':') ? at + 1 : NULL, &prof, &d) != TR_OK) {
     tr_diag_print(&d, stderr);
     tr_diag_clear(&d);
     free(files);

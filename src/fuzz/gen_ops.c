@@ -993,6 +993,31 @@ static tr_instr *mk_triangular_solve(gen_ctx *g, tr_op op) {
   return end(g, in, NULL);
 }
 
+/* ---- fft ---- */
+/* A transform over the last one or two axes of a fresh leaf (lengths up
+ * to 8, a batch axis or none), of each fft_type. */
+static tr_instr *mk_fft(gen_ctx *g, tr_op op) {
+  static const char *const types[4] = {"FFT", "IFFT", "RFFT", "IRFFT"};
+  int t = (int)gen_below(g, 4);
+  bool wide = gen_chance(g, 50);
+  tr_dtype c = wide ? TR_DT_C128 : TR_DT_C64, f = wide ? TR_DT_F64 : TR_DT_F32;
+  tr_dtype xdt = t == 2 ? f : c, rdt = t == 2 ? c : t == 3 ? f : c;
+  if (!g->dt_ok[xdt] || !g->dt_ok[rdt]) return NULL;
+  int r = 1 + (int)gen_below(g, 2), lead = (int)gen_below(g, 2), rank = lead + r;
+  int64_t len[2], xd[3], rd[3];
+  for (int i = 0; i < r; i++) len[i] = 1 + gen_below(g, 8);
+  if (lead) xd[0] = rd[0] = 1 + gen_below(g, 3);
+  for (int i = 0; i < r; i++) xd[lead + i] = rd[lead + i] = len[i];
+  if (t == 2) rd[rank - 1] = len[r - 1] / 2 + 1;
+  if (t == 3) xd[rank - 1] = len[r - 1] / 2 + 1;
+  tr_instr *x = gen_leaf(g, tr_shape_array(A(g), xdt, rank, xd));
+  if (!x) return NULL;
+  tr_instr *in = tr_build_begin(g->c, op, &x, 1);
+  tr_build_ident(in, TR_ATTR_FFT_TYPE, types[t]);
+  tr_build_ints(in, TR_ATTR_FFT_LENGTH, len, r);
+  return end(g, in, tr_shape_array(A(g), rdt, rank, rd));
+}
+
 /* ---- complex parts ---- */
 static tr_instr *mk_real_imag(gen_ctx *g, tr_op op) {
   tr_instr *x = gen_pick(g);
@@ -1271,6 +1296,7 @@ const gen_maker gen_makers[TR_OP_COUNT] = {
   [TR_OP_SELECT_AND_SCATTER] = mk_select_and_scatter, [TR_OP_DOT] = mk_dot,
   [TR_OP_CONVOLUTION] = mk_convolution, [TR_OP_SORT] = mk_sort, [TR_OP_TOPK] = mk_topk,
   [TR_OP_CHOLESKY] = mk_cholesky, [TR_OP_TRIANGULAR_SOLVE] = mk_triangular_solve,
+  [TR_OP_FFT] = mk_fft,
   [TR_OP_WHILE] = mk_while, [TR_OP_CONDITIONAL] = mk_conditional, [TR_OP_CALL] = mk_call,
   [TR_OP_FUSION] = mk_call, [TR_OP_MAP] = mk_map, [TR_OP_TUPLE] = mk_tuple,
   [TR_OP_GET_TUPLE_ELEMENT] = mk_gte, [TR_OP_OPT_BARRIER] = mk_opt_barrier,

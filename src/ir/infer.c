@@ -127,12 +127,6 @@ static const char *types_desc(const char *types) {
   return "any";
 }
 
-static bool has(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 /* Element count, or -1 when unknown (dynamic) or too big for int64. */
 static int64_t count(const tr_shape *s) {
   int64_t n = 1;
@@ -184,7 +178,7 @@ static bool dims_ok(ictx *c, const char *name, const int64_t *v, int n, int64_t 
 static bool disjoint(ictx *c, const char *n1, const int64_t *v1, int k1, const char *n2,
                      const int64_t *v2, int k2) {
   for (int i = 0; i < k1; i++)
-    if (has(v2, k2, v1[i]))
+    if (tr_ints_has(v2, k2, v1[i]))
       return bad(c, "%s: dimension %lld is in both %s and %s", c->op, (long long)v1[i], n1, n2);
   return true;
 }
@@ -682,7 +676,7 @@ static bool batching_ok(ictx *c, const char *on, const int64_t *ob, int nob, con
                         int64_t ivd) {
   if (!dims_ok(c, on, ob, nob, o->rank, true) || !dims_ok(c, in, ib, nib, idx->rank, false))
     return false;
-  if (has(ib, nib, ivd))
+  if (tr_ints_has(ib, nib, ivd))
     return bad(c, "%s %s=%s contains index_vector_dim %lld", c->op, in, L(c, ib, nib), (long long)ivd);
   if (nob != nib)
     return bad(c, "%s %s=%s and %s=%s must have the same length", c->op, on, L(c, ob, nob), in,
@@ -731,15 +725,15 @@ static tr_shape *r_gather(ictx *c) {
     if (ss[i] < 0 || (o->dims[i] >= 0 && ss[i] > o->dims[i]))
       return FAIL("gather slice size %lld of dimension %d is not within [0, %lld] of %s",
                   (long long)ss[i], i, (long long)o->dims[i], S(c, o));
-    if ((has(col, ncol, i) || has(ob, nob, i)) && ss[i] > 1)
+    if ((tr_ints_has(col, ncol, i) || tr_ints_has(ob, nob, i)) && ss[i] > 1)
       return FAIL("gather slice size of collapsed or batching dimension %d must be 0 or 1, not %lld",
                   i, (long long)ss[i]);
   }
   tr_shape *r = new_array(c, o->dtype, rr);
   int si = 0, bi = 0;
   for (int i = 0; i < rr; i++) {
-    if (has(off, noff, i)) {
-      while (has(col, ncol, si) || has(ob, nob, si)) si++;
+    if (tr_ints_has(off, noff, i)) {
+      while (tr_ints_has(col, ncol, si) || tr_ints_has(ob, nob, si)) si++;
       r->dims[i] = ss[si++];
     } else {
       if (bi == ivd) bi++;
@@ -797,7 +791,7 @@ static tr_shape *r_scatter(ictx *c) {
   /* Window dims of the updates follow the input dims that are neither
    * inserted nor batching, in order, and may not exceed them. */
   for (int d = 0, k = 0; d < o->rank; d++) {
-    if (has(iw, niw, d) || has(ib, nib, d)) continue;
+    if (tr_ints_has(iw, niw, d) || tr_ints_has(ib, nib, d)) continue;
     int64_t us = u->dims[uw[k]];
     if (us >= 0 && o->dims[d] >= 0 && us > o->dims[d])
       return FAIL("update window dimension %lld of %s (size %lld) exceeds dimension %d of input %s",
@@ -805,7 +799,7 @@ static tr_shape *r_scatter(ictx *c) {
     k++;
   }
   for (int i = 0, bi = 0; i < u->rank; i++) {
-    if (has(uw, nuw, i)) continue;
+    if (tr_ints_has(uw, nuw, i)) continue;
     if (bi == ivd) bi++;
     if (!dim_eq(u->dims[i], ed[bi]))
       return FAIL("scatter dimension %d of updates %s has size %lld but the indices %s give %lld", i,
@@ -918,7 +912,7 @@ static tr_shape *r_reduce(ictx *c) {
   for (int i = 0; i < nin; i++) {
     el[i] = new_array(c, acc[i], o->rank - at->n);
     for (int d = 0, k = 0; d < o->rank; d++)
-      if (!has(at->u.ints, at->n, d)) el[i]->dims[k++] = opnd(c, i)->dims[d];
+      if (!tr_ints_has(at->u.ints, at->n, d)) el[i]->dims[k++] = opnd(c, i)->dims[d];
   }
   return tuple_of(c, el, nin);
 }
@@ -1047,9 +1041,9 @@ static tr_shape *r_dot(ictx *c) {
   int k = 0;
   for (int i = 0; i < nlb; i++) r->dims[k++] = x->dims[lb[i]];
   for (int i = 0; i < x->rank; i++)
-    if (!has(lb, nlb, i) && !has(lc, nlc, i)) r->dims[k++] = x->dims[i];
+    if (!tr_ints_has(lb, nlb, i) && !tr_ints_has(lc, nlc, i)) r->dims[k++] = x->dims[i];
   for (int i = 0; i < y->rank; i++)
-    if (!has(rb, nrb, i) && !has(rc, nrc, i)) r->dims[k++] = y->dims[i];
+    if (!tr_ints_has(rb, nrb, i) && !tr_ints_has(rc, nrc, i)) r->dims[k++] = y->dims[i];
   return r;
 }
 
@@ -1061,7 +1055,7 @@ static bool conv_perm(ictx *c, const char *side, int64_t a, int64_t b, const int
   v[1] = b;
   for (int i = 0; i < ns; i++) v[2 + i] = sp[i];
   for (int i = 0; i < rank; i++) {
-    if (v[i] < 0 || v[i] >= rank || has(v, i, v[i]))
+    if (v[i] < 0 || v[i] >= rank || tr_ints_has(v, i, v[i]))
       return bad(c, "convolution dim_labels: the %s dimensions are not a permutation of 0..%d", side, rank - 1);
   }
   return true;

@@ -13,6 +13,10 @@ Usage: bad_adapter.py MODE [ARG...]
   bad-outputs         name one output too many
   corrupt IDX DELTA   add DELTA to element IDX of output 0 (a silent
                       wrong result, for the oracle's tests)
+  nan-to VALUE        every NaN of output 0 becomes VALUE (NaN turned
+                      into a number with no min or max on its path)
+  fast-max            maximum returns the other operand when one is NaN
+                      (XLA's fast min/max, a by-design deviation)
   spew BYTES          write BYTES of stderr on every run, then answer
   quit                exit(0) without answering a run
   dev-zero            name /dev/zero as output 0
@@ -108,8 +112,28 @@ def run(req):
         descr, shape, vals = echo.npy_load(path)
         vals[int(args[0])] += type(vals[0])(float(args[1]))
         echo.npy_save(path, descr, shape, vals)
+    if mode == "nan-to" and rep.get("status") == "ok":
+        path = rep["outputs"][0]
+        descr, shape, vals = echo.npy_load(path)
+        vals = [float(args[0]) if v != v else v for v in vals]
+        echo.npy_save(path, descr, shape, vals)
     return rep
 
+
+def nan_dropping_max(a, b):
+    if a != a:
+        return b
+    if b != b:
+        return a
+    return max(a, b)
+
+
+def nan_propagating_max(a, b):
+    return a if a != a else b if b != b else max(a, b)
+
+
+# The plain echo adapter has no maximum; these modes add one.
+echo.OPS["maximum"] = nan_dropping_max if mode == "fast-max" else nan_propagating_max
 
 if mode == "hang-hello":
     time.sleep(3600)

@@ -606,3 +606,18 @@ TR_TEST(target_xla_crash_restart) {
   tr_diag_clear(&d);
   tr_target_close(t);
 }
+
+/* StableHLO text is told from HLO text by its first line (mlir.c). */
+TR_TEST(target_text_is_mlir) {
+  static const char *yes[] = {
+      "module @jit_f attributes {mhlo.num_partitions = 1 : i32} {\n}",
+      "// a comment\n#loc = loc(unknown)\n  module {\n}",
+      "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n}",
+  };
+  static const char *no[] = {
+      "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n",
+      "modules_are_not_modules", "", "// only a comment\n",
+  };
+  for (int i = 0; i < TR_NELEMS(yes); i++) CHECK(tr_text_is_mlir(yes[i], strlen(yes[i])));
+  for (int i = 0; i < TR_NELEMS(no); i++) CHECK(!tr_text_is_mlir(no[i], strlen(no[i])));
+}
