@@ -148,8 +148,12 @@ size_t cli_read_limit(void) {
 
 tr_status cli_read_input(const char *path, char **out, size_t *len, tr_diag *d) {
   size_t max = cli_read_limit();
-  if (strcmp(path, "-") == 0) return tr_read_stream(stdin, "<stdin>", max, out, len, d);
-  return tr_read_file_max(path, max, out, len, d);
+  int before = d->nmsgs;
+  tr_status s = strcmp(path, "-") == 0 ? tr_read_stream(stdin, "<stdin>", max, out, len, d)
+                                       : tr_read_file_max(path, max, out, len, d);
+  if (s != TR_OK && d->nmsgs > before && strstr(d->msgs[d->nmsgs - 1], "read limit"))
+    tr_diag_errorf(d, "hint: TRENCH_MAX_INPUT=SIZE (such as 4G) raises the limit");
+  return s;
 }
 
 /* A "Key: N kB" line of a /proc file, in bytes; 0 when absent. */
