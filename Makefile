@@ -1,5 +1,5 @@
 # trench - plain Makefile, no configure step.
-#   make            build/trench and build/libtrench.a
+#   make            build/trench, build/libtrench.a (embedding), build/embed
 #   make test       build and run every test; last line "N passed, N failed"
 #   make check-san  the tests under ASan+UBSan
 #   make fuzz-parser  the HLO parser under libFuzzer (FUZZ_SECONDS=600)
@@ -66,22 +66,33 @@ $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/src/verify/%.o: src/verify/%.c $(BUILD)/.deps
+$(BUILD)/src/verify/%.o: src/verify/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(VERIFY_CFLAGS) -MMD -MP -c $< -o $@
 
+# libtrench.a is the embedding library: one relocatable object in which
+# only tr_* and trench_* names stay global, so a program linking it meets
+# none of the internal helpers (ev_*, sh_*, rule_*, ...).
+# libtrench-internal.a keeps every object as it is, for the command line,
+# the unit tests and the benchmarks, which reach into the layers.
 $(BUILD)/libtrench.a: $(LIB_OBJ)
+	@rm -f $@ $(BUILD)/libtrench.o
+	ld -r -o $(BUILD)/libtrench.o $^
+	objcopy -w --keep-global-symbol='tr_*' --keep-global-symbol='trench_*' $(BUILD)/libtrench.o
+	ar rcs $@ $(BUILD)/libtrench.o
+
+$(BUILD)/libtrench-internal.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/trench: $(CLI_OBJ) $(VERIFY_OBJ) $(BUILD)/libtrench.a
+$(BUILD)/trench: $(CLI_OBJ) $(VERIFY_OBJ) $(BUILD)/libtrench-internal.a
 	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS) $(VERIFY_LIBS)
 
 # The embedding example: include/trench.h and the library, nothing else.
 $(BUILD)/embed: examples/embed.c include/trench.h $(BUILD)/libtrench.a
 	$(CC) $(CFLAGS) -Iinclude $(PROG_LDFLAGS) -o $@ examples/embed.c $(BUILD)/libtrench.a $(LDLIBS) $(TCC_LIBS)
 
-$(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtrench.a
+$(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtrench-internal.a
 	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
 
 # Tiers (tests/run.sh): check = offline unit and CLI suites (under a
@@ -142,14 +153,14 @@ demo: all
 # Speed of the reference interpreter (bench/README.md); not part of test.
 # BENCH_ARGS: e.g. BENCH_ARGS="--reps 9 path/to/xla/backends/cpu/benchmarks/hlo"
 BENCH_ARGS ?=
-bench: $(BUILD)/.deps $(BUILD)/libtrench.a
+bench: $(BUILD)/.deps $(BUILD)/libtrench-internal.a
 	@bash bench/run_eval_bench.sh $(BUILD) $(BENCH_ARGS)
 
 # Speed of the built-in compiler (bench/README.md): compile latency with cc
 # and libtcc, run time against the reference and XLA CPU; not part of test.
 # BENCH_BUILTIN_ARGS: e.g. "--reps 5", "--quick", "--no-xla".
 BENCH_BUILTIN_ARGS ?=
-bench-builtin: $(BUILD)/.deps $(BUILD)/libtrench.a
+bench-builtin: $(BUILD)/.deps $(BUILD)/libtrench-internal.a
 	@bash bench/builtin_bench.sh $(BUILD) $(BENCH_BUILTIN_ARGS)
 
 .PHONY: bench bench-builtin
