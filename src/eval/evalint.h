@@ -130,6 +130,20 @@ tr_status ev_binary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_
                     tr_tensor **out);
 tr_status ev_compare(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
                      tr_tensor **out);
+/* A compare instruction's direction and TOTALORDER flag, and whether a
+ * three-way result c3 (-1, 0, 1) satisfies the direction. */
+typedef enum { EV_CMP_EQ, EV_CMP_NE, EV_CMP_LT, EV_CMP_LE, EV_CMP_GT, EV_CMP_GE } ev_cmpdir;
+ev_cmpdir ev_cmp_attrs(const tr_instr *in, bool *total);
+static inline bool ev_cmp_ok(ev_cmpdir d, int c3) {
+  switch (d) {
+  case EV_CMP_EQ: return c3 == 0;
+  case EV_CMP_NE: return c3 != 0;
+  case EV_CMP_LT: return c3 < 0;
+  case EV_CMP_LE: return c3 <= 0;
+  case EV_CMP_GT: return c3 > 0;
+  default: return c3 >= 0;
+  }
+}
 /* One element compare with the semantics of compare instruction cmp;
  * a and b point at element slots of type dt. */
 bool ev_compare_slots(const tr_instr *cmp, tr_dtype dt, const void *a, const void *b);
