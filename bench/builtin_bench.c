@@ -6,7 +6,7 @@
  * (the xla-cpu target) when the project virtualenv exists. Every ratio is
  * between numbers measured in this run. bench/builtin_bench.sh builds and
  * runs it; bench/README.md explains the columns. */
-#include "../src/comp/jit_builtin.h"
+#include "../src/target/builtin.h"
 #include "../src/comp/pipeline.h"
 #include "../src/eval/eval.h"
 #include "../src/oracle/inputs.h"

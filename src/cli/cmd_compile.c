@@ -11,7 +11,7 @@
 #include "../comp/defects.h"
 #include "../comp/emit.h"
 #include "../comp/jit.h"
-#include "../comp/jit_builtin.h"
+#include "../target/builtin.h"
 #include "../comp/pipeline.h"
 #include "../eval/eval.h"
 #include "../oracle/inputs.h"

@@ -639,6 +639,7 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
   case TR_OP_RESHAPE: case TR_OP_TRANSPOSE: case TR_OP_SLICE: case TR_OP_REVERSE:
   case TR_OP_IS_FINITE: case TR_OP_DYNAMIC_SLICE: case TR_OP_CONCATENATE:
   case TR_OP_REDUCE_PRECISION: case TR_OP_CHOLESKY: case TR_OP_REAL: case TR_OP_IMAG:
+  case TR_OP_FFT:
     arrays = 1;
     break;
   case TR_OP_PAD: case TR_OP_COMPARE: case TR_OP_DOT: case TR_OP_DYNAMIC_UPDATE_SLICE:
@@ -705,6 +706,7 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
   case TR_OP_DOT: st = ev_dot(c, in, t[0], t[1], &r); break;
   case TR_OP_CONVOLUTION: st = ev_convolution(c, in, t[0], t[1], &r); break;
   case TR_OP_CHOLESKY: st = ev_cholesky(c, in, t[0], &r); break;
+  case TR_OP_FFT: st = ev_fft(c, in, t[0], &r); break;
   case TR_OP_TRIANGULAR_SOLVE: st = ev_triangular_solve(c, in, t[0], t[1], &r); break;
   case TR_OP_GATHER: st = ev_gather(c, in, t[0], t[1], &r); break;
   case TR_OP_SCATTER: return ev_scatter(c, in, ops, out);

@@ -197,6 +197,19 @@ tr_status ev_rng_bit_generator(ev_ctx *c, const tr_instr *in, const tr_tensor *s
 
 /* ---- linear algebra (eval_linalg.c) ---- */
 tr_status ev_cholesky(ev_ctx *c, const tr_instr *in, const tr_tensor *a, tr_tensor **out);
+
+/* ---- fft (eval_fft.c) ---- */
+#define EV_FFT_MAX_RANK 3
+enum { EV_FFT_FFT, EV_FFT_IFFT, EV_FFT_RFFT, EV_FFT_IRFFT };
+typedef struct {
+  int type;                       /* EV_FFT_* */
+  int r;                          /* transformed (innermost) axes */
+  int64_t len[EV_FFT_MAX_RANK];   /* fft_length */
+} ev_fft_spec;
+/* Reads and checks in's fft_type and fft_length against operand shape x
+ * and the result shape. */
+tr_status ev_fft_spec_of(ev_ctx *c, const tr_instr *in, const tr_shape *x, ev_fft_spec *p);
+tr_status ev_fft(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor **out);
 tr_status ev_triangular_solve(ev_ctx *c, const tr_instr *in, const tr_tensor *a,
                               const tr_tensor *b, tr_tensor **out);
 

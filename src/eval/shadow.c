@@ -813,6 +813,7 @@ static tr_status sh_instr_rule(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_v
     if (in->noperands != 3) return ev_err(&c->ev, in, TR_ERR_INVALID, "select-and-scatter needs 3 operands");
     return sh_select_and_scatter(c, in, ops, out);
   case TR_OP_TOPK: return sh_topk(c, in, ops, out);
+  case TR_OP_FFT: return sh_fft(c, in, ops, out);
   case TR_OP_CHOLESKY:
     if (in->noperands != 1 || !ops[0]->arr) return ev_err(&c->ev, in, TR_ERR_INVALID, "cholesky needs an array operand");
     return sh_cholesky(c, in, ops, out);

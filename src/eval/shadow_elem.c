@@ -616,6 +616,10 @@ tr_status sh_compare(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_va
         memcpy(sa, &ba, 8);
         memcpy(sb, &bb, 8);
         p[i] = ev_compare_slots(in, x->dt, sa, sb);
+        /* The sign and payload of a NaN an operation makes are not
+         * specified (log(-3) is -NaN on x86, +NaN elsewhere): where the
+         * order hangs on them a correct run may differ. */
+        u = 1;
       } else {
         p[i] = dir == EV_CMP_NE;
       }
@@ -824,7 +828,12 @@ tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh
   sh_fmt_of(x->dt, &src);
   int rbias = e >= se ? sbias : (1 << (e - 1)) - 1;
   f = src;
-  if (m < sm) f.p = (int)m + 1;
+  if (m < sm) {
+    f.p = (int)m + 1;
+    /* the source's subnormals are rounded on their pattern too: their
+     * spacing grows to 2^(emin - m) */
+    f.tiny = ldexp(1.0, f.emin - (int)m);
+  }
   if (e < se) {
     f.emin = 1 - rbias;
     f.maxf = ldexpl(2.0L - ldexpl(1.0L, -(int)(m < sm ? m : sm)), rbias);

@@ -161,7 +161,9 @@ static void reduce_gen(tr_op op, const sh_fmt *f, double k, const sh_val *x, con
   *rv = pr;
   if (!fin) {
     *re = 0;
-    *ru = u | (pmag != pabs); /* inf times an interval holding 0 */
+    /* inf times an interval holding 0; or times finite terms whose
+     * partial product may underflow to 0 in some order (inf * 0 = NaN) */
+    *ru = u | (pmag != pabs) | (!isnan(pr) && small < ldexpl(1.0L, f->emin));
     return;
   }
   long double b = (pmag - pabs) + ((long double)(n - 1) * unit + (long double)(2 * n) * f->slack) * pmag +

@@ -208,9 +208,13 @@ tr_status sh_cholesky(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out)
       for (size_t j = 0; j < n; j++) {
         /* result element (i, j) of the lower factor; upper: its transpose */
         size_t ox = base + (lower ? i * n + j : j * n + i);
-        if (j > i) { /* the other triangle: 0 (eval_linalg.c) */
+        if (j > i) {
+          /* the other triangle: 0 (eval_linalg.c), as XLA:CPU gives on a
+           * positive definite input; XLA leaves it implementation-defined,
+           * and XLA:CPU gives NaN there when the input holds a NaN, so it
+           * is certain only with the factor itself */
           sh_put(o, ox, 0, 0);
-          o->u[ox] = 0;
+          o->u[ox] = mark;
           continue;
         }
         unsigned char u = mark;

@@ -1315,6 +1315,98 @@ static tr_shape *r_all_reduce(ictx *c) {
   return tuple_of(c, el, n);
 }
 
+/* Ops of the DECLARED rule whose result XLA's shape inference or verifier
+ * still determines from the operands: the declared shape is checked
+ * against it (a non-complex complex(), a real() of the wrong width, an
+ * rng-bit-generator whose new state differs from its state). The rest
+ * (collectives, custom-call, infeed, ...) stay declared only; the
+ * evaluator runs none of them but custom-call, whose result XLA does not
+ * check either. tr_declared_inferred says which ops are covered. */
+static tr_shape *r_declared(ictx *c) {
+  tr_op op = c->in->op;
+  switch (op) {
+  case TR_OP_COMPLEX: {
+    if (!want_arrays(c, 0, 2)) return NULL;
+    const tr_shape *x = opnd(c, 0), *y = opnd(c, 1);
+    if (!tr_shape_compatible(x, y))
+      return FAIL("operand 1 of complex has shape %s but operand 0 has %s", S(c, y), S(c, x));
+    if (x->dtype != TR_DT_F32 && x->dtype != TR_DT_F64) return c->decl ? clone(c, c->decl) : NULL; /* the verifier's type rule says why */
+    tr_shape *r = clone(c, x);
+    r->dtype = x->dtype == TR_DT_F32 ? TR_DT_C64 : TR_DT_C128;
+    return r;
+  }
+  case TR_OP_REAL: case TR_OP_IMAG: {
+    if (!want_array(c, 0)) return NULL;
+    const tr_shape *x = opnd(c, 0);
+    if (!is_complex(x->dtype) && !is_float(x->dtype)) return c->decl ? clone(c, c->decl) : NULL; /* as for complex */
+    tr_shape *r = clone(c, x);
+    if (x->dtype == TR_DT_C64) r->dtype = TR_DT_F32;
+    if (x->dtype == TR_DT_C128) r->dtype = TR_DT_F64;
+    return r;
+  }
+  case TR_OP_MULHI: case TR_OP_BATCH_NORM_INFERENCE:
+    if (!want_array(c, 0)) return NULL;
+    if (op == TR_OP_MULHI) {
+      if (!want_array(c, 1)) return NULL;
+      if (!tr_shape_compatible(opnd(c, 0), opnd(c, 1)))
+        return FAIL("operand 1 of %s has shape %s but operand 0 has %s", c->op, S(c, opnd(c, 1)),
+                    S(c, opnd(c, 0)));
+      if (!is_int(opnd(c, 0)->dtype)) return FAIL("%s takes integers, not %s", c->op, S(c, opnd(c, 0)));
+    }
+    return clone(c, opnd(c, 0));
+  case TR_OP_SET_DIMENSION_SIZE:
+    if (!want_array(c, 0) || !want_scalar(c, 1, "size")) return NULL;
+    if (opnd(c, 1)->dtype != TR_DT_S32) return FAIL("the size of set-dimension-size must be s32, not %s", S(c, opnd(c, 1)));
+    return clone(c, opnd(c, 0));
+  case TR_OP_GET_DIMENSION_SIZE:
+    if (!want_array(c, 0)) return NULL;
+    return new_array(c, TR_DT_S32, 0);
+  case TR_OP_STOCHASTIC_CONVERT: {
+    if (!want_arrays(c, 0, 2)) return NULL;
+    const tr_shape *d = want_decl(c);
+    if (!d) return NULL;
+    if (!is_float(opnd(c, 0)->dtype)) return FAIL("stochastic-convert takes a float operand, not %s", S(c, opnd(c, 0)));
+    if (!same_dims(opnd(c, 0), opnd(c, 1)))
+      return FAIL("the random bits of stochastic-convert have shape %s but the operand %s", S(c, opnd(c, 1)),
+                  S(c, opnd(c, 0)));
+    tr_shape *r = clone(c, opnd(c, 0));
+    r->dtype = d->dtype;
+    return r;
+  }
+  case TR_OP_RNG_BIT_GENERATOR: {
+    /* XLA's verifier: a (new state, bits) tuple whose state has the
+     * operand's shape; the state is a vector of u64 words. */
+    if (!want_array(c, 0)) return NULL;
+    const tr_shape *st = opnd(c, 0), *d = c->decl;
+    if (st->dtype != TR_DT_U64 || st->rank != 1)
+      return FAIL("the state of rng-bit-generator must be a u64 vector, not %s", S(c, st));
+    if (st->dims[0] >= 0 && st->dims[0] < 2)
+      return FAIL("the state of rng-bit-generator needs at least 2 words, not %s", S(c, st));
+    if (!d || d->dtype != TR_DT_TUPLE || d->nelems != 2 || !is_array(d->elems[1]))
+      return FAIL("rng-bit-generator must produce a (state, bits) tuple, not %s", S(c, d));
+    if (!is_int(d->elems[1]->dtype))
+      return FAIL("rng-bit-generator makes integer bits, not %s", S(c, d->elems[1]));
+    tr_shape *el[2] = {clone(c, st), clone(c, d->elems[1])};
+    return tuple_of(c, el, 2);
+  }
+  default:
+    /* Nothing to infer: the declared shape is trusted; without one there
+     * is no shape and no reason either. */
+    return c->decl ? clone(c, c->decl) : NULL;
+  }
+}
+
+bool tr_declared_inferred(tr_op op) {
+  switch (op) {
+  case TR_OP_COMPLEX: case TR_OP_REAL: case TR_OP_IMAG: case TR_OP_MULHI: case TR_OP_BATCH_NORM_INFERENCE:
+  case TR_OP_SET_DIMENSION_SIZE: case TR_OP_GET_DIMENSION_SIZE: case TR_OP_STOCHASTIC_CONVERT:
+  case TR_OP_RNG_BIT_GENERATOR:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /* Operand count an instruction must have, -1 when variadic. A sparse dot
  * (sparsity=L.1@2:4_R.0@2:4) takes one metadata operand per descriptor. */
 int tr_instr_arity(const tr_instr *in) {
@@ -1388,10 +1480,7 @@ static tr_shape *infer(ictx *c) {
   case TR_RULE_GTE: return r_gte(c);
   case TR_RULE_ADD_DEPENDENCY: return clone(c, opnd(c, 0));
   case TR_RULE_ALL_REDUCE: return r_all_reduce(c);
-  case TR_RULE_DECLARED:
-    /* Nothing to infer: the declared shape is trusted; without one there
-     * is no shape and no reason either. */
-    return c->decl ? clone(c, c->decl) : NULL;
+  case TR_RULE_DECLARED: return r_declared(c);
   }
   return FAIL("%s has no shape rule", c->op);
 }

@@ -206,6 +206,9 @@ struct tr_instr {
   int nusers, capusers;
   tr_attr *attrs;       /* in the order written */
   int nattrs;
+  tr_attr *attrs_buf;   /* the array tr_instr_add_attr grows in place while
+                           attrs is still it, and its capacity */
+  int capattrs;
   tr_literal *literal;  /* constant only */
   int64_t param_index;  /* parameter only */
   tr_comp *parent;      /* owning computation */
@@ -373,5 +376,8 @@ tr_shape *tr_infer_shape(tr_arena *a, const tr_instr *in, tr_buf *why);
 /* Operands an instruction must have (-1: variadic); a sparse dot takes one
  * more per sparsity descriptor. */
 int tr_instr_arity(const tr_instr *in);
+/* Whether the verifier infers the result of op although its rule is
+ * TR_RULE_DECLARED (complex, real, imag, rng-bit-generator, ...). */
+bool tr_declared_inferred(tr_op op);
 
 #endif

@@ -389,12 +389,17 @@ bool tr_ints_has(const int64_t *v, int n, int64_t x) {
 
 tr_attr *tr_instr_add_attr(tr_module *m, tr_instr *in, tr_attr_key k,
                            tr_attr_kind kind, const char *name) {
-  /* Attribute lists are short; copying on each append keeps the struct
-   * simple and the total cost small. */
-  tr_attr *na = tr_arena_alloc(m->arena, sizeof(tr_attr) * (size_t)(in->nattrs + 1));
-  if (in->nattrs) memcpy(na, in->attrs, sizeof(tr_attr) * (size_t)in->nattrs);
-  in->attrs = na;
-  tr_attr *at = &na[in->nattrs++];
+  /* Doubling, so an instruction with many attributes costs linear time
+   * and memory. The array grows in place only while attrs is still the
+   * one made here: one set or shared by other code is copied first. */
+  if (in->attrs != in->attrs_buf || in->nattrs >= in->capattrs) {
+    int cap = in->nattrs < 4 ? 4 : in->nattrs * 2;
+    tr_attr *na = tr_arena_alloc(m->arena, sizeof(tr_attr) * (size_t)cap);
+    if (in->nattrs) memcpy(na, in->attrs, sizeof(tr_attr) * (size_t)in->nattrs);
+    in->attrs = in->attrs_buf = na;
+    in->capattrs = cap;
+  }
+  tr_attr *at = &in->attrs[in->nattrs++];
   at->key = k;
   at->kind = kind;
   at->name = name ? tr_arena_strdup(m->arena, name)

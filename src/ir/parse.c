@@ -18,8 +18,11 @@ typedef struct {
   const tr_parse_opts *opts; /* options (never NULL) */
   tr_module *m;          /* module being built */
   tr_comp *comp;         /* computation being built */
-  tr_strmap names;            /* instruction names of comp */
-  tr_strmap comps;            /* computation names */
+  tr_strmap names;       /* instruction names of comp */
+  tr_strmap comps;       /* computation names */
+  tr_strmap anames;      /* attribute names of anames_for, an instruction
+                            with many (duplicates found in linear time) */
+  const tr_instr *anames_for;
   bool failed;           /* an error was reported */
   int depth;             /* nesting of shapes, literals, nested instructions */
   size_t lc_off;         /* line/col cache: offset ... */
@@ -951,8 +954,18 @@ static bool parse_attr(parser *p, tr_instr *in) {
   if (p->tok.kind != TK_ATTR) return expected(p, "an attribute such as dimensions={0}");
   size_t off = p->tok.off;
   char *name = tok_word(p);
-  for (int i = 0; i < in->nattrs; i++)
-    if (strcmp(in->attrs[i].name, name) == 0) return perr(p, off, "duplicate attribute '%s'", name);
+  bool dup = false;
+  if (in->nattrs < 16) {
+    for (int i = 0; i < in->nattrs && !dup; i++) dup = strcmp(in->attrs[i].name, name) == 0;
+  } else {
+    if (p->anames_for != in) { /* a fresh table: clearing a big one would cost its size */
+      tr_strmap_free(&p->anames);
+      for (int i = 0; i < in->nattrs; i++) tr_strmap_put(&p->anames, in->attrs[i].name, &in->attrs[i]);
+      p->anames_for = in;
+    }
+    dup = tr_strmap_get(&p->anames, name) != NULL;
+  }
+  if (dup) return perr(p, off, "duplicate attribute '%s'", name);
   tr_attr_key k;
   tr_attr_kind kind = TR_AK_RAW;
   /* A start carries the attributes of its synchronous op. */
@@ -966,6 +979,7 @@ static bool parse_attr(parser *p, tr_instr *in) {
   }
   if (kind == TR_AK_RAW) {
     tr_attr *at = tr_instr_add_attr(p->m, in, TR_ATTR_RAW, TR_AK_RAW, name);
+    if (p->anames_for == in) tr_strmap_put(&p->anames, at->name, at);
     size_t s, e;
     const char *err;
     if (!lex_raw_value(&p->lx, &s, &e, &err)) return perr(p, p->lx.pos, "%s", err);
@@ -974,6 +988,7 @@ static bool parse_attr(parser *p, tr_instr *in) {
     return advance(p);
   }
   tr_attr *at = tr_instr_add_attr(p->m, in, k, kind, name);
+  if (p->anames_for == in) tr_strmap_put(&p->anames, at->name, at);
   if (!advance(p)) return false;
   return parse_typed_attr(p, at, off);
 }
@@ -1399,6 +1414,7 @@ tr_module *tr_parse(const char *file, const char *text, size_t len, const tr_par
   bool ok = nul ? perr(&p, (size_t)(nul - text), "NUL byte in text") : parse_module(&p);
   lex_free(&p.lx);
   tr_strmap_free(&p.names);
+  tr_strmap_free(&p.anames);
   tr_strmap_free(&p.comps);
   if (!ok || p.failed) {
     tr_module_free(p.m);

@@ -126,6 +126,8 @@ static int number_instr(numbering *nb, const tr_instr *in) {
   for (int i = 0; i < in->nattrs; i++) {
     const tr_attr *a = &in->attrs[i];
     if (ignored_attr(a->name) || a->kind == TR_AK_INSTRS) continue;
+    /* An empty dimension list is the default ({} contracting dims). */
+    if (a->kind == TR_AK_INTS && a->n == 0) continue;
     tr_buf v = {0}, w = {0};
     tr_buf_printf(&v, "%s=", a->name);
     tr_buf_printf(&w, "%s=", a->name);

@@ -39,6 +39,10 @@ void tr_input_spec_init(tr_input_spec *s, tr_dist dist) {
 }
 
 void tr_input_spec_print(tr_buf *b, const tr_input_spec *s) {
+  if (s->ndomain > 0) {
+    tr_buf_printf(b, "domain-edge (%d ranges)", s->ndomain);
+    return;
+  }
   tr_buf_puts(b, tr_dist_name(s->dist));
   if (tr_dist_is_index(s->dist)) {
     if (s->bound_axis < 0) {
@@ -223,6 +227,42 @@ static bool fl_special(const fl_info *f, uint64_t bits, double *v) {
   if (n == 0) return false;
   *v = c[below(bits, (uint64_t)n)];
   return true;
+}
+
+/* A domain-edge value (tr_input_spec.ndomain): draws from K_DOMAIN on. */
+enum { K_DOMAIN = 2000 };
+static double domain_value(const fl_info *f, const tr_input_spec *s, uint64_t e) {
+  uint64_t r = draw(e, K_DOMAIN);
+  unsigned sel = (unsigned)(r & 15);
+  if (sel == 0) {
+    const tr_dtype_info *di = &tr_dtypes[f->t];
+    double c[8];
+    int n = 0;
+    if (tr_float_has_nan(f->t)) c[n++] = NAN;
+    if (tr_float_has_inf(f->t)) c[n++] = INFINITY;
+    if (di->fstyle != TR_FS_FNUZ && !f->unsigned_) c[n++] = -0.0;
+    c[n++] = f->max;
+    c[n++] = ldexp(1.0, f->emin);                       /* smallest normal */
+    if (f->has_sub) c[n++] = ldexp(1.0, f->emin - f->mbits); /* smallest subnormal */
+    double v = c[below(draw(e, K_DOMAIN + 1), (uint64_t)n)];
+    return with_sign(f, v, draw(e, K_DOMAIN + 2));
+  }
+  if (sel <= 3) return fl_round(f, normal01(e, K_DOMAIN + 10));
+  const tr_domain_range *g = &s->domain[below(draw(e, K_DOMAIN + 3), (uint64_t)s->ndomain)];
+  double u = unit(draw(e, K_DOMAIN + 4)), v;
+  if (g->lo > 0 && g->hi > 16 * g->lo) {
+    /* by binade: a uniform exponent, then a uniform significand */
+    int elo = ilogb(g->lo), ehi = ilogb(g->hi);
+    int ex = elo + (int)below(draw(e, K_DOMAIN + 5), (uint64_t)(ehi - elo + 1));
+    v = ldexp(1 + u, ex);
+    if (v < g->lo) v = g->lo;
+    if (v > g->hi) v = g->hi;
+  } else {
+    v = g->lo + (g->hi - g->lo) * u;
+  }
+  if (g->half) v = floor(v) + 0.5;
+  if (g->sym) v = with_sign(f, v, draw(e, K_DOMAIN + 6));
+  return fl_round(f, v);
 }
 
 /* Index values (index dists on a float leaf): see the int versions. */
@@ -457,7 +497,8 @@ tr_status tr_input_fill(tr_tensor *t, const tr_input_spec *spec,
       tr_tensor_set_u(t, i, int_value(dt, spec, e, bound));
       break;
     case TR_DK_FLOAT: case TR_DK_COMPLEX: {
-      double re = fl_value(&f, spec, e, 0, bound), sv;
+      double re = spec->ndomain > 0 && kind == TR_DK_FLOAT ? domain_value(&f, spec, e)
+                                                          : fl_value(&f, spec, e, 0, bound), sv;
       if (spec->special_rate > 0 &&
           unit(draw(e, K_SPECIAL)) < spec->special_rate &&
           fl_special(&f, draw(e, K_SPECIAL_WHICH), &sv))
@@ -914,6 +955,15 @@ tr_status tr_inputs_plan(const tr_module *m, const tr_input_config *cfg,
       return st;
     }
   }
+  /* Every third seed of the default plan draws float data leaves from
+   * the domains of the module's ops (docs/INPUTS.md). */
+  if (cfg->data == TR_DIST_DEFAULT && cfg->index == TR_DIST_DEFAULT && !cfg->no_domain &&
+      cfg->seed % 3 == 2)
+    for (int j = 0; j < l.n; j++) {
+      tr_input_leaf *lf = &l.v[j];
+      if (lf->is_index || tr_dtypes[lf->shape->dtype].kind != TR_DK_FLOAT) continue;
+      lf->spec.ndomain = tr_inputs_domain(m, lf->shape->dtype, lf->spec.domain, TR_DOMAIN_MAX);
+    }
   *leaves = l.v;
   *nleaves = l.n;
   return TR_OK;

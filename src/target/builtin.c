@@ -4,7 +4,7 @@
  * emits one C translation unit, compiles it through the JIT's cache and
  * runs it in a forked worker, so a kernel that crashes or hangs is a
  * CRASH or HANG verdict and the next run works. */
-#include "../comp/jit_builtin.h"
+#include "builtin.h"
 #include "../comp/pipeline.h"
 
 #include <stdlib.h>

@@ -3,6 +3,8 @@
  * that crosses the interface. */
 #include "target.h"
 
+#include "builtin.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,6 +35,12 @@ void tr_run_result_free(tr_run_result *r) {
   free(r->stderr_tail);
   for (int i = 0; i < r->npasses_changed; i++) free(r->passes_changed[i]);
   free(r->passes_changed);
+  for (int i = 0; i < r->npass_dumps; i++) {
+    free(r->pass_dump_names[i]);
+    free(r->pass_dump_texts[i]);
+  }
+  free(r->pass_dump_names);
+  free(r->pass_dump_texts);
   tr_run_result_init(r);
 }
 
@@ -41,6 +49,7 @@ void tr_target_config_init(tr_target_config *c) {
   c->start_timeout_s = 120;
   c->tmp_dir = NULL;
   c->home = NULL;
+  c->guard = NULL;
 }
 
 int tr_shape_leaves(const tr_shape *s, const tr_shape **out, int max) {
@@ -101,7 +110,7 @@ tr_status tr_target_open(const char *spec, const tr_target_config *cfg,
   if (strncmp(spec, "cmd:", 4) == 0)
     return tr_proc_open(spec, spec + 4, cfg, out, d);
   if (strcmp(spec, "interp") == 0) return tr_interp_open(out);
-  if (strncmp(spec, "builtin", 7) == 0 && (!spec[7] || spec[7] == ':')) { extern tr_status tr_builtin_open(const char *, const tr_target_config *, tr_target **, tr_diag *); return tr_builtin_open(spec, cfg, out, d); }
+  if (strncmp(spec, "builtin", 7) == 0 && (!spec[7] || spec[7] == ':')) return tr_builtin_open(spec, cfg, out, d);
   if (strcmp(spec, "xla-cpu") == 0 || strncmp(spec, "xla-cpu@", 8) == 0)
     return open_xla(spec, cfg, out, d);
   tr_diag_errorf(d, "unknown target '%s' (known: interp, cmd:PROGRAM [ARGS...], "

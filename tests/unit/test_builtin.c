@@ -6,7 +6,7 @@
  * pass list); a kernel that crashes is CRASH, one that loops forever is
  * HANG, and the next run works. The helpers here are shared with
  * test_emit.c. */
-#include "../../src/comp/jit_builtin.h"
+#include "../../src/target/builtin.h"
 #include "../../src/eval/eval.h"
 #include "test.h"
 #include "testutil.h"

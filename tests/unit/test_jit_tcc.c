@@ -4,7 +4,7 @@
  * libtcc as through cc -O2 (NaN payloads aside); a crashing or hanging
  * tcc-compiled kernel is still a verdict; a compile error is located by
  * line. Skipped (with a note) in a build without libtcc. */
-#include "../../src/comp/jit_builtin.h"
+#include "../../src/target/builtin.h"
 #include "test.h"
 #include "testutil.h"
 

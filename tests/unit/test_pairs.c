@@ -136,6 +136,9 @@ static const tmpl tmpls[] = {
   {TR_OP_REAL, "ROOT r = $R[2,2] real(a)"},
   {TR_OP_IMAG, "ROOT r = $R[2,2] imag(a)"},
   {TR_OP_COMPLEX, "ROOT r = $C[2,2] complex(a, a)"},
+  {TR_OP_FFT, "ROOT r = $T[2,2] fft(a), fft_type=FFT, fft_length={2}"},
+  {TR_OP_FFT, "ROOT r = $C[2,2] fft(a), fft_type=RFFT, fft_length={2}"},
+  {TR_OP_FFT, "ROOT r = $R[2,2] fft(a), fft_type=IRFFT, fft_length={2}"},
 };
 
 static const char *value_of(tr_dtype t) {

@@ -1,4 +1,4 @@
-/* jit_builtin.h - the builtin target (src/target/builtin.c): trench's own
+/* builtin.h - the builtin target (builtin.c): trench's own
  * compiler behind the target interface. Runs the pass pipeline on a clone
  * of the module, emits C (emit.h), compiles and runs it (jit.h). Opened through tr_target_open("builtin[:OPTION,...]"); OPTIONs are
  *   fuel=N            stop rewriting after N applications (-1: unlimited)
@@ -10,15 +10,13 @@
  *   cc=PROGRAM, cflags=FLAGS   the C compiler (flags blank-separated)
  *   nocache           neither the memory nor the disk cache
  *   crash-test        every kernel stores through NULL (tests only)
- * tr_run_opts.disable_passes adds to the disabled names per run. The
- * declaration of tr_builtin_open is what target.h should gain; target.c
- * declares it locally for now. */
-#ifndef TR_COMP_JIT_BUILTIN_H
-#define TR_COMP_JIT_BUILTIN_H
+ * tr_run_opts.disable_passes adds to the disabled names per run. */
+#ifndef TR_TARGET_BUILTIN_H
+#define TR_TARGET_BUILTIN_H
 
-#include "../target/target.h"
-#include "jit.h"
-#include "pipeline.h"
+#include "../comp/jit.h"
+#include "../comp/pipeline.h"
+#include "target.h"
 
 typedef struct {
   int64_t fuel;            /* rewrite applications; -1 unlimited */
