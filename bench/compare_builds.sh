@@ -2,8 +2,9 @@
 # compare_builds.sh - evaluates every module of the given folders with two
 # trench binaries (`trench run --shadow --out`) and compares what they give
 # byte for byte: exit code, stdout, stderr and every .npy written (inputs,
-# exact outputs, shadow values, bounds and marks). For refactorings of the
-# interpreter that must not change a single bit.
+# exact outputs, shadow values, bounds and marks), and the C the built-in
+# compiler emits (`trench compile --emit c`). For refactorings of the
+# interpreter, the op table or the emitter that must not change a bit.
 # Usage: bash bench/compare_builds.sh OLD_TRENCH NEW_TRENCH [DIR...]
 # (default folders: tests/hlo tests/eval examples tests/xla-suite). Each
 # run gets --ref-timeout 60; a module both builds time out on counts as
@@ -34,6 +35,11 @@ for d in "${dirs[@]}"; do
     why=""
     cmp -s "$tmp/a.out" "$tmp/b.out" || why="stdout"
     cmp -s "$tmp/a.err" "$tmp/b.err" || why="$why stderr"
+    "$old" compile --emit c "$f" >"$tmp/a.c" 2>&1
+    echo "rc=$?" >>"$tmp/a.c"
+    "$new" compile --emit c "$f" >"$tmp/b.c" 2>&1
+    echo "rc=$?" >>"$tmp/b.c"
+    cmp -s "$tmp/a.c" "$tmp/b.c" || why="$why emitted-C"
     if [ -d "$tmp/a" ] || [ -d "$tmp/b" ]; then
       la=$(cd "$tmp/a" 2>/dev/null && ls)
       lb=$(cd "$tmp/b" 2>/dev/null && ls)

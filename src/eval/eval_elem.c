@@ -627,8 +627,6 @@ tr_status ev_binary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_
 
 /* ---- compare ---- */
 
-typedef enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } cmpdir;
-
 /* TOTALORDER key (XLA's ToSignMagnitude): -NaN < -inf < ... < -0 < +0 <
  * ... < inf < NaN, NaNs ordered by payload; equal keys mean equal bits.
  * Types without -0 (fnuz) close the gap: -x is -mag, and their one NaN,
@@ -644,32 +642,20 @@ static int64_t total_key(tr_dtype dt, uint64_t bits) {
   return (bits & sign) ? -mag - 1 : mag;
 }
 
-static bool cmp_ok(cmpdir d, int c3) {
-  switch (d) {
-  case CMP_EQ: return c3 == 0;
-  case CMP_NE: return c3 != 0;
-  case CMP_LT: return c3 < 0;
-  case CMP_LE: return c3 <= 0;
-  case CMP_GT: return c3 > 0;
-  default: return c3 >= 0;
-  }
-}
-
-/* The direction and TOTALORDER flag of a compare instruction. */
-static cmpdir cmp_attrs(const tr_instr *in, bool *total) {
+ev_cmpdir ev_cmp_attrs(const tr_instr *in, bool *total) {
   const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIRECTION);
   const tr_attr *ta = tr_instr_attr(in, TR_ATTR_TYPE);
   static const char *names[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
-  cmpdir dir = CMP_EQ;
+  ev_cmpdir dir = EV_CMP_EQ;
   for (int i = 0; i < 6; i++)
-    if (da && da->u.s && strcmp(da->u.s, names[i]) == 0) dir = (cmpdir)i;
+    if (da && da->u.s && strcmp(da->u.s, names[i]) == 0) dir = (ev_cmpdir)i;
   *total = ta && ta->u.s && strcmp(ta->u.s, "TOTALORDER") == 0;
   return dir;
 }
 
 bool ev_compare_slots(const tr_instr *cmp, tr_dtype dt, const void *a, const void *b) {
   bool total;
-  cmpdir dir = cmp_attrs(cmp, &total);
+  ev_cmpdir dir = ev_cmp_attrs(cmp, &total);
   int es = tr_dtype_size(dt);
   uint64_t ba = slot_get(a, es, 0), bb = slot_get(b, es, 0);
   int c3;
@@ -679,7 +665,7 @@ bool ev_compare_slots(const tr_instr *cmp, tr_dtype dt, const void *a, const voi
     c3 = (ka > kb) - (ka < kb);
   } else if (is_flt(dt)) {
     double x = tr_float_to_double(dt, ba), y = tr_float_to_double(dt, bb);
-    if (isnan(x) || isnan(y)) return dir == CMP_NE;
+    if (isnan(x) || isnan(y)) return dir == EV_CMP_NE;
     c3 = (x > y) - (x < y);
   } else if (is_signed(dt)) {
     int64_t x = ev_sext(dt, ba), y = ev_sext(dt, bb);
@@ -693,7 +679,7 @@ bool ev_compare_slots(const tr_instr *cmp, tr_dtype dt, const void *a, const voi
     }
     c3 = (x > y) - (x < y);
   }
-  return cmp_ok(dir, c3);
+  return ev_cmp_ok(dir, c3);
 }
 
 int ev_total_cmp(tr_dtype dt, const void *a, const void *b) {
@@ -715,7 +701,7 @@ int ev_total_cmp(tr_dtype dt, const void *a, const void *b) {
 tr_status ev_compare(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
                      tr_tensor **out) {
   bool total;
-  cmpdir dir = cmp_attrs(in, &total);
+  ev_cmpdir dir = ev_cmp_attrs(in, &total);
   tr_dtype dt = x->dtype;
   tr_tensor *r = ev_new(c, in, TR_DT_PRED, x->rank, x->dims);
   if (!r) return TR_ERR_UNSUPPORTED;
@@ -726,7 +712,7 @@ tr_status ev_compare(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr
     for (size_t i = 0; i < n; i++) {
       int64_t ka = total_key(dt, slot_get(x->data, es, i) & mask_of(tr_dtypes[dt].bits));
       int64_t kb = total_key(dt, slot_get(y->data, es, i) & mask_of(tr_dtypes[dt].bits));
-      p[i] = cmp_ok(dir, (ka > kb) - (ka < kb));
+      p[i] = ev_cmp_ok(dir, (ka > kb) - (ka < kb));
     }
   } else if (is_flt(dt)) {
     /* Partial order: every direction but NE is false with a NaN. */
@@ -736,11 +722,11 @@ tr_status ev_compare(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr
     for (size_t i = 0; i < n; i++) {
       bool v;
       switch (dir) {
-      case CMP_EQ: v = a[i] == b[i]; break;
-      case CMP_NE: v = !(a[i] == b[i]); break;
-      case CMP_LT: v = a[i] < b[i]; break;
-      case CMP_LE: v = a[i] <= b[i]; break;
-      case CMP_GT: v = a[i] > b[i]; break;
+      case EV_CMP_EQ: v = a[i] == b[i]; break;
+      case EV_CMP_NE: v = !(a[i] == b[i]); break;
+      case EV_CMP_LT: v = a[i] < b[i]; break;
+      case EV_CMP_LE: v = a[i] <= b[i]; break;
+      case EV_CMP_GT: v = a[i] > b[i]; break;
       default: v = a[i] >= b[i]; break;
       }
       p[i] = v;
@@ -755,7 +741,7 @@ tr_status ev_compare(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr
     for (size_t i = 0; i < n; i++) {
       int c3 = sg ? ((int64_t)a[i] > (int64_t)b[i]) - ((int64_t)a[i] < (int64_t)b[i])
                   : (a[i] > b[i]) - (a[i] < b[i]);
-      p[i] = cmp_ok(dir, c3);
+      p[i] = ev_cmp_ok(dir, c3);
     }
     free(a);
     free(b);

@@ -1,5 +1,6 @@
 /* evalint.h - what the evaluator's files share: the evaluation context,
- * located errors, element loads and stores in canonical form, and the
+ * located errors, limits, element loads and stores in canonical form, the
+ * elementwise kernel table (kernels.def) and the
  * per-op kernels (elementwise in eval_elem.c, data movement in
  * eval_move.c, dot in eval_dot.c). Not a public interface. */
 #ifndef TR_EVALINT_H
@@ -28,6 +29,7 @@ typedef struct {
   unsigned ticks;       /* instructions since the clock was last read */
 } ev_ctx;
 
+/* ---- limits (core.c) ---- */
 /* Sets up the limits of c from c->opts (at the start of an evaluation). */
 void ev_limits_start(ev_ctx *c);
 /* Called before each instruction: TR_OK, or a located error once the
@@ -66,8 +68,9 @@ void ev_canon_ints(tr_dtype dt, uint64_t *v, size_t n);
 void ev_round_flts(tr_dtype dt, double *v, size_t n);
 int64_t ev_sext(tr_dtype dt, uint64_t v); /* low bits of v as a signed dt value */
 
-/* ---- calling computations (eval.c) ---- */
-/* Evaluates computation k on params; *out gets a new reference. */
+/* ---- calling computations (eval.c, on the core) ---- */
+/* Evaluates computation k on params in exact mode; *out gets a new
+ * reference. */
 tr_status ev_call(ev_ctx *c, const tr_instr *caller, const tr_comp *k, tr_value *const *params,
                   int np, tr_value **out);
 /* A new scalar value: element i of t converted to dt. NULL after an error. */
@@ -81,7 +84,7 @@ tr_value *ev_zero_value(ev_ctx *c, const tr_instr *in, const tr_shape *s);
 /* v's array, or NULL after a located error. */
 tr_tensor *ev_want_tensor(ev_ctx *c, const tr_instr *in, tr_value *v, int i);
 
-/* ---- hooks for shadow mode (eval.c) ---- */
+/* ---- hooks for shadow mode (eval.c; ev_comp_info: core.c) ---- */
 /* Liveness and last uses of k's instructions (built on first use). */
 ev_compinfo *ev_comp_info(ev_ctx *c, const tr_instr *caller, const tr_comp *k);
 /* One instruction in exact mode, on exact operand values. */
@@ -130,6 +133,20 @@ tr_status ev_binary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_
                     tr_tensor **out);
 tr_status ev_compare(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_tensor *y,
                      tr_tensor **out);
+/* A compare instruction's direction and TOTALORDER flag, and whether a
+ * three-way result c3 (-1, 0, 1) satisfies the direction. */
+typedef enum { EV_CMP_EQ, EV_CMP_NE, EV_CMP_LT, EV_CMP_LE, EV_CMP_GT, EV_CMP_GE } ev_cmpdir;
+ev_cmpdir ev_cmp_attrs(const tr_instr *in, bool *total);
+static inline bool ev_cmp_ok(ev_cmpdir d, int c3) {
+  switch (d) {
+  case EV_CMP_EQ: return c3 == 0;
+  case EV_CMP_NE: return c3 != 0;
+  case EV_CMP_LT: return c3 < 0;
+  case EV_CMP_LE: return c3 <= 0;
+  case EV_CMP_GT: return c3 > 0;
+  default: return c3 >= 0;
+  }
+}
 /* One element compare with the semantics of compare instruction cmp;
  * a and b point at element slots of type dt. */
 bool ev_compare_slots(const tr_instr *cmp, tr_dtype dt, const void *a, const void *b);

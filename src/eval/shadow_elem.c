@@ -582,38 +582,12 @@ tr_status sh_binary(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val
   if (!o) return TR_ERR_UNSUPPORTED;
   elem_job j = {in->op, {0}, sh_allow(c, in->op, x->dt), x, y, o};
   sh_fmt_of(x->dt, &j.f);
-  bool cheap = in->op == TR_OP_ADD || in->op == TR_OP_SUBTRACT || in->op == TR_OP_MULTIPLY ||
-               in->op == TR_OP_DIVIDE || in->op == TR_OP_MAXIMUM || in->op == TR_OP_MINIMUM;
-  run_elem(binary_chunk, &j, x->n, cheap ? 8 : 100);
+  run_elem(binary_chunk, &j, x->n, ev_kernels[in->op].cost);
   *out = o;
   return TR_OK;
 }
 
 /* ---- compare ---- */
-
-typedef enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } cmpdir;
-
-static cmpdir cmp_attrs(const tr_instr *in, bool *total) {
-  const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIRECTION);
-  const tr_attr *ta = tr_instr_attr(in, TR_ATTR_TYPE);
-  static const char *names[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
-  cmpdir dir = CMP_EQ;
-  for (int i = 0; i < 6; i++)
-    if (da && da->u.s && strcmp(da->u.s, names[i]) == 0) dir = (cmpdir)i;
-  *total = ta && ta->u.s && strcmp(ta->u.s, "TOTALORDER") == 0;
-  return dir;
-}
-
-static bool cmp_ok(cmpdir d, int c3) {
-  switch (d) {
-  case CMP_EQ: return c3 == 0;
-  case CMP_NE: return c3 != 0;
-  case CMP_LT: return c3 < 0;
-  case CMP_LE: return c3 <= 0;
-  case CMP_GT: return c3 > 0;
-  default: return c3 >= 0;
-  }
-}
 
 tr_status sh_compare(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out) {
   if (x->dt != y->dt || x->n != y->n)
@@ -626,7 +600,7 @@ tr_status sh_compare(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_va
     return int_result(c, in, r, ops, 2, out);
   }
   bool total;
-  cmpdir dir = cmp_attrs(in, &total);
+  ev_cmpdir dir = ev_cmp_attrs(in, &total);
   sh_val *o = sh_arr_new(c, in, TR_DT_PRED, x->rank, x->dims);
   if (!o) return TR_ERR_UNSUPPORTED;
   unsigned char *p = o->t->data;
@@ -647,12 +621,12 @@ tr_status sh_compare(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_va
          * order hangs on them a correct run may differ. */
         u = 1;
       } else {
-        p[i] = dir == CMP_NE;
+        p[i] = dir == EV_CMP_NE;
       }
     } else {
       int c3 = (a > b) - (a < b);
       if (total && c3 == 0 && a == 0) c3 = (signbit(b) != 0) - (signbit(a) != 0);
-      p[i] = cmp_ok(dir, c3);
+      p[i] = ev_cmp_ok(dir, c3);
       /* A correct pair within the bounds may compare otherwise. */
       if (eab > 0 && fabsl(a - b) <= eab) u = 1;
     }
