@@ -347,7 +347,7 @@ static int run(int argc, char **argv) {
   tr_check_opts_init(&env.co); /* seeds, k, how seeds draw inputs (--dist, --specials) */
   const char *profile_arg = NULL, *log_path = NULL;
   bool strict = false;
-  double timeout = 0;
+  double timeout = 0, start_timeout = 0;
   cli_opts o;
   cli_opts_init(&o, cmd, argc, argv);
   for (int kind; (kind = cli_opts_next(&o)) != 0;) {
@@ -390,6 +390,11 @@ static int run(int argc, char **argv) {
       const char *v = cli_opt_value(&o);
       env.co.k = strtod(v, &end);
       if (!*v || *end || !(env.co.k > 0)) cli_usage_error(cmd, "--k needs a positive number, not '%s'", v);
+    } else if (cli_opt_is(&o, NULL, "--start-timeout")) {
+      const char *v = cli_opt_value(&o);
+      start_timeout = strtod(v, &end);
+      if (!*v || *end || !(start_timeout > 0))
+        cli_usage_error(cmd, "--start-timeout needs seconds > 0, not '%s'", v);
     } else if (cli_opt_is(&o, NULL, "--timeout")) {
       const char *v = cli_opt_value(&o);
       timeout = strtod(v, &end);
@@ -456,6 +461,8 @@ static int run(int argc, char **argv) {
     }
   }
   if (timeout > 0) tc.timeout_s = timeout;
+  if (start_timeout > 0) tc.start_timeout_s = start_timeout;
+  tc.guard = cli_guard_slot();
   /* The profile: --profile, else HOME/profiles/NAME.conf for a target
    * named NAME (or NAME@VERSION) when that file exists. */
   tr_profile *prof = NULL;

@@ -148,7 +148,7 @@ bool ev_complex_ok(tr_op op) {
          op == TR_OP_CONVOLUTION || op == TR_OP_REDUCE || op == TR_OP_MAP || op == TR_OP_GATHER ||
          op == TR_OP_SORT || op == TR_OP_REDUCE_WINDOW || op == TR_OP_SCATTER ||
          op == TR_OP_SELECT_AND_SCATTER || op == TR_OP_IOTA || op == TR_OP_CHOLESKY ||
-         op == TR_OP_TRIANGULAR_SOLVE || op == TR_OP_BITCAST_CONVERT;
+         op == TR_OP_TRIANGULAR_SOLVE || op == TR_OP_BITCAST_CONVERT || op == TR_OP_FFT;
 }
 
 /* Element i of t as a complex pair (a real t gives im = 0). */

@@ -158,6 +158,9 @@ bool sh_bits_unknown(const sh_val *a);
 tr_status sh_bits_move(sh_ctx *c, const tr_instr *in, sh_val **ops, int nops, int nd,
                        const tr_tensor *idx, sh_val *out);
 
+/* ---- fft (shadow_fft.c) ---- */
+tr_status sh_fft(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
+
 /* ---- complex (shadow_complex.c) ---- */
 /* Whether in is complex arithmetic: an elementwise op, compare, convert,
  * dot or convolution with a complex operand or result, or real, imag,

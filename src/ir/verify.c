@@ -131,6 +131,54 @@ static bool check_attrs(vctx *v, const tr_instr *in, const char *opname) {
   return ok;
 }
 
+/* fft's types and dims as XLA's InferFftShape has them: FFT and IFFT keep
+ * the complex operand's shape; RFFT takes f32/f64 whose innermost dims
+ * are fft_length and gives c64/c128 with fft_length[-1]/2+1 last; IRFFT
+ * takes complex with fft_length[-1]/2+1 last and gives the component
+ * type with fft_length[-1] last. */
+static void check_fft(vctx *v, const tr_instr *in, const tr_shape *a, const tr_shape *s) {
+  const tr_attr *ta = tr_instr_attr(in, TR_ATTR_FFT_TYPE), *la = tr_instr_attr(in, TR_ATTR_FFT_LENGTH);
+  if (!ta || !la || !ta->u.s) return; /* required attributes: reported elsewhere */
+  const char *t = ta->u.s;
+  bool rfft = strcmp(t, "RFFT") == 0, irfft = strcmp(t, "IRFFT") == 0;
+  bool cplx = tr_dtypes[a->dtype].kind == TR_DK_COMPLEX;
+  int r = la->n;
+  if (r < 1 || r > 3 || a->rank < r) {
+    ierr(v, in, "fft_length has %d entries for an operand of rank %d; XLA takes 1 to 3, at most the rank", r, a->rank);
+    return;
+  }
+  tr_dtype want = a->dtype;
+  if (rfft) {
+    if (a->dtype != TR_DT_F32 && a->dtype != TR_DT_F64) {
+      ierr(v, in, "fft_type=RFFT of %s: XLA takes f32 or f64", tr_dtype_name(a->dtype));
+      return;
+    }
+    want = a->dtype == TR_DT_F32 ? TR_DT_C64 : TR_DT_C128;
+  } else {
+    if (!cplx) {
+      ierr(v, in, "fft_type=%s of %s: XLA takes c64 or c128", t, tr_dtype_name(a->dtype));
+      return;
+    }
+    if (irfft) want = a->dtype == TR_DT_C64 ? TR_DT_F32 : TR_DT_F64;
+  }
+  bool ok = s->dtype == want && s->rank == a->rank;
+  for (int i = 0; ok && i < a->rank; i++) {
+    int k = i - (a->rank - r);
+    int64_t wa = a->dims[i], ws = a->dims[i];
+    if (k >= 0 && (rfft || irfft)) {
+      int64_t L = la->u.ints[k];
+      bool last = i == a->rank - 1;
+      wa = rfft || !last ? L : L / 2 + 1;
+      ws = irfft || !last ? L : L / 2 + 1;
+    }
+    ok = a->dims[i] == wa && s->dims[i] == ws;
+  }
+  if (!ok) {
+    ierr(v, in, "fft_type=%s with fft_length of %d entries does not take this operand to this result "
+         "(XLA's InferFftShape)", t, r);
+  }
+}
+
 /* Element types XLA's shape inference and HLO verifier reject though the
  * shape rules here would allow them (xla/service/shape_inference.cc,
  * InferUnaryOpShape kReal/kImag, InferBinaryOpShape kComplex,
@@ -159,6 +207,9 @@ static void check_xla_types(vctx *v, const tr_instr *in, const char *opname) {
         (tr_dtypes[a->dtype].kind == TR_DK_COMPLEX) != (tr_dtypes[s->dtype].kind == TR_DK_COMPLEX))
       ierr(v, in, "bitcast-convert from %s to %s: XLA does not convert between complex and real types",
            tr_dtype_name(a->dtype), tr_dtype_name(s->dtype));
+    break;
+  case TR_OP_FFT:
+    if (arr_a && s && tr_shape_is_array(s)) check_fft(v, in, a, s);
     break;
   default: break;
   }
@@ -217,6 +268,7 @@ static void check_params(vctx *v, const tr_comp *k) {
   bool numbered = true;
   for (int i = 0; i < k->ninstrs; i++)
     if (k->instrs[i]->op == TR_OP_PARAMETER) np++;
+  const tr_instr **holder = tr_xcalloc((size_t)np + 1, sizeof *holder);
   for (int i = 0; i < k->ninstrs; i++) {
     const tr_instr *p = k->instrs[i];
     if (p->op != TR_OP_PARAMETER) continue;
@@ -226,14 +278,17 @@ static void check_params(vctx *v, const tr_comp *k) {
       numbered = false;
       continue;
     }
-    for (int j = 0; j < i; j++)
-      if (k->instrs[j]->op == TR_OP_PARAMETER && k->instrs[j]->param_index == p->param_index) {
-        ierr(v, p, "parameter number %lld is also used by %%%s", (long long)p->param_index,
-             k->instrs[j]->name);
-        numbered = false;
-        break;
-      }
+    /* the first holder of each number, so the check is linear (modules
+     * with 100,000 parameters exist: flattened weights) */
+    if (holder[p->param_index]) {
+      ierr(v, p, "parameter number %lld is also used by %%%s", (long long)p->param_index,
+           holder[p->param_index]->name);
+      numbered = false;
+    } else {
+      holder[p->param_index] = p;
+    }
   }
+  free(holder);
   /* The table is only worth a word when the numbering itself is sound. */
   if (numbered && k->params) {
     bool table_ok = k->nparams == np;

@@ -39,6 +39,10 @@ void tr_input_spec_init(tr_input_spec *s, tr_dist dist) {
 }
 
 void tr_input_spec_print(tr_buf *b, const tr_input_spec *s) {
+  if (s->ndomain > 0) {
+    tr_buf_printf(b, "domain-edge (%d ranges)", s->ndomain);
+    return;
+  }
   tr_buf_puts(b, tr_dist_name(s->dist));
   if (tr_dist_is_index(s->dist)) {
     if (s->bound_axis < 0) {
@@ -223,6 +227,42 @@ static bool fl_special(const fl_info *f, uint64_t bits, double *v) {
   if (n == 0) return false;
   *v = c[below(bits, (uint64_t)n)];
   return true;
+}
+
+/* A domain-edge value (tr_input_spec.ndomain): draws from K_DOMAIN on. */
+enum { K_DOMAIN = 2000 };
+static double domain_value(const fl_info *f, const tr_input_spec *s, uint64_t e) {
+  uint64_t r = draw(e, K_DOMAIN);
+  unsigned sel = (unsigned)(r & 15);
+  if (sel == 0) {
+    const tr_dtype_info *di = &tr_dtypes[f->t];
+    double c[8];
+    int n = 0;
+    if (tr_float_has_nan(f->t)) c[n++] = NAN;
+    if (tr_float_has_inf(f->t)) c[n++] = INFINITY;
+    if (di->fstyle != TR_FS_FNUZ && !f->unsigned_) c[n++] = -0.0;
+    c[n++] = f->max;
+    c[n++] = ldexp(1.0, f->emin);                       /* smallest normal */
+    if (f->has_sub) c[n++] = ldexp(1.0, f->emin - f->mbits); /* smallest subnormal */
+    double v = c[below(draw(e, K_DOMAIN + 1), (uint64_t)n)];
+    return with_sign(f, v, draw(e, K_DOMAIN + 2));
+  }
+  if (sel <= 3) return fl_round(f, normal01(e, K_DOMAIN + 10));
+  const tr_domain_range *g = &s->domain[below(draw(e, K_DOMAIN + 3), (uint64_t)s->ndomain)];
+  double u = unit(draw(e, K_DOMAIN + 4)), v;
+  if (g->lo > 0 && g->hi > 16 * g->lo) {
+    /* by binade: a uniform exponent, then a uniform significand */
+    int elo = ilogb(g->lo), ehi = ilogb(g->hi);
+    int ex = elo + (int)below(draw(e, K_DOMAIN + 5), (uint64_t)(ehi - elo + 1));
+    v = ldexp(1 + u, ex);
+    if (v < g->lo) v = g->lo;
+    if (v > g->hi) v = g->hi;
+  } else {
+    v = g->lo + (g->hi - g->lo) * u;
+  }
+  if (g->half) v = floor(v) + 0.5;
+  if (g->sym) v = with_sign(f, v, draw(e, K_DOMAIN + 6));
+  return fl_round(f, v);
 }
 
 /* Index values (index dists on a float leaf): see the int versions. */
@@ -457,7 +497,8 @@ tr_status tr_input_fill(tr_tensor *t, const tr_input_spec *spec,
       tr_tensor_set_u(t, i, int_value(dt, spec, e, bound));
       break;
     case TR_DK_FLOAT: case TR_DK_COMPLEX: {
-      double re = fl_value(&f, spec, e, 0, bound), sv;
+      double re = spec->ndomain > 0 && kind == TR_DK_FLOAT ? domain_value(&f, spec, e)
+                                                          : fl_value(&f, spec, e, 0, bound), sv;
       if (spec->special_rate > 0 &&
           unit(draw(e, K_SPECIAL)) < spec->special_rate &&
           fl_special(&f, draw(e, K_SPECIAL_WHICH), &sv))
@@ -519,27 +560,6 @@ static void note_use(idx_use *u, bool lost, int axis, int nb, const int64_t *b) 
   }
 }
 
-static const int64_t *attr_ints(const tr_instr *in, tr_attr_key k, int *n) {
-  const tr_attr *a = tr_instr_attr(in, k);
-  if (!a || a->kind != TR_AK_INTS) {
-    *n = 0;
-    return NULL;
-  }
-  *n = a->n;
-  return a->u.ints;
-}
-
-static int64_t attr_int(const tr_instr *in, tr_attr_key k, int64_t dflt) {
-  const tr_attr *a = tr_instr_attr(in, k);
-  return a && a->kind == TR_AK_INT ? a->u.i : dflt;
-}
-
-static bool contains(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 /* Bound of a start index into dim d: operand dim - window size. */
 static int64_t start_bound(const tr_shape *op, int64_t d, int64_t size) {
   if (!tr_shape_is_array(op) || d < 0 || d >= op->rank || op->dims[d] < 0)
@@ -555,7 +575,7 @@ static void use_dynamic(idx_use *u, const tr_instr *w, int j, bool lost) {
   if (!tr_shape_is_array(op) || j < first) return;
   int64_t b[TR_TENSOR_MAX_RANK];
   int nsz = 0;
-  const int64_t *sizes = dus ? NULL : attr_ints(w, TR_ATTR_DYNAMIC_SLICE_SIZES, &nsz);
+  const int64_t *sizes = dus ? NULL : tr_attr_ints(w, TR_ATTR_DYNAMIC_SLICE_SIZES, &nsz);
   const tr_shape *upd = dus ? w->operands[1]->shape : NULL;
   int r = op->rank < TR_TENSOR_MAX_RANK ? op->rank : TR_TENSOR_MAX_RANK;
   for (int d = 0; d < r; d++) {
@@ -579,7 +599,7 @@ static void use_dynamic(idx_use *u, const tr_instr *w, int j, bool lost) {
 static void use_gather(idx_use *u, const tr_instr *w, const tr_shape *ix, bool lost) {
   bool sc = w->op == TR_OP_SCATTER;
   int nmap;
-  const int64_t *map = attr_ints(w, sc ? TR_ATTR_SCATTER_DIMS_TO_OPERAND_DIMS
+  const int64_t *map = tr_attr_ints(w, sc ? TR_ATTR_SCATTER_DIMS_TO_OPERAND_DIMS
                                        : TR_ATTR_START_INDEX_MAP, &nmap);
   const tr_shape *op = w->operands[0]->shape;
   if (!map || !tr_shape_is_array(op) || !tr_shape_is_array(ix) ||
@@ -588,18 +608,18 @@ static void use_gather(idx_use *u, const tr_instr *w, const tr_shape *ix, bool l
   int64_t size[TR_TENSOR_MAX_RANK]; /* window size per operand dim */
   if (!sc) {
     int nss;
-    const int64_t *ss = attr_ints(w, TR_ATTR_SLICE_SIZES, &nss);
+    const int64_t *ss = tr_attr_ints(w, TR_ATTR_SLICE_SIZES, &nss);
     for (int d = 0; d < op->rank; d++) size[d] = ss && d < nss ? ss[d] : 1;
   } else {
     int nuw, nins, nbat;
-    const int64_t *uw = attr_ints(w, TR_ATTR_UPDATE_WINDOW_DIMS, &nuw);
-    const int64_t *ins = attr_ints(w, TR_ATTR_INSERTED_WINDOW_DIMS, &nins);
-    const int64_t *bat = attr_ints(w, TR_ATTR_INPUT_BATCHING_DIMS, &nbat);
+    const int64_t *uw = tr_attr_ints(w, TR_ATTR_UPDATE_WINDOW_DIMS, &nuw);
+    const int64_t *ins = tr_attr_ints(w, TR_ATTR_INSERTED_WINDOW_DIMS, &nins);
+    const int64_t *bat = tr_attr_ints(w, TR_ATTR_INPUT_BATCHING_DIMS, &nbat);
     const tr_shape *upd = w->operands[(w->noperands - 1) / 2 + 1]->shape;
     int k = 0;
     for (int d = 0; d < op->rank; d++) {
       size[d] = 1;
-      if (contains(ins, nins, d) || contains(bat, nbat, d)) continue;
+      if (tr_ints_has(ins, nins, d) || tr_ints_has(bat, nbat, d)) continue;
       if (k < nuw && tr_shape_is_array(upd) && uw[k] >= 0 && uw[k] < upd->rank)
         size[d] = upd->dims[uw[k]];
       k++;
@@ -610,7 +630,7 @@ static void use_gather(idx_use *u, const tr_instr *w, const tr_shape *ix, bool l
     b[k] = map[k] >= 0 && map[k] < op->rank ? start_bound(op, map[k], size[map[k]]) : -1;
     if (b[k] < 0) return;
   }
-  int64_t ivd = attr_int(w, TR_ATTR_INDEX_VECTOR_DIM, ix->rank);
+  int64_t ivd = tr_attr_int(w, TR_ATTR_INDEX_VECTOR_DIM, ix->rank);
   if (nmap == 0) return;
   if (ivd >= ix->rank) /* implicit trailing index vector of one element */
     note_use(u, lost, -1, 1, b);
@@ -784,7 +804,7 @@ static void walk_step(walker *w, const walk_state *s) {
       }
       if (s->path >= 0) {
         const walk_node *pn = &w->nodes[s->path];
-        if (x->op == TR_OP_GET_TUPLE_ELEMENT && attr_int(x, TR_ATTR_INDEX, -1) == pn->a)
+        if (x->op == TR_OP_GET_TUPLE_ELEMENT && tr_attr_int(x, TR_ATTR_INDEX, -1) == pn->a)
           walk_push(w, x, pn->parent, lost, s->frame);
         continue;
       }
@@ -935,6 +955,15 @@ tr_status tr_inputs_plan(const tr_module *m, const tr_input_config *cfg,
       return st;
     }
   }
+  /* Every third seed of the default plan draws float data leaves from
+   * the domains of the module's ops (docs/INPUTS.md). */
+  if (cfg->data == TR_DIST_DEFAULT && cfg->index == TR_DIST_DEFAULT && !cfg->no_domain &&
+      cfg->seed % 3 == 2)
+    for (int j = 0; j < l.n; j++) {
+      tr_input_leaf *lf = &l.v[j];
+      if (lf->is_index || tr_dtypes[lf->shape->dtype].kind != TR_DK_FLOAT) continue;
+      lf->spec.ndomain = tr_inputs_domain(m, lf->shape->dtype, lf->spec.domain, TR_DOMAIN_MAX);
+    }
   *leaves = l.v;
   *nleaves = l.n;
   return TR_OK;

@@ -37,6 +37,16 @@ static inline bool tr_dist_is_index(tr_dist d) {
   return d >= TR_DIST_INDEX && d <= TR_DIST_INDEX_DUP;
 }
 
+/* A range of values where some op saturates, overflows or changes
+ * algorithm (domain.c's per-op table): drawn in [lo, hi] (by binade when
+ * 0 < lo and hi > 16 lo), either sign when sym, moved to the nearest
+ * k + 1/2 when half (rounding ties). */
+typedef struct {
+  double lo, hi;
+  bool sym, half;
+} tr_domain_range;
+#define TR_DOMAIN_MAX 24
+
 /* What to draw for one tensor. */
 typedef struct {
   tr_dist dist;        /* never TR_DIST_DEFAULT when filling */
@@ -47,7 +57,18 @@ typedef struct {
   int bound_axis;      /* axis along which the bound varies, or -1 */
   int nbounds;         /* bound_axis >= 0: entries in bounds, = its size */
   int64_t bounds[TR_TENSOR_MAX_RANK]; /* bound per position on bound_axis */
+  int ndomain;         /* floats: > 0 draws domain-edge values instead of
+                          dist: 3 in 4 elements from these ranges, 3 in 16
+                          N(0,1), 1 in 16 a special (NaN, +-inf, -0, +-max,
+                          +-smallest subnormal, +-smallest normal) */
+  tr_domain_range domain[TR_DOMAIN_MAX];
 } tr_input_spec;
+
+/* The domain-edge ranges for values of dtype dt feeding m: the table's
+ * entries for m's ops at dt's width, then every float type's overflow
+ * and subnormal ranges; at most max into out, returns the count (0 for a
+ * non-float dt). For the fuzzer and the default plan. */
+int tr_inputs_domain(const tr_module *m, tr_dtype dt, tr_domain_range *out, int max);
 
 /* A spec for dist with no specials and bound 15 (an index dist drawn
  * without a known operand). */
@@ -76,6 +97,10 @@ typedef struct {
                           TR_DIST_DEFAULT: normal */
   tr_dist index;       /* dist for index leaves; TR_DIST_DEFAULT: index */
   double special_rate; /* given to every float leaf */
+  bool no_domain;      /* never domain-edge draws: with data and index
+                          DEFAULT, the seeds with seed % 3 == 2 draw float
+                          data leaves from the module's op domains
+                          (tr_inputs_domain) */
 } tr_input_config;
 
 void tr_input_config_init(tr_input_config *c); /* seed 0, defaults, no specials */

@@ -247,10 +247,13 @@ TR_TEST(builtin_corpus_agrees_or_unsupported) {
     fprintf(stderr, "  builtin corpus: %d modules the reference evaluates, %d agree, %d unsupported\n",
             nrun, nagree, nunsup);
   CHECK(nrun >= 40);
-  /* Every module the reference evaluates agrees bit for bit, except the
-   * sparse dot of xla_quirks.hlo, which builtin declines (unsupported). */
-  CHECK_EQ_INT(nunsup, 1);
-  CHECK_EQ_INT(nagree, nrun - 1);
+  /* Every module the reference evaluates agrees bit for bit, except three
+   * builtin declines (unsupported): the sparse dot of xla_quirks.hlo, the
+   * wrapped computation of async_calls.hlo and the custom calls of
+   * custom_call_identity.hlo (ops.def: no 'e' for async-start or
+   * custom-call). */
+  CHECK_EQ_INT(nunsup, 3);
+  CHECK_EQ_INT(nagree, nrun - 3);
   tr_target_close(t);
 }
 

@@ -1045,3 +1045,71 @@ TR_TEST(inputs_policy_shared_values_walked_once) {
   free(lv);
   tr_module_free(m);
 }
+
+/* Domain-edge inputs: the table's ranges for the module's ops at the
+ * leaf's width, drawn on every third seed of the default plan for float
+ * data leaves only; most drawn values fall in the ranges, the rest are
+ * N(0,1) or specials, and a seed gives the same bytes. */
+TR_TEST(inputs_domain_edge_plan) {
+  const char *text = "HloModule m\nENTRY e {\n  x = f32[256] parameter(0)\n  d = f64[4] parameter(1)\n"
+                     "  i = s32[4] parameter(2)\n  ex = f32[256] exponential(x)\n"
+                     "  dt = f64[4] tanh(d)\n  ROOT t = (f32[256], f64[4], s32[4]) tuple(ex, dt, i)\n}\n";
+  tr_diag d = {0};
+  tr_module *m = tr_parse("t.hlo", text, strlen(text), NULL, &d);
+  CHECK(m != NULL);
+  if (!m) return;
+  tr_domain_range r[TR_DOMAIN_MAX];
+  int n = tr_inputs_domain(m, TR_DT_F32, r, TR_DOMAIN_MAX);
+  bool over = false, under = false;
+  for (int k = 0; k < n; k++) {
+    over |= r[k].lo == 80 && r[k].hi == 89;
+    under |= r[k].lo == -104 && r[k].hi == -86;
+  }
+  CHECK(over && under);
+  n = tr_inputs_domain(m, TR_DT_F64, r, TR_DOMAIN_MAX);
+  bool tanh64 = false;
+  for (int k = 0; k < n; k++) tanh64 |= r[k].lo == 5 && r[k].hi == 20 && r[k].sym;
+  CHECK(tanh64);
+  CHECK_EQ_INT(tr_inputs_domain(m, TR_DT_S32, r, TR_DOMAIN_MAX), 0);
+  for (uint64_t seed = 0; seed < 6; seed++) {
+    tr_input_config cfg;
+    tr_input_config_init(&cfg);
+    cfg.seed = seed;
+    tr_input_leaf *lv = NULL;
+    int nl = 0;
+    CHECK(tr_inputs_plan(m, &cfg, &lv, &nl, &d) == TR_OK);
+    if (nl == 3) {
+      CHECK((lv[0].spec.ndomain > 0) == (seed % 3 == 2));
+      CHECK((lv[1].spec.ndomain > 0) == (seed % 3 == 2));
+      CHECK_EQ_INT(lv[2].spec.ndomain, 0); /* integers keep their draws */
+    }
+    free(lv);
+  }
+  tr_input_config cfg;
+  tr_input_config_init(&cfg);
+  cfg.seed = 5;
+  tr_tensor **a = NULL, **b = NULL;
+  int na = 0, nb = 0;
+  CHECK(tr_inputs_make(m, &cfg, &a, &na, &d) == TR_OK);
+  CHECK(tr_inputs_make(m, &cfg, &b, &nb, &d) == TR_OK);
+  if (na == 3 && nb == 3) {
+    CHECK(memcmp(a[0]->data, b[0]->data, a[0]->nbytes) == 0);
+    int in_exp = 0;
+    for (size_t k = 0; k < 256; k++) {
+      double v = tr_tensor_get_f(a[0], k);
+      in_exp += (v >= 80 && v <= 89) || (v >= -104 && v <= -86);
+    }
+    CHECK(in_exp > 60); /* about 3/4 * 2/4 of 256 from the two exp ranges */
+  }
+  tr_inputs_free(a, na);
+  tr_inputs_free(b, nb);
+  cfg.no_domain = true;
+  tr_input_leaf *lv = NULL;
+  int nl = 0;
+  cfg.seed = 2;
+  CHECK(tr_inputs_plan(m, &cfg, &lv, &nl, &d) == TR_OK);
+  if (nl == 3) CHECK_EQ_INT(lv[0].spec.ndomain, 0);
+  free(lv);
+  tr_diag_clear(&d);
+  tr_module_free(m);
+}

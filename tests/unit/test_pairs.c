@@ -35,6 +35,10 @@ static bool excluded_op(tr_op op) {
   case TR_OP_ALL_REDUCE: case TR_OP_ALL_GATHER: case TR_OP_REDUCE_SCATTER:
   case TR_OP_ALL_TO_ALL: case TR_OP_COLLECTIVE_PERMUTE: case TR_OP_ASYNC_START:
   case TR_OP_ASYNC_UPDATE: case TR_OP_ASYNC_DONE:
+  /* the <op>-start/-done pairs evaluate as their synchronous op */
+  case TR_OP_ALL_GATHER_START: case TR_OP_ALL_GATHER_DONE: case TR_OP_ALL_REDUCE_START:
+  case TR_OP_ALL_REDUCE_DONE: case TR_OP_COLLECTIVE_PERMUTE_START:
+  case TR_OP_COLLECTIVE_PERMUTE_DONE: case TR_OP_COPY_START: case TR_OP_COPY_DONE:
   /* fixed u32 results; bits of a documented generator; a dispatcher to
    * top-k, cholesky and triangular-solve, which are covered as ops */
   case TR_OP_PARTITION_ID: case TR_OP_REPLICA_ID: case TR_OP_RNG_BIT_GENERATOR:
@@ -132,6 +136,9 @@ static const tmpl tmpls[] = {
   {TR_OP_REAL, "ROOT r = $R[2,2] real(a)"},
   {TR_OP_IMAG, "ROOT r = $R[2,2] imag(a)"},
   {TR_OP_COMPLEX, "ROOT r = $C[2,2] complex(a, a)"},
+  {TR_OP_FFT, "ROOT r = $T[2,2] fft(a), fft_type=FFT, fft_length={2}"},
+  {TR_OP_FFT, "ROOT r = $C[2,2] fft(a), fft_type=RFFT, fft_length={2}"},
+  {TR_OP_FFT, "ROOT r = $R[2,2] fft(a), fft_type=IRFFT, fft_length={2}"},
 };
 
 static const char *value_of(tr_dtype t) {

@@ -504,7 +504,7 @@ TR_TEST(target_xla_run) {
   CHECK_STR(t->name, "xla-cpu");
   CHECK_CONTAINS(t->version, "jax 0.10.2");
   CHECK_EQ_INT(t->caps, TR_CAP_OPTIMIZED_HLO | TR_CAP_DISABLE_PASSES | TR_CAP_LIST_PASSES |
-                            TR_CAP_TIMINGS | TR_CAP_RECEIVED_HLO | TR_CAP_MLIR);
+                            TR_CAP_TIMINGS | TR_CAP_RECEIVED_HLO | TR_CAP_MLIR | TR_CAP_PASS_DUMPS);
   tr_run_opts o = {0};
   o.want_optimized_hlo = o.want_passes = o.want_received_hlo = true;
   tr_run_result r;
