@@ -13,7 +13,8 @@ import sys
 
 class Expected:
     """EXPECTED lines that apply to release ver: exact module names, and
-    shell patterns ("*_s4") for a whole family a release rejects."""
+    shell patterns ("*_s4*") for a whole family a release rejects; a
+    pattern's verdict is accepted where it occurs, not required."""
 
     def __init__(self, path, ver):
         self.exact, self.patterns = {}, []
@@ -84,7 +85,9 @@ def main():
             if want is None and s not in ("pass", "weak", "unsupported"):
                 problems.append("%s: %s (%s), not in EXPECTED for %s" % (name, s, ", ".join(sorted(vs)), v))
             elif want is not None and not (s == "finding" and want in vs):
-                if len(r.get("runs", [])) < 3 and s in ("pass", "weak"):
+                if name not in exp.exact and s in ("pass", "weak", "unsupported"):
+                    pass  # a pattern's verdict need not occur
+                elif len(r.get("runs", [])) < 3 and s in ("pass", "weak"):
                     # The suite's findings are stated for its three seeds.
                     notes.append("%s: '%s' not shown with %d seed(s)" % (name, want, len(r.get("runs", []))))
                 else:
