@@ -44,7 +44,20 @@ HLO
 expect 0 '^inputs out0: pass .*excused 4 by denormal-flush' -- "$trench" check "$tmp/daz.hlo" --target xla-cpu --input "$tmp/den.npy"
 expect 1 '^inputs out0: mismatch .*failing 4, first at \[0\]: reference 9.99994625e-11, target 0' -- "$trench" check "$tmp/daz.hlo" --target xla-cpu --input "$tmp/den.npy" --strict
 
-# transcendental-ulps: XLA's f32 erf is off by up to 5.4 ulps.
+# transcendental-ulps: XLA's f64 cbrt is off by up to 3.3 ulps (default 2,
+# allowed 5: within its contract of 140).
+cat > "$tmp/cbrt.hlo" <<'HLO'
+HloModule cbrt
+ENTRY e {
+  p = f64[65536] parameter(0)
+  ROOT r = f64[65536] cbrt(p)
+}
+HLO
+expect 0 '^seed 0 out0: pass .*excused [0-9]+ by transcendental-ulps' -- "$trench" check "$tmp/cbrt.hlo" --target xla-cpu --seeds 1
+expect 1 '^seed 0 out0: mismatch' -- "$trench" check "$tmp/cbrt.hlo" --target xla-cpu --seeds 1 --strict
+# The contract: XLA's f32 erf is off by up to 5.2 ulps where its own budget
+# says 2 (2.5 from the exact result); no allowance may exceed that, so the
+# default profile reports it (docs/FINDINGS.md 16).
 cat > "$tmp/erf.hlo" <<'HLO'
 HloModule erf
 ENTRY e {
@@ -52,8 +65,7 @@ ENTRY e {
   ROOT r = f32[65536] erf(p)
 }
 HLO
-expect 0 '^seed 0 out0: pass .*excused [0-9]+ by transcendental-ulps' -- "$trench" check "$tmp/erf.hlo" --target xla-cpu --seeds 1
-expect 1 '^seed 0 out0: mismatch' -- "$trench" check "$tmp/erf.hlo" --target xla-cpu --seeds 1 --strict
+expect 1 '^seed 0 out0: mismatch' -- "$trench" check "$tmp/erf.hlo" --target xla-cpu --seeds 1
 
 # reciprocal-divide: x / 7 computed as x * (1/7).
 cat > "$tmp/div.hlo" <<'HLO'
@@ -67,8 +79,8 @@ ENTRY e {
 HLO
 expect 0 '^seed 0 out0: pass .*excused [0-9]+ by reciprocal-divide' -- "$trench" check "$tmp/div.hlo" --target xla-cpu --seeds 1
 expect 1 '^seed 0 out0: mismatch' -- "$trench" check "$tmp/div.hlo" --target xla-cpu --seeds 1 --strict
-# Both table rules at once: erf(x) / 7.
-sed -e 's/ROOT r = f32\[65536\] erf(p)/t = f32[65536] erf(p)\n  c = f32[] constant(7)\n  b = f32[65536] broadcast(c), dimensions={}\n  ROOT r = f32[65536] divide(t, b)/' "$tmp/erf.hlo" > "$tmp/both.hlo"
+# Both table rules at once: cbrt(x) / 7.
+sed -e 's/ROOT r = f64\[65536\] cbrt(p)/t = f64[65536] cbrt(p)\n  c = f64[] constant(7)\n  b = f64[65536] broadcast(c), dimensions={}\n  ROOT r = f64[65536] divide(t, b)/' "$tmp/cbrt.hlo" > "$tmp/both.hlo"
 expect 0 '^check: pass' -- "$trench" check "$tmp/both.hlo" --target xla-cpu --seeds 2
 
 # fast-minmax: a reduce-max of 8192 elements (YNNPACK) drops a NaN in the
