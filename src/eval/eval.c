@@ -157,7 +157,7 @@ static bool moves_only(tr_op op) {
   case TR_OP_CONCATENATE: case TR_OP_PAD: case TR_OP_REVERSE: case TR_OP_SELECT:
   case TR_OP_ALL_REDUCE: case TR_OP_ALL_GATHER: case TR_OP_REDUCE_SCATTER: case TR_OP_ALL_TO_ALL:
   case TR_OP_COLLECTIVE_PERMUTE: case TR_OP_ASYNC_START: case TR_OP_ASYNC_UPDATE:
-  case TR_OP_ASYNC_DONE:
+  case TR_OP_ASYNC_DONE: case TR_OP_SCAN:
     return true;
   default: return false;
   }
