@@ -152,6 +152,7 @@ static bool moves_only(tr_op op) {
   case TR_OP_PARAMETER: case TR_OP_CONSTANT: case TR_OP_TUPLE: case TR_OP_GET_TUPLE_ELEMENT:
   case TR_OP_CALL: case TR_OP_FUSION: case TR_OP_WHILE: case TR_OP_CONDITIONAL:
   case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY: case TR_OP_AFTER_ALL:
+  case TR_OP_OUTFEED:
   case TR_OP_COPY: case TR_OP_BROADCAST: case TR_OP_RESHAPE: case TR_OP_TRANSPOSE:
   case TR_OP_SLICE: case TR_OP_DYNAMIC_SLICE: case TR_OP_DYNAMIC_UPDATE_SLICE:
   case TR_OP_CONCATENATE: case TR_OP_PAD: case TR_OP_REVERSE: case TR_OP_SELECT:
@@ -698,6 +699,9 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
     if (!r) return TR_ERR_UNSUPPORTED;
     break;
   case TR_OP_AFTER_ALL: *out = tr_value_token(); return TR_OK;
+  /* outfeed hands its data to the host: within the module only its token
+   * is a value (docs/SEMANTICS.md) */
+  case TR_OP_OUTFEED: *out = tr_value_token(); return TR_OK;
   case TR_OP_COPY: case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY:
     /* Values are immutable: a copy can share. */
     *out = tr_value_ref(ops[0]);
