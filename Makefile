@@ -1,10 +1,12 @@
 # trench - plain Makefile, no configure step.
-#   make            build/trench and build/libtrench.a
+#   make            build/trench, build/libtrench.a (embedding), build/embed
 #   make test       build and run every test; last line "N passed, N failed"
 #   make check-san  the tests under ASan+UBSan
+#   make fault-san  the fault tier and a mutation run under ASan+UBSan
 #   make fuzz-parser  the HLO parser under libFuzzer (FUZZ_SECONDS=600)
-#   make demo       trench's main job on the shipped examples, then the
-#                   planted-defect detection table (bench/defect_bench.sh)
+#   make demo       trench's main job: a short fuzz campaign against the
+#                   built-in compiler with a planted defect, ending with
+#                   the finding's bundle (docs/FUZZ.md)
 #   make bench      evaluator benchmarks (BENCH_ARGS=DIR adds a folder of dumps)
 #   make bench-builtin  built-in compiler: compile latency, speed vs reference and XLA
 CC      ?= cc
@@ -50,6 +52,11 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 DEPS := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(VERIFY_OBJ:.o=.d)
 
 all: $(BUILD)/trench $(BUILD)/libtrench.a $(BUILD)/embed
+# trench-verify (trench verify) needs LLVM 14 and Z3 (make deps installs
+# them): plain make builds it when they are there; the test tiers always.
+ifneq ($(and $(wildcard /usr/include/z3.h),$(shell command -v $(LLVM_CONFIG) 2>/dev/null)),)
+all: $(BUILD)/trench-verify
+endif
 
 # Plain `make` installs nothing (`make deps` does). The commands a fresh
 # machine starts with (test, demo, the check tiers, benchmarks) install
@@ -66,32 +73,48 @@ $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/src/verify/%.o: src/verify/%.c $(BUILD)/.deps
+$(BUILD)/src/verify/%.o: src/verify/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(VERIFY_CFLAGS) -MMD -MP -c $< -o $@
 
+# libtrench.a is the embedding library: one relocatable object in which
+# only tr_* and trench_* names stay global, so a program linking it meets
+# none of the internal helpers (ev_*, sh_*, rule_*, ...).
+# libtrench-internal.a keeps every object as it is, for the command line,
+# the unit tests and the benchmarks, which reach into the layers.
 $(BUILD)/libtrench.a: $(LIB_OBJ)
+	@rm -f $@ $(BUILD)/libtrench.o
+	ld -r -o $(BUILD)/libtrench.o $^
+	objcopy -w --keep-global-symbol='tr_*' --keep-global-symbol='trench_*' $(BUILD)/libtrench.o
+	ar rcs $@ $(BUILD)/libtrench.o
+
+$(BUILD)/libtrench-internal.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/trench: $(CLI_OBJ) $(VERIFY_OBJ) $(BUILD)/libtrench.a
+$(BUILD)/trench: $(CLI_OBJ) $(BUILD)/libtrench-internal.a
+	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
+
+# trench verify runs in this sibling: the same commands plus LLVM and Z3
+# (src/cli/cmd_verify.c hands over to it), so trench itself stays small.
+$(BUILD)/trench-verify: $(CLI_OBJ) $(VERIFY_OBJ) $(BUILD)/libtrench-internal.a
 	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS) $(VERIFY_LIBS)
 
 # The embedding example: include/trench.h and the library, nothing else.
 $(BUILD)/embed: examples/embed.c include/trench.h $(BUILD)/libtrench.a
 	$(CC) $(CFLAGS) -Iinclude $(PROG_LDFLAGS) -o $@ examples/embed.c $(BUILD)/libtrench.a $(LDLIBS) $(TCC_LIBS)
 
-$(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtrench.a
+$(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtrench-internal.a
 	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
 
 # Tiers (tests/run.sh): check = offline unit and CLI suites (under a
 # minute); check-xla = real XLA through jax and the recorded findings;
 # test = every tier. check-tsan: the threaded evaluator and the JIT cache
 # under ThreadSanitizer.
-test: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/unit $(BUILD)/embed
+test: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/trench-verify $(BUILD)/unit $(BUILD)/embed
 	@bash tests/run.sh $(BUILD) all
 
-check: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/unit $(BUILD)/embed
+check: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/trench-verify $(BUILD)/unit $(BUILD)/embed
 	@bash tests/run.sh $(BUILD) offline
 
 check-xla: $(BUILD)/.deps $(BUILD)/trench $(BUILD)/unit $(BUILD)/embed
@@ -113,6 +136,18 @@ check-san:
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 	  LDLIBS="-lcjson -lm -lpthread -fsanitize=address,undefined" test
 
+# The fault tier under ASan+UBSan: a mutation run of parse, run and check
+# (FAULT_SAN_SECONDS, default 120), the verifier's mutants with more per
+# module, and tests/fault.sh.
+FAULT_SAN_SECONDS ?= 120
+fault-san:
+	$(MAKE) BUILD=build-san OPT="-O1 -g -fno-omit-frame-pointer" \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  LDLIBS="-lcjson -lm -lpthread -fsanitize=address,undefined" build-san/trench build-san/unit
+	FAULT_SAN_SECONDS=$(FAULT_SAN_SECONDS) bash tests/fault_san.sh build-san/trench tests
+	TRENCH_MUTANTS=10 build-san/unit tests mutate
+	bash tests/fault.sh build-san/trench tests
+
 FUZZ_SECONDS ?= 600
 fuzz-parser:
 	@TRENCH_DEPS_FUZZ=1 bash scripts/deps.sh
@@ -130,26 +165,32 @@ clean:
 # built-in compiler against the reference on each (becomes a fuzz campaign).
 demo: all
 	$(BUILD)/trench parse -q examples/*.hlo
-	$(BUILD)/trench stats examples/*.hlo
-	@for f in examples/*.hlo; do echo "== $$f"; \
-	  $(BUILD)/trench check $$f --target builtin --seeds 3 || exit $$?; done
-	@echo "== planted defects: does trench check find each one?"
-	@bash bench/defect_bench.sh $(BUILD) --seeds 4
+	@echo "== a fuzz campaign against the built-in compiler with a planted defect"
+	@echo "== (emit-tail-mask-short; trench defects lists them all): generated and"
+	@echo "== mutated modules, checked against the reference, until the first finding"
+	@rm -rf $(BUILD)/demo-fuzz
+	@$(BUILD)/trench fuzz --target builtin:jit=tcc,inject=emit-tail-mask-short --time 60s --jobs 2 \
+	  --seed 1 --until-finding --out $(BUILD)/demo-fuzz; test $$? -le 1
+	@b=$$(ls -d $(BUILD)/demo-fuzz/findings/* 2>/dev/null | head -1); \
+	  test -n "$$b" || { echo "demo: no finding"; exit 1; }; \
+	  echo; echo "== the finding's bundle: $$b"; ls $$b | tr "\n" " "; echo; echo; cat $$b/README.md | sed -n '1,/^Files/p'; \
+	  echo "== verdict.txt"; cat $$b/verdict.txt; echo "== fuzz.json"; cat $$b/fuzz.json; \
+	  echo; echo "== module.hlo"; cat $$b/module.hlo
 
-.PHONY: all test check check-xla check-tsan deps check-san fuzz-parser clean demo
+.PHONY: all test check check-xla check-tsan deps check-san fuzz-parser clean demo fault-san
 -include $(DEPS)
 
 # Speed of the reference interpreter (bench/README.md); not part of test.
 # BENCH_ARGS: e.g. BENCH_ARGS="--reps 9 path/to/xla/backends/cpu/benchmarks/hlo"
 BENCH_ARGS ?=
-bench: $(BUILD)/.deps $(BUILD)/libtrench.a
+bench: $(BUILD)/.deps $(BUILD)/libtrench-internal.a
 	@bash bench/run_eval_bench.sh $(BUILD) $(BENCH_ARGS)
 
 # Speed of the built-in compiler (bench/README.md): compile latency with cc
 # and libtcc, run time against the reference and XLA CPU; not part of test.
 # BENCH_BUILTIN_ARGS: e.g. "--reps 5", "--quick", "--no-xla".
 BENCH_BUILTIN_ARGS ?=
-bench-builtin: $(BUILD)/.deps $(BUILD)/libtrench.a
+bench-builtin: $(BUILD)/.deps $(BUILD)/libtrench-internal.a
 	@bash bench/builtin_bench.sh $(BUILD) $(BENCH_BUILTIN_ARGS)
 
 .PHONY: bench bench-builtin
@@ -160,3 +201,11 @@ xla-suite: $(BUILD)/.deps $(BUILD)/trench
 	@bash tests/adapters/xla_suite.sh $(BUILD)
 
 .PHONY: xla-suite
+
+# The release sweep (tests/adapters/xla_versions.sh): the acceptance suite
+# on every installed jax release (scripts/venv.sh --jax VER), findings per
+# release and the modules whose verdict differs between releases.
+xla-versions: $(BUILD)/.deps $(BUILD)/trench
+	@bash tests/adapters/xla_versions.sh $(BUILD)
+
+.PHONY: xla-versions

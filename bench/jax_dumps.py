@@ -2,9 +2,12 @@
 after XLA's CPU optimizations, for trench's corpus measurements.
 
 Usage: .venv/bin/python bench/jax_dumps.py OUTDIR
-(make the venv with scripts/venv.sh). Each model gives OUTDIR/NAME.pre.hlo
-(the module jax hands to XLA) and OUTDIR/NAME.opt.hlo (what XLA's CPU
-pipeline made of it: fusions, layouts, scheduled). Then, for example:
+(make the venv with scripts/venv.sh). Each model gives OUTDIR/NAME.mlir
+(the StableHLO jax hands to XLA), OUTDIR/NAME.pre.hlo (XLA's HLO of it)
+and OUTDIR/NAME.opt.hlo (what XLA's CPU pipeline made of it: fusions,
+layouts, scheduled). Then, for example:
+    build/trench check OUTDIR/*.pre.hlo --target xla-cpu   # HLO route
+    build/trench check OUTDIR/*.mlir --target xla-cpu      # as jax gives it
     bench/parse_corpus.sh OUTDIR
     build/trench stats OUTDIR/*.opt.hlo
 """
@@ -63,6 +66,8 @@ def main(out):
     os.makedirs(out, exist_ok=True)
     for name, (fn, args) in models.items():
         lowered = jax.jit(fn).lower(*args)
+        with open(os.path.join(out, name + ".mlir"), "w") as f:
+            f.write(lowered.as_text())
         with open(os.path.join(out, name + ".pre.hlo"), "w") as f:
             f.write(lowered.compiler_ir("hlo").as_hlo_text())
         with open(os.path.join(out, name + ".opt.hlo"), "w") as f:

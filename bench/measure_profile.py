@@ -11,7 +11,12 @@ function, math.fsum for exact sums, scipy's double erf (its error is far
 below one f32 ulp).
 
 Usage: .venv/bin/python bench/measure_profile.py [--n N] [--json FILE]
+       .venv/jax-VER/bin/python bench/measure_profile.py --contract [--n N]
 Prints one section per measurement; the numbers go to docs/PROFILES.md.
+--contract instead measures every op and dtype that profiles/xla-cpu.conf
+states a contract for (adapters/xla/measure_ulps.py's measurement) and says
+where the release stands: a max error over the contract is a finding
+(docs/FINDINGS.md, "Beyond the contract"); it ends with "N over, N within".
 """
 import argparse
 import json
@@ -384,11 +389,59 @@ def divide(n):
     record("x / y elementwise: differ from correctly rounded", "%d of %d" % (int((got != cr).sum()), n))
 
 
+def read_contract(path):
+    """{(op, dtype): ulps} from the profile's 'contract' lines."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            w = line.split("#", 1)[0].split()
+            if len(w) >= 3 and w[0] == "contract":
+                for kv in w[2:]:
+                    op, u = kv.split("=")
+                    out[(op, w[1])] = float(u)
+    return out
+
+
+def contract(n):
+    """Each contracted op and dtype measured against its contract."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(root, "adapters", "xla"))
+    import measure_ulps as mu
+    c = read_contract(os.path.join(root, "profiles", "xla-cpu.conf"))
+    rng = np.random.default_rng(1)
+    over = within = 0
+    print("%-22s %-5s %9s %9s %9s %14s %s" % ("op", "dtype", "inputs", "max ulp", "contract", "worst x", "verdict"))
+    for (op, dt), cu in sorted(c.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        if op not in mu.REF or dt not in mu.NP or (op == "erf" and dt == "f64"):
+            continue  # no reference to measure with
+        # Results below the smallest normal are left out: XLA's specs
+        # allow an absolute error of about the smallest normal there.
+        r = mu.measure(op, dt, n, rng, normal_only=True)
+        if r is None:
+            continue
+        bad = r["max"] > cu
+        over += bad
+        within += not bad
+        RESULTS["contract %s %s" % (op, dt)] = {"max": r["max"], "contract": cu, "over": bad}
+        print("%-22s %-5s %9d %9.3f %9.3g %14.7g %s" % (op, dt, r["n"], r["max"], cu, r["worst_x"],
+                                                       "OVER (a finding)" if bad else "within"))
+        sys.stdout.flush()
+    print("contract: %d over, %d within (jax %s)" % (over, within, jax.__version__))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=1 << 20, help="inputs per transcendental")
     ap.add_argument("--json", help="also write the numbers here")
+    ap.add_argument("--contract", action="store_true",
+                    help="measure the contracted ops against profiles/xla-cpu.conf's contract")
     a = ap.parse_args()
+    if a.contract:
+        contract(a.n)
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(RESULTS, f, indent=1, default=str)
+        return 0
     print("jax %s jaxlib %s, numpy long double eps %g" % (jax.__version__, jaxlib.__version__,
                                                          float(np.finfo(LD).eps)))
     denormals()

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# run_eval_bench.sh - builds bench/eval_bench.c against BUILD/libtrench.a
+# run_eval_bench.sh - builds bench/eval_bench.c against BUILD/libtrench-internal.a
 # and runs it; `make bench` calls this.
 #
 # Usage: bench/run_eval_bench.sh [BUILD_DIR] [eval_bench arguments...]
-#   BUILD_DIR  the build folder holding libtrench.a (default: build)
+#   BUILD_DIR  the build folder holding libtrench-internal.a (default: build)
 #   arguments  passed on, e.g. --reps 9, --quick, or a folder of .hlo dumps
 #              (inputs from DIR/NAME.inputs/p0.npy, p1.npy, ... where they
 #              exist, drawn otherwise; see bench/README.md)
@@ -15,9 +15,9 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 build=build
-if [ $# -gt 0 ] && [ -d "$1" ] && [ -f "$1/libtrench.a" ]; then build=$1; shift; fi
+if [ $# -gt 0 ] && [ -d "$1" ] && [ -f "$1/libtrench-internal.a" ]; then build=$1; shift; fi
 cd "$root"
-lib="$build/libtrench.a"
+lib="$build/libtrench-internal.a"
 [ -f "$lib" ] || { echo "run_eval_bench.sh: $lib missing; run make first" >&2; exit 2; }
 cc=${CC:-cc}
 flags="-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes

@@ -19,6 +19,10 @@ for p in llvm-14-dev clang-14 libz3-dev; do have_pkg "$p" || need+=("$p"); done
 if [ "${TRENCH_DEPS_FUZZ:-0}" = 1 ]; then
   for p in clang libclang-rt-dev; do have_pkg "$p" || need+=("$p"); done
 fi
+# Slurm on one node (tests/slurm.sh): controller, node daemon, munge.
+if [ "${TRENCH_DEPS_SLURM:-0}" = 1 ]; then
+  for p in slurm-wlm munge; do have_pkg "$p" || need+=("$p"); done
+fi
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "deps: installing ${need[*]}" >&2
 SUDO=""

@@ -180,6 +180,30 @@ def dumped_passes(dump_dir):
     return out
 
 
+def pass_dumps(dump_dir, outdir):
+    """The module as XLA's passes received it ("received": the first
+    pipeline's start), then after every pass that changed it, in pipeline
+    order (a pass that ran twice appears twice), copied out of dump_dir:
+    [{"pass": NAME, "path": FILE}]. Only the first module's dumps."""
+    found = []
+    for path in glob.glob(os.path.join(dump_dir, "module_*.txt")):
+        base = os.path.basename(path)
+        m = PASS_FILE.search(base)
+        if m:
+            found.append((base.split(".")[0], int(m.group(1)), m.group(3), path))
+    if not found:
+        return []
+    first = sorted(found)[0][0]
+    out = []
+    for mod, seq, name, path in sorted(found):
+        if mod != first or (name == "pipeline-start" and out):
+            continue
+        p = os.path.join(outdir, "pass_%04d.hlo" % seq)
+        shutil.copyfile(path, p)
+        out.append({"pass": "received" if name == "pipeline-start" else name, "path": p})
+    return out
+
+
 def received_hlo(dump_dir):
     got = glob.glob(os.path.join(dump_dir, "module_*.before_optimizations.txt"))
     return got[0] if got else None
@@ -251,7 +275,8 @@ def run(req):
         params += leaves(s)
     results = leaves(pshape.result_shape())
     arrays = load_inputs(req["inputs"], params)
-    want_passes = bool(opts.get("want_passes"))
+    want_dumps = bool(opts.get("want_pass_dumps"))
+    want_passes = bool(opts.get("want_passes")) or want_dumps
     want_received = bool(opts.get("want_received_hlo"))
     # trench check sends the same module once per seed: reuse the
     # executable and the module XLA received with it (not when pass dumps
@@ -310,6 +335,8 @@ def run(req):
         rep["optimized_hlo"] = p
     if want_passes:
         rep["passes_changed"] = dumped_passes(dump_dir)
+    if want_dumps:
+        rep["pass_dumps"] = pass_dumps(dump_dir, outdir)
     if want_received and received is not None:
         p = os.path.join(outdir, "received.hlo")
         with open(p, "w") as f:
@@ -362,7 +389,7 @@ def main():
                        "version": "jax %s jaxlib %s" % (jax.__version__, jaxlib.__version__),
                        "capabilities": ["optimized_hlo", "disable_passes",
                                         "list_passes", "timings", "received_hlo",
-                                        "mlir"]}
+                                        "mlir", "pass_dumps"]}
             elif op == "run":
                 rep = run(req)
             elif op == "list_passes":

@@ -47,7 +47,9 @@ FLUSH = {"f16": False, "bf16": True, "f32": True, "f64": True}
 def compile_hlo(text):
     mod = HLO.hlo_module_from_text(text)
     proto = mod.as_serialized_hlo_module_proto()
-    mlir = xc._xla.mlir.hlo_to_stablehlo(proto)
+    m = xc._xla.mlir
+    mlir = m.hlo_to_stablehlo(proto) if hasattr(m, "hlo_to_stablehlo") else \
+        m.xla_computation_to_mlir_module(xc.XlaComputation(proto))  # jaxlib 0.4.30
     o = xc.CompileOptions()
     if hasattr(CLIENT, "compile_and_load"):
         return CLIENT.compile_and_load(mlir, [DEV], o)
@@ -111,7 +113,7 @@ def ulp_of(y, dt):
     return np.ldexp(1.0, (e - mbits).astype(np.int64))
 
 
-def measure(op, dt, n, rng):
+def measure(op, dt, n, rng, normal_only=False):
     x = inputs(dt, op, n, rng)
     got = xla_unary(op, dt, x).astype(np.float64)
     xin = x.astype(LD) if dt in ("f32", "f64") else x.astype(np.float64)
@@ -122,7 +124,7 @@ def measure(op, dt, n, rng):
     reff = ref.astype(np.float64)
     nan_dis = int(np.sum(np.isnan(reff) != np.isnan(got)))
     keep = np.isfinite(reff) & np.isfinite(got) & (np.abs(reff) <= float(info.max))
-    if FLUSH[dt]:
+    if FLUSH[dt] or normal_only:
         keep &= (np.abs(reff) >= float(info.smallest_normal)) | (reff == 0)
         keep &= (np.abs(x.astype(np.float64)) >= float(info.smallest_normal)) | (x == 0)
     if not keep.any():

@@ -361,3 +361,53 @@ tr_status tr_read_file_max(const char *path, size_t max, char **out, size_t *len
   *len = n;
   return TR_OK;
 }
+
+/* ---- string hash map ---- */
+
+uint64_t tr_hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static void strmap_grow(tr_strmap *t) {
+  tr_strmap o = *t;
+  t->cap = o.cap ? o.cap * 2 : 64;
+  t->n = 0;
+  t->keys = tr_xcalloc(t->cap, sizeof(char *));
+  t->vals = tr_xcalloc(t->cap, sizeof(void *));
+  for (size_t i = 0; i < o.cap; i++)
+    if (o.keys[i]) tr_strmap_put(t, o.keys[i], o.vals[i]);
+  free(o.keys);
+  free(o.vals);
+}
+
+void tr_strmap_put(tr_strmap *t, const char *k, void *v) {
+  if ((t->n + 1) * 2 > t->cap) strmap_grow(t);
+  size_t i = tr_hash_str(k) & (t->cap - 1);
+  while (t->keys[i] && strcmp(t->keys[i], k) != 0) i = (i + 1) & (t->cap - 1);
+  if (!t->keys[i]) t->n++;
+  t->keys[i] = k;
+  t->vals[i] = v;
+}
+
+void *tr_strmap_get(const tr_strmap *t, const char *k) {
+  if (!t->cap) return NULL;
+  size_t i = tr_hash_str(k) & (t->cap - 1);
+  while (t->keys[i]) {
+    if (strcmp(t->keys[i], k) == 0) return t->vals[i];
+    i = (i + 1) & (t->cap - 1);
+  }
+  return NULL;
+}
+
+void tr_strmap_clear(tr_strmap *t) {
+  if (t->cap) memset(t->keys, 0, t->cap * sizeof(char *));
+  t->n = 0;
+}
+
+void tr_strmap_free(tr_strmap *t) {
+  free(t->keys);
+  free(t->vals);
+  memset(t, 0, sizeof *t);
+}

@@ -100,4 +100,24 @@ tr_status tr_read_file_max(const char *path, size_t max, char **out, size_t *len
 tr_status tr_read_stream(FILE *f, const char *name, size_t max, char **out, size_t *len,
                          tr_diag *d);
 
+/* ---- string hash map ----
+ * String keys to pointers, open addressing. Keys are borrowed: each must
+ * stay alive and unchanged while the map holds it. A zeroed tr_strmap is
+ * empty. */
+typedef struct {
+  const char **keys; /* NULL = empty slot */
+  void **vals;
+  size_t cap, n;     /* slots (a power of two) and entries */
+} tr_strmap;
+
+/* FNV-1a of s: the map's hash, and a stable seed from a name. */
+uint64_t tr_hash_str(const char *s);
+/* Sets k's value (replacing an earlier one). */
+void tr_strmap_put(tr_strmap *t, const char *k, void *v);
+/* k's value, or NULL. */
+void *tr_strmap_get(const tr_strmap *t, const char *k);
+/* Empties the map, keeping its slots. */
+void tr_strmap_clear(tr_strmap *t);
+void tr_strmap_free(tr_strmap *t);
+
 #endif

@@ -6,6 +6,7 @@
 
 #include "../base/base.h"
 #include "../ir/ir.h"
+#include "../target/target.h"
 
 #define TRENCH_VERSION "0.1.0"
 
@@ -109,6 +110,14 @@ bool cli_memory_fits(const tr_module *m, bool shadow, uint64_t extra, uint64_t b
                      const char *prefix, const char *name);
 /* "1.5 GiB" */
 void cli_put_bytes(tr_buf *b, uint64_t n);
+
+/* ---- interruption (guard.c) ---- */
+/* Handles SIGINT, SIGTERM and SIGHUP: kills the adapters of process
+ * targets opened with a guard slot and removes their private folders,
+ * then dies of the signal. main() installs it. */
+void cli_guard_install(void);
+/* A slot for tr_target_config.guard (NULL when all are taken). */
+tr_target_guard *cli_guard_slot(void);
 
 /* Reads and parses path ("-" = stdin) and verifies it when asked. On
  * failure prints the diagnostics to stderr, returns NULL and sets *exit_code

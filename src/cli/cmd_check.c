@@ -347,7 +347,7 @@ static int run(int argc, char **argv) {
   tr_check_opts_init(&env.co); /* seeds, k, how seeds draw inputs (--dist, --specials) */
   const char *profile_arg = NULL, *log_path = NULL;
   bool strict = false;
-  double timeout = 0;
+  double timeout = 0, start_timeout = 0;
   cli_opts o;
   cli_opts_init(&o, cmd, argc, argv);
   for (int kind; (kind = cli_opts_next(&o)) != 0;) {
@@ -390,6 +390,11 @@ static int run(int argc, char **argv) {
       const char *v = cli_opt_value(&o);
       env.co.k = strtod(v, &end);
       if (!*v || *end || !(env.co.k > 0)) cli_usage_error(cmd, "--k needs a positive number, not '%s'", v);
+    } else if (cli_opt_is(&o, NULL, "--start-timeout")) {
+      const char *v = cli_opt_value(&o);
+      start_timeout = strtod(v, &end);
+      if (!*v || *end || !(start_timeout > 0))
+        cli_usage_error(cmd, "--start-timeout needs seconds > 0, not '%s'", v);
     } else if (cli_opt_is(&o, NULL, "--timeout")) {
       const char *v = cli_opt_value(&o);
       timeout = strtod(v, &end);
@@ -456,6 +461,8 @@ static int run(int argc, char **argv) {
     }
   }
   if (timeout > 0) tc.timeout_s = timeout;
+  if (start_timeout > 0) tc.start_timeout_s = start_timeout;
+  tc.guard = cli_guard_slot();
   /* The profile: --profile, else HOME/profiles/NAME.conf for a target
    * named NAME (or NAME@VERSION) when that file exists. */
   tr_profile *prof = NULL;
@@ -468,7 +475,10 @@ static int run(int argc, char **argv) {
     snprintf(ppath, sizeof ppath, "%s/profiles/%.*s.conf", phome, (int)nl, spec);
     if (access(ppath, R_OK) != 0) ppath[0] = 0;
   }
-  if (ppath[0] && tr_profile_load(ppath, &prof, &d) != TR_OK) {
+  /* Rules keyed by release ("@0.4.30 ..."): the release after '@' in the
+   * spec, else the profile's own "release" line. */
+  const char *at = strchr(spec, '@');
+  if (ppath[0] && tr_profile_load_release(ppath, at && !strchr(spec, ':') ? at + 1 : NULL, &prof, &d) != TR_OK) {
     tr_diag_print(&d, stderr);
     tr_diag_clear(&d);
     free(files);

@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include "../fuzz/campaign.h"
+#include "../fuzz/gen.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -20,8 +21,8 @@ const cli_cmd cli_cmd_fuzz = {
   "Usage: trench fuzz --target T [--time D | --count N] [--jobs J] [--seed S]\n"
   "                   [--shard K/N] [--corpus DIR]... [--out DIR] [--resume]\n"
   "\n"
-  "Makes tests (corpus modules through the mutators, trench mutate --list;\n"
-  "generated modules where a generator is given), checks each on the target\n"
+  "Makes tests (generated modules, trench gen, and corpus modules, each\n"
+  "through up to three mutators, trench mutate --list), checks each on the target\n"
   "against the reference over --seeds input seeds (as trench check), and\n"
   "keeps each finding as a bundle in OUT/findings/SIGNATURE, one per\n"
   "signature (verdict class, op of the first wrong output, dtype). Every\n"
@@ -38,6 +39,9 @@ const cli_cmd cli_cmd_fuzz = {
   "      --shard K/N        run global tests K, K+N, K+2N, ... (0/1)\n"
   "      --corpus PATH      .hlo files or folders (repeatable; default: the\n"
   "                         shipped examples/, tests/hlo/, tests/xla-suite/)\n"
+  "      --no-corpus        no default corpus (generated modules only)\n"
+  "      --no-gen           no generated modules (corpus mutations only)\n"
+  "      --gen-size N       instructions per generated module (about; 20)\n"
   "      --seeds N          input seeds per test (2)\n"
   "  -o, --out DIR          the campaign folder (fuzz-out)\n"
   "      --resume           continue the campaign in DIR\n"
@@ -76,6 +80,13 @@ const cli_cmd cli_cmd_merge = {
   "  2  usage error, a folder that is not a campaign\n",
   run_merge,
 };
+
+/* The built-in generator behind the campaign's seam. */
+static tr_status gen_fn(void *user, uint64_t seed, tr_module **out, tr_diag *d) {
+  tr_gen_opts g = *(const tr_gen_opts *)user;
+  g.seed = seed;
+  return tr_gen_module(&g, out, d);
+}
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int s) {
@@ -119,7 +130,9 @@ static int run_fuzz(int argc, char **argv) {
   const char **corp = tr_xcalloc((size_t)argc + 4, sizeof(char *));
   int ncorp = 0;
   const char *profile_arg = NULL;
-  bool strict = false, quiet = false;
+  bool strict = false, quiet = false, no_gen = false, no_corpus = false;
+  tr_gen_opts gen;
+  tr_gen_opts_init(&gen);
   char *end;
   cli_opts o;
   cli_opts_init(&o, cmd, argc, argv);
@@ -159,6 +172,13 @@ static int run_fuzz(int argc, char **argv) {
     else if (cli_opt_flag(&o, NULL, "--strict")) strict = true;
     else if (cli_opt_is(&o, NULL, "--test-timeout")) fo.test_timeout_s = parse_duration(cmd, cli_opt_value(&o));
     else if (cli_opt_flag(&o, "-q", "--quiet")) quiet = true;
+    else if (cli_opt_flag(&o, NULL, "--no-gen")) no_gen = true;
+    else if (cli_opt_flag(&o, NULL, "--no-corpus")) no_corpus = true;
+    else if (cli_opt_is(&o, NULL, "--gen-size")) {
+      const char *v = cli_opt_value(&o);
+      gen.size = (int)strtol(v, &end, 10);
+      if (!*v || *end || gen.size < 1 || gen.size > 10000) cli_usage_error(cmd, "--gen-size wants 1..10000, not '%s'", v);
+    }
     else cli_usage_error(cmd, "unknown option '%s'", o.arg);
   }
   if (!fo.target) cli_usage_error(cmd, "no --target");
@@ -166,8 +186,14 @@ static int run_fuzz(int argc, char **argv) {
   char home[4096];
   find_home(home, sizeof home);
   if (home[0]) fo.tcfg.home = home;
+  fo.tcfg.guard = cli_guard_slot();
   static char defaults[3][4200];
-  if (!ncorp && !fo.generator_cmd && home[0]) {
+  if (!no_gen) {
+    fo.gen = gen_fn;
+    fo.gen_user = &gen;
+    fo.gen_version = TR_GEN_VERSION;
+  }
+  if (!ncorp && !no_corpus && !fo.generator_cmd && home[0]) {
     const char *sub[3] = {"examples", "tests/hlo", "tests/xla-suite"};
     for (int i = 0; i < 3; i++) {
       snprintf(defaults[i], sizeof defaults[i], "%s/%s", home, sub[i]);

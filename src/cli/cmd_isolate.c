@@ -139,6 +139,7 @@ int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce) {
   /* Target and profile, as trench check finds them. */
   tr_target_config tc;
   tr_target_config_init(&tc);
+  tc.guard = cli_guard_slot();
   char home[4096] = "";
   if (!getenv("TRENCH_HOME")) {
     ssize_t n = readlink("/proc/self/exe", home, sizeof home - 1);

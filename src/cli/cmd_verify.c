@@ -1,12 +1,18 @@
 /* cmd_verify.c - "trench verify": checks a C or CUDA kernel against an HLO
- * reference for all inputs, one output location at a time
- * (src/verify/, docs/VERIFY.md). */
+ * reference for all inputs, one output location at a time (src/verify/,
+ * docs/VERIFY.md). The work needs LLVM and Z3, which only the sibling
+ * binary trench-verify links (the same commands plus this one's
+ * implementation, src/verify/verify_cli.c): trench itself stays small
+ * and starts under tight memory limits, and hands verify over to it. */
 #include "cli.h"
 
-#include "../verify/verify.h"
-
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* Defined in trench-verify only (weak: NULL in trench). */
+int tr_verify_cli(const cli_cmd *cmd, int argc, char **argv) __attribute__((weak));
 
 static int run(int argc, char **argv);
 
@@ -45,7 +51,12 @@ const cli_cmd cli_cmd_verify = {
   "      --seed N          seed of the base inputs (integer inputs, symbols\n"
   "                        a model leaves free) and of random locations\n"
   "      --cflags FLAGS    extra clang flags (e.g. '-DN=64')\n"
+  "      --shapes K=V,...  size macros for the kernel: -DK=V each (the\n"
+  "                        shapes themselves are the reference's)\n"
   "      --save DIR        write the first counterexample's bundle to DIR\n"
+  "      --emitted         the kernel is C emitted by 'trench compile' for REF\n"
+  "                        (its entry trench_entry is wrapped to the convention)\n"
+  "      --first           stop at the first confirmed counterexample\n"
   "      --random N        instead: random differential testing on N seeds\n"
   "                        (the kernel run concretely, judged by the oracle)\n"
   "  -v, --verbose         print paths, slicing and expressions\n"
@@ -59,103 +70,25 @@ const cli_cmd cli_cmd_verify = {
   run,
 };
 
-static void parse_dim3(const char *s, unsigned d[3], const char *what) {
-  d[0] = d[1] = d[2] = 1;
-  char *e;
-  for (int i = 0; i < 3; i++) {
-    long v = strtol(s, &e, 10);
-    if (e == s || v < 1 || v > 65535) cli_usage_error(&cli_cmd_verify, "%s: expected X[,Y[,Z]] of positive sizes, got '%s'", what, s);
-    d[i] = (unsigned)v;
-    if (*e != ',') break;
-    s = e + 1;
-  }
-  if (*e) cli_usage_error(&cli_cmd_verify, "%s: expected X[,Y[,Z]], got '%s'", what, s);
-}
-
-/* The launch line of a kernel file: "trench-launch: grid=4 block=64". */
-static void read_launch(const char *path, unsigned grid[3], unsigned block[3], bool have_g, bool have_b) {
-  char *txt = NULL;
-  size_t len;
-  tr_diag d = {0};
-  if (tr_read_file(path, &txt, &len, &d) != TR_OK) { tr_diag_clear(&d); return; }
-  char *l = strstr(txt, "trench-launch:");
-  if (l) {
-    char *nl = strchr(l, '\n');
-    if (nl) *nl = 0;
-    char *g = strstr(l, "grid="), *b = strstr(l, "block=");
-    char tmp[64];
-    if (g && !have_g) { sscanf(g + 5, "%63[0-9,]", tmp); parse_dim3(tmp, grid, "trench-launch grid"); }
-    if (b && !have_b) { sscanf(b + 6, "%63[0-9,]", tmp); parse_dim3(tmp, block, "trench-launch block"); }
-  }
-  free(txt);
-}
-
-static long num(const char *s, const char *what, long lo, long hi) {
-  char *e;
-  long v = strtol(s, &e, 10);
-  if (e == s || *e || v < lo || v > hi) cli_usage_error(&cli_cmd_verify, "%s: expected an integer in [%ld, %ld], got '%s'", what, lo, hi, s);
-  return v;
-}
-
 static int run(int argc, char **argv) {
-  cli_opts o;
-  cli_opts_init(&o, &cli_cmd_verify, argc, argv);
-  tv_opts v = {0};
-  const char *ref = NULL;
-  bool have_g = false, have_b = false;
-  v.grid[0] = v.grid[1] = v.grid[2] = 1;
-  v.block[0] = v.block[1] = v.block[2] = 1;
-  int k;
-  while ((k = cli_opts_next(&o))) {
-    if (k == 'f') cli_usage_error(&cli_cmd_verify, "unexpected operand '%s' (use --ref and --kernel)", o.arg);
-    cli_opt_help(&o);
-    if (cli_opt_is(&o, NULL, "--ref")) ref = cli_opt_value(&o);
-    else if (cli_opt_is(&o, NULL, "--kernel")) v.kernel_path = cli_opt_value(&o);
-    else if (cli_opt_is(&o, NULL, "--grid")) { parse_dim3(cli_opt_value(&o), v.grid, "--grid"); have_g = true; }
-    else if (cli_opt_is(&o, NULL, "--block")) { parse_dim3(cli_opt_value(&o), v.block, "--block"); have_b = true; }
-    else if (cli_opt_is(&o, NULL, "--locations")) v.locations = cli_opt_value(&o);
-    else if (cli_opt_is(&o, NULL, "--tile")) v.tile = num(cli_opt_value(&o), "--tile", 1, 1 << 30);
-    else if (cli_opt_is(&o, NULL, "--random-locations")) v.nrandom = (int)num(cli_opt_value(&o), "--random-locations", 1, 100000);
-    else if (cli_opt_is(&o, NULL, "--max-locations")) v.max_locations = (int)num(cli_opt_value(&o), "--max-locations", 1, 1000000);
-    else if (cli_opt_is(&o, NULL, "--budget")) {
-      const char *s = cli_opt_value(&o);
-      char *e;
-      v.budget_s = strtod(s, &e);
-      if (e == s || *e || !(v.budget_s > 0) || v.budget_s > 86400) cli_usage_error(&cli_cmd_verify, "--budget: expected seconds > 0, got '%s'", s);
-    } else if (cli_opt_is(&o, NULL, "--max-paths")) v.max_paths = (int)num(cli_opt_value(&o), "--max-paths", 1, 100000);
-    else if (cli_opt_is(&o, NULL, "--seed")) v.seed = (uint64_t)num(cli_opt_value(&o), "--seed", 0, 1L << 40);
-    else if (cli_opt_is(&o, NULL, "--cflags")) v.cflags = cli_opt_value(&o);
-    else if (cli_opt_is(&o, NULL, "--save")) v.save_dir = cli_opt_value(&o);
-    else if (cli_opt_is(&o, NULL, "--random")) v.random_seeds = (int)num(cli_opt_value(&o), "--random", 1, 10000000);
-    else if (cli_opt_flag(&o, "-v", "--verbose")) v.verbose = true;
-    else cli_usage_error(&cli_cmd_verify, "unknown option '%s'", o.arg);
-  }
-  if (!ref) cli_usage_error(&cli_cmd_verify, "--ref REF.hlo is required");
-  if (!v.kernel_path) cli_usage_error(&cli_cmd_verify, "--kernel K.c|K.cu is required");
-  size_t kl = strlen(v.kernel_path);
-  if (kl > 3 && !strcmp(v.kernel_path + kl - 3, ".cu")) v.cuda = true;
-  else if (!(kl > 2 && !strcmp(v.kernel_path + kl - 2, ".c")))
-    cli_usage_error(&cli_cmd_verify, "--kernel: expected a .c or .cu file, got '%s'", v.kernel_path);
-  FILE *kf = fopen(v.kernel_path, "r");
-  if (!kf) {
-    fprintf(stderr, "trench verify: cannot read %s\n", v.kernel_path);
+  if (tr_verify_cli) return tr_verify_cli(&cli_cmd_verify, argc, argv);
+  char self[4096], path[4200];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) {
+    fprintf(stderr, "trench verify: cannot find the trench binary's folder: %s\n", strerror(errno));
     return CLI_EXIT_USAGE;
   }
-  fclose(kf);
-  if (v.cuda) read_launch(v.kernel_path, v.grid, v.block, have_g, have_b);
-  int rc;
-  tr_module *m = cli_load(ref, true, &rc);
-  if (!m) return rc;
-  v.m = m;
-  v.out = stdout;
-  tv_summary s;
-  tr_diag d = {0};
-  tr_status st = tr_verify_kernel(&v, &s, &d);
-  tr_diag_print(&d, stderr);
-  tr_diag_clear(&d);
-  tr_module_free(m);
-  if (st == TR_ERR_USAGE) return cli_finish(CLI_EXIT_USAGE);
-  if (st == TR_ERR_IO) return cli_finish(CLI_EXIT_USAGE);
-  if (st != TR_OK) return cli_finish(CLI_EXIT_FINDING);
-  return cli_finish(s.found ? CLI_EXIT_FINDING : CLI_EXIT_OK);
+  self[n] = 0;
+  char *slash = strrchr(self, '/');
+  if (slash) *slash = 0;
+  snprintf(path, sizeof path, "%s/trench-verify", self);
+  char **av = calloc((size_t)argc + 2, sizeof *av);
+  if (!av) return CLI_EXIT_USAGE;
+  av[0] = path;
+  for (int i = 0; i < argc; i++) av[1 + i] = argv[i];
+  fflush(NULL);
+  execv(path, av);
+  fprintf(stderr, "trench verify: cannot run %s (make builds it next to trench): %s\n", path, strerror(errno));
+  free(av);
+  return CLI_EXIT_USAGE;
 }

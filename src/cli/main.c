@@ -80,6 +80,7 @@ static void tune_malloc(void) {
 
 int main(int argc, char **argv) {
   tune_malloc();
+  cli_guard_install(); /* adapters and temp folders do not outlive a Ctrl-C */
   /* Every line a person or a script reads is out as soon as it is
    * printed: a killed or aborted run keeps what it reached. */
   setvbuf(stdout, NULL, _IOLBF, 0);

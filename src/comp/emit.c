@@ -161,21 +161,35 @@ static cmpdir cmp_dir(const tr_instr *in, bool *total) {
 
 static const char *const cmp_c[] = {"==", "!=", "<", "<=", ">", ">="};
 
+/* The elementwise ops em_elem_value spells: ops.def's elementwise ops
+ * the emitter takes ('e'), but reduce-precision, which has a kernel of its
+ * own (k_reduce_precision). */
 bool em_elem_op(tr_op op) {
-  switch (op) {
-  case TR_OP_ABS: case TR_OP_NEGATE: case TR_OP_SIGN: case TR_OP_FLOOR: case TR_OP_CEIL:
-  case TR_OP_ROUND_NEAREST_AFZ: case TR_OP_ROUND_NEAREST_EVEN: case TR_OP_EXPONENTIAL:
-  case TR_OP_EXPONENTIAL_MINUS_ONE: case TR_OP_LOG: case TR_OP_LOG_PLUS_ONE: case TR_OP_SQRT:
-  case TR_OP_RSQRT: case TR_OP_CBRT: case TR_OP_TANH: case TR_OP_LOGISTIC: case TR_OP_SINE:
-  case TR_OP_COSINE: case TR_OP_TAN: case TR_OP_ERF: case TR_OP_IS_FINITE: case TR_OP_NOT:
-  case TR_OP_POPCNT: case TR_OP_COUNT_LEADING_ZEROS: case TR_OP_ATAN2: case TR_OP_ADD:
-  case TR_OP_SUBTRACT: case TR_OP_MULTIPLY: case TR_OP_DIVIDE: case TR_OP_REMAINDER:
-  case TR_OP_POWER: case TR_OP_MAXIMUM: case TR_OP_MINIMUM: case TR_OP_AND: case TR_OP_OR:
-  case TR_OP_XOR: case TR_OP_SHIFT_LEFT: case TR_OP_SHIFT_RIGHT_ARITHMETIC:
-  case TR_OP_SHIFT_RIGHT_LOGICAL: case TR_OP_COMPARE: case TR_OP_SELECT: case TR_OP_CLAMP:
-  case TR_OP_CONVERT: case TR_OP_COPY:
-    return true;
-  default: return false;
+  return (tr_ops[op].flags & TR_OPF_E) && tr_op_can(op, TR_MODE_EMIT) && op != TR_OP_REDUCE_PRECISION;
+}
+
+/* The float spellings of kernels.def: $0, $1 the operands, $f 'f' or 'd'. */
+static const char *const flt_spelling[TR_OP_COUNT] = {
+#define K1(E, fk, ik, sl, sd, rule, c, cost, u64, u32, un) [TR_OP_##E] = c,
+#define K2(E, fk, ik, c, cost, u64, u32, un) [TR_OP_##E] = c,
+#include "../ir/kernels.def"
+#undef K1
+#undef K2
+};
+
+static void spell(tr_buf *x, const char *t, const char *const *a, tr_dtype dt) {
+  for (; *t; t++) {
+    if (t[0] != '$') {
+      tr_buf_putc(x, *t);
+    } else if (t[1] == '0' || t[1] == '1') {
+      tr_buf_puts(x, a[t[1] - '0']);
+      t++;
+    } else if (t[1] == 'f') {
+      tr_buf_putc(x, dt == TR_DT_F32 ? 'f' : 'd');
+      t++;
+    } else {
+      tr_buf_putc(x, *t);
+    }
   }
 }
 
@@ -259,50 +273,9 @@ bool em_elem_value(const tr_instr *in, const char *const *a, tr_buf *x, uint64_t
     return true;
   }
   if (is_flt(dt)) {
-    switch (op) {
-    case TR_OP_ABS: tr_buf_printf(x, "fabs(%s)", a[0]); return true;
-    case TR_OP_NEGATE: tr_buf_printf(x, "(-(%s))", a[0]); return true;
-    case TR_OP_SIGN:
-      tr_buf_printf(x, "((isnan(%s) || (%s) == 0) ? (%s) : copysign(1.0, %s))", a[0], a[0], a[0], a[0]);
-      return true;
-    case TR_OP_FLOOR: tr_buf_printf(x, "floor(%s)", a[0]); return true;
-    case TR_OP_CEIL: tr_buf_printf(x, "ceil(%s)", a[0]); return true;
-    case TR_OP_ROUND_NEAREST_AFZ: tr_buf_printf(x, "round(%s)", a[0]); return true;
-    case TR_OP_ROUND_NEAREST_EVEN: tr_buf_printf(x, "tr_round_even(%s)", a[0]); return true;
-    case TR_OP_EXPONENTIAL: tr_buf_printf(x, "(double)expl(%s)", a[0]); return true;
-    case TR_OP_EXPONENTIAL_MINUS_ONE: tr_buf_printf(x, "(double)expm1l(%s)", a[0]); return true;
-    case TR_OP_LOG: tr_buf_printf(x, "(double)logl(%s)", a[0]); return true;
-    case TR_OP_LOG_PLUS_ONE: tr_buf_printf(x, "(double)log1pl(%s)", a[0]); return true;
-    case TR_OP_SQRT: tr_buf_printf(x, "sqrt(%s)", a[0]); return true;
-    case TR_OP_RSQRT: tr_buf_printf(x, "(double)(1.0L / sqrtl(%s))", a[0]); return true;
-    case TR_OP_CBRT: tr_buf_printf(x, "(double)cbrtl(%s)", a[0]); return true;
-    case TR_OP_TANH: tr_buf_printf(x, "(double)tanhl(%s)", a[0]); return true;
-    case TR_OP_LOGISTIC:
-      tr_buf_printf(x, "(double)(1.0L / (1.0L + expl(-(long double)(%s))))", a[0]);
-      return true;
-    case TR_OP_SINE: tr_buf_printf(x, "(double)sinl(%s)", a[0]); return true;
-    case TR_OP_COSINE: tr_buf_printf(x, "(double)cosl(%s)", a[0]); return true;
-    case TR_OP_TAN: tr_buf_printf(x, "(double)tanl(%s)", a[0]); return true;
-    case TR_OP_ERF: tr_buf_printf(x, "(double)erfl(%s)", a[0]); return true;
-    case TR_OP_IS_FINITE: tr_buf_printf(x, "(u64)(isfinite(%s) != 0)", a[0]); return true;
-    case TR_OP_ADD: tr_buf_printf(x, "((%s) + (%s))", a[0], a[1]); return true;
-    case TR_OP_SUBTRACT: tr_buf_printf(x, "((%s) - (%s))", a[0], a[1]); return true;
-    case TR_OP_MULTIPLY: tr_buf_printf(x, "((%s) * (%s))", a[0], a[1]); return true;
-    case TR_OP_DIVIDE: tr_buf_printf(x, "((%s) / (%s))", a[0], a[1]); return true;
-    case TR_OP_REMAINDER: tr_buf_printf(x, "fmod(%s, %s)", a[0], a[1]); return true;
-    case TR_OP_ATAN2: tr_buf_printf(x, "(double)atan2l(%s, %s)", a[0], a[1]); return true;
-    case TR_OP_POWER:
-      tr_buf_printf(x, "(((%s) == 1 || (%s) == 0) ? 1.0 : (double)powl(%s, %s))", a[0], a[1], a[0], a[1]);
-      return true;
-    /* (f32 values are exact in float, so the float helpers lose nothing) */
-    case TR_OP_MAXIMUM:
-      tr_buf_printf(x, "tr_max%c(%s, %s)", dt == TR_DT_F32 ? 'f' : 'd', a[0], a[1]);
-      return true;
-    case TR_OP_MINIMUM:
-      tr_buf_printf(x, "tr_min%c(%s, %s)", dt == TR_DT_F32 ? 'f' : 'd', a[0], a[1]);
-      return true;
-    default: return false;
-    }
+    if (!flt_spelling[op]) return false;
+    spell(x, flt_spelling[op], a, dt);
+    return true;
   }
   switch (op) {
   case TR_OP_ABS: tr_buf_printf(x, "((i64)(%s) < 0 ? 0 - (%s) : (%s))", a[0], a[0], a[0]); return true;
@@ -589,7 +562,7 @@ tr_status em_fused_values(em *e, const tr_comp *c, const tr_shape *rs, const tr_
        * digits of the mapped dims, weighted by the operand's strides. */
       const tr_instr *o = x->operands[0];
       int n;
-      const int64_t *dm = ints_attr(x, TR_ATTR_DIMENSIONS, &n);
+      const int64_t *dm = tr_attr_ints(x, TR_ATTR_DIMENSIONS, &n);
       int64_t ost[64], st[64];
       strides(o->shape, ost);
       for (int d = 0; d < rs->rank; d++) st[d] = 0;
@@ -653,11 +626,6 @@ static tr_status k_loop_fusion(em *e, const tr_instr *in, const tr_comp *c) {
 
 /* ---- computations ---- */
 
-static const tr_comp *comp_attr(const tr_instr *in, tr_attr_key k) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  return at && at->kind == TR_AK_COMP ? at->u.comp : NULL;
-}
-
 /* Calls computation c with args, results into in's owned leaves. */
 static void call_comp(em *e, const tr_comp *c, tr_instr *const *args, int nargs,
                       const tr_instr *in, tr_buf *body) {
@@ -670,7 +638,7 @@ static void call_comp(em *e, const tr_comp *c, tr_instr *const *args, int nargs,
 }
 
 static tr_status emit_while(em *e, const tr_instr *in, tr_buf *body) {
-  const tr_comp *cond = comp_attr(in, TR_ATTR_CONDITION), *bd = comp_attr(in, TR_ATTR_BODY);
+  const tr_comp *cond = tr_attr_comp(in, TR_ATTR_CONDITION), *bd = tr_attr_comp(in, TR_ATTR_BODY);
   if (!cond || !bd) return em_unsup(e, in, "condition or body");
   tr_status s = emit_comp(e, cond);
   if (s == TR_OK) s = emit_comp(e, bd);
@@ -704,7 +672,7 @@ static tr_status emit_while(em *e, const tr_instr *in, tr_buf *body) {
 
 static tr_status emit_conditional(em *e, const tr_instr *in, tr_buf *body) {
   const tr_attr *bc = tr_instr_attr(in, TR_ATTR_BRANCH_COMPUTATIONS);
-  const tr_comp *two[2] = {comp_attr(in, TR_ATTR_TRUE_COMPUTATION), comp_attr(in, TR_ATTR_FALSE_COMPUTATION)};
+  const tr_comp *two[2] = {tr_attr_comp(in, TR_ATTR_TRUE_COMPUTATION), tr_attr_comp(in, TR_ATTR_FALSE_COMPUTATION)};
   tr_comp *const *br = bc ? bc->u.comps : (tr_comp *const *)two;
   int nb = bc ? bc->n : 2;
   if (nb < 1 || in->noperands != nb + 1) return em_unsup(e, in, "branches");
@@ -868,7 +836,7 @@ static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf 
   case TR_OP_WHILE: return emit_while(e, in, body);
   case TR_OP_CONDITIONAL: return emit_conditional(e, in, body);
   case TR_OP_CALL: {
-    const tr_comp *cc = comp_attr(in, TR_ATTR_TO_APPLY);
+    const tr_comp *cc = tr_attr_comp(in, TR_ATTR_TO_APPLY);
     if (!cc) return em_unsup(e, in, "to_apply");
     tr_status s = emit_comp(e, cc);
     if (s != TR_OK) return s;
@@ -1081,24 +1049,7 @@ tr_status emit_comp(em *e, const tr_comp *c) {
   return s;
 }
 
-bool tr_emit_supports(tr_op op) {
-  switch (op) {
-  case TR_OP_PARAMETER: case TR_OP_CONSTANT: case TR_OP_TUPLE: case TR_OP_GET_TUPLE_ELEMENT:
-  case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY: case TR_OP_AFTER_ALL:
-  case TR_OP_WHILE: case TR_OP_CONDITIONAL: case TR_OP_CALL: case TR_OP_FUSION:
-  case TR_OP_BROADCAST: case TR_OP_TRANSPOSE: case TR_OP_REVERSE: case TR_OP_SLICE:
-  case TR_OP_RESHAPE: case TR_OP_BITCAST: case TR_OP_PAD: case TR_OP_CONCATENATE: case TR_OP_IOTA:
-  case TR_OP_DYNAMIC_SLICE: case TR_OP_DYNAMIC_UPDATE_SLICE: case TR_OP_REDUCE_PRECISION:
-  case TR_OP_BITCAST_CONVERT: case TR_OP_REDUCE: case TR_OP_DOT: case TR_OP_CONVOLUTION:
-  case TR_OP_REDUCE_WINDOW: case TR_OP_MAP: case TR_OP_REPLICA_ID: case TR_OP_PARTITION_ID:
-  case TR_OP_ALL_REDUCE: case TR_OP_ALL_GATHER: case TR_OP_REDUCE_SCATTER: case TR_OP_ALL_TO_ALL:
-  case TR_OP_COLLECTIVE_PERMUTE: case TR_OP_GATHER: case TR_OP_SCATTER: case TR_OP_SORT:
-  case TR_OP_TOPK: case TR_OP_SELECT_AND_SCATTER: case TR_OP_CHOLESKY: case TR_OP_TRIANGULAR_SOLVE:
-  case TR_OP_RNG_BIT_GENERATOR:
-    return true;
-  default: return em_elem_op(op);
-  }
-}
+bool tr_emit_supports(tr_op op) { return tr_op_can(op, TR_MODE_EMIT); }
 
 /* The exported entry. Tensors outside keep s4/u4 one per byte
  * (tensor.h): such parameters are packed into scratch on the way in and

@@ -128,11 +128,11 @@ tr_status k_scatter(em *e, const tr_instr *in) {
   }
   if (!scalar_sig(ap, nin, acc, el)) return em_unsup(e, in, "to_apply signature");
   int nuw, niw, nsd, nib, nsb;
-  const int64_t *uw = ints_attr(in, TR_ATTR_UPDATE_WINDOW_DIMS, &nuw);
-  const int64_t *iw = ints_attr(in, TR_ATTR_INSERTED_WINDOW_DIMS, &niw);
-  const int64_t *sd = ints_attr(in, TR_ATTR_SCATTER_DIMS_TO_OPERAND_DIMS, &nsd);
-  const int64_t *ib = ints_attr(in, TR_ATTR_INPUT_BATCHING_DIMS, &nib);
-  const int64_t *sb = ints_attr(in, TR_ATTR_SCATTER_INDICES_BATCHING_DIMS, &nsb);
+  const int64_t *uw = tr_attr_ints(in, TR_ATTR_UPDATE_WINDOW_DIMS, &nuw);
+  const int64_t *iw = tr_attr_ints(in, TR_ATTR_INSERTED_WINDOW_DIMS, &niw);
+  const int64_t *sd = tr_attr_ints(in, TR_ATTR_SCATTER_DIMS_TO_OPERAND_DIMS, &nsd);
+  const int64_t *ib = tr_attr_ints(in, TR_ATTR_INPUT_BATCHING_DIMS, &nib);
+  const int64_t *sb = tr_attr_ints(in, TR_ATTR_SCATTER_INDICES_BATCHING_DIMS, &nsb);
   const tr_attr *iv = tr_instr_attr(in, TR_ATTR_INDEX_VECTOR_DIM);
   int64_t ivd = iv ? iv->u.i : 0;
   if (nib != nsb || xs->rank > 60 || is->rank > 60 || us->rank > 60) return em_unsup(e, in, "attributes");

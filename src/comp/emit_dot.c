@@ -21,13 +21,13 @@ const tr_instr *em_simple_binary(const tr_comp *c, tr_dtype dt) {
 
 void em_reduce_split(const tr_instr *in, const tr_shape *xs, em_rsplit *s) {
   int n;
-  const int64_t *dm = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
+  const int64_t *dm = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
   int64_t xst[64];
   strides(xs, xst);
   s->nk = s->nr = 0;
   s->nout = s->nred = 1;
   for (int d = 0; d < xs->rank; d++) {
-    if (has(dm, n, d)) {
+    if (tr_ints_has(dm, n, d)) {
       s->rd[s->nr] = xs->dims[d];
       s->rs[s->nr++] = xst[d];
       s->nred *= xs->dims[d];
@@ -664,10 +664,10 @@ tr_status k_dot(em *e, const tr_instr *in) {
   const tr_shape *s = in->shape, *xs = in->operands[0]->shape, *ys = in->operands[1]->shape;
   tr_dtype dt = s->dtype;
   int nlb, nlc, nrb, nrc;
-  const int64_t *lb = ints_attr(in, TR_ATTR_LHS_BATCH_DIMS, &nlb);
-  const int64_t *lc = ints_attr(in, TR_ATTR_LHS_CONTRACTING_DIMS, &nlc);
-  const int64_t *rb = ints_attr(in, TR_ATTR_RHS_BATCH_DIMS, &nrb);
-  const int64_t *rc = ints_attr(in, TR_ATTR_RHS_CONTRACTING_DIMS, &nrc);
+  const int64_t *lb = tr_attr_ints(in, TR_ATTR_LHS_BATCH_DIMS, &nlb);
+  const int64_t *lc = tr_attr_ints(in, TR_ATTR_LHS_CONTRACTING_DIMS, &nlc);
+  const int64_t *rb = tr_attr_ints(in, TR_ATTR_RHS_BATCH_DIMS, &nrb);
+  const int64_t *rc = tr_attr_ints(in, TR_ATTR_RHS_CONTRACTING_DIMS, &nrc);
   if (in->noperands != 2 || nlb != nrb || nlc != nrc) return em_unsup(e, in, "sparse or malformed dot");
   int64_t xst[64], yst[64], odim[64], ox[64], oy[64], kdim[64], kxs[64], kys[64];
   strides(xs, xst);
@@ -679,13 +679,13 @@ tr_status k_dot(em *e, const tr_instr *in) {
     oy[no] = yst[rb[i]];
   }
   for (int i = 0; i < xs->rank; i++)
-    if (!has(lb, nlb, i) && !has(lc, nlc, i)) {
+    if (!tr_ints_has(lb, nlb, i) && !tr_ints_has(lc, nlc, i)) {
       odim[no] = xs->dims[i];
       ox[no] = xst[i];
       oy[no++] = 0;
     }
   for (int i = 0; i < ys->rank; i++)
-    if (!has(rb, nrb, i) && !has(rc, nrc, i)) {
+    if (!tr_ints_has(rb, nrb, i) && !tr_ints_has(rc, nrc, i)) {
       odim[no] = ys->dims[i];
       ox[no] = 0;
       oy[no++] = yst[i];

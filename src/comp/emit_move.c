@@ -32,23 +32,23 @@ tr_status k_move(em *e, const tr_instr *in) {
   int n;
   switch (in->op) {
   case TR_OP_BROADCAST: {
-    const int64_t *dm = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
+    const int64_t *dm = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
     for (int i = 0; i < s->rank; i++) st[i] = 0;
     for (int j = 0; j < n && j < xs->rank; j++) st[dm[j]] = xst[j];
     k_strided(e, in, st, 0);
     return TR_OK;
   }
   case TR_OP_TRANSPOSE: {
-    const int64_t *pm = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
+    const int64_t *pm = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
     for (int i = 0; i < s->rank; i++) st[i] = xst[pm[i]];
     k_strided(e, in, st, 0);
     return TR_OK;
   }
   case TR_OP_REVERSE: {
-    const int64_t *rv = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
+    const int64_t *rv = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
     int64_t base = 0;
     for (int i = 0; i < s->rank; i++) {
-      bool r = has(rv, n, i);
+      bool r = tr_ints_has(rv, n, i);
       st[i] = r ? -xst[i] : xst[i];
       if (r && s->dims[i] > 0) base += (s->dims[i] - 1) * xst[i];
     }
@@ -95,7 +95,7 @@ tr_status k_pad(em *e, const tr_instr *in) {
 tr_status k_concat(em *e, const tr_instr *in) {
   const tr_shape *s = in->shape;
   int n;
-  const int64_t *dm = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
+  const int64_t *dm = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
   if (n != 1) return em_unsup(e, in, "dimensions attribute");
   int axis = (int)dm[0];
   int64_t outer = 1, inner = es_of(s->dtype);
@@ -185,11 +185,6 @@ tr_status k_dynamic(em *e, const tr_instr *in) {
  * and in long double, from the inputs read as double, each result rounded
  * to double and then to the element type: the reference's bits. */
 
-static bool flag_attr(const tr_instr *in, tr_attr_key k) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  return at && at->u.b;
-}
-
 static bool real_float(tr_dtype dt) {
   return tr_dtypes[dt].kind == TR_DK_FLOAT;
 }
@@ -200,7 +195,7 @@ tr_status k_cholesky(em *e, const tr_instr *in) {
   if (r < 2 || s->dims[r - 1] != s->dims[r - 2]) return em_unsup(e, in, "a non-square cholesky");
   if (!real_float(s->dtype)) return em_unsup(e, in, "a non-real cholesky");
   long long n = s->dims[r - 1], nn = n * n, nb = nn ? (long long)count_of(s) / nn : 0;
-  bool lower = flag_attr(in, TR_ATTR_LOWER); /* XLA's default is upper */
+  bool lower = tr_attr_bool(in, TR_ATTR_LOWER); /* XLA's default is upper */
   const char *dt = tr_dtype_name(s->dtype);
   tr_buf *k = &e->cur;
   em_kern_head(e, 1);
@@ -229,8 +224,8 @@ tr_status k_cholesky(em *e, const tr_instr *in) {
 tr_status k_triangular_solve(em *e, const tr_instr *in) {
   const tr_shape *as = in->operands[0]->shape, *bs = in->operands[1]->shape;
   int r = as->rank;
-  bool left = flag_attr(in, TR_ATTR_LEFT_SIDE), lower = flag_attr(in, TR_ATTR_LOWER);
-  bool unit = flag_attr(in, TR_ATTR_UNIT_DIAGONAL);
+  bool left = tr_attr_bool(in, TR_ATTR_LEFT_SIDE), lower = tr_attr_bool(in, TR_ATTR_LOWER);
+  bool unit = tr_attr_bool(in, TR_ATTR_UNIT_DIAGONAL);
   const tr_attr *ta = tr_instr_attr(in, TR_ATTR_TRANSPOSE_A);
   bool trans = ta && ta->u.s && strcmp(ta->u.s, "NO_TRANSPOSE") != 0; /* ADJOINT = TRANSPOSE for reals */
   if (r < 2 || bs->rank != r || as->dims[r - 1] != as->dims[r - 2])
@@ -334,12 +329,12 @@ tr_status k_bitcast_convert(em *e, const tr_instr *in) {
 tr_status k_gather(em *e, const tr_instr *in) {
   const tr_shape *s = in->shape, *xs = in->operands[0]->shape, *is = in->operands[1]->shape;
   int noff, ncol, nmap, nss, nob, nib;
-  const int64_t *off = ints_attr(in, TR_ATTR_OFFSET_DIMS, &noff);
-  const int64_t *col = ints_attr(in, TR_ATTR_COLLAPSED_SLICE_DIMS, &ncol);
-  const int64_t *map = ints_attr(in, TR_ATTR_START_INDEX_MAP, &nmap);
-  const int64_t *ss = ints_attr(in, TR_ATTR_SLICE_SIZES, &nss);
-  const int64_t *ob = ints_attr(in, TR_ATTR_OPERAND_BATCHING_DIMS, &nob);
-  const int64_t *ib = ints_attr(in, TR_ATTR_START_INDICES_BATCHING_DIMS, &nib);
+  const int64_t *off = tr_attr_ints(in, TR_ATTR_OFFSET_DIMS, &noff);
+  const int64_t *col = tr_attr_ints(in, TR_ATTR_COLLAPSED_SLICE_DIMS, &ncol);
+  const int64_t *map = tr_attr_ints(in, TR_ATTR_START_INDEX_MAP, &nmap);
+  const int64_t *ss = tr_attr_ints(in, TR_ATTR_SLICE_SIZES, &nss);
+  const int64_t *ob = tr_attr_ints(in, TR_ATTR_OPERAND_BATCHING_DIMS, &nob);
+  const int64_t *ib = tr_attr_ints(in, TR_ATTR_START_INDICES_BATCHING_DIMS, &nib);
   const tr_attr *iv = tr_instr_attr(in, TR_ATTR_INDEX_VECTOR_DIM);
   int64_t ivd = iv ? iv->u.i : 0;
   if (nss != xs->rank || nob != nib || xs->rank > 60 || is->rank > 60 || s->rank > 60) return em_unsup(e, in, "attributes");

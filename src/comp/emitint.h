@@ -92,18 +92,6 @@ static inline void strides(const tr_shape *s, int64_t *st) {
   }
 }
 
-static inline const int64_t *ints_attr(const tr_instr *in, tr_attr_key key, int *n) {
-  const tr_attr *at = tr_instr_attr(in, key);
-  *n = at && at->kind == TR_AK_INTS ? at->n : 0;
-  return at && at->kind == TR_AK_INTS ? at->u.ints : NULL;
-}
-
-static inline bool has(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 /* The load helper's prefix for type t in the kernel being generated. */
 static inline const char *ld_of(const em *e, tr_dtype t) { return e->unpacked && is4(t) ? "LU" : "LD"; }
 

@@ -32,7 +32,7 @@ bool rule_select_not_pred(simp *s, tr_instr *in) {
  * itself even when NaN. Not for partial-order floats: NaN != NaN. */
 bool rule_compare_self(simp *s, tr_instr *in) {
   tr_instr *x = in->operands[0];
-  const char *dir = ident_attr(in, TR_ATTR_DIRECTION), *ty = ident_attr(in, TR_ATTR_TYPE);
+  const char *dir = tr_attr_ident(in, TR_ATTR_DIRECTION), *ty = tr_attr_ident(in, TR_ATTR_TYPE);
   if (x != in->operands[1] || !dir) return false;
   if (!(is_int(x) || kind(x) == TR_DK_PRED || (is_flt(x) && ty && strcmp(ty, "TOTALORDER") == 0)))
     return false;
@@ -45,7 +45,7 @@ bool rule_compare_self(simp *s, tr_instr *in) {
  * the mirrored 0 <= x, 0 > x). */
 bool rule_compare_unsigned_zero(simp *s, tr_instr *in) {
   tr_instr *a = in->operands[0], *b = in->operands[1];
-  const char *dir = ident_attr(in, TR_ATTR_DIRECTION), *ty = ident_attr(in, TR_ATTR_TYPE);
+  const char *dir = tr_attr_ident(in, TR_ATTR_DIRECTION), *ty = tr_attr_ident(in, TR_ATTR_TYPE);
   if (kind(a) != TR_DK_UINT || !dir || (ty && strcmp(ty, "UNSIGNED") != 0)) return false;
   int v = -1;
   if (int_is(b, 0)) {
@@ -141,7 +141,7 @@ bool rule_bitcast_convert_roundtrip(simp *s, tr_instr *in) {
  * is NOT a no-op, and narrow types need exponent_bits >= 8. */
 bool rule_reduce_precision_noop(simp *s, tr_instr *in) {
   tr_dtype dt = in->shape->dtype;
-  int64_t e = int_attr(in, TR_ATTR_EXPONENT_BITS, -1), m = int_attr(in, TR_ATTR_MANTISSA_BITS, -1);
+  int64_t e = tr_attr_int(in, TR_ATTR_EXPONENT_BITS, -1), m = tr_attr_int(in, TR_ATTR_MANTISSA_BITS, -1);
   int need_e = dt == TR_DT_F64 ? 11 : 8;
   if (!tr_dtype_is_float(dt) || !tr_dtypes[dt].core || e < need_e || m < tr_dtypes[dt].mbits)
     return false;
@@ -154,7 +154,7 @@ bool rule_reduce_precision_noop(simp *s, tr_instr *in) {
  * an empty sum, which the reference starts (and ends) at +0. */
 bool rule_dot_empty_contraction(simp *s, tr_instr *in) {
   int nc;
-  const int64_t *c = ints_attr(in, TR_ATTR_LHS_CONTRACTING_DIMS, &nc);
+  const int64_t *c = tr_attr_ints(in, TR_ATTR_LHS_CONTRACTING_DIMS, &nc);
   const tr_instr *a = in->operands[0];
   bool empty = false;
   for (int i = 0; i < nc; i++) empty |= a->shape->dims[c[i]] == 0;
@@ -175,14 +175,14 @@ bool rule_dot_transpose_operand(simp *s, tr_instr *in) {
     tr_attr_key kb = side ? TR_ATTR_RHS_BATCH_DIMS : TR_ATTR_LHS_BATCH_DIMS;
     tr_attr_key kc = side ? TR_ATTR_RHS_CONTRACTING_DIMS : TR_ATTR_LHS_CONTRACTING_DIMS;
     int np, nb, nc;
-    const int64_t *p = ints_attr(t, TR_ATTR_DIMENSIONS, &np);
-    const int64_t *b = ints_attr(in, kb, &nb);
-    const int64_t *c = ints_attr(in, kc, &nc);
+    const int64_t *p = tr_attr_ints(t, TR_ATTR_DIMENSIONS, &np);
+    const int64_t *b = tr_attr_ints(in, kb, &nb);
+    const int64_t *c = tr_attr_ints(in, kc, &nc);
     if (np != t->shape->rank || np > MAX_RANK) continue;
     int64_t last = -1;
     bool ok = true;
     for (int i = 0; i < np && ok; i++) {
-      if (has(b, nb, i) || has(c, nc, i)) continue;
+      if (tr_ints_has(b, nb, i) || tr_ints_has(c, nc, i)) continue;
       ok = p[i] > last;
       last = p[i];
     }
@@ -279,8 +279,8 @@ bool rule_reduce_no_dims(simp *s, tr_instr *in) {
   int n;
   tr_op op;
   bool swap;
-  ints_attr(in, TR_ATTR_DIMENSIONS, &n);
-  if (in->noperands != 2 || n != 0 || !simple_binary(comp_attr(in, TR_ATTR_TO_APPLY), &op, &swap))
+  tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
+  if (in->noperands != 2 || n != 0 || !simple_binary(tr_attr_comp(in, TR_ATTR_TO_APPLY), &op, &swap))
     return false;
   tr_instr *x = in->operands[0], *init = in->operands[1];
   if (init->shape->dtype != x->shape->dtype || !fire(s, in)) return false;
@@ -294,7 +294,7 @@ bool rule_reduce_of_empty(simp *s, tr_instr *in) {
   if (in->noperands != 2) return false;
   tr_instr *x = in->operands[0];
   int nr;
-  const int64_t *rd = ints_attr(in, TR_ATTR_DIMENSIONS, &nr);
+  const int64_t *rd = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &nr);
   bool empty = false;
   for (int i = 0; i < nr; i++) empty |= x->shape->dims[rd[i]] == 0;
   if (!empty || in->operands[1]->shape->dtype != in->shape->dtype || !fire(s, in)) return false;
@@ -313,19 +313,19 @@ bool rule_reduce_of_broadcast(simp *s, tr_instr *in) {
   tr_instr *b = in->operands[0], *init = in->operands[1];
   tr_op op;
   bool swap;
-  if (b->op != TR_OP_BROADCAST || !simple_binary(comp_attr(in, TR_ATTR_TO_APPLY), &op, &swap))
+  if (b->op != TR_OP_BROADCAST || !simple_binary(tr_attr_comp(in, TR_ATTR_TO_APPLY), &op, &swap))
     return false;
   tr_instr *y = b->operands[0];
   int nb, nr;
-  const int64_t *bd = ints_attr(b, TR_ATTR_DIMENSIONS, &nb);
-  const int64_t *rd = ints_attr(in, TR_ATTR_DIMENSIONS, &nr);
+  const int64_t *bd = tr_attr_ints(b, TR_ATTR_DIMENSIONS, &nb);
+  const int64_t *rd = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &nr);
   if (nb != y->shape->rank || y->shape->dtype != in->shape->dtype) return false;
   for (int i = 1; i < nb; i++)
     if (bd[i] <= bd[i - 1]) return false;
   int64_t copies = 1;
   for (int d = 0; d < b->shape->rank; d++) {
-    if (has(bd, nb, d) == has(rd, nr, d)) return false; /* reduced iff added */
-    if (!has(bd, nb, d)) {
+    if (tr_ints_has(bd, nb, d) == tr_ints_has(rd, nr, d)) return false; /* reduced iff added */
+    if (!tr_ints_has(bd, nb, d)) {
       if (b->shape->dims[d] == 0) return false; /* then the result is init */
       copies *= b->shape->dims[d];
     }
@@ -373,7 +373,7 @@ bool rule_reduce_of_reshape(simp *s, tr_instr *in) {
     dropped[i] = true;
   }
   int nr;
-  const int64_t *rd = ints_attr(in, TR_ATTR_DIMENSIONS, &nr);
+  const int64_t *rd = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &nr);
   int64_t nd[MAX_RANK];
   int k = 0;
   for (int d = 0; d < yr; d++) {
@@ -405,7 +405,7 @@ bool rule_reduce_window_trivial(simp *s, tr_instr *in) {
         d->rhs_dilate != 1 || d->reversal)
       return false;
   }
-  if (!simple_binary(comp_attr(in, TR_ATTR_TO_APPLY), &op, &swap)) return false;
+  if (!simple_binary(tr_attr_comp(in, TR_ATTR_TO_APPLY), &op, &swap)) return false;
   if (init->shape->dtype != x->shape->dtype || in->shape->dtype != x->shape->dtype || !fire(s, in))
     return false;
   if (is_identity(op, init)) return replace(s, in, x);
@@ -416,10 +416,12 @@ bool rule_reduce_window_trivial(simp *s, tr_instr *in) {
 
 /* ---- identities and absorbing elements ---- */
 
-/* For op(a, b): when pred holds for b (or, commutative, for a), sets
- * *other to the remaining operand and *hit to the one that matched. */
-static bool match_const(const tr_instr *in, bool (*pred)(const tr_instr *), bool commutes,
-                        tr_instr **other, tr_instr **hit) {
+/* For op(a, b): when pred holds for b (or, when op commutes by ops.def's
+ * C flag, for a), sets *other to the remaining operand and *hit to the one
+ * that matched. */
+static bool match_const(const tr_instr *in, bool (*pred)(const tr_instr *), tr_instr **other,
+                        tr_instr **hit) {
+  bool commutes = (tr_ops[in->op].flags & TR_OPF_C) != 0;
   if (pred(in->operands[1])) {
     *other = in->operands[0];
     *hit = in->operands[1];
@@ -440,7 +442,7 @@ static bool is_add_identity(const tr_instr *x) { return kind(x) != TR_DK_PRED &&
  * folded: -0.0 + +0.0 = +0.0 (XLA folds it; trench's reference is exact). */
 bool rule_add_zero(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_add_identity, true, &x, &c)) return false;
+  if (!match_const(in, is_add_identity, &x, &c)) return false;
   return fire_replace(s, in, x);
 }
 
@@ -464,14 +466,14 @@ bool rule_sub_self_int(simp *s, tr_instr *in) {
 /* x * 1 -> x for every type: x * 1.0 is x, NaN and -0.0 included. */
 bool rule_mul_one(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_one, true, &x, &c)) return false;
+  if (!match_const(in, is_one, &x, &c)) return false;
   return fire_replace(s, in, x);
 }
 
 /* x * 0 -> 0 for integers and pred only (floats: NaN * 0, inf * 0, -x * 0). */
 bool rule_mul_zero_int(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_zero_int, true, &x, &c)) return false;
+  if (!match_const(in, is_zero_int, &x, &c)) return false;
   return fire_replace(s, in, c);
 }
 
@@ -484,35 +486,35 @@ bool rule_div_one(simp *s, tr_instr *in) {
 /* and(x, all ones) -> x. */
 bool rule_and_ones(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_ones, true, &x, &c)) return false;
+  if (!match_const(in, is_ones, &x, &c)) return false;
   return fire_replace(s, in, x);
 }
 
 /* and(x, 0) -> 0. */
 bool rule_and_zero(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_zero_int, true, &x, &c)) return false;
+  if (!match_const(in, is_zero_int, &x, &c)) return false;
   return fire_replace(s, in, c);
 }
 
 /* or(x, 0) -> x. */
 bool rule_or_zero(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_zero_int, true, &x, &c)) return false;
+  if (!match_const(in, is_zero_int, &x, &c)) return false;
   return fire_replace(s, in, x);
 }
 
 /* or(x, all ones) -> all ones. */
 bool rule_or_ones(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_ones, true, &x, &c)) return false;
+  if (!match_const(in, is_ones, &x, &c)) return false;
   return fire_replace(s, in, c);
 }
 
 /* xor(x, 0) -> x. */
 bool rule_xor_zero(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_zero_int, true, &x, &c)) return false;
+  if (!match_const(in, is_zero_int, &x, &c)) return false;
   return fire_replace(s, in, x);
 }
 
@@ -522,10 +524,10 @@ bool rule_xor_self(simp *s, tr_instr *in) {
   return replace(s, in, emit_splat(s, in, in->shape, 0));
 }
 
-/* max(x, x), min(x, x), and(x, x), or(x, x) -> x (a NaN x stays x). */
+/* op(x, x) -> x for the binary ops ops.def marks idempotent (I): max,
+ * min, and, or (a NaN x stays x). */
 bool rule_idempotent_self(simp *s, tr_instr *in) {
-  if (in->op != TR_OP_MAXIMUM && in->op != TR_OP_MINIMUM && in->op != TR_OP_AND && in->op != TR_OP_OR)
-    return false;
+  if (!(tr_ops[in->op].flags & TR_OPF_I)) return false;
   if (in->noperands != 2 || in->operands[0] != in->operands[1]) return false;
   return fire_replace(s, in, in->operands[0]);
 }
@@ -534,14 +536,14 @@ bool rule_idempotent_self(simp *s, tr_instr *in) {
  * reference's max returns a NaN operand, and x on ties). */
 bool rule_max_lowest(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_lowest, true, &x, &c)) return false;
+  if (!match_const(in, is_lowest, &x, &c)) return false;
   return fire_replace(s, in, x);
 }
 
 /* min(x, highest) -> x. */
 bool rule_min_highest(simp *s, tr_instr *in) {
   tr_instr *x, *c;
-  if (!match_const(in, is_highest, true, &x, &c)) return false;
+  if (!match_const(in, is_highest, &x, &c)) return false;
   return fire_replace(s, in, x);
 }
 

@@ -26,33 +26,6 @@ typedef struct {
 
 /* ---- reading the IR ---- */
 
-static inline const int64_t *ints_attr(const tr_instr *in, tr_attr_key k, int *n) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  *n = at && at->kind == TR_AK_INTS ? at->n : 0;
-  return at && at->kind == TR_AK_INTS ? at->u.ints : NULL;
-}
-
-static inline int64_t int_attr(const tr_instr *in, tr_attr_key k, int64_t def) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  return at && at->kind == TR_AK_INT ? at->u.i : def;
-}
-
-static inline const char *ident_attr(const tr_instr *in, tr_attr_key k) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  return at && at->kind == TR_AK_IDENT ? at->u.s : NULL;
-}
-
-static inline tr_comp *comp_attr(const tr_instr *in, tr_attr_key k) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  return at && at->kind == TR_AK_COMP ? at->u.comp : NULL;
-}
-
-static inline bool has(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 /* Static shapes only: the rules reason about exact sizes. */
 static inline bool static_shape(const tr_shape *s) {
   if (s->dtype == TR_DT_TUPLE) {

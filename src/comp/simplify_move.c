@@ -64,7 +64,7 @@ static bool perm_identity(const int64_t *p, int n) {
 /* transpose(x, {0,1,..}) -> x. */
 bool rule_transpose_identity(simp *s, tr_instr *in) {
   int n;
-  const int64_t *p = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
+  const int64_t *p = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
   if (!perm_identity(p, n)) return false;
   return fire_replace(s, in, in->operands[0]);
 }
@@ -76,8 +76,8 @@ bool rule_transpose_of_transpose(simp *s, tr_instr *in) {
   tr_instr *x = in->operands[0];
   if (x->op != TR_OP_TRANSPOSE) return false;
   int n1, n2;
-  const int64_t *p1 = ints_attr(x, TR_ATTR_DIMENSIONS, &n1);
-  const int64_t *p2 = ints_attr(in, TR_ATTR_DIMENSIONS, &n2);
+  const int64_t *p1 = tr_attr_ints(x, TR_ATTR_DIMENSIONS, &n1);
+  const int64_t *p2 = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n2);
   if (n1 != n2 || n1 > MAX_RANK) return false;
   int64_t q[MAX_RANK];
   for (int i = 0; i < n2; i++) q[i] = p1[p2[i]];
@@ -104,7 +104,7 @@ bool rule_transpose_of_broadcast_scalar(simp *s, tr_instr *in) {
 bool rule_transpose_to_reshape(simp *s, tr_instr *in) {
   tr_instr *x = in->operands[0];
   int n;
-  const int64_t *p = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
+  const int64_t *p = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
   int64_t last = -1;
   /* defect: the size-1 test reads operand dim i, not the dim p[i] that
    * lands at position i */
@@ -130,7 +130,7 @@ bool rule_transpose_of_degenerate_reshape(simp *s, tr_instr *in) {
   if (r->op != TR_OP_RESHAPE) return false;
   tr_instr *x = r->operands[0];
   int n, xr = x->shape->rank, rr = r->shape->rank;
-  const int64_t *p = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
+  const int64_t *p = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
   if (n != rr || xr > MAX_RANK || rr > MAX_RANK) return false;
   /* big[k]: x's k-th dim larger than 1; rank[d]: k for the reshape's dim
    * d (-1 for size 1) */
@@ -219,7 +219,7 @@ bool rule_slice_of_concat(simp *s, tr_instr *in) {
   tr_instr *x = in->operands[0];
   if (x->op != TR_OP_CONCATENATE) return false;
   int nd, n;
-  const int64_t *dd = ints_attr(x, TR_ATTR_DIMENSIONS, &nd);
+  const int64_t *dd = tr_attr_ints(x, TR_ATTR_DIMENSIONS, &nd);
   const tr_slice_dim *sl = slice_attr(in, &n);
   int r = in->shape->rank;
   if (nd != 1 || n != r || r > MAX_RANK) return false;
@@ -292,7 +292,7 @@ bool rule_slice_of_broadcast(simp *s, tr_instr *in) {
   tr_instr *y = b->operands[0];
   int n, nb;
   const tr_slice_dim *sl = slice_attr(in, &n);
-  const int64_t *bd = ints_attr(b, TR_ATTR_DIMENSIONS, &nb);
+  const int64_t *bd = tr_attr_ints(b, TR_ATTR_DIMENSIONS, &nb);
   int yr = y->shape->rank;
   if (n != in->shape->rank || nb != yr || yr > MAX_RANK) return false;
   tr_slice_dim ys[MAX_RANK];
@@ -318,7 +318,7 @@ bool rule_slice_of_broadcast(simp *s, tr_instr *in) {
 bool rule_reverse_noop(simp *s, tr_instr *in) {
   tr_instr *x = in->operands[0];
   int n;
-  const int64_t *d = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
+  const int64_t *d = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
   for (int i = 0; i < n; i++)
     if (x->shape->dims[d[i]] > 1) return false;
   return fire_replace(s, in, x);
@@ -329,12 +329,12 @@ bool rule_reverse_of_reverse(simp *s, tr_instr *in) {
   tr_instr *x = in->operands[0];
   if (x->op != TR_OP_REVERSE) return false;
   int n1, n2, n = 0;
-  const int64_t *d1 = ints_attr(x, TR_ATTR_DIMENSIONS, &n1);
-  const int64_t *d2 = ints_attr(in, TR_ATTR_DIMENSIONS, &n2);
+  const int64_t *d1 = tr_attr_ints(x, TR_ATTR_DIMENSIONS, &n1);
+  const int64_t *d2 = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n2);
   int64_t d[MAX_RANK];
   if (in->shape->rank > MAX_RANK) return false;
   for (int i = 0; i < in->shape->rank; i++)
-    if (has(d1, n1, i) != has(d2, n2, i)) d[n++] = i;
+    if (tr_ints_has(d1, n1, i) != tr_ints_has(d2, n2, i)) d[n++] = i;
   if (!fire(s, in)) return false;
   if (n == 0) return replace(s, in, x->operands[0]);
   tr_instr *t = emit1(s, in, TR_OP_REVERSE, like(s, in), x->operands[0]);
@@ -346,7 +346,7 @@ bool rule_reverse_of_reverse(simp *s, tr_instr *in) {
 bool rule_broadcast_noop(simp *s, tr_instr *in) {
   tr_instr *x = in->operands[0];
   int n;
-  const int64_t *d = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
+  const int64_t *d = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
   if (!tr_shape_equal(in->shape, x->shape) || !perm_identity(d, n)) return false;
   return fire_replace(s, in, x);
 }
@@ -356,8 +356,8 @@ bool rule_broadcast_of_broadcast(simp *s, tr_instr *in) {
   tr_instr *x = in->operands[0];
   if (x->op != TR_OP_BROADCAST) return false;
   int n1, n2;
-  const int64_t *d1 = ints_attr(x, TR_ATTR_DIMENSIONS, &n1);
-  const int64_t *d2 = ints_attr(in, TR_ATTR_DIMENSIONS, &n2);
+  const int64_t *d1 = tr_attr_ints(x, TR_ATTR_DIMENSIONS, &n1);
+  const int64_t *d2 = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n2);
   int r0 = x->operands[0]->shape->rank;
   if (n1 != r0 || n2 != x->shape->rank || r0 > MAX_RANK) return false;
   int64_t d[MAX_RANK];
@@ -373,8 +373,8 @@ bool rule_broadcast_of_iota(simp *s, tr_instr *in) {
   tr_instr *x = in->operands[0];
   if (x->op != TR_OP_IOTA) return false;
   int n;
-  const int64_t *d = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
-  int64_t k = int_attr(x, TR_ATTR_IOTA_DIMENSION, -1);
+  const int64_t *d = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
+  int64_t k = tr_attr_int(x, TR_ATTR_IOTA_DIMENSION, -1);
   if (k < 0 || k >= n) return false;
   if (!fire(s, in)) return false;
   tr_instr *t = emit(s, in, TR_OP_IOTA, like(s, in), NULL, 0);
@@ -407,7 +407,7 @@ bool rule_concat_single(simp *s, tr_instr *in) {
 
 static int64_t concat_dim(const tr_instr *in) {
   int n;
-  const int64_t *d = ints_attr(in, TR_ATTR_DIMENSIONS, &n);
+  const int64_t *d = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
   return n == 1 ? d[0] : -1;
 }
 
@@ -682,8 +682,8 @@ bool rule_dus_full(simp *s, tr_instr *in) {
 bool rule_gather_whole_operand(simp *s, tr_instr *in) {
   tr_instr *x = in->operands[0];
   int n, nb;
-  const int64_t *sz = ints_attr(in, TR_ATTR_SLICE_SIZES, &n);
-  ints_attr(in, TR_ATTR_OPERAND_BATCHING_DIMS, &nb);
+  const int64_t *sz = tr_attr_ints(in, TR_ATTR_SLICE_SIZES, &n);
+  tr_attr_ints(in, TR_ATTR_OPERAND_BATCHING_DIMS, &nb);
   if (nb || n != x->shape->rank || in->shape->dtype != x->shape->dtype) return false;
   for (int i = 0; i < n; i++)
     if (sz[i] != x->shape->dims[i]) return false;
@@ -711,10 +711,10 @@ static bool const_int_at(const tr_instr *x, int64_t k, int64_t *v) {
 bool rule_gather_const_to_slice(simp *s, tr_instr *in) {
   tr_instr *x = in->operands[0], *idx = in->operands[1];
   int n, nmap, nb;
-  const int64_t *sz = ints_attr(in, TR_ATTR_SLICE_SIZES, &n);
-  const int64_t *map = ints_attr(in, TR_ATTR_START_INDEX_MAP, &nmap);
-  ints_attr(in, TR_ATTR_OPERAND_BATCHING_DIMS, &nb);
-  int64_t ivd = int_attr(in, TR_ATTR_INDEX_VECTOR_DIM, -1);
+  const int64_t *sz = tr_attr_ints(in, TR_ATTR_SLICE_SIZES, &n);
+  const int64_t *map = tr_attr_ints(in, TR_ATTR_START_INDEX_MAP, &nmap);
+  tr_attr_ints(in, TR_ATTR_OPERAND_BATCHING_DIMS, &nb);
+  int64_t ivd = tr_attr_int(in, TR_ATTR_INDEX_VECTOR_DIM, -1);
   int r = x->shape->rank;
   if (nb || n != r || r > MAX_RANK || ivd < 0 || ivd > idx->shape->rank) return false;
   int64_t ncomp = ivd < idx->shape->rank ? idx->shape->dims[ivd] : 1;
@@ -753,18 +753,18 @@ bool rule_scatter_no_updates(simp *s, tr_instr *in) {
 bool rule_scatter_overwrite_whole(simp *s, tr_instr *in) {
   if (in->noperands != 3) return false;
   tr_instr *x = in->operands[0], *idx = in->operands[1], *u = in->operands[2];
-  tr_comp *k = comp_attr(in, TR_ATTR_TO_APPLY);
+  tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   if (!k || k->nparams != 2 || !k->root || k->root->op != TR_OP_PARAMETER || k->root->param_index != 1)
     return false;
   int nw, nins, nb;
-  const int64_t *uw = ints_attr(in, TR_ATTR_UPDATE_WINDOW_DIMS, &nw);
-  const int64_t *ins = ints_attr(in, TR_ATTR_INSERTED_WINDOW_DIMS, &nins);
-  ints_attr(in, TR_ATTR_INPUT_BATCHING_DIMS, &nb);
+  const int64_t *uw = tr_attr_ints(in, TR_ATTR_UPDATE_WINDOW_DIMS, &nw);
+  const int64_t *ins = tr_attr_ints(in, TR_ATTR_INSERTED_WINDOW_DIMS, &nins);
+  tr_attr_ints(in, TR_ATTR_INPUT_BATCHING_DIMS, &nb);
   if (nb || nw + nins != x->shape->rank || u->shape->dtype != x->shape->dtype) return false;
   /* Window dims of u, in order, are x's non-inserted dims, in order. */
   int w = 0;
   for (int i = 0; i < x->shape->rank; i++) {
-    if (has(ins, nins, i)) {
+    if (tr_ints_has(ins, nins, i)) {
       if (x->shape->dims[i] != 1) return false;
       continue;
     }
@@ -784,18 +784,18 @@ static bool scatter_const_window(const tr_instr *in, int64_t *win, int64_t *star
   if (in->noperands != 3) return false;
   tr_instr *x = in->operands[0], *idx = in->operands[1], *u = in->operands[2];
   int nw, nins, nb, nmap;
-  const int64_t *uw = ints_attr(in, TR_ATTR_UPDATE_WINDOW_DIMS, &nw);
-  const int64_t *ins = ints_attr(in, TR_ATTR_INSERTED_WINDOW_DIMS, &nins);
-  const int64_t *map = ints_attr(in, TR_ATTR_SCATTER_DIMS_TO_OPERAND_DIMS, &nmap);
-  ints_attr(in, TR_ATTR_INPUT_BATCHING_DIMS, &nb);
-  int64_t ivd = int_attr(in, TR_ATTR_INDEX_VECTOR_DIM, -1);
+  const int64_t *uw = tr_attr_ints(in, TR_ATTR_UPDATE_WINDOW_DIMS, &nw);
+  const int64_t *ins = tr_attr_ints(in, TR_ATTR_INSERTED_WINDOW_DIMS, &nins);
+  const int64_t *map = tr_attr_ints(in, TR_ATTR_SCATTER_DIMS_TO_OPERAND_DIMS, &nmap);
+  tr_attr_ints(in, TR_ATTR_INPUT_BATCHING_DIMS, &nb);
+  int64_t ivd = tr_attr_int(in, TR_ATTR_INDEX_VECTOR_DIM, -1);
   int r = x->shape->rank;
   if (nb || nw + nins != r || r > MAX_RANK || ivd < 0 || ivd > idx->shape->rank) return false;
   int64_t ncomp = ivd < idx->shape->rank ? idx->shape->dims[ivd] : 1;
   if (ncomp != nmap || tr_shape_count(idx->shape) != ncomp) return false;
   for (int d = 0, w = 0; d < r; d++) {
     start[d] = 0;
-    if (has(ins, nins, d)) win[d] = 1;
+    if (tr_ints_has(ins, nins, d)) win[d] = 1;
     else if (w < nw) win[d] = u->shape->dims[uw[w++]];
     else return false;
   }
@@ -816,12 +816,12 @@ static bool scatter_const_window(const tr_instr *in, int64_t *win, int64_t *star
 static bool scatter_window_inside(simp *s, const tr_instr *in, const int64_t *win, int64_t *start) {
   const tr_instr *x = in->operands[0];
   int nins;
-  const int64_t *ins = ints_attr(in, TR_ATTR_INSERTED_WINDOW_DIMS, &nins);
+  const int64_t *ins = tr_attr_ints(in, TR_ATTR_INSERTED_WINDOW_DIMS, &nins);
   bool inside = true;
   for (int d = 0; d < x->shape->rank; d++) {
     /* defect: an inserted dim's size-1 window is taken to fit wherever it
      * starts (and is then clamped in) */
-    if (TR_INJECTED(s->ctx->inject, SIMP_SCATTER_SIZE1_INSIDE) && has(ins, nins, d)) {
+    if (TR_INJECTED(s->ctx->inject, SIMP_SCATTER_SIZE1_INSIDE) && tr_ints_has(ins, nins, d)) {
       start[d] = clamp_start(start[d], x->shape->dims[d], 1);
       continue;
     }
@@ -834,7 +834,7 @@ static bool scatter_window_inside(simp *s, const tr_instr *in, const int64_t *wi
  * returns the update -> dynamic-update-slice(x, reshape(u), starts) when
  * the window lies inside x, and x itself when it does not. */
 bool rule_scatter_const_to_dus(simp *s, tr_instr *in) {
-  tr_comp *k = comp_attr(in, TR_ATTR_TO_APPLY);
+  tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   if (!k || k->nparams != 2 || !k->root || k->root->op != TR_OP_PARAMETER || k->root->param_index != 1)
     return false;
   int64_t win[MAX_RANK], start[MAX_RANK];
@@ -860,7 +860,7 @@ bool rule_scatter_const_to_dus(simp *s, tr_instr *in) {
 bool rule_scatter_const_add_to_pad(simp *s, tr_instr *in) {
   tr_op op;
   bool swap;
-  if (!simple_binary(comp_attr(in, TR_ATTR_TO_APPLY), &op, &swap) || op != TR_OP_ADD) return false;
+  if (!simple_binary(tr_attr_comp(in, TR_ATTR_TO_APPLY), &op, &swap) || op != TR_OP_ADD) return false;
   tr_instr *x = in->operands[0], *u = in->operands[2];
   tr_dtype dt = x->shape->dtype;
   if (!(tr_dtype_is_int(dt) || tr_dtype_is_float(dt)) || u->shape->dtype != dt) return false;
@@ -887,7 +887,7 @@ bool rule_scatter_const_add_to_pad(simp *s, tr_instr *in) {
 /* get-tuple-element(tuple(a0, a1, ..), i) -> ai. */
 bool rule_gte_of_tuple(simp *s, tr_instr *in) {
   tr_instr *t = in->operands[0];
-  int64_t i = int_attr(in, TR_ATTR_INDEX, -1);
+  int64_t i = tr_attr_int(in, TR_ATTR_INDEX, -1);
   if (t->op != TR_OP_TUPLE || i < 0 || i >= t->noperands) return false;
   return fire_replace(s, in, t->operands[i]);
 }
@@ -898,7 +898,7 @@ bool rule_tuple_of_gtes(simp *s, tr_instr *in) {
   tr_instr *t = NULL;
   for (int i = 0; i < in->noperands; i++) {
     tr_instr *g = in->operands[i];
-    if (g->op != TR_OP_GET_TUPLE_ELEMENT || int_attr(g, TR_ATTR_INDEX, -1) != i) return false;
+    if (g->op != TR_OP_GET_TUPLE_ELEMENT || tr_attr_int(g, TR_ATTR_INDEX, -1) != i) return false;
     if (t && g->operands[0] != t) return false;
     t = g->operands[0];
   }

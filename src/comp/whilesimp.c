@@ -93,11 +93,6 @@ typedef struct {
   int nmark;
 } ws;
 
-static tr_comp *comp_attr(const tr_instr *in, tr_attr_key k) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  return at && at->kind == TR_AK_COMP ? at->u.comp : NULL;
-}
-
 static int64_t gte_index(const tr_instr *in) {
   const tr_attr *at = tr_instr_attr(in, TR_ATTR_INDEX);
   return at && at->kind == TR_AK_INT ? at->u.i : -1;
@@ -169,7 +164,7 @@ typedef struct {
  * limit). */
 static bool bound_of(const tr_instr *w, const tr_instr *x, i128 *v) {
   if (const_int(x, v)) return true;
-  const tr_comp *cond = comp_attr(w, TR_ATTR_CONDITION), *body = comp_attr(w, TR_ATTR_BODY);
+  const tr_comp *cond = tr_attr_comp(w, TR_ATTR_CONDITION), *body = tr_attr_comp(w, TR_ATTR_BODY);
   const tr_instr *init = w->operands[0], *root = body ? body->root : NULL;
   int64_t m, j;
   if (!is_state_elem(x, cond, &m) || !root || root->op != TR_OP_TUPLE || m >= root->noperands ||
@@ -182,7 +177,7 @@ static bool bound_of(const tr_instr *w, const tr_instr *x, i128 *v) {
  * its init (a tuple whose element k is a constant); then, if it can, the
  * body's update of element k (k + c or k - c). */
 static bool read_counted(const tr_instr *w, counted *lc) {
-  const tr_comp *cond = comp_attr(w, TR_ATTR_CONDITION), *body = comp_attr(w, TR_ATTR_BODY);
+  const tr_comp *cond = tr_attr_comp(w, TR_ATTR_CONDITION), *body = tr_attr_comp(w, TR_ATTR_BODY);
   const tr_instr *init = w->operands[0];
   if (!cond || !body || init->op != TR_OP_TUPLE || !cond->root) return false;
   const tr_instr *cmp = cond->root;
@@ -343,7 +338,7 @@ static bool rule_unroll(ws *s, tr_instr *w) {
   if (!read_counted(w, &lc)) return false;
   int64_t n = trip_count(&lc, s->ctx->inject);
   if (n < 1 || n > UNROLL_MAX_TRIPS) return false;
-  tr_comp *body = comp_attr(w, TR_ATTR_BODY);
+  tr_comp *body = tr_attr_comp(w, TR_ATTR_BODY);
   if (body->nparams != 1 || !body->params[0] || body == s->c) return false;
   ensure_marks(s);
   mark_closure(s, body->root, 1);
@@ -424,7 +419,7 @@ static tr_comp *pruned_comp(ws *s, tr_comp *k, tr_shape *sh, tr_instr **param) {
  * (the old ones may be shared; DCE drops them when unused). */
 static bool rule_remove_dead_state(ws *s, tr_instr *w) {
   tr_shape *sh = w->shape;
-  tr_comp *cond = comp_attr(w, TR_ATTR_CONDITION), *body = comp_attr(w, TR_ATTR_BODY);
+  tr_comp *cond = tr_attr_comp(w, TR_ATTR_CONDITION), *body = tr_attr_comp(w, TR_ATTR_BODY);
   if (sh->dtype != TR_DT_TUPLE || sh->nelems < 2 || !cond || !body || w == s->c->root) return false;
   if (cond->nparams != 1 || body->nparams != 1 || !cond->params[0] || !body->params[0]) return false;
   if (!body->root || body->root->op != TR_OP_TUPLE || body->root->noperands != sh->nelems) return false;

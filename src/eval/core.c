@@ -218,7 +218,7 @@ static tr_status unsure_result(const ev_core *k, const tr_instr *in, ev_v **v) {
 static tr_status route_while(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v **out) {
   const ev_domain *D = k->d;
   ev_ctx *c = k->ev;
-  const tr_comp *cond = ev_comp_attr(in, TR_ATTR_CONDITION), *body = ev_comp_attr(in, TR_ATTR_BODY);
+  const tr_comp *cond = tr_attr_comp(in, TR_ATTR_CONDITION), *body = tr_attr_comp(in, TR_ATTR_BODY);
   if (!cond || !body) return ev_err(c, in, TR_ERR_INVALID, "while needs condition and body");
   ev_v *state = D->ref(ops[0]);
   bool unsure = false; /* a trip decision that a correct run may take otherwise */
@@ -259,7 +259,7 @@ static tr_status route_while(const ev_core *k, const tr_instr *in, ev_v **ops, e
 static tr_status route_conditional(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v **out) {
   ev_ctx *c = k->ev;
   const tr_attr *bc = tr_instr_attr(in, TR_ATTR_BRANCH_COMPUTATIONS);
-  tr_comp *two[2] = {ev_comp_attr(in, TR_ATTR_TRUE_COMPUTATION), ev_comp_attr(in, TR_ATTR_FALSE_COMPUTATION)};
+  tr_comp *two[2] = {tr_attr_comp(in, TR_ATTR_TRUE_COMPUTATION), tr_attr_comp(in, TR_ATTR_FALSE_COMPUTATION)};
   tr_comp **br = bc ? bc->u.comps : two;
   int nb = bc ? bc->n : 2;
   tr_dtype dt;
@@ -283,7 +283,7 @@ static tr_status route_conditional(const ev_core *k, const tr_instr *in, ev_v **
 static tr_status route_map(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v **out) {
   const ev_domain *D = k->d;
   ev_ctx *c = k->ev;
-  const tr_comp *f = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  const tr_comp *f = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   int n = in->noperands;
   if (!f || n < 1) return ev_err(c, in, TR_ERR_INVALID, "malformed map");
   for (int i = 0; i < n; i++)
@@ -333,7 +333,7 @@ static tr_status route_async(const ev_core *k, const tr_instr *in, ev_v **ops, e
     *out = D->ref(in->op == TR_OP_ASYNC_UPDATE ? ops[0] : D->elem(ops[0], 1));
     return TR_OK;
   }
-  const tr_comp *f = ev_comp_attr(in, TR_ATTR_CALLS);
+  const tr_comp *f = tr_attr_comp(in, TR_ATTR_CALLS);
   const tr_shape *s = in->shape;
   if (!f) return ev_err(c, in, TR_ERR_INVALID, "async-start names no computation (calls=)");
   if (s->dtype != TR_DT_TUPLE || s->nelems < 2)
@@ -390,7 +390,7 @@ tr_status evc_route(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v **out
     return TR_OK;
   }
   case TR_OP_CALL: case TR_OP_FUSION: {
-    const tr_comp *f = ev_comp_attr(in, in->op == TR_OP_CALL ? TR_ATTR_TO_APPLY : TR_ATTR_CALLS);
+    const tr_comp *f = tr_attr_comp(in, in->op == TR_OP_CALL ? TR_ATTR_TO_APPLY : TR_ATTR_CALLS);
     if (!f) return ev_err(c, in, TR_ERR_INVALID, "%s names no computation", ev_opname(in));
     return evc_call(k, in, f, ops, in->noperands, out);
   }

@@ -43,7 +43,7 @@ tr_status evc_route_scan(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v 
   const ev_domain *D = k->d;
   ev_ctx *c = k->ev;
   *out = NULL;
-  const tr_comp *f = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  const tr_comp *f = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIMENSIONS), *ka = tr_instr_attr(in, TR_ATTR_NUM_CARRIES);
   const tr_attr *ra = tr_instr_attr(in, TR_ATTR_IS_REVERSE);
   if (!f || !da || da->n != 1 || !ka)
@@ -106,7 +106,14 @@ tr_status evc_route_scan(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v 
     for (int j = 0; j < nout && st == TR_OK; j++) {
       ev_v *y = rtuple ? D->elem(r, j) : r;
       const tr_shape *os = s->dtype == TR_DT_TUPLE ? s->elems[j] : s;
-      size_t cnt = D->kind(y) == EV_ARRAY ? D->count(y) : 0;
+      size_t cnt = D->kind(y) == EV_ARRAY ? D->count(y) : 0, want = 1;
+      for (int i = 0; i < os->rank; i++)
+        if (i != d) want *= (size_t)os->dims[i];
+      if (cnt != want) {
+        st = ev_err(c, in, TR_ERR_INVALID, "scan output %d: to_apply gives %zu elements a step, the result %zu", j,
+                    cnt, want);
+        break;
+      }
       for (size_t e = 0; e < cnt && st == TR_OK; e++) {
         ev_v *v = D->scalar_at(k->dc, in, y, e);
         if (!v) st = TR_ERR_UNSUPPORTED;

@@ -164,22 +164,9 @@ static bool moves_only(tr_op op) {
   }
 }
 
-/* Ops this interpreter evaluates; anything else is "unsupported: op". */
-static bool implemented(tr_op op) {
-  if (moves_only(op) || ev_is_unary(op) || ev_is_binary(op)) return true;
-  switch (op) {
-  case TR_OP_IOTA: case TR_OP_PARTITION_ID: case TR_OP_REPLICA_ID: case TR_OP_CONVERT:
-  case TR_OP_BITCAST: case TR_OP_BITCAST_CONVERT: case TR_OP_CLAMP: case TR_OP_COMPARE:
-  case TR_OP_REDUCE: case TR_OP_DOT: case TR_OP_MAP: case TR_OP_REDUCE_PRECISION:
-  case TR_OP_GATHER: case TR_OP_SCATTER: case TR_OP_SORT: case TR_OP_REDUCE_WINDOW:
-  case TR_OP_SELECT_AND_SCATTER: case TR_OP_CONVOLUTION: case TR_OP_TOPK:
-  case TR_OP_RNG_BIT_GENERATOR: case TR_OP_CUSTOM_CALL: case TR_OP_CHOLESKY:
-  case TR_OP_TRIANGULAR_SOLVE: case TR_OP_REAL: case TR_OP_IMAG: case TR_OP_COMPLEX:
-  case TR_OP_FFT:
-    return true;
-  default: return false;
-  }
-}
+/* Ops this interpreter evaluates (ops.def modes 'x'); anything else is
+ * "unsupported: op". */
+static bool implemented(tr_op op) { return tr_op_can(op, TR_MODE_EXACT); }
 
 /* The element-type checks every op passes before its kernel: non-core
  * types only in ops that move values, complex only where eval_complex.c
@@ -288,11 +275,6 @@ tr_status ev_call(ev_ctx *c, const tr_instr *caller, const tr_comp *k, tr_value 
 
 /* ---- helpers for ops that call computations ---- */
 
-tr_comp *ev_comp_attr(const tr_instr *in, tr_attr_key k) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  return at && at->kind == TR_AK_COMP ? at->u.comp : NULL;
-}
-
 /* A scalar value holding element i of t, converted to dt. */
 tr_value *ev_scalar_at(ev_ctx *c, const tr_instr *in, const tr_tensor *t, size_t i, tr_dtype dt) {
   tr_tensor *s = ev_new(c, in, t->dtype, 0, NULL);
@@ -314,7 +296,7 @@ tr_value *ev_scalar_at(ev_ctx *c, const tr_instr *in, const tr_tensor *t, size_t
  * per element. */
 bool ev_simple_binary(const tr_comp *k, tr_dtype dt, tr_op *op, bool *swap) {
   const tr_instr *r = k->root;
-  if (!r || !ev_is_binary(r->op) || r->noperands != 2 || k->nparams != 2) return false;
+  if (!r || !tr_op_is_binary_kernel(r->op) || r->noperands != 2 || k->nparams != 2) return false;
   const tr_instr *a = r->operands[0], *b = r->operands[1];
   if (a->op != TR_OP_PARAMETER || b->op != TR_OP_PARAMETER || a == b) return false;
   const tr_shape *sa = a->shape, *sb = b->shape, *sr = r->shape;
@@ -337,7 +319,7 @@ tr_tensor *ev_want_tensor(ev_ctx *c, const tr_instr *in, tr_value *v, int i) {
 
 static tr_status eval_reduce(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
   int nin = in->noperands / 2;
-  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIMENSIONS);
   if (!k || !da || nin < 1) return ev_err(c, in, TR_ERR_INVALID, "malformed reduce");
   tr_tensor *xs[2 * 64];
@@ -669,8 +651,8 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
     arrays = 3;
     break;
   default:
-    if (ev_is_unary(op)) arrays = 1;
-    else if (ev_is_binary(op)) arrays = 2;
+    if (tr_op_is_unary_kernel(op)) arrays = 1;
+    else if (tr_op_is_binary_kernel(op)) arrays = 2;
     break;
   }
   if (arrays > in->noperands) return ev_err(c, in, TR_ERR_INVALID, "%s has too few operands", ev_opname(in));
@@ -678,7 +660,7 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
     if (!(t[i] = ev_want_tensor(c, in, ops[i], i))) return TR_ERR_INVALID;
   tr_status st = TR_OK;
   if (op == TR_OP_REAL || op == TR_OP_IMAG || op == TR_OP_COMPLEX ||
-      ((ev_is_unary(op) || ev_is_binary(op) || op == TR_OP_COMPARE) && ev_complex_involved(in))) {
+      ((tr_op_is_unary_kernel(op) || tr_op_is_binary_kernel(op) || op == TR_OP_COMPARE) && ev_complex_involved(in))) {
     if ((st = ev_complex_elem(c, in, t, &r)) != TR_OK) return st;
     *out = tr_value_tensor(r);
     return TR_OK;
@@ -701,7 +683,10 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
   case TR_OP_AFTER_ALL: *out = tr_value_token(); return TR_OK;
   /* outfeed hands its data to the host: within the module only its token
    * is a value (docs/SEMANTICS.md) */
-  case TR_OP_OUTFEED: *out = tr_value_token(); return TR_OK;
+  case TR_OP_OUTFEED:
+    if (in->shape->dtype != TR_DT_TOKEN) return ev_err(c, in, TR_ERR_INVALID, "outfeed's result is a token");
+    *out = tr_value_token();
+    return TR_OK;
   case TR_OP_COPY: case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY:
     /* Values are immutable: a copy can share. */
     *out = tr_value_ref(ops[0]);
@@ -749,8 +734,8 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
   case TR_OP_SELECT_AND_SCATTER: st = ev_select_and_scatter(c, in, t[0], t[1], t[2], &r); break;
   case TR_OP_REDUCE: return eval_reduce(c, in, ops, out);
   default:
-    if (ev_is_unary(op)) st = ev_unary(c, in, t[0], &r);
-    else if (ev_is_binary(op)) st = ev_binary(c, in, t[0], t[1], &r);
+    if (tr_op_is_unary_kernel(op)) st = ev_unary(c, in, t[0], &r);
+    else if (tr_op_is_binary_kernel(op)) st = ev_binary(c, in, t[0], t[1], &r);
     else return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", ev_opname(in));
     break;
   }

@@ -27,18 +27,6 @@
 #include <immintrin.h>
 #endif
 
-static const int64_t *dims_attr(const tr_instr *in, tr_attr_key k, int *n) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  *n = at ? at->n : 0;
-  return at ? at->u.ints : NULL;
-}
-
-static bool has(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 /* ---- packed float kernels (shared with convolution via par.h) ---- */
 
 /* GCC/Clang vector extensions: plain element-wise IEEE ops on 16 bytes,
@@ -343,10 +331,10 @@ tr_status ev_dot(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, const tr_te
   const tr_shape *s = in->shape;
   tr_dtype dt = s->dtype;
   int nlb, nlc, nrb, nrc;
-  const int64_t *lb = dims_attr(in, TR_ATTR_LHS_BATCH_DIMS, &nlb);
-  const int64_t *lc = dims_attr(in, TR_ATTR_LHS_CONTRACTING_DIMS, &nlc);
-  const int64_t *rb = dims_attr(in, TR_ATTR_RHS_BATCH_DIMS, &nrb);
-  const int64_t *rc = dims_attr(in, TR_ATTR_RHS_CONTRACTING_DIMS, &nrc);
+  const int64_t *lb = tr_attr_ints(in, TR_ATTR_LHS_BATCH_DIMS, &nlb);
+  const int64_t *lc = tr_attr_ints(in, TR_ATTR_LHS_CONTRACTING_DIMS, &nlc);
+  const int64_t *rb = tr_attr_ints(in, TR_ATTR_RHS_BATCH_DIMS, &nrb);
+  const int64_t *rc = tr_attr_ints(in, TR_ATTR_RHS_CONTRACTING_DIMS, &nrc);
   if (x0->rank > TR_TENSOR_MAX_RANK || y0->rank > TR_TENSOR_MAX_RANK || s->rank > TR_TENSOR_MAX_RANK)
     return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: rank above %d", TR_TENSOR_MAX_RANK);
   tr_tensor *x = ev_convert_to(c, in, x0, dt);
@@ -373,12 +361,12 @@ tr_status ev_dot(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, const tr_te
     bys[i] = yst[rb[i]];
   }
   for (int i = 0; i < x->rank; i++)
-    if (!has(lb, nlb, i) && !has(lc, nlc, i)) {
+    if (!tr_ints_has(lb, nlb, i) && !tr_ints_has(lc, nlc, i)) {
       md[nm] = x->dims[i];
       mxs[nm++] = xst[i];
     }
   for (int i = 0; i < y->rank; i++)
-    if (!has(rb, nrb, i) && !has(rc, nrc, i)) {
+    if (!tr_ints_has(rb, nrb, i) && !tr_ints_has(rc, nrc, i)) {
       nd[nn] = y->dims[i];
       nys[nn++] = yst[i];
     }

@@ -276,99 +276,244 @@ static uint64_t ipow(uint64_t base, uint64_t e) {
   return r;
 }
 
+/* ---- scalar kernels (kernels.def) ----
+ * One array loop per elementwise op and type family: fk_* on doubles
+ * (unrounded results; the store rounds), ik_* on canonical integers of
+ * type dt (results truncated by the store). r may alias the operands:
+ * each element reads its operands first. */
+
+#define FK1(name, EXPR)                                          \
+  static void name(const double *a, double *r, size_t n) {       \
+    for (size_t i = 0; i < n; i++) {                             \
+      double x = a[i];                                           \
+      r[i] = EXPR;                                               \
+    }                                                            \
+  }
+#define FK2(name, EXPR)                                                      \
+  static void name(const double *a, const double *b, double *r, size_t n) {  \
+    for (size_t i = 0; i < n; i++) {                                         \
+      double x = a[i], y = b[i];                                             \
+      r[i] = EXPR;                                                           \
+    }                                                                        \
+  }
+/* NaN bits of + - * /: the first operand's NaN, else the second's
+ * (quieted), as the compiled loops happened to give on x86; explicit so
+ * no compiler's operand order changes them. */
+#define NAN_FIRST(v) ((v) == (v) ? (v) : x != x ? ev_quiet_f64(x) : y != y ? ev_quiet_f64(y) : (v))
+
+/* NaN stays NaN, +-0 stays +-0 (E typed_visitor.h Sign). */
+FK1(fk_sign, (isnan(x) || x == 0) ? x : copysign(1.0, x))
+FK1(fk_abs, fabs(x))
+FK1(fk_negate, -x)
+FK1(fk_floor, floor(x))
+FK1(fk_ceil, ceil(x))
+FK1(fk_round_afz, round(x))
+FK1(fk_round_even, round_even(x))
+FK1(fk_exp, (double)expl(x))
+FK1(fk_expm1, (double)expm1l(x))
+FK1(fk_log, (double)logl(x))
+FK1(fk_log1p, (double)log1pl(x))
+FK1(fk_sqrt, sqrt(x))
+FK1(fk_rsqrt, (double)(1.0L / sqrtl(x)))
+FK1(fk_cbrt, (double)cbrtl(x))
+FK1(fk_tanh, (double)tanhl(x))
+/* XLA's LogisticExpander and E: 1 / (1 + exp(-x)). */
+FK1(fk_logistic, (double)(1.0L / (1.0L + expl(-(long double)x))))
+FK1(fk_sine, (double)sinl(x))
+FK1(fk_cosine, (double)cosl(x))
+FK1(fk_tan, (double)tanl(x))
+FK1(fk_erf, (double)erfl(x))
+FK1(fk_is_finite, isfinite(x) ? 1.0 : 0.0)
+FK2(fk_add, NAN_FIRST(x + y))
+FK2(fk_subtract, NAN_FIRST(x - y))
+FK2(fk_multiply, NAN_FIRST(x * y))
+FK2(fk_divide, NAN_FIRST(x / y))
+FK2(fk_remainder, fmod(x, y))
+FK2(fk_atan2, (double)atan2l(x, y))
+/* E checks lhs == 1 or rhs == 0 first: pow(NaN, 0) = pow(1, NaN) = 1. */
+FK2(fk_power, (x == 1 || y == 0) ? 1.0 : (double)powl(x, y))
+/* E: a NaN lhs, else a NaN rhs, else std::max (lhs on ties, so
+ * max(-0, +0) = -0). */
+FK2(fk_maximum, isnan(x) ? x : isnan(y) ? y : (x < y ? y : x))
+FK2(fk_minimum, isnan(x) ? x : isnan(y) ? y : (y < x ? y : x))
+#undef FK1
+#undef FK2
+#undef NAN_FIRST
+
+/* abs(INT_MIN) wraps to INT_MIN (E negates as unsigned). */
+static void ik_abs(tr_dtype dt, const uint64_t *a, uint64_t *r, size_t n) {
+  for (size_t i = 0; i < n; i++) r[i] = (int64_t)a[i] < 0 ? 0 - a[i] : a[i];
+}
+
+static void ik_negate(tr_dtype dt, const uint64_t *a, uint64_t *r, size_t n) {
+  for (size_t i = 0; i < n; i++) r[i] = 0 - a[i];
+}
+
+static void ik_sign(tr_dtype dt, const uint64_t *a, uint64_t *r, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (!is_signed(dt)) r[i] = a[i] != 0;
+    else r[i] = (uint64_t)(int64_t)(((int64_t)a[i] > 0) - ((int64_t)a[i] < 0));
+  }
+}
+
+static void ik_not(tr_dtype dt, const uint64_t *a, uint64_t *r, size_t n) {
+  bool pred = dt == TR_DT_PRED;
+  for (size_t i = 0; i < n; i++) r[i] = pred ? !a[i] : ~a[i];
+}
+
+static void ik_popcnt(tr_dtype dt, const uint64_t *a, uint64_t *r, size_t n) {
+  uint64_t m = mask_of(tr_dtypes[dt].bits);
+  for (size_t i = 0; i < n; i++) r[i] = (uint64_t)__builtin_popcountll(a[i] & m);
+}
+
+static void ik_clz(tr_dtype dt, const uint64_t *a, uint64_t *r, size_t n) {
+  int bits = tr_dtypes[dt].bits;
+  uint64_t m = mask_of(bits);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t x = a[i] & m;
+    r[i] = x ? (uint64_t)(__builtin_clzll(x) - (64 - bits)) : (uint64_t)bits;
+  }
+}
+
+/* pred add is OR, pred multiply AND (the store keeps x != 0). */
+static void ik_add(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r, size_t n) {
+  bool pred = dt == TR_DT_PRED;
+  for (size_t i = 0; i < n; i++) r[i] = pred ? (a[i] | b[i]) : a[i] + b[i];
+}
+
+static void ik_subtract(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r, size_t n) {
+  for (size_t i = 0; i < n; i++) r[i] = a[i] - b[i];
+}
+
+static void ik_multiply(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r, size_t n) {
+  for (size_t i = 0; i < n; i++) r[i] = a[i] * b[i];
+}
+
+/* x / 0 = -1 (all ones), INT_MIN / -1 = INT_MIN. */
+static void ik_divide(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r, size_t n) {
+  bool sg = is_signed(dt);
+  int64_t imin = tr_int_min(dt);
+  for (size_t i = 0; i < n; i++) {
+    if (b[i] == 0) r[i] = ~(uint64_t)0;
+    else if (!sg) r[i] = a[i] / b[i];
+    else if ((int64_t)a[i] == imin && (int64_t)b[i] == -1) r[i] = a[i];
+    else r[i] = (uint64_t)((int64_t)a[i] / (int64_t)b[i]);
+  }
+}
+
+/* x % 0 = x, INT_MIN % -1 = 0, sign of the dividend. */
+static void ik_remainder(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r, size_t n) {
+  bool sg = is_signed(dt);
+  int64_t imin = tr_int_min(dt);
+  for (size_t i = 0; i < n; i++) {
+    if (b[i] == 0) r[i] = a[i];
+    else if (!sg) r[i] = a[i] % b[i];
+    else if ((int64_t)a[i] == imin && (int64_t)b[i] == -1) r[i] = 0;
+    else r[i] = (uint64_t)((int64_t)a[i] % (int64_t)b[i]);
+  }
+}
+
+/* E: 1 when lhs == 1 or rhs == 0; a negative signed exponent gives 0 (so
+ * (-1)^-1 = 0); otherwise exact powering mod 2^64. */
+static void ik_power(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r, size_t n) {
+  bool sg = is_signed(dt);
+  for (size_t i = 0; i < n; i++) {
+    if (a[i] == 1 || b[i] == 0) r[i] = 1;
+    else if (sg && (int64_t)b[i] < 0) r[i] = 0;
+    else r[i] = ipow(a[i], b[i]);
+  }
+}
+
+static void ik_maximum(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r, size_t n) {
+  bool sg = is_signed(dt);
+  for (size_t i = 0; i < n; i++) {
+    bool lt = sg ? (int64_t)a[i] < (int64_t)b[i] : a[i] < b[i];
+    r[i] = lt ? b[i] : a[i];
+  }
+}
+
+static void ik_minimum(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r, size_t n) {
+  bool sg = is_signed(dt);
+  for (size_t i = 0; i < n; i++) {
+    bool lt = sg ? (int64_t)b[i] < (int64_t)a[i] : b[i] < a[i];
+    r[i] = lt ? b[i] : a[i];
+  }
+}
+
+static void ik_and(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r, size_t n) {
+  for (size_t i = 0; i < n; i++) r[i] = a[i] & b[i];
+}
+
+static void ik_or(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r, size_t n) {
+  for (size_t i = 0; i < n; i++) r[i] = a[i] | b[i];
+}
+
+static void ik_xor(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r, size_t n) {
+  for (size_t i = 0; i < n; i++) r[i] = a[i] ^ b[i];
+}
+
+/* The amount is read as unsigned of the operand width: >= width (a
+ * negative amount included) gives 0. */
+static void ik_shift_left(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r, size_t n) {
+  int bits = tr_dtypes[dt].bits;
+  uint64_t m = mask_of(bits);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t s = b[i] & m;
+    r[i] = s >= (uint64_t)bits ? 0 : a[i] << s;
+  }
+}
+
+static void ik_shift_right_logical(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r,
+                                   size_t n) {
+  int bits = tr_dtypes[dt].bits;
+  uint64_t m = mask_of(bits);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t s = b[i] & m;
+    r[i] = s >= (uint64_t)bits ? 0 : (a[i] & m) >> s;
+  }
+}
+
+/* Too far: all sign bits (the top bit, also for unsigned types). */
+static void ik_shift_right_arithmetic(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r,
+                                      size_t n) {
+  int bits = tr_dtypes[dt].bits;
+  uint64_t m = mask_of(bits);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t s = b[i] & m;
+    int64_t x = ev_sext(dt, a[i]);
+    if (s >= (uint64_t)bits) s = (uint64_t)bits - 1;
+    r[i] = x < 0 ? ~(~(uint64_t)x >> s) : (uint64_t)x >> s;
+  }
+}
+
+const ev_kernel ev_kernels[TR_OP_COUNT] = {
+#define K1(E, fk, ik, sl, sd, rule, c, cost, u64, u32, un) \
+  [TR_OP_##E] = {true, 1, fk, ik, 0, 0, #sl, #rule, c, cost, {u64, u32, un}},
+#define K2(E, fk, ik, c, cost, u64, u32, un) [TR_OP_##E] = {true, 2, 0, 0, fk, ik, NULL, NULL, c, cost, {u64, u32, un}},
+#include "../ir/kernels.def"
+#undef K1
+#undef K2
+};
+
 /* ---- unary ---- */
 
-bool ev_is_unary(tr_op op) {
-  switch (op) {
-  case TR_OP_ABS: case TR_OP_NEGATE: case TR_OP_SIGN: case TR_OP_FLOOR: case TR_OP_CEIL:
-  case TR_OP_ROUND_NEAREST_AFZ: case TR_OP_ROUND_NEAREST_EVEN: case TR_OP_EXPONENTIAL:
-  case TR_OP_EXPONENTIAL_MINUS_ONE: case TR_OP_LOG: case TR_OP_LOG_PLUS_ONE: case TR_OP_SQRT:
-  case TR_OP_RSQRT: case TR_OP_CBRT: case TR_OP_TANH: case TR_OP_LOGISTIC: case TR_OP_SINE:
-  case TR_OP_COSINE: case TR_OP_TAN: case TR_OP_ERF: case TR_OP_IS_FINITE: case TR_OP_NOT:
-  case TR_OP_POPCNT: case TR_OP_COUNT_LEADING_ZEROS:
-    return true;
-  default: return false;
-  }
-}
-
-static void flt_unary(tr_op op, const double *a, double *r, size_t n) {
-  switch (op) {
-  case TR_OP_SIGN:
-    /* NaN stays NaN, +-0 stays +-0 (E typed_visitor.h Sign). */
-    for (size_t i = 0; i < n; i++) r[i] = (isnan(a[i]) || a[i] == 0) ? a[i] : copysign(1.0, a[i]);
-    break;
-  case TR_OP_ABS: for (size_t i = 0; i < n; i++) r[i] = fabs(a[i]); break;
-  case TR_OP_NEGATE: for (size_t i = 0; i < n; i++) r[i] = -a[i]; break;
-  case TR_OP_FLOOR: for (size_t i = 0; i < n; i++) r[i] = floor(a[i]); break;
-  case TR_OP_CEIL: for (size_t i = 0; i < n; i++) r[i] = ceil(a[i]); break;
-  case TR_OP_ROUND_NEAREST_AFZ: for (size_t i = 0; i < n; i++) r[i] = round(a[i]); break;
-  case TR_OP_ROUND_NEAREST_EVEN: for (size_t i = 0; i < n; i++) r[i] = round_even(a[i]); break;
-  case TR_OP_EXPONENTIAL: for (size_t i = 0; i < n; i++) r[i] = (double)expl(a[i]); break;
-  case TR_OP_EXPONENTIAL_MINUS_ONE: for (size_t i = 0; i < n; i++) r[i] = (double)expm1l(a[i]); break;
-  case TR_OP_LOG: for (size_t i = 0; i < n; i++) r[i] = (double)logl(a[i]); break;
-  case TR_OP_LOG_PLUS_ONE: for (size_t i = 0; i < n; i++) r[i] = (double)log1pl(a[i]); break;
-  case TR_OP_SQRT: for (size_t i = 0; i < n; i++) r[i] = sqrt(a[i]); break;
-  case TR_OP_RSQRT: for (size_t i = 0; i < n; i++) r[i] = (double)(1.0L / sqrtl(a[i])); break;
-  case TR_OP_CBRT: for (size_t i = 0; i < n; i++) r[i] = (double)cbrtl(a[i]); break;
-  case TR_OP_TANH: for (size_t i = 0; i < n; i++) r[i] = (double)tanhl(a[i]); break;
-  case TR_OP_LOGISTIC:
-    /* XLA's LogisticExpander and E: 1 / (1 + exp(-x)). */
-    for (size_t i = 0; i < n; i++) r[i] = (double)(1.0L / (1.0L + expl(-(long double)a[i])));
-    break;
-  case TR_OP_SINE: for (size_t i = 0; i < n; i++) r[i] = (double)sinl(a[i]); break;
-  case TR_OP_COSINE: for (size_t i = 0; i < n; i++) r[i] = (double)cosl(a[i]); break;
-  case TR_OP_TAN: for (size_t i = 0; i < n; i++) r[i] = (double)tanl(a[i]); break;
-  case TR_OP_ERF: for (size_t i = 0; i < n; i++) r[i] = (double)erfl(a[i]); break;
-  default: TR_ASSERT(!"not a float unary op");
-  }
-}
-
 typedef struct {
-  tr_op op;
+  ev_flt1 *f;
   double *a; /* operand and result, in place */
 } flt_unary_job;
 
 static void flt_unary_chunk(void *ctx, size_t lo, size_t hi) {
   flt_unary_job *j = ctx;
-  flt_unary(j->op, j->a + lo, j->a + lo, hi - lo);
-}
-
-static void int_unary(tr_op op, tr_dtype dt, const uint64_t *a, uint64_t *r, size_t n) {
-  int bits = tr_dtypes[dt].bits;
-  uint64_t m = mask_of(bits);
-  bool pred = dt == TR_DT_PRED;
-  switch (op) {
-  case TR_OP_ABS:
-    /* abs(INT_MIN) wraps to INT_MIN (E negates as unsigned). */
-    for (size_t i = 0; i < n; i++) r[i] = (int64_t)a[i] < 0 ? 0 - a[i] : a[i];
-    break;
-  case TR_OP_NEGATE: for (size_t i = 0; i < n; i++) r[i] = 0 - a[i]; break;
-  case TR_OP_SIGN:
-    for (size_t i = 0; i < n; i++) {
-      if (!is_signed(dt)) r[i] = a[i] != 0;
-      else r[i] = (uint64_t)(int64_t)(((int64_t)a[i] > 0) - ((int64_t)a[i] < 0));
-    }
-    break;
-  case TR_OP_NOT:
-    for (size_t i = 0; i < n; i++) r[i] = pred ? !a[i] : ~a[i];
-    break;
-  case TR_OP_POPCNT:
-    for (size_t i = 0; i < n; i++) r[i] = (uint64_t)__builtin_popcountll(a[i] & m);
-    break;
-  case TR_OP_COUNT_LEADING_ZEROS:
-    for (size_t i = 0; i < n; i++) {
-      uint64_t x = a[i] & m;
-      r[i] = x ? (uint64_t)(__builtin_clzll(x) - (64 - bits)) : (uint64_t)bits;
-    }
-    break;
-  default: TR_ASSERT(!"not an integer unary op");
-  }
+  j->f(j->a + lo, j->a + lo, hi - lo);
 }
 
 tr_status ev_unary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor **out) {
   tr_op op = in->op;
   tr_dtype dt = x->dtype;
   tr_dtype rt = op == TR_OP_IS_FINITE ? TR_DT_PRED : dt;
+  const ev_kernel *k = &ev_kernels[op];
+  if (is_flt(dt) ? !k->flt1 : !k->int1)
+    return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s of %s", tr_ops[op].name, tr_dtype_name(dt));
   tr_tensor *r = ev_new(c, in, rt, x->rank, x->dims);
   if (!r) return TR_ERR_UNSUPPORTED;
   size_t n = tr_tensor_count(x);
@@ -388,13 +533,14 @@ tr_status ev_unary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor 
   } else if (is_flt(dt)) {
     double *a = xalloc_n(n, sizeof(double));
     ev_load_flts(x, a);
+    /* Long-double transcendentals cost ~50 ns an element: worth a
+     * second core on big arrays (each element is independent). */
+    flt_unary_job j = {k->flt1, a};
     if (op == TR_OP_IS_FINITE) {
+      k->flt1(a, a, n);
       unsigned char *p = r->data;
-      for (size_t i = 0; i < n; i++) p[i] = isfinite(a[i]) != 0;
+      for (size_t i = 0; i < n; i++) p[i] = a[i] != 0;
     } else {
-      /* Long-double transcendentals cost ~50 ns an element: worth a
-       * second core on big arrays (each element is independent). */
-      flt_unary_job j = {op, a};
       ev_par_for(ev_par_threads(50.0 * (double)n), n, flt_unary_chunk, &j);
       ev_store_flts(r, a);
     }
@@ -402,7 +548,7 @@ tr_status ev_unary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor 
   } else {
     uint64_t *a = xalloc_n(n, sizeof(uint64_t));
     ev_load_ints(x, a);
-    int_unary(op, dt, a, a, n);
+    k->int1(dt, a, a, n);
     ev_store_ints(r, a);
     free(a);
   }
@@ -412,135 +558,17 @@ tr_status ev_unary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor 
 
 /* ---- binary ---- */
 
-bool ev_is_binary(tr_op op) {
-  switch (op) {
-  case TR_OP_ATAN2: case TR_OP_ADD: case TR_OP_SUBTRACT: case TR_OP_MULTIPLY: case TR_OP_DIVIDE:
-  case TR_OP_REMAINDER: case TR_OP_POWER: case TR_OP_MAXIMUM: case TR_OP_MINIMUM: case TR_OP_AND:
-  case TR_OP_OR: case TR_OP_XOR: case TR_OP_SHIFT_LEFT: case TR_OP_SHIFT_RIGHT_ARITHMETIC:
-  case TR_OP_SHIFT_RIGHT_LOGICAL:
-    return true;
-  default: return false;
-  }
-}
-
 void ev_flt_binary(tr_op op, tr_dtype dt, const double *a, const double *b, double *r,
                    size_t n) {
   (void)dt;
-  /* NaN bits of + - * /: the first operand's NaN, else the second's
-   * (quieted), as the compiled loops happened to give on x86; explicit so
-   * no compiler's operand order changes them. r may alias a or b, so each
-   * element reads its operands first. */
-#define NAN_FIRST(EXPR)                                                                   \
-  for (size_t i = 0; i < n; i++) {                                                        \
-    double x = a[i], y = b[i], v = EXPR;                                                  \
-    r[i] = v == v ? v : x != x ? ev_quiet_f64(x) : y != y ? ev_quiet_f64(y) : v;          \
-  }
-  switch (op) {
-  case TR_OP_ADD: NAN_FIRST(x + y); break;
-  case TR_OP_SUBTRACT: NAN_FIRST(x - y); break;
-  case TR_OP_MULTIPLY: NAN_FIRST(x * y); break;
-  case TR_OP_DIVIDE: NAN_FIRST(x / y); break;
-  case TR_OP_REMAINDER: for (size_t i = 0; i < n; i++) r[i] = fmod(a[i], b[i]); break;
-  case TR_OP_ATAN2: for (size_t i = 0; i < n; i++) r[i] = (double)atan2l(a[i], b[i]); break;
-  case TR_OP_POWER:
-    /* E checks lhs == 1 or rhs == 0 first: pow(NaN, 0) = pow(1, NaN) = 1. */
-    for (size_t i = 0; i < n; i++) r[i] = (a[i] == 1 || b[i] == 0) ? 1.0 : (double)powl(a[i], b[i]);
-    break;
-  case TR_OP_MAXIMUM:
-    /* E: a NaN lhs, else a NaN rhs, else std::max (lhs on ties, so
-     * max(-0, +0) = -0). */
-    for (size_t i = 0; i < n; i++)
-      r[i] = isnan(a[i]) ? a[i] : isnan(b[i]) ? b[i] : (a[i] < b[i] ? b[i] : a[i]);
-    break;
-  case TR_OP_MINIMUM:
-    for (size_t i = 0; i < n; i++)
-      r[i] = isnan(a[i]) ? a[i] : isnan(b[i]) ? b[i] : (b[i] < a[i] ? b[i] : a[i]);
-    break;
-  default: TR_ASSERT(!"not a float binary op");
-  }
-#undef NAN_FIRST
+  TR_ASSERT(ev_kernels[op].flt2 && "not a float binary op");
+  ev_kernels[op].flt2(a, b, r, n);
 }
 
 void ev_int_binary(tr_op op, tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r,
                    size_t n) {
-  int bits = tr_dtypes[dt].bits;
-  uint64_t m = mask_of(bits);
-  bool sg = is_signed(dt), pred = dt == TR_DT_PRED;
-  int64_t imin = tr_int_min(dt);
-  switch (op) {
-  case TR_OP_ADD:
-    /* pred add is OR, pred multiply AND (the store keeps x != 0). */
-    for (size_t i = 0; i < n; i++) r[i] = pred ? (a[i] | b[i]) : a[i] + b[i];
-    break;
-  case TR_OP_SUBTRACT: for (size_t i = 0; i < n; i++) r[i] = a[i] - b[i]; break;
-  case TR_OP_MULTIPLY: for (size_t i = 0; i < n; i++) r[i] = a[i] * b[i]; break;
-  case TR_OP_DIVIDE:
-    /* x / 0 = -1 (all ones), INT_MIN / -1 = INT_MIN. */
-    for (size_t i = 0; i < n; i++) {
-      if (b[i] == 0) r[i] = ~(uint64_t)0;
-      else if (!sg) r[i] = a[i] / b[i];
-      else if ((int64_t)a[i] == imin && (int64_t)b[i] == -1) r[i] = a[i];
-      else r[i] = (uint64_t)((int64_t)a[i] / (int64_t)b[i]);
-    }
-    break;
-  case TR_OP_REMAINDER:
-    /* x % 0 = x, INT_MIN % -1 = 0, sign of the dividend. */
-    for (size_t i = 0; i < n; i++) {
-      if (b[i] == 0) r[i] = a[i];
-      else if (!sg) r[i] = a[i] % b[i];
-      else if ((int64_t)a[i] == imin && (int64_t)b[i] == -1) r[i] = 0;
-      else r[i] = (uint64_t)((int64_t)a[i] % (int64_t)b[i]);
-    }
-    break;
-  case TR_OP_POWER:
-    /* E: 1 when lhs == 1 or rhs == 0; a negative signed exponent gives 0
-     * (so (-1)^-1 = 0); otherwise exact powering mod 2^64. */
-    for (size_t i = 0; i < n; i++) {
-      if (a[i] == 1 || b[i] == 0) r[i] = 1;
-      else if (sg && (int64_t)b[i] < 0) r[i] = 0;
-      else r[i] = ipow(a[i], b[i]);
-    }
-    break;
-  case TR_OP_MAXIMUM:
-    for (size_t i = 0; i < n; i++) {
-      bool lt = sg ? (int64_t)a[i] < (int64_t)b[i] : a[i] < b[i];
-      r[i] = lt ? b[i] : a[i];
-    }
-    break;
-  case TR_OP_MINIMUM:
-    for (size_t i = 0; i < n; i++) {
-      bool lt = sg ? (int64_t)b[i] < (int64_t)a[i] : b[i] < a[i];
-      r[i] = lt ? b[i] : a[i];
-    }
-    break;
-  case TR_OP_AND: for (size_t i = 0; i < n; i++) r[i] = a[i] & b[i]; break;
-  case TR_OP_OR: for (size_t i = 0; i < n; i++) r[i] = a[i] | b[i]; break;
-  case TR_OP_XOR: for (size_t i = 0; i < n; i++) r[i] = a[i] ^ b[i]; break;
-  case TR_OP_SHIFT_LEFT:
-    /* The amount is read as unsigned of the operand width: >= width (a
-     * negative amount included) gives 0. */
-    for (size_t i = 0; i < n; i++) {
-      uint64_t s = b[i] & m;
-      r[i] = s >= (uint64_t)bits ? 0 : a[i] << s;
-    }
-    break;
-  case TR_OP_SHIFT_RIGHT_LOGICAL:
-    for (size_t i = 0; i < n; i++) {
-      uint64_t s = b[i] & m;
-      r[i] = s >= (uint64_t)bits ? 0 : (a[i] & m) >> s;
-    }
-    break;
-  case TR_OP_SHIFT_RIGHT_ARITHMETIC:
-    /* Too far: all sign bits (the top bit, also for unsigned types). */
-    for (size_t i = 0; i < n; i++) {
-      uint64_t s = b[i] & m;
-      int64_t x = ev_sext(dt, a[i]);
-      if (s >= (uint64_t)bits) s = (uint64_t)bits - 1;
-      r[i] = x < 0 ? ~(~(uint64_t)x >> s) : (uint64_t)x >> s;
-    }
-    break;
-  default: TR_ASSERT(!"not an integer binary op");
-  }
+  TR_ASSERT(ev_kernels[op].int2 && "not an integer binary op");
+  ev_kernels[op].int2(dt, a, b, r, n);
 }
 
 /* f32 + - * / max min straight on the stored floats: for these ops the
@@ -1112,4 +1140,63 @@ tr_status ev_reduce_precision(ev_ctx *c, const tr_instr *in, const tr_tensor *x,
   free(a);
   *out = r;
   return TR_OK;
+}
+
+/* ---- completeness of the kernel table ---- */
+
+bool ev_kernels_complete(const tr_op_info *ops, const ev_kernel *kern, tr_buf *why) {
+  for (int op = 0; op < TR_OP_COUNT; op++) {
+    const tr_op_info *o = &ops[op];
+    const ev_kernel *k = &kern[op];
+    tr_opclass c = o->cls;
+    bool unary = c == TR_OPC_UFLOAT || c == TR_OPC_UNUM || c == TR_OPC_UINT;
+    bool binary = c == TR_OPC_BARITH || c == TR_OPC_BBIT;
+    if (!unary && !binary) {
+      if (k->row) {
+        tr_buf_printf(why, "%s has a kernels.def row but is not of a kernel class", o->name);
+        return false;
+      }
+      continue;
+    }
+    if (!k->row) {
+      tr_buf_printf(why, "%s is elementwise (class %d) but has no kernels.def row", o->name, (int)c);
+      return false;
+    }
+    if (k->arity != (unary ? 1 : 2)) {
+      tr_buf_printf(why, "%s: a K%d row for a %s op", o->name, k->arity, unary ? "unary" : "binary");
+      return false;
+    }
+    /* Type families from the types column: "f" floats, "i"/"ip" integers
+     * (and pred), "n"/"a" both. */
+    bool flts = strchr("fna", o->types[0]) != NULL;
+    bool ints = strchr("ina", o->types[0]) != NULL;
+    bool hasf = unary ? k->flt1 != NULL : k->flt2 != NULL;
+    bool hasi = unary ? k->int1 != NULL : k->int2 != NULL;
+    if (flts && !hasf) {
+      tr_buf_printf(why, "%s accepts floats but has no float kernel", o->name);
+      return false;
+    }
+    if (ints && !hasi) {
+      tr_buf_printf(why, "%s accepts integers but has no integer kernel", o->name);
+      return false;
+    }
+    if (!strchr(o->modes, TR_MODE_EXACT)) {
+      tr_buf_printf(why, "%s has kernels but is not marked evaluated (x)", o->name);
+      return false;
+    }
+    if (unary && flts && strcmp(k->srule, "PRED") != 0 && strcmp(k->shadow, "0") == 0) {
+      tr_buf_printf(why, "%s accepts floats but has no shadow value function", o->name);
+      return false;
+    }
+    if (flts && strchr(o->modes, TR_MODE_EMIT) && !k->c) {
+      tr_buf_printf(why, "%s is emitted (e) but has no C float spelling", o->name);
+      return false;
+    }
+    for (int i = 0; i < 3; i++)
+      if (!(k->ulps[i] >= 0)) {
+        tr_buf_printf(why, "%s: negative ulp allowance", o->name);
+        return false;
+      }
+  }
+  return true;
 }

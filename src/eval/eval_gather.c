@@ -11,23 +11,6 @@
 
 #define MAXR TR_TENSOR_MAX_RANK
 
-static const int64_t *iattr(const tr_instr *in, tr_attr_key k, int *n) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  *n = at ? at->n : 0;
-  return at ? at->u.ints : NULL;
-}
-
-static int64_t iattr1(const tr_instr *in, tr_attr_key k) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  return at ? at->u.i : 0;
-}
-
-static bool has(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 /* Row-major next index of dims; false after the last. */
 static bool next_index(int64_t *ix, const int64_t *dims, int rank) {
   for (int d = rank - 1; d >= 0; d--) {
@@ -65,13 +48,13 @@ tr_status ev_gather(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_
                     tr_tensor **out) {
   const tr_shape *s = in->shape;
   int noff, ncol, nmap, nss, nob, nib;
-  const int64_t *off = iattr(in, TR_ATTR_OFFSET_DIMS, &noff);
-  const int64_t *col = iattr(in, TR_ATTR_COLLAPSED_SLICE_DIMS, &ncol);
-  const int64_t *map = iattr(in, TR_ATTR_START_INDEX_MAP, &nmap);
-  const int64_t *ss = iattr(in, TR_ATTR_SLICE_SIZES, &nss);
-  const int64_t *ob = iattr(in, TR_ATTR_OPERAND_BATCHING_DIMS, &nob);
-  const int64_t *ib = iattr(in, TR_ATTR_START_INDICES_BATCHING_DIMS, &nib);
-  int64_t ivd = iattr1(in, TR_ATTR_INDEX_VECTOR_DIM);
+  const int64_t *off = tr_attr_ints(in, TR_ATTR_OFFSET_DIMS, &noff);
+  const int64_t *col = tr_attr_ints(in, TR_ATTR_COLLAPSED_SLICE_DIMS, &ncol);
+  const int64_t *map = tr_attr_ints(in, TR_ATTR_START_INDEX_MAP, &nmap);
+  const int64_t *ss = tr_attr_ints(in, TR_ATTR_SLICE_SIZES, &nss);
+  const int64_t *ob = tr_attr_ints(in, TR_ATTR_OPERAND_BATCHING_DIMS, &nob);
+  const int64_t *ib = tr_attr_ints(in, TR_ATTR_START_INDICES_BATCHING_DIMS, &nib);
+  int64_t ivd = tr_attr_int(in, TR_ATTR_INDEX_VECTOR_DIM, 0);
   if (s->rank > MAXR || x->rank > MAXR || idx->rank > MAXR || nss != x->rank || nob != nib)
     return ev_err(c, in, TR_ERR_INVALID, "malformed gather");
   tr_tensor *r = ev_new(c, in, x->dtype, s->rank, s->dims);
@@ -82,7 +65,7 @@ tr_status ev_gather(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_
   /* Operand dims the offset dims walk, in order. */
   int64_t offop[MAXR], xst[MAXR];
   for (int d = 0, k = 0; d < x->rank; d++)
-    if (!has(col, ncol, d) && !has(ob, nob, d) && k < noff) offop[k++] = d;
+    if (!tr_ints_has(col, ncol, d) && !tr_ints_has(ob, nob, d) && k < noff) offop[k++] = d;
   ev_strides(x->dims, x->rank, xst);
   int64_t o[MAXR] = {0}, sidx[MAXR] = {0}, start[MAXR];
   tr_status st = TR_OK;
@@ -91,7 +74,7 @@ tr_status ev_gather(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_
      * the start indices, skipping the index vector dim. */
     int j = 0;
     for (int d = 0; d < s->rank; d++) {
-      if (has(off, noff, d)) continue;
+      if (tr_ints_has(off, noff, d)) continue;
       if (j == ivd) j++;
       sidx[j++] = o[d];
     }
@@ -127,14 +110,14 @@ tr_status ev_gather(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_
 
 tr_status ev_scatter(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
   int nops = in->noperands, nin = (nops - 1) / 2;
-  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   int nuw, niw, nsd, nib, nsb;
-  const int64_t *uw = iattr(in, TR_ATTR_UPDATE_WINDOW_DIMS, &nuw);
-  const int64_t *iw = iattr(in, TR_ATTR_INSERTED_WINDOW_DIMS, &niw);
-  const int64_t *sd = iattr(in, TR_ATTR_SCATTER_DIMS_TO_OPERAND_DIMS, &nsd);
-  const int64_t *ib = iattr(in, TR_ATTR_INPUT_BATCHING_DIMS, &nib);
-  const int64_t *sb = iattr(in, TR_ATTR_SCATTER_INDICES_BATCHING_DIMS, &nsb);
-  int64_t ivd = iattr1(in, TR_ATTR_INDEX_VECTOR_DIM);
+  const int64_t *uw = tr_attr_ints(in, TR_ATTR_UPDATE_WINDOW_DIMS, &nuw);
+  const int64_t *iw = tr_attr_ints(in, TR_ATTR_INSERTED_WINDOW_DIMS, &niw);
+  const int64_t *sd = tr_attr_ints(in, TR_ATTR_SCATTER_DIMS_TO_OPERAND_DIMS, &nsd);
+  const int64_t *ib = tr_attr_ints(in, TR_ATTR_INPUT_BATCHING_DIMS, &nib);
+  const int64_t *sb = tr_attr_ints(in, TR_ATTR_SCATTER_INDICES_BATCHING_DIMS, &nsb);
+  int64_t ivd = tr_attr_int(in, TR_ATTR_INDEX_VECTOR_DIM, 0);
   if (!k || nin < 1 || nin > 64 || nib != nsb) return ev_err(c, in, TR_ERR_INVALID, "malformed scatter");
   tr_tensor *xs[64], *us[64], *idx;
   for (int i = 0; i < nin; i++) {
@@ -159,12 +142,12 @@ tr_status ev_scatter(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **o
   int64_t usd[MAXR], usz[MAXR], wsz[MAXR], wop[MAXR], xst[MAXR], ust[MAXR];
   int nsc = 0;
   for (int d = 0; d < u->rank; d++)
-    if (!has(uw, nuw, d)) {
+    if (!tr_ints_has(uw, nuw, d)) {
       usd[nsc] = d;
       usz[nsc++] = u->dims[d];
     }
   for (int d = 0, j = 0; d < x->rank; d++)
-    if (!has(iw, niw, d) && !has(ib, nib, d) && j < nuw) wop[j++] = d;
+    if (!tr_ints_has(iw, niw, d) && !tr_ints_has(ib, nib, d) && j < nuw) wop[j++] = d;
   for (int j = 0; j < nuw; j++) wsz[j] = u->dims[uw[j]];
   ev_strides(x->dims, x->rank, xst);
   ev_strides(u->dims, u->rank, ust);

@@ -16,11 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool battr(const tr_instr *in, tr_attr_key k) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  return at && at->u.b;
-}
-
 /* Complex matrices (c64, c128) as XLA's expanders define them
  * (cholesky_expander.cc, triangular_solve_expander.cc): a = l l^H with a
  * real positive diagonal taken from the real part of a's diagonal (the
@@ -72,7 +67,7 @@ tr_status ev_cholesky(ev_ctx *c, const tr_instr *in, const tr_tensor *a, tr_tens
   int r = a->rank;
   if (r < 2 || a->dims[r - 1] != a->dims[r - 2])
     return ev_err(c, in, TR_ERR_INVALID, "cholesky needs square matrices");
-  bool lower = battr(in, TR_ATTR_LOWER); /* XLA's default is upper */
+  bool lower = tr_attr_bool(in, TR_ATTR_LOWER); /* XLA's default is upper */
   tr_tensor *res = ev_new(c, in, a->dtype, r, a->dims);
   if (!res) return TR_ERR_UNSUPPORTED;
   if (tr_dtypes[a->dtype].kind == TR_DK_COMPLEX) {
@@ -144,8 +139,8 @@ static void trsolve_c(const tr_tensor *a, tr_tensor *res, size_t m, size_t rows,
 tr_status ev_triangular_solve(ev_ctx *c, const tr_instr *in, const tr_tensor *a,
                               const tr_tensor *b, tr_tensor **out) {
   int r = a->rank;
-  bool left = battr(in, TR_ATTR_LEFT_SIDE), lower = battr(in, TR_ATTR_LOWER);
-  bool unit = battr(in, TR_ATTR_UNIT_DIAGONAL);
+  bool left = tr_attr_bool(in, TR_ATTR_LEFT_SIDE), lower = tr_attr_bool(in, TR_ATTR_LOWER);
+  bool unit = tr_attr_bool(in, TR_ATTR_UNIT_DIAGONAL);
   const tr_attr *ta = tr_instr_attr(in, TR_ATTR_TRANSPOSE_A);
   bool trans = ta && ta->u.s && strcmp(ta->u.s, "NO_TRANSPOSE") != 0; /* ADJOINT = TRANSPOSE for reals */
   bool adj = trans && strcmp(ta->u.s, "ADJOINT") == 0; /* conjugates complex a */

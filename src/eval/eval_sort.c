@@ -105,7 +105,7 @@ static void find_fast(sorter *s) {
 
 tr_status ev_sort(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
   int n = in->noperands;
-  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIMENSIONS);
   if (!k || !da || da->n != 1 || n < 1 || n > 64) return ev_err(c, in, TR_ERR_INVALID, "malformed sort");
   tr_tensor *xs[64], *res[64] = {0};

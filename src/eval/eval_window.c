@@ -63,7 +63,7 @@ static tr_value *pack(tr_tensor **res, int n, const tr_shape *s) {
 
 tr_status ev_reduce_window(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out) {
   int nin = in->noperands / 2;
-  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   if (!k || nin < 1 || nin > 64) return ev_err(c, in, TR_ERR_INVALID, "malformed reduce-window");
   tr_tensor *xs[128], *res[64] = {0};
   for (int i = 0; i < 2 * nin; i++)
@@ -224,7 +224,7 @@ static tr_value *call2(ev_ctx *c, const tr_instr *in, const tr_comp *k, const tr
  * reverse of the documented (current, source). */
 tr_status ev_select_and_scatter(ev_ctx *c, const tr_instr *in, const tr_tensor *x,
                                 const tr_tensor *src, const tr_tensor *init, tr_tensor **out) {
-  const tr_comp *sel = ev_comp_attr(in, TR_ATTR_SELECT), *sc = ev_comp_attr(in, TR_ATTR_SCATTER);
+  const tr_comp *sel = tr_attr_comp(in, TR_ATTR_SELECT), *sc = tr_attr_comp(in, TR_ATTR_SCATTER);
   int64_t wsize[MAXR], xst[MAXR], o[MAXR] = {0}, w[MAXR] = {0};
   if (!sel || !sc || x->rank > MAXR) return ev_err(c, in, TR_ERR_INVALID, "malformed select-and-scatter");
   const tr_window_dim *win = get_window(in, x->rank, wsize);

@@ -70,7 +70,6 @@ int64_t ev_sext(tr_dtype dt, uint64_t v); /* low bits of v as a signed dt value 
 /* Evaluates computation k on params; *out gets a new reference. */
 tr_status ev_call(ev_ctx *c, const tr_instr *caller, const tr_comp *k, tr_value *const *params,
                   int np, tr_value **out);
-tr_comp *ev_comp_attr(const tr_instr *in, tr_attr_key k);
 /* A new scalar value: element i of t converted to dt. NULL after an error. */
 tr_value *ev_scalar_at(ev_ctx *c, const tr_instr *in, const tr_tensor *t, size_t i, tr_dtype dt);
 /* Whether k's root is op(param, param) on scalars of type dt (a reducer
@@ -91,8 +90,35 @@ tr_status ev_eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value 
 tr_status ev_check_instr(ev_ctx *c, const tr_instr *in);
 
 /* ---- elementwise (eval_elem.c) ---- */
-bool ev_is_unary(tr_op op);
-bool ev_is_binary(tr_op op);
+/* The scalar kernels of one elementwise op (a kernels.def row): array
+ * loops per type family, NULL where the op has none; unrounded float
+ * results (the store rounds), integer results truncated by the store. */
+typedef void ev_flt1(const double *a, double *r, size_t n);
+typedef void ev_flt2(const double *a, const double *b, double *r, size_t n);
+typedef void ev_int1(tr_dtype dt, const uint64_t *a, uint64_t *r, size_t n);
+typedef void ev_int2(tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r, size_t n);
+typedef struct {
+  bool row;          /* the op has a kernels.def row */
+  int arity;         /* 1 (K1) or 2 (K2) */
+  ev_flt1 *flt1;
+  ev_int1 *int1;
+  ev_flt2 *flt2;
+  ev_int2 *int2;
+  const char *shadow; /* unary: the name of shadow mode's value function ("0": none) */
+  const char *srule;  /* unary: the name of its shadow bound rule */
+  const char *c;     /* the emitter's float spelling ($0, $1, $f), or NULL */
+  double cost;       /* scalar operations per element */
+  float ulps[3];     /* default allowance: f64, f32, narrower types */
+} ev_kernel;
+extern const ev_kernel ev_kernels[TR_OP_COUNT];
+/* Checks the op table against the kernel table: every op of a kernel
+ * class (ops.def UFLOAT, UNUM, UINT, BARITH, BBIT) has a row of its arity
+ * with a kernel for each type family its types column accepts (unary
+ * float ops a shadow value function too), is
+ * evaluated (x), has a float spelling where the emitter takes it (e) and
+ * floats are accepted; every row belongs to such an op. false with the
+ * first problem in *why. */
+bool ev_kernels_complete(const tr_op_info *ops, const ev_kernel *kern, tr_buf *why);
 /* Kernels on canonical arrays of n elements of type dt; r may alias
  * operands. Unrounded float results; the store rounds. */
 void ev_int_binary(tr_op op, tr_dtype dt, const uint64_t *a, const uint64_t *b, uint64_t *r,

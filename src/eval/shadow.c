@@ -20,34 +20,22 @@ void tr_ulp_table_default(tr_ulp_table *t) {
   memset(t, 0, sizeof *t);
   for (int d = 0; d < TR_DT_COUNT; d++) {
     if (!tr_dtype_is_float((tr_dtype)d)) continue;
-    bool f64 = d == TR_DT_F64, f32 = d == TR_DT_F32;
+    /* Elementwise ops: their kernels.def row. Correctly rounded IEEE
+     * operations have half an ulp; transcendentals XLA's own CPU accuracy
+     * budgets for f32 and f64 (xla/codegen/intrinsic/accuracy/
+     * accuracy_budget.h), rounded up; types narrower than f32 are
+     * computed in f32 and rounded once, so one ulp of the narrow type
+     * covers them. */
+    int col = d == TR_DT_F64 ? 0 : d == TR_DT_F32 ? 1 : 2;
+    for (int op = 0; op < TR_OP_COUNT; op++)
+      if (ev_kernels[op].row) t->ulps[op][d] = ev_kernels[op].ulps[col];
 #define SET(op, v) t->ulps[TR_OP_##op][d] = (float)(v)
-    /* Correctly rounded in IEEE arithmetic: half an ulp. */
-    SET(ADD, 0.5); SET(SUBTRACT, 0.5); SET(MULTIPLY, 0.5); SET(DIVIDE, 0.5); SET(SQRT, 0.5);
+    /* Correctly rounded: half an ulp; for sums and contractions, of each
+     * addition and product. */
     SET(CONVERT, 0.5); SET(IOTA, 0.5); SET(DOT, 0.5); SET(CONVOLUTION, 0.5);
     SET(REDUCE, 0.5); SET(REDUCE_WINDOW, 0.5); SET(SCATTER, 0.5); SET(SELECT_AND_SCATTER, 0.5);
     /* Per operation of a backward-stable substitution (see shadow_linalg.c). */
     SET(TRIANGULAR_SOLVE, 0.5); SET(CHOLESKY, 0.5);
-    /* Transcendentals: XLA's own CPU accuracy budgets for f32 and f64
-     * (xla/codegen/intrinsic/accuracy/accuracy_budget.h, see
-     * ../shared/notes/xla-semantics.md section 15), rounded up; types
-     * narrower than f32 are computed in f32 and rounded once, so one ulp
-     * of the narrow type covers them. */
-    if (f64) {
-      SET(EXPONENTIAL, 2); SET(EXPONENTIAL_MINUS_ONE, 2); SET(LOG, 2); SET(LOG_PLUS_ONE, 2);
-      SET(TANH, 4); SET(LOGISTIC, 4); SET(ERF, 2); SET(SINE, 2); SET(COSINE, 2); SET(TAN, 2);
-      SET(CBRT, 2); SET(POWER, 2); SET(ATAN2, 2); SET(RSQRT, 1);
-    } else if (f32) {
-      SET(EXPONENTIAL, 6); SET(EXPONENTIAL_MINUS_ONE, 6); SET(LOG, 2); SET(LOG_PLUS_ONE, 2);
-      SET(TANH, 4); SET(LOGISTIC, 8); SET(ERF, 3); SET(SINE, 2); SET(COSINE, 2); SET(TAN, 3);
-      SET(CBRT, 2); SET(POWER, 4); SET(ATAN2, 4); SET(RSQRT, 1);
-    } else {
-      static const tr_op tops[] = {TR_OP_EXPONENTIAL, TR_OP_EXPONENTIAL_MINUS_ONE, TR_OP_LOG,
-                                   TR_OP_LOG_PLUS_ONE, TR_OP_TANH, TR_OP_LOGISTIC, TR_OP_ERF,
-                                   TR_OP_SINE, TR_OP_COSINE, TR_OP_TAN, TR_OP_CBRT, TR_OP_POWER,
-                                   TR_OP_ATAN2, TR_OP_RSQRT};
-      for (size_t i = 0; i < sizeof tops / sizeof tops[0]; i++) t->ulps[tops[i]][d] = 1;
-    }
 #undef SET
   }
 }
@@ -768,8 +756,8 @@ static tr_status sh_instr_rule(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_v
     break;
   case TR_OP_DOT: case TR_OP_CONVOLUTION: arrays = 2; break;
   default:
-    if (ev_is_unary(op)) arrays = 1;
-    else if (ev_is_binary(op)) arrays = 2;
+    if (tr_op_is_unary_kernel(op)) arrays = 1;
+    else if (tr_op_is_binary_kernel(op)) arrays = 2;
   }
   if (arrays > in->noperands) return ev_err(&c->ev, in, TR_ERR_INVALID, "too few operands");
   for (int i = 0; i < arrays; i++)
@@ -834,8 +822,8 @@ static tr_status sh_instr_rule(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_v
       return ev_err(&c->ev, in, TR_ERR_INVALID, "triangular-solve needs 2 array operands");
     return sh_triangular_solve(c, in, ops, out);
   default:
-    if (ev_is_unary(op)) return sh_unary(c, in, ops[0], out);
-    if (ev_is_binary(op)) return sh_binary(c, in, ops[0], ops[1], out);
+    if (tr_op_is_unary_kernel(op)) return sh_unary(c, in, ops[0], out);
+    if (tr_op_is_binary_kernel(op)) return sh_binary(c, in, ops[0], ops[1], out);
     return sh_fallback(c, in, ops, out);
   }
 }

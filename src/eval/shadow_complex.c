@@ -650,7 +650,7 @@ tr_status sh_complex(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
 bool sh_is_complex_arith(const tr_instr *in) {
   tr_op op = in->op;
   if (op == TR_OP_REAL || op == TR_OP_IMAG || op == TR_OP_COMPLEX) return true;
-  if (!(ev_is_unary(op) || ev_is_binary(op) || op == TR_OP_COMPARE || op == TR_OP_CONVERT ||
+  if (!(tr_op_is_unary_kernel(op) || tr_op_is_binary_kernel(op) || op == TR_OP_COMPARE || op == TR_OP_CONVERT ||
         op == TR_OP_DOT || op == TR_OP_CONVOLUTION))
     return false;
   return ev_complex_involved(in);
@@ -783,7 +783,7 @@ static bool cplx_sum_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *
   int nterm_ops = op == TR_OP_SCATTER ? 3 : 2;
   if (!(op == TR_OP_REDUCE || op == TR_OP_REDUCE_WINDOW || op == TR_OP_SCATTER) ||
       in->noperands != nterm_ops || !o->arr || !o->e || tr_dtypes[o->dt].kind != TR_DK_COMPLEX ||
-      !cplx_add_comp(ev_comp_attr(in, TR_ATTR_TO_APPLY), o->dt))
+      !cplx_add_comp(tr_attr_comp(in, TR_ATTR_TO_APPLY), o->dt))
     return false;
   const sh_val *x = ops[0], *y = ops[op == TR_OP_SCATTER ? 2 : 1];
   if (!x->arr || !y->arr || x->dt != o->dt || y->dt != o->dt || x->rank > TR_TENSOR_MAX_RANK)

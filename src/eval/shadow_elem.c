@@ -56,52 +56,63 @@ static long double round_even_l(long double x) {
   return r == 0 ? copysignl(0.0L, x) : r;
 }
 
-static long double flt_unary(tr_op op, long double a) {
-  switch (op) {
-  case TR_OP_ABS: return fabsl(a);
-  case TR_OP_NEGATE: return -a;
-  case TR_OP_SIGN: return (isnan(a) || a == 0) ? a : copysignl(1.0L, a);
-  case TR_OP_FLOOR: return floorl(a);
-  case TR_OP_CEIL: return ceill(a);
-  case TR_OP_ROUND_NEAREST_AFZ: return roundl(a);
-  case TR_OP_ROUND_NEAREST_EVEN: return round_even_l(a);
-  case TR_OP_EXPONENTIAL: return expl(a);
-  case TR_OP_EXPONENTIAL_MINUS_ONE: return expm1l(a);
-  case TR_OP_LOG: return logl(a);
-  case TR_OP_LOG_PLUS_ONE: return log1pl(a);
-  case TR_OP_SQRT: return sqrtl(a);
-  case TR_OP_RSQRT: return 1.0L / sqrtl(a);
-  case TR_OP_CBRT: return cbrtl(a);
-  case TR_OP_TANH: return tanhl(a);
-  case TR_OP_LOGISTIC: return 1.0L / (1.0L + expl(-a));
-  case TR_OP_SINE: return sinl(a);
-  case TR_OP_COSINE: return cosl(a);
-  case TR_OP_TAN: return tanl(a);
-  case TR_OP_ERF: return erfl(a);
-  default: return NAN;
-  }
-}
+/* Shadow values of the unary float ops (kernels.def): sl_* in long
+ * double; sd_* in double, for types up to 32 bits the shadow needs no more
+ * (its 2^-53 is far below their ulps, and the slack covers libm's error),
+ * and double libm is several times faster. */
+static long double sl_abs(long double a) { return fabsl(a); }
+static long double sl_negate(long double a) { return -a; }
+static long double sl_sign(long double a) { return (isnan(a) || a == 0) ? a : copysignl(1.0L, a); }
+static long double sl_floor(long double a) { return floorl(a); }
+static long double sl_ceil(long double a) { return ceill(a); }
+static long double sl_round_afz(long double a) { return roundl(a); }
+static long double sl_round_even(long double a) { return round_even_l(a); }
+static long double sl_exp(long double a) { return expl(a); }
+static long double sl_expm1(long double a) { return expm1l(a); }
+static long double sl_log(long double a) { return logl(a); }
+static long double sl_log1p(long double a) { return log1pl(a); }
+static long double sl_sqrt(long double a) { return sqrtl(a); }
+static long double sl_rsqrt(long double a) { return 1.0L / sqrtl(a); }
+static long double sl_cbrt(long double a) { return cbrtl(a); }
+static long double sl_tanh(long double a) { return tanhl(a); }
+static long double sl_logistic(long double a) { return 1.0L / (1.0L + expl(-a)); }
+static long double sl_sine(long double a) { return sinl(a); }
+static long double sl_cosine(long double a) { return cosl(a); }
+static long double sl_tan(long double a) { return tanl(a); }
+static long double sl_erf(long double a) { return erfl(a); }
+static double sd_exp(double a) { return exp(a); }
+static double sd_expm1(double a) { return expm1(a); }
+static double sd_log(double a) { return log(a); }
+static double sd_log1p(double a) { return log1p(a); }
+static double sd_sqrt(double a) { return sqrt(a); }
+static double sd_rsqrt(double a) { return 1.0 / sqrt(a); }
+static double sd_cbrt(double a) { return cbrt(a); }
+static double sd_tanh(double a) { return tanh(a); }
+static double sd_logistic(double a) { return 1.0 / (1.0 + exp(-a)); }
+static double sd_sine(double a) { return sin(a); }
+static double sd_cosine(double a) { return cos(a); }
+static double sd_tan(double a) { return tan(a); }
+static double sd_erf(double a) { return erf(a); }
 
-/* flt_unary in double: for types up to 32 bits the shadow needs no more
- * (its 2^-53 is far below their ulps, and the slack covers libm's
- * error), and double libm is several times faster. */
+/* The bound rules of kernels.def's SHADOW RULE column. */
+enum { SH_NONE, SH_EXACT, SH_STEP, SH_LIPSCHITZ1, SH_MONOTONE, SH_PRED, SH_INT };
+
+static const struct {
+  long double (*l)(long double);
+  double (*d)(double);
+  int rule;
+} unary_k[TR_OP_COUNT] = {
+#define K1(E, fk, ik, sl, sd, rule, c, cost, u64, u32, un) [TR_OP_##E] = {sl, sd, SH_##rule},
+#define K2(E, fk, ik, c, cost, u64, u32, un)
+#include "../ir/kernels.def"
+#undef K1
+#undef K2
+};
+
+static long double flt_unary(tr_op op, long double a) { return unary_k[op].l(a); }
+
 static double flt_unary_d(tr_op op, double a) {
-  switch (op) {
-  case TR_OP_EXPONENTIAL: return exp(a);
-  case TR_OP_EXPONENTIAL_MINUS_ONE: return expm1(a);
-  case TR_OP_LOG: return log(a);
-  case TR_OP_LOG_PLUS_ONE: return log1p(a);
-  case TR_OP_SQRT: return sqrt(a);
-  case TR_OP_RSQRT: return 1.0 / sqrt(a);
-  case TR_OP_CBRT: return cbrt(a);
-  case TR_OP_TANH: return tanh(a);
-  case TR_OP_LOGISTIC: return 1.0 / (1.0 + exp(-a));
-  case TR_OP_SINE: return sin(a);
-  case TR_OP_COSINE: return cos(a);
-  case TR_OP_TAN: return tan(a);
-  case TR_OP_ERF: return erf(a);
-  default: return (double)flt_unary(op, a);
-  }
+  return unary_k[op].d ? unary_k[op].d(a) : (double)unary_k[op].l(a);
 }
 
 /* Whether the closed interval [lo, hi] (lo < hi) leaves op's domain or
@@ -123,14 +134,13 @@ static void flt_unary1(tr_op op, const sh_fmt *f, double k, bool dbl, long doubl
                        long double *rv, double *re, unsigned char *u) {
   long double r = dbl ? (long double)flt_unary_d(op, (double)a) : flt_unary(op, a);
   long double lo = a - ea, hi = a + ea;
-  switch (op) {
-  case TR_OP_ABS: case TR_OP_NEGATE:
+  switch (unary_k[op].rule) {
+  case SH_EXACT:
     /* Exact and 1-Lipschitz. */
     *rv = r;
     *re = (double)ea;
     return;
-  case TR_OP_SIGN: case TR_OP_FLOOR: case TR_OP_CEIL: case TR_OP_ROUND_NEAREST_AFZ:
-  case TR_OP_ROUND_NEAREST_EVEN:
+  case SH_STEP:
     /* Exact, piecewise constant: uncertain where the ends differ. */
     if (ea > 0 && isfinite(a) && flt_unary(op, lo) != flt_unary(op, hi)) *u = 1;
     *rv = r;
@@ -141,8 +151,8 @@ static void flt_unary1(tr_op op, const sh_fmt *f, double k, bool dbl, long doubl
   long double p = 0;
   if (ea > 0 && isfinite(a)) {
     if (off_domain(op, lo, hi)) *u = 1;
-    if (op == TR_OP_SINE || op == TR_OP_COSINE) {
-      p = ea < 2 ? ea : 2; /* |f'| <= 1 */
+    if (unary_k[op].rule == SH_LIPSCHITZ1) {
+      p = ea < 2 ? ea : 2; /* |f'| <= 1 (sine, cosine: and within [-1, 1]) */
     } else {
       /* Monotone on the interval: the change is largest at an end. In
        * double the ends are widened outward, so the rounded argument of
@@ -213,15 +223,6 @@ static void run_elem(ev_par_fn fn, elem_job *j, size_t n, double cost) {
   ev_par_for(ev_par_threads(cost * (double)n), n, fn, j);
 }
 
-static bool transcendental(tr_op op) {
-  switch (op) {
-  case TR_OP_ABS: case TR_OP_NEGATE: case TR_OP_SIGN: case TR_OP_FLOOR: case TR_OP_CEIL:
-  case TR_OP_ROUND_NEAREST_AFZ: case TR_OP_ROUND_NEAREST_EVEN:
-    return false;
-  default: return true;
-  }
-}
-
 tr_status sh_unary(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out) {
   tr_op op = in->op;
   if (!sh_is_flt(x)) {
@@ -245,7 +246,7 @@ tr_status sh_unary(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out)
   }
   elem_job j = {op, {0}, sh_allow(c, op, x->dt), x, NULL, o};
   sh_fmt_of(x->dt, &j.f);
-  run_elem(unary_chunk, &j, x->n, transcendental(op) ? 100 : 4);
+  run_elem(unary_chunk, &j, x->n, ev_kernels[op].cost);
   *out = o;
   return TR_OK;
 }
@@ -641,6 +642,10 @@ tr_status sh_compare(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_va
         memcpy(sa, &ba, 8);
         memcpy(sb, &bb, 8);
         p[i] = ev_compare_slots(in, x->dt, sa, sb);
+        /* The sign and payload of a NaN an operation makes are not
+         * specified (log(-3) is -NaN on x86, +NaN elsewhere): where the
+         * order hangs on them a correct run may differ. */
+        u = 1;
       } else {
         p[i] = dir == CMP_NE;
       }
@@ -849,7 +854,12 @@ tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh
   sh_fmt_of(x->dt, &src);
   int rbias = e >= se ? sbias : (1 << (e - 1)) - 1;
   f = src;
-  if (m < sm) f.p = (int)m + 1;
+  if (m < sm) {
+    f.p = (int)m + 1;
+    /* the source's subnormals are rounded on their pattern too: their
+     * spacing grows to 2^(emin - m) */
+    f.tiny = ldexp(1.0, f.emin - (int)m);
+  }
   if (e < se) {
     f.emin = 1 - rbias;
     f.maxf = ldexpl(2.0L - ldexpl(1.0L, -(int)(m < sm ? m : sm)), rbias);

@@ -161,7 +161,9 @@ static void reduce_gen(tr_op op, const sh_fmt *f, double k, const sh_val *x, con
   *rv = pr;
   if (!fin) {
     *re = 0;
-    *ru = u | (pmag != pabs); /* inf times an interval holding 0 */
+    /* inf times an interval holding 0; or times finite terms whose
+     * partial product may underflow to 0 in some order (inf * 0 = NaN) */
+    *ru = u | (pmag != pabs) | (!isnan(pr) && small < ldexpl(1.0L, f->emin));
     return;
   }
   long double b = (pmag - pabs) + ((long double)(n - 1) * unit + (long double)(2 * n) * f->slack) * pmag +
@@ -305,7 +307,7 @@ static tr_status reduce_generic(sh_ctx *c, const tr_instr *in, sh_val **ops, int
 
 tr_status sh_reduce(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   int nin = in->noperands / 2;
-  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIMENSIONS);
   if (!k || !da || nin < 1) return ev_err(&c->ev, in, TR_ERR_INVALID, "malformed reduce");
   if (nin > 64) return ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: reduce of more than 64 inputs");
@@ -767,7 +769,7 @@ static int64_t window_at(const tr_window_dim *win, const sh_val *x, const int64_
 }
 
 tr_status sh_reduce_window(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
-  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   const tr_attr *wa = tr_instr_attr(in, TR_ATTR_WINDOW);
   tr_op bop;
   bool swap;
@@ -861,7 +863,7 @@ static tr_tensor *f64_of(sh_ctx *c, const tr_instr *in, const sh_val *a, f64kind
 }
 
 tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
-  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   tr_op bop;
   bool swap;
   const sh_val *x = ops[0];
@@ -965,7 +967,7 @@ tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
  * order the implementation picks: the sum rule. Other scatter
  * computations are conservative. */
 tr_status sh_select_and_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
-  const tr_comp *sel = ev_comp_attr(in, TR_ATTR_SELECT), *sc = ev_comp_attr(in, TR_ATTR_SCATTER);
+  const tr_comp *sel = tr_attr_comp(in, TR_ATTR_SELECT), *sc = tr_attr_comp(in, TR_ATTR_SCATTER);
   const tr_attr *wa = tr_instr_attr(in, TR_ATTR_WINDOW);
   const sh_val *x = ops[0], *src = ops[1], *init = ops[2];
   const tr_shape *s = in->shape;

@@ -31,19 +31,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool battr(const tr_instr *in, tr_attr_key k) {
-  const tr_attr *at = tr_instr_attr(in, k);
-  return at && at->u.b;
-}
-
 tr_status sh_triangular_solve(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   const sh_val *a = ops[0], *b = ops[1];
   int r = a->rank;
   if (in->noperands != 2 || !sh_is_flt(a) || !sh_is_flt(b) || a->dt != b->dt || in->shape->dtype != a->dt ||
       r < 2 || b->rank != r || a->dims[r - 1] != a->dims[r - 2])
     return sh_fallback(c, in, ops, out);
-  bool left = battr(in, TR_ATTR_LEFT_SIDE), lower = battr(in, TR_ATTR_LOWER);
-  bool unit = battr(in, TR_ATTR_UNIT_DIAGONAL);
+  bool left = tr_attr_bool(in, TR_ATTR_LEFT_SIDE), lower = tr_attr_bool(in, TR_ATTR_LOWER);
+  bool unit = tr_attr_bool(in, TR_ATTR_UNIT_DIAGONAL);
   const tr_attr *ta = tr_instr_attr(in, TR_ATTR_TRANSPOSE_A);
   bool trans = ta && ta->u.s && strcmp(ta->u.s, "NO_TRANSPOSE") != 0;
   size_t m = (size_t)a->dims[r - 1];
@@ -141,7 +136,7 @@ tr_status sh_cholesky(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out)
   int r = a->rank;
   if (in->noperands != 1 || !sh_is_flt(a) || in->shape->dtype != a->dt || r < 2 || a->dims[r - 1] != a->dims[r - 2])
     return sh_fallback(c, in, ops, out);
-  bool lower = battr(in, TR_ATTR_LOWER); /* XLA's default is upper */
+  bool lower = tr_attr_bool(in, TR_ATTR_LOWER); /* XLA's default is upper */
   size_t n = (size_t)a->dims[r - 1], nn = n * n, nb = n ? a->n / nn : 0;
   sh_val *o = sh_arr_new(c, in, a->dt, a->rank, a->dims);
   if (!o) return TR_ERR_UNSUPPORTED;

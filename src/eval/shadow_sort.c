@@ -183,7 +183,7 @@ static void find_fast(sorter *s) {
 
 tr_status sh_sort(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   int n = in->noperands;
-  const tr_comp *k = ev_comp_attr(in, TR_ATTR_TO_APPLY);
+  const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIMENSIONS);
   if (!k || !da || da->n != 1 || n < 1 || n > 64) return ev_err(&c->ev, in, TR_ERR_INVALID, "malformed sort");
   for (int i = 0; i < n; i++)

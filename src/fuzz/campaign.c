@@ -194,6 +194,7 @@ typedef struct {
   tr_fuzz_stats st;
   bool warned_log;
   double t0;        /* when this run started */
+  char *fatal;      /* a worker could not start (the target): why */
   tr_target *t;     /* worker: its target */
   const char *target_name, *target_version;
 } camp;
@@ -566,9 +567,12 @@ static cJSON *run_test(camp *c, long t) {
 static void worker_main(camp *c, int in, int out) {
   tr_diag d = {0};
   if (tr_target_open(c->o->target, &c->o->tcfg, &c->t, &d) != TR_OK) {
-    char msg[600];
-    snprintf(msg, sizeof msg, "{\"ev\":\"worker-error\",\"why\":\"cannot open the target\"}\n");
-    write_all(out, msg, strlen(msg));
+    cJSON *ev = cJSON_CreateObject();
+    cJSON_AddStringToObject(ev, "ev", "worker-error");
+    cJSON_AddStringToObject(ev, "why", tr_diag_first(&d) ? tr_diag_first(&d) : "cannot open the target");
+    char *s = cJSON_PrintUnformatted(ev);
+    write_all(out, s, strlen(s));
+    write_all(out, "\n", 1);
     _exit(3);
   }
   FILE *f = fdopen(in, "r");
@@ -672,8 +676,13 @@ static void take_result(camp *c, worker *w, const char *line) {
   cJSON *ev = cJSON_Parse(line);
   if (!ev) return;
   const char *ty = cJSON_GetStringValue(cJSON_GetObjectItem(ev, "ev"));
+  if (ty && strcmp(ty, "worker-error") == 0) {
+    const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(ev, "why"));
+    if (!c->fatal) c->fatal = tr_xstrdup(why ? why : "a worker could not start");
+    cJSON_Delete(ev);
+    return;
+  }
   if (ty && strcmp(ty, "test") != 0) {
-    fprintf(stderr, "trench fuzz: worker: %s\n", line);
     cJSON_Delete(ev);
     return;
   }
@@ -1006,6 +1015,12 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
       short re = pf[k++].revents;
       bool dead = false;
       if (re & (POLLIN | POLLHUP | POLLERR)) dead = !drain(&c, w);
+      if (c.fatal) {
+        /* The target does not open: no test can run. */
+        more = false;
+        reap(w);
+        continue;
+      }
       bool overran = !dead && w->t >= 0 && now_s() - w->since > o->test_timeout_s;
       if ((dead || overran) && w->t >= 0) {
         /* trench's own crash or hang on this test: logged, not retried. */
@@ -1033,6 +1048,12 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
   }
   for (int i = 0; i < nw; i++) reap(&ws[i]);
   free(ws);
+  if (c.fatal) {
+    tr_diag_errorf(d, "the target %s does not start: %s", o->target, c.fatal);
+    free(c.fatal);
+    camp_free(&c);
+    return TR_ERR_USAGE;
+  }
   c.st.wall_s = now_s() - t0;
   c.st.unique = c.nsigs;
   if (o->progress) progress(&c, t0, true);

@@ -94,8 +94,8 @@ int64_t gen_dim(gen_ctx *g) {
   static const int64_t primes[] = {7, 11, 13, 17, 19, 23, 29, 31, 37};
   static const int64_t lanes[] = {7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129};
   int r = (int)gen_below(g, 100);
-  if (r < 3) return 0;
-  if (r < 25) return 1;
+  if (r < 1) return 0;
+  if (r < 22) return 1;
   if (r < 55) return small[gen_below(g, TR_NELEMS(small))];
   if (r < 75) return primes[gen_below(g, TR_NELEMS(primes))];
   return lanes[gen_below(g, TR_NELEMS(lanes))];
@@ -346,7 +346,8 @@ tr_instr *gen_partner(gen_ctx *g, tr_instr *x, tr_dtype dt) {
     int start = (int)gen_below(g, g->npool ? g->npool : 1);
     for (int k = 0; k < g->npool; k++) {
       tr_instr *y = g->pool[(start + k) % g->npool];
-      if (usable(y) && tr_shape_same_dims(y->shape, s) && (y != x || gen_chance(g, 20))) {
+      /* never x itself: x - x, x / x, compare(x, x) say nothing */
+      if (usable(y) && tr_shape_same_dims(y->shape, s) && y != x) {
         if (y->shape->dtype == dt) return y;
         if (!is_cplx(y->shape->dtype) || is_cplx(dt)) return gen_to_dtype(g, y, dt);
       }
@@ -637,7 +638,9 @@ tr_status tr_gen_module(const tr_gen_opts *o, tr_module **out, tr_diag *d) {
   int nouts = 0;
   for (int i = g.c->ninstrs - 1; i >= 0 && nouts < MAXOUT / 2; i--) {
     tr_instr *in = g.c->instrs[i];
-    if (in->nusers == 0 && in->op != TR_OP_PARAMETER && in->op != TR_OP_CONSTANT &&
+    /* a broadcast scalar is one value many times: a weak output */
+    bool splat = in->op == TR_OP_BROADCAST && in->operands[0]->shape->rank == 0;
+    if (in->nusers == 0 && in->op != TR_OP_PARAMETER && in->op != TR_OP_CONSTANT && !splat &&
         in->shape->dtype != TR_DT_TOKEN && tr_shape_count(in->shape) != 0)
       outs[nouts++] = informative(&g, in);
   }

@@ -13,6 +13,11 @@ static bool is_cplx(tr_dtype dt) { return tr_dtypes[dt].kind == TR_DK_COMPLEX; }
 static tr_arena *A(gen_ctx *g) { return g->m->arena; }
 static tr_shape *scalar(gen_ctx *g, tr_dtype dt) { return tr_shape_array(A(g), dt, 0, NULL); }
 
+/* n dims from src (a rank-0 shape has no dims array at all). */
+static void copy_dims(int64_t *dst, const int64_t *src, int n) {
+  if (n > 0) memcpy(dst, src, sizeof(int64_t) * (size_t)n);
+}
+
 static tr_instr *end(gen_ctx *g, tr_instr *in, const tr_shape *decl) {
   return tr_build_end(in, decl, &g->why);
 }
@@ -36,7 +41,11 @@ static bool cplx_op(tr_op op) {
 static tr_instr *operand_for(gen_ctx *g, tr_op op) {
   gen_class k = gen_class_of(tr_ops[op].types);
   bool cplx = cplx_op(op) && gen_chance(g, 50);
-  tr_instr *x = gen_to_class(g, gen_pick(g), k, cplx);
+  /* a value already of the class when the pool has one: conversions
+   * (pred to float and back) lose the information checks need */
+  tr_instr *x = gen_pick(g);
+  for (int tries = 0; tries < 6 && !gen_in_class(x->shape->dtype, k); tries++) x = gen_pick(g);
+  x = gen_to_class(g, x, k, cplx);
   for (int tries = 0; x && tries < 4 && (op == TR_OP_ABS || op == TR_OP_SIGN) &&
                       tr_dtypes[x->shape->dtype].kind == TR_DK_UINT;
        tries++) {
@@ -49,8 +58,10 @@ static tr_instr *operand_for(gen_ctx *g, tr_op op) {
 }
 
 /* ---- elementwise ---- */
+static tr_instr *in_domain(gen_ctx *g, tr_op op, tr_instr *x, int arg);
+
 static tr_instr *mk_unary(gen_ctx *g, tr_op op) {
-  tr_instr *x = operand_for(g, op);
+  tr_instr *x = in_domain(g, op, operand_for(g, op), 0);
   if (!x) return NULL;
   tr_instr *in = tr_build_begin(g->c, op, &x, 1);
   if (op == TR_OP_REDUCE_PRECISION) {
@@ -72,10 +83,43 @@ static tr_instr *mk_unary(gen_ctx *g, tr_op op) {
   return end(g, in, decl);
 }
 
+/* Most of the time an op with a restricted domain gets operands inside
+ * it (log of |x|, a shift by less than the width), so its output says
+ * something; the rest of the time it meets NaN and saturation. */
+static tr_instr *in_domain(gen_ctx *g, tr_op op, tr_instr *x, int arg) {
+  if (!x || !gen_chance(g, 70)) return x;
+  tr_dtype dt = x->shape->dtype;
+  bool flt = tr_dtype_is_float(dt);
+  tr_instr *y = NULL;
+  switch (op) {
+  case TR_OP_LOG: case TR_OP_SQRT: case TR_OP_RSQRT: case TR_OP_LOG_PLUS_ONE:
+    if (flt) y = tr_build_unary(g->c, TR_OP_ABS, x, &g->why);
+    break;
+  case TR_OP_POWER:
+    if (flt && arg == 0) y = tr_build_unary(g->c, TR_OP_ABS, x, &g->why);
+    break;
+  case TR_OP_SHIFT_LEFT: case TR_OP_SHIFT_RIGHT_ARITHMETIC: case TR_OP_SHIFT_RIGHT_LOGICAL:
+    if (arg == 1 && tr_dtype_is_int(dt)) {
+      tr_instr *m = gen_scalar_const(g, dt, (double)(tr_dtypes[dt].bits - 1));
+      int64_t none = 0;
+      tr_instr *b = tr_build_broadcast(g->c, m, x->shape->dims, x->shape->rank, &none, &g->why);
+      y = b ? tr_build_binary(g->c, TR_OP_AND, x, b, &g->why) : NULL;
+    }
+    break;
+  default: break;
+  }
+  if (!y) return x;
+  gen_push(g, y);
+  return y;
+}
+
 static tr_instr *mk_binary(gen_ctx *g, tr_op op) {
-  tr_instr *x = operand_for(g, op);
+  tr_instr *x = in_domain(g, op, operand_for(g, op), 0);
   if (!x) return NULL;
-  tr_instr *y = gen_partner(g, x, x->shape->dtype);
+  /* x + x and x * x (squares) now and then; other ops of x with itself
+   * are constant or uncertain */
+  bool self = (op == TR_OP_ADD || op == TR_OP_MULTIPLY) && gen_chance(g, 5);
+  tr_instr *y = self ? x : in_domain(g, op, gen_partner(g, x, x->shape->dtype), 1);
   return y ? tr_build_binary(g->c, op, x, y, &g->why) : NULL;
 }
 
@@ -109,8 +153,14 @@ static tr_instr *mk_clamp(gen_ctx *g, tr_op op) {
   tr_dtype dt = x->shape->dtype;
   tr_instr *lo, *hi;
   if (gen_chance(g, 50)) {
-    /* scalar bounds, lo <= hi most of the time (lo > hi is defined too) */
-    double a = (double)(gen_below(g, 9) - 4), b = a + (double)gen_below(g, 6) - 1;
+    /* scalar bounds around the data (inputs are mostly within +-3),
+     * lo <= hi most of the time (lo > hi is defined too) */
+    double a = -(double)gen_below(g, 5) / 2, b = (double)gen_below(g, 5) / 2;
+    if (gen_chance(g, 10)) {
+      double t = a;
+      a = b + 1;
+      b = t;
+    }
     lo = gen_scalar_const(g, dt, a);
     hi = gen_scalar_const(g, dt, b);
   } else {
@@ -135,7 +185,13 @@ static tr_instr *mk_convert(gen_ctx *g, tr_op op) {
 
 /* Types of equal width for bitcast-convert (pred and sub-byte excluded). */
 static tr_instr *mk_bitcast_convert(gen_ctx *g, tr_op op) {
+  /* the bits of a computed float are as uncertain as its last ulp: a
+   * leaf or an integer makes a checkable output more often */
   tr_instr *x = gen_pick(g);
+  for (int tries = 0; tries < 4 && tr_dtype_is_float(x->shape->dtype) && x->op != TR_OP_PARAMETER &&
+                      x->op != TR_OP_CONSTANT;
+       tries++)
+    x = gen_pick(g);
   tr_dtype from = x->shape->dtype;
   int bits = tr_dtypes[from].bits;
   if (from == TR_DT_PRED || bits < 8 || is_cplx(from)) return NULL;
@@ -155,7 +211,7 @@ static tr_instr *mk_bitcast_convert(gen_ctx *g, tr_op op) {
   int ob = tr_dtypes[to].bits;
   int64_t dims[8];
   int rank = x->shape->rank;
-  memcpy(dims, x->shape->dims, sizeof(int64_t) * (size_t)rank);
+  copy_dims(dims, x->shape->dims, rank);
   if (ob < bits) {
     if (rank >= 7) return NULL;
     dims[rank++] = bits / ob;
@@ -201,7 +257,7 @@ static tr_instr *mk_broadcast(gen_ctx *g, tr_op op) {
  * add or drop size-1 dims, or flatten. */
 static int reshape_dims(gen_ctx *g, const tr_shape *s, int64_t *dims) {
   int rank = s->rank;
-  memcpy(dims, s->dims, sizeof(int64_t) * (size_t)rank);
+  copy_dims(dims, s->dims, rank);
   int steps = 1 + (int)gen_below(g, 2);
   for (int k = 0; k < steps; k++) {
     int r = (int)gen_below(g, 5);
@@ -257,15 +313,31 @@ static tr_instr *mk_reshape(gen_ctx *g, tr_op op) {
   return tr_build_reshape(g->c, x, dims, rank, &g->why);
 }
 
+/* Rewrite patterns: an op's operand is sometimes made by the op a
+ * simplifier or fusion pass looks for in front of it (a transpose of a
+ * reshape, a slice of a pad or concatenate, a reduce of a broadcast, a dot
+ * of a transpose). */
+static tr_instr *producer(gen_ctx *g, gen_maker mk, tr_op op) {
+  tr_instr *x = mk(g, op);
+  if (!x) return gen_pick(g);
+  gen_push(g, x);
+  return x;
+}
+
 static tr_instr *mk_transpose(gen_ctx *g, tr_op op) {
-  tr_instr *x = gen_pick(g);
+  tr_instr *x = gen_chance(g, 30) ? producer(g, mk_reshape, TR_OP_RESHAPE) : gen_pick(g);
   int64_t perm[8];
   gen_perm(g, perm, x->shape->rank);
   return tr_build_transpose(g->c, x, perm, &g->why);
 }
 
+static tr_instr *mk_pad(gen_ctx *g, tr_op op);
+static tr_instr *mk_concatenate(gen_ctx *g, tr_op op);
+
 static tr_instr *mk_slice(gen_ctx *g, tr_op op) {
-  tr_instr *x = gen_pick(g);
+  int r = (int)gen_below(g, 100);
+  tr_instr *x = r < 15 ? producer(g, mk_pad, TR_OP_PAD)
+                : r < 30 ? producer(g, mk_concatenate, TR_OP_CONCATENATE) : gen_pick(g);
   const tr_shape *s = x->shape;
   tr_slice_dim sl[8];
   for (int d = 0; d < s->rank; d++) {
@@ -331,7 +403,7 @@ static tr_instr *mk_dynamic_update_slice(gen_ctx *g, tr_op op) {
       for (int d = 0; d < s->rank; d++) fits &= y->shape->dims[d] <= s->dims[d];
       if (fits && gen_chance(g, 60)) {
         u = gen_to_dtype(g, y, s->dtype);
-        if (u) memcpy(sizes, y->shape->dims, sizeof(int64_t) * (size_t)s->rank);
+        if (u) copy_dims(sizes, y->shape->dims, s->rank);
       }
     }
   }
@@ -362,7 +434,7 @@ static tr_instr *mk_concatenate(gen_ctx *g, tr_op op) {
     }
     if (!y) {
       int64_t dims[8];
-      memcpy(dims, s->dims, sizeof(int64_t) * (size_t)s->rank);
+      copy_dims(dims, s->dims, s->rank);
       dims[dim] = gen_dim(g);
       if (dims[dim] > 33) dims[dim] = 1 + gen_below(g, 8);
       y = gen_leaf(g, tr_shape_array(A(g), s->dtype, s->rank, dims));
@@ -418,7 +490,10 @@ static tr_instr *mk_iota(gen_ctx *g, tr_op op) {
   tr_dtype dt = gen_dtype(g, GC_NUM, gen_chance(g, 10));
   if (dt == TR_DT_COUNT) return NULL;
   tr_instr *in = tr_build_begin(g->c, op, NULL, 0);
-  tr_build_int(in, TR_ATTR_IOTA_DIMENSION, gen_below(g, rank));
+  /* along a dim of size 1 an iota is all zeros: prefer a longer one */
+  int64_t id = gen_below(g, rank);
+  for (int tries = 0; tries < 4 && dims[id] < 2; tries++) id = gen_below(g, rank);
+  tr_build_int(in, TR_ATTR_IOTA_DIMENSION, id);
   return end(g, in, tr_shape_array(A(g), dt, rank, dims));
 }
 
@@ -445,11 +520,11 @@ static tr_instr *index_array(gen_ctx *g, tr_dtype it, const tr_shape *is, const 
    * which operand dimension it indexes */
   int64_t stride = 1;
   for (int d = is->rank - 1; d > ivd; d--) stride *= is->dims[d];
-  bool dup = gen_chance(g, 30), copy = false;
+  bool dup = gen_chance(g, 15), copy = false;
   for (int64_t i = 0; i < n; i++) {
     int j = ivd < is->rank ? (int)((i / stride) % (k ? k : 1)) : 0;
     /* duplicates: a whole index row repeats the one before it */
-    if (j == 0) copy = dup && i >= k && gen_chance(g, 50);
+    if (j == 0) copy = dup && i >= k && gen_chance(g, 30);
     if (copy) {
       memcpy(data + i * es, data + (i - k) * es, es);
       continue;
@@ -543,7 +618,7 @@ static tr_instr *mk_gather(gen_ctx *g, tr_op op) {
  * non-commutative formula only where indices are unique (the order of
  * duplicate updates is unspecified). */
 static tr_comp *scatter_comp(gen_ctx *g, tr_dtype dt, bool unique) {
-  if (unique && gen_chance(g, 40)) {
+  if (unique && gen_chance(g, 15)) {
     tr_comp *k = tr_build_comp(g->m, gen_comp_name(g, "combine"), false);
     tr_instr *a = tr_build_param(k, scalar(g, dt)), *b = tr_build_param(k, scalar(g, dt));
     tr_instr *r = b;
@@ -588,9 +663,11 @@ static tr_instr *mk_scatter(gen_ctx *g, tr_op op) {
 }
 
 /* ---- reductions and windows ---- */
-/* An init value for a reducer: its identity mostly, else any value. */
+/* The init value of a reducer: its identity. XLA defines reduce and
+ * reduce-window only for a monoid (jax.lax.reduce: "init_values must be an
+ * identity of computation ... if violated the result is undefined"): XLA
+ * CPU drops a non-identity init where a reduced dim has size 1. */
 static tr_instr *init_for(gen_ctx *g, tr_op red, tr_dtype dt) {
-  if (gen_chance(g, 25)) return gen_constant(g, scalar(g, dt));
   double v = red == TR_OP_MULTIPLY || red == TR_OP_AND ? 1 : 0;
   if (red == TR_OP_MAXIMUM) v = tr_dtype_is_float(dt) ? -1e308 : (double)tr_int_min(dt);
   if (red == TR_OP_MINIMUM) v = tr_dtype_is_float(dt) ? 1e308 : (double)tr_int_max(dt);
@@ -619,7 +696,7 @@ static tr_instr *mk_reduce(gen_ctx *g, tr_op op) {
     int64_t dims[2] = {rows[gen_below(g, 4)], 1 + gen_below(g, 3)};
     x = gen_leaf(g, tr_shape_array(A(g), TR_DT_F32, 1 + (int)gen_below(g, 2), dims));
   } else {
-    x = gen_pick(g);
+    x = gen_chance(g, 25) ? producer(g, mk_broadcast, TR_OP_BROADCAST) : gen_pick(g);
   }
   if (x->shape->rank == 0) return NULL;
   tr_dtype dt = x->shape->dtype;
@@ -628,6 +705,16 @@ static tr_instr *mk_reduce(gen_ctx *g, tr_op op) {
   for (int d = 0; d < x->shape->rank; d++)
     if (gen_chance(g, 50)) dims[n++] = d;
   if (!n) dims[n++] = gen_below(g, x->shape->rank);
+  if (x->op == TR_OP_BROADCAST && x->noperands == 1 && x->operands[0]->shape->rank < x->shape->rank &&
+      gen_chance(g, 80)) {
+    /* a reduce of a broadcast over dims the broadcast added: the pattern
+     * simplifiers turn into a multiply (reducing the old dims would leave
+     * copies of one value) */
+    const tr_attr *bm = tr_instr_attr(x, TR_ATTR_DIMENSIONS);
+    n = 0;
+    for (int d = 0; d < x->shape->rank; d++)
+      if (!bm || !has(bm->u.ints, bm->n, d)) dims[n++] = d;
+  }
   if (tr_shape_count(x->shape) > 10000) {
     n = 1;
     dims[0] = 0;
@@ -713,7 +800,8 @@ static tr_instr *mk_select_and_scatter(gen_ctx *g, tr_op op) {
   tr_comp *sel = tr_build_comp(g->m, gen_comp_name(g, "select"), false);
   tr_instr *a = tr_build_param(sel, scalar(g, dt)), *b = tr_build_param(sel, scalar(g, dt));
   tr_build_root(sel, tr_build_compare(sel, a, b, gen_chance(g, 50) ? "GE" : "LE", NULL));
-  tr_instr *ops[3] = {x, src, init_for(g, TR_OP_ADD, dt)};
+  /* the result starts as init everywhere: any value is defined here */
+  tr_instr *ops[3] = {x, src, gen_constant(g, scalar(g, dt))};
   tr_instr *in = tr_build_begin(g->c, op, ops, 3);
   tr_build_window(in, w, s->rank);
   tr_build_callee(in, TR_ATTR_SELECT, sel);
@@ -729,7 +817,7 @@ static tr_dtype contraction_type(gen_ctx *g, tr_instr *x) {
 }
 
 static tr_instr *mk_dot(gen_ctx *g, tr_op op) {
-  tr_instr *x = gen_pick(g);
+  tr_instr *x = gen_chance(g, 20) ? producer(g, mk_transpose, TR_OP_TRANSPOSE) : gen_pick(g);
   const tr_shape *s = x->shape;
   tr_dtype dt = contraction_type(g, x);
   if (dt == TR_DT_COUNT || s->rank > 4) return NULL;
@@ -740,7 +828,7 @@ static tr_instr *mk_dot(gen_ctx *g, tr_op op) {
   for (int i = 0; i < s->rank; i++) {
     int r = (int)gen_below(g, 3);
     if (r == 0 && nb < 2) lb[nb++] = perm[i];
-    else if (r == 1 && nc < 2) lc[nc++] = perm[i];
+    else if (r == 1 && nc < 2 && s->dims[perm[i]] > 0) lc[nc++] = perm[i]; /* an empty sum is 0 */
   }
   /* rhs: batch dims first or anywhere, contracting dims, free dims */
   int nfree = (int)gen_below(g, 3), rrank = nb + nc + nfree;
@@ -767,7 +855,7 @@ static tr_instr *mk_dot(gen_ctx *g, tr_op op) {
   for (int j = g->npool - 1; j >= 0 && !y; j--) {
     tr_instr *c = g->pool[j];
     if (tr_shape_is_array(c->shape) && c->shape->dtype == dt && c->shape->rank == rrank &&
-        !memcmp(c->shape->dims, rd, sizeof(int64_t) * (size_t)rrank))
+        (rrank == 0 || !memcmp(c->shape->dims, rd, sizeof(int64_t) * (size_t)rrank)))
       y = c;
   }
   if (!y) y = gen_leaf(g, tr_shape_array(A(g), dt, rrank, rd));

@@ -218,6 +218,17 @@ static void comp_to_front(tr_module *m) {
 
 static tr_instr *s32_const(tr_comp *c, int64_t v) { return scalar_const(c, TR_DT_S32, (uint64_t)v); }
 
+/* The condition "counter i (from 0, +1 a trip) runs trips times" in one of
+ * the forms compilers meet: i < n, i <= n-1, and mirrored n > i, n-1 >= i. */
+static tr_instr *trip_test(mz *z, tr_comp *c, tr_instr *i, int trips) {
+  switch (rndn(z, 4)) {
+  case 0: return fin(tr_build_compare(c, i, s32_const(c, trips - 1), "LE", NULL));
+  case 1: return fin(tr_build_compare(c, s32_const(c, trips), i, "GT", NULL));
+  case 2: return fin(tr_build_compare(c, s32_const(c, trips - 1), i, "GE", NULL));
+  default: return fin(tr_build_compare(c, i, s32_const(c, trips), "LT", NULL));
+  }
+}
+
 /* A computation (a, b) -> a op b on scalars of dt, for reducers and
  * scatter combiners. */
 static tr_comp *binary_comp(mz *z, tr_op op, tr_dtype dt) {
@@ -307,7 +318,11 @@ static double boundary_value(mz *z, tr_dtype dt) {
     double tiny = ldexp(1.0, 1 - tr_dtypes[dt].bias);
     double cands[] = {0.0,         -0.0,          1.0,   -1.0, mx,  -mx, tiny,
                       tiny / 2,    ldexp(tiny, -tr_dtypes[dt].mbits), 0.5, 2.5, -2.5,
-                      5.0 + rndn(z, 16), -(5.0 + rndn(z, 16)), INFINITY, -INFINITY, NAN, 65504.0, 3.0e38};
+                      5.0 + rndn(z, 16), -(5.0 + rndn(z, 16)), INFINITY, -INFINITY, NAN, 65504.0, 3.0e38,
+                      /* the edges of narrower types a convert may meet:
+                       * f16's smallest normal, subnormals, bf16/f8 max */
+                      ldexp(1.0, -14), ldexp(1.0 + rndn(z, 1023), -24), -ldexp(1.0 + rndn(z, 1023), -24),
+                      3.3895313892515355e38, 448.0, 57344.0};
     for (int tries = 0; tries < 8; tries++) {
       double v = cands[rndn(z, TR_NELEMS(cands))];
       if (isinf(v) && !tr_float_has_inf(dt)) continue;
@@ -559,7 +574,18 @@ static tr_instr *dyn_slice(mz *z, tr_comp *c, tr_instr *x, const int64_t *starts
   int r = x->shape->rank;
   tr_instr *ops[9];
   ops[0] = x;
-  for (int i = 0; i < r; i++) ops[1 + i] = s32_const(c, starts[i]);
+  /* In the entry a start is sometimes an input (an index the inputs draw
+   * in bounds, at the edges or out of them), else the drawn constant. */
+  bool inputs = false;
+  for (int i = 0; i < r; i++) {
+    if (c->is_entry && rndn(z, 3) == 0) {
+      ops[1 + i] = fin(tr_build_param(c, tr_shape_array(A(z), TR_DT_S32, 0, NULL)));
+      inputs = true;
+    } else {
+      ops[1 + i] = s32_const(c, starts[i]);
+    }
+  }
+  if (inputs) tr_drop_entry_layout(z->m);
   tr_instr *in = tr_build_begin(c, TR_OP_DYNAMIC_SLICE, ops, r + 1);
   tr_build_ints(in, TR_ATTR_DYNAMIC_SLICE_SIZES, sizes, r);
   return fin(tr_build_end(in, NULL, NULL));
@@ -667,7 +693,7 @@ static tr_instr *loop_update(mz *z, tr_comp *c, tr_instr *x) {
   comp_to_front(m);
   tr_instr *q = tr_build_param(cond, st);
   tr_instr *qi = fin(tr_build_gte(cond, q, 0, NULL));
-  tr_build_root(cond, fin(tr_build_compare(cond, qi, s32_const(cond, trips), "LT", NULL)));
+  tr_build_root(cond, trip_test(z, cond, qi, trips));
   tr_instr *init[2] = {s32_const(c, 0), x};
   tr_instr *t = fin(tr_build_tuple(c, init, 2, NULL));
   tr_instr *w = tr_build_begin(c, TR_OP_WHILE, &t, 1);
@@ -757,8 +783,9 @@ static bool m_scatter_dup(mz *z) {
   tr_comp *c = x->parent;
   const tr_shape *s = x->shape;
   int r = s->rank;
-  int64_t n = 2 + rndn(z, 6);
-  int64_t row = rndn(z, (int)s->dims[0]);
+  int64_t n = 1 + rndn(z, 7);
+  /* Rows in range mostly; sometimes one past either end (skipped). */
+  int64_t row = rndn(z, 4) ? rndn(z, (int)s->dims[0]) : rndn(z, 2) ? s->dims[0] : -1;
   tr_shape *is = tr_shape_array(A(z), TR_DT_S32, 2, (int64_t[]){n, 1});
   int32_t *iv = tr_arena_alloc(A(z), sizeof(int32_t) * (size_t)n);
   for (int64_t i = 0; i < n; i++) iv[i] = (int32_t)(rndn(z, 4) ? row : rndn(z, (int)s->dims[0]));
@@ -862,21 +889,23 @@ static bool is_wrappable(const tr_instr *in) {
 
 /* A computation taking tuple(operands of x) (plus a leading s32 counter
  * when counter) that recomputes x; returns it and the recomputed value. */
-static tr_comp *body_of(mz *z, tr_instr *x, bool counter, tr_shape **state, tr_instr **val,
+static tr_comp *body_of(mz *z, tr_instr *x, bool counter, int dead, tr_shape **state, tr_instr **val,
                         tr_instr **gtes) {
   char name[48];
   snprintf(name, sizeof name, "mz_region.%d", z->m->next_id);
   tr_comp *b = tr_build_comp(z->m, name, false);
   comp_to_front(z->m);
-  tr_shape *el[9];
+  tr_shape *el[10];
   int n = 0;
+  /* dead: a leading element the loop carries and nobody reads */
+  if (dead) el[n++] = x->operands[0]->shape;
   if (counter) el[n++] = tr_shape_array(A(z), TR_DT_S32, 0, NULL);
   for (int i = 0; i < x->noperands; i++) el[n++] = x->operands[i]->shape;
   if (counter) el[n++] = x->shape;
   *state = tr_shape_tuple(A(z), n, el);
   tr_instr *p = tr_build_param(b, *state);
   for (int i = 0; i < n; i++) gtes[i] = fin(tr_build_gte(b, p, i, NULL));
-  tr_instr *y = tr_build_begin(b, x->op, gtes + (counter ? 1 : 0), x->noperands);
+  tr_instr *y = tr_build_begin(b, x->op, gtes + dead + (counter ? 1 : 0), x->noperands);
   for (int i = 0; i < x->nattrs; i++) {
     if (x->attrs[i].key == TR_ATTR_CONTROL_PREDECESSORS) continue;
     tr_attr *a = tr_instr_add_attr(z->m, y, x->attrs[i].key, x->attrs[i].kind, x->attrs[i].name);
@@ -891,13 +920,14 @@ static bool m_wrap_while(mz *z) {
   if (!x) return say(z, "no instruction to wrap"), false;
   tr_comp *c = x->parent;
   tr_shape *st;
-  tr_instr *val, *g[9];
-  tr_comp *body = body_of(z, x, true, &st, &val, g);
+  tr_instr *val, *g[10];
+  int dead = rndn(z, 2);
+  tr_comp *body = body_of(z, x, true, dead, &st, &val, g);
   if (!val) return say(z, "the instruction does not rebuild"), false;
-  int n = x->noperands + 2;
-  tr_instr *outs[9];
-  outs[0] = fin(tr_build_binary(body, TR_OP_ADD, g[0], s32_const(body, 1), NULL));
-  for (int i = 1; i < n - 1; i++) outs[i] = g[i];
+  int n = x->noperands + 2 + dead;
+  tr_instr *outs[10];
+  for (int i = 0; i < n - 1; i++) outs[i] = g[i];
+  outs[dead] = fin(tr_build_binary(body, TR_OP_ADD, g[dead], s32_const(body, 1), NULL));
   outs[n - 1] = val;
   tr_build_root(body, fin(tr_build_tuple(body, outs, n, NULL)));
   char name[48];
@@ -905,12 +935,13 @@ static bool m_wrap_while(mz *z) {
   tr_comp *cond = tr_build_comp(z->m, name, false);
   comp_to_front(z->m);
   tr_instr *q = tr_build_param(cond, st);
-  tr_instr *qi = fin(tr_build_gte(cond, q, 0, NULL));
-  tr_build_root(cond, fin(tr_build_compare(cond, qi, s32_const(cond, 1), "LT", NULL)));
+  tr_instr *qi = fin(tr_build_gte(cond, q, dead, NULL));
+  tr_build_root(cond, trip_test(z, cond, qi, 1));
   mz_uses u = uses_of(z, x);
-  tr_instr *init[9];
-  init[0] = s32_const(c, 0);
-  for (int i = 0; i < x->noperands; i++) init[1 + i] = x->operands[i];
+  tr_instr *init[10];
+  if (dead) init[0] = x->operands[0];
+  init[dead] = s32_const(c, 0);
+  for (int i = 0; i < x->noperands; i++) init[dead + 1 + i] = x->operands[i];
   /* The result slot starts as a zero-filled value of x's shape. */
   init[n - 1] = splat(c, x, 0);
   if (!init[n - 1]) return false;
@@ -930,11 +961,11 @@ static bool m_wrap_cond(mz *z) {
   if (!x) return say(z, "no instruction to wrap"), false;
   tr_comp *c = x->parent;
   tr_shape *st;
-  tr_instr *val, *g[9];
-  tr_comp *bt = body_of(z, x, false, &st, &val, g);
+  tr_instr *val, *g[10];
+  tr_comp *bt = body_of(z, x, false, 0, &st, &val, g);
   if (!val) return say(z, "the instruction does not rebuild"), false;
   tr_build_root(bt, val);
-  tr_comp *bf = body_of(z, x, false, &st, &val, g);
+  tr_comp *bf = body_of(z, x, false, 0, &st, &val, g);
   if (!val) return false;
   tr_build_root(bf, val);
   mz_uses u = uses_of(z, x);
@@ -1099,12 +1130,168 @@ static bool m_metamorphic(mz *z) {
   return say(z, "no place for the drawn formulation"), false;
 }
 
+static bool is_entry_value(const tr_instr *in) {
+  return is_ranked_value(in) && in->parent->is_entry && in->shape->rank <= 6;
+}
+
+/* A slice of x: per dim a drawn start, limit and stride 1..3. */
+static tr_instr *rand_slice(mz *z, tr_comp *c, tr_instr *x) {
+  tr_slice_dim sd[8];
+  for (int i = 0; i < x->shape->rank; i++) {
+    int64_t d = x->shape->dims[i];
+    sd[i].start = d ? rndn(z, (int)d) : 0;
+    sd[i].limit = sd[i].start + rndn(z, (int)(d - sd[i].start + 1));
+    sd[i].stride = 1 + rndn(z, 3);
+  }
+  tr_instr *sl = tr_build_begin(c, TR_OP_SLICE, &x, 1);
+  tr_build_slice(sl, sd, x->shape->rank);
+  return fin(tr_build_end(sl, NULL, NULL));
+}
+
+static bool m_side_output(mz *z) {
+  tr_instr *x = pick(z, is_entry_value);
+  if (!x) return say(z, "no array value of rank 1..6 in the entry"), false;
+  tr_comp *c = x->parent;
+  int r = x->shape->rank;
+  tr_instr *y = NULL;
+  switch (rndn(z, 4)) {
+  case 0: { /* a slice of a (strided) slice */
+    tr_instr *a = rand_slice(z, c, x);
+    y = a ? rand_slice(z, c, a) : NULL;
+    break;
+  }
+  case 1: { /* a strided slice of an interior-padded pad */
+    tr_pad_dim pd[8];
+    for (int i = 0; i < r; i++) {
+      pd[i].lo = rndn(z, 3);
+      pd[i].hi = rndn(z, 3);
+      pd[i].interior = x->shape->dims[i] > 1 ? 1 + rndn(z, 2) : 0;
+    }
+    tr_instr *ops[2] = {x, scalar_const(c, x->shape->dtype, bits_of(x->shape->dtype, 0))};
+    tr_instr *p = tr_build_begin(c, TR_OP_PAD, ops, 2);
+    tr_build_padding(p, pd, r);
+    p = fin(tr_build_end(p, NULL, NULL));
+    if (!p || tr_shape_count(p->shape) > MZ_MAX_ELEMS) break;
+    if (rndn(z, 2)) {
+      y = rand_slice(z, c, p);
+      break;
+    }
+    /* A slice on the operand's grid inside the pad: starts on an operand
+     * element, strides around the dilation. */
+    tr_slice_dim sd[8];
+    for (int i = 0; i < r; i++) {
+      int64_t d = x->shape->dims[i], step = pd[i].interior + 1;
+      int64_t k = d ? rndn(z, (int)d) : 0;
+      sd[i].start = d ? pd[i].lo + k * step : 0;
+      sd[i].stride = 1 + rndn(z, (int)(step + 2));
+      int64_t end = d ? pd[i].lo + (d - 1) * step + 1 : 0;
+      sd[i].limit = sd[i].start + rndn(z, (int)(end - sd[i].start + 1));
+    }
+    tr_instr *sl = tr_build_begin(c, TR_OP_SLICE, &p, 1);
+    tr_build_slice(sl, sd, r);
+    y = fin(tr_build_end(sl, NULL, NULL));
+    break;
+  }
+  case 2: { /* nested dynamic-slices; the inner starts drawn or inputs */
+    int64_t st[8], sz[8], st2[8], sz2[8];
+    for (int i = 0; i < r; i++) {
+      int64_t d = x->shape->dims[i];
+      if (!d) return say(z, "an empty dim"), false;
+      sz[i] = 1 + rndn(z, (int)d);
+      st[i] = rndn(z, 4) ? rndn(z, (int)(d - sz[i] + 1)) : rndn(z, 2) ? d : -2;
+      sz2[i] = 1 + rndn(z, (int)sz[i]);
+      st2[i] = rndn(z, 3) ? rndn(z, (int)(sz[i] - sz2[i] + 1)) : rndn(z, 2) ? sz[i] : -1;
+    }
+    tr_instr *a = dyn_slice(z, c, x, st, sz);
+    if (!a) return false;
+    tr_instr *ops[9];
+    ops[0] = a;
+    bool param = rndn(z, 2);
+    for (int i = 0; i < r; i++)
+      ops[1 + i] = param && i == 0 ? fin(tr_build_param(z->m->entry, tr_shape_array(A(z), TR_DT_S32, 0, NULL)))
+                                   : s32_const(c, st2[i]);
+    if (param) tr_drop_entry_layout(z->m);
+    tr_instr *b = tr_build_begin(c, TR_OP_DYNAMIC_SLICE, ops, r + 1);
+    tr_build_ints(b, TR_ATTR_DYNAMIC_SLICE_SIZES, sz2, r);
+    y = fin(tr_build_end(b, NULL, NULL));
+    break;
+  }
+  default: { /* a transpose around size-1 dims */
+    int64_t dims[8], perm[8];
+    int nd = 0, ones = 1 + rndn(z, 2);
+    for (int i = 0; i <= r && nd < 8; i++) {
+      if (i < r) dims[nd++] = x->shape->dims[i];
+      if (ones && nd < 8 && rndn(z, 2)) {
+        dims[nd++] = 1;
+        ones--;
+      }
+    }
+    random_layout(z, nd, perm);
+    tr_instr *a = fin(tr_build_reshape(c, x, dims, nd, NULL));
+    y = a ? fin(tr_build_transpose(c, a, perm, NULL)) : NULL;
+    break;
+  }
+  }
+  if (!y) return say(z, "the drawn chain does not build"), false;
+  /* Returned as one more output. */
+  tr_instr *root = c->root, *ys[64];
+  int n = 0;
+  if (root->op == TR_OP_TUPLE && root->noperands < 63) {
+    for (int i = 0; i < root->noperands; i++) ys[n++] = root->operands[i];
+  } else {
+    ys[n++] = root;
+  }
+  ys[n++] = y;
+  tr_instr *t = fin(tr_build_tuple(c, ys, n, NULL));
+  if (!t) return false;
+  c->root = t;
+  tr_drop_entry_layout(z->m);
+  return true;
+}
+
+static bool has_ranked_operand(const tr_instr *in) {
+  if (!is_value(in) || in->op == TR_OP_PARAMETER || !in->parent->is_entry) return false;
+  if (tr_instr_called(in, NULL, 0) > 0 && in->op != TR_OP_REDUCE && in->op != TR_OP_REDUCE_WINDOW) return false;
+  for (int i = 0; i < in->noperands; i++)
+    if (tr_shape_is_array(in->operands[i]->shape) && in->operands[i]->shape->rank >= 1) return true;
+  return false;
+}
+
+static bool m_operand_slice(mz *z) {
+  tr_instr *x = pick(z, has_ranked_operand);
+  if (!x) return say(z, "no instruction with an array operand in the entry"), false;
+  int k = rndn(z, x->noperands);
+  tr_instr *o = x->operands[k];
+  if (!tr_shape_is_array(o->shape) || o->shape->rank < 1) return say(z, "the drawn operand is a scalar"), false;
+  int r = o->shape->rank, d = rndn(z, r);
+  if (o->shape->dims[d] < 2) return say(z, "the drawn dim is too small"), false;
+  tr_slice_dim sd[8];
+  for (int i = 0; i < r; i++) {
+    sd[i].start = 0;
+    sd[i].limit = o->shape->dims[i];
+    sd[i].stride = 1;
+  }
+  sd[d].start = 1 + rndn(z, (int)(o->shape->dims[d] - 1));
+  tr_comp *c = x->parent;
+  tr_instr *sl = tr_build_begin(c, TR_OP_SLICE, &o, 1);
+  tr_build_slice(sl, sd, r);
+  if (!(sl = fin(tr_build_end(sl, NULL, NULL)))) return false;
+  tr_instr_replace_operand(x, k, sl);
+  reorder(c);
+  int at = 0;
+  while (c->instrs[at] != x) at++;
+  if (!reinfer(z, c, at)) return say(z, "the graph does not follow the smaller operand"), false;
+  tr_drop_entry_layout(z->m);
+  return true;
+}
+
 typedef bool (*mz_fn)(mz *z);
 static const mz_fn mz_fns[TR_MUT_COUNT] = {
   m_boundary_size, m_boundary_const, m_dtype_narrow, m_dtype_widen,  m_transpose_chain,
   m_reshape_chain, m_bitcast_copy,   m_unit_dim,     m_layout,       m_dynamic_slice,
   m_in_place,      m_producer_chain, m_scatter_dup,  m_compare,      m_reduce,
   m_wrap_while,    m_wrap_cond,      m_param_to_const, m_const_to_param, m_metamorphic,
+  m_side_output,   m_operand_slice,
 };
 
 /* Tries per mutation: each on a fresh clone with the next seed. */

@@ -101,8 +101,9 @@ static bool attr_equal(const tr_attr *a, const tr_attr *b) {
     return x->nspatial == y->nspatial && x->in_batch == y->in_batch &&
            x->in_feature == y->in_feature && x->k_in == y->k_in && x->k_out == y->k_out &&
            x->out_batch == y->out_batch && x->out_feature == y->out_feature &&
-           !memcmp(x->in_spatial, y->in_spatial, ns) && !memcmp(x->k_spatial, y->k_spatial, ns) &&
-           !memcmp(x->out_spatial, y->out_spatial, ns);
+           (ns == 0 || /* no spatial dims: the arrays may be NULL */
+            (!memcmp(x->in_spatial, y->in_spatial, ns) && !memcmp(x->k_spatial, y->k_spatial, ns) &&
+             !memcmp(x->out_spatial, y->out_spatial, ns)));
   }
   }
   return false;

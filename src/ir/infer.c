@@ -127,12 +127,6 @@ static const char *types_desc(const char *types) {
   return "any";
 }
 
-static bool has(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 /* Element count, or -1 when unknown (dynamic) or too big for int64. */
 static int64_t count(const tr_shape *s) {
   int64_t n = 1;
@@ -184,7 +178,7 @@ static bool dims_ok(ictx *c, const char *name, const int64_t *v, int n, int64_t 
 static bool disjoint(ictx *c, const char *n1, const int64_t *v1, int k1, const char *n2,
                      const int64_t *v2, int k2) {
   for (int i = 0; i < k1; i++)
-    if (has(v2, k2, v1[i]))
+    if (tr_ints_has(v2, k2, v1[i]))
       return bad(c, "%s: dimension %lld is in both %s and %s", c->op, (long long)v1[i], n1, n2);
   return true;
 }
@@ -682,7 +676,7 @@ static bool batching_ok(ictx *c, const char *on, const int64_t *ob, int nob, con
                         int64_t ivd) {
   if (!dims_ok(c, on, ob, nob, o->rank, true) || !dims_ok(c, in, ib, nib, idx->rank, false))
     return false;
-  if (has(ib, nib, ivd))
+  if (tr_ints_has(ib, nib, ivd))
     return bad(c, "%s %s=%s contains index_vector_dim %lld", c->op, in, L(c, ib, nib), (long long)ivd);
   if (nob != nib)
     return bad(c, "%s %s=%s and %s=%s must have the same length", c->op, on, L(c, ob, nob), in,
@@ -731,15 +725,15 @@ static tr_shape *r_gather(ictx *c) {
     if (ss[i] < 0 || (o->dims[i] >= 0 && ss[i] > o->dims[i]))
       return FAIL("gather slice size %lld of dimension %d is not within [0, %lld] of %s",
                   (long long)ss[i], i, (long long)o->dims[i], S(c, o));
-    if ((has(col, ncol, i) || has(ob, nob, i)) && ss[i] > 1)
+    if ((tr_ints_has(col, ncol, i) || tr_ints_has(ob, nob, i)) && ss[i] > 1)
       return FAIL("gather slice size of collapsed or batching dimension %d must be 0 or 1, not %lld",
                   i, (long long)ss[i]);
   }
   tr_shape *r = new_array(c, o->dtype, rr);
   int si = 0, bi = 0;
   for (int i = 0; i < rr; i++) {
-    if (has(off, noff, i)) {
-      while (has(col, ncol, si) || has(ob, nob, si)) si++;
+    if (tr_ints_has(off, noff, i)) {
+      while (tr_ints_has(col, ncol, si) || tr_ints_has(ob, nob, si)) si++;
       r->dims[i] = ss[si++];
     } else {
       if (bi == ivd) bi++;
@@ -797,7 +791,7 @@ static tr_shape *r_scatter(ictx *c) {
   /* Window dims of the updates follow the input dims that are neither
    * inserted nor batching, in order, and may not exceed them. */
   for (int d = 0, k = 0; d < o->rank; d++) {
-    if (has(iw, niw, d) || has(ib, nib, d)) continue;
+    if (tr_ints_has(iw, niw, d) || tr_ints_has(ib, nib, d)) continue;
     int64_t us = u->dims[uw[k]];
     if (us >= 0 && o->dims[d] >= 0 && us > o->dims[d])
       return FAIL("update window dimension %lld of %s (size %lld) exceeds dimension %d of input %s",
@@ -805,7 +799,7 @@ static tr_shape *r_scatter(ictx *c) {
     k++;
   }
   for (int i = 0, bi = 0; i < u->rank; i++) {
-    if (has(uw, nuw, i)) continue;
+    if (tr_ints_has(uw, nuw, i)) continue;
     if (bi == ivd) bi++;
     if (!dim_eq(u->dims[i], ed[bi]))
       return FAIL("scatter dimension %d of updates %s has size %lld but the indices %s give %lld", i,
@@ -918,7 +912,7 @@ static tr_shape *r_reduce(ictx *c) {
   for (int i = 0; i < nin; i++) {
     el[i] = new_array(c, acc[i], o->rank - at->n);
     for (int d = 0, k = 0; d < o->rank; d++)
-      if (!has(at->u.ints, at->n, d)) el[i]->dims[k++] = opnd(c, i)->dims[d];
+      if (!tr_ints_has(at->u.ints, at->n, d)) el[i]->dims[k++] = opnd(c, i)->dims[d];
   }
   return tuple_of(c, el, nin);
 }
@@ -1047,9 +1041,9 @@ static tr_shape *r_dot(ictx *c) {
   int k = 0;
   for (int i = 0; i < nlb; i++) r->dims[k++] = x->dims[lb[i]];
   for (int i = 0; i < x->rank; i++)
-    if (!has(lb, nlb, i) && !has(lc, nlc, i)) r->dims[k++] = x->dims[i];
+    if (!tr_ints_has(lb, nlb, i) && !tr_ints_has(lc, nlc, i)) r->dims[k++] = x->dims[i];
   for (int i = 0; i < y->rank; i++)
-    if (!has(rb, nrb, i) && !has(rc, nrc, i)) r->dims[k++] = y->dims[i];
+    if (!tr_ints_has(rb, nrb, i) && !tr_ints_has(rc, nrc, i)) r->dims[k++] = y->dims[i];
   return r;
 }
 
@@ -1061,7 +1055,7 @@ static bool conv_perm(ictx *c, const char *side, int64_t a, int64_t b, const int
   v[1] = b;
   for (int i = 0; i < ns; i++) v[2 + i] = sp[i];
   for (int i = 0; i < rank; i++) {
-    if (v[i] < 0 || v[i] >= rank || has(v, i, v[i]))
+    if (v[i] < 0 || v[i] >= rank || tr_ints_has(v, i, v[i]))
       return bad(c, "convolution dim_labels: the %s dimensions are not a permutation of 0..%d", side, rank - 1);
   }
   return true;
@@ -1321,6 +1315,98 @@ static tr_shape *r_all_reduce(ictx *c) {
   return tuple_of(c, el, n);
 }
 
+/* Ops of the DECLARED rule whose result XLA's shape inference or verifier
+ * still determines from the operands: the declared shape is checked
+ * against it (a non-complex complex(), a real() of the wrong width, an
+ * rng-bit-generator whose new state differs from its state). The rest
+ * (collectives, custom-call, infeed, ...) stay declared only; the
+ * evaluator runs none of them but custom-call, whose result XLA does not
+ * check either. tr_declared_inferred says which ops are covered. */
+static tr_shape *r_declared(ictx *c) {
+  tr_op op = c->in->op;
+  switch (op) {
+  case TR_OP_COMPLEX: {
+    if (!want_arrays(c, 0, 2)) return NULL;
+    const tr_shape *x = opnd(c, 0), *y = opnd(c, 1);
+    if (!tr_shape_compatible(x, y))
+      return FAIL("operand 1 of complex has shape %s but operand 0 has %s", S(c, y), S(c, x));
+    if (x->dtype != TR_DT_F32 && x->dtype != TR_DT_F64) return c->decl ? clone(c, c->decl) : NULL; /* the verifier's type rule says why */
+    tr_shape *r = clone(c, x);
+    r->dtype = x->dtype == TR_DT_F32 ? TR_DT_C64 : TR_DT_C128;
+    return r;
+  }
+  case TR_OP_REAL: case TR_OP_IMAG: {
+    if (!want_array(c, 0)) return NULL;
+    const tr_shape *x = opnd(c, 0);
+    if (!is_complex(x->dtype) && !is_float(x->dtype)) return c->decl ? clone(c, c->decl) : NULL; /* as for complex */
+    tr_shape *r = clone(c, x);
+    if (x->dtype == TR_DT_C64) r->dtype = TR_DT_F32;
+    if (x->dtype == TR_DT_C128) r->dtype = TR_DT_F64;
+    return r;
+  }
+  case TR_OP_MULHI: case TR_OP_BATCH_NORM_INFERENCE:
+    if (!want_array(c, 0)) return NULL;
+    if (op == TR_OP_MULHI) {
+      if (!want_array(c, 1)) return NULL;
+      if (!tr_shape_compatible(opnd(c, 0), opnd(c, 1)))
+        return FAIL("operand 1 of %s has shape %s but operand 0 has %s", c->op, S(c, opnd(c, 1)),
+                    S(c, opnd(c, 0)));
+      if (!is_int(opnd(c, 0)->dtype)) return FAIL("%s takes integers, not %s", c->op, S(c, opnd(c, 0)));
+    }
+    return clone(c, opnd(c, 0));
+  case TR_OP_SET_DIMENSION_SIZE:
+    if (!want_array(c, 0) || !want_scalar(c, 1, "size")) return NULL;
+    if (opnd(c, 1)->dtype != TR_DT_S32) return FAIL("the size of set-dimension-size must be s32, not %s", S(c, opnd(c, 1)));
+    return clone(c, opnd(c, 0));
+  case TR_OP_GET_DIMENSION_SIZE:
+    if (!want_array(c, 0)) return NULL;
+    return new_array(c, TR_DT_S32, 0);
+  case TR_OP_STOCHASTIC_CONVERT: {
+    if (!want_arrays(c, 0, 2)) return NULL;
+    const tr_shape *d = want_decl(c);
+    if (!d) return NULL;
+    if (!is_float(opnd(c, 0)->dtype)) return FAIL("stochastic-convert takes a float operand, not %s", S(c, opnd(c, 0)));
+    if (!same_dims(opnd(c, 0), opnd(c, 1)))
+      return FAIL("the random bits of stochastic-convert have shape %s but the operand %s", S(c, opnd(c, 1)),
+                  S(c, opnd(c, 0)));
+    tr_shape *r = clone(c, opnd(c, 0));
+    r->dtype = d->dtype;
+    return r;
+  }
+  case TR_OP_RNG_BIT_GENERATOR: {
+    /* XLA's verifier: a (new state, bits) tuple whose state has the
+     * operand's shape; the state is a vector of u64 words. */
+    if (!want_array(c, 0)) return NULL;
+    const tr_shape *st = opnd(c, 0), *d = c->decl;
+    if (st->dtype != TR_DT_U64 || st->rank != 1)
+      return FAIL("the state of rng-bit-generator must be a u64 vector, not %s", S(c, st));
+    if (st->dims[0] >= 0 && st->dims[0] < 2)
+      return FAIL("the state of rng-bit-generator needs at least 2 words, not %s", S(c, st));
+    if (!d || d->dtype != TR_DT_TUPLE || d->nelems != 2 || !is_array(d->elems[1]))
+      return FAIL("rng-bit-generator must produce a (state, bits) tuple, not %s", S(c, d));
+    if (!is_int(d->elems[1]->dtype))
+      return FAIL("rng-bit-generator makes integer bits, not %s", S(c, d->elems[1]));
+    tr_shape *el[2] = {clone(c, st), clone(c, d->elems[1])};
+    return tuple_of(c, el, 2);
+  }
+  default:
+    /* Nothing to infer: the declared shape is trusted; without one there
+     * is no shape and no reason either. */
+    return c->decl ? clone(c, c->decl) : NULL;
+  }
+}
+
+bool tr_declared_inferred(tr_op op) {
+  switch (op) {
+  case TR_OP_COMPLEX: case TR_OP_REAL: case TR_OP_IMAG: case TR_OP_MULHI: case TR_OP_BATCH_NORM_INFERENCE:
+  case TR_OP_SET_DIMENSION_SIZE: case TR_OP_GET_DIMENSION_SIZE: case TR_OP_STOCHASTIC_CONVERT:
+  case TR_OP_RNG_BIT_GENERATOR:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /* Operand count an instruction must have, -1 when variadic. A sparse dot
  * (sparsity=L.1@2:4_R.0@2:4) takes one metadata operand per descriptor. */
 int tr_instr_arity(const tr_instr *in) {
@@ -1394,10 +1480,7 @@ static tr_shape *infer(ictx *c) {
   case TR_RULE_GTE: return r_gte(c);
   case TR_RULE_ADD_DEPENDENCY: return clone(c, opnd(c, 0));
   case TR_RULE_ALL_REDUCE: return r_all_reduce(c);
-  case TR_RULE_DECLARED:
-    /* Nothing to infer: the declared shape is trusted; without one there
-     * is no shape and no reason either. */
-    return c->decl ? clone(c, c->decl) : NULL;
+  case TR_RULE_DECLARED: return r_declared(c);
   }
   return FAIL("%s has no shape rule", c->op);
 }

@@ -9,7 +9,7 @@
 
 /* ---- the op table ---- */
 typedef enum {
-#define X(E, name, arity, rule, types, flags, attrs, w) TR_OP_##E,
+#define X(E, name, arity, rule, types, flags, attrs, w, cls, modes) TR_OP_##E,
 #include "ops.def"
 #undef X
   TR_OP_COUNT
@@ -33,11 +33,27 @@ typedef enum {
 enum {
   TR_OPF_E = 1 << 0, /* elementwise */
   TR_OPF_C = 1 << 1, /* commutative */
-  TR_OPF_A = 1 << 2, /* associative (over exact values) */
   TR_OPF_I = 1 << 3, /* idempotent */
   TR_OPF_S = 1 << 4, /* has side effects / talks to the outside */
   TR_OPF_K = 1 << 5  /* in trench's core op set */
 };
+
+/* Op classes (ops.def's CLASS column). */
+typedef enum {
+  TR_OPC_UFLOAT, TR_OPC_UNUM, TR_OPC_UINT, TR_OPC_BARITH, TR_OPC_BBIT, TR_OPC_COMPARE,
+  TR_OPC_SELECT, TR_OPC_CONVERT, TR_OPC_LEAF, TR_OPC_MOVE, TR_OPC_REDUCE, TR_OPC_LINALG,
+  TR_OPC_SORT, TR_OPC_CONTROL, TR_OPC_COLLECTIVE, TR_OPC_EFFECT, TR_OPC_GENERIC
+} tr_opclass;
+
+/* Modes an op can work in (ops.def's modes column, one letter each). */
+typedef enum {
+  TR_MODE_EXACT = 'x',    /* the exact reference interpreter */
+  TR_MODE_SHADOW = 's',   /* a shadow bound rule of its own */
+  TR_MODE_EMIT = 'e',     /* the C emitter */
+  TR_MODE_GENERATE = 'g', /* the module generator */
+  TR_MODE_SYMBOLIC = 'y', /* the symbolic reference */
+  TR_MODE_TORCH = 't'     /* translation to torch */
+} tr_mode;
 
 typedef struct {
   const char *name;  /* HLO spelling */
@@ -47,10 +63,18 @@ typedef struct {
   unsigned flags;    /* TR_OPF_* */
   const char *attrs; /* modelled attributes, '+' = required */
   int weight;        /* generator weight */
+  tr_opclass cls;    /* op class */
+  const char *modes; /* tr_mode letters */
 } tr_op_info;
 
 extern const tr_op_info tr_ops[TR_OP_COUNT];
 bool tr_op_lookup(const char *s, size_t n, tr_op *op);
+/* Whether op works in mode m (its modes column has the letter). */
+bool tr_op_can(tr_op op, tr_mode m);
+/* Whether op is an elementwise unary or binary op with scalar kernels
+ * (classes UFLOAT, UNUM, UINT; BARITH, BBIT). */
+bool tr_op_is_unary_kernel(tr_op op);
+bool tr_op_is_binary_kernel(tr_op op);
 
 /* ---- attributes ---- */
 typedef enum {
@@ -182,6 +206,9 @@ struct tr_instr {
   int nusers, capusers;
   tr_attr *attrs;       /* in the order written */
   int nattrs;
+  tr_attr *attrs_buf;   /* the array tr_instr_add_attr grows in place while
+                           attrs is still it, and its capacity */
+  int capattrs;
   tr_literal *literal;  /* constant only */
   int64_t param_index;  /* parameter only */
   tr_comp *parent;      /* owning computation */
@@ -254,6 +281,15 @@ void tr_comp_remove(tr_comp *c, tr_instr *in);
 void tr_module_callee_order(const tr_module *m, tr_comp **out);
 
 tr_attr *tr_instr_attr(const tr_instr *in, tr_attr_key k);
+/* Typed attribute getters: the value of attribute k of in when it is there
+ * with the expected kind; otherwise NULL (and *n = 0), def or false. */
+const int64_t *tr_attr_ints(const tr_instr *in, tr_attr_key k, int *n);
+int64_t tr_attr_int(const tr_instr *in, tr_attr_key k, int64_t def);
+bool tr_attr_bool(const tr_instr *in, tr_attr_key k);
+const char *tr_attr_ident(const tr_instr *in, tr_attr_key k);
+tr_comp *tr_attr_comp(const tr_instr *in, tr_attr_key k);
+/* Whether x is one of v[0..n) (a dimension list holds d). */
+bool tr_ints_has(const int64_t *v, int n, int64_t x);
 /* Appends an attribute; returns it for the caller to fill. */
 tr_attr *tr_instr_add_attr(tr_module *m, tr_instr *in, tr_attr_key k,
                            tr_attr_kind kind, const char *name);
@@ -340,5 +376,8 @@ tr_shape *tr_infer_shape(tr_arena *a, const tr_instr *in, tr_buf *why);
 /* Operands an instruction must have (-1: variadic); a sparse dot takes one
  * more per sparsity descriptor. */
 int tr_instr_arity(const tr_instr *in);
+/* Whether the verifier infers the result of op although its rule is
+ * TR_RULE_DECLARED (complex, real, imag, rng-bit-generator, ...). */
+bool tr_declared_inferred(tr_op op);
 
 #endif

@@ -8,19 +8,17 @@
 #define K TR_OPF_K
 #define E TR_OPF_E
 #define C TR_OPF_C
-#define A TR_OPF_A
 #define I TR_OPF_I
 #define S TR_OPF_S
 const tr_op_info tr_ops[TR_OP_COUNT] = {
-#define X(En, name, arity, rule, types, flags, attrs, w) \
-  {name, arity, TR_RULE_##rule, types, (unsigned)(flags), attrs, w},
+#define X(En, name, arity, rule, types, flags, attrs, w, cls, modes) \
+  {name, arity, TR_RULE_##rule, types, (unsigned)(flags), attrs, w, TR_OPC_##cls, modes},
 #include "ops.def"
 #undef X
 };
 #undef K
 #undef E
 #undef C
-#undef A
 #undef I
 #undef S
 
@@ -29,6 +27,21 @@ const tr_attr_info tr_attrs[TR_ATTR_COUNT] = {
 #include "attrs.def"
 #undef X
 };
+
+bool tr_op_can(tr_op op, tr_mode m) {
+  return (unsigned)op < TR_OP_COUNT && strchr(tr_ops[op].modes, (int)m) != NULL;
+}
+
+bool tr_op_is_unary_kernel(tr_op op) {
+  if ((unsigned)op >= TR_OP_COUNT) return false;
+  tr_opclass c = tr_ops[op].cls;
+  return c == TR_OPC_UFLOAT || c == TR_OPC_UNUM || c == TR_OPC_UINT;
+}
+
+bool tr_op_is_binary_kernel(tr_op op) {
+  if ((unsigned)op >= TR_OP_COUNT) return false;
+  return tr_ops[op].cls == TR_OPC_BARITH || tr_ops[op].cls == TR_OPC_BBIT;
+}
 
 bool tr_op_lookup(const char *s, size_t n, tr_op *op) {
   for (int i = 0; i < TR_OP_COUNT; i++) {
@@ -341,14 +354,52 @@ tr_attr *tr_instr_attr(const tr_instr *in, tr_attr_key k) {
   return NULL;
 }
 
+const int64_t *tr_attr_ints(const tr_instr *in, tr_attr_key k, int *n) {
+  const tr_attr *at = tr_instr_attr(in, k);
+  bool ok = at && at->kind == TR_AK_INTS;
+  *n = ok ? at->n : 0;
+  return ok ? at->u.ints : NULL;
+}
+
+int64_t tr_attr_int(const tr_instr *in, tr_attr_key k, int64_t def) {
+  const tr_attr *at = tr_instr_attr(in, k);
+  return at && at->kind == TR_AK_INT ? at->u.i : def;
+}
+
+bool tr_attr_bool(const tr_instr *in, tr_attr_key k) {
+  const tr_attr *at = tr_instr_attr(in, k);
+  return at && at->kind == TR_AK_BOOL && at->u.b;
+}
+
+const char *tr_attr_ident(const tr_instr *in, tr_attr_key k) {
+  const tr_attr *at = tr_instr_attr(in, k);
+  return at && at->kind == TR_AK_IDENT ? at->u.s : NULL;
+}
+
+tr_comp *tr_attr_comp(const tr_instr *in, tr_attr_key k) {
+  const tr_attr *at = tr_instr_attr(in, k);
+  return at && at->kind == TR_AK_COMP ? at->u.comp : NULL;
+}
+
+bool tr_ints_has(const int64_t *v, int n, int64_t x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
 tr_attr *tr_instr_add_attr(tr_module *m, tr_instr *in, tr_attr_key k,
                            tr_attr_kind kind, const char *name) {
-  /* Attribute lists are short; copying on each append keeps the struct
-   * simple and the total cost small. */
-  tr_attr *na = tr_arena_alloc(m->arena, sizeof(tr_attr) * (size_t)(in->nattrs + 1));
-  if (in->nattrs) memcpy(na, in->attrs, sizeof(tr_attr) * (size_t)in->nattrs);
-  in->attrs = na;
-  tr_attr *at = &na[in->nattrs++];
+  /* Doubling, so an instruction with many attributes costs linear time
+   * and memory. The array grows in place only while attrs is still the
+   * one made here: one set or shared by other code is copied first. */
+  if (in->attrs != in->attrs_buf || in->nattrs >= in->capattrs) {
+    int cap = in->nattrs < 4 ? 4 : in->nattrs * 2;
+    tr_attr *na = tr_arena_alloc(m->arena, sizeof(tr_attr) * (size_t)cap);
+    if (in->nattrs) memcpy(na, in->attrs, sizeof(tr_attr) * (size_t)in->nattrs);
+    in->attrs = in->attrs_buf = na;
+    in->capattrs = cap;
+  }
+  tr_attr *at = &in->attrs[in->nattrs++];
   at->key = k;
   at->kind = kind;
   at->name = name ? tr_arena_strdup(m->arena, name)

@@ -9,63 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- name tables: open addressing, string -> pointer ---- */
-typedef struct {
-  const char **keys; /* NULL = empty slot */
-  void **vals;       /* values */
-  size_t cap, n;     /* slots (power of two) and entries */
-} ntab;
-
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
-static void ntab_free(ntab *t) {
-  free(t->keys);
-  free(t->vals);
-  memset(t, 0, sizeof *t);
-}
-
-static void ntab_put(ntab *t, const char *k, void *v);
-
-static void ntab_grow(ntab *t) {
-  ntab o = *t;
-  t->cap = o.cap ? o.cap * 2 : 64;
-  t->n = 0;
-  t->keys = tr_xcalloc(t->cap, sizeof(char *));
-  t->vals = tr_xcalloc(t->cap, sizeof(void *));
-  for (size_t i = 0; i < o.cap; i++)
-    if (o.keys[i]) ntab_put(t, o.keys[i], o.vals[i]);
-  free(o.keys);
-  free(o.vals);
-}
-
-static void ntab_put(ntab *t, const char *k, void *v) {
-  if ((t->n + 1) * 2 > t->cap) ntab_grow(t);
-  size_t i = hash_str(k) & (t->cap - 1);
-  while (t->keys[i] && strcmp(t->keys[i], k) != 0) i = (i + 1) & (t->cap - 1);
-  if (!t->keys[i]) t->n++;
-  t->keys[i] = k;
-  t->vals[i] = v;
-}
-
-static void *ntab_get(const ntab *t, const char *k) {
-  if (!t->cap) return NULL;
-  size_t i = hash_str(k) & (t->cap - 1);
-  while (t->keys[i]) {
-    if (strcmp(t->keys[i], k) == 0) return t->vals[i];
-    i = (i + 1) & (t->cap - 1);
-  }
-  return NULL;
-}
-
-static void ntab_clear(ntab *t) {
-  if (t->cap) memset(t->keys, 0, t->cap * sizeof(char *));
-  t->n = 0;
-}
-
 /* ---- parser state ---- */
 typedef struct {
   lexer lx;              /* token source */
@@ -75,8 +18,11 @@ typedef struct {
   const tr_parse_opts *opts; /* options (never NULL) */
   tr_module *m;          /* module being built */
   tr_comp *comp;         /* computation being built */
-  ntab names;            /* instruction names of comp */
-  ntab comps;            /* computation names */
+  tr_strmap names;       /* instruction names of comp */
+  tr_strmap comps;       /* computation names */
+  tr_strmap anames;      /* attribute names of anames_for, an instruction
+                            with many (duplicates found in linear time) */
+  const tr_instr *anames_for;
   bool failed;           /* an error was reported */
   int depth;             /* nesting of shapes, literals, nested instructions */
   size_t lc_off;         /* line/col cache: offset ... */
@@ -815,13 +761,13 @@ static tr_comp *parse_inline_comp(parser *p) {
   char name[256];
   for (int k = 0;; k++) {
     snprintf(name, sizeof name, "%.200s.inline%s%.0d", outer ? outer->name : "module", k ? "." : "", k);
-    if (!ntab_get(&p->comps, name)) break;
+    if (!tr_strmap_get(&p->comps, name)) break;
   }
   if (p->depth >= MAX_DEPTH) {
     perr(p, lbrace, "inline computations nested too deeply");
     return NULL;
   }
-  ntab saved = p->names;
+  tr_strmap saved = p->names;
   memset(&p->names, 0, sizeof p->names);
   tr_comp *c = tr_comp_new(p->m, name);
   linecol(p, lbrace, &c->line, &c->col);
@@ -829,11 +775,11 @@ static tr_comp *parse_inline_comp(parser *p) {
   p->depth++;
   bool ok = advance(p) && parse_body(p, c, lbrace) && bind_params(p, c, lbrace);
   p->depth--;
-  ntab_free(&p->names);
+  tr_strmap_free(&p->names);
   p->names = saved;
   p->comp = outer;
   if (!ok) return NULL;
-  ntab_put(&p->comps, c->name, c);
+  tr_strmap_put(&p->comps, c->name, c);
   /* Move it in front of the computation that uses it. */
   tr_module *m = p->m;
   int at = m->ncomps - 1;
@@ -856,7 +802,7 @@ static tr_comp *lookup_comp(parser *p) {
     return NULL;
   }
   char *nm = tok_word(p);
-  tr_comp *c = ntab_get(&p->comps, nm);
+  tr_comp *c = tr_strmap_get(&p->comps, nm);
   if (!c) {
     perr(p, p->tok.off, "unknown computation '%s' (computations must be defined before they are called)", nm);
     return NULL;
@@ -870,7 +816,7 @@ static tr_instr *lookup_instr(parser *p) {
     return NULL;
   }
   char *nm = tok_word(p);
-  tr_instr *in = ntab_get(&p->names, nm);
+  tr_instr *in = tr_strmap_get(&p->names, nm);
   if (!in) {
     perr(p, p->tok.off, "unknown instruction '%s' in computation '%s' (operands must be defined before use)",
          nm, p->comp->name);
@@ -1008,8 +954,18 @@ static bool parse_attr(parser *p, tr_instr *in) {
   if (p->tok.kind != TK_ATTR) return expected(p, "an attribute such as dimensions={0}");
   size_t off = p->tok.off;
   char *name = tok_word(p);
-  for (int i = 0; i < in->nattrs; i++)
-    if (strcmp(in->attrs[i].name, name) == 0) return perr(p, off, "duplicate attribute '%s'", name);
+  bool dup = false;
+  if (in->nattrs < 16) {
+    for (int i = 0; i < in->nattrs && !dup; i++) dup = strcmp(in->attrs[i].name, name) == 0;
+  } else {
+    if (p->anames_for != in) { /* a fresh table: clearing a big one would cost its size */
+      tr_strmap_free(&p->anames);
+      for (int i = 0; i < in->nattrs; i++) tr_strmap_put(&p->anames, in->attrs[i].name, &in->attrs[i]);
+      p->anames_for = in;
+    }
+    dup = tr_strmap_get(&p->anames, name) != NULL;
+  }
+  if (dup) return perr(p, off, "duplicate attribute '%s'", name);
   tr_attr_key k;
   tr_attr_kind kind = TR_AK_RAW;
   /* A start carries the attributes of its synchronous op. */
@@ -1023,6 +979,7 @@ static bool parse_attr(parser *p, tr_instr *in) {
   }
   if (kind == TR_AK_RAW) {
     tr_attr *at = tr_instr_add_attr(p->m, in, TR_ATTR_RAW, TR_AK_RAW, name);
+    if (p->anames_for == in) tr_strmap_put(&p->anames, at->name, at);
     size_t s, e;
     const char *err;
     if (!lex_raw_value(&p->lx, &s, &e, &err)) return perr(p, p->lx.pos, "%s", err);
@@ -1031,15 +988,16 @@ static bool parse_attr(parser *p, tr_instr *in) {
     return advance(p);
   }
   tr_attr *at = tr_instr_add_attr(p->m, in, k, kind, name);
+  if (p->anames_for == in) tr_strmap_put(&p->anames, at->name, at);
   if (!advance(p)) return false;
   return parse_typed_attr(p, at, off);
 }
 
 /* ---- instructions ---- */
 static bool add_name(parser *p, tr_instr *in, size_t off) {
-  if (ntab_get(&p->names, in->name))
+  if (tr_strmap_get(&p->names, in->name))
     return perr(p, off, "duplicate instruction name '%s' in computation '%s'", in->name, p->comp->name);
-  ntab_put(&p->names, in->name, in);
+  tr_strmap_put(&p->names, in->name, in);
   return true;
 }
 
@@ -1055,11 +1013,11 @@ static tr_instr *compact_gte(parser *p, tr_instr *t, int64_t idx, size_t off) {
   }
   char nm[512];
   snprintf(nm, sizeof nm, "%s_%lld", t->name, (long long)idx);
-  tr_instr *g = ntab_get(&p->names, nm);
+  tr_instr *g = tr_strmap_get(&p->names, nm);
   if (g && g->op == TR_OP_GET_TUPLE_ELEMENT && g->operands[0] == t) return g;
   for (int k = 2; g; k++) {
     snprintf(nm, sizeof nm, "%s_%lld.%d", t->name, (long long)idx, k);
-    g = ntab_get(&p->names, nm);
+    g = tr_strmap_get(&p->names, nm);
     if (g && g->op == TR_OP_GET_TUPLE_ELEMENT && g->operands[0] == t) return g;
   }
   g = tr_instr_new(p->m, TR_OP_GET_TUPLE_ELEMENT, nm, t->shape->elems[idx]);
@@ -1068,7 +1026,7 @@ static tr_instr *compact_gte(parser *p, tr_instr *t, int64_t idx, size_t off) {
   tr_attr *at = tr_instr_add_attr(p->m, g, TR_ATTR_INDEX, TR_AK_INT, NULL);
   at->u.i = idx;
   linecol(p, off, &g->line, &g->col);
-  ntab_put(&p->names, g->name, g);
+  tr_strmap_put(&p->names, g->name, g);
   return g;
 }
 
@@ -1094,7 +1052,7 @@ static bool parse_operands(parser *p, tr_instr *in, tr_instr ***ops, int *nops) 
       int k = 0;
       do snprintf(nm, sizeof nm, "%.*s.anon%s%.0d", (int)p->tok.wlen, p->src->text + p->tok.woff,
                    k ? "." : "", k);
-      while (ntab_get(&p->names, nm) && ++k);
+      while (tr_strmap_get(&p->names, nm) && ++k);
       if (++p->depth > MAX_DEPTH) return perr(p, p->tok.off, "instructions nested too deeply");
       if (!(x = parse_rhs(p, os, tr_arena_strdup(p->m->arena, nm), p->tok.off, true))) return false;
       p->depth--;
@@ -1202,7 +1160,7 @@ static tr_instr *parse_rhs(parser *p, tr_shape *shape, const char *name, size_t 
     if (!advance(p) || !parse_attr(p, in)) return NULL;
   }
   if (op == TR_OP_CONSTANT && in->literal->elided && p->opts->fill_elided)
-    fill_elided(p->m->arena, in->literal, hash_str(in->name));
+    fill_elided(p->m->arena, in->literal, tr_hash_str(in->name));
   if (!in->shape) {
     tr_buf why = {0};
     in->shape = tr_infer_shape(p->m->arena, in, &why);
@@ -1266,7 +1224,7 @@ static bool parse_computation(parser *p) {
     return expected(p, "a computation name");
   size_t name_off = p->tok.off;
   char *name = tok_word(p);
-  if (ntab_get(&p->comps, name)) return perr(p, name_off, "duplicate computation name '%s'", name);
+  if (tr_strmap_get(&p->comps, name)) return perr(p, name_off, "duplicate computation name '%s'", name);
   if (!advance(p)) return false;
   tr_shape *sig = NULL;
   if (p->tok.kind == TK_LPAREN) {
@@ -1290,7 +1248,7 @@ static bool parse_computation(parser *p) {
   linecol(p, name_off, &c->line, &c->col);
   c->is_entry = entry;
   p->comp = c;
-  ntab_clear(&p->names);
+  tr_strmap_clear(&p->names);
   if (!parse_body(p, c, lbrace)) return false;
   if (p->tok.kind == TK_COMMA && peek_kind(p) == TK_ATTR) {
     if (!advance(p)) return false;
@@ -1312,7 +1270,7 @@ static bool parse_computation(parser *p) {
     return false;
   }
   if (!bind_params(p, c, start)) return false;
-  ntab_put(&p->comps, c->name, c);
+  tr_strmap_put(&p->comps, c->name, c);
   return true;
 }
 
@@ -1455,8 +1413,9 @@ tr_module *tr_parse(const char *file, const char *text, size_t len, const tr_par
   const char *nul = memchr(text, 0, len);
   bool ok = nul ? perr(&p, (size_t)(nul - text), "NUL byte in text") : parse_module(&p);
   lex_free(&p.lx);
-  ntab_free(&p.names);
-  ntab_free(&p.comps);
+  tr_strmap_free(&p.names);
+  tr_strmap_free(&p.anames);
+  tr_strmap_free(&p.comps);
   if (!ok || p.failed) {
     tr_module_free(p.m);
     return NULL;

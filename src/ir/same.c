@@ -20,41 +20,16 @@ typedef struct {
   char **keys;    /* by number */
   char **shows;   /* by number: the key with operands as opcodes, for diffs */
   int n, cap;
-  int *slots;     /* open addressing: number + 1, 0 empty */
-  size_t nslots;
+  tr_strmap index; /* key -> number + 1 */
 } keytab;
-
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
-static void tab_grow(keytab *t) {
-  size_t ns = t->nslots ? t->nslots * 2 : 1024;
-  int *sl = tr_xcalloc(ns, sizeof *sl);
-  for (int i = 0; i < t->n; i++) {
-    size_t h = (size_t)hash_str(t->keys[i]) & (ns - 1);
-    while (sl[h]) h = (h + 1) & (ns - 1);
-    sl[h] = i + 1;
-  }
-  free(t->slots);
-  t->slots = sl;
-  t->nslots = ns;
-}
 
 /* The number of key (taking ownership of key and show when new). */
 static int tab_intern(keytab *t, char *key, char *show) {
-  if ((size_t)(t->n + 1) * 2 > t->nslots) tab_grow(t);
-  size_t h = (size_t)hash_str(key) & (t->nslots - 1);
-  while (t->slots[h]) {
-    int i = t->slots[h] - 1;
-    if (strcmp(t->keys[i], key) == 0) {
-      free(key);
-      free(show);
-      return i;
-    }
-    h = (h + 1) & (t->nslots - 1);
+  intptr_t i = (intptr_t)tr_strmap_get(&t->index, key);
+  if (i) {
+    free(key);
+    free(show);
+    return (int)i - 1;
   }
   if (t->n == t->cap) {
     t->cap = t->cap ? t->cap * 2 : 256;
@@ -63,7 +38,7 @@ static int tab_intern(keytab *t, char *key, char *show) {
   }
   t->keys[t->n] = key;
   t->shows[t->n] = show;
-  t->slots[h] = t->n + 1;
+  tr_strmap_put(&t->index, key, (void *)(intptr_t)(t->n + 1));
   return t->n++;
 }
 
@@ -74,7 +49,7 @@ static void tab_free(keytab *t) {
   }
   free(t->keys);
   free(t->shows);
-  free(t->slots);
+  tr_strmap_free(&t->index);
 }
 
 static char *take(tr_buf *b) {
@@ -151,6 +126,8 @@ static int number_instr(numbering *nb, const tr_instr *in) {
   for (int i = 0; i < in->nattrs; i++) {
     const tr_attr *a = &in->attrs[i];
     if (ignored_attr(a->name) || a->kind == TR_AK_INSTRS) continue;
+    /* An empty dimension list is the default ({} contracting dims). */
+    if (a->kind == TR_AK_INTS && a->n == 0) continue;
     tr_buf v = {0}, w = {0};
     tr_buf_printf(&v, "%s=", a->name);
     tr_buf_printf(&w, "%s=", a->name);

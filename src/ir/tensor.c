@@ -267,3 +267,36 @@ void tr_tensor_set_f(tr_tensor *t, size_t i, double v) {
   default: TR_ASSERT(!"not an array dtype");
   }
 }
+
+void tr_put_value(tr_buf *b, tr_dtype dt, double v) {
+  if (dt == TR_DT_PRED) {
+    tr_buf_puts(b, v != 0 ? "true" : "false");
+  } else if (tr_dtype_is_float(dt) || (tr_dtypes[dt].kind == TR_DK_COMPLEX)) {
+    bool wide = dt == TR_DT_F64 || dt == TR_DT_C128;
+    tr_buf_printf(b, wide ? "%.17g" : "%.9g", v);
+  } else if (v == v && v > -9007199254740992.0 && v < 9007199254740992.0) {
+    tr_buf_printf(b, "%lld", (long long)v); /* exact below 2^53 */
+  } else {
+    tr_buf_printf(b, "%.17g", v);
+  }
+}
+
+void tr_tensor_put_elem(tr_buf *b, const tr_tensor *t, size_t i) {
+  tr_dtype dt = t->dtype;
+  if ((tr_dtypes[dt].kind == TR_DK_COMPLEX)) {
+    double re, im;
+    tr_tensor_get_c(t, i, &re, &im);
+    tr_dtype part = dt == TR_DT_C128 ? TR_DT_F64 : TR_DT_F32;
+    tr_buf_putc(b, '(');
+    tr_put_value(b, part, re);
+    tr_buf_puts(b, ", ");
+    tr_put_value(b, part, im);
+    tr_buf_putc(b, ')');
+  } else if (dt == TR_DT_PRED || tr_dtype_is_float(dt)) {
+    tr_put_value(b, dt, tr_tensor_get_f(t, i));
+  } else if (tr_dtypes[dt].kind == TR_DK_UINT) {
+    tr_buf_printf(b, "%llu", (unsigned long long)tr_tensor_get_u(t, i));
+  } else {
+    tr_buf_printf(b, "%lld", (long long)tr_tensor_get_i(t, i));
+  }
+}

@@ -42,6 +42,13 @@ size_t tr_tensor_count(const tr_tensor *t);
 bool tr_tensor_equal_bits(const tr_tensor *a, const tr_tensor *b);
 /* "f32[2,3]", for messages. */
 void tr_tensor_print_type(tr_buf *b, const tr_tensor *t);
+/* A value as a person reads it, with enough digits to give back the same
+ * value: %.17g for f64 (and c128 parts), %.9g for f32 and narrower
+ * floats, integers exactly (from the element, so s64/u64 beyond 2^53
+ * too), pred as true/false, complex as (re, im). */
+void tr_tensor_put_elem(tr_buf *b, const tr_tensor *t, size_t i);
+/* The same for a value already held as a double. */
+void tr_put_value(tr_buf *b, tr_dtype dt, double v);
 
 /* Element access by flat row-major index i < tr_tensor_count(t).
  * get_f: the value as a double, for any dtype (complex: the real part;

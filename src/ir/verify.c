@@ -268,6 +268,7 @@ static void check_params(vctx *v, const tr_comp *k) {
   bool numbered = true;
   for (int i = 0; i < k->ninstrs; i++)
     if (k->instrs[i]->op == TR_OP_PARAMETER) np++;
+  const tr_instr **holder = tr_xcalloc((size_t)np + 1, sizeof *holder);
   for (int i = 0; i < k->ninstrs; i++) {
     const tr_instr *p = k->instrs[i];
     if (p->op != TR_OP_PARAMETER) continue;
@@ -277,14 +278,17 @@ static void check_params(vctx *v, const tr_comp *k) {
       numbered = false;
       continue;
     }
-    for (int j = 0; j < i; j++)
-      if (k->instrs[j]->op == TR_OP_PARAMETER && k->instrs[j]->param_index == p->param_index) {
-        ierr(v, p, "parameter number %lld is also used by %%%s", (long long)p->param_index,
-             k->instrs[j]->name);
-        numbered = false;
-        break;
-      }
+    /* the first holder of each number, so the check is linear (modules
+     * with 100,000 parameters exist: flattened weights) */
+    if (holder[p->param_index]) {
+      ierr(v, p, "parameter number %lld is also used by %%%s", (long long)p->param_index,
+           holder[p->param_index]->name);
+      numbered = false;
+    } else {
+      holder[p->param_index] = p;
+    }
   }
+  free(holder);
   /* The table is only worth a word when the numbering itself is sound. */
   if (numbered && k->params) {
     bool table_ok = k->nparams == np;

@@ -617,8 +617,12 @@ void tr_anchor_summary_text(tr_buf *b, const char *label, const tr_anchored *a,
     if (r->r.has_fail) {
       tr_buf_puts(b, " at ");
       put_index(b, leaf_shape(an->in, r->leaf), r->r.first_fail);
-      tr_buf_printf(b, ": target %.9g, reference %.9g, allowed %.3g (failing %zu of %zu)",
-                    r->r.first_target, r->r.first_value, r->r.first_bound, r->r.failing, r->r.n);
+      tr_dtype dt = leaf_shape(an->in, r->leaf)->dtype;
+      tr_buf_puts(b, ": target ");
+      tr_put_value(b, dt, r->r.first_target);
+      tr_buf_puts(b, ", reference ");
+      tr_put_value(b, dt, r->r.first_value);
+      tr_buf_printf(b, ", allowed %.3g (failing %zu of %zu)", r->r.first_bound, r->r.failing, r->r.n);
     }
     tr_buf_putc(b, '\n');
   }

@@ -493,11 +493,18 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
     tr_shadow_opts so = {0};
     so.eval.max_while_trips = o->max_trips;
     so.eval.deadline_s = o->ref_timeout_s;
+    /* Under a profile the reference's ulp table is capped by the target's
+     * stated accuracy contract (a default wider than it excuses nothing). */
+    tr_ulp_table *capped = o->profile ? tr_xmalloc(sizeof *capped) : NULL;
+    if (capped) tr_profile_ulp_table(o->profile, 0, capped);
+    so.ulps = capped;
     tr_shadow_out *ref = NULL;
     int nref = 0;
     double t0 = now_ms();
     tr_diag rd = {0};
-    if (tr_eval_shadow(refm, &so, ins, nins, &ref, &nref, &rd) != TR_OK) {
+    tr_status est = tr_eval_shadow(refm, &so, ins, nins, &ref, &nref, &rd);
+    free(capped);
+    if (est != TR_OK) {
       /* The reference declines: no verdict for this module. */
       tr_buf msg = {0};
       for (int i = 0; i < rd.nmsgs; i++) tr_buf_printf(&msg, "%s%s", i ? "\n" : "", rd.msgs[i]);
@@ -633,11 +640,13 @@ void tr_check_run_text(tr_buf *b, const tr_check_report *r, int i) {
       if (c->excused_by[q]) tr_buf_printf(b, "; excused %zu by %s", c->excused_by[q], tr_prule_name((tr_prule)q));
     if (c->excused_tables) tr_buf_printf(b, "; excused %zu by %s", c->excused_tables, tr_compare_tables_name());
     if (c->has_fail) {
-      /* Round-trip precision: f64 values differ past 9 digits. */
-      int dig = out->dtype == TR_DT_F64 || out->dtype == TR_DT_C128 ? 17 : 9;
-      tr_buf_printf(b, "; failing %zu, first at %s: reference %.*g%s, target %.*g, allowed %.3g", c->failing,
-                    out->index, dig, c->first_value, out->first_denormal ? " (denormal)" : "", dig,
-                    c->first_target, c->first_bound);
+      /* Round-trip precision (tr_put_value): f64 %.17g, f32 and narrower
+       * %.9g, integers exactly, pred true/false. */
+      tr_buf_printf(b, "; failing %zu, first at %s: reference ", c->failing, out->index);
+      tr_put_value(b, out->dtype, c->first_value);
+      tr_buf_printf(b, "%s, target ", out->first_denormal ? " (denormal)" : "");
+      tr_put_value(b, out->dtype, c->first_target);
+      tr_buf_printf(b, ", allowed %.3g", c->first_bound);
     }
     tr_buf_printf(b, "; worst ratio %.3g)\n", c->worst_ratio);
   }

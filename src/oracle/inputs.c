@@ -560,27 +560,6 @@ static void note_use(idx_use *u, bool lost, int axis, int nb, const int64_t *b) 
   }
 }
 
-static const int64_t *attr_ints(const tr_instr *in, tr_attr_key k, int *n) {
-  const tr_attr *a = tr_instr_attr(in, k);
-  if (!a || a->kind != TR_AK_INTS) {
-    *n = 0;
-    return NULL;
-  }
-  *n = a->n;
-  return a->u.ints;
-}
-
-static int64_t attr_int(const tr_instr *in, tr_attr_key k, int64_t dflt) {
-  const tr_attr *a = tr_instr_attr(in, k);
-  return a && a->kind == TR_AK_INT ? a->u.i : dflt;
-}
-
-static bool contains(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 /* Bound of a start index into dim d: operand dim - window size. */
 static int64_t start_bound(const tr_shape *op, int64_t d, int64_t size) {
   if (!tr_shape_is_array(op) || d < 0 || d >= op->rank || op->dims[d] < 0)
@@ -596,7 +575,7 @@ static void use_dynamic(idx_use *u, const tr_instr *w, int j, bool lost) {
   if (!tr_shape_is_array(op) || j < first) return;
   int64_t b[TR_TENSOR_MAX_RANK];
   int nsz = 0;
-  const int64_t *sizes = dus ? NULL : attr_ints(w, TR_ATTR_DYNAMIC_SLICE_SIZES, &nsz);
+  const int64_t *sizes = dus ? NULL : tr_attr_ints(w, TR_ATTR_DYNAMIC_SLICE_SIZES, &nsz);
   const tr_shape *upd = dus ? w->operands[1]->shape : NULL;
   int r = op->rank < TR_TENSOR_MAX_RANK ? op->rank : TR_TENSOR_MAX_RANK;
   for (int d = 0; d < r; d++) {
@@ -620,7 +599,7 @@ static void use_dynamic(idx_use *u, const tr_instr *w, int j, bool lost) {
 static void use_gather(idx_use *u, const tr_instr *w, const tr_shape *ix, bool lost) {
   bool sc = w->op == TR_OP_SCATTER;
   int nmap;
-  const int64_t *map = attr_ints(w, sc ? TR_ATTR_SCATTER_DIMS_TO_OPERAND_DIMS
+  const int64_t *map = tr_attr_ints(w, sc ? TR_ATTR_SCATTER_DIMS_TO_OPERAND_DIMS
                                        : TR_ATTR_START_INDEX_MAP, &nmap);
   const tr_shape *op = w->operands[0]->shape;
   if (!map || !tr_shape_is_array(op) || !tr_shape_is_array(ix) ||
@@ -629,18 +608,18 @@ static void use_gather(idx_use *u, const tr_instr *w, const tr_shape *ix, bool l
   int64_t size[TR_TENSOR_MAX_RANK]; /* window size per operand dim */
   if (!sc) {
     int nss;
-    const int64_t *ss = attr_ints(w, TR_ATTR_SLICE_SIZES, &nss);
+    const int64_t *ss = tr_attr_ints(w, TR_ATTR_SLICE_SIZES, &nss);
     for (int d = 0; d < op->rank; d++) size[d] = ss && d < nss ? ss[d] : 1;
   } else {
     int nuw, nins, nbat;
-    const int64_t *uw = attr_ints(w, TR_ATTR_UPDATE_WINDOW_DIMS, &nuw);
-    const int64_t *ins = attr_ints(w, TR_ATTR_INSERTED_WINDOW_DIMS, &nins);
-    const int64_t *bat = attr_ints(w, TR_ATTR_INPUT_BATCHING_DIMS, &nbat);
+    const int64_t *uw = tr_attr_ints(w, TR_ATTR_UPDATE_WINDOW_DIMS, &nuw);
+    const int64_t *ins = tr_attr_ints(w, TR_ATTR_INSERTED_WINDOW_DIMS, &nins);
+    const int64_t *bat = tr_attr_ints(w, TR_ATTR_INPUT_BATCHING_DIMS, &nbat);
     const tr_shape *upd = w->operands[(w->noperands - 1) / 2 + 1]->shape;
     int k = 0;
     for (int d = 0; d < op->rank; d++) {
       size[d] = 1;
-      if (contains(ins, nins, d) || contains(bat, nbat, d)) continue;
+      if (tr_ints_has(ins, nins, d) || tr_ints_has(bat, nbat, d)) continue;
       if (k < nuw && tr_shape_is_array(upd) && uw[k] >= 0 && uw[k] < upd->rank)
         size[d] = upd->dims[uw[k]];
       k++;
@@ -651,7 +630,7 @@ static void use_gather(idx_use *u, const tr_instr *w, const tr_shape *ix, bool l
     b[k] = map[k] >= 0 && map[k] < op->rank ? start_bound(op, map[k], size[map[k]]) : -1;
     if (b[k] < 0) return;
   }
-  int64_t ivd = attr_int(w, TR_ATTR_INDEX_VECTOR_DIM, ix->rank);
+  int64_t ivd = tr_attr_int(w, TR_ATTR_INDEX_VECTOR_DIM, ix->rank);
   if (nmap == 0) return;
   if (ivd >= ix->rank) /* implicit trailing index vector of one element */
     note_use(u, lost, -1, 1, b);
@@ -825,7 +804,7 @@ static void walk_step(walker *w, const walk_state *s) {
       }
       if (s->path >= 0) {
         const walk_node *pn = &w->nodes[s->path];
-        if (x->op == TR_OP_GET_TUPLE_ELEMENT && attr_int(x, TR_ATTR_INDEX, -1) == pn->a)
+        if (x->op == TR_OP_GET_TUPLE_ELEMENT && tr_attr_int(x, TR_ATTR_INDEX, -1) == pn->a)
           walk_push(w, x, pn->parent, lost, s->frame);
         continue;
       }

@@ -13,7 +13,10 @@
  *   flush-results DTYPE OP...
  *   conv-zero-pad DTYPE...
  *   narrow-in-f32 DTYPE...
- *   dot-accumulate DTYPE=ACC... */
+ *   dot-accumulate DTYPE=ACC...
+ *   contract DTYPE OP=ULPS...      the target's stated accuracy
+ *   release VER                    the release a plain target name runs
+ *   @VER[,VER...] RULE ...         a rule for those releases only */
 #include "profile.h"
 
 #include <math.h>
@@ -60,6 +63,7 @@ typedef struct {
   tr_diag *d;
   tr_profile *p;
   int errors;
+  const char *(*ulps_at)[TR_DT_COUNT]; /* where each allowance was written */
 } parser;
 
 static void err(parser *ps, const char *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -99,9 +103,31 @@ bad:
   return false;
 }
 
-static void set_ulps(tr_profile *p, tr_prule r, tr_op op, tr_dtype dt, float u) {
-  p->ulps[op][dt] = u;
-  p->ulps_rule[op][dt] = r;
+static void set_ulps(parser *ps, const char *at, tr_prule r, tr_op op, tr_dtype dt, float u) {
+  ps->p->ulps[op][dt] = u;
+  ps->p->ulps_rule[op][dt] = r;
+  ps->ulps_at[op][dt] = at;
+}
+
+/* OP=ULPS words from w[from] on for dtype dt into the allowance table (r)
+ * or, r == TR_PR_COUNT, into the contract. */
+static void op_ulps(parser *ps, word *w, int from, int nw, tr_prule r, tr_dtype dt) {
+  for (int i = from; i < nw; i++) {
+    const char *eq = memchr(w[i].s, '=', w[i].n);
+    tr_op op;
+    float u;
+    if (!eq) {
+      err(ps, w[i].s, "expected OP=ULPS, not '%.*s'", (int)w[i].n, w[i].s);
+      continue;
+    }
+    if (!tr_op_lookup(w[i].s, (size_t)(eq - w[i].s), &op)) {
+      err(ps, w[i].s, "'%.*s' is not an opcode", (int)(eq - w[i].s), w[i].s);
+      continue;
+    }
+    if (!ulps_value(ps, eq + 1, w[i].n - (size_t)(eq + 1 - w[i].s), &u)) continue;
+    if (r == TR_PR_COUNT) ps->p->contract[op][dt] = u;
+    else set_ulps(ps, w[i].s, r, op, dt, u);
+  }
 }
 
 static void parse_line(parser *ps, word *w, int nw) {
@@ -121,9 +147,23 @@ static void parse_line(parser *ps, word *w, int nw) {
     p->target[w[1].n] = 0;
     return;
   }
+  if (word_is(w[0], "contract")) {
+    tr_dtype dt;
+    if (nw < 3) {
+      err(ps, w[0].s, "'contract' needs a dtype and OP=ULPS pairs");
+      return;
+    }
+    if (float_dtype(ps, w[1], &dt)) op_ulps(ps, w, 2, nw, TR_PR_COUNT, dt);
+    return;
+  }
+  if (word_is(w[0], "release")) {
+    /* Read before the other lines (release_line): keys need it. */
+    if (nw != 2) err(ps, w[0].s, "'release' takes one version");
+    return;
+  }
   if (!tr_prule_lookup(w[0].s, w[0].n, &r)) {
     err(ps, w[0].s,
-        "unknown rule '%.*s' (known: target, denormal-flush, fast-minmax, transcendental-ulps, "
+        "unknown rule '%.*s' (known: target, contract, release, denormal-flush, fast-minmax, transcendental-ulps, "
         "reciprocal-divide, fma-contraction, reordered-reduction, log-exp-fold, int-conv-wrap, "
         "flush-results, conv-zero-pad, narrow-in-f32, dot-accumulate)",
         (int)w[0].n, w[0].s);
@@ -151,20 +191,7 @@ static void parse_line(parser *ps, word *w, int nw) {
       return;
     }
     if (!float_dtype(ps, w[1], &dt)) return;
-    for (int i = 2; i < nw; i++) {
-      const char *eq = memchr(w[i].s, '=', w[i].n);
-      tr_op op;
-      float u;
-      if (!eq) {
-        err(ps, w[i].s, "expected OP=ULPS, not '%.*s'", (int)w[i].n, w[i].s);
-        continue;
-      }
-      if (!tr_op_lookup(w[i].s, (size_t)(eq - w[i].s), &op)) {
-        err(ps, w[i].s, "'%.*s' is not an opcode", (int)(eq - w[i].s), w[i].s);
-        continue;
-      }
-      if (ulps_value(ps, eq + 1, w[i].n - (size_t)(eq + 1 - w[i].s), &u)) set_ulps(p, r, op, dt, u);
-    }
+    op_ulps(ps, w, 2, nw, r, dt);
     break;
   }
   case TR_PR_RECIPROCAL_DIVIDE: {
@@ -182,7 +209,7 @@ static void parse_line(parser *ps, word *w, int nw) {
       }
       if (!float_dtype(ps, (word){w[i].s, (size_t)(eq - w[i].s)}, &dt)) continue;
       if (ulps_value(ps, eq + 1, w[i].n - (size_t)(eq + 1 - w[i].s), &u))
-        set_ulps(p, r, TR_OP_DIVIDE, dt, u);
+        set_ulps(ps, w[i].s, r, TR_OP_DIVIDE, dt, u);
     }
     break;
   }
@@ -276,11 +303,50 @@ static void parse_line(parser *ps, word *w, int nw) {
   p->on[r] = true;
 }
 
-tr_status tr_profile_parse(const char *file, const char *text, size_t len, tr_profile **out,
-                           tr_diag *d) {
+/* Whether the key word "@V1,V2" names release rel. */
+static bool key_names(word k, const char *rel) {
+  size_t rl = strlen(rel), i = 1;
+  while (i < k.n) {
+    size_t j = i;
+    while (j < k.n && k.s[j] != ',') j++;
+    if (j - i == rl && memcmp(k.s + i, rel, rl) == 0) return true;
+    i = j + 1;
+  }
+  return false;
+}
+
+/* The "release VER" line of a profile text, if any (heap), before the
+ * keyed lines are sorted out. */
+static char *release_line(const char *text, size_t len) {
+  size_t i = 0;
+  while (i < len) {
+    size_t eol = i;
+    while (eol < len && text[eol] != '\n') eol++;
+    size_t j = i;
+    while (j < eol && (text[j] == ' ' || text[j] == '\t')) j++;
+    if (eol - j > 8 && !strncmp(text + j, "release", 7) && (text[j + 7] == ' ' || text[j + 7] == '\t')) {
+      j += 7;
+      while (j < eol && (text[j] == ' ' || text[j] == '\t')) j++;
+      size_t s = j;
+      while (j < eol && text[j] != ' ' && text[j] != '\t' && text[j] != '\r' && text[j] != '#') j++;
+      char *r = tr_xmalloc(j - s + 1);
+      memcpy(r, text + s, j - s);
+      r[j - s] = 0;
+      return r;
+    }
+    i = eol + 1;
+  }
+  return NULL;
+}
+
+tr_status tr_profile_parse_release(const char *file, const char *text, size_t len,
+                                   const char *release, tr_profile **out, tr_diag *d) {
   *out = NULL;
-  parser ps = {{file, text, len}, d, tr_xcalloc(1, sizeof(tr_profile)), 0};
+  parser ps = {{file, text, len}, d, tr_xcalloc(1, sizeof(tr_profile)), 0, NULL};
+  ps.ulps_at = tr_xcalloc(TR_OP_COUNT, sizeof *ps.ulps_at);
   ps.p->file = tr_xstrdup(file);
+  char *deflt = release ? NULL : release_line(text, len);
+  const char *rel = release ? release : deflt;
   size_t i = 0;
   while (i < len) {
     size_t eol = i;
@@ -300,15 +366,50 @@ tr_status tr_profile_parse(const char *file, const char *text, size_t len, tr_pr
       }
       w[nw++] = (word){text + s, j - s};
     }
-    if (nw) parse_line(&ps, w, nw);
+    if (nw && w[0].n && w[0].s[0] == '@') {
+      /* A release key: the rest of the line for those releases only. */
+      if (w[0].n < 2 || nw < 2) err(&ps, w[0].s, "'@' needs releases and a rule after them");
+      else if (rel && key_names(w[0], rel)) parse_line(&ps, w + 1, nw - 1);
+    } else if (nw) {
+      parse_line(&ps, w, nw);
+    }
     i = eol + 1;
   }
+  /* No allowance beyond its stated contract: measuring a release and
+   * widening to fit would ratify its bugs (docs/PROFILES.md). */
+  for (int op = 0; op < TR_OP_COUNT; op++)
+    for (int dt = 0; dt < TR_DT_COUNT; dt++) {
+      float c = ps.p->contract[op][dt], u = ps.p->ulps[op][dt];
+      if (c > 0 && u > c && ps.ulps_at[op][dt])
+        err(&ps, ps.ulps_at[op][dt], "%s %s=%g exceeds its contract, %g ulps (a 'contract %s' line)",
+            tr_prule_name(ps.p->ulps_rule[op][dt]), tr_ops[op].name, u, c, tr_dtypes[dt].name);
+    }
+  free(ps.ulps_at);
+  if (rel) ps.p->release = tr_xstrdup(rel);
+  free(deflt);
   if (ps.errors) {
     tr_profile_free(ps.p);
     return TR_ERR_SYNTAX;
   }
   *out = ps.p;
   return TR_OK;
+}
+
+tr_status tr_profile_parse(const char *file, const char *text, size_t len, tr_profile **out,
+                           tr_diag *d) {
+  return tr_profile_parse_release(file, text, len, NULL, out, d);
+}
+
+tr_status tr_profile_load_release(const char *path, const char *release, tr_profile **out,
+                                  tr_diag *d) {
+  char *text;
+  size_t len;
+  *out = NULL;
+  tr_status s = tr_read_file(path, &text, &len, d);
+  if (s != TR_OK) return s;
+  s = tr_profile_parse_release(path, text, len, release, out, d);
+  free(text);
+  return s;
 }
 
 tr_status tr_profile_load(const char *path, tr_profile **out, tr_diag *d) {
@@ -326,6 +427,7 @@ void tr_profile_free(tr_profile *p) {
   if (!p) return;
   free(p->file);
   free(p->target);
+  free(p->release);
   free(p);
 }
 
@@ -338,6 +440,8 @@ void tr_profile_ulp_table(const tr_profile *p, unsigned mask, tr_ulp_table *t) {
       if (u > 0 && (mask & (1u << p->ulps_rule[op][dt])) && p->on[p->ulps_rule[op][dt]] &&
           u > t->ulps[op][dt])
         t->ulps[op][dt] = u;
+      float c = p->contract[op][dt];
+      if (c > 0 && t->ulps[op][dt] > c) t->ulps[op][dt] = c;
     }
 }
 

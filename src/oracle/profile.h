@@ -48,6 +48,13 @@ typedef struct {
   tr_dtype dot_acc[TR_DT_COUNT];       /* dot-accumulate: the accumulator
                                           of dots with this result dtype
                                           (TR_DT_PRED: none) */
+  /* The stated accuracy contract ("contract DTYPE OP=ULPS": ulps from
+   * the exact result that the target's own accuracy tests allow; 0: none
+   * stated). No allowance of the profile may exceed it (a parse error),
+   * and under the profile the default table is capped by it too. */
+  float contract[TR_OP_COUNT][TR_DT_COUNT];
+  char *release;                       /* the release lines were kept for
+                                          ("@VER" keys), or NULL */
 } tr_profile;
 
 /* Parses a profile. file names it in messages ("FILE:LINE:COL: error:
@@ -55,13 +62,23 @@ typedef struct {
  * *out NULL. */
 tr_status tr_profile_parse(const char *file, const char *text, size_t len, tr_profile **out,
                            tr_diag *d);
+/* As tr_profile_parse for one release of the target: a line whose first
+ * word is "@V1,V2,..." applies only when release is one of them (other
+ * lines always); release NULL means the profile's "release VER" line (the
+ * release a plain target name runs), or, without one, keyed lines are
+ * left out. */
+tr_status tr_profile_parse_release(const char *file, const char *text, size_t len,
+                                   const char *release, tr_profile **out, tr_diag *d);
+tr_status tr_profile_load_release(const char *path, const char *release, tr_profile **out,
+                                  tr_diag *d);
 /* Reads and parses a file (TR_ERR_IO when unreadable). */
 tr_status tr_profile_load(const char *path, tr_profile **out, tr_diag *d);
 void tr_profile_free(tr_profile *p); /* NULL is fine */
 
 /* The default ulp table widened by the table rules in mask (bit 1<<rule;
  * ~0u for all of them): each entry is the larger of the default and the
- * rule's. p NULL gives the default table. */
+ * rule's, then capped by the contract where one is stated (mask 0: the
+ * default table capped). p NULL gives the default table. */
 void tr_profile_ulp_table(const tr_profile *p, unsigned mask, tr_ulp_table *t);
 
 /* True when rule r (a table rule) widens some op on dtype dt beyond the

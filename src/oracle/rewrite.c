@@ -132,6 +132,62 @@ static int zero_pad_conv(const tr_profile *p, tr_module *m) {
   return n;
 }
 
+/* A new instruction of c placed before pos (NULL: at the end). */
+static tr_instr *add_before(tr_module *m, tr_comp *c, tr_instr *pos, tr_op op, const char *base,
+                            const char *suffix, tr_shape *shape, tr_instr **ops, int nops) {
+  char name[256];
+  snprintf(name, sizeof name, "%s.%s", base, suffix);
+  tr_instr *in = tr_instr_new(m, op, name, shape);
+  tr_comp_insert_before(c, pos, in);
+  tr_instr_set_operands(in, ops, nops);
+  return in;
+}
+
+/* isnan(x) as HLO: compare(x, x), direction=NE. */
+static tr_instr *is_nan(tr_module *m, tr_comp *c, tr_instr *pos, tr_instr *x, const char *sfx) {
+  tr_instr *ops[2] = {x, x};
+  tr_instr *cmp = add_before(m, c, pos, TR_OP_COMPARE, x->name, sfx,
+                             tr_shape_array(m->arena, TR_DT_PRED, x->shape->rank, x->shape->dims), ops, 2);
+  tr_attr *at = tr_instr_add_attr(m, cmp, TR_ATTR_DIRECTION, TR_AK_IDENT, NULL);
+  at->u.s = tr_arena_strdup(m->arena, "NE");
+  return cmp;
+}
+
+/* Every maximum and minimum of a fast-minmax dtype (element-wise, and so
+ * inside reduce, reduce-window and clamp-free bodies too) made to drop a
+ * NaN operand: select(isnan(a), b, select(isnan(b), a, max(a, b))). The
+ * reference on this module is what a NaN-dropping target computes: an
+ * element is excused only where the target equals it, so a NaN turned
+ * into a number where no min or max was on its path stays a mismatch. */
+static int drop_nan_minmax(const tr_profile *p, tr_module *m) {
+  int n = 0;
+  for (int k = 0; k < m->ncomps; k++) {
+    tr_comp *c = m->comps[k];
+    for (int i = 0; i < c->ninstrs; i++) {
+      tr_instr *mm = c->instrs[i];
+      if ((mm->op != TR_OP_MAXIMUM && mm->op != TR_OP_MINIMUM) || mm->noperands != 2 || !mm->shape ||
+          !tr_shape_is_array(mm->shape) || !p->minmax[mm->shape->dtype])
+        continue;
+      tr_instr *a = mm->operands[0], *b = mm->operands[1];
+      if (!a->shape || !b->shape || !tr_shape_same_dims(a->shape, mm->shape) ||
+          !tr_shape_same_dims(b->shape, mm->shape))
+        continue;
+      tr_instr *next = i + 1 < c->ninstrs ? c->instrs[i + 1] : NULL;
+      tr_instr *na = is_nan(m, c, next, a, "nan0");
+      tr_instr *nb = is_nan(m, c, next, b, "nan1");
+      tr_instr *ops[3] = {nb, a, b};
+      tr_instr *inner = add_before(m, c, next, TR_OP_SELECT, mm->name, "keep0", mm->shape, ops, 3);
+      tr_instr *outer_ops[3] = {na, b, inner};
+      tr_instr *outer = add_before(m, c, next, TR_OP_SELECT, mm->name, "dropnan", mm->shape, outer_ops, 3);
+      tr_instr_replace_uses(mm, outer);
+      tr_instr_replace_operand(inner, 2, mm);
+      n++;
+      i += 4; /* past the new instructions */
+    }
+  }
+  return n;
+}
+
 /* A dot or convolution whose result dtype the rule names, on float
  * operands no wider than the accumulator: operands converted up (exact),
  * the contraction in the accumulator, one convert down to the result
@@ -196,11 +252,14 @@ tr_module *tr_profile_narrowed(const tr_profile *p, const tr_module *m, int *cou
 
 tr_module *tr_profile_rewrite(const tr_profile *p, tr_prule r, const tr_module *m, int *count) {
   *count = 0;
-  if (!p || !p->on[r] || (r != TR_PR_LOG_EXP_FOLD && r != TR_PR_INT_CONV_WRAP && r != TR_PR_CONV_ZERO_PAD))
+  if (!p || !p->on[r] || (r != TR_PR_LOG_EXP_FOLD && r != TR_PR_INT_CONV_WRAP && r != TR_PR_CONV_ZERO_PAD &&
+                          r != TR_PR_FAST_MINMAX))
     return NULL;
   tr_module *d = tr_module_clone(m);
-  int n = r == TR_PR_LOG_EXP_FOLD ? fold_log_exp(p, d) : r == TR_PR_INT_CONV_WRAP ? wrap_int_conv(p, d)
-                                                                                  : zero_pad_conv(p, d);
+  int n = r == TR_PR_LOG_EXP_FOLD    ? fold_log_exp(p, d)
+          : r == TR_PR_INT_CONV_WRAP ? wrap_int_conv(p, d)
+          : r == TR_PR_FAST_MINMAX   ? drop_nan_minmax(p, d)
+                                     : zero_pad_conv(p, d);
   if (!n) {
     tr_module_free(d);
     return NULL;

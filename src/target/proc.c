@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,6 +31,10 @@
 #define ERR_TAIL (64 * 1024)          /* stderr bytes kept */
 #define MAX_LINE (16 * 1024 * 1024)   /* a reply longer than this is garbage */
 #define EXIT_GRACE_S 2.0              /* shutdown / EOF before SIGKILL */
+#define MAX_START_FAILS 2             /* failed restarts in a row before the
+                                         target is given up */
+#define REPLY_SLACK ((size_t)1 << 20) /* .npy header and slack over the
+                                         output's data bytes */
 
 typedef struct {
   char **argv;          /* program (resolved path) and arguments */
@@ -46,6 +51,8 @@ typedef struct {
   long nreq;            /* request folders made */
   int nstarts;          /* children started (restarts + 1) */
   char *exit_why;       /* how the last child ended ("exited with 3") */
+  int start_fails;      /* starts in a row that failed (spawn or hello) */
+  char *given_up;       /* after MAX_START_FAILS: why, and no more starts */
 } proc;
 
 static double now_s(void) {
@@ -238,6 +245,7 @@ static void reap(proc *p, double grace) {
     p->exit_why = tr_xstrdup("ended (exit status unknown)");
   }
   p->pid = -1;
+  if (p->cfg.guard) p->cfg.guard->pid = 0;
   close_fd(&p->fd_in);
   close_fd(&p->fd_out);
   drain_err(p);
@@ -318,6 +326,7 @@ static tr_status spawn(proc *p, tr_diag *d) {
     return TR_ERR_IO;
   }
   p->pid = pid;
+  if (p->cfg.guard) p->cfg.guard->pid = (sig_atomic_t)pid;
   p->fd_in = sv[0];
   p->fd_out = op[0];
   p->fd_err = ep[0];
@@ -382,9 +391,21 @@ static io_result read_line(proc *p, double deadline, size_t *len) {
     int nf = p->fd_err >= 0 ? 2 : 1;
     int ms = ms_left(deadline);
     if (ms == 0) return IO_TIMEOUT;
-    int r = poll(f, (nfds_t)nf, ms);
+    /* Wakes every 200 ms to see whether the child is still there: a
+     * helper it started (one that left the process group with setsid)
+     * may hold stdout open after the child died, so no EOF would come. */
+    int r = poll(f, (nfds_t)nf, ms < 200 ? ms : 200);
     if (r < 0 && errno == EINTR) continue;
-    if (r == 0) return IO_TIMEOUT;
+    if (r == 0) {
+      siginfo_t si;
+      memset(&si, 0, sizeof si);
+      if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == p->pid) {
+        struct pollfd last = {p->fd_out, POLLIN, 0}; /* what it wrote before it went */
+        if (poll(&last, 1, 0) > 0 && (last.revents & POLLIN)) continue;
+        return IO_EOF;
+      }
+      continue;
+    }
     if (nf == 2 && f[1].revents) drain_err(p);
     if (f[0].revents) {
       char buf[65536];
@@ -546,6 +567,7 @@ static exchange hello(tr_target *t, proc *p) {
     if (!strcmp(c->valuestring, "timings")) t->caps |= TR_CAP_TIMINGS;
     if (!strcmp(c->valuestring, "received_hlo")) t->caps |= TR_CAP_RECEIVED_HLO;
     if (!strcmp(c->valuestring, "mlir")) t->caps |= TR_CAP_MLIR;
+    if (!strcmp(c->valuestring, "pass_dumps")) t->caps |= TR_CAP_PASS_DUMPS;
   }
   return x;
 }
@@ -557,11 +579,24 @@ static tr_status ensure_child(tr_target *t, proc *p, exchange *x,
   x->reply = NULL;
   x->why = NULL;
   if (p->pid >= 0) return TR_OK;
+  if (p->given_up) {
+    x->verdict = TR_VERDICT_UNSUPPORTED;
+    x->why = fmt("not run: %s", p->given_up);
+    return TR_OK;
+  }
   tr_status s = spawn(p, d);
   if (s != TR_OK) return s;
   *x = hello(t, p);
   cJSON_Delete(x->reply);
   x->reply = NULL;
+  /* A target that cannot start twice in a row is given up: its failure
+   * is reported once (this verdict), later requests are declined at once
+   * instead of each waiting out a start timeout. */
+  if (x->verdict != TR_VERDICT_OK && ++p->start_fails >= MAX_START_FAILS && p->nstarts > 1)
+    p->given_up = fmt("the target failed to start %d times in a row (last: %s); it is given up", p->start_fails,
+                      x->why ? x->why : "?");
+  else if (x->verdict == TR_VERDICT_OK)
+    p->start_fails = 0;
   return TR_OK;
 }
 
@@ -611,9 +646,41 @@ static bool dims_match(const tr_shape *s, const tr_tensor *t) {
   return true;
 }
 
+/* Why a path named in a reply may not be read, or NULL when it may: it
+ * must be a regular file inside the request's folder (symbolic links
+ * resolved) of at most max bytes. Anything else (/dev/zero, a FIFO, a file
+ * elsewhere) is a protocol error and is never opened, so a target cannot
+ * make trench block or read without bound. The read itself opens without
+ * blocking and checks again (tr_read_file_max): a file swapped in between
+ * is caught there. */
+static char *reply_path_problem(const char *dir, const char *path, size_t max) {
+  char *rdir = realpath(dir, NULL), *rp = realpath(path, NULL), *why = NULL;
+  struct stat st;
+  size_t dl = rdir ? strlen(rdir) : 0;
+  if (!rdir) why = fmt("the request folder %s is gone", dir);
+  else if (!rp) why = fmt("'%s': %s", path, strerror(errno));
+  else if (strncmp(rp, rdir, dl) != 0 || rp[dl] != '/')
+    why = fmt("'%s' is outside the request's folder %s", path, dir);
+  else if (stat(rp, &st) != 0 || !S_ISREG(st.st_mode))
+    why = fmt("'%s' is not a regular file", path);
+  else if ((uint64_t)st.st_size > max)
+    why = fmt("'%s' has %lld bytes, more than the %zu its output can take", path, (long long)st.st_size, max);
+  free(rdir);
+  free(rp);
+  return why;
+}
+
+/* Bytes the .npy file of leaf s may have: its data and REPLY_SLACK. */
+static size_t npy_cap(const tr_shape *s) {
+  int64_t n = tr_shape_count(s);
+  if (n < 0) return TR_READ_MAX;
+  double b = (double)n * tr_dtype_size(s->dtype) + (double)REPLY_SLACK;
+  return b > (double)TR_READ_MAX ? TR_READ_MAX : (size_t)b;
+}
+
 /* Reads the reply of a successful run into r; a bad output list is a
  * protocol error (message in r). */
-static void take_outputs(const tr_module *m, const cJSON *rep,
+static void take_outputs(const tr_module *m, const char *dir, const cJSON *rep,
                          tr_run_result *r) {
   const tr_shape *root = m->entry->root->shape;
   int nleaves = tr_shape_leaves(root, NULL, 0);
@@ -636,8 +703,12 @@ static void take_outputs(const tr_module *m, const cJSON *rep,
     tr_diag d = {0};
     tr_tensor *tt = NULL;
     char *msg = NULL;
+    char *bad_path = NULL;
     if (!cJSON_IsString(o)) {
       msg = fmt("output %d is not a path string", i);
+    } else if ((bad_path = reply_path_problem(dir, o->valuestring, npy_cap(leaves[i])))) {
+      msg = fmt("output %d: %s", i, bad_path);
+      free(bad_path);
     } else if (tr_npy_read(o->valuestring, leaves[i]->dtype, &tt, &d) != TR_OK) {
       msg = fmt("output %d: %s", i, tr_diag_first(&d));
     } else if (!dims_match(leaves[i], tt)) {
@@ -671,12 +742,12 @@ static void take_outputs(const tr_module *m, const cJSON *rep,
 
 /* Reads the text file a reply names under key into *out; a name that
  * cannot be read is a protocol error. */
-static void read_hlo_file(const cJSON *rep, const char *key, char **out,
+static void read_hlo_file(const char *dir, const cJSON *rep, const char *key, char **out,
                           tr_run_result *r) {
   const char *path = jstr(rep, key);
   if (r->verdict != TR_VERDICT_OK || !path) return;
-  char *err = NULL;
-  *out = read_text(path, &err);
+  char *err = reply_path_problem(dir, path, TR_READ_MAX);
+  if (!err) *out = read_text(path, &err);
   if (!*out) {
     r->verdict = TR_VERDICT_PROTOCOL_ERROR;
     free(r->message);
@@ -692,7 +763,11 @@ static tr_status write_request_files(proc *p, const tr_module *m, const char *so
   tr_buf path = {0};
   tr_status s = TR_OK;
   tr_buf_printf(dir, "%s/r%ld", p->tmp, p->nreq++);
-  if (mkdir(dir->p, 0700) < 0) {
+  /* The private folder may have been removed under trench (by the
+   * target, or a cleaner of /tmp): made again, with the same name. */
+  int made = mkdir(dir->p, 0700);
+  if (made < 0 && errno == ENOENT && mkdir(p->tmp, 0700) == 0) made = mkdir(dir->p, 0700);
+  if (made < 0) {
     tr_diag_errorf(d, "cmd: cannot create %s: %s", dir->p, strerror(errno));
     return TR_ERR_IO;
   }
@@ -767,6 +842,27 @@ static tr_status check_inputs(const tr_module *m, tr_tensor *const *inputs,
   return TR_OK;
 }
 
+/* When a run fails, whether trench's own temp space is what failed: the
+ * private folder's file system has less room than the module's outputs
+ * need. A target that cannot write its outputs there is not at fault (a
+ * full TMPDIR must not become a crash finding). */
+static bool tmp_too_full(const proc *p, const tr_module *m, uint64_t *avail, uint64_t *need) {
+  struct statvfs sv;
+  if (!p->tmp || statvfs(p->tmp, &sv) != 0) return false;
+  *avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+  const tr_shape *root = m && m->entry && m->entry->root ? m->entry->root->shape : NULL;
+  int n = tr_shape_leaves(root, NULL, 0);
+  const tr_shape **lv = tr_xcalloc((size_t)n + 1, sizeof *lv);
+  tr_shape_leaves(root, lv, n);
+  *need = 64 * 1024;
+  for (int i = 0; i < n; i++) {
+    int64_t c = tr_shape_count(lv[i]);
+    if (c > 0) *need += (uint64_t)c * (uint64_t)tr_dtype_size(lv[i]->dtype) + 256;
+  }
+  free(lv);
+  return *avail < *need;
+}
+
 static tr_verdict verdict_of_status(const char *st) {
   if (!strcmp(st, "ok")) return TR_VERDICT_OK;
   if (!strcmp(st, "compile_error")) return TR_VERDICT_COMPILE_ERROR;
@@ -813,6 +909,7 @@ static tr_status proc_run(tr_target *t, const tr_module *m,
   cJSON_AddBoolToObject(opts, "want_optimized_hlo", o->want_optimized_hlo);
   cJSON_AddBoolToObject(opts, "want_passes", o->want_passes);
   cJSON_AddBoolToObject(opts, "want_received_hlo", o->want_received_hlo);
+  if (o->want_pass_dumps) cJSON_AddBoolToObject(opts, "want_pass_dumps", true);
   double timeout = o->timeout_s > 0 ? o->timeout_s : p->cfg.timeout_s;
   x = talk(p, req, "run", timeout);
   cJSON_Delete(req);
@@ -830,9 +927,9 @@ static tr_status proc_run(tr_target *t, const tr_module *m,
     r->compile_ms = jnum(rep, "compile_ms", -1);
     r->run_ms = jnum(rep, "run_ms", -1);
     if (r->verdict == TR_VERDICT_OK) {
-      take_outputs(m, rep, r);
-      read_hlo_file(rep, "optimized_hlo", &r->optimized_hlo, r);
-      read_hlo_file(rep, "received_hlo", &r->received_hlo, r);
+      take_outputs(m, dir.p, rep, r);
+      read_hlo_file(dir.p, rep, "optimized_hlo", &r->optimized_hlo, r);
+      read_hlo_file(dir.p, rep, "received_hlo", &r->received_hlo, r);
       const cJSON *pc = cJSON_GetObjectItemCaseSensitive(rep, "passes_changed");
       int np = cJSON_IsArray(pc) ? cJSON_GetArraySize(pc) : 0;
       if (r->verdict == TR_VERDICT_OK && np > 0) {
@@ -840,6 +937,25 @@ static tr_status proc_run(tr_target *t, const tr_module *m,
         const cJSON *c;
         cJSON_ArrayForEach(c, pc) if (cJSON_IsString(c))
           r->passes_changed[r->npasses_changed++] = tr_xstrdup(c->valuestring);
+      }
+      /* pass_dumps: [{"pass": NAME, "path": FILE}], in pipeline order. */
+      const cJSON *pd = cJSON_GetObjectItemCaseSensitive(rep, "pass_dumps");
+      int nd = cJSON_IsArray(pd) ? cJSON_GetArraySize(pd) : 0;
+      if (nd > 0) {
+        r->pass_dump_names = tr_xcalloc((size_t)nd, sizeof(char *));
+        r->pass_dump_texts = tr_xcalloc((size_t)nd, sizeof(char *));
+        const cJSON *c;
+        cJSON_ArrayForEach(c, pd) {
+          const char *name = jstr(c, "pass"), *path = jstr(c, "path");
+          char *err = NULL, *text = path ? read_text(path, &err) : NULL;
+          free(err);
+          if (!name || !text) {
+            free(text);
+            continue;
+          }
+          r->pass_dump_names[r->npass_dumps] = tr_xstrdup(name);
+          r->pass_dump_texts[r->npass_dumps++] = text;
+        }
       }
     }
     if (r->verdict == TR_VERDICT_PROTOCOL_ERROR) {
@@ -851,8 +967,19 @@ static tr_status proc_run(tr_target *t, const tr_module *m,
     }
     cJSON_Delete(x.reply);
   }
+  uint64_t avail = 0, need = 0;
+  bool full = (r->verdict == TR_VERDICT_CRASH || r->verdict == TR_VERDICT_ERROR ||
+               r->verdict == TR_VERDICT_PROTOCOL_ERROR) && tmp_too_full(p, m, &avail, &need);
+  if (full) {
+    tr_diag_errorf(d, "cmd: %s has %llu bytes free, less than the %llu the outputs need: trench's temp space "
+                   "is full (TMPDIR), so the target's %s is not a finding (%s)", p->tmp,
+                   (unsigned long long)avail, (unsigned long long)need, tr_verdict_name(r->verdict),
+                   r->message ? r->message : "");
+    tr_run_result_free(r);
+  }
   rm_tree(dir.p);
   tr_buf_free(&dir);
+  if (full) return TR_ERR_IO;
   r->wall_ms = (now_s() - t0) * 1e3;
   return TR_OK;
 }
@@ -941,7 +1068,7 @@ tr_status tr_proc_convert(tr_target *t, const char *text, char **hlo, tr_diag *d
     } else {
       tr_run_result r;
       tr_run_result_init(&r);
-      read_hlo_file(x.reply, "hlo", hlo, &r);
+      read_hlo_file(dir.p, x.reply, "hlo", hlo, &r);
       if (!*hlo) {
         tr_diag_errorf(d, "%s: convert: %s", t->spec, r.message ? r.message : "no 'hlo' file in the reply");
         s = TR_ERR_IO;
@@ -973,7 +1100,9 @@ static void proc_close(tr_target *t) {
     }
   }
   if (p->tmp) rm_tree(p->tmp);
+  if (p->cfg.guard) p->cfg.guard->tmp[0] = 0;
   free(p->tmp);
+  free(p->given_up);
   for (int i = 0; i < p->argc; i++) free(p->argv[i]);
   free(p->argv);
   tr_buf_free(&p->obuf);
@@ -1036,6 +1165,10 @@ tr_status tr_proc_open(const char *spec, const char *cmdline,
   }
   p->tmp = tr_xstrdup(tmpl.p);
   tr_buf_free(&tmpl);
+  if (p->cfg.guard) {
+    p->cfg.guard->pid = 0;
+    snprintf(p->cfg.guard->tmp, sizeof p->cfg.guard->tmp, "%s", p->tmp);
+  }
 
   exchange x;
   s = ensure_child(t, p, &x, d);

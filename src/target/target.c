@@ -33,6 +33,12 @@ void tr_run_result_free(tr_run_result *r) {
   free(r->stderr_tail);
   for (int i = 0; i < r->npasses_changed; i++) free(r->passes_changed[i]);
   free(r->passes_changed);
+  for (int i = 0; i < r->npass_dumps; i++) {
+    free(r->pass_dump_names[i]);
+    free(r->pass_dump_texts[i]);
+  }
+  free(r->pass_dump_names);
+  free(r->pass_dump_texts);
   tr_run_result_init(r);
 }
 
@@ -41,6 +47,7 @@ void tr_target_config_init(tr_target_config *c) {
   c->start_timeout_s = 120;
   c->tmp_dir = NULL;
   c->home = NULL;
+  c->guard = NULL;
 }
 
 int tr_shape_leaves(const tr_shape *s, const tr_shape **out, int max) {

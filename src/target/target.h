@@ -11,6 +11,8 @@
 #ifndef TR_TARGET_H
 #define TR_TARGET_H
 
+#include <signal.h>
+
 #include "../ir/ir.h"
 #include "../ir/tensor.h"
 
@@ -39,8 +41,10 @@ enum {
   TR_CAP_TIMINGS = 1 << 3,        /* reports compile and run times */
   TR_CAP_RECEIVED_HLO = 1 << 4,   /* returns the module its passes started
                                      from (checked against the one sent) */
-  TR_CAP_MLIR = 1 << 5            /* compiles StableHLO/MHLO text as it is
+  TR_CAP_MLIR = 1 << 5,           /* compiles StableHLO/MHLO text as it is
                                      and converts it to HLO ("convert") */
+  TR_CAP_PASS_DUMPS = 1 << 6      /* returns the module after each pass that
+                                     changed it (translation validation) */
 };
 
 typedef struct {
@@ -48,6 +52,8 @@ typedef struct {
   int ndisable_passes;
   bool want_optimized_hlo; /* ask for the optimized module's text */
   bool want_passes;        /* ask for the passes that changed the module */
+  bool want_pass_dumps;    /* ask for the module after each of them
+                              (TR_CAP_PASS_DUMPS) */
   bool want_received_hlo;  /* ask for the module as the compiler received
                               it, before its own passes (XLA: after the
                               HLO->MLIR->HLO trip jaxlib imposes) */
@@ -74,6 +80,9 @@ typedef struct {
   double wall_ms;         /* request round trip as trench measured it */
   char **passes_changed;  /* want_passes: in pipeline order */
   int npasses_changed;
+  char **pass_dump_names; /* want_pass_dumps: pass of each dump, in order */
+  char **pass_dump_texts; /* the module after it (HLO text) */
+  int npass_dumps;
 } tr_run_result;
 
 void tr_run_result_init(tr_run_result *r);
@@ -107,6 +116,17 @@ struct tr_target {
   void *impl;      /* the kind's state */
 };
 
+/* What a signal handler needs to clean up after a process target when
+ * trench is interrupted (SIGINT, SIGTERM, SIGHUP; src/cli/guard.c): the
+ * running child's pid, which is also its process group, and the private
+ * folder. The target keeps it current; the handler only reads it, with
+ * async-signal-safe calls (kill, fork, execve of rm). The caller owns the
+ * storage: a handler can reach nothing else. */
+typedef struct {
+  volatile sig_atomic_t pid; /* running child (and its group); 0: none */
+  char tmp[4096];            /* private folder; "" when none */
+} tr_target_guard;
+
 typedef struct {
   double timeout_s;       /* per run request; default 60 */
   double start_timeout_s; /* start + hello; default 120 (jax imports) */
@@ -114,6 +134,7 @@ typedef struct {
                              or /tmp */
   const char *home;       /* trench's source tree (adapters/, .venv/), for
                              xla-cpu; NULL: $TRENCH_HOME */
+  tr_target_guard *guard; /* kept current for a signal handler; NULL: none */
 } tr_target_config;
 
 void tr_target_config_init(tr_target_config *c);

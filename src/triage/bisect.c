@@ -142,6 +142,7 @@ tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
   int nbl = 0;
   const tr_instr **bl = tg_blamable(m, &nbl);
   int k = tg_bisect(g, lv, m, bl, nbl, r->inputs, r->ninputs, &r->sig);
+  r->bisect_runs = lv->runs;
   if (k < 0) {
     lv->state = TR_LEVEL_NONE;
     tg_note(lv, "no prefix of the %d instructions fails; the finding is in what no cut returns", nbl);
@@ -164,7 +165,8 @@ tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
   if (!r->per_instr[0]) snprintf(pi, sizeof pi, "; the per-instruction check names nothing (it changes the context)");
   else if (strcmp(r->per_instr, in->name) == 0) snprintf(pi, sizeof pi, "; the per-instruction check agrees");
   else snprintf(pi, sizeof pi, "; the per-instruction check names %%%s instead", r->per_instr);
-  tg_note(lv, "%%%s (%s, %d of %d in program order)%s%s", in->name, tr_ops[in->op].name, k + 1, nbl, why, pi);
+  tg_note(lv, "%%%s (%s, %d of %d in program order; bisection %d runs)%s%s", in->name, tr_ops[in->op].name,
+          k + 1, nbl, r->bisect_runs, why, pi);
   free(bl);
   lv->ms = tg_now_ms() - t0;
   return TR_OK;

@@ -12,6 +12,7 @@
  * causes it, and the rewrite log names its pass, rule and instruction. */
 #include "triageint.h"
 #include "../comp/jit_builtin.h"
+#include "../eval/eval.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +165,100 @@ static void fuel(tg_ctx *g, const tr_module *m) {
   tr_diag_clear(&dd);
 }
 
+/* ---- targets with TR_CAP_DISABLE_PASSES (XLA): run options ---- */
+
+/* The run with these passes disabled, judged against the reference:
+ * 1 still wrong, 0 right, -1 the target did not compile or run. */
+static int try_run_disabled(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_shadow_out *ref, int nref,
+                            const char *const *names, int n) {
+  tr_run_opts ro;
+  memset(&ro, 0, sizeof ro);
+  ro.disable_passes = names;
+  ro.ndisable_passes = n;
+  ro.timeout_s = g->o->timeout_s;
+  tr_run_result res;
+  tr_run_result_init(&res);
+  tr_diag dd = {0};
+  tr_status st = tr_target_run(g->t, m, g->r->inputs, g->r->ninputs, &ro, &res, &dd);
+  lv->runs++;
+  g->r->total_runs++;
+  int v = -1;
+  if (st == TR_OK && res.verdict == TR_VERDICT_OK && res.noutputs == nref) {
+    tr_compare_opts co;
+    tr_compare_opts_default(&co);
+    co.k = g->o->k;
+    co.profile = g->o->profile;
+    v = 0;
+    for (int i = 0; i < nref && v == 0; i++) {
+      tr_compare_result cr;
+      if (tr_compare_output(&ref[i], res.outputs[i], &co, &cr, &dd) != TR_OK) v = -1;
+      else if (cr.has_fail) v = 1;
+    }
+  } else if (st == TR_OK && strcmp(g->r->sig.kind, tr_verdict_name(res.verdict)) == 0) {
+    v = 1; /* the same crash or error */
+  }
+  tr_run_result_free(&res);
+  tr_diag_clear(&dd);
+  return v;
+}
+
+/* Disables, one at a time, each pass that changed the module. */
+static void disable_by_run_opts(tg_ctx *g, const tr_module *m) {
+  tr_triage_report *r = g->r;
+  tr_level *lv = &r->disable;
+  tr_run_opts ro;
+  memset(&ro, 0, sizeof ro);
+  ro.want_passes = true;
+  ro.timeout_s = g->o->timeout_s;
+  tr_run_result res;
+  tr_run_result_init(&res);
+  tr_diag dd = {0};
+  tr_status st = tr_target_run(g->t, m, r->inputs, r->ninputs, &ro, &res, &dd);
+  lv->runs++;
+  r->total_runs++;
+  tr_shadow_out *ref = NULL;
+  int nref = 0;
+  tr_shadow_opts so;
+  memset(&so, 0, sizeof so);
+  if (st != TR_OK || res.npasses_changed == 0 ||
+      tr_eval_shadow(m, &so, r->inputs, r->ninputs, &ref, &nref, &dd) != TR_OK) {
+    lv->state = TR_LEVEL_UNRESOLVED;
+    tg_note(lv, "the target names no pass that changed the module%s%s", tr_diag_first(&dd) ? ": " : "",
+            tr_diag_first(&dd) ? tr_diag_first(&dd) : "");
+    tr_run_result_free(&res);
+    tr_diag_clear(&dd);
+    return;
+  }
+  tr_buf fix = {0}, unres = {0};
+  for (int i = 0; i < res.npasses_changed; i++) {
+    const char *name = res.passes_changed[i];
+    int v = try_run_disabled(g, lv, m, ref, nref, &name, 1);
+    tg_progress(g, "disable %s: %s", name, v == 0 ? "fixed" : v == 1 ? "still wrong" : "unresolved");
+    if (v == 0) tr_buf_printf(&fix, "%s%s", fix.n ? "," : "", name);
+    if (v < 0) tr_buf_printf(&unres, "%s%s", unres.n ? "," : "", name);
+  }
+  snprintf(r->disabled_fix, sizeof r->disabled_fix, "%s", tr_buf_str(&fix));
+  /* Without translation validation, one pass whose disabling alone
+   * removes the bug is the guilty pass. */
+  if (fix.n && !strchr(fix.p, ',') && !r->guilty_pass[0]) snprintf(r->guilty_pass, sizeof r->guilty_pass, "%s", fix.p);
+  if (fix.n) {
+    lv->state = TR_LEVEL_FOUND;
+    tg_note(lv, "of the %d passes that changed the module, disabling %s removes the mismatch%s%s",
+            res.npasses_changed, fix.p, unres.n ? "; disabling breaks compilation or the run: " : "",
+            tr_buf_str(&unres));
+  } else {
+    lv->state = unres.n ? TR_LEVEL_UNRESOLVED : TR_LEVEL_NONE;
+    tg_note(lv, "disabling none of the %d passes that changed the module removes it%s%s", res.npasses_changed,
+            unres.n ? "; disabling breaks compilation or the run: " : " (code generation or a pass that must run)",
+            tr_buf_str(&unres));
+  }
+  tr_buf_free(&fix);
+  tr_buf_free(&unres);
+  tr_shadow_free(ref, nref);
+  tr_run_result_free(&res);
+  tr_diag_clear(&dd);
+}
+
 tr_status tg_disable_level(tg_ctx *g, const tr_module *m) {
   tr_triage_report *r = g->r;
   double t0 = tg_now_ms();
@@ -173,9 +268,15 @@ tr_status tg_disable_level(tg_ctx *g, const tr_module *m) {
   if (builtin) tr_comp_ctx_free(&probe);
   tr_diag_clear(&dd);
   if (!builtin) {
-    r->disable.state = r->fuel.state = TR_LEVEL_SKIPPED;
-    tg_note(&r->disable, "disabling passes is only driven for builtin so far");
+    r->fuel.state = TR_LEVEL_SKIPPED;
     tg_note(&r->fuel, "fuel exists in builtin only");
+    if ((g->t->caps & TR_CAP_DISABLE_PASSES) && (g->t->caps & TR_CAP_LIST_PASSES)) {
+      disable_by_run_opts(g, m);
+    } else {
+      r->disable.state = TR_LEVEL_SKIPPED;
+      tg_note(&r->disable, "the target cannot disable passes");
+    }
+    r->disable.ms = tg_now_ms() - t0;
     return TR_OK;
   }
   disable_passes(g, m);

@@ -1,7 +1,9 @@
 /* passes.c - the pass level by translation validation: one compile with
- * the builtin compiler's after-pass hook (pipeline.h); each pass's output
- * module is evaluated with the reference on the failing inputs and judged
- * against the original module's shadow bounds. The first pass run whose
+ * the builtin compiler's after-pass hook (pipeline.h), or, for a target
+ * with TR_CAP_PASS_DUMPS (XLA), one run returning the module after each
+ * pass that changed it; each pass's output module is evaluated with the
+ * reference on the failing inputs and judged against the original
+ * module's shadow bounds. The first pass run whose
  * module fails is the culprit. When every pass keeps the result and the
  * target is still wrong, the blame goes to code generation and the
  * fused-kernel level (fusion.c) goes down from there. */
@@ -94,6 +96,97 @@ bool tg_validate_passes(tr_target *t, const tr_module *m, tr_tensor *const *ins,
   return ok;
 }
 
+/* Translation validation on the target's own pass dumps. Returns false
+ * when it could not be done (note says why). */
+static bool validate_dumps(tg_ctx *g, const tr_module *m, tr_level *lv, tr_module **opt) {
+  tr_triage_report *r = g->r;
+  tr_run_opts ro;
+  memset(&ro, 0, sizeof ro);
+  ro.want_pass_dumps = true;
+  ro.want_optimized_hlo = true;
+  ro.timeout_s = g->o->timeout_s;
+  tr_run_result res;
+  tr_run_result_init(&res);
+  tr_diag dd = {0};
+  tr_status st = tr_target_run(g->t, m, r->inputs, r->ninputs, &ro, &res, &dd);
+  lv->runs++;
+  r->total_runs++;
+  if (st == TR_OK && res.optimized_hlo)
+    *opt = tr_parse("optimized.hlo", res.optimized_hlo, strlen(res.optimized_hlo), NULL, &dd);
+  tv_state s;
+  memset(&s, 0, sizeof s);
+  s.ins = r->inputs;
+  s.nins = r->ninputs;
+  tr_compare_opts_default(&s.co);
+  s.co.k = g->o->k > 0 ? g->o->k : 1;
+  tr_shadow_opts so;
+  memset(&so, 0, sizeof so);
+  bool ok = st == TR_OK && res.verdict == TR_VERDICT_OK && res.npass_dumps > 0 &&
+            tr_eval_shadow(m, &so, r->inputs, r->ninputs, &s.ref, &s.nref, &dd) == TR_OK;
+  if (!ok) {
+    tg_note(lv, "the target gave no pass dumps (%s)", st != TR_OK || res.verdict != TR_VERDICT_OK
+                                                         ? "it did not run" : "none, or the reference declined");
+    tr_run_result_free(&res);
+    tr_shadow_free(s.ref, s.nref);
+    tr_diag_clear(&dd);
+    return false;
+  }
+  /* Each dump in order; one the reference cannot evaluate (an op it does
+   * not model, a custom call) stops the walk: nothing after it can be
+   * told. */
+  int i = 0;
+  const char *stop = NULL;
+  for (; i < res.npass_dumps && !s.found; i++) {
+    tr_diag pd = {0};
+    tr_parse_opts po = {.fill_elided = false};
+    tr_module *pm = tr_parse(res.pass_dump_names[i], res.pass_dump_texts[i], strlen(res.pass_dump_texts[i]), &po, &pd);
+    tr_tensor **outs = NULL;
+    int nouts = 0;
+    bool evaluated = pm && tr_eval(pm, s.ins, s.nins, &outs, &nouts, &pd) == TR_OK && nouts == s.nref;
+    tr_eval_free_outputs(outs, nouts);
+    if (!evaluated) {
+      stop = res.pass_dump_names[i];
+      tr_module_free(pm);
+      tr_diag_clear(&pd);
+      break;
+    }
+    if (!keeps_result(&s, pm)) {
+      s.found = true;
+      snprintf(s.pass, sizeof s.pass, "%s", res.pass_dump_names[i]);
+      s.run = i + 1;
+    }
+    tr_module_free(pm);
+    tr_diag_clear(&pd);
+  }
+  if (s.found && strcmp(s.pass, "received") == 0) {
+    /* Wrong before the first pass: the module the compiler received
+     * (XLA: after jaxlib's HLO -> StableHLO -> HLO trip) already is. */
+    snprintf(r->guilty_pass, sizeof r->guilty_pass, "import");
+    lv->state = TR_LEVEL_FOUND;
+    tg_note(lv, "the module as the compiler received it already gives the wrong result: the import before "
+                "its passes is to blame (translation validation on the target's pass dumps)");
+  } else if (s.found) {
+    snprintf(r->guilty_pass, sizeof r->guilty_pass, "%s", s.pass);
+    r->guilty_run = s.run;
+    lv->state = TR_LEVEL_FOUND;
+    tg_note(lv, "pass %s (dump %d of %d) changes the result (translation validation on the target's pass dumps)",
+            s.pass, s.run, res.npass_dumps);
+  } else if (stop) {
+    lv->state = TR_LEVEL_UNRESOLVED;
+    tg_note(lv, "the %d pass dumps before %s keep the result; the reference cannot evaluate the module after %s",
+            i, stop, stop);
+  } else {
+    lv->state = TR_LEVEL_NONE;
+    snprintf(r->guilty_pass, sizeof r->guilty_pass, "codegen");
+    tg_note(lv, "every one of the %d pass dumps keeps the result: code generation (or a runtime library) is wrong",
+            res.npass_dumps);
+  }
+  tr_run_result_free(&res);
+  tr_shadow_free(s.ref, s.nref);
+  tr_diag_clear(&dd);
+  return true;
+}
+
 tr_status tg_passes_level(tg_ctx *g, const tr_module *m, tr_module **opt) {
   tr_triage_report *r = g->r;
   tr_level *lv = &r->passes;
@@ -101,9 +194,13 @@ tr_status tg_passes_level(tg_ctx *g, const tr_module *m, tr_module **opt) {
   *opt = NULL;
   bool ok = tg_validate_passes(g->t, m, r->inputs, r->ninputs, g->o, r->guilty_pass,
                                sizeof r->guilty_pass, &r->guilty_run, opt, g->d);
-  if (!ok) {
+  if (!ok && (g->t->caps & TR_CAP_PASS_DUMPS) && validate_dumps(g, m, lv, opt)) {
+    /* done: the target's own dumps */
+  } else if (!ok) {
     /* A target that is not trench's own: its optimized module, when it
      * returns one, still feeds the kernel level. */
+    tr_module_free(*opt);
+    *opt = NULL;
     lv->state = TR_LEVEL_SKIPPED;
     tg_note(lv, "translation validation needs the module after each pass; %s does not give it",
             g->t->name ? g->t->name : "the target");

@@ -12,8 +12,12 @@
  *   root      return an intermediate value instead of the root
  *   forward   delete an instruction by forwarding an operand of its shape
  *   param     replace a value by a new parameter fed its recorded value
+ *   const     replace a value whose recorded elements are all equal by a
+ *             broadcast scalar constant
+ *   splat     simplify a constant: every element made its first one
  * after each, dead instructions and unused parameters (with their inputs)
- * go. The reproduction rate of the original is measured first. */
+ * go. The reproduction rate of the original is measured first, and each
+ * accepted candidate is run a second time before it is kept. */
 #include "triageint.h"
 #include "../eval/eval.h"
 
@@ -106,6 +110,15 @@ static bool keeps(judge *j, const cand *c, tr_check_sig *got) {
   return ok;
 }
 
+/* keeps, confirmed by a second run: a candidate that shows the bug once
+ * and not again is refused, and the finding is called flaky. */
+static bool accept(judge *j, const cand *c) {
+  if (!keeps(j, c, NULL)) return false;
+  if (keeps(j, c, NULL)) return true;
+  j->g->r->flaky = true;
+  return false;
+}
+
 bool tr_triage_keeps_sig(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
                          const tr_triage_opts *o, tr_triage_report *r) {
   tg_ctx g = {t, o, r, NULL};
@@ -123,6 +136,86 @@ static bool finish(cand *c, const cand *cur) {
   tg_dce(c->m);
   if (array_params(c->m)) drop_params(c);
   return tg_count(c->m) < tg_count(cur->m) || c->nins < cur->nins;
+}
+
+/* Whether every element of an array (slots of size bytes) equals the first. */
+static bool uniform(const void *data, size_t n, size_t size) {
+  for (size_t i = 1; i < n; i++)
+    if (memcmp((const char *)data + i * size, data, size) != 0) return false;
+  return true;
+}
+
+/* A scalar constant of dt holding the bytes at slot. */
+static tr_instr *scalar_const(tr_module *x, tr_dtype dt, const void *slot, const char *name) {
+  size_t size = (size_t)tr_dtype_size(dt);
+  tr_shape *sh = tr_shape_array(x->arena, dt, 0, NULL);
+  tr_instr *c = tr_instr_new(x, TR_OP_CONSTANT, tr_arena_strdup(x->arena, name), sh);
+  tr_literal *lit = tr_arena_alloc(x->arena, sizeof *lit);
+  lit->shape = sh;
+  lit->data = tr_arena_memdup(x->arena, slot, size);
+  c->literal = lit;
+  return c;
+}
+
+/* Replace the instruction with id, whose recorded value is uniform, by
+ * broadcast(constant). */
+static bool move_const(const cand *cur, int id, cand *out) {
+  tr_instr *in = by_id(cur->m->entry, id);
+  if (!in || in->op == TR_OP_PARAMETER || in->op == TR_OP_CONSTANT || in->op == TR_OP_BROADCAST ||
+      !tr_shape_is_array(in->shape) || in->noperands == 0)
+    return false;
+  tr_tensor **v = NULL;
+  int nv = 0;
+  tr_diag dd = {0};
+  tr_status st = tg_ref_values(cur->m, &id, 1, cur->ins, cur->nins, &v, &nv, &dd);
+  tr_diag_clear(&dd);
+  size_t size = nv == 1 ? (size_t)tr_dtype_size(v[0]->dtype) : 0;
+  bool ok = st == TR_OK && nv == 1 && size > 0 && tr_tensor_count(v[0]) > 0 &&
+            v[0]->nbytes == tr_tensor_count(v[0]) * size && uniform(v[0]->data, tr_tensor_count(v[0]), size);
+  if (!ok) {
+    tr_eval_free_outputs(v, nv);
+    return false;
+  }
+  tr_module *x = tr_module_clone(cur->m);
+  tr_comp *e = x->entry;
+  tr_instr *xi = by_id(e, id);
+  char name[160];
+  snprintf(name, sizeof name, "%s.const", xi->name);
+  tr_instr *c = scalar_const(x, v[0]->dtype, v[0]->data, name);
+  tr_comp_insert_before(e, xi, c);
+  tr_instr *with = c;
+  if (xi->shape->rank > 0) {
+    snprintf(name, sizeof name, "%s.splat", xi->name);
+    with = tr_instr_new(x, TR_OP_BROADCAST, tr_arena_strdup(x->arena, name), tr_shape_clone(x->arena, xi->shape));
+    tr_comp_insert_before(e, xi, with);
+    tr_instr_set_operands(with, &c, 1);
+    tr_attr *at = tr_instr_add_attr(x, with, TR_ATTR_DIMENSIONS, TR_AK_INTS, NULL);
+    at->n = 0;
+    at->u.ints = NULL;
+  }
+  tr_instr_replace_uses(xi, with);
+  tr_drop_entry_layout(x);
+  tr_eval_free_outputs(v, nv);
+  *out = cand_of(x, cur->ins, cur->nins);
+  return finish(out, cur);
+}
+
+/* Make every element of the constant with id its first one. */
+static bool move_splat(const cand *cur, int id, cand *out) {
+  tr_instr *in = by_id(cur->m->entry, id);
+  if (!in || in->op != TR_OP_CONSTANT || !in->literal || !in->literal->data || !tr_shape_is_array(in->shape))
+    return false;
+  size_t size = (size_t)tr_dtype_size(in->shape->dtype);
+  int64_t n = tr_shape_count(in->shape);
+  if (size == 0 || n < 2 || uniform(in->literal->data, (size_t)n, size)) return false;
+  tr_module *x = tr_module_clone(cur->m);
+  tr_instr *xi = by_id(x->entry, id);
+  char *data = tr_arena_alloc(x->arena, size * (size_t)n);
+  for (int64_t i = 0; i < n; i++) memcpy(data + (size_t)i * size, xi->literal->data, size);
+  xi->literal->data = data;
+  *out = cand_of(x, cur->ins, cur->nins);
+  tg_dce(out->m);
+  return true; /* progress: one constant fewer distinct values */
 }
 
 /* Return the instruction with id instead of the root. */
@@ -212,7 +305,7 @@ static bool round_once(judge *j, cand *cur, int budget) {
   for (int i = 0; i < nroot && !taken && j->g->r->candidates < budget; i++) {
     cand c;
     memset(&c, 0, sizeof c);
-    if (move_drop(cur, i, &c) && keeps(j, &c, NULL)) {
+    if (move_drop(cur, i, &c) && accept(j, &c)) {
       cand_free(cur);
       *cur = c;
       taken = true;
@@ -221,7 +314,7 @@ static bool round_once(judge *j, cand *cur, int budget) {
       cand_free(&c);
     }
   }
-  for (int pass = 0; pass < 3 && !taken; pass++)
+  for (int pass = 0; pass < 5 && !taken; pass++)
     for (int i = n - 1; i >= 0 && !taken && j->g->r->candidates < budget; i--) {
       int nops = 1;
       const tr_instr *in = by_id(cur->m->entry, ids[i]);
@@ -229,15 +322,17 @@ static bool round_once(judge *j, cand *cur, int budget) {
       for (int k = 0; k < nops && !taken; k++) {
         cand c;
         memset(&c, 0, sizeof c);
-        bool made = pass == 0 ? move_root(cur, ids[i], &c)
+        bool made = pass == 0   ? move_root(cur, ids[i], &c)
                     : pass == 1 ? move_forward(cur, ids[i], k, &c)
-                                : move_param(cur, ids[i], &c);
-        if (made && keeps(j, &c, NULL)) {
+                    : pass == 2 ? move_const(cur, ids[i], &c)
+                    : pass == 3 ? move_param(cur, ids[i], &c)
+                                : move_splat(cur, ids[i], &c);
+        if (made && accept(j, &c)) {
           cand_free(cur);
           *cur = c;
           taken = true;
-          tg_progress(j->g, "reduce: %s at #%d -> %d instructions", pass == 0 ? "root" : pass == 1 ? "forward" : "param",
-                      ids[i], tg_count(cur->m));
+          static const char *const names[] = {"root", "forward", "const", "param", "splat"};
+          tg_progress(j->g, "reduce: %s at #%d -> %d instructions", names[pass], ids[i], tg_count(cur->m));
         } else {
           cand_free(&c);
         }
@@ -292,7 +387,7 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
     jc.want.op = r->culprit_op;
     cand c;
     memset(&c, 0, sizeof c);
-    if (move_root(&cur, cul->id, &c) && keeps(&jc, &c, NULL)) {
+    if (move_root(&cur, cul->id, &c) && accept(&jc, &c)) {
       cand_free(&cur);
       cur = c;
       j = jc;

@@ -54,6 +54,7 @@ cJSON *tr_triage_json(const tr_triage_report *r) {
     } else if (i == 1) {
       cJSON_AddStringToObject(l, "culprit", r->culprit);
       cJSON_AddStringToObject(l, "op", r->culprit_op < TR_OP_COUNT ? tr_ops[r->culprit_op].name : "");
+      cJSON_AddNumberToObject(l, "bisection_runs", r->bisect_runs);
       cJSON_AddStringToObject(l, "alone", r->alone);
       cJSON_AddStringToObject(l, "per_instruction", r->per_instr);
       cJSON_AddBoolToObject(l, "agree", r->agree);

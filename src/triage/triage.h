@@ -80,6 +80,7 @@ typedef struct {
   char culprit[128];      /* instruction name in the module, "" if none */
   tr_op culprit_op;       /* TR_OP_COUNT if none */
   int culprit_pos;        /* its position in the entry's order, -1 */
+  int bisect_runs;        /* target runs of the bisection alone */
   /* cross-check: the culprit alone fed the reference's operand values,
    * and the anchored per-instruction check's first mismatch */
   char alone[32];         /* "wrong", "right" (needs context), "" */

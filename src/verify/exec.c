@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SV_NONE, SV_INT, SV_PTR, SV_F, SV_B };
+/* SV_FBITS: an integer holding the bit pattern of float data (e), as code
+ * that moves floats through integer copies makes; it may be widened,
+ * narrowed back, stored and reinterpreted as a float, nothing else. */
+enum { SV_NONE, SV_INT, SV_PTR, SV_F, SV_B, SV_FBITS };
 typedef struct {
   uint8_t k;
   uint8_t sz;     /* bytes when in memory */
@@ -240,7 +243,12 @@ static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
     if (c.i != 0) { fail(R, "float read of integer bits"); return sv_int(0, 32); }
     return sv_f(vx_const(R->cx, 0));
   }
-  if (I->mty == VT_INT && c.k == SV_F) { fail(R, "integer read of float data"); return sv_int(0, 32); }
+  if (I->mty == VT_INT && c.k == SV_F) {
+    if (sz != 4 && sz != 8) { fail(R, "integer read of float data"); return sv_int(0, 32); }
+    c.k = SV_FBITS;
+    c.sz = 0;
+    return c;
+  }
   if (I->mty == VT_INT) return sv_int(c.i, I->mbits);
   c.sz = 0;
   return c;
@@ -257,6 +265,7 @@ static void mem_store(run *R, const thread *T, sval p, sval v, const vinst *I) {
   }
   if (R->k->cuda) race_check(R, p.buf, off, sz, T, true);
   if (v.k == SV_B) { fail(R, "a comparison of data is stored to memory"); return; }
+  if (v.k == SV_FBITS) v.k = SV_F;
   v.sz = (uint8_t)sz;
   B->cell[off] = v;
   if (B->param >= 0 && B->is_out) note_write(R, B->param, off / (int)tr_dtype_size(R->cfg->dtype[B->param]));
@@ -408,11 +417,20 @@ static sval ibin(run *R, const vinst *I, sval a, sval b) {
   }
   if (a.k == SV_B) a = sv_int(truth(R, a), 1);
   if (b.k == SV_B) b = sv_int(truth(R, b), 1);
+  if (a.k == SV_FBITS && b.k == SV_INT && I->op == LLVMAnd && (b.i & 0xffffffff) == 0xffffffff) return a;
+  if (a.k == SV_FBITS && b.k == SV_INT && I->op == LLVMXor &&
+      (zext(b.i, 32) == 0x80000000u || (uint64_t)b.i == UINT64_C(0x8000000000000000))) {
+    a.e = vx_neg(R->cx, a.e); /* flipping the sign bit negates */
+    return a;
+  }
   if (a.k == SV_PTR && b.k == SV_INT && (I->op == LLVMAdd || I->op == LLVMSub)) {
     a.i += I->op == LLVMAdd ? b.i : -b.i;
     return a;
   }
-  if (a.k != SV_INT || b.k != SV_INT) { fail(R, "integer arithmetic on data or pointers"); return sv_int(0, bits); }
+  if (a.k != SV_INT || b.k != SV_INT) {
+    fail(R, "integer arithmetic (opcode %d) on %s", (int)I->op, a.k == SV_PTR || b.k == SV_PTR ? "pointers" : "data");
+    return sv_int(0, bits);
+  }
   int64_t x = a.i, y = b.i;
   uint64_t ux = zext(x, bits), uy = zext(y, bits);
   int64_t r = 0;
@@ -453,6 +471,14 @@ static sval fbin(run *R, const vinst *I, sval a, sval b) {
 
 static sval cast(run *R, thread *T, const vinst *I) {
   sval a = oper(R, T, &I->ops[0]);
+  if (a.k == SV_FBITS) {
+    /* float bits: widening, narrowing back and reinterpreting only */
+    if (I->op == LLVMZExt || I->op == LLVMSExt || I->op == LLVMFreeze) return a;
+    if (I->op == LLVMTrunc && I->bits >= 32) return a;
+    if (I->op == LLVMBitCast && (I->ty == VT_F32 || I->ty == VT_F64)) { a.k = SV_F; return a; }
+    fail(R, "arithmetic on the bits of float data");
+    return sv_int(0, I->bits);
+  }
   switch (I->op) {
   case LLVMZExt:
     if (a.k == SV_B) a = sv_int(truth(R, a), 1);
@@ -468,6 +494,7 @@ static sval cast(run *R, thread *T, const vinst *I) {
   case LLVMFPToSI: case LLVMFPToUI: {
     vx *e = as_f(R, a);
     if (e->kind != VX_CONST) { fail(R, "float-to-integer conversion of data"); return sv_int(0, I->bits); }
+    if (!(fabs(e->c) < 9.2e18)) { fail(R, "float-to-integer conversion out of range"); return sv_int(0, I->bits); }
     return sv_int((int64_t)e->c, I->bits);
   }
   case LLVMFPExt: return a;
@@ -618,6 +645,16 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
     return old;
   }
   case VC_TRAP: fail(R, "the kernel trapped"); return sv_int(0, 32);
+  case VC_MALLOC: case VC_CALLOC: {
+    int64_t n = I->call == VC_CALLOC ? a0.i * a1.i : a0.i;
+    if (a0.k != SV_INT || n < 0 || n > ((int64_t)1 << 30)) { fail(R, "allocation of a size that is not a small constant"); return a0; }
+    int b = new_buf(R, n ? n : 1, -1);
+    R->bufs[b].local = true;
+    if (I->call == VC_CALLOC)
+      for (int64_t o = 0; o < n; o++) { R->bufs[b].cell[o] = sv_int(0, 8); R->bufs[b].cell[o].sz = 1; }
+    sval p = {SV_PTR, 0, b, 0, NULL};
+    return p;
+  }
   default: fail(R, "unsupported call"); return sv_int(0, 32);
   }
 }

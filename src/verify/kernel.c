@@ -243,6 +243,8 @@ static vcall classify_call(const char *nm, int *fn) {
     {"fmaxf", VC_MAXNUM, 0}, {"fmax", VC_MAXNUM, 0}, {"fminf", VC_MINNUM, 0}, {"fmin", VC_MINNUM, 0},
     {"fabsf", VC_FABS, 0}, {"fabs", VC_FABS, 0}, {"rsqrtf", VC_RSQRT, 0},
     {"fmaf", VC_FMA, 0}, {"fma", VC_FMA, 0}, {"powf", VC_POW, 0},
+    {"memcpy", VC_MEMCPY, 0}, {"memmove", VC_MEMCPY, 0}, {"memset", VC_MEMSET, 0},
+    {"malloc", VC_MALLOC, 0}, {"calloc", VC_CALLOC, 0}, {"free", VC_NOP, 0},
   };
   *fn = 0;
   for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
@@ -338,7 +340,7 @@ static vinst *decode_inst(dec *D, LLVMValueRef in, LLVMOpcode op) {
       I->call = VC_USER;
       I->fn = func_index(D, callee);
     }
-    if (I->call == VC_NONE) {
+    if (I->call == VC_NONE && !D->bad) {
       tr_diag_errorf(D->d, "kernel: call of '%s': not modelled (supported: libm math, llvm.* intrinsics of docs/VERIFY.md, functions defined in the kernel file)", nm);
       D->bad = true;
     }
@@ -456,7 +458,7 @@ tr_status vk_load(const char *path, const vk_compile_opts *o, vk_kernel **out, t
     argv[n++] = "-x"; argv[n++] = "c"; argv[n++] = "-std=c11";
   }
   argv[n++] = "-O1"; argv[n++] = "-fno-vectorize"; argv[n++] = "-fno-slp-vectorize";
-  argv[n++] = "-fno-unroll-loops"; argv[n++] = "-fno-builtin";
+  argv[n++] = "-fno-unroll-loops";
   argv[n++] = "-emit-llvm"; argv[n++] = "-c";
   char *flags = o->cflags ? tr_xstrdup(o->cflags) : NULL;
   if (flags) n += split_flags(flags, argv + n, 16);

@@ -16,6 +16,7 @@
 #include "vk.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -26,6 +27,9 @@
 
 typedef struct {
   const tv_opts *o;
+  const char *kpath;         /* the kernel as compiled: o->kernel_path, or
+                                the wrapper of an emitted unit */
+  char wrap[300];
   tr_diag *d;
   FILE *out;
   vk_kernel *k;
@@ -136,7 +140,7 @@ static int run_concrete_q(vctx *V, tr_tensor **b, const vs_model *m, int guard, 
   if (!V->o->cuda) {
     if (!V->have_so) {
       snprintf(V->so, sizeof V->so, "%s/kernel.so", V->work);
-      if (vk_native_build(V->o->kernel_path, V->so, V->o->cflags, V->d) != TR_OK) return -1;
+      if (vk_native_build(V->kpath, V->so, V->o->cflags, V->d) != TR_OK) return -1;
       V->have_so = true;
     }
     return vk_native_run(V->so, b, V->nbufs, guard, 20, V->d);
@@ -413,7 +417,8 @@ static bool confirm(vctx *V, const loc *l, const vs_model *m, const char *kind, 
     }
   } else if (rc > 0) {
     ok = true;
-    tr_buf_printf(msg, "%s: the kernel dies of signal %d on these inputs", kind, rc);
+    if (rc == SIGALRM) tr_buf_printf(msg, "%s: the kernel runs past 20 seconds on these inputs", kind);
+    else tr_buf_printf(msg, "%s: the kernel dies of signal %d on these inputs", kind, rc);
     save_bundle(V, b, tr_buf_str(msg));
   }
   free_bufs(V, b);
@@ -600,6 +605,9 @@ static tr_status random_mode(vctx *V) {
     V->base = old;
     tr_inputs_free(ins, nins);
     if (rc < 0) return TR_ERR_INVALID;
+    if (bad && o->verbose && rc == 0)
+      fprintf(V->out, "random: seed %d: out%d element %lld: kernel %.9g, reference %.9g\n", seed, out,
+              (long long)flat, kv, rv);
     if (bad) {
       V->s->random_failing++;
       if (V->s->random_first < 0) V->s->random_first = seed;
@@ -652,12 +660,34 @@ static tr_status setup(vctx *V) {
     tr_diag_errorf(V->d, "verify: cannot create a scratch folder: %s", strerror(errno));
     return TR_ERR_IO;
   }
+  V->kpath = o->kernel_path;
+  if (o->emitted) {
+    /* the built-in compiler's unit exports trench_entry(in, out); a
+     * wrapper gives it the kernel convention */
+    char abs[4096];
+    if (!realpath(o->kernel_path, abs)) {
+      tr_diag_errorf(V->d, "verify: cannot resolve %s: %s", o->kernel_path, strerror(errno));
+      return TR_ERR_IO;
+    }
+    snprintf(V->wrap, sizeof V->wrap, "%s/wrap.c", V->work);
+    FILE *f = fopen(V->wrap, "w");
+    if (!f) { tr_diag_errorf(V->d, "verify: cannot write %s", V->wrap); return TR_ERR_IO; }
+    fprintf(f, "#include \"%s\"\nvoid kernel(", abs);
+    for (int p = 0; p < V->nbufs; p++) fprintf(f, "%svoid *b%d", p ? ", " : "", p);
+    fprintf(f, ") {\n  u8 *in[%d] = {", V->nin > 0 ? V->nin : 1);
+    for (int p = 0; p < V->nin; p++) fprintf(f, "%sb%d", p ? ", " : "", p);
+    fprintf(f, "};\n  u8 *out[%d] = {", V->nout);
+    for (int p = V->nin; p < V->nbufs; p++) fprintf(f, "%sb%d", p > V->nin ? ", " : "", p);
+    fprintf(f, "};\n  trench_entry(in, out);\n}\n");
+    fclose(f);
+    V->kpath = V->wrap;
+  }
   vk_compile_opts co = {o->cuda, V->work, o->cflags};
-  tr_status st = vk_load(o->kernel_path, &co, &V->k, V->d);
+  tr_status st = vk_load(V->kpath, &co, &V->k, V->d);
   if (st != TR_OK) return st;
   if (vk_nparams(V->k) != V->nbufs) {
     tr_diag_errorf(V->d, "%s: kernel takes %d pointer parameters; the reference needs %d (its %d inputs, then its %d outputs)",
-                   o->kernel_path, vk_nparams(V->k), V->nbufs, V->nin, V->nout);
+                   V->kpath, vk_nparams(V->k), V->nbufs, V->nin, V->nout);
     return TR_ERR_INVALID;
   }
   return TR_OK;
@@ -718,6 +748,7 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
     goto done;
   }
   kernel_findings(&V);
+  if (o->first && s->found) nl = 0;
   tr_tensor *ints[16] = {0};
   for (int p = 0; p < V.nin; p++) if (!tr_dtype_is_float(V.dtype[p])) ints[p] = V.base[p];
   R = vr_new(o->m, V.cx, ints);
@@ -749,6 +780,7 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
     fprintf(V.out, "%s: %s%s%s (%.2fs)\n", tr_buf_str(&where), verdict, msg.n ? ": " : "", tr_buf_str(&msg), now() - t1);
     tr_buf_free(&where);
     tr_buf_free(&msg);
+    if (o->first && v == LV_CEX) break;
   }
   fprintf(V.out, "summary: %d locations: %d equivalent over the reals, %d counterexamples, %d unknown; "
                  "%d kernel-wide findings; %d paths%s\n",

@@ -14,6 +14,8 @@ typedef struct {
   const tr_module *m;        /* the reference */
   const char *kernel_path;   /* .c or .cu */
   bool cuda;
+  bool emitted;              /* kernel_path is C from `trench compile`
+                                (entry trench_entry(in, out)) */
   unsigned grid[3], block[3];/* CUDA launch */
   const char *cflags;        /* extra clang flags */
   const char *locations;     /* "i,j;k,l" element indices, "all", or NULL (default set) */
@@ -25,6 +27,7 @@ typedef struct {
   const char *save_dir;      /* bundle of the first counterexample, or NULL */
   int random_seeds;          /* > 0: random differential testing instead */
   int max_paths;             /* data-dependent paths explored (default 64) */
+  bool first;                /* stop at the first confirmed counterexample */
   bool verbose;
   FILE *out;                 /* report */
 } tv_opts;

@@ -111,6 +111,9 @@ static bool not_generated(tr_op op) {
   case TR_OP_RNG_BIT_GENERATOR: /* bits defined by each backend's algorithm */
   case TR_OP_DOMAIN:            /* a sharding marker with no value semantics */
   case TR_OP_ASYNC_START: case TR_OP_ASYNC_UPDATE: case TR_OP_ASYNC_DONE:
+  case TR_OP_ALL_GATHER_START: case TR_OP_ALL_GATHER_DONE: case TR_OP_ALL_REDUCE_START:
+  case TR_OP_ALL_REDUCE_DONE: case TR_OP_COLLECTIVE_PERMUTE_START:
+  case TR_OP_COLLECTIVE_PERMUTE_DONE: case TR_OP_COPY_START: case TR_OP_COPY_DONE:
     /* async wrappers: the generator writes the synchronous op */
     return true;
   case TR_OP_OUTFEED: /* its data goes to a host no target provides */

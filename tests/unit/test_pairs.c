@@ -37,6 +37,10 @@ static bool excluded_op(tr_op op) {
   case TR_OP_ALL_REDUCE: case TR_OP_ALL_GATHER: case TR_OP_REDUCE_SCATTER:
   case TR_OP_ALL_TO_ALL: case TR_OP_COLLECTIVE_PERMUTE: case TR_OP_ASYNC_START:
   case TR_OP_ASYNC_UPDATE: case TR_OP_ASYNC_DONE:
+  /* the <op>-start/-done pairs evaluate as their synchronous op */
+  case TR_OP_ALL_GATHER_START: case TR_OP_ALL_GATHER_DONE: case TR_OP_ALL_REDUCE_START:
+  case TR_OP_ALL_REDUCE_DONE: case TR_OP_COLLECTIVE_PERMUTE_START:
+  case TR_OP_COLLECTIVE_PERMUTE_DONE: case TR_OP_COPY_START: case TR_OP_COPY_DONE:
   /* fixed u32 results; bits of a documented generator; a dispatcher to
    * top-k, cholesky and triangular-solve, which are covered as ops */
   case TR_OP_PARTITION_ID: case TR_OP_REPLICA_ID: case TR_OP_RNG_BIT_GENERATOR:

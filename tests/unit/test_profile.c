@@ -2,6 +2,7 @@
  * file, each kind of error with file:line:col), the ulp table a profile
  * builds, and each rule's excuse in the comparison on hand-made shadow
  * outputs (values, bounds and uncertain flags written directly). */
+#include "../../src/eval/eval.h"
 #include "../../src/oracle/compare.h"
 #include "../../src/oracle/profile.h"
 #include "test.h"
@@ -310,26 +311,75 @@ TR_TEST(profile_rule_denormal_flush_predicates) {
 TR_TEST(profile_rule_fast_minmax) {
   tr_profile *p = parse_ok("fast-minmax f32\n");
   if (!p) return;
-  /* NaN reference: a finite target is excused, an infinite one is not
+  /* NaN reference: a finite target is excused only where the reference
+   * of the module whose min/max drop NaN (alt) gives that value, i.e.
+   * where a min or max is on the element's path; an infinite one is not
    * (XLA's reduce with a NaN last gives the init, -inf: a bug to see),
    * NaN is a plain pass; a finite reference with a NaN target fails. */
-  double v[] = {NAN, NAN, NAN, 1.0};
-  double b[] = {0, 0, 0, 1e-7};
-  double t[] = {8191.0, -INFINITY, NAN, NAN};
-  fake_out ref;
-  fake_float(&ref, TR_DT_F32, v, b, 4);
-  tr_tensor *tt = vec(TR_DT_F32, t, 4);
+  double v[] = {NAN, NAN, NAN, 1.0, NAN};
+  double b[] = {0, 0, 0, 1e-7, 0};
+  double t[] = {8191.0, -INFINITY, NAN, NAN, 3.0};
+  double av[] = {8191.0, 2.0, NAN, 1.0, NAN}; /* element 4: no min/max on its path */
+  fake_out ref, alt;
+  fake_float(&ref, TR_DT_F32, v, b, 5);
+  fake_float(&alt, TR_DT_F32, av, b, 5);
+  tr_tensor *tt = vec(TR_DT_F32, t, 5);
   tr_compare_opts o;
   tr_compare_opts_default(&o);
   tr_compare_result r = judge(&ref, tt, &o);
-  CHECK_EQ_INT(r.failing, 3);
+  CHECK_EQ_INT(r.failing, 4);
   o.profile = p;
   r = judge(&ref, tt, &o);
-  CHECK_EQ_INT(r.failing, 2);
+  CHECK_EQ_INT(r.failing, 4); /* no min/max reference: nothing excused */
+  o.alt[TR_PR_FAST_MINMAX] = &alt.o;
+  r = judge(&ref, tt, &o);
+  CHECK_EQ_INT(r.failing, 3);
   CHECK_EQ_INT(r.first_fail, 1);
   CHECK_EQ_INT(r.excused_by[TR_PR_FAST_MINMAX], 1);
   fake_free(&ref);
+  fake_free(&alt);
   tr_tensor_free(tt);
+  tr_profile_free(p);
+}
+
+/* The min/max rewrite: a module with no min or max has none (so nothing
+ * is excused), one with a reduce-max gets a NaN-dropping body. */
+TR_TEST(profile_rewrite_fast_minmax) {
+  tr_profile *p = parse_ok("fast-minmax f32\n");
+  if (!p) return;
+  static const char *no_minmax =
+      "HloModule m\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT s = f32[4] sine(x)\n}\n";
+  static const char *reduce_max =
+      "HloModule m\nmx {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT c = f32[] maximum(a, b)\n}\nENTRY e {\n  x = f32[4] parameter(0)\n"
+      "  i = f32[] constant(-inf)\n  ROOT r = f32[] reduce(x, i), dimensions={0}, to_apply=mx\n}\n";
+  tr_diag d = {0};
+  tr_module *m1 = tr_parse("a.hlo", no_minmax, strlen(no_minmax), NULL, &d);
+  tr_module *m2 = tr_parse("b.hlo", reduce_max, strlen(reduce_max), NULL, &d);
+  CHECK(m1 && m2);
+  if (!m1 || !m2) return;
+  int n = -1;
+  CHECK(tr_profile_rewrite(p, TR_PR_FAST_MINMAX, m1, &n) == NULL);
+  CHECK_EQ_INT(n, 0);
+  tr_module *rw = tr_profile_rewrite(p, TR_PR_FAST_MINMAX, m2, &n);
+  CHECK(rw != NULL);
+  CHECK_EQ_INT(n, 1);
+  if (rw) {
+    CHECK(tr_verify(rw, &d) == TR_OK);
+    /* [NaN, 1, 5, 2]: max drops the NaN and gives 5; the original gives NaN. */
+    double xv[] = {NAN, 1, 5, 2};
+    tr_tensor *x = vec(TR_DT_F32, xv, 4);
+    tr_tensor **outs = NULL;
+    int nouts = 0;
+    CHECK(tr_eval(rw, &x, 1, &outs, &nouts, &d) == TR_OK);
+    if (nouts == 1) CHECK(tr_tensor_get_f(outs[0], 0) == 5.0);
+    tr_eval_free_outputs(outs, nouts);
+    tr_tensor_free(x);
+    tr_module_free(rw);
+  }
+  tr_diag_clear(&d);
+  tr_module_free(m1);
+  tr_module_free(m2);
   tr_profile_free(p);
 }
 
@@ -640,4 +690,76 @@ TR_TEST(profile_dot_accumulate) {
   tr_module_free(m);
   tr_diag_clear(&dg);
   tr_profile_free(p);
+}
+
+/* ---- the accuracy contract and release keys ---- */
+
+TR_TEST(profile_contract_caps_allowances) {
+  parse_err("contract f32 tanh=3.5\ntranscendental-ulps f32 tanh=7\n",
+            "p.conf:2:25: error: transcendental-ulps tanh=7 exceeds its contract, 3.5 ulps");
+  parse_err("reciprocal-divide f32=3\ncontract f32 divide=2\n", "exceeds its contract, 2 ulps");
+  tr_profile *p = parse_ok("contract f32 tanh=3.5 exponential=6.5\ntranscendental-ulps f32 exponential=6.5\n");
+  if (!p) return;
+  tr_ulp_table def, t;
+  tr_ulp_table_default(&def);
+  tr_profile_ulp_table(p, 0, &t);
+  /* A default above the contract is capped, one below it stays. */
+  CHECK(def.ulps[TR_OP_TANH][TR_DT_F32] > 3.5f);
+  CHECK(t.ulps[TR_OP_TANH][TR_DT_F32] == 3.5f);
+  CHECK(t.ulps[TR_OP_LOG][TR_DT_F32] == def.ulps[TR_OP_LOG][TR_DT_F32]);
+  tr_profile_ulp_table(p, ~0u, &t);
+  CHECK(t.ulps[TR_OP_EXPONENTIAL][TR_DT_F32] == 6.5f);
+  tr_profile_free(p);
+}
+
+/* profiles/xla-cpu.conf: every allowance within its contract, for every
+ * release it keys, and every widened transcendental has a contract. */
+TR_TEST(profile_xla_cpu_within_contract) {
+  static const char *const releases[] = {NULL, "0.4.30", "0.6.2", "0.8.1", "0.10.1", "0.10.2"};
+  char path[4096];
+  snprintf(path, sizeof path, "%s/../profiles/xla-cpu.conf", tr_test_dir);
+  for (int k = 0; k < TR_NELEMS(releases); k++) {
+    tr_diag d = {0};
+    tr_profile *p = NULL;
+    tr_status s = tr_profile_load_release(path, releases[k], &p, &d);
+    if (s != TR_OK) tr_diag_print(&d, stderr);
+    CHECK_EQ_INT(s, TR_OK);
+    tr_diag_clear(&d);
+    if (!p) continue;
+    CHECK(p->release != NULL);
+    int widened = 0;
+    for (int op = 0; op < TR_OP_COUNT; op++)
+      for (int dt = 0; dt < TR_DT_COUNT; dt++) {
+        float u = p->ulps[op][dt];
+        if (!(u > 0) || p->ulps_rule[op][dt] != TR_PR_TRANSCENDENTAL_ULPS) continue;
+        widened++;
+        CHECK(p->contract[op][dt] > 0);
+        CHECK(u <= p->contract[op][dt]);
+      }
+    CHECK(widened > 0);
+    tr_profile_free(p);
+  }
+}
+
+TR_TEST(profile_release_keys) {
+  static const char *text = "release 0.10.2\n@0.4.30,0.6.2 fast-minmax f32\n@0.10.2 log-exp-fold f64\n";
+  tr_diag d = {0};
+  tr_profile *p = NULL;
+  CHECK_EQ_INT(tr_profile_parse_release("p.conf", text, strlen(text), "0.6.2", &p, &d), TR_OK);
+  if (p) {
+    CHECK(p->on[TR_PR_FAST_MINMAX] && p->minmax[TR_DT_F32]);
+    CHECK(!p->on[TR_PR_LOG_EXP_FOLD]);
+    CHECK_STR(p->release, "0.6.2");
+    tr_profile_free(p);
+  }
+  /* No release given: the profile's own release line. */
+  CHECK_EQ_INT(tr_profile_parse_release("p.conf", text, strlen(text), NULL, &p, &d), TR_OK);
+  if (p) {
+    CHECK(!p->on[TR_PR_FAST_MINMAX]);
+    CHECK(p->on[TR_PR_LOG_EXP_FOLD] && p->fold[TR_DT_F64]);
+    CHECK_STR(p->release, "0.10.2");
+    tr_profile_free(p);
+  }
+  tr_diag_clear(&d);
+  parse_err("@ fast-minmax f32\n", "'@' needs releases and a rule after them");
 }

@@ -235,6 +235,28 @@ TR_TEST(shadow_scatter_min_keeps_bounds) {
   for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
 }
 
+/* reduce-precision that keeps the exponent width still rounds the
+ * pattern of a subnormal: 2 * 2^-149 with 7 mantissa bits is 0, so the
+ * bound of a computed subnormal must reach it (the subnormal spacing of
+ * the reduced format is 2^(emin - 7), not the source's 2^-149). */
+TR_TEST(shadow_reduce_precision_subnormal) {
+  const char *text =
+      "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n  c = f32[2] constant({1e-45, 1e-40})\n"
+      "  p = f32[2] multiply(c, x)\n  ROOT r = f32[2] reduce-precision(p), exponent_bits=8, mantissa_bits=7\n}\n";
+  double vx[2] = {2.02, 1.7};
+  tr_tensor *args[1] = {vec(TR_DT_F32, 2, vx)};
+  both b;
+  if (run_both(text, args, 1, &b, __LINE__)) {
+    for (int i = 0; i < 2; i++) {
+      double ex = tr_tensor_get_f(b.ex[0], (size_t)i);
+      CHECK(b.sh[0].uncertain[i] || fabs(b.sh[0].value[i] - ex) <= b.sh[0].bound[i]);
+    }
+    CHECK(tr_tensor_get_f(b.ex[0], 0) == 0);
+  }
+  both_free(&b);
+  tr_tensor_free(args[0]);
+}
+
 TR_TEST(shadow_marks_compare_floor_convert) {
   /* x = 3 + (-2^-25): the shadow is just below 3, the f32 result is 3,
    * and the bound (2^-23) reaches 3 on both sides. */

@@ -503,8 +503,8 @@ TR_TEST(target_xla_run) {
   if (!t) return;
   CHECK_STR(t->name, "xla-cpu");
   CHECK_CONTAINS(t->version, "jax 0.10.2");
-  CHECK_EQ_INT(t->caps, TR_CAP_OPTIMIZED_HLO | TR_CAP_DISABLE_PASSES |
-                            TR_CAP_LIST_PASSES | TR_CAP_TIMINGS);
+  CHECK_EQ_INT(t->caps, TR_CAP_OPTIMIZED_HLO | TR_CAP_DISABLE_PASSES | TR_CAP_LIST_PASSES |
+                            TR_CAP_TIMINGS | TR_CAP_RECEIVED_HLO | TR_CAP_MLIR | TR_CAP_PASS_DUMPS);
   tr_run_opts o = {0};
   o.want_optimized_hlo = o.want_passes = o.want_received_hlo = true;
   tr_run_result r;
@@ -605,4 +605,19 @@ TR_TEST(target_xla_crash_restart) {
   }
   tr_diag_clear(&d);
   tr_target_close(t);
+}
+
+/* StableHLO text is told from HLO text by its first line (mlir.c). */
+TR_TEST(target_text_is_mlir) {
+  static const char *yes[] = {
+      "module @jit_f attributes {mhlo.num_partitions = 1 : i32} {\n}",
+      "// a comment\n#loc = loc(unknown)\n  module {\n}",
+      "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n}",
+  };
+  static const char *no[] = {
+      "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n",
+      "modules_are_not_modules", "", "// only a comment\n",
+  };
+  for (int i = 0; i < TR_NELEMS(yes); i++) CHECK(tr_text_is_mlir(yes[i], strlen(yes[i])));
+  for (int i = 0; i < TR_NELEMS(no); i++) CHECK(!tr_text_is_mlir(no[i], strlen(no[i])));
 }

@@ -1,5 +1,6 @@
 /* test_verify.c - shape inference (every rule, with the shapes XLA gives)
  * and the verifier's located messages on bad modules. */
+#include "../../src/eval/eval.h"
 #include "../../src/ir/ir.h"
 #include "test.h"
 
@@ -1004,4 +1005,76 @@ TR_TEST(verify_xla_type_rules) {
                "  ROOT t = (f32[2], f32[2], c128[2], c64[3], c64[2]) tuple(r, i, x, o, b)\n"
                "}\n",
                "");
+}
+
+/* Ops whose rule is DECLARED but whose result XLA still determines: the
+ * declared shape is checked against the operands. */
+TR_TEST(verify_declared_results) {
+  static const char *const bad[][2] = {
+    {"complex of f32 parts declared f32",
+     "HloModule m\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT c = f32[4] complex(x, x)\n}\n"},
+    {"real of c64 declared f64",
+     "HloModule m\nENTRY e {\n  x = c64[4] parameter(0)\n  ROOT r = f64[4] real(x)\n}\n"},
+    {"imag of c128 declared c128",
+     "HloModule m\nENTRY e {\n  x = c128[2] parameter(0)\n  ROOT r = c128[2] imag(x)\n}\n"},
+    {"rng-bit-generator whose new state differs",
+     "HloModule m\nENTRY e {\n  s = u64[2] parameter(0)\n"
+     "  ROOT r = (u64[3], u32[4]) rng-bit-generator(s), algorithm=rng_philox\n}\n"},
+    {"rng-bit-generator of an s32 state",
+     "HloModule m\nENTRY e {\n  s = s32[2] parameter(0)\n"
+     "  ROOT r = (s32[2], u32[4]) rng-bit-generator(s), algorithm=rng_philox\n}\n"},
+    {"rng-bit-generator of float bits",
+     "HloModule m\nENTRY e {\n  s = u64[2] parameter(0)\n"
+     "  ROOT r = (u64[2], f32[4]) rng-bit-generator(s), algorithm=rng_philox\n}\n"},
+  };
+  for (int i = 0; i < TR_NELEMS(bad); i++) {
+    tr_module *m = parse_ok(bad[i][1]);
+    CHECK(m != NULL);
+    if (!m) continue;
+    tr_diag d = {0};
+    if (tr_verify(m, &d) == TR_OK) {
+      fprintf(stderr, "  verifier accepts: %s\n", bad[i][0]);
+      tr_test_failed++;
+    }
+    tr_diag_clear(&d);
+    tr_module_free(m);
+  }
+  static const char *const good =
+      "HloModule m\nENTRY e {\n  x = f64[3] parameter(0)\n  c = c128[3] complex(x, x)\n"
+      "  r = f64[3] real(c)\n  i = f64[3] imag(c)\n  s = u64[3] parameter(1)\n"
+      "  g = (u64[3], u8[5]) rng-bit-generator(s), algorithm=rng_three_fry\n"
+      "  ROOT t = (f64[3], f64[3], (u64[3], u8[5])) tuple(r, i, g)\n}\n";
+  tr_module *m = parse_ok(good);
+  tr_diag d = {0};
+  CHECK(m && tr_verify(m, &d) == TR_OK);
+  tr_diag_print(&d, stderr);
+  tr_diag_clear(&d);
+  tr_module_free(m);
+  /* The sweep of the op table: each DECLARED op the evaluator runs has
+   * its result inferred, except those whose evaluation checks the
+   * declared shape itself: custom-call (XLA does not check its result
+   * either), the collectives (one participant: a result that is not the
+   * operand is "unsupported"), the async wrappers (the wrapped
+   * computation's shape), the <op>-start/-done pairs (desugar.c rewrites
+   * them into their synchronous op, whose result is checked) and fft (ev_fft_spec_of checks the declared type
+   * and every dim against fft_type and fft_length before evaluating),
+   * scan (core_scan.c checks the result's structure, the scan dimension
+   * and each step's element count against to_apply's results) and
+   * outfeed (a token, checked when evaluated). */
+  static const tr_op self_checked[] = {TR_OP_CUSTOM_CALL, TR_OP_ALL_GATHER, TR_OP_REDUCE_SCATTER,
+                                       TR_OP_ALL_TO_ALL, TR_OP_COLLECTIVE_PERMUTE, TR_OP_ASYNC_START,
+                                       TR_OP_ASYNC_UPDATE, TR_OP_ASYNC_DONE, TR_OP_FFT, TR_OP_SCAN,
+                                       TR_OP_OUTFEED};
+  for (int op = 0; op < TR_OP_COUNT; op++) {
+    bool skip = tr_ops[op].rule != TR_RULE_DECLARED;
+    for (int i = 0; i < TR_NELEMS(self_checked); i++) skip = skip || op == (int)self_checked[i];
+    const char *nm = tr_ops[op].name;
+    size_t nl = strlen(nm);
+    skip = skip || (nl > 6 && strcmp(nm + nl - 6, "-start") == 0) || (nl > 5 && strcmp(nm + nl - 5, "-done") == 0);
+    if (skip) continue;
+    if (tr_eval_supports((tr_op)op) && !tr_declared_inferred((tr_op)op)) {
+      fprintf(stderr, "  %s is evaluated but its declared result is not checked\n", tr_ops[op].name);
+      tr_test_failed++;
+    }
+  }
 }
