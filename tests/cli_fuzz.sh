@@ -85,7 +85,9 @@ if [ -f "$b/module.hlo" ] && [ -f "$b/in0.npy" ] && [ -f "$b/COMPLETE" ] && grep
    && grep -q '"target_version"' "$b/fuzz.json" && grep -q '"lineage"' "$b/fuzz.json"; then ok
 else bad "bundle $b incomplete"; ls "$b"; fi
 ins=()
-for f in "$b"/in*.npy; do ins+=(--input "$f"); done
+# in0 .. inN-1 in number order (a glob puts in10 before in2)
+nin=$(ls "$b"/in*.npy | wc -l)
+for ((i = 0; i < nin; i++)); do ins+=(--input "$b/in$i.npy"); done
 "$trench" check "$b/module.hlo" --target builtin:jit=tcc,inject=emit-tail-mask-short "${ins[@]}" > /dev/null 2>&1
 [ $? = 1 ] && ok || bad "the bundle does not reproduce"
 
