@@ -363,7 +363,7 @@ bool evc_routes(tr_op op) {
   switch (op) {
   case TR_OP_CALL: case TR_OP_FUSION: case TR_OP_WHILE: case TR_OP_CONDITIONAL: case TR_OP_MAP:
   case TR_OP_ASYNC_START: case TR_OP_ASYNC_UPDATE: case TR_OP_ASYNC_DONE: case TR_OP_TUPLE:
-  case TR_OP_GET_TUPLE_ELEMENT:
+  case TR_OP_GET_TUPLE_ELEMENT: case TR_OP_SCAN:
     return true;
   default: return false;
   }
@@ -397,6 +397,7 @@ tr_status evc_route(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v **out
   case TR_OP_WHILE: return route_while(k, in, ops, out);
   case TR_OP_CONDITIONAL: return route_conditional(k, in, ops, out);
   case TR_OP_MAP: return route_map(k, in, ops, out);
+  case TR_OP_SCAN: return evc_route_scan(k, in, ops, out);
   case TR_OP_ASYNC_START: case TR_OP_ASYNC_UPDATE: case TR_OP_ASYNC_DONE:
     return route_async(k, in, ops, out);
   default: return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", ev_opname(in));

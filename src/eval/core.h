@@ -87,6 +87,8 @@ tr_status evc_call(const ev_core *k, const tr_instr *caller, const tr_comp *comp
  * map, async-*, tuple, get-tuple-element), and routing one. */
 bool evc_routes(tr_op op);
 tr_status evc_route(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v **out);
+/* scan (core_scan.c). */
+tr_status evc_route_scan(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v **out);
 
 /* Binds the entry arguments to the parameters of e: params[i] gets a new
  * value per parameter (tuple parameters take as many args as they have

@@ -152,12 +152,13 @@ static bool moves_only(tr_op op) {
   case TR_OP_PARAMETER: case TR_OP_CONSTANT: case TR_OP_TUPLE: case TR_OP_GET_TUPLE_ELEMENT:
   case TR_OP_CALL: case TR_OP_FUSION: case TR_OP_WHILE: case TR_OP_CONDITIONAL:
   case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY: case TR_OP_AFTER_ALL:
+  case TR_OP_OUTFEED:
   case TR_OP_COPY: case TR_OP_BROADCAST: case TR_OP_RESHAPE: case TR_OP_TRANSPOSE:
   case TR_OP_SLICE: case TR_OP_DYNAMIC_SLICE: case TR_OP_DYNAMIC_UPDATE_SLICE:
   case TR_OP_CONCATENATE: case TR_OP_PAD: case TR_OP_REVERSE: case TR_OP_SELECT:
   case TR_OP_ALL_REDUCE: case TR_OP_ALL_GATHER: case TR_OP_REDUCE_SCATTER: case TR_OP_ALL_TO_ALL:
   case TR_OP_COLLECTIVE_PERMUTE: case TR_OP_ASYNC_START: case TR_OP_ASYNC_UPDATE:
-  case TR_OP_ASYNC_DONE:
+  case TR_OP_ASYNC_DONE: case TR_OP_SCAN:
     return true;
   default: return false;
   }
@@ -680,6 +681,12 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
     if (!r) return TR_ERR_UNSUPPORTED;
     break;
   case TR_OP_AFTER_ALL: *out = tr_value_token(); return TR_OK;
+  /* outfeed hands its data to the host: within the module only its token
+   * is a value (docs/SEMANTICS.md) */
+  case TR_OP_OUTFEED:
+    if (in->shape->dtype != TR_DT_TOKEN) return ev_err(c, in, TR_ERR_INVALID, "outfeed's result is a token");
+    *out = tr_value_token();
+    return TR_OK;
   case TR_OP_COPY: case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY:
     /* Values are immutable: a copy can share. */
     *out = tr_value_ref(ops[0]);

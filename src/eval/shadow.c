@@ -770,7 +770,7 @@ static tr_status sh_instr_rule(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_v
   case TR_OP_COPY: case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY:
     *out = sh_ref(ops[0]);
     return TR_OK;
-  case TR_OP_AFTER_ALL: *out = sh_token(); return TR_OK;
+  case TR_OP_AFTER_ALL: case TR_OP_OUTFEED: *out = sh_token(); return TR_OK;
   case TR_OP_IOTA: return sh_iota(c, in, out);
   case TR_OP_CONVERT: return sh_convert(c, in, ops[0], out);
   case TR_OP_COMPARE: return sh_compare(c, in, ops[0], ops[1], out);

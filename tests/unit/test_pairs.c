@@ -30,6 +30,8 @@ static bool excluded_op(tr_op op) {
   case TR_OP_PARAMETER: case TR_OP_CONSTANT: /* every module has constants */
   case TR_OP_TUPLE: case TR_OP_GET_TUPLE_ELEMENT: case TR_OP_CALL: case TR_OP_FUSION:
   case TR_OP_WHILE: case TR_OP_CONDITIONAL: case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN:
+  case TR_OP_SCAN: /* control flow: its computation reads the elements */
+  case TR_OP_OUTFEED: /* a token: its data leaves the module */
   case TR_OP_ADD_DEPENDENCY: case TR_OP_AFTER_ALL:
   /* single-replica collectives hand their operands back */
   case TR_OP_ALL_REDUCE: case TR_OP_ALL_GATHER: case TR_OP_REDUCE_SCATTER:

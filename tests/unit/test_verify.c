@@ -1057,10 +1057,14 @@ TR_TEST(verify_declared_results) {
    * operand is "unsupported"), the async wrappers (the wrapped
    * computation's shape), the <op>-start/-done pairs (desugar.c rewrites
    * them into their synchronous op, whose result is checked) and fft (ev_fft_spec_of checks the declared type
-   * and every dim against fft_type and fft_length before evaluating). */
+   * and every dim against fft_type and fft_length before evaluating),
+   * scan (core_scan.c checks the result's structure, the scan dimension
+   * and each step's element count against to_apply's results) and
+   * outfeed (a token, checked when evaluated). */
   static const tr_op self_checked[] = {TR_OP_CUSTOM_CALL, TR_OP_ALL_GATHER, TR_OP_REDUCE_SCATTER,
                                        TR_OP_ALL_TO_ALL, TR_OP_COLLECTIVE_PERMUTE, TR_OP_ASYNC_START,
-                                       TR_OP_ASYNC_UPDATE, TR_OP_ASYNC_DONE, TR_OP_FFT};
+                                       TR_OP_ASYNC_UPDATE, TR_OP_ASYNC_DONE, TR_OP_FFT, TR_OP_SCAN,
+                                       TR_OP_OUTFEED};
   for (int op = 0; op < TR_OP_COUNT; op++) {
     bool skip = tr_ops[op].rule != TR_RULE_DECLARED;
     for (int i = 0; i < TR_NELEMS(self_checked); i++) skip = skip || op == (int)self_checked[i];
