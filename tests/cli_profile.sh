@@ -214,4 +214,21 @@ expect 0 '^profile: .*xla-cpu.conf' -- "$trench" check "$mlp" --target interp --
 # The bundle's command keeps --strict, so it reproduces the finding.
 expect 1 'finding' -- "$trench" check "$mlp" --target xla-cpu --seeds 1 --strict --save "$tmp/b"
 if grep -q -- '--strict' "$tmp/b/README.md"; then ok; else bad "bundle README lacks --strict"; fi
+# reduce-init-identity: XLA turns a reduce over a size-1 dim into a reshape
+# that drops a non-identity init (the documented contract allows it).
+cat > "$tmp/rinit.hlo" <<'HLO'
+HloModule rinit
+mx {
+  a = s8[] parameter(0)
+  b = s8[] parameter(1)
+  ROOT m = s8[] maximum(a, b)
+}
+ENTRY e {
+  p = s8[1,4] parameter(0)
+  c = s8[] constant(100)
+  ROOT r = s8[4] reduce(p, c), dimensions={0}, to_apply=mx
+}
+HLO
+expect 0 'excused 4 by reduce-init-identity' -- "$trench" check "$tmp/rinit.hlo" --target xla-cpu --seeds 1
+expect 1 'out0: mismatch .*reference 100' -- "$trench" check "$tmp/rinit.hlo" --target xla-cpu --seeds 1 --strict
 finish

@@ -14,6 +14,7 @@
  *   conv-zero-pad DTYPE...
  *   narrow-in-f32 DTYPE...
  *   dot-accumulate DTYPE=ACC...
+ *   reduce-init-identity documented
  *   contract DTYPE OP=ULPS...      the target's stated accuracy
  *   release VER                    the release a plain target name runs
  *   @VER[,VER...] RULE ...         a rule for those releases only */
@@ -27,6 +28,7 @@ static const char *const k_rule_names[TR_PR_COUNT] = {
   "denormal-flush", "fast-minmax", "transcendental-ulps", "reciprocal-divide",
   "fma-contraction", "reordered-reduction", "log-exp-fold", "int-conv-wrap",
   "flush-results", "conv-zero-pad", "narrow-in-f32", "dot-accumulate",
+  "reduce-init-identity",
 };
 
 const char *tr_prule_name(tr_prule r) {
@@ -165,7 +167,7 @@ static void parse_line(parser *ps, word *w, int nw) {
     err(ps, w[0].s,
         "unknown rule '%.*s' (known: target, contract, release, denormal-flush, fast-minmax, transcendental-ulps, "
         "reciprocal-divide, fma-contraction, reordered-reduction, log-exp-fold, int-conv-wrap, "
-        "flush-results, conv-zero-pad, narrow-in-f32, dot-accumulate)",
+        "flush-results, conv-zero-pad, narrow-in-f32, dot-accumulate, reduce-init-identity)",
         (int)w[0].n, w[0].s);
     return;
   }
@@ -287,6 +289,16 @@ static void parse_line(parser *ps, word *w, int nw) {
     }
     break;
   }
+  case TR_PR_REDUCE_INIT_IDENTITY:
+    /* XLA's contract, not a measurement: reduce and reduce-window take
+     * an init that is an identity of the reducer, and the simplifier
+     * relies on it (a reduce over size-1 dims becomes a reshape). */
+    if (nw != 2 || !word_is(w[1], "documented")) {
+      err(ps, w[0].s, "'%s' takes one word, 'documented' (the target's stated contract)",
+          tr_prule_name(r));
+      return;
+    }
+    break;
   case TR_PR_FMA_CONTRACTION:
   case TR_PR_REORDERED_REDUCTION:
     /* Measured and found inside the default bounds of a whole module:

@@ -24,6 +24,9 @@ typedef enum {
                                 may see a value the store rounded later */
   TR_PR_DOT_ACCUMULATE,      /* narrow dots accumulate wider: a NARROWING
                                 rule, the reference itself changes */
+  TR_PR_REDUCE_INIT_IDENTITY, /* a reduce's init is taken to be its
+                                reducer's identity (the documented
+                                contract; a size-1 reduce may drop it) */
   TR_PR_COUNT
 } tr_prule;
 

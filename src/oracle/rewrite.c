@@ -6,6 +6,7 @@
  * rewritten module, so the excuse is as narrow as the rewrite itself. */
 #include "profile.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -132,6 +133,95 @@ static int zero_pad_conv(const tr_profile *p, tr_module *m) {
   return n;
 }
 
+/* The identity of a reducer computation whose root is op(p0, p1) for
+ * dtype dt, as a scalar tensor; NULL when op has none in dt (max/min of
+ * a float type without infinities) or the reducer is anything else. */
+static tr_tensor *reducer_identity(const tr_comp *k, tr_dtype dt) {
+  const tr_instr *r = k ? k->root : NULL;
+  if (!r || r->noperands != 2 || r->operands[0]->op != TR_OP_PARAMETER || r->operands[1]->op != TR_OP_PARAMETER)
+    return NULL;
+  bool fl = tr_dtype_is_float(dt), pred = dt == TR_DT_PRED, sgn = tr_dtypes[dt].kind == TR_DK_SINT;
+  if (!fl && !pred && !tr_dtype_is_int(dt)) return NULL;
+  int bits = tr_dtypes[dt].bits;
+  tr_tensor *t = tr_tensor_new(dt, 0, NULL, NULL);
+  if (!t) return NULL;
+  bool ok = true;
+  switch (r->op) {
+  case TR_OP_ADD: case TR_OP_OR: case TR_OP_XOR: tr_tensor_set_bits(t, 0, 0); break;
+  case TR_OP_MULTIPLY:
+    if (fl) tr_tensor_set_f(t, 0, 1.0);
+    else tr_tensor_set_bits(t, 0, 1);
+    break;
+  case TR_OP_AND: tr_tensor_set_bits(t, 0, pred ? 1 : (bits >= 64 ? ~0ull : (1ull << bits) - 1)); break;
+  case TR_OP_MAXIMUM: case TR_OP_MINIMUM: {
+    bool mx = r->op == TR_OP_MAXIMUM;
+    if (fl) {
+      ok = tr_float_has_inf(dt);
+      if (ok) tr_tensor_set_f(t, 0, mx ? -INFINITY : INFINITY);
+    } else if (pred) {
+      tr_tensor_set_bits(t, 0, mx ? 0 : 1);
+    } else if (sgn) {
+      tr_tensor_set_i(t, 0, mx ? -(int64_t)(bits >= 64 ? (1ull << 63) : (1ull << (bits - 1)))
+                               : (int64_t)((bits >= 64 ? (1ull << 63) : (1ull << (bits - 1))) - 1));
+    } else {
+      tr_tensor_set_u(t, 0, mx ? 0 : (bits >= 64 ? ~0ull : (1ull << bits) - 1));
+    }
+    break;
+  }
+  default: ok = false;
+  }
+  if (!ok) {
+    tr_tensor_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+/* reduce and reduce-window of one operand whose init is a constant other
+ * than its reducer's identity: the init made the identity. XLA documents
+ * that the init must be an identity, and its simplifier relies on it (a
+ * reduce over size-1 dims becomes a reshape that drops the init), so with
+ * any other init both answers are XLA's; an element is excused only where
+ * the target equals the reference of this module. */
+static int identity_inits(const tr_profile *p, tr_module *m) {
+  int n = 0;
+  for (int k = 0; k < m->ncomps; k++) {
+    tr_comp *c = m->comps[k];
+    for (int i = 0; i < c->ninstrs; i++) {
+      tr_instr *rd = c->instrs[i];
+      if ((rd->op != TR_OP_REDUCE && rd->op != TR_OP_REDUCE_WINDOW) || rd->noperands != 2) continue;
+      tr_instr *init = rd->operands[1];
+      if (init->op != TR_OP_CONSTANT || !init->literal || init->literal->elided || !init->shape ||
+          !tr_shape_is_array(init->shape) || init->shape->rank != 0)
+        continue;
+      const void *have = init->literal->single ? init->literal->one : init->literal->data;
+      tr_tensor *id = reducer_identity(tr_attr_comp(rd, TR_ATTR_TO_APPLY), init->shape->dtype);
+      if (!id || !have) {
+        tr_tensor_free(id);
+        continue;
+      }
+      if (memcmp(have, id->data, id->nbytes) == 0) {
+        tr_tensor_free(id);
+        continue;
+      }
+      tr_literal *lit = tr_arena_alloc(m->arena, sizeof *lit);
+      memset(lit, 0, sizeof *lit);
+      lit->shape = init->shape;
+      lit->data = tr_arena_memdup(m->arena, id->data, id->nbytes);
+      tr_tensor_free(id);
+      char name[256];
+      snprintf(name, sizeof name, "%s.identity", init->name);
+      tr_instr *z = tr_instr_new(m, TR_OP_CONSTANT, name, init->shape);
+      z->literal = lit;
+      tr_comp_insert_before(c, rd, z);
+      tr_instr_replace_operand(rd, 1, z);
+      n++;
+      i++; /* rd moved past the new constant */
+    }
+  }
+  return n;
+}
+
 /* A new instruction of c placed before pos (NULL: at the end). */
 static tr_instr *add_before(tr_module *m, tr_comp *c, tr_instr *pos, tr_op op, const char *base,
                             const char *suffix, tr_shape *shape, tr_instr **ops, int nops) {
@@ -253,12 +343,13 @@ tr_module *tr_profile_narrowed(const tr_profile *p, const tr_module *m, int *cou
 tr_module *tr_profile_rewrite(const tr_profile *p, tr_prule r, const tr_module *m, int *count) {
   *count = 0;
   if (!p || !p->on[r] || (r != TR_PR_LOG_EXP_FOLD && r != TR_PR_INT_CONV_WRAP && r != TR_PR_CONV_ZERO_PAD &&
-                          r != TR_PR_FAST_MINMAX))
+                          r != TR_PR_FAST_MINMAX && r != TR_PR_REDUCE_INIT_IDENTITY))
     return NULL;
   tr_module *d = tr_module_clone(m);
   int n = r == TR_PR_LOG_EXP_FOLD    ? fold_log_exp(p, d)
           : r == TR_PR_INT_CONV_WRAP ? wrap_int_conv(p, d)
           : r == TR_PR_FAST_MINMAX   ? drop_nan_minmax(p, d)
+          : r == TR_PR_REDUCE_INIT_IDENTITY ? identity_inits(p, d)
                                      : zero_pad_conv(p, d);
   if (!n) {
     tr_module_free(d);

@@ -48,7 +48,8 @@ TR_TEST(profile_parse_good) {
                            "flush-results f16 logistic tanh\n"
                            "conv-zero-pad f32 bf16\n"
                            "narrow-in-f32 bf16\n"
-                           "dot-accumulate bf16=f32 f16=f64\n");
+                           "dot-accumulate bf16=f32 f16=f64\n"
+                           "reduce-init-identity documented\n");
   if (!p) return;
   CHECK_STR(p->target, "xla-cpu");
   CHECK_STR(p->file, "p.conf");
@@ -762,4 +763,51 @@ TR_TEST(profile_release_keys) {
   }
   tr_diag_clear(&d);
   parse_err("@ fast-minmax f32\n", "'@' needs releases and a rule after them");
+}
+
+/* reduce-init-identity: a reduce whose init is not its reducer's identity
+ * gets the identity (max: -inf, the s8 minimum; add: 0); an identity init
+ * and an unknown reducer are left alone; a bad config line is refused. */
+TR_TEST(profile_rewrite_reduce_init_identity) {
+  tr_profile *p = parse_ok("reduce-init-identity documented\n");
+  if (!p) return;
+  static const char *mods[] = {
+      "HloModule m\nmx {\n  a = s8[] parameter(0)\n  b = s8[] parameter(1)\n  ROOT c = s8[] maximum(a, b)\n}\n"
+      "ENTRY e {\n  x = s8[1,4] parameter(0)\n  i = s8[] constant(100)\n"
+      "  ROOT r = s8[4] reduce(x, i), dimensions={0}, to_apply=mx\n}\n",
+      "HloModule m\nad {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n"
+      "ENTRY e {\n  x = f32[4] parameter(0)\n  i = f32[] constant(0)\n"
+      "  ROOT r = f32[] reduce(x, i), dimensions={0}, to_apply=ad\n}\n",
+      "HloModule m\nsb {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] subtract(a, b)\n}\n"
+      "ENTRY e {\n  x = f32[4] parameter(0)\n  i = f32[] constant(3)\n"
+      "  ROOT r = f32[] reduce(x, i), dimensions={0}, to_apply=sb\n}\n",
+  };
+  int want[] = {1, 0, 0};
+  for (int k = 0; k < 3; k++) {
+    tr_diag d = {0};
+    tr_module *m = tr_parse("r.hlo", mods[k], strlen(mods[k]), NULL, &d);
+    CHECK(m != NULL);
+    if (!m) continue;
+    int n = -1;
+    tr_module *rw = tr_profile_rewrite(p, TR_PR_REDUCE_INIT_IDENTITY, m, &n);
+    CHECK_EQ_INT(n, want[k]);
+    if (rw) {
+      CHECK(tr_verify(rw, &d) == TR_OK);
+      double xv[] = {-3, 7, 1, 2};
+      tr_tensor *x = tr_tensor_new(TR_DT_S8, 2, (int64_t[]){1, 4}, &d);
+      for (int i = 0; i < 4; i++) tr_tensor_set_i(x, (size_t)i, (int64_t)xv[i]);
+      tr_tensor **outs = NULL;
+      int nouts = 0;
+      CHECK(tr_eval(rw, &x, 1, &outs, &nouts, &d) == TR_OK);
+      /* With the identity the reduce is the operand itself: -3, not 100. */
+      if (nouts == 1) CHECK(tr_tensor_get_f(outs[0], 0) == -3.0);
+      tr_eval_free_outputs(outs, nouts);
+      tr_tensor_free(x);
+      tr_module_free(rw);
+    }
+    tr_module_free(m);
+    tr_diag_clear(&d);
+  }
+  tr_profile_free(p);
+  parse_err("reduce-init-identity\n", "p.conf:1:1: error: 'reduce-init-identity' takes one word, 'documented'");
 }
