@@ -109,15 +109,15 @@ static void conv_dw(tr_buf *b, long batch, long hw, long c) {
 static void compile_case(const opts *o, const char *name, const char *text) {
   tr_module *m = parse_text(text, name);
   if (!m) return;
-  tr_comp_ctx ctx;
-  tr_comp_ctx_init(&ctx);
+  tr_bc_ctx ctx;
+  tr_bc_ctx_init(&ctx);
   ctx.verify = false; /* as a release build would */
   tr_diag d = {0};
   tr_buf src = {0};
   double t0 = now_ms();
   tr_emit_opts eo;
   tr_emit_opts_init(&eo);
-  if (tr_comp_pipeline_run(&ctx, m, &d) != TR_OK || tr_emit_c(m, &eo, &src, &d) != TR_OK) {
+  if (tr_bc_pipeline_run(&ctx, m, &d) != TR_OK || tr_emit_c(m, &eo, &src, &d) != TR_OK) {
     printf("%-22s  (does not compile: %s)\n", name, tr_diag_first(&d) ? tr_diag_first(&d) : "?");
     goto out;
   }
@@ -149,7 +149,7 @@ static void compile_case(const opts *o, const char *name, const char *text) {
 out:
   tr_buf_free(&src);
   tr_diag_clear(&d);
-  tr_comp_ctx_free(&ctx);
+  tr_bc_ctx_free(&ctx);
   tr_module_free(m);
 }
 

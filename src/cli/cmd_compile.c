@@ -97,11 +97,11 @@ static int by_count(const void *a, const void *b) {
 
 /* The rewrite summary: total, per pass (in order of first use), per rule
  * (most applied first). */
-static void print_summary(FILE *f, const tr_comp_ctx *c, int64_t fuel) {
+static void print_summary(FILE *f, const tr_bc_ctx *c, int64_t fuel) {
   fprintf(f, "passes: ");
-  const char *const *p = tr_comp_pass_names();
+  const char *const *p = tr_bc_pass_names();
   for (int i = 0; p[i]; i++)
-    fprintf(f, "%s%s%s", i ? " " : "", p[i], tr_comp_pass_enabled(c, p[i]) ? "" : "(off)");
+    fprintf(f, "%s%s%s", i ? " " : "", p[i], tr_bc_pass_enabled(c, p[i]) ? "" : "(off)");
   fprintf(f, "\n");
   tally *passes = NULL, *rules = NULL;
   int npasses = 0, nrules = 0;
@@ -132,7 +132,7 @@ static bool parse_count(const char *s, int64_t lo, int64_t hi, int64_t *v) {
 }
 
 static bool known_pass(const char *name) {
-  const char *const *p = tr_comp_pass_names();
+  const char *const *p = tr_bc_pass_names();
   for (int i = 0; p[i]; i++)
     if (strcmp(p[i], name) == 0) return true;
   return false;
@@ -262,8 +262,8 @@ static int run(int argc, char **argv) {
   int ndisabled = 0;
   tr_emit_opts eo;
   tr_emit_opts_init(&eo);
-  tr_comp_ctx ctx;
-  tr_comp_ctx_init(&ctx);
+  tr_bc_ctx ctx;
+  tr_bc_ctx_init(&ctx);
   tr_diag d = {0};
   int k;
   while ((k = cli_opts_next(&o))) {
@@ -283,7 +283,7 @@ static int run(int argc, char **argv) {
       const char *name = cli_opt_value(&o);
       if (ndisabled == 64) cli_usage_error(me, "at most 64 --disable");
       disabled[ndisabled++] = name;
-      if (tr_comp_ctx_disable(&ctx, name, &d) != TR_OK) {
+      if (tr_bc_ctx_disable(&ctx, name, &d) != TR_OK) {
         const char *m = tr_diag_first(&d);
         cli_usage_error(me, "%s (passes: dce constant-fold simplify cse while-simplify fusion)",
                         m ? m : "unknown pass or rule");
@@ -329,7 +329,7 @@ static int run(int argc, char **argv) {
   int rc;
   tr_module *m = cli_load(module, true, &rc);
   if (!m) {
-    tr_comp_ctx_free(&ctx);
+    tr_bc_ctx_free(&ctx);
     return rc;
   }
   tr_buf dump = {0}, text = {0};
@@ -339,7 +339,7 @@ static int run(int argc, char **argv) {
   ctx.inject = eo.inject; /* one defect set for passes and emitter, as builtin */
   ctx.dump_after = dump_after;
   ctx.dump = &dump;
-  tr_status s = tr_comp_pipeline_run(&ctx, m, &d);
+  tr_status s = tr_bc_pipeline_run(&ctx, m, &d);
   if (dump.n) fwrite(dump.p, 1, dump.n, stderr);
   if (s != TR_OK) {
     tr_diag_print(&d, stderr);
@@ -404,7 +404,7 @@ done:
   tr_diag_clear(&d);
   tr_buf_free(&dump);
   tr_buf_free(&text);
-  tr_comp_ctx_free(&ctx);
+  tr_bc_ctx_free(&ctx);
   tr_module_free(m);
   return rc;
 }

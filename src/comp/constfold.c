@@ -73,7 +73,7 @@ static tr_comp *copy_comp(copier *cp, const tr_comp *k, int depth) {
       ops = tr_xrealloc(ops, sizeof(tr_instr *) * (size_t)cap);
     }
     for (int j = 0; j < x->noperands; j++) ops[j] = cp->imap[x->operands[j]->id];
-    tr_instr *y = tr_comp_copy_instr(nk, NULL, x, x->name, NULL, ops, x->noperands);
+    tr_instr *y = tr_bc_copy_instr(nk, NULL, x, x->name, NULL, ops, x->noperands);
     cp->imap[x->id] = y;
     ok = remap_calls(cp, y, depth);
   }
@@ -108,10 +108,10 @@ static tr_tensor *eval_alone(const tr_module *m, tr_instr *in) {
   for (int i = 0; i < in->noperands; i++) {
     tr_buf b = {0};
     tr_buf_printf(&b, "c%d", i);
-    ops[i] = tr_comp_copy_instr(e, NULL, in->operands[i], tr_buf_str(&b), NULL, NULL, 0);
+    ops[i] = tr_bc_copy_instr(e, NULL, in->operands[i], tr_buf_str(&b), NULL, NULL, 0);
     tr_buf_free(&b);
   }
-  e->root = tr_comp_copy_instr(e, NULL, in, "r", NULL, ops, in->noperands);
+  e->root = tr_bc_copy_instr(e, NULL, in, "r", NULL, ops, in->noperands);
   free(ops);
   tr_tensor *res = NULL;
   if (remap_calls(&cp, e->root, 0)) {
@@ -149,12 +149,12 @@ static const char *fold_rule(const tr_instr *in) {
     if (!known_const(in->operands[i])) return NULL;
   /* A broadcast scalar is the simplifier's (broadcast-scalar-const). */
   if (op == TR_OP_BROADCAST && in->operands[0]->shape->rank == 0) return NULL;
-  if (tr_comp_has_side_effect(in)) return NULL;
+  if (tr_bc_has_side_effect(in)) return NULL;
   return op == TR_OP_BROADCAST ? "fold-broadcast" : "fold-constant";
 }
 
 /* Returns false when fuel ran out. */
-static bool fold_comp(tr_comp_ctx *c, tr_module *m, tr_comp *k, bool *changed) {
+static bool fold_comp(tr_bc_ctx *c, tr_module *m, tr_comp *k, bool *changed) {
   int n = k->ninstrs;
   tr_instr **list = tr_xmalloc(sizeof(tr_instr *) * (size_t)(n ? n : 1));
   memcpy(list, k->instrs, sizeof(tr_instr *) * (size_t)n);
@@ -163,7 +163,7 @@ static bool fold_comp(tr_comp_ctx *c, tr_module *m, tr_comp *k, bool *changed) {
     tr_instr *in = list[i];
     if (in->parent != k || (!in->nusers && in != k->root)) continue;
     const char *rule = fold_rule(in);
-    if (!rule || !tr_comp_rule_enabled(c, rule)) continue;
+    if (!rule || !tr_bc_rule_enabled(c, rule)) continue;
     tr_tensor *t = eval_alone(m, in);
     if (!t) continue;
     bool fits = t->dtype == in->shape->dtype && t->rank == in->shape->rank;
@@ -195,17 +195,17 @@ static bool fold_comp(tr_comp_ctx *c, tr_module *m, tr_comp *k, bool *changed) {
       }
     }
     for (int d = 0; fits && d < t->rank; d++) fits = t->dims[d] == in->shape->dims[d];
-    if (fits && !tr_comp_fire(c, "constant-fold", rule, in)) fuel = false;
+    if (fits && !tr_bc_fire(c, "constant-fold", rule, in)) fuel = false;
     if (fits && fuel) {
       tr_shape *sh = tr_shape_clone(m->arena, in->shape);
       tr_literal *lit = tr_arena_alloc(m->arena, sizeof *lit);
       lit->shape = sh;
       lit->data = tr_arena_alloc(m->arena, t->nbytes ? t->nbytes : 1);
       memcpy(lit->data, t->data, t->nbytes);
-      tr_instr *cst = tr_instr_new(m, TR_OP_CONSTANT, tr_comp_fresh_name(k, in->name, "f"), sh);
+      tr_instr *cst = tr_instr_new(m, TR_OP_CONSTANT, tr_bc_fresh_name(k, in->name, "f"), sh);
       cst->literal = lit;
       tr_comp_insert_before(k, in, cst);
-      tr_comp_replace_uses(in, cst);
+      tr_bc_replace_uses(in, cst);
       *changed = true;
     }
     tr_tensor_free(t);
@@ -214,7 +214,7 @@ static bool fold_comp(tr_comp_ctx *c, tr_module *m, tr_comp *k, bool *changed) {
   return fuel;
 }
 
-tr_status tr_pass_constfold(tr_comp_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
+tr_status tr_pass_constfold(tr_bc_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
   (void)d;
   *changed = false;
   int n = m->ncomps;

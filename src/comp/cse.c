@@ -28,11 +28,11 @@ static bool mergeable(const tr_instr *in) {
   if (tr_instr_attr(in, TR_ATTR_CONTROL_PREDECESSORS)) return false;
   /* Elided constants ({...}) print alike but hold unknown values. */
   if (in->op == TR_OP_CONSTANT && (!in->literal || in->literal->elided)) return false;
-  return !tr_comp_has_side_effect(in);
+  return !tr_bc_has_side_effect(in);
 }
 
 /* Returns false when fuel ran out. */
-static bool cse_comp(tr_comp_ctx *c, tr_comp *k, bool *changed) {
+static bool cse_comp(tr_bc_ctx *c, tr_comp *k, bool *changed) {
   size_t cap = 16;
   while (cap < (size_t)k->ninstrs * 2) cap *= 2;
   slot *tab = tr_xcalloc(cap, sizeof(slot));
@@ -61,11 +61,11 @@ static bool cse_comp(tr_comp_ctx *c, tr_comp *k, bool *changed) {
       continue;
     }
     if (!in->nusers && in != k->root) continue; /* dead already: DCE's job */
-    if (!tr_comp_fire(c, "cse", "common-subexpression", in)) {
+    if (!tr_bc_fire(c, "cse", "common-subexpression", in)) {
       fuel = false;
       break;
     }
-    tr_comp_replace_uses(in, tab[at].in);
+    tr_bc_replace_uses(in, tab[at].in);
     *changed = true;
   }
   for (size_t i = 0; i < cap; i++) free(tab[i].key);
@@ -75,7 +75,7 @@ static bool cse_comp(tr_comp_ctx *c, tr_comp *k, bool *changed) {
   return fuel;
 }
 
-tr_status tr_pass_cse(tr_comp_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
+tr_status tr_pass_cse(tr_bc_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
   (void)d;
   *changed = false;
   for (int i = 0; i < m->ncomps; i++)

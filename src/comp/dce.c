@@ -9,8 +9,8 @@
 
 /* Removes dead instructions of k, last first so that whole dead chains go
  * in one walk. Returns false when fuel ran out. */
-static bool dce_comp(tr_comp_ctx *c, tr_comp *k, unsigned char *pinned, bool *changed) {
-  if (!tr_comp_rule_enabled(c, "dead-instruction")) return true;
+static bool dce_comp(tr_bc_ctx *c, tr_comp *k, unsigned char *pinned, bool *changed) {
+  if (!tr_bc_rule_enabled(c, "dead-instruction")) return true;
   /* Control predecessors are references the use lists do not record. */
   for (int i = 0; i < k->ninstrs; i++) {
     const tr_attr *at = tr_instr_attr(k->instrs[i], TR_ATTR_CONTROL_PREDECESSORS);
@@ -20,9 +20,9 @@ static bool dce_comp(tr_comp_ctx *c, tr_comp *k, unsigned char *pinned, bool *ch
   for (int i = k->ninstrs - 1; i >= 0; i--) {
     tr_instr *in = k->instrs[i];
     if (in->nusers || in == k->root || in->op == TR_OP_PARAMETER || pinned[in->id] ||
-        tr_comp_has_side_effect(in))
+        tr_bc_has_side_effect(in))
       continue;
-    if (!tr_comp_fire(c, "dce", "dead-instruction", in)) return false;
+    if (!tr_bc_fire(c, "dce", "dead-instruction", in)) return false;
     tr_comp_remove(k, in);
     *changed = true; /* later entries shifted down; i-1 is still next */
   }
@@ -55,13 +55,13 @@ static void module_drop_comp(tr_module *m, tr_comp *k) {
   m->ncomps = n;
 }
 
-tr_status tr_pass_dce(tr_comp_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
+tr_status tr_pass_dce(tr_bc_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
   (void)d;
   *changed = false;
   unsigned char *mark = tr_xcalloc((size_t)m->next_id + 1, 1);
   bool fuel = true;
   for (int i = 0; fuel && i < m->ncomps; i++) fuel = dce_comp(c, m->comps[i], mark, changed);
-  if (fuel && m->entry && tr_comp_rule_enabled(c, "dead-computation")) {
+  if (fuel && m->entry && tr_bc_rule_enabled(c, "dead-computation")) {
     memset(mark, 0, (size_t)m->next_id + 1);
     mark_live(m->entry, mark);
     /* Callers before callees: wherever fuel stops, every computation left
@@ -72,7 +72,7 @@ tr_status tr_pass_dce(tr_comp_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
     for (int i = n - 1; i >= 0; i--) {
       tr_comp *k = order[i];
       if (mark[k->id]) continue;
-      if (k->root && !tr_comp_fire(c, "dce", "dead-computation", k->root)) break;
+      if (k->root && !tr_bc_fire(c, "dce", "dead-computation", k->root)) break;
       module_drop_comp(m, k);
       *changed = true;
     }

@@ -1,7 +1,7 @@
 /* defects.h - the defect registry (defects.def): named, deliberately
  * planted compiler mistakes for measuring how well trench finds silent
  * wrong results. A compilation carries a bit set of the defects to inject
- * (tr_comp_ctx.inject for passes, tr_emit_opts.inject for the emitter);
+ * (tr_bc_ctx.inject for passes, tr_emit_opts.inject for the emitter);
  * with none set, the compiler is the correct one. */
 #ifndef TR_COMP_DEFECTS_H
 #define TR_COMP_DEFECTS_H

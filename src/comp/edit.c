@@ -25,9 +25,9 @@ static bool comp_has_side_effect(const tr_comp *k, int depth) {
   return false;
 }
 
-bool tr_comp_has_side_effect(const tr_instr *in) { return side_effect(in, 0); }
+bool tr_bc_has_side_effect(const tr_instr *in) { return side_effect(in, 0); }
 
-void tr_comp_replace_uses(tr_instr *old, tr_instr *with) {
+void tr_bc_replace_uses(tr_instr *old, tr_instr *with) {
   if (old->nusers) {
     tr_instr_replace_uses(old, with);
     return;
@@ -35,7 +35,7 @@ void tr_comp_replace_uses(tr_instr *old, tr_instr *with) {
   if (old->parent && old->parent->root == old) old->parent->root = with;
 }
 
-const char *tr_comp_fresh_name(tr_comp *c, const char *base, const char *tag) {
+const char *tr_bc_fresh_name(tr_comp *c, const char *base, const char *tag) {
   /* Rewrites of rewrites would pile up suffixes ("x.s2.s1"): number them
    * all from the original name instead. */
   size_t n = strlen(base), t = strlen(tag), e = n;

@@ -33,7 +33,7 @@
 enum { M_NONE, M_MOVED, M_DUP, M_ROOT };
 
 typedef struct {
-  tr_comp_ctx *ctx;
+  tr_bc_ctx *ctx;
   tr_module *m;
   tr_comp *c;             /* computation being fused */
   unsigned char *grp;     /* instruction id -> M_*: membership of the group */
@@ -141,7 +141,7 @@ static void grow(fz *f, tr_instr *r) {
         if (kind == M_NONE || count_params(f, p) > MAX_PARAMS) continue;
         const char *rule = reduce ? "fuse-reduce-input"
                            : (tr_ops[p->op].flags & TR_OPF_E) ? "fuse-elementwise" : "fuse-producer";
-        if (!tr_comp_fire(f->ctx, "fusion", rule, p)) continue;
+        if (!tr_bc_fire(f->ctx, "fusion", rule, p)) continue;
         add_member(f, p, kind);
         grew = true;
       }
@@ -151,7 +151,7 @@ static void grow(fz *f, tr_instr *r) {
 
 static tr_instr *new_param(tr_comp *k, tr_instr *like, int index, const char *name) {
   tr_module *m = k->module;
-  tr_instr *p = tr_instr_new(m, TR_OP_PARAMETER, tr_comp_unique_name(k, name), tr_shape_clone(m->arena, like->shape));
+  tr_instr *p = tr_instr_new(m, TR_OP_PARAMETER, tr_bc_unique_name(k, name), tr_shape_clone(m->arena, like->shape));
   p->param_index = index;
   tr_comp_append(k, p);
   return p;
@@ -159,7 +159,7 @@ static tr_instr *new_param(tr_comp *k, tr_instr *like, int index, const char *na
 
 static tr_instr *new_fusion(fz *f, tr_instr *pos, tr_comp *fc, tr_shape *shape, const char *kind,
                             tr_instr **ops, int n) {
-  tr_instr *fi = tr_instr_new(f->m, TR_OP_FUSION, tr_comp_unique_name(f->c, "fusion"), shape);
+  tr_instr *fi = tr_instr_new(f->m, TR_OP_FUSION, tr_bc_unique_name(f->c, "fusion"), shape);
   tr_comp_insert_before(f->c, pos, fi);
   tr_instr_set_operands(fi, ops, n);
   tr_instr_add_attr(f->m, fi, TR_ATTR_KIND, TR_AK_IDENT, NULL)->u.s = kind;
@@ -181,7 +181,7 @@ static void build(fz *f, tr_instr *r) {
   int n = 0;
   for (int i = 0; i < c->ninstrs; i++)
     if (grp_of(f, c->instrs[i])) order[n++] = c->instrs[i];
-  tr_comp *fc = tr_comp_new_before(f->m, tr_module_unique_comp_name(f->m, "fused_computation"), f->c);
+  tr_comp *fc = tr_bc_new_before(f->m, tr_module_unique_comp_name(f->m, "fused_computation"), f->c);
   fc->exec_thread = c->exec_thread;
   tr_instr **map = tr_xcalloc((size_t)f->m->next_id + 1, sizeof(tr_instr *));
   tr_instr *ext[MAX_PARAMS * 4], *params[MAX_PARAMS * 4];
@@ -204,13 +204,13 @@ static void build(fz *f, tr_instr *r) {
       }
       ops[i] = map[o->id];
     }
-    map[x->id] = tr_comp_copy_instr(fc, NULL, x, tr_comp_unique_name(fc, x->name), NULL, ops, x->noperands);
+    map[x->id] = tr_bc_copy_instr(fc, NULL, x, tr_bc_unique_name(fc, x->name), NULL, ops, x->noperands);
   }
   fc->root = map[r->id];
   set_params(fc, params, next);
   tr_instr *fi = new_fusion(f, r, fc, tr_shape_clone(f->m->arena, r->shape),
                             r->op == TR_OP_REDUCE ? "kInput" : "kLoop", ext, next);
-  tr_comp_replace_uses(r, fi);
+  tr_bc_replace_uses(r, fi);
   /* Users first: each moved member's users are all members. */
   for (int k = n - 1; k >= 0; k--)
     if (grp_of(f, order[k]) != M_DUP) tr_comp_remove(c, order[k]);
@@ -232,7 +232,7 @@ static void build(fz *f, tr_instr *r) {
 /* A consumer a fusion may be grown from. */
 static bool root_ok(const fz *f, const tr_instr *r) {
   if (!movable(f, r) || (!r->nusers && r != f->c->root)) return false;
-  if (r->op == TR_OP_REDUCE) return r->noperands == 2 && !tr_comp_has_side_effect(r);
+  if (r->op == TR_OP_REDUCE) return r->noperands == 2 && !tr_bc_has_side_effect(r);
   return loop_op(r->op) && r->op != TR_OP_CONSTANT && r->op != TR_OP_IOTA;
 }
 
@@ -318,7 +318,7 @@ static tr_instr *inline_fused(tr_comp *nk, const tr_instr *fi, tr_instr **ext, t
       ops = tr_xrealloc(ops, sizeof(tr_instr *) * (size_t)capops);
     }
     for (int j = 0; j < x->noperands; j++) ops[j] = map[x->operands[j]->id];
-    map[x->id] = tr_comp_copy_instr(nk, NULL, x, tr_comp_unique_name(nk, x->name), NULL, ops, x->noperands);
+    map[x->id] = tr_bc_copy_instr(nk, NULL, x, tr_bc_unique_name(nk, x->name), NULL, ops, x->noperands);
   }
   tr_instr *root = map[k->root->id];
   free(ops);
@@ -328,7 +328,7 @@ static tr_instr *inline_fused(tr_comp *nk, const tr_instr *fi, tr_instr **ext, t
 
 static void merge_siblings(fz *f, tr_instr *a, tr_instr *b) {
   tr_module *m = f->m;
-  tr_comp *fc = tr_comp_new_before(m, tr_module_unique_comp_name(m, "fused_computation"), f->c);
+  tr_comp *fc = tr_bc_new_before(m, tr_module_unique_comp_name(m, "fused_computation"), f->c);
   fc->exec_thread = f->c->exec_thread;
   tr_instr *ext[MAX_PARAMS], *params[MAX_PARAMS];
   int next = 0;
@@ -348,7 +348,7 @@ static void merge_siblings(fz *f, tr_instr *a, tr_instr *b) {
   roots[1] = inline_fused(fc, b, ext, params, next, f->ctx->inject);
   tr_shape *el[2] = {tr_shape_clone(m->arena, a->shape), tr_shape_clone(m->arena, b->shape)};
   tr_shape *tsh = tr_shape_tuple(m->arena, 2, el);
-  tr_instr *tup = tr_instr_new(m, TR_OP_TUPLE, tr_comp_unique_name(fc, "tuple"), tsh);
+  tr_instr *tup = tr_instr_new(m, TR_OP_TUPLE, tr_bc_unique_name(fc, "tuple"), tsh);
   tr_comp_append(fc, tup);
   tr_instr_set_operands(tup, roots, 2);
   fc->root = tup;
@@ -356,7 +356,7 @@ static void merge_siblings(fz *f, tr_instr *a, tr_instr *b) {
   tr_instr *fi = new_fusion(f, b, fc, tr_shape_clone(m->arena, tsh), "kLoop", ext, next);
   tr_instr *g[2];
   for (int s = 0; s < 2; s++) {
-    g[s] = tr_instr_new(m, TR_OP_GET_TUPLE_ELEMENT, tr_comp_fresh_name(f->c, both[s]->name, "m"),
+    g[s] = tr_instr_new(m, TR_OP_GET_TUPLE_ELEMENT, tr_bc_fresh_name(f->c, both[s]->name, "m"),
                         tr_shape_clone(m->arena, both[s]->shape));
     tr_comp_insert_before(f->c, b, g[s]);
     tr_instr_set_operands(g[s], &fi, 1);
@@ -365,8 +365,8 @@ static void merge_siblings(fz *f, tr_instr *a, tr_instr *b) {
   /* The element reads take the old fusions' names: their users keep
    * reading the same names. */
   const char *names[2] = {a->name, b->name};
-  tr_comp_replace_uses(a, g[0]);
-  tr_comp_replace_uses(b, g[1]);
+  tr_bc_replace_uses(a, g[0]);
+  tr_bc_replace_uses(b, g[1]);
   tr_comp_remove(f->c, a);
   tr_comp_remove(f->c, b);
   g[0]->name = names[0];
@@ -380,7 +380,7 @@ static void fuse_siblings(fz *f) {
     for (int j = i + 1; j < f->nmade && !done[i]; j++) {
       tr_instr *a, *b;
       if (done[j] || !siblings(f, f->made[i], f->made[j], &a, &b)) continue;
-      if (!tr_comp_fire(f->ctx, "fusion", "fuse-multi-output", b)) continue;
+      if (!tr_bc_fire(f->ctx, "fusion", "fuse-multi-output", b)) continue;
       merge_siblings(f, a, b);
       number(f);
       done[i] = done[j] = 1;
@@ -400,14 +400,14 @@ static void mark_code(const tr_comp *k, unsigned char *code, int depth) {
     const tr_instr *x = k->instrs[i];
     if (x->op != TR_OP_WHILE && x->op != TR_OP_CONDITIONAL && x->op != TR_OP_CALL) continue;
     /* A dead loop (left for DCE) runs nothing worth fusing. */
-    if (!x->nusers && x != k->root && !tr_comp_has_side_effect(x)) continue;
+    if (!x->nusers && x != k->root && !tr_bc_has_side_effect(x)) continue;
     tr_comp *called[64];
     int n = tr_instr_called(x, called, 64);
     for (int j = 0; j < n && j < 64; j++) mark_code(called[j], code, depth + 1);
   }
 }
 
-tr_status tr_pass_fusion(tr_comp_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
+tr_status tr_pass_fusion(tr_bc_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
   (void)d;
   *changed = false;
   if (!m->entry) return TR_OK;

@@ -47,7 +47,7 @@ static const step pipeline[] = {
 static const char *const pass_names[] = {"dce", "simplify", "constant-fold", "cse",
                                          "while-simplify", "fusion", NULL};
 
-const char *const *tr_comp_pass_names(void) { return pass_names; }
+const char *const *tr_bc_pass_names(void) { return pass_names; }
 
 /* Every rule of every pass: simplifier rules from their table, then the
  * single rules of CSE and DCE. */
@@ -58,7 +58,7 @@ static const char *const rule_names[] = {
   "common-subexpression", "dead-instruction", "dead-computation", NULL,
 };
 
-const char *const *tr_comp_rule_names(void) { return rule_names; }
+const char *const *tr_bc_rule_names(void) { return rule_names; }
 
 /* The rules of constant-fold, while-simplify and fusion. They belong in
  * rule_names above; they are kept apart only until test_comp.c's
@@ -85,13 +85,13 @@ static bool known_pass(const char *name) {
 }
 
 /* ---- the context ---- */
-void tr_comp_ctx_init(tr_comp_ctx *c) {
+void tr_bc_ctx_init(tr_bc_ctx *c) {
   memset(c, 0, sizeof *c);
   c->fuel = -1;
   c->verify = true;
 }
 
-void tr_comp_ctx_free(tr_comp_ctx *c) {
+void tr_bc_ctx_free(tr_bc_ctx *c) {
   for (int i = 0; i < c->ndisabled_passes; i++) free(c->disabled_passes[i]);
   for (int i = 0; i < c->ndisabled_rules; i++) free(c->disabled_rules[i]);
   for (int i = 0; i < c->nlog; i++) {
@@ -109,7 +109,7 @@ static void push_name(char ***v, int *n, const char *name) {
   (*v)[(*n)++] = tr_xstrdup(name);
 }
 
-tr_status tr_comp_ctx_disable(tr_comp_ctx *c, const char *name, tr_diag *d) {
+tr_status tr_bc_ctx_disable(tr_bc_ctx *c, const char *name, tr_diag *d) {
   bool pass = known_pass(name), rule = known_rule(name);
   if (!pass && !rule) {
     tr_diag_errorf(d, "error: '%s' is neither a pass nor a rewrite rule of the built-in compiler",
@@ -121,27 +121,27 @@ tr_status tr_comp_ctx_disable(tr_comp_ctx *c, const char *name, tr_diag *d) {
   return TR_OK;
 }
 
-bool tr_comp_pass_enabled(const tr_comp_ctx *c, const char *pass) {
+bool tr_bc_pass_enabled(const tr_bc_ctx *c, const char *pass) {
   for (int i = 0; i < c->ndisabled_passes; i++)
     if (strcmp(c->disabled_passes[i], pass) == 0) return false;
   return true;
 }
 
-bool tr_comp_rule_enabled(const tr_comp_ctx *c, const char *rule) {
+bool tr_bc_rule_enabled(const tr_bc_ctx *c, const char *rule) {
   for (int i = 0; i < c->ndisabled_rules; i++)
     if (strcmp(c->disabled_rules[i], rule) == 0) return false;
   return true;
 }
 
-bool tr_comp_fire(tr_comp_ctx *c, const char *pass, const char *rule, const tr_instr *in) {
-  if (!tr_comp_rule_enabled(c, rule)) return false;
+bool tr_bc_fire(tr_bc_ctx *c, const char *pass, const char *rule, const tr_instr *in) {
+  if (!tr_bc_rule_enabled(c, rule)) return false;
   if (c->fuel == 0) return false;
   if (c->fuel > 0) c->fuel--;
   if (c->nlog == c->caplog) {
     c->caplog = c->caplog ? c->caplog * 2 : 64;
-    c->log = tr_xrealloc(c->log, sizeof(tr_comp_rewrite) * (size_t)c->caplog);
+    c->log = tr_xrealloc(c->log, sizeof(tr_bc_rewrite) * (size_t)c->caplog);
   }
-  tr_comp_rewrite *r = &c->log[c->nlog++];
+  tr_bc_rewrite *r = &c->log[c->nlog++];
   r->pass = pass;
   r->rule = rule;
   r->comp = tr_xstrdup(in->parent ? in->parent->name : "");
@@ -151,10 +151,10 @@ bool tr_comp_fire(tr_comp_ctx *c, const char *pass, const char *rule, const tr_i
 }
 
 /* ---- running ---- */
-static tr_status run_pass(tr_comp_ctx *c, const step *s, tr_module *m, int *ndumps,
+static tr_status run_pass(tr_bc_ctx *c, const step *s, tr_module *m, int *ndumps,
                           int *nruns, bool *changed, tr_diag *d) {
   *changed = false;
-  if (!s->fn || !tr_comp_pass_enabled(c, s->name)) return TR_OK;
+  if (!s->fn || !tr_bc_pass_enabled(c, s->name)) return TR_OK;
   tr_status st = s->fn(c, m, changed, d);
   if (st != TR_OK) return st;
   if (c->verify) {
@@ -178,7 +178,7 @@ static tr_status run_pass(tr_comp_ctx *c, const step *s, tr_module *m, int *ndum
   return TR_OK;
 }
 
-tr_status tr_comp_pipeline_run(tr_comp_ctx *c, tr_module *m, tr_diag *d) {
+tr_status tr_bc_pipeline_run(tr_bc_ctx *c, tr_module *m, tr_diag *d) {
   /* Passes trust shapes, so an invalid input must stop here, not crash. */
   if (tr_verify(m, d) != TR_OK) return TR_ERR_INVALID;
   /* One device: async pairs (<op>-start/-done) are their synchronous ops,

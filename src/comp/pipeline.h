@@ -15,10 +15,10 @@ typedef struct {
   const char *rule;  /* rule name (static string) */
   char *comp;        /* computation it happened in (heap) */
   char *instr;       /* instruction rewritten or removed (heap) */
-} tr_comp_rewrite;
+} tr_bc_rewrite;
 
 /* Everything that steers one compilation. Initialize with
- * tr_comp_ctx_init, release with tr_comp_ctx_free. Nothing here is global:
+ * tr_bc_ctx_init, release with tr_bc_ctx_free. Nothing here is global:
  * several compilations may run at once, each with its own context. */
 typedef struct {
   char **disabled_passes;   /* pass names not to run (heap) */
@@ -29,7 +29,7 @@ typedef struct {
   const char *dump_after;   /* pass whose result is printed, or NULL */
   tr_buf *dump;             /* where dump_after's modules go */
   bool verify;              /* tr_verify after every pass (debug, tests) */
-  tr_comp_rewrite *log;     /* every application, in order (heap) */
+  tr_bc_rewrite *log;     /* every application, in order (heap) */
   int nlog, caplog;
   int64_t napplied;         /* applications so far (== nlog) */
   uint64_t inject;          /* defects to plant: TR_DEFECT_BIT set (defects.h); 0 = none */
@@ -38,34 +38,34 @@ typedef struct {
    * counts the passes run so far, from 1. */
   void (*after_pass)(void *user, const char *pass, int run, bool changed, const tr_module *m);
   void *after_pass_user;
-} tr_comp_ctx;
+} tr_bc_ctx;
 
 /* Defaults: nothing disabled, unlimited fuel, no dump, verify on. */
-void tr_comp_ctx_init(tr_comp_ctx *c);
-void tr_comp_ctx_free(tr_comp_ctx *c);
+void tr_bc_ctx_init(tr_bc_ctx *c);
+void tr_bc_ctx_free(tr_bc_ctx *c);
 
 /* Disables a pass or a rule by name. Returns TR_ERR_USAGE with a
  * diagnostic when the name is neither (so a typo on the command line is an
  * error, not a silent no-op). */
-tr_status tr_comp_ctx_disable(tr_comp_ctx *c, const char *name, tr_diag *d);
-bool tr_comp_pass_enabled(const tr_comp_ctx *c, const char *pass);
-bool tr_comp_rule_enabled(const tr_comp_ctx *c, const char *rule);
+tr_status tr_bc_ctx_disable(tr_bc_ctx *c, const char *name, tr_diag *d);
+bool tr_bc_pass_enabled(const tr_bc_ctx *c, const char *pass);
+bool tr_bc_rule_enabled(const tr_bc_ctx *c, const char *rule);
 
 /* Asked by a pass when a rule has matched at instruction in and before it
  * changes anything: returns false (apply nothing) when the rule is
  * disabled or the fuel is spent; otherwise consumes one unit of fuel, logs
  * the application and returns true. */
-bool tr_comp_fire(tr_comp_ctx *c, const char *pass, const char *rule, const tr_instr *in);
+bool tr_bc_fire(tr_bc_ctx *c, const char *pass, const char *rule, const tr_instr *in);
 
 /* Runs the pass pipeline on m in place. m must verify (an invalid input is
  * TR_ERR_INVALID with the verifier's diagnostics). With c->verify, a pass
  * that leaves an invalid module is TR_ERR_INVALID with a diagnostic naming
  * the pass, followed by the verifier's. */
-tr_status tr_comp_pipeline_run(tr_comp_ctx *c, tr_module *m, tr_diag *d);
+tr_status tr_bc_pipeline_run(tr_bc_ctx *c, tr_module *m, tr_diag *d);
 
 /* NULL-terminated lists: the pipeline's passes (each once, in pipeline
  * order), and every rule of every pass. */
-const char *const *tr_comp_pass_names(void);
-const char *const *tr_comp_rule_names(void);
+const char *const *tr_bc_pass_names(void);
+const char *const *tr_bc_rule_names(void);
 
 #endif

@@ -38,7 +38,7 @@ static void simplify_comp(simp *s, tr_comp *c, const bool *enabled, bool *change
       tr_instr *in = list[i];
       /* Dead or already replaced: DCE removes it, rewriting it is waste. */
       if (in->parent != c || (!in->nusers && in != c->root) || !all_static(in)) continue;
-      if (tr_comp_has_side_effect(in)) continue;
+      if (tr_bc_has_side_effect(in)) continue;
       for (int r = 0; r < TR_NELEMS(rules); r++) {
         if (!enabled[r] || (rules[r].op != TR_OP_COUNT && rules[r].op != in->op)) continue;
         s->rule = rules[r].name;
@@ -54,11 +54,11 @@ static void simplify_comp(simp *s, tr_comp *c, const bool *enabled, bool *change
   }
 }
 
-tr_status tr_pass_simplify(tr_comp_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
+tr_status tr_pass_simplify(tr_bc_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
   (void)d;
   *changed = false;
   bool enabled[TR_NELEMS(rules)];
-  for (int r = 0; r < TR_NELEMS(rules); r++) enabled[r] = tr_comp_rule_enabled(c, rules[r].name);
+  for (int r = 0; r < TR_NELEMS(rules); r++) enabled[r] = tr_bc_rule_enabled(c, rules[r].name);
   simp s = {c, m, NULL, NULL};
   int n = m->ncomps;
   tr_comp **comps = tr_xmalloc(sizeof(tr_comp *) * (size_t)(n ? n : 1));

@@ -14,7 +14,7 @@
 #define MAX_RANK 64
 
 typedef struct {
-  tr_comp_ctx *ctx; /* disabling, fuel, log */
+  tr_bc_ctx *ctx; /* disabling, fuel, log */
   tr_module *m;     /* module being rewritten */
   tr_comp *c;       /* computation being rewritten */
   const char *rule; /* name of the rule being tried (for the log) */
@@ -144,7 +144,7 @@ static inline bool is_highest(const tr_instr *x) {
 
 /* ---- building ---- */
 
-static inline bool fire(simp *s, tr_instr *in) { return tr_comp_fire(s->ctx, "simplify", s->rule, in); }
+static inline bool fire(simp *s, tr_instr *in) { return tr_bc_fire(s->ctx, "simplify", s->rule, in); }
 
 static inline tr_shape *like(simp *s, const tr_instr *in) { return tr_shape_clone(s->m->arena, in->shape); }
 
@@ -154,7 +154,7 @@ static inline tr_shape *arr(simp *s, tr_dtype dt, int rank, const int64_t *dims)
 
 /* A new instruction just before pos, named after pos. */
 static inline tr_instr *emit(simp *s, tr_instr *pos, tr_op op, tr_shape *shape, tr_instr **ops, int n) {
-  tr_instr *in = tr_instr_new(s->m, op, tr_comp_fresh_name(s->c, pos->name, "s"), shape);
+  tr_instr *in = tr_instr_new(s->m, op, tr_bc_fresh_name(s->c, pos->name, "s"), shape);
   tr_comp_insert_before(s->c, pos, in);
   if (n) tr_instr_set_operands(in, ops, n);
   return in;
@@ -252,7 +252,7 @@ static inline tr_instr *emit_splat(simp *s, tr_instr *pos, const tr_shape *shape
 static inline bool replace(simp *s, tr_instr *old, tr_instr *with) {
   (void)s;
   TR_ASSERT(tr_shape_equal(old->shape, with->shape));
-  tr_comp_replace_uses(old, with);
+  tr_bc_replace_uses(old, with);
   return true;
 }
 

@@ -25,7 +25,7 @@ __extension__ typedef __int128 i128;
 
 /* ---- shared helpers (declared in compint.h) ---- */
 
-tr_instr *tr_comp_copy_instr(tr_comp *dst, tr_instr *pos, const tr_instr *src, const char *name,
+tr_instr *tr_bc_copy_instr(tr_comp *dst, tr_instr *pos, const tr_instr *src, const char *name,
                              tr_shape *shape, tr_instr **ops, int n) {
   tr_module *m = dst->module;
   tr_instr *in = tr_instr_new(m, src->op, name, shape ? shape : tr_shape_clone(m->arena, src->shape));
@@ -45,7 +45,7 @@ tr_instr *tr_comp_copy_instr(tr_comp *dst, tr_instr *pos, const tr_instr *src, c
   return in;
 }
 
-const char *tr_comp_unique_name(tr_comp *c, const char *base) {
+const char *tr_bc_unique_name(tr_comp *c, const char *base) {
   if (!tr_comp_find(c, base)) return tr_arena_strdup(c->module->arena, base);
   tr_buf b = {0};
   const char *out = NULL;
@@ -71,7 +71,7 @@ const char *tr_module_unique_comp_name(tr_module *m, const char *base) {
   return out;
 }
 
-tr_comp *tr_comp_new_before(tr_module *m, const char *name, const tr_comp *caller) {
+tr_comp *tr_bc_new_before(tr_module *m, const char *name, const tr_comp *caller) {
   tr_comp *k = tr_comp_new(m, name);
   int at = -1;
   for (int i = 0; i < m->ncomps; i++)
@@ -86,7 +86,7 @@ tr_comp *tr_comp_new_before(tr_module *m, const char *name, const tr_comp *calle
 /* ---- reading loops ---- */
 
 typedef struct {
-  tr_comp_ctx *ctx;
+  tr_bc_ctx *ctx;
   tr_module *m;
   tr_comp *c;       /* computation holding the loop */
   unsigned char *mark; /* scratch, indexed by instruction id */
@@ -317,7 +317,7 @@ static bool ordered(const tr_comp *c, const tr_instr *x) {
 }
 
 static bool fire(ws *s, const char *rule, const tr_instr *in) {
-  return tr_comp_fire(s->ctx, "while-simplify", rule, in);
+  return tr_bc_fire(s->ctx, "while-simplify", rule, in);
 }
 
 /* while-zero-trip: the condition is false on the init value, so the body
@@ -326,7 +326,7 @@ static bool rule_zero_trip(ws *s, tr_instr *w) {
   counted lc;
   if (!read_counted(w, &lc) || holds(lc.d, lc.i0, lc.bound)) return false;
   if (!fire(s, "while-zero-trip", w)) return false;
-  tr_comp_replace_uses(w, w->operands[0]);
+  tr_bc_replace_uses(w, w->operands[0]);
   return true;
 }
 
@@ -363,15 +363,15 @@ static bool rule_unroll(ws *s, tr_instr *w) {
       for (int k = 0; k < x->noperands; k++) ops[k] = map[x->operands[k]->id];
       /* The first copy keeps the body's names where the caller has none
        * of them, so the unrolled code reads like the body. */
-      const char *name = tr_comp_find(s->c, x->name) ? tr_comp_fresh_name(s->c, x->name, "u") : x->name;
-      map[x->id] = tr_comp_copy_instr(s->c, w, x, name, NULL, ops, x->noperands);
+      const char *name = tr_comp_find(s->c, x->name) ? tr_bc_fresh_name(s->c, x->name, "u") : x->name;
+      map[x->id] = tr_bc_copy_instr(s->c, w, x, name, NULL, ops, x->noperands);
     }
     state = map[body->root->id];
   }
   clear_marks(s, body);
   free(map);
   free(ops);
-  tr_comp_replace_uses(w, state);
+  tr_bc_replace_uses(w, state);
   return true;
 }
 
@@ -392,7 +392,7 @@ static tr_instr **copy_pruned(ws *s, tr_comp *k, tr_comp *nk, tr_instr *np, cons
       ops = tr_xrealloc(ops, sizeof(tr_instr *) * (size_t)capops);
     }
     for (int j = 0; j < x->noperands; j++) ops[j] = map[x->operands[j]->id];
-    tr_instr *y = tr_comp_copy_instr(nk, NULL, x, x->name, NULL, ops, x->noperands);
+    tr_instr *y = tr_bc_copy_instr(nk, NULL, x, x->name, NULL, ops, x->noperands);
     int64_t idx;
     if (is_state_elem(x, k, &idx)) tr_instr_attr(y, TR_ATTR_INDEX)->u.i = newidx[idx];
     map[x->id] = y;
@@ -403,9 +403,9 @@ static tr_instr **copy_pruned(ws *s, tr_comp *k, tr_comp *nk, tr_instr *np, cons
 
 /* A fresh computation named after k with one parameter of shape sh. */
 static tr_comp *pruned_comp(ws *s, tr_comp *k, tr_shape *sh, tr_instr **param) {
-  tr_comp *nk = tr_comp_new_before(s->m, tr_module_unique_comp_name(s->m, k->name), s->c);
+  tr_comp *nk = tr_bc_new_before(s->m, tr_module_unique_comp_name(s->m, k->name), s->c);
   nk->exec_thread = k->exec_thread;
-  *param = tr_comp_copy_instr(nk, NULL, k->params[0], k->params[0]->name, sh, NULL, 0);
+  *param = tr_bc_copy_instr(nk, NULL, k->params[0], k->params[0]->name, sh, NULL, 0);
   nk->nparams = 1;
   nk->params = tr_arena_alloc(s->m->arena, sizeof(tr_instr *));
   nk->params[0] = *param;
@@ -494,7 +494,7 @@ static bool rule_remove_dead_state(ws *s, tr_instr *w) {
   int j = 0;
   for (int e = 0; e < n; e++)
     if (live[e]) ops[j++] = map[body->root->operands[e]->id];
-  nbody->root = tr_comp_copy_instr(nbody, NULL, body->root, body->root->name, tr_shape_clone(a, nsh),
+  nbody->root = tr_bc_copy_instr(nbody, NULL, body->root, body->root->name, tr_shape_clone(a, nsh),
                                    ops, nlive);
   clear_marks(s, body);
   free(map);
@@ -508,18 +508,18 @@ static bool rule_remove_dead_state(ws *s, tr_instr *w) {
       ops[j++] = init->operands[e];
       continue;
     }
-    tr_instr *g = tr_instr_new(s->m, TR_OP_GET_TUPLE_ELEMENT, tr_comp_fresh_name(s->c, init->name, "d"),
+    tr_instr *g = tr_instr_new(s->m, TR_OP_GET_TUPLE_ELEMENT, tr_bc_fresh_name(s->c, init->name, "d"),
                                tr_shape_clone(a, sh->elems[e]));
     tr_comp_insert_before(s->c, w, g);
     tr_instr_set_operands(g, &init, 1);
     tr_instr_add_attr(s->m, g, TR_ATTR_INDEX, TR_AK_INT, NULL)->u.i = e;
     ops[j++] = g;
   }
-  tr_instr *ninit = tr_instr_new(s->m, TR_OP_TUPLE, tr_comp_fresh_name(s->c, init->name, "d"),
+  tr_instr *ninit = tr_instr_new(s->m, TR_OP_TUPLE, tr_bc_fresh_name(s->c, init->name, "d"),
                                  tr_shape_clone(a, nsh));
   tr_comp_insert_before(s->c, w, ninit);
   tr_instr_set_operands(ninit, ops, nlive);
-  tr_instr *nw = tr_instr_new(s->m, TR_OP_WHILE, tr_comp_fresh_name(s->c, w->name, "d"), nsh);
+  tr_instr *nw = tr_instr_new(s->m, TR_OP_WHILE, tr_bc_fresh_name(s->c, w->name, "d"), nsh);
   tr_comp_insert_before(s->c, w, nw);
   tr_instr_set_operands(nw, &ninit, 1);
   for (int i = 0; i < w->nattrs; i++) {
@@ -535,10 +535,10 @@ static bool rule_remove_dead_state(ws *s, tr_instr *w) {
   tr_instr **us = tr_xmalloc(sizeof(tr_instr *) * (size_t)(nu + 1));
   memcpy(us, w->users, sizeof(tr_instr *) * (size_t)nu);
   for (int i = 0; i < nu; i++) {
-    tr_instr *g = tr_comp_copy_instr(s->c, w, us[i], tr_comp_fresh_name(s->c, us[i]->name, "d"), NULL,
+    tr_instr *g = tr_bc_copy_instr(s->c, w, us[i], tr_bc_fresh_name(s->c, us[i]->name, "d"), NULL,
                                      &nw, 1);
     tr_instr_attr(g, TR_ATTR_INDEX)->u.i = newidx[gte_index(us[i])];
-    tr_comp_replace_uses(us[i], g);
+    tr_bc_replace_uses(us[i], g);
   }
   /* The old loop goes now, not at DCE: its dead readers would keep it
    * looking used, and the next sweep would prune it again. */
@@ -566,7 +566,7 @@ static bool simplify_comp(ws *s, tr_comp *c) {
     for (int i = 0; i < n && s->ctx->fuel != 0; i++) {
       tr_instr *w = list[i];
       if (w->op != TR_OP_WHILE || w->parent != c || (!w->nusers && w != c->root)) continue;
-      if (tr_comp_has_side_effect(w) || tr_instr_attr(w, TR_ATTR_CONTROL_PREDECESSORS) || ordered(c, w))
+      if (tr_bc_has_side_effect(w) || tr_instr_attr(w, TR_ATTR_CONTROL_PREDECESSORS) || ordered(c, w))
         continue;
       if (rule_zero_trip(s, w) || rule_remove_dead_state(s, w) || rule_unroll(s, w)) any = true;
     }
@@ -577,7 +577,7 @@ static bool simplify_comp(ws *s, tr_comp *c) {
   return changed;
 }
 
-tr_status tr_pass_whilesimp(tr_comp_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
+tr_status tr_pass_whilesimp(tr_bc_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
   (void)d;
   *changed = false;
   ws s = {c, m, NULL, NULL, 0};

@@ -83,7 +83,7 @@ static tr_status check_inputs(const tr_module *m, tr_tensor *const *inputs, int 
 }
 
 /* Passes that changed the module, in the order they first did. */
-static void passes_changed(const tr_comp_ctx *c, tr_run_result *r) {
+static void passes_changed(const tr_bc_ctx *c, tr_run_result *r) {
   for (int i = 0; i < c->nlog; i++) {
     bool seen = false;
     for (int j = 0; j < r->npasses_changed && !seen; j++)
@@ -113,15 +113,15 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
   }
 
   /* Compile: passes on a clone, so the caller's module stays as given. */
-  tr_comp_ctx ctx;
-  tr_comp_ctx_init(&ctx);
+  tr_bc_ctx ctx;
+  tr_bc_ctx_init(&ctx);
   ctx.fuel = b->fuel;
   ctx.inject = b->emit.inject; /* one set of defects for passes and emitter */
-  for (int i = 0; i < b->ndisable && s == TR_OK; i++) s = tr_comp_ctx_disable(&ctx, b->disable[i], d);
+  for (int i = 0; i < b->ndisable && s == TR_OK; i++) s = tr_bc_ctx_disable(&ctx, b->disable[i], d);
   for (int i = 0; i < o->ndisable_passes && s == TR_OK; i++)
-    s = tr_comp_ctx_disable(&ctx, o->disable_passes[i], d);
+    s = tr_bc_ctx_disable(&ctx, o->disable_passes[i], d);
   if (s != TR_OK) {
-    tr_comp_ctx_free(&ctx);
+    tr_bc_ctx_free(&ctx);
     return s;
   }
   tr_module *opt = tr_module_clone(m);
@@ -129,9 +129,9 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
   tr_buf src = {0};
   tr_jit_code *code = NULL;
   double c0 = now_ms();
-  s = tr_comp_pipeline_run(&ctx, opt, &cd);
+  s = tr_bc_pipeline_run(&ctx, opt, &cd);
   if (o->want_passes) passes_changed(&ctx, r);
-  tr_comp_ctx_free(&ctx);
+  tr_bc_ctx_free(&ctx);
   if (s != TR_OK) {
     set_message(r, s == TR_ERR_UNSUPPORTED ? TR_VERDICT_UNSUPPORTED : TR_VERDICT_COMPILE_ERROR, &cd,
                 "the pass pipeline failed");
@@ -232,7 +232,7 @@ static tr_status builtin_list_passes(tr_target *t, const tr_module *m, char ***n
   (void)t;
   (void)m;
   (void)d;
-  const char *const *p = tr_comp_pass_names();
+  const char *const *p = tr_bc_pass_names();
   int n = 0;
   while (p[n]) n++;
   *names = tr_xcalloc((size_t)(n > 0 ? n : 1), sizeof(char *));
@@ -255,14 +255,14 @@ static void builtin_close(tr_target *t) {
 
 static const tr_target_ops builtin_ops;
 
-bool tr_builtin_comp_ctx(const tr_target *t, tr_comp_ctx *ctx, tr_diag *d) {
+bool tr_builtin_comp_ctx(const tr_target *t, tr_bc_ctx *ctx, tr_diag *d) {
   if (!t || t->ops != &builtin_ops) return false;
   const builtin *b = t->impl;
-  tr_comp_ctx_init(ctx);
+  tr_bc_ctx_init(ctx);
   ctx->fuel = b->fuel;
   ctx->inject = b->emit.inject;
   for (int i = 0; i < b->ndisable; i++)
-    if (tr_comp_ctx_disable(ctx, b->disable[i], d) != TR_OK) return false;
+    if (tr_bc_ctx_disable(ctx, b->disable[i], d) != TR_OK) return false;
   return true;
 }
 
@@ -362,10 +362,10 @@ tr_status tr_builtin_open(const char *spec, const tr_target_config *cfg, tr_targ
   }
   if (s == TR_OK) {
     /* A misspelt pass is an error now, not a silent no-op on every run. */
-    tr_comp_ctx probe;
-    tr_comp_ctx_init(&probe);
-    for (int i = 0; i < nnames && s == TR_OK; i++) s = tr_comp_ctx_disable(&probe, names[i], d);
-    tr_comp_ctx_free(&probe);
+    tr_bc_ctx probe;
+    tr_bc_ctx_init(&probe);
+    for (int i = 0; i < nnames && s == TR_OK; i++) s = tr_bc_ctx_disable(&probe, names[i], d);
+    tr_bc_ctx_free(&probe);
   }
   if (s == TR_OK) {
     bc.disable = (const char *const *)names;

@@ -38,6 +38,6 @@ tr_status tr_builtin_open_config(const tr_builtin_config *bc,
  * names, planted defects), for callers that run the pipeline themselves
  * (translation validation in src/triage). Initializes c; false when t is
  * not a builtin target. */
-bool tr_builtin_comp_ctx(const tr_target *t, tr_comp_ctx *c, tr_diag *d);
+bool tr_builtin_comp_ctx(const tr_target *t, tr_bc_ctx *c, tr_diag *d);
 
 #endif

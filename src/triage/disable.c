@@ -62,7 +62,7 @@ static int try_disabled(tg_ctx *g, tr_level *lv, const tr_module *m, const char 
 static void disable_passes(tg_ctx *g, const tr_module *m) {
   tr_triage_report *r = g->r;
   tr_level *lv = &r->disable;
-  const char *const *names = tr_comp_pass_names();
+  const char *const *names = tr_bc_pass_names();
   int n = 0;
   while (names[n]) n++;
   tr_buf fix = {0}, unres = {0};
@@ -112,20 +112,20 @@ static void disable_passes(tg_ctx *g, const tr_module *m) {
 static void fuel(tg_ctx *g, const tr_module *m) {
   tr_triage_report *r = g->r;
   tr_level *lv = &r->fuel;
-  tr_comp_ctx ctx;
+  tr_bc_ctx ctx;
   tr_diag dd = {0};
   if (!tr_builtin_comp_ctx(g->t, &ctx, &dd)) {
     tr_diag_clear(&dd);
     return;
   }
   tr_module *x = tr_module_clone(m);
-  bool ok = tr_comp_pipeline_run(&ctx, x, &dd) == TR_OK;
+  bool ok = tr_bc_pipeline_run(&ctx, x, &dd) == TR_OK;
   tr_module_free(x);
   int64_t total = ctx.nlog;
   if (!ok || total == 0) {
     lv->state = TR_LEVEL_NONE;
     tg_note(lv, ok ? "the compiler applies no rewrite to this module" : "the pipeline fails on this module");
-    tr_comp_ctx_free(&ctx);
+    tr_bc_ctx_free(&ctx);
     tr_diag_clear(&dd);
     return;
   }
@@ -140,7 +140,7 @@ static void fuel(tg_ctx *g, const tr_module *m) {
     lv->state = v0 == 1 ? TR_LEVEL_NONE : TR_LEVEL_UNRESOLVED;
     tg_note(lv, v0 == 1 ? "wrong even with no rewrite applied (fuel 0): no single rewrite is to blame"
                         : "with fuel 0 the target does not run");
-    tr_comp_ctx_free(&ctx);
+    tr_bc_ctx_free(&ctx);
     return;
   }
   while (hi - lo > 1) {
@@ -153,7 +153,7 @@ static void fuel(tg_ctx *g, const tr_module *m) {
     if (v == 1) hi = mid;
     else lo = mid;
   }
-  const tr_comp_rewrite *w = &ctx.log[hi - 1];
+  const tr_bc_rewrite *w = &ctx.log[hi - 1];
   r->fuel_n = hi;
   snprintf(r->rule, sizeof r->rule, "%s", w->rule);
   snprintf(r->rule_pass, sizeof r->rule_pass, "%s", w->pass);
@@ -161,7 +161,7 @@ static void fuel(tg_ctx *g, const tr_module *m) {
   lv->state = TR_LEVEL_FOUND;
   tg_note(lv, "rewrite %lld of %lld: rule %s of pass %s at %%%s", (long long)hi, (long long)total, w->rule,
           w->pass, r->rule_instr);
-  tr_comp_ctx_free(&ctx);
+  tr_bc_ctx_free(&ctx);
   tr_diag_clear(&dd);
 }
 
@@ -262,10 +262,10 @@ static void disable_by_run_opts(tg_ctx *g, const tr_module *m) {
 tr_status tg_disable_level(tg_ctx *g, const tr_module *m) {
   tr_triage_report *r = g->r;
   double t0 = tg_now_ms();
-  tr_comp_ctx probe;
+  tr_bc_ctx probe;
   tr_diag dd = {0};
   bool builtin = tr_builtin_comp_ctx(g->t, &probe, &dd);
-  if (builtin) tr_comp_ctx_free(&probe);
+  if (builtin) tr_bc_ctx_free(&probe);
   tr_diag_clear(&dd);
   if (!builtin) {
     r->fuel.state = TR_LEVEL_SKIPPED;

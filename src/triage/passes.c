@@ -56,7 +56,7 @@ bool tg_validate_passes(tr_target *t, const tr_module *m, tr_tensor *const *ins,
   if (opt) *opt = NULL;
   guilty[0] = 0;
   *run = 0;
-  tr_comp_ctx ctx;
+  tr_bc_ctx ctx;
   tr_diag cd = {0};
   if (!tr_builtin_comp_ctx(t, &ctx, &cd)) {
     tr_diag_clear(&cd);
@@ -75,7 +75,7 @@ bool tg_validate_passes(tr_target *t, const tr_module *m, tr_tensor *const *ins,
   if (ok) {
     ctx.after_pass = after_pass;
     ctx.after_pass_user = &s;
-    ok = tr_comp_pipeline_run(&ctx, x, &cd) == TR_OK;
+    ok = tr_bc_pipeline_run(&ctx, x, &cd) == TR_OK;
   }
   if (ok) {
     if (s.found) {
@@ -91,7 +91,7 @@ bool tg_validate_passes(tr_target *t, const tr_module *m, tr_tensor *const *ins,
   }
   tr_module_free(x);
   tr_shadow_free(s.ref, s.nref);
-  tr_comp_ctx_free(&ctx);
+  tr_bc_ctx_free(&ctx);
   tr_diag_clear(&cd);
   return ok;
 }

@@ -92,7 +92,7 @@ static void check_same_values(const tr_module *before, const tr_module *after, c
   }
 }
 
-static bool log_has(const tr_comp_ctx *c, const char *rule) {
+static bool log_has(const tr_bc_ctx *c, const char *rule) {
   for (int i = 0; i < c->nlog; i++)
     if (strcmp(c->log[i].rule, rule) == 0) return true;
   return false;
@@ -100,11 +100,11 @@ static bool log_has(const tr_comp_ctx *c, const char *rule) {
 
 /* Runs the pipeline on a copy of text's module under c; returns the
  * optimized module (NULL on failure, counted) and its text in out. */
-static tr_module *run_pipeline(const char *text, tr_comp_ctx *c, tr_buf *out, const char *what) {
+static tr_module *run_pipeline(const char *text, tr_bc_ctx *c, tr_buf *out, const char *what) {
   tr_module *m = parse_ok(text, what);
   if (!m) return NULL;
   tr_diag d = {0};
-  if (tr_comp_pipeline_run(c, m, &d) != TR_OK) {
+  if (tr_bc_pipeline_run(c, m, &d) != TR_OK) {
     fprintf(stderr, "  %s: pipeline failed:\n", what);
     tr_diag_print(&d, stderr);
     tr_test_failed++;
@@ -133,8 +133,8 @@ typedef struct {
  * computes what the original computes. Disabled: the rule is not logged
  * and the result still computes the same. */
 static void check_rule_case(const rule_case *rc) {
-  tr_comp_ctx c;
-  tr_comp_ctx_init(&c);
+  tr_bc_ctx c;
+  tr_bc_ctx_init(&c);
   tr_buf out = {0};
   tr_module *orig = parse_ok(rc->hlo, rc->rule);
   tr_module *m = run_pipeline(rc->hlo, &c, &out, rc->rule);
@@ -150,11 +150,11 @@ static void check_rule_case(const rule_case *rc) {
     if (orig) check_same_values(orig, m, rc->rule);
     tr_module_free(m);
   }
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
 
-  tr_comp_ctx_init(&c);
+  tr_bc_ctx_init(&c);
   tr_diag d = {0};
-  CHECK(tr_comp_ctx_disable(&c, rc->rule, &d) == TR_OK);
+  CHECK(tr_bc_ctx_disable(&c, rc->rule, &d) == TR_OK);
   tr_diag_clear(&d);
   out.n = 0;
   m = run_pipeline(rc->hlo, &c, &out, rc->rule);
@@ -166,15 +166,15 @@ static void check_rule_case(const rule_case *rc) {
     if (orig) check_same_values(orig, m, rc->rule);
     tr_module_free(m);
   }
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
   tr_buf_free(&out);
   if (orig) tr_module_free(orig);
 }
 
 /* Must not fire: the tempting rewrite would change values. */
 static void check_no_fire(const char *rule, const char *hlo) {
-  tr_comp_ctx c;
-  tr_comp_ctx_init(&c);
+  tr_bc_ctx c;
+  tr_bc_ctx_init(&c);
   tr_buf out = {0};
   tr_module *orig = parse_ok(hlo, rule);
   tr_module *m = run_pipeline(hlo, &c, &out, rule);
@@ -187,7 +187,7 @@ static void check_no_fire(const char *rule, const char *hlo) {
     tr_module_free(m);
   }
   if (orig) tr_module_free(orig);
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
   tr_buf_free(&out);
 }
 
@@ -591,7 +591,7 @@ TR_TEST(comp_rules_fire_and_disable) {
 
 /* Every rule of the simplifier has at least one case above. */
 TR_TEST(comp_rules_all_tested) {
-  const char *const *names = tr_comp_rule_names();
+  const char *const *names = tr_bc_rule_names();
   int n = 0;
   for (int i = 0; names[i]; i++) {
     n++;
@@ -678,8 +678,8 @@ static const char FUEL_MOD[] = HEAD ENTRY(
 TR_TEST(comp_fuel_counts_applications) {
   int64_t total = -1;
   for (int64_t fuel = 0; fuel <= 8; fuel++) {
-    tr_comp_ctx c;
-    tr_comp_ctx_init(&c);
+    tr_bc_ctx c;
+    tr_bc_ctx_init(&c);
     c.fuel = fuel;
     tr_buf out = {0};
     tr_module *orig = parse_ok(FUEL_MOD, "fuel");
@@ -697,11 +697,11 @@ TR_TEST(comp_fuel_counts_applications) {
     if (m) tr_module_free(m);
     if (orig) tr_module_free(orig);
     tr_buf_free(&out);
-    tr_comp_ctx_free(&c);
+    tr_bc_ctx_free(&c);
   }
   /* Unlimited fuel applies the same number as ample fuel. */
-  tr_comp_ctx c;
-  tr_comp_ctx_init(&c);
+  tr_bc_ctx c;
+  tr_bc_ctx_init(&c);
   tr_buf out = {0};
   tr_module *m = run_pipeline(FUEL_MOD, &c, &out, "fuel");
   CHECK(total > 3 && total < 8);
@@ -714,12 +714,12 @@ TR_TEST(comp_fuel_counts_applications) {
   CHECK(c.nlog > 0 && strcmp(c.log[0].instr, "a") == 0 && strcmp(c.log[0].comp, "e") == 0);
   if (m) tr_module_free(m);
   tr_buf_free(&out);
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
 }
 
 TR_TEST(comp_dump_after) {
-  tr_comp_ctx c;
-  tr_comp_ctx_init(&c);
+  tr_bc_ctx c;
+  tr_bc_ctx_init(&c);
   tr_buf dump = {0}, out = {0};
   c.dump_after = "simplify";
   c.dump = &dump;
@@ -732,15 +732,15 @@ TR_TEST(comp_dump_after) {
   if (m) tr_module_free(m);
   tr_buf_free(&dump);
   tr_buf_free(&out);
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
 }
 
 TR_TEST(comp_disable_pass_and_names) {
-  tr_comp_ctx c;
-  tr_comp_ctx_init(&c);
+  tr_bc_ctx c;
+  tr_bc_ctx_init(&c);
   tr_diag d = {0};
-  CHECK(tr_comp_ctx_disable(&c, "simplify", &d) == TR_OK);
-  CHECK(tr_comp_ctx_disable(&c, "no-such-rule", &d) == TR_ERR_USAGE);
+  CHECK(tr_bc_ctx_disable(&c, "simplify", &d) == TR_OK);
+  CHECK(tr_bc_ctx_disable(&c, "no-such-rule", &d) == TR_ERR_USAGE);
   CHECK_CONTAINS(tr_diag_first(&d), "no-such-rule");
   tr_diag_clear(&d);
   tr_buf out = {0};
@@ -749,8 +749,8 @@ TR_TEST(comp_disable_pass_and_names) {
   CHECK_CONTAINS(tr_buf_str(&out), "copy(%p)");
   if (m) tr_module_free(m);
   tr_buf_free(&out);
-  tr_comp_ctx_free(&c);
-  const char *const *p = tr_comp_pass_names();
+  tr_bc_ctx_free(&c);
+  const char *const *p = tr_bc_pass_names();
   bool dce = false, cse = false, simp = false;
   for (int i = 0; p[i]; i++) {
     dce |= strcmp(p[i], "dce") == 0;
@@ -767,12 +767,12 @@ TR_TEST(comp_invalid_input_rejected) {
   CHECK(m != NULL);
   if (!m) return;
   m->entry->root->shape->dims[0] = 3; /* now the declared shape is wrong */
-  tr_comp_ctx c;
-  tr_comp_ctx_init(&c);
-  CHECK(tr_comp_pipeline_run(&c, m, &d) == TR_ERR_INVALID);
+  tr_bc_ctx c;
+  tr_bc_ctx_init(&c);
+  CHECK(tr_bc_pipeline_run(&c, m, &d) == TR_ERR_INVALID);
   CHECK(tr_diag_first(&d) != NULL);
   tr_diag_clear(&d);
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
   tr_module_free(m);
 }
 
@@ -783,8 +783,8 @@ TR_TEST(comp_dce) {
       " p = f32[2] parameter(0)\n q = f32[2] parameter(1)\n dead1 = f32[2] add(p, q)\n dead2 = f32[2] negate(dead1)\n"
       " cc = f32[2] custom-call(p), custom_call_target=\"log_it\"\n"
       " ROOT r = f32[2] abs(p)\n");
-  tr_comp_ctx c;
-  tr_comp_ctx_init(&c);
+  tr_bc_ctx c;
+  tr_bc_ctx_init(&c);
   tr_buf out = {0};
   tr_module *m = run_pipeline(text, &c, &out, "dce");
   const char *s = tr_buf_str(&out);
@@ -794,18 +794,18 @@ TR_TEST(comp_dce) {
   CHECK(!strstr(s, "add_f32")); /* nothing calls it */
   CHECK(log_has(&c, "dead-instruction") && log_has(&c, "dead-computation"));
   if (m) tr_module_free(m);
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
 
   /* Disabled by rule name, dead code stays. */
-  tr_comp_ctx_init(&c);
+  tr_bc_ctx_init(&c);
   tr_diag d = {0};
-  CHECK(tr_comp_ctx_disable(&c, "dead-instruction", &d) == TR_OK);
+  CHECK(tr_bc_ctx_disable(&c, "dead-instruction", &d) == TR_OK);
   out.n = 0;
   m = run_pipeline(text, &c, &out, "dce-off");
   CHECK_CONTAINS(tr_buf_str(&out), "dead2");
   CHECK(!log_has(&c, "dead-instruction") && log_has(&c, "dead-computation"));
   if (m) tr_module_free(m);
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
   tr_buf_free(&out);
 }
 
@@ -818,8 +818,8 @@ TR_TEST(comp_cse) {
       " r1 = f32[2] custom-call(p), custom_call_target=\"rng\"\n r2 = f32[2] custom-call(p), custom_call_target=\"rng\"\n"
       " s = f32[2] add(a, b)\n t = f32[2] add(r1, r2)\n"
       " ROOT o = (f32[2], f32[2], f32[], f32[], f32[]) tuple(s, t, z1, z2, z3)\n");
-  tr_comp_ctx c;
-  tr_comp_ctx_init(&c);
+  tr_bc_ctx c;
+  tr_bc_ctx_init(&c);
   tr_buf out = {0};
   tr_module *orig = parse_ok(text, "cse");
   tr_module *m = run_pipeline(text, &c, &out, "cse");
@@ -831,7 +831,7 @@ TR_TEST(comp_cse) {
   if (m && orig) check_same_values(orig, m, "cse");
   if (m) tr_module_free(m);
   if (orig) tr_module_free(orig);
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
   tr_buf_free(&out);
 }
 
@@ -846,22 +846,22 @@ static void check_corpus_file(const char *path, int *nrun) {
   if (!orig || tr_verify(orig, &d) != TR_OK) {
     /* A broken module that parses must be refused, not compiled. */
     if (orig) {
-      tr_comp_ctx c;
-      tr_comp_ctx_init(&c);
-      if (tr_comp_pipeline_run(&c, orig, &d) != TR_ERR_INVALID) {
+      tr_bc_ctx c;
+      tr_bc_ctx_init(&c);
+      if (tr_bc_pipeline_run(&c, orig, &d) != TR_ERR_INVALID) {
         fprintf(stderr, "  %s: invalid module not refused\n", path);
         tr_test_failed++;
       }
-      tr_comp_ctx_free(&c);
+      tr_bc_ctx_free(&c);
       tr_module_free(orig);
     }
     tr_diag_clear(&d);
     return;
   }
   tr_module *m = tr_module_clone(orig);
-  tr_comp_ctx c;
-  tr_comp_ctx_init(&c);
-  if (tr_comp_pipeline_run(&c, m, &d) != TR_OK) {
+  tr_bc_ctx c;
+  tr_bc_ctx_init(&c);
+  if (tr_bc_pipeline_run(&c, m, &d) != TR_OK) {
     fprintf(stderr, "  %s: pipeline failed:\n", path);
     tr_diag_print(&d, stderr);
     tr_test_failed++;
@@ -870,7 +870,7 @@ static void check_corpus_file(const char *path, int *nrun) {
     (*nrun)++;
   }
   tr_diag_clear(&d);
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
   tr_module_free(m);
   tr_module_free(orig);
 }
@@ -1161,10 +1161,10 @@ TR_TEST(comp_random_modules_agree) {
       break;
     }
     tr_module *m = tr_module_clone(orig);
-    tr_comp_ctx c;
-    tr_comp_ctx_init(&c);
+    tr_bc_ctx c;
+    tr_bc_ctx_init(&c);
     int before = tr_test_failed;
-    if (tr_comp_pipeline_run(&c, m, &d) != TR_OK) {
+    if (tr_bc_pipeline_run(&c, m, &d) != TR_OK) {
       tr_diag_print(&d, stderr);
       tr_test_failed++;
     } else {
@@ -1182,10 +1182,10 @@ TR_TEST(comp_random_modules_agree) {
     /* Every prefix of the rewrites is correct too: stop at a random one. */
     if (c.nlog > 1 && tr_test_failed == before) {
       tr_module *m2 = tr_module_clone(orig);
-      tr_comp_ctx c2;
-      tr_comp_ctx_init(&c2);
+      tr_bc_ctx c2;
+      tr_bc_ctx_init(&c2);
       c2.fuel = pick(&g, c.nlog);
-      if (tr_comp_pipeline_run(&c2, m2, &d) != TR_OK) {
+      if (tr_bc_pipeline_run(&c2, m2, &d) != TR_OK) {
         tr_diag_print(&d, stderr);
         tr_test_failed++;
       } else {
@@ -1193,13 +1193,13 @@ TR_TEST(comp_random_modules_agree) {
         CHECK_EQ_INT(c2.nlog, (int)(c2.napplied));
       }
       if (tr_test_failed != before) fprintf(stderr, "  random module %d with fuel %d:\n%s", i, c2.nlog, text);
-      tr_comp_ctx_free(&c2);
+      tr_bc_ctx_free(&c2);
       tr_module_free(m2);
     }
     if (getenv("TR_TEST_VERBOSE"))
       for (int k = 0; k < c.nlog; k++) fprintf(stderr, "  fired %s\n", c.log[k].rule);
     tr_diag_clear(&d);
-    tr_comp_ctx_free(&c);
+    tr_bc_ctx_free(&c);
     tr_module_free(m);
     tr_module_free(orig);
     if (tr_test_failed > 3) break;
@@ -1220,7 +1220,7 @@ TR_TEST(comp_rules_documented) {
     tr_diag_print(&d, stderr);
     tr_test_failed++;
   }
-  const char *const *names = tr_comp_rule_names();
+  const char *const *names = tr_bc_rule_names();
   for (int i = 0; text && names[i]; i++) {
     tr_buf q = {0};
     tr_buf_printf(&q, "`%s`", names[i]);

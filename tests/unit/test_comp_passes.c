@@ -96,7 +96,7 @@ static void check_same_values(const tr_module *before, const tr_module *after, c
   }
 }
 
-static int log_count(const tr_comp_ctx *c, const char *rule) {
+static int log_count(const tr_bc_ctx *c, const char *rule) {
   int n = 0;
   for (int i = 0; i < c->nlog; i++) n += strcmp(c->log[i].rule, rule) == 0;
   return n;
@@ -135,11 +135,11 @@ static void check_round_trip(const tr_module *m, const char *what) {
 
 /* Runs the pipeline on text's module under c; returns the optimized module
  * (NULL on failure, counted) and its text in out. */
-static tr_module *compile(const char *text, tr_comp_ctx *c, tr_buf *out, const char *what) {
+static tr_module *compile(const char *text, tr_bc_ctx *c, tr_buf *out, const char *what) {
   tr_module *m = parse_text(text, what);
   if (!m) return NULL;
   tr_diag d = {0};
-  if (tr_comp_pipeline_run(c, m, &d) != TR_OK) {
+  if (tr_bc_pipeline_run(c, m, &d) != TR_OK) {
     fprintf(stderr, "  %s: pipeline failed:\n", what);
     tr_diag_print(&d, stderr);
     tr_test_failed++;
@@ -162,8 +162,8 @@ typedef struct {
 } rule_case;
 
 static void check_rule_case(const rule_case *rc) {
-  tr_comp_ctx c;
-  tr_comp_ctx_init(&c);
+  tr_bc_ctx c;
+  tr_bc_ctx_init(&c);
   tr_buf out = {0};
   tr_module *orig = parse_text(rc->hlo, rc->rule);
   tr_module *m = compile(rc->hlo, &c, &out, rc->rule);
@@ -182,11 +182,11 @@ static void check_rule_case(const rule_case *rc) {
     if (orig) check_same_values(orig, m, rc->rule);
     tr_module_free(m);
   }
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
 
-  tr_comp_ctx_init(&c);
+  tr_bc_ctx_init(&c);
   tr_diag d = {0};
-  CHECK(tr_comp_ctx_disable(&c, rc->rule, &d) == TR_OK);
+  CHECK(tr_bc_ctx_disable(&c, rc->rule, &d) == TR_OK);
   tr_diag_clear(&d);
   m = compile(rc->hlo, &c, &out, rc->rule);
   if (m) {
@@ -197,15 +197,15 @@ static void check_rule_case(const rule_case *rc) {
     if (orig) check_same_values(orig, m, rc->rule);
     tr_module_free(m);
   }
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
   tr_buf_free(&out);
   if (orig) tr_module_free(orig);
 }
 
 /* Must not fire; with eval false the module is not run (it loops). */
 static void check_no_fire(const char *rule, const char *hlo, bool eval) {
-  tr_comp_ctx c;
-  tr_comp_ctx_init(&c);
+  tr_bc_ctx c;
+  tr_bc_ctx_init(&c);
   tr_buf out = {0};
   tr_module *orig = parse_text(hlo, rule);
   tr_module *m = compile(hlo, &c, &out, rule);
@@ -218,7 +218,7 @@ static void check_no_fire(const char *rule, const char *hlo, bool eval) {
     tr_module_free(m);
   }
   if (orig) tr_module_free(orig);
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
   tr_buf_free(&out);
 }
 
@@ -366,10 +366,10 @@ TR_TEST(comp_passes_rules_tested_and_documented) {
       fprintf(stderr, "  rule %s has no test case\n", rules[i]);
       tr_test_failed++;
     }
-    tr_comp_ctx c;
-    tr_comp_ctx_init(&c);
-    CHECK(tr_comp_ctx_disable(&c, rules[i], &d) == TR_OK);
-    tr_comp_ctx_free(&c);
+    tr_bc_ctx c;
+    tr_bc_ctx_init(&c);
+    CHECK(tr_bc_ctx_disable(&c, rules[i], &d) == TR_OK);
+    tr_bc_ctx_free(&c);
     tr_buf q = {0};
     tr_buf_printf(&q, "`%s`", rules[i]);
     if (text && !strstr(text, tr_buf_str(&q))) {
@@ -378,7 +378,7 @@ TR_TEST(comp_passes_rules_tested_and_documented) {
     }
     tr_buf_free(&q);
   }
-  const char *const *p = tr_comp_pass_names();
+  const char *const *p = tr_bc_pass_names();
   int npass = 0;
   for (int i = 0; p[i]; i++)
     npass += strcmp(p[i], "constant-fold") == 0 || strcmp(p[i], "while-simplify") == 0 ||
@@ -527,8 +527,8 @@ TR_TEST(comp_passes_trip_counts) {
   for (int i = 0; i < TR_NELEMS(trips); i++) {
     const trip_case *tc = &trips[i];
     loop_text(&text, tc->t, tc->init, tc->update, tc->cmp);
-    tr_comp_ctx c;
-    tr_comp_ctx_init(&c);
+    tr_bc_ctx c;
+    tr_bc_ctx_init(&c);
     tr_module *orig = parse_text(tr_buf_str(&text), "trip count");
     tr_module *m = compile(tr_buf_str(&text), &c, &out, "trip count");
     if (m) {
@@ -552,7 +552,7 @@ TR_TEST(comp_passes_trip_counts) {
       tr_module_free(m);
     }
     if (orig) tr_module_free(orig);
-    tr_comp_ctx_free(&c);
+    tr_bc_ctx_free(&c);
   }
   tr_buf_free(&text);
   tr_buf_free(&out);
@@ -573,8 +573,8 @@ static const char FUEL_MOD[] =
           " ROOT r = (f32[3], f32[3]) tuple(f, h)\n");
 
 TR_TEST(comp_passes_fuel) {
-  tr_comp_ctx c;
-  tr_comp_ctx_init(&c);
+  tr_bc_ctx c;
+  tr_bc_ctx_init(&c);
   tr_buf out = {0};
   tr_module *orig = parse_text(FUEL_MOD, "fuel");
   tr_module *m = compile(FUEL_MOD, &c, &out, "fuel");
@@ -584,9 +584,9 @@ TR_TEST(comp_passes_fuel) {
   CHECK(log_count(&c, "fuse-elementwise") >= 1);
   CHECK(log_count(&c, "fuse-multi-output") == 1);
   if (m) tr_module_free(m);
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
   for (int64_t fuel = 0; fuel <= total; fuel++) {
-    tr_comp_ctx_init(&c);
+    tr_bc_ctx_init(&c);
     c.fuel = fuel;
     m = compile(FUEL_MOD, &c, &out, "fuel prefix");
     if (m) {
@@ -595,14 +595,14 @@ TR_TEST(comp_passes_fuel) {
       if (orig) check_same_values(orig, m, "fuel prefix");
       tr_module_free(m);
     }
-    tr_comp_ctx_free(&c);
+    tr_bc_ctx_free(&c);
   }
   /* Disabling the passes by name turns their rules off. */
-  tr_comp_ctx_init(&c);
+  tr_bc_ctx_init(&c);
   tr_diag d = {0};
-  CHECK(tr_comp_ctx_disable(&c, "fusion", &d) == TR_OK);
-  CHECK(tr_comp_ctx_disable(&c, "while-simplify", &d) == TR_OK);
-  CHECK(tr_comp_ctx_disable(&c, "constant-fold", &d) == TR_OK);
+  CHECK(tr_bc_ctx_disable(&c, "fusion", &d) == TR_OK);
+  CHECK(tr_bc_ctx_disable(&c, "while-simplify", &d) == TR_OK);
+  CHECK(tr_bc_ctx_disable(&c, "constant-fold", &d) == TR_OK);
   tr_diag_clear(&d);
   m = compile(FUEL_MOD, &c, &out, "passes disabled");
   for (int i = 0; i < c.nlog; i++)
@@ -610,7 +610,7 @@ TR_TEST(comp_passes_fuel) {
           strcmp(c.log[i].pass, "constant-fold") != 0);
   CHECK_CONTAINS(tr_buf_str(&out), "while(");
   if (m) tr_module_free(m);
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
   if (orig) tr_module_free(orig);
   tr_buf_free(&out);
 }
@@ -631,9 +631,9 @@ static void corpus_file(const char *path, corpus_stats *st) {
     return;
   }
   tr_module *m = tr_module_clone(orig);
-  tr_comp_ctx c;
-  tr_comp_ctx_init(&c);
-  if (tr_comp_pipeline_run(&c, m, &d) != TR_OK) {
+  tr_bc_ctx c;
+  tr_bc_ctx_init(&c);
+  if (tr_bc_pipeline_run(&c, m, &d) != TR_OK) {
     fprintf(stderr, "  %s: pipeline failed:\n", path);
     tr_diag_print(&d, stderr);
     tr_test_failed++;
@@ -648,7 +648,7 @@ static void corpus_file(const char *path, corpus_stats *st) {
     }
   }
   tr_diag_clear(&d);
-  tr_comp_ctx_free(&c);
+  tr_bc_ctx_free(&c);
   tr_module_free(m);
   tr_module_free(orig);
 }
@@ -843,11 +843,11 @@ TR_TEST(comp_passes_random) {
     int before = tr_test_failed, n0 = 0;
     for (int round = 0; round < 2; round++) {
       tr_module *m = tr_module_clone(orig);
-      tr_comp_ctx c;
-      tr_comp_ctx_init(&c);
+      tr_bc_ctx c;
+      tr_bc_ctx_init(&c);
       /* Round 2 stops at a random prefix of round 1's rewrites. */
       if (round == 1) c.fuel = pick(&g, n0 + 1);
-      if (tr_comp_pipeline_run(&c, m, &d) != TR_OK) {
+      if (tr_bc_pipeline_run(&c, m, &d) != TR_OK) {
         tr_diag_print(&d, stderr);
         tr_test_failed++;
       } else {
@@ -870,7 +870,7 @@ TR_TEST(comp_passes_random) {
         ndead += log_count(&c, "while-remove-dead-state");
       }
       tr_diag_clear(&d);
-      tr_comp_ctx_free(&c);
+      tr_bc_ctx_free(&c);
       tr_module_free(m);
       if (tr_test_failed != before) break;
     }
@@ -983,11 +983,11 @@ TR_TEST(comp_passes_random_window_folds) {
     tr_module *orig = parse_text(text, "random window module");
     if (!orig) break;
     tr_module *m = tr_module_clone(orig);
-    tr_comp_ctx c;
-    tr_comp_ctx_init(&c);
+    tr_bc_ctx c;
+    tr_bc_ctx_init(&c);
     tr_diag d = {0};
     int before = tr_test_failed;
-    if (tr_comp_pipeline_run(&c, m, &d) != TR_OK) {
+    if (tr_bc_pipeline_run(&c, m, &d) != TR_OK) {
       tr_diag_print(&d, stderr);
       tr_test_failed++;
     } else {
@@ -996,7 +996,7 @@ TR_TEST(comp_passes_random_window_folds) {
     if (tr_test_failed != before) fprintf(stderr, "  random window module %d:\n%s", i, text);
     fired[k] += log_count(&c, rules[k]) > 0;
     tr_diag_clear(&d);
-    tr_comp_ctx_free(&c);
+    tr_bc_ctx_free(&c);
     tr_module_free(m);
     tr_module_free(orig);
   }
