@@ -96,7 +96,9 @@ done
 expect 0 'out0: f32\[8,8\]' -- "$trench" run "$tmp/b/module.hlo" --input "$tmp/b/in0.npy" --input "$tmp/b/in1.npy"
 # random differential testing, for comparison
 expect 1 'random: [1-9][0-9]* of 5 seeds fail' -- "$trench" verify --ref "$kd/matmul.hlo" --kernel "$kd/matmul_tail.c" --random 5
-expect 0 'random: 0 of 20 seeds fail' -- "$trench" verify --ref "$kd/rowmax.hlo" --kernel "$kd/rowmax_init0.c" --random 20
+# (normal inputs alone never give a row of negative values; the default
+# plan's domain-edge seeds, every third, do: docs/INPUTS.md)
+expect 1 'random: [1-9][0-9]* of 20 seeds fail' -- "$trench" verify --ref "$kd/rowmax.hlo" --kernel "$kd/rowmax_init0.c" --random 20
 
 # ---- the built-in compiler's C against its module ----
 root=$(cd "$tests/.." && pwd)
