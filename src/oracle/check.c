@@ -392,9 +392,11 @@ static bool write_bundle(const char *work, tr_target *t, const tr_check_opts *o,
 
 /* Marks work complete and renames it to dest. */
 static bool seal_bundle(const char *work, const char *dest, tr_diag *d) {
-  char path[4300];
-  snprintf(path, sizeof path, "%s/COMPLETE", work);
-  if (!write_text(path, "trench bundle\n", d)) return false;
+  tr_buf path = {0};
+  tr_buf_printf(&path, "%s/COMPLETE", work);
+  bool ok = write_text(tr_buf_str(&path), "trench bundle\n", d);
+  tr_buf_free(&path);
+  if (!ok) return false;
   if (rename(work, dest) != 0) {
     tr_diag_errorf(d, "cannot move the bundle into %s: %s", dest, strerror(errno));
     return false;
@@ -562,10 +564,12 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
       made_work = st == TR_OK;
     }
     if (st == TR_OK && anch.nparts) {
-      char pidir[4500];
-      snprintf(pidir, sizeof pidir, "%s/instruction", work);
-      if (!per_instr_run(t, o, &anch, run, ins, nins, js, label, made_work ? pidir : NULL, &saved_instr, d))
+      tr_buf pidir = {0};
+      tr_buf_printf(&pidir, "%s/instruction", work);
+      if (!per_instr_run(t, o, &anch, run, ins, nins, js, label, made_work ? tr_buf_str(&pidir) : NULL,
+                         &saved_instr, d))
         st = TR_ERR_IO;
+      tr_buf_free(&pidir);
       want_save = o->save_dir && !saved && (run->finding || (!o->save_findings_only && s == nruns - 1));
     }
     if (run->finding) {
