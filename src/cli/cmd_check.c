@@ -319,7 +319,11 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   const char *summary = r.outcome == TR_CHECK_DECLINED ? "declined"
                         : rc == CLI_EXIT_USAGE           ? "error"
                                                          : tr_check_outcome_name(r.outcome);
-  cJSON_ReplaceItemInObject(r.json, "summary", cJSON_CreateString(summary));
+  /* tr_check sets "summary" unless it stopped early (trench's trouble). */
+  if (cJSON_GetObjectItem(r.json, "summary"))
+    cJSON_ReplaceItemInObject(r.json, "summary", cJSON_CreateString(summary));
+  else
+    cJSON_AddStringToObject(r.json, "summary", summary);
   if (!env->json_mode)
     printf("check: %s (%s on %s%s)\n", summary, path, env->spec,
            r.received_changed ? "; the module it received was changed" : "");

@@ -632,6 +632,9 @@ static bool spawn(camp *c, worker *w, worker *all, int nw) {
 }
 
 static void reap(worker *w) {
+  free(w->line); /* a restarted worker starts a fresh line */
+  w->line = NULL;
+  w->capline = w->nline = 0;
   if (w->pid <= 0) return;
   kill(-w->pid, SIGKILL);
   kill(w->pid, SIGKILL);
