@@ -101,29 +101,7 @@ expect 1 'finding' -- "$trench" check "$tmp/add.hlo" "$tmp/add2.hlo" --target "$
 if [ -s "$tmp/many/add/report.json" ] && [ -s "$tmp/many/add2/README.md" ]; then ok; else bad "--save with two modules"; ls -R "$tmp/many"; fi
 # A loop that never ends costs one verdict within the deadline: the
 # reference declines it (--timeout bounds the reference too).
-cat > "$tmp/loop.hlo" <<'HLO'
-HloModule loop
-c {
-  s = (s32[], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  n = s32[] constant(10)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-b {
-  s = (s32[], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  x = f32[4] get-tuple-element(s), index=1
-  y = f32[4] add(x, x)
-  ROOT t = (s32[], f32[4]) tuple(i, y)
-}
-ENTRY e {
-  p = f32[4] parameter(0)
-  z = s32[] constant(0)
-  t = (s32[], f32[4]) tuple(z, p)
-  w = (s32[], f32[4]) while(t), condition=c, body=b
-  ROOT r = f32[4] get-tuple-element(w), index=1
-}
-HLO
+cp "$tests/limits/endless.hlo" "$tmp/loop.hlo"
 expect 2 'reference deadline of 2 s passed' -- timeout 20 "$trench" check "$tmp/loop.hlo" --target builtin --seeds 1 --timeout 2
 expect 2 '^check: declined' -- timeout 20 "$trench" check "$tmp/loop.hlo" --target builtin --seeds 1 --max-trips 1000
 # Bundles are never mixed: an existing --save DIR is refused before the

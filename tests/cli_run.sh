@@ -213,32 +213,7 @@ check "--dist large leaves the index alone" out_has '^in1: s32\[\] index bound=7
 check "--specials puts NaN or Inf in the output" out_has '^out0: .* (nan=[1-9]|inf=[1-9])'
 
 # ---- limits: a loop whose counter never grows gets a verdict ----
-cat > "$tmp/endless.hlo" <<'EOF'
-HloModule endless
-
-cond {
-  s = (s32[], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  n = s32[] constant(10)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-
-body {
-  s = (s32[], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  x = f32[4] get-tuple-element(s), index=1
-  y = f32[4] add(x, x)
-  ROOT t = (s32[], f32[4]) tuple(i, y)
-}
-
-ENTRY e {
-  p = f32[4] parameter(0)
-  z = s32[] constant(0)
-  s0 = (s32[], f32[4]) tuple(z, p)
-  w = (s32[], f32[4]) while(s0), condition=cond, body=body
-  ROOT r = f32[4] get-tuple-element(w), index=1
-}
-EOF
+cp "$tests/limits/endless.hlo" "$tmp/endless.hlo"
 t0=$(date +%s)
 t run "$tmp/endless.hlo" --ref-timeout 1 --max-trips 1000000000
 t1=$(date +%s)
