@@ -340,11 +340,28 @@ static tr_instr *mk_slice(gen_ctx *g, tr_op op) {
                 : r < 30 ? producer(g, mk_concatenate, TR_OP_CONCATENATE) : gen_pick(g);
   const tr_shape *s = x->shape;
   tr_slice_dim sl[8];
+  const tr_attr *pa = x->op == TR_OP_PAD ? tr_instr_attr(x, TR_ATTR_PADDING) : NULL;
+  bool grid = pa && pa->n == s->rank && gen_chance(g, 50);
   for (int d = 0; d < s->rank; d++) {
     int64_t n = s->dims[d];
     sl[d].start = gen_chance(g, 40) ? 0 : gen_below(g, n + 1);
     sl[d].limit = gen_chance(g, 40) ? n : sl[d].start + gen_below(g, n - sl[d].start + 1);
     sl[d].stride = gen_chance(g, 70) ? 1 : 2 + gen_below(g, 3);
+    int64_t m = grid ? x->operands[0]->shape->dims[d] : 0;
+    if (grid && pa->u.pad[d].lo >= 0 && m > 0) {
+      /* a slice of a pad that starts on its operand's grid (where a
+       * simplifier folds it into a slice of the operand), with strides
+       * that are and are not multiples of the grid step */
+      int64_t q = pa->u.pad[d].interior + 1, lo = pa->u.pad[d].lo;
+      int64_t last = lo + (m - 1) * q < n - 1 ? lo + (m - 1) * q : n - 1;
+      int64_t start = lo + gen_below(g, m) * q;
+      if (start > last) continue;
+      sl[d].start = start;
+      sl[d].stride = 1 + gen_below(g, 2 * q + 1);
+      int64_t most = (last - start) / sl[d].stride + 1;
+      int64_t cnt = gen_chance(g, 70) ? most : 1 + gen_below(g, most);
+      sl[d].limit = start + (cnt - 1) * sl[d].stride + 1;
+    }
   }
   tr_instr *in = tr_build_begin(g->c, op, &x, 1);
   tr_build_slice(in, sl, s->rank);
@@ -356,7 +373,7 @@ static tr_instr *mk_slice(gen_ctx *g, tr_op op) {
  * inputs choose (a parameter). */
 static tr_instr *start_index(gen_ctx *g, tr_dtype it, int64_t n, int64_t k) {
   int r = (int)gen_below(g, 100);
-  if (r < 15 && !g->consts_only && g->depth == 0)
+  if (r < 25 && !g->consts_only && g->depth == 0)
     return gen_leaf(g, scalar(g, it));
   int64_t v;
   if (r < 55) v = gen_below(g, n - k + 1);
@@ -581,7 +598,9 @@ static bool choose_index(gen_ctx *g, gen_index *ix, tr_instr *x) {
     ix->win[d] = has(ix->col, ix->ncol, d) ? 1 : 1 + gen_below(g, s->dims[d]);
     ix->lim[d] = s->dims[d] - ix->win[d];
   }
-  ix->nb = (int)gen_below(g, 3);
+  /* one index (a single window, the form rewrites turn into
+   * dynamic-update-slices and pads) half the time */
+  ix->nb = gen_chance(g, 50) ? 0 : 1 + (int)gen_below(g, 2);
   for (int i = 0; i < ix->nb; i++) ix->bdims[i] = 1 + gen_below(g, 5);
   ix->ivd = ix->nb; /* index vector last */
   return true;
@@ -884,6 +903,34 @@ static tr_instr *mk_dot(gen_ctx *g, tr_op op) {
   return end(g, in, NULL);
 }
 
+/* A convolution's input of dims xd: a leaf, or (a third of the time) a
+ * crop of a larger one, a slice along the spatial dims sp that rewrites
+ * fold into the window's padding. */
+static tr_instr *conv_input(gen_ctx *g, tr_dtype dt, int rank, const int64_t *xd, const int64_t *sp, int ns) {
+  if (ns == 0 || !gen_chance(g, 33)) return gen_leaf(g, tr_shape_array(A(g), dt, rank, xd));
+  int64_t big[5];
+  tr_slice_dim sl[5];
+  copy_dims(big, xd, rank);
+  for (int d = 0; d < rank; d++) {
+    sl[d].start = 0;
+    sl[d].limit = xd[d];
+    sl[d].stride = 1;
+  }
+  for (int i = 0; i < ns; i++) {
+    int64_t d = sp[i], a = gen_below(g, 4), b = gen_below(g, 3);
+    big[d] = xd[d] + a + b;
+    sl[d].start = a;
+    sl[d].limit = a + xd[d];
+  }
+  tr_instr *x = gen_leaf(g, tr_shape_array(A(g), dt, rank, big));
+  tr_instr *in = tr_build_begin(g->c, TR_OP_SLICE, &x, 1);
+  tr_build_slice(in, sl, rank);
+  tr_instr *y = tr_build_end(in, NULL, &g->why);
+  if (!y) return gen_leaf(g, tr_shape_array(A(g), dt, rank, xd));
+  gen_push(g, y);
+  return y;
+}
+
 static tr_instr *mk_convolution(gen_ctx *g, tr_op op) {
   tr_dtype dt = gen_dtype(g, GC_NUM, gen_chance(g, 10));
   if (dt == TR_DT_COUNT) return NULL;
@@ -940,8 +987,7 @@ static tr_instr *mk_convolution(gen_ctx *g, tr_op op) {
     w[i].lhs_dilate = gen_chance(g, 15) ? 2 : 1;
     w[i].rhs_dilate = gen_chance(g, 15) ? 2 : 1;
   }
-  tr_instr *ops[2] = {gen_leaf(g, tr_shape_array(A(g), dt, rank, xd)),
-                      gen_leaf(g, tr_shape_array(A(g), dt, rank, kd))};
+  tr_instr *ops[2] = {conv_input(g, dt, rank, xd, isp, ns), gen_leaf(g, tr_shape_array(A(g), dt, rank, kd))};
   tr_instr *in = tr_build_begin(g->c, op, ops, 2);
   tr_build_window(in, w, ns);
   tr_build_convdims(in, &cd);
