@@ -651,29 +651,31 @@ tr_status tr_gen_module(const tr_gen_opts *o, tr_module **out, tr_diag *d) {
   g.consts_only = (o->flags & TR_GEN_NO_PARAMS) || gen_chance(&g, 5);
   int size = o->size > 0 ? o->size : 20;
   int made = 0;
-  bool chain = false;
+  tr_op next = TR_OP_COUNT;
   for (int step = 0; made < size && step < 4 * size + 8; step++) {
-    tr_op op = chain ? pick_chain_op(&g) : TR_OP_COUNT;
-    if (op == TR_OP_COUNT) op = pick_op(&g);
+    tr_op op = next != TR_OP_COUNT ? next : pick_op(&g);
     tr_instr *in = gen_makers[op](&g, op);
     g.prefer = NULL;
-    chain = false;
+    next = TR_OP_COUNT;
     if (in) {
       gen_push(&g, in);
       made++;
       /* Chain bias: the next op often takes this result as its operand,
-       * and then often is a movement op, a reduction or a contraction:
-       * the producer/consumer chains that rewrite rules and fusion
-       * match. */
-      if (gen_chance(&g, 40)) {
+       * and then often is a movement op, a reduction or a contraction,
+       * or the same op again (slice of slice, pad of pad, nested
+       * dynamic-slices, transpose of transpose): the producer/consumer
+       * chains that rewrite rules and fusion match. */
+      bool movable = chain_op(in->op) && g.op_ok[in->op];
+      if (gen_chance(&g, movable ? 60 : 40)) {
         g.prefer = in;
-        chain = gen_chance(&g, 60);
+        if (movable && gen_chance(&g, 30)) next = in->op;
+        else if (gen_chance(&g, 60)) next = pick_chain_op(&g);
       }
     }
   }
   /* Outputs: the values nobody uses (leaves only when nothing else),
    * most recent first; several outputs make a tuple. */
-  enum { MAXOUT = 8 };
+  enum { MAXOUT = 16 };
   tr_instr *outs[MAXOUT];
   int nouts = 0;
   for (int i = g.c->ninstrs - 1; i >= 0 && nouts < MAXOUT / 2; i--) {

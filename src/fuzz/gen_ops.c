@@ -334,6 +334,13 @@ static tr_instr *mk_transpose(gen_ctx *g, tr_op op) {
 static tr_instr *mk_pad(gen_ctx *g, tr_op op);
 static tr_instr *mk_concatenate(gen_ctx *g, tr_op op);
 
+/* A slice or window size along a dim of n: the whole dim 30 % of the
+ * time, rarely 0 (an empty result tells nothing), else 1..n. */
+static int64_t part_size(gen_ctx *g, int64_t n) {
+  if (n == 0 || gen_chance(g, 30)) return n;
+  return gen_chance(g, 3) ? 0 : 1 + gen_below(g, n);
+}
+
 static tr_instr *mk_slice(gen_ctx *g, tr_op op) {
   int r = (int)gen_below(g, 100);
   tr_instr *x = r < 15 ? producer(g, mk_pad, TR_OP_PAD)
@@ -344,8 +351,9 @@ static tr_instr *mk_slice(gen_ctx *g, tr_op op) {
   bool grid = pa && pa->n == s->rank && gen_chance(g, 50);
   for (int d = 0; d < s->rank; d++) {
     int64_t n = s->dims[d];
-    sl[d].start = gen_chance(g, 40) ? 0 : gen_below(g, n + 1);
-    sl[d].limit = gen_chance(g, 40) ? n : sl[d].start + gen_below(g, n - sl[d].start + 1);
+    /* mostly non-empty: an empty slice tells nothing */
+    sl[d].start = gen_chance(g, 40) || n == 0 ? 0 : gen_below(g, gen_chance(g, 3) ? n + 1 : n);
+    sl[d].limit = gen_chance(g, 40) ? n : sl[d].start + part_size(g, n - sl[d].start);
     sl[d].stride = gen_chance(g, 70) ? 1 : 2 + gen_below(g, 3);
     int64_t m = grid ? x->operands[0]->shape->dims[d] : 0;
     if (grid && pa->u.pad[d].lo >= 0 && m > 0) {
@@ -369,17 +377,17 @@ static tr_instr *mk_slice(gen_ctx *g, tr_op op) {
 }
 
 /* A start index for a dimension of size n read in pieces of size k:
- * in bounds, at the boundary, past it (clamped), negative, or a value the
- * inputs choose (a parameter). */
-static tr_instr *start_index(gen_ctx *g, tr_dtype it, int64_t n, int64_t k) {
+ * a value the inputs choose (a parameter, input percent of the time), or
+ * a constant in bounds, at the boundary, past it (clamped), negative or
+ * extreme. */
+static tr_instr *start_index(gen_ctx *g, tr_dtype it, int64_t n, int64_t k, int input) {
+  if (!g->consts_only && g->depth == 0 && gen_chance(g, input)) return gen_leaf(g, scalar(g, it));
   int r = (int)gen_below(g, 100);
-  if (r < 25 && !g->consts_only && g->depth == 0)
-    return gen_leaf(g, scalar(g, it));
   int64_t v;
-  if (r < 55) v = gen_below(g, n - k + 1);
-  else if (r < 70) v = n - k;
-  else if (r < 82) v = n - k + 1 + gen_below(g, 5);
-  else if (r < 94) v = -1 - gen_below(g, 3);
+  if (r < 47) v = gen_below(g, n - k + 1);
+  else if (r < 65) v = n - k;
+  else if (r < 79) v = n - k + 1 + gen_below(g, 5);
+  else if (r < 93) v = -1 - gen_below(g, 3);
   else v = tr_dtypes[it].kind == TR_DK_SINT ? tr_int_min(it) : (int64_t)(tr_int_max(it) >> 1);
   if (tr_dtypes[it].kind == TR_DK_UINT && v < 0) v = n + 3;
   return gen_scalar_const(g, it, (double)v);
@@ -397,9 +405,12 @@ static tr_instr *mk_dynamic_slice(gen_ctx *g, tr_op op) {
   int64_t sizes[8];
   tr_dtype it = index_type(g);
   ops[0] = x;
+  /* nested dynamic-slices read their starts from the inputs more often,
+   * so that neither folds into a static slice */
+  int input = x->op == TR_OP_DYNAMIC_SLICE ? 50 : 15;
   for (int d = 0; d < s->rank; d++) {
-    sizes[d] = gen_chance(g, 30) ? s->dims[d] : gen_below(g, s->dims[d] + 1);
-    ops[1 + d] = start_index(g, it, s->dims[d], sizes[d]);
+    sizes[d] = part_size(g, s->dims[d]);
+    ops[1 + d] = start_index(g, it, s->dims[d], sizes[d], input);
   }
   tr_instr *in = tr_build_begin(g->c, op, ops, 1 + s->rank);
   tr_build_ints(in, TR_ATTR_DYNAMIC_SLICE_SIZES, sizes, s->rank);
@@ -410,7 +421,7 @@ static tr_instr *mk_dynamic_update_slice(gen_ctx *g, tr_op op) {
   tr_instr *x = gen_pick(g);
   const tr_shape *s = x->shape;
   int64_t sizes[8];
-  for (int d = 0; d < s->rank; d++) sizes[d] = gen_chance(g, 30) ? s->dims[d] : gen_below(g, s->dims[d] + 1);
+  for (int d = 0; d < s->rank; d++) sizes[d] = part_size(g, s->dims[d]);
   tr_instr *u = NULL;
   /* the update: a value of that shape from the pool, else a new leaf */
   for (int k = g->npool - 1; k >= 0 && !u; k--) {
@@ -429,7 +440,7 @@ static tr_instr *mk_dynamic_update_slice(gen_ctx *g, tr_op op) {
   tr_dtype it = index_type(g);
   ops[0] = x;
   ops[1] = u;
-  for (int d = 0; d < s->rank; d++) ops[2 + d] = start_index(g, it, s->dims[d], sizes[d]);
+  for (int d = 0; d < s->rank; d++) ops[2 + d] = start_index(g, it, s->dims[d], sizes[d], 15);
   return end(g, tr_build_begin(g->c, op, ops, 2 + s->rank), NULL);
 }
 
@@ -907,7 +918,7 @@ static tr_instr *mk_dot(gen_ctx *g, tr_op op) {
  * crop of a larger one, a slice along the spatial dims sp that rewrites
  * fold into the window's padding. */
 static tr_instr *conv_input(gen_ctx *g, tr_dtype dt, int rank, const int64_t *xd, const int64_t *sp, int ns) {
-  if (ns == 0 || !gen_chance(g, 33)) return gen_leaf(g, tr_shape_array(A(g), dt, rank, xd));
+  if (ns == 0 || !gen_chance(g, 40)) return gen_leaf(g, tr_shape_array(A(g), dt, rank, xd));
   int64_t big[5];
   tr_slice_dim sl[5];
   copy_dims(big, xd, rank);
@@ -917,7 +928,9 @@ static tr_instr *conv_input(gen_ctx *g, tr_dtype dt, int rank, const int64_t *xd
     sl[d].stride = 1;
   }
   for (int i = 0; i < ns; i++) {
-    int64_t d = sp[i], a = gen_below(g, 4), b = gen_below(g, 3);
+    /* cut from the start, the end or both (a halo trimmed off) */
+    int r = (int)gen_below(g, 3);
+    int64_t d = sp[i], a = r != 1 ? 1 + gen_below(g, 3) : 0, b = r != 0 ? 1 + gen_below(g, 2) : 0;
     big[d] = xd[d] + a + b;
     sl[d].start = a;
     sl[d].limit = a + xd[d];
