@@ -380,8 +380,37 @@ static tr_instr *mk_slice(gen_ctx *g, tr_op op) {
  * a value the inputs choose (a parameter, input percent of the time), or
  * a constant in bounds, at the boundary, past it (clamped), negative or
  * extreme. */
+/* An index computed from the data: one element of an integer value made
+ * so far, converted to it. Nothing bounds it, so it is often out of range
+ * (clamped) and never a constant the compiler could fold. NULL when the
+ * pool has no such value. */
+static tr_instr *data_index(gen_ctx *g, tr_dtype it) {
+  tr_instr *x = NULL;
+  for (int k = g->npool - 1; k >= 0 && !x; k--) {
+    tr_instr *y = g->pool[k];
+    if (tr_shape_is_array(y->shape) && tr_dtype_is_int(y->shape->dtype) && y->op != TR_OP_CONSTANT &&
+        tr_shape_count(y->shape) > 0 && gen_chance(g, 50))
+      x = y;
+  }
+  if (!x) return NULL;
+  tr_slice_dim sl[8];
+  for (int d = 0; d < x->shape->rank; d++) {
+    sl[d].start = gen_below(g, x->shape->dims[d]);
+    sl[d].limit = sl[d].start + 1;
+    sl[d].stride = 1;
+  }
+  tr_instr *in = tr_build_begin(g->c, TR_OP_SLICE, &x, 1);
+  tr_build_slice(in, sl, x->shape->rank);
+  tr_instr *e = tr_build_end(in, NULL, &g->why);
+  tr_instr *v = e ? tr_build_reshape(g->c, e, NULL, 0, &g->why) : NULL;
+  return v ? gen_to_dtype(g, v, it) : NULL;
+}
+
 static tr_instr *start_index(gen_ctx *g, tr_dtype it, int64_t n, int64_t k, int input) {
-  if (!g->consts_only && g->depth == 0 && gen_chance(g, input)) return gen_leaf(g, scalar(g, it));
+  if (!g->consts_only && g->depth == 0 && gen_chance(g, input)) {
+    tr_instr *v = gen_chance(g, 30) ? data_index(g, it) : NULL;
+    return v ? v : gen_leaf(g, scalar(g, it));
+  }
   int r = (int)gen_below(g, 100);
   int64_t v;
   if (r < 47) v = gen_below(g, n - k + 1);
@@ -407,7 +436,7 @@ static tr_instr *mk_dynamic_slice(gen_ctx *g, tr_op op) {
   ops[0] = x;
   /* nested dynamic-slices read their starts from the inputs more often,
    * so that neither folds into a static slice */
-  int input = x->op == TR_OP_DYNAMIC_SLICE ? 50 : 15;
+  int input = x->op == TR_OP_DYNAMIC_SLICE ? 60 : 25;
   for (int d = 0; d < s->rank; d++) {
     sizes[d] = part_size(g, s->dims[d]);
     ops[1 + d] = start_index(g, it, s->dims[d], sizes[d], input);
@@ -918,7 +947,7 @@ static tr_instr *mk_dot(gen_ctx *g, tr_op op) {
  * crop of a larger one, a slice along the spatial dims sp that rewrites
  * fold into the window's padding. */
 static tr_instr *conv_input(gen_ctx *g, tr_dtype dt, int rank, const int64_t *xd, const int64_t *sp, int ns) {
-  if (ns == 0 || !gen_chance(g, 40)) return gen_leaf(g, tr_shape_array(A(g), dt, rank, xd));
+  if (ns == 0 || !gen_chance(g, 50)) return gen_leaf(g, tr_shape_array(A(g), dt, rank, xd));
   int64_t big[5];
   tr_slice_dim sl[5];
   copy_dims(big, xd, rank);
@@ -929,8 +958,8 @@ static tr_instr *conv_input(gen_ctx *g, tr_dtype dt, int rank, const int64_t *xd
   }
   for (int i = 0; i < ns; i++) {
     /* cut from the start, the end or both (a halo trimmed off) */
-    int r = (int)gen_below(g, 3);
-    int64_t d = sp[i], a = r != 1 ? 1 + gen_below(g, 3) : 0, b = r != 0 ? 1 + gen_below(g, 2) : 0;
+    int r = (int)gen_below(g, 4);
+    int64_t d = sp[i], a = r != 1 ? 1 + gen_below(g, 3) : 0, b = r >= 2 ? 1 + gen_below(g, 2) : 0;
     big[d] = xd[d] + a + b;
     sl[d].start = a;
     sl[d].limit = a + xd[d];
@@ -945,13 +974,23 @@ static tr_instr *conv_input(gen_ctx *g, tr_dtype dt, int rank, const int64_t *xd
 }
 
 static tr_instr *mk_convolution(gen_ctx *g, tr_op op) {
-  tr_dtype dt = gen_dtype(g, GC_NUM, gen_chance(g, 10));
+  /* In a chain the input is the previous result (a convolution of a
+   * slice, a pad, a transpose, ...) when it has rank 3 to 5 and a small
+   * feature dim; else a leaf or a crop of one. */
+  tr_instr *x = g->prefer;
+  g->prefer = NULL;
+  if (x && !(tr_shape_is_array(x->shape) && x->shape->rank >= 3 && x->shape->rank <= 5 &&
+             (tr_dtype_is_float(x->shape->dtype) || tr_dtype_is_int(x->shape->dtype)) &&
+             tr_shape_count(x->shape) > 0 && tr_shape_count(x->shape) <= 8192))
+    x = NULL;
+  tr_dtype dt = x ? x->shape->dtype : gen_dtype(g, GC_NUM, gen_chance(g, 10));
   if (dt == TR_DT_COUNT) return NULL;
   int ns = (int)gen_below(g, 4);
   if (ns == 3 && gen_chance(g, 50)) ns = 1;
+  if (x) ns = x->shape->rank - 2;
   int rank = ns + 2;
   int64_t fg = 1, bg = 1;
-  int r = (int)gen_below(g, 10);
+  int r = x ? 9 : (int)gen_below(g, 10);
   if (r == 0) fg = 2 + gen_below(g, 2);
   else if (r == 1) bg = 2;
   int64_t batch = (1 + gen_below(g, 3)) * bg, kin = 1 + gen_below(g, 4);
@@ -983,6 +1022,15 @@ static tr_instr *mk_convolution(gen_ctx *g, tr_op op) {
   cd.in_spatial = isp;
   cd.k_spatial = ksp;
   cd.out_spatial = osp;
+  if (x) {
+    batch = x->shape->dims[ip[0]];
+    kin = feat = x->shape->dims[ip[1]];
+    if (feat > 16) return NULL;
+    for (int i = 0; i < ns; i++) {
+      sp[i] = x->shape->dims[isp[i]];
+      ks[i] = 1 + gen_below(g, sp[i] < 3 ? sp[i] : 3);
+    }
+  }
   int64_t xd[5], kd[5];
   xd[cd.in_batch] = batch;
   xd[cd.in_feature] = feat;
@@ -1000,7 +1048,8 @@ static tr_instr *mk_convolution(gen_ctx *g, tr_op op) {
     w[i].lhs_dilate = gen_chance(g, 15) ? 2 : 1;
     w[i].rhs_dilate = gen_chance(g, 15) ? 2 : 1;
   }
-  tr_instr *ops[2] = {conv_input(g, dt, rank, xd, isp, ns), gen_leaf(g, tr_shape_array(A(g), dt, rank, kd))};
+  tr_instr *ops[2] = {x ? x : conv_input(g, dt, rank, xd, isp, ns),
+                      gen_leaf(g, tr_shape_array(A(g), dt, rank, kd))};
   tr_instr *in = tr_build_begin(g->c, op, ops, 2);
   tr_build_window(in, w, ns);
   tr_build_convdims(in, &cd);
