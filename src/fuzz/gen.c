@@ -570,13 +570,13 @@ static tr_op pick_op(gen_ctx *g) {
 }
 
 /* The next op of a chain: one that rewrites meet as a consumer of a
- * producer (movement ops, reductions, contractions), so that slices of
+ * producer (movement ops, reduce, dot, convolution), so that slices of
  * slices, pads, concatenates and convolutions, nested dynamic-slices,
  * transposes of reshapes and the like are common. Weighted like pick_op;
  * TR_OP_COUNT when no such op is allowed. */
 static bool chain_op(tr_op op) {
   tr_opclass k = tr_ops[op].cls;
-  return k == TR_OPC_MOVE || k == TR_OPC_REDUCE || op == TR_OP_CONVOLUTION || op == TR_OP_DOT;
+  return k == TR_OPC_MOVE || op == TR_OP_REDUCE || op == TR_OP_CONVOLUTION || op == TR_OP_DOT;
 }
 
 static tr_op pick_chain_op(gen_ctx *g) {
@@ -660,22 +660,22 @@ tr_status tr_gen_module(const tr_gen_opts *o, tr_module **out, tr_diag *d) {
     if (in) {
       gen_push(&g, in);
       made++;
-      /* Chain bias: the next op often takes this result as its operand,
-       * and then often is a movement op, a reduction or a contraction,
-       * or the same op again (slice of slice, pad of pad, nested
-       * dynamic-slices, transpose of transpose): the producer/consumer
-       * chains that rewrite rules and fusion match. */
+      /* Chain bias: the next op often takes this result as its operand
+       * and is a movement op, a reduction or a contraction, or the same
+       * op again (slice of slice, pad of pad, nested dynamic-slices,
+       * transpose of transpose): the producer/consumer chains that
+       * rewrite rules and fusion match. Other ops keep the pool's choice
+       * (long chains of arithmetic pile up the reference's uncertainty). */
       bool movable = chain_op(in->op) && g.op_ok[in->op];
-      if (gen_chance(&g, movable ? 60 : 40)) {
-        g.prefer = in;
-        if (movable && gen_chance(&g, 30)) next = in->op;
-        else if (gen_chance(&g, 60)) next = pick_chain_op(&g);
+      if (gen_chance(&g, movable ? 50 : 25)) {
+        next = movable && gen_chance(&g, 40) ? in->op : pick_chain_op(&g);
+        if (next != TR_OP_COUNT) g.prefer = in;
       }
     }
   }
   /* Outputs: the values nobody uses (leaves only when nothing else),
    * most recent first; several outputs make a tuple. */
-  enum { MAXOUT = 16 };
+  enum { MAXOUT = 8 };
   tr_instr *outs[MAXOUT];
   int nouts = 0;
   for (int i = g.c->ninstrs - 1; i >= 0 && nouts < MAXOUT / 2; i--) {

@@ -615,7 +615,7 @@ static bool has(const int64_t *v, int n, int64_t x) {
   return false;
 }
 
-static bool choose_index(gen_ctx *g, gen_index *ix, tr_instr *x) {
+static bool choose_index(gen_ctx *g, gen_index *ix, tr_instr *x, int single) {
   const tr_shape *s = x->shape;
   if (s->rank < 1 || tr_shape_count(s) <= 0) return false;
   memset(ix, 0, sizeof *ix);
@@ -638,9 +638,9 @@ static bool choose_index(gen_ctx *g, gen_index *ix, tr_instr *x) {
     ix->win[d] = has(ix->col, ix->ncol, d) ? 1 : 1 + gen_below(g, s->dims[d]);
     ix->lim[d] = s->dims[d] - ix->win[d];
   }
-  /* one index (a single window, the form rewrites turn into
-   * dynamic-update-slices and pads) half the time */
-  ix->nb = gen_chance(g, 50) ? 0 : 1 + (int)gen_below(g, 2);
+  /* one index (a single window, the form rewrites turn into slices,
+   * dynamic-update-slices and pads) single percent of the time */
+  ix->nb = gen_chance(g, single) ? 0 : 1 + (int)gen_below(g, 2);
   for (int i = 0; i < ix->nb; i++) ix->bdims[i] = 1 + gen_below(g, 5);
   ix->ivd = ix->nb; /* index vector last */
   return true;
@@ -656,7 +656,7 @@ static tr_instr *make_indices(gen_ctx *g, gen_index *ix) {
 
 static tr_instr *mk_gather(gen_ctx *g, tr_op op) {
   gen_index ix;
-  if (!choose_index(g, &ix, gen_pick(g))) return NULL;
+  if (!choose_index(g, &ix, gen_pick(g), 33)) return NULL;
   tr_instr *ops[2] = {ix.x, make_indices(g, &ix)};
   /* offset dims: the non-collapsed window dims, at the end of the result
    * or first */
@@ -695,7 +695,7 @@ static tr_comp *scatter_comp(gen_ctx *g, tr_dtype dt, bool unique) {
 static tr_instr *mk_scatter(gen_ctx *g, tr_op op) {
   gen_index ix;
   tr_instr *x = gen_pick(g);
-  if (is_cplx(x->shape->dtype) || !choose_index(g, &ix, x)) return NULL;
+  if (is_cplx(x->shape->dtype) || !choose_index(g, &ix, x, 50)) return NULL;
   tr_instr *idx = make_indices(g, &ix);
   /* updates: batch dims then the window dims of the non-inserted dims */
   int64_t ud[8];
