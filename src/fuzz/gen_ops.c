@@ -617,7 +617,7 @@ static bool has(const int64_t *v, int n, int64_t x) {
 
 static bool choose_index(gen_ctx *g, gen_index *ix, tr_instr *x, int single) {
   const tr_shape *s = x->shape;
-  if (s->rank < 1 || tr_shape_count(s) <= 0) return false;
+  if (s->rank < 1 || s->rank > 7 || tr_shape_count(s) <= 0) return false;
   memset(ix, 0, sizeof *ix);
   ix->x = x;
   ix->rank = s->rank;
@@ -657,10 +657,11 @@ static tr_instr *make_indices(gen_ctx *g, gen_index *ix) {
 static tr_instr *mk_gather(gen_ctx *g, tr_op op) {
   gen_index ix;
   if (!choose_index(g, &ix, gen_pick(g), 33)) return NULL;
-  tr_instr *ops[2] = {ix.x, make_indices(g, &ix)};
   /* offset dims: the non-collapsed window dims, at the end of the result
-   * or first */
+   * or first; ranks stay within 0..7 */
   int noff = ix.rank - ix.ncol, rr = ix.nb + noff;
+  if (rr > 7) return NULL;
+  tr_instr *ops[2] = {ix.x, make_indices(g, &ix)};
   int64_t off[8];
   bool front = gen_chance(g, 30);
   for (int i = 0; i < noff; i++) off[i] = front ? i : rr - noff + i;
