@@ -10,7 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { int id; int64_t flat; vx *v; } memo;
+typedef struct { int id, fr; int64_t flat; vx *v; } memo;
+
+/* The value of a tuple (or array) in a called computation: its leaves,
+ * each a materialised array of elements. */
+typedef struct { int n; vx ***leaf; int64_t *count; } vstate;
+
+/* A frame of a while's condition or body: the computation and the state
+ * its parameter is bound to; frame 0 is the entry computation. */
+typedef struct { const tr_comp *comp; vstate st; } vframe;
+
+/* A while evaluated in a frame: its final state. */
+typedef struct { int id, fr; vstate st; } vloop;
 
 struct vr_ctx {
   const tr_module *m;
@@ -22,7 +33,19 @@ struct vr_ctx {
   size_t cap, n;
   tr_diag *d;
   bool bad;
+  vframe *frames;
+  int nframes, fr;            /* frames made so far; the current one */
+  vloop *loops;
+  int nloops;
+  int64_t work;               /* elements materialised for loops */
 };
+
+static void vstate_free(vstate *s) {
+  for (int i = 0; i < s->n; i++) free(s->leaf[i]);
+  free(s->leaf);
+  free(s->count);
+  memset(s, 0, sizeof *s);
+}
 
 vr_ctx *vr_new(const tr_module *m, vx_ctx *cx, tr_tensor *const *ints) {
   vr_ctx *r = tr_xcalloc(1, sizeof *r);
@@ -39,6 +62,9 @@ vr_ctx *vr_new(const tr_module *m, vx_ctx *cx, tr_tensor *const *ints) {
   }
   r->cap = 1 << 12;
   r->tab = tr_xcalloc(r->cap, sizeof *r->tab);
+  r->frames = tr_xcalloc(1, sizeof *r->frames);
+  r->frames[0].comp = m->entry;
+  r->nframes = 1;
   return r;
 }
 
@@ -46,35 +72,40 @@ void vr_free(vr_ctx *r) {
   if (!r) return;
   free(r->outs);
   free(r->tab);
+  for (int i = 0; i < r->nframes; i++) vstate_free(&r->frames[i].st);
+  for (int i = 0; i < r->nloops; i++) vstate_free(&r->loops[i].st);
+  free(r->frames);
+  free(r->loops);
   free(r);
 }
 
 int vr_nouts(const vr_ctx *r) { return r->nouts; }
 const tr_shape *vr_out_shape(const vr_ctx *r, int out) { return r->outs[out]->shape; }
 
-static size_t mhash(int id, int64_t flat, size_t cap) {
-  uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ULL ^ (uint64_t)flat * 0xC2B2AE3D27D4EB4FULL;
+static size_t mhash(int id, int fr, int64_t flat, size_t cap) {
+  uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ULL ^ (uint64_t)flat * 0xC2B2AE3D27D4EB4FULL ^
+               (uint64_t)fr * 0x165667B19E3779F9ULL;
   h ^= h >> 29;
   return (size_t)h & (cap - 1);
 }
-static vx *memo_get(vr_ctx *r, int id, int64_t flat) {
-  for (size_t i = mhash(id, flat, r->cap); r->tab[i].v; i = (i + 1) & (r->cap - 1))
-    if (r->tab[i].id == id && r->tab[i].flat == flat) return r->tab[i].v;
+static vx *memo_get(vr_ctx *r, int id, int fr, int64_t flat) {
+  for (size_t i = mhash(id, fr, flat, r->cap); r->tab[i].v; i = (i + 1) & (r->cap - 1))
+    if (r->tab[i].id == id && r->tab[i].fr == fr && r->tab[i].flat == flat) return r->tab[i].v;
   return NULL;
 }
-static void memo_put(vr_ctx *r, int id, int64_t flat, vx *v) {
+static void memo_put(vr_ctx *r, int id, int fr, int64_t flat, vx *v) {
   if (2 * (r->n + 1) > r->cap) {
     memo *old = r->tab;
     size_t oc = r->cap;
     r->cap *= 2;
     r->tab = tr_xcalloc(r->cap, sizeof *r->tab);
     r->n = 0;
-    for (size_t i = 0; i < oc; i++) if (old[i].v) memo_put(r, old[i].id, old[i].flat, old[i].v);
+    for (size_t i = 0; i < oc; i++) if (old[i].v) memo_put(r, old[i].id, old[i].fr, old[i].flat, old[i].v);
     free(old);
   }
-  size_t i = mhash(id, flat, r->cap);
+  size_t i = mhash(id, fr, flat, r->cap);
   while (r->tab[i].v) i = (i + 1) & (r->cap - 1);
-  r->tab[i].id = id; r->tab[i].flat = flat; r->tab[i].v = v;
+  r->tab[i].id = id; r->tab[i].fr = fr; r->tab[i].flat = flat; r->tab[i].v = v;
   r->n++;
 }
 
@@ -246,6 +277,53 @@ static vx *reduce(vr_ctx *r, const tr_instr *in, int64_t flat) {
   return v;
 }
 
+/* reduce-window as the exact interpreter computes it (eval_window.c): the
+ * init value once, then every window position that lands on an input
+ * element (out*stride + k*window_dilation - pad_lo, divided by the base
+ * dilation when a multiple of it); padding and holes are skipped. */
+static vx *reduce_window(vr_ctx *r, const tr_instr *in, int64_t flat) {
+  if (in->noperands != 2) return bad(r, in, "a variadic reduce-window");
+  tr_op op = reducer(in);
+  if (op == TR_OP_COUNT) return bad(r, in, "a reduce-window whose reducer is not add, maximum, minimum or multiply");
+  const tr_instr *x = in->operands[0];
+  const tr_attr *wa = attr(in, TR_ATTR_WINDOW);
+  int rank = x->shape->rank;
+  int64_t oidx[TR_TENSOR_MAX_RANK], w[TR_TENSOR_MAX_RANK] = {0}, xi[TR_TENSOR_MAX_RANK];
+  unflat(in->shape, flat, oidx);
+  if (wa && wa->n != rank) return bad(r, in, "a window whose rank is not the operand's");
+  vbuf terms = {0};
+  vx *init = el(r, in->operands[1], 0);
+  if (!init) return NULL;
+  vb_push(&terms, init);
+  for (int d = 0; d < rank; d++) if (wa && wa->u.win[d].size <= 0) goto out;
+  for (;;) {
+    bool inside = true;
+    for (int d = 0; d < rank && inside; d++) {
+      const tr_window_dim *wd = wa ? &wa->u.win[d] : NULL;
+      if (wd && wd->reversal) { free(terms.v); return bad(r, in, "window reversal"); }
+      int64_t stride = wd ? wd->stride : 1, lo = wd ? wd->pad_lo : 0;
+      int64_t ld = wd && wd->lhs_dilate > 1 ? wd->lhs_dilate : 1, rd = wd && wd->rhs_dilate > 1 ? wd->rhs_dilate : 1;
+      int64_t p = oidx[d] * stride + w[d] * rd - lo;
+      if (p < 0 || p % ld) { inside = false; break; }
+      p /= ld;
+      if (p >= x->shape->dims[d]) inside = false;
+      xi[d] = p;
+    }
+    if (inside) {
+      vx *e = at(r, x, xi);
+      if (!e) { free(terms.v); return NULL; }
+      vb_push(&terms, e);
+    }
+    int d = rank - 1;
+    while (d >= 0 && ++w[d] == (wa ? wa->u.win[d].size : 1)) w[d--] = 0;
+    if (d < 0) break;
+  }
+out:;
+  vx *v = combine(r, op, terms.v, terms.n);
+  free(terms.v);
+  return v;
+}
+
 static vx *dot(vr_ctx *r, const tr_instr *in, int64_t flat) {
   const tr_instr *L = in->operands[0], *Rr = in->operands[1];
   int64_t oidx[TR_TENSOR_MAX_RANK], li[TR_TENSOR_MAX_RANK], ri[TR_TENSOR_MAX_RANK];
@@ -383,6 +461,130 @@ static vx *gather(vr_ctx *r, const tr_instr *in, int64_t flat) {
   return at(r, X, xi);
 }
 
+/* ---- while loops and tuples ----
+ * A while is run iteration by iteration on materialised states: its
+ * condition must come out a constant (a trip count that does not depend
+ * on data: counters), its body's root gives the next state. Each
+ * evaluation of the condition or body is a frame of its own, so the
+ * element memo never mixes iterations. */
+
+enum { VR_LOOP_TRIPS = 100000, VR_LOOP_WORK = 20000000 };
+
+static bool state_of(vr_ctx *r, const tr_instr *in, vstate *st);
+
+/* Materialises every element of array instruction in (current frame). */
+static vx **all_elems(vr_ctx *r, const tr_instr *in, int64_t *count) {
+  int64_t n = tr_shape_count(in->shape);
+  r->work += n;
+  if (n < 0 || r->work > VR_LOOP_WORK) { bad(r, in, "loops over more than 20 million elements"); return NULL; }
+  vx **v = tr_xcalloc((size_t)n + 1, sizeof *v);
+  for (int64_t i = 0; i < n; i++)
+    if (!(v[i] = el(r, in, i))) { free(v); return NULL; }
+  *count = n;
+  return v;
+}
+
+static int push_frame(vr_ctx *r, const tr_comp *c, vstate *st) {
+  r->frames = tr_xrealloc(r->frames, (size_t)(r->nframes + 1) * sizeof *r->frames);
+  r->frames[r->nframes].comp = c;
+  r->frames[r->nframes].st = *st;
+  memset(st, 0, sizeof *st);
+  return r->nframes++;
+}
+
+static const vstate *eval_while(vr_ctx *r, const tr_instr *in) {
+  for (int i = 0; i < r->nloops; i++)
+    if (r->loops[i].id == in->id && r->loops[i].fr == r->fr) return &r->loops[i].st;
+  const tr_attr *ca = attr(in, TR_ATTR_CONDITION), *ba = attr(in, TR_ATTR_BODY);
+  if (!ca || !ba || !ca->u.comp || !ba->u.comp) { bad(r, in, "a while without its computations"); return NULL; }
+  vstate st = {0};
+  if (!state_of(r, in->operands[0], &st)) return NULL;
+  int outer = r->fr;
+  for (int trip = 0;; trip++) {
+    if (trip == VR_LOOP_TRIPS) { vstate_free(&st); bad(r, in, "a while running past 100000 trips"); return NULL; }
+    vstate cs = {0};
+    cs.n = st.n;
+    cs.leaf = tr_xcalloc((size_t)st.n + 1, sizeof *cs.leaf);
+    cs.count = tr_xcalloc((size_t)st.n + 1, sizeof *cs.count);
+    for (int j = 0; j < st.n; j++) {
+      cs.count[j] = st.count[j];
+      cs.leaf[j] = tr_xmalloc(((size_t)st.count[j] + 1) * sizeof **cs.leaf);
+      memcpy(cs.leaf[j], st.leaf[j], (size_t)st.count[j] * sizeof **cs.leaf);
+    }
+    r->fr = push_frame(r, ca->u.comp, &cs);
+    vx *c = el(r, ca->u.comp->root, 0);
+    r->fr = outer;
+    if (!c) { vstate_free(&st); return NULL; }
+    if (c->kind != VX_CONST) {
+      vstate_free(&st);
+      bad(r, ca->u.comp->root, "a while condition that depends on data");
+      return NULL;
+    }
+    if (c->c == 0) break;
+    r->fr = push_frame(r, ba->u.comp, &st);
+    int fr = r->fr;
+    vstate next = {0};
+    bool ok = state_of(r, ba->u.comp->root, &next);
+    (void)fr;
+    r->fr = outer;
+    if (!ok) return NULL;
+    st = next;
+  }
+  r->loops = tr_xrealloc(r->loops, (size_t)(r->nloops + 1) * sizeof *r->loops);
+  r->loops[r->nloops].id = in->id;
+  r->loops[r->nloops].fr = r->fr;
+  r->loops[r->nloops].st = st;
+  return &r->loops[r->nloops++].st;
+}
+
+/* The leaves of a tuple-valued (or array) instruction in the current
+ * frame, materialised: a tuple's operands, the frame's parameter, a
+ * while's final state; an array is one leaf. */
+static bool state_of(vr_ctx *r, const tr_instr *in, vstate *st) {
+  memset(st, 0, sizeof *st);
+  const vframe *F = &r->frames[r->fr];
+  const vstate *src = NULL;
+  if (in->op == TR_OP_PARAMETER && in->parent != r->m->entry && in->parent == F->comp) src = &F->st;
+  else if (in->op == TR_OP_WHILE) { if (!(src = eval_while(r, in))) return false; }
+  if (src) {
+    st->n = src->n;
+    st->leaf = tr_xcalloc((size_t)src->n + 1, sizeof *st->leaf);
+    st->count = tr_xcalloc((size_t)src->n + 1, sizeof *st->count);
+    for (int j = 0; j < src->n; j++) {
+      st->count[j] = src->count[j];
+      st->leaf[j] = tr_xmalloc(((size_t)src->count[j] + 1) * sizeof **st->leaf);
+      memcpy(st->leaf[j], src->leaf[j], (size_t)src->count[j] * sizeof **st->leaf);
+    }
+    return true;
+  }
+  int n = in->op == TR_OP_TUPLE ? in->noperands : 1;
+  if (in->op != TR_OP_TUPLE && !tr_shape_is_array(in->shape)) { bad(r, in, "tuple values other than tuple, while and parameters"); return false; }
+  st->n = n;
+  st->leaf = tr_xcalloc((size_t)n + 1, sizeof *st->leaf);
+  st->count = tr_xcalloc((size_t)n + 1, sizeof *st->count);
+  for (int j = 0; j < n; j++) {
+    const tr_instr *x = in->op == TR_OP_TUPLE ? in->operands[j] : in;
+    if (!tr_shape_is_array(x->shape)) { vstate_free(st); bad(r, x, "nested tuples"); return false; }
+    if (!(st->leaf[j] = all_elems(r, x, &st->count[j]))) { vstate_free(st); return false; }
+  }
+  return true;
+}
+
+static vx *tuple_elem(vr_ctx *r, const tr_instr *in, int64_t flat) {
+  const tr_instr *t = in->operands[0];
+  const tr_attr *ia = attr(in, TR_ATTR_INDEX);
+  int64_t k = ia ? ia->u.i : 0;
+  if (t->op == TR_OP_TUPLE) return k < t->noperands ? el(r, t->operands[k], flat) : bad(r, in, "an index past the tuple");
+  const vstate *src = NULL;
+  const vframe *F = &r->frames[r->fr];
+  if (t->op == TR_OP_PARAMETER && t->parent != r->m->entry && t->parent == F->comp) src = &F->st;
+  else if (t->op == TR_OP_WHILE) src = eval_while(r, t);
+  else return bad(r, in, "a get-tuple-element of this operand");
+  if (!src) return NULL;
+  if (k >= src->n || flat >= src->count[k]) return bad(r, in, "an index past the tuple");
+  return src->leaf[k][flat];
+}
+
 static vx *el_uncached(vr_ctx *r, const tr_instr *in, int64_t flat) {
   vx_ctx *c = r->cx;
   const tr_shape *s = in->shape;
@@ -390,9 +592,14 @@ static vx *el_uncached(vr_ctx *r, const tr_instr *in, int64_t flat) {
   if (!tr_shape_is_array(s)) return bad(r, in, "tuple values");
   unflat(s, flat, idx);
   switch (in->op) {
+  case TR_OP_GET_TUPLE_ELEMENT: return tuple_elem(r, in, flat);
   case TR_OP_PARAMETER: {
     int64_t p = in->param_index;
-    if (in->parent != r->m->entry) return bad(r, in, "parameters of called computations");
+    if (in->parent != r->m->entry) {
+      const vframe *F = &r->frames[r->fr];
+      if (in->parent != F->comp || F->st.n != 1) return bad(r, in, "parameters of called computations");
+      return F->st.leaf[0][flat];
+    }
     if (tr_dtype_is_float(s->dtype)) return vx_sym(c, p, flat);
     const tr_tensor *t = r->ints ? r->ints[p] : NULL;
     if (!t) return bad(r, in, "an integer parameter without concrete values");
@@ -466,6 +673,7 @@ static vx *el_uncached(vr_ctx *r, const tr_instr *in, int64_t flat) {
     return at(r, x, oi);
   }
   case TR_OP_REDUCE: return reduce(r, in, flat);
+  case TR_OP_REDUCE_WINDOW: return reduce_window(r, in, flat);
   case TR_OP_DOT: return dot(r, in, flat);
   case TR_OP_CONVOLUTION: return convolution(r, in, flat);
   case TR_OP_GATHER: return gather(r, in, flat);
@@ -479,10 +687,10 @@ static vx *el_uncached(vr_ctx *r, const tr_instr *in, int64_t flat) {
 
 static vx *el(vr_ctx *r, const tr_instr *in, int64_t flat) {
   if (r->bad) return NULL;
-  vx *v = memo_get(r, in->id, flat);
+  vx *v = memo_get(r, in->id, r->fr, flat);
   if (v) return v;
   v = el_uncached(r, in, flat);
-  if (v) memo_put(r, in->id, flat, v);
+  if (v) memo_put(r, in->id, r->fr, flat, v);
   return v;
 }
 
