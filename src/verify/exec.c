@@ -17,7 +17,10 @@
 /* SV_FBITS: an integer holding the bit pattern of float data (e), as code
  * that moves floats through integer copies makes; it may be widened,
  * narrowed back, stored and reinterpreted as a float, nothing else. */
-enum { SV_NONE, SV_INT, SV_PTR, SV_F, SV_B, SV_FBITS };
+/* SV_PACK: several whole cells moved as one wider integer (a memcpy of
+ * two floats becomes one 8-byte load and store); i indexes the run's
+ * packs. It may only be stored back. */
+enum { SV_NONE, SV_INT, SV_PTR, SV_F, SV_B, SV_FBITS, SV_PACK };
 typedef struct {
   uint8_t k;
   uint8_t sz;     /* bytes when in memory */
@@ -65,6 +68,8 @@ typedef struct {
   int idec;
   bool failed;
   int nthreads;         /* per block */
+  struct pack { int n; int64_t at[16]; sval part[16]; } *packs;
+  int npacks;
 } run;
 
 static bool fail(run *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -215,6 +220,78 @@ static sval entry_value(run *R, int b, int64_t off, const vinst *I) {
 
 static void note_write(run *R, int p, int64_t e);
 
+/* Memory is a cell per start offset (cells never overlap): loads and
+ * stores of one size meet whole cells. Where sizes differ (bytes copied
+ * one by one, a constant table of bytes read as a float, a float stored
+ * and read back as its bits) the bytes of concrete cells are assembled;
+ * only data (symbolic values) must be read with the size it was written. */
+
+/* The start of the cell covering byte o, or -1. */
+static int64_t cover(const mbuf *B, int64_t o) {
+  for (int64_t s = o; s >= 0 && s > o - 16; s--)
+    if (B->cell[s].k != SV_NONE) return s + (B->cell[s].sz ? B->cell[s].sz : 1) > o ? s : -1;
+  return -1;
+}
+
+/* The bytes of a concrete cell (little-endian), false for data. */
+static bool cell_bytes(const sval *c, unsigned char *b) {
+  int sz = c->sz ? c->sz : 1;
+  if (sz > 8) return false;
+  if (c->k == SV_INT) {
+    for (int i = 0; i < sz; i++) b[i] = (unsigned char)((uint64_t)c->i >> (8 * i));
+    return true;
+  }
+  if (c->k == SV_F && c->e->kind == VX_CONST && (sz == 4 || sz == 8)) {
+    if (sz == 4) { float f = (float)c->e->c; memcpy(b, &f, 4); }
+    else { double f = c->e->c; memcpy(b, &f, 8); }
+    return true;
+  }
+  return false;
+}
+
+/* A value of class mty and sz bytes from concrete bytes. */
+static sval from_bytes(run *R, const unsigned char *b, int64_t sz, vtype mty, int mbits) {
+  if (mty == VT_F32 && sz == 4) { float f; memcpy(&f, b, 4); return sv_f(vx_const(R->cx, f)); }
+  if (mty == VT_F64 && sz == 8) { double f; memcpy(&f, b, 8); return sv_f(vx_const(R->cx, f)); }
+  uint64_t u = 0;
+  for (int64_t i = 0; i < sz && i < 8; i++) u |= (uint64_t)b[i] << (8 * i);
+  return sv_int((int64_t)u, mbits ? mbits : (int)sz * 8);
+}
+
+/* Splits the concrete cell at s into byte cells; false when it is data. */
+static bool split_cell(mbuf *B, int64_t s) {
+  unsigned char b[8];
+  int sz = B->cell[s].sz ? B->cell[s].sz : 1;
+  if (sz == 1) return true;
+  if (!cell_bytes(&B->cell[s], b)) return false;
+  for (int i = 0; i < sz; i++) { B->cell[s + i] = sv_int(b[i], 8); B->cell[s + i].sz = 1; }
+  return true;
+}
+
+/* Whole cells tiling [off, off + sz) with data among them, read as an
+ * integer: a pack; SV_NONE otherwise. */
+static sval pack_cells(run *R, const mbuf *B, int64_t off, int64_t sz, const vinst *I) {
+  sval none = {0};
+  if (I->mty != VT_INT) return none;
+  struct pack P = {0};
+  bool data = false;
+  for (int64_t o = off; o < off + sz;) {
+    const sval *c = &B->cell[o];
+    int csz = c->sz ? c->sz : 1;
+    if (c->k == SV_NONE || o + csz > off + sz || P.n == 16) return none;
+    unsigned char b[8];
+    data |= !cell_bytes(c, b);
+    P.at[P.n] = o - off;
+    P.part[P.n++] = *c;
+    o += csz;
+  }
+  if (!data) return none;
+  R->packs = tr_xrealloc(R->packs, (size_t)(R->npacks + 1) * sizeof *R->packs);
+  R->packs[R->npacks] = P;
+  sval v = {SV_PACK, 0, 0, R->npacks++, NULL};
+  return v;
+}
+
 static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
   if (p.k != SV_PTR || p.buf < 0) { fail(R, "load through a null or non-pointer value"); return sv_int(0, 32); }
   mbuf *B = &R->bufs[p.buf];
@@ -228,20 +305,39 @@ static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
   }
   if (R->k->cuda) race_check(R, p.buf, off, sz, T, false);
   sval c = B->cell[off];
-  if (c.k == SV_NONE) {
+  bool fresh = c.k == SV_NONE && cover(B, off) < 0;
+  for (int64_t o = off + 1; o < off + sz && fresh; o++) fresh = B->cell[o].k == SV_NONE;
+  if (fresh) {
     c = entry_value(R, p.buf, off, I);
     c.sz = (uint8_t)sz;
     if (B->param < 0 || !B->is_out) B->cell[off] = c;
-  } else if (c.sz != sz) {
-    bool zero = true;
-    for (int64_t o = off; o < off + sz && zero; o++)
-      zero = B->cell[o].k == SV_INT && B->cell[o].sz == 1 && B->cell[o].i == 0;
-    if (!zero) { fail(R, "mixed-size memory access at byte %lld", (long long)off); return sv_int(0, 32); }
-    c = sv_int(0, 64);
+  } else if (c.k == SV_NONE || c.sz != sz) {
+    /* assembled from the bytes of concrete cells */
+    unsigned char b[16];
+    if (sz > 16) { fail(R, "a memory access of %lld bytes", (long long)sz); return sv_int(0, 32); }
+    sval pk = pack_cells(R, B, off, sz, I);
+    if (pk.k == SV_PACK) return pk;
+    for (int64_t o = off; o < off + sz;) {
+      int64_t s = cover(B, o);
+      unsigned char cb[8];
+      if (s < 0 || !cell_bytes(&B->cell[s], cb)) {
+        fail(R, "data read with another size than it was written at byte %lld (a %d-byte read)", (long long)off, (int)sz);
+        return sv_int(0, 32);
+      }
+      int csz = B->cell[s].sz ? B->cell[s].sz : 1;
+      for (; o < s + csz && o < off + sz; o++) b[o - off] = cb[o - s];
+    }
+    return from_bytes(R, b, sz, I->mty, I->mbits);
   }
   if ((I->mty == VT_F32 || I->mty == VT_F64) && c.k == SV_INT) {
-    if (c.i != 0) { fail(R, "float read of integer bits"); return sv_int(0, 32); }
-    return sv_f(vx_const(R->cx, 0));
+    unsigned char b[8];
+    if (!cell_bytes(&c, b)) { fail(R, "float read of a pointer"); return sv_int(0, 32); }
+    return from_bytes(R, b, sz, I->mty, 0);
+  }
+  if (I->mty == VT_INT && c.k == SV_F && c.e->kind == VX_CONST && (sz == 4 || sz == 8)) {
+    unsigned char b[8];
+    cell_bytes(&c, b);
+    return from_bytes(R, b, sz, VT_INT, I->mbits);
   }
   if (I->mty == VT_INT && c.k == SV_F) {
     if (sz != 4 && sz != 8) { fail(R, "integer read of float data"); return sv_int(0, 32); }
@@ -266,6 +362,32 @@ static void mem_store(run *R, const thread *T, sval p, sval v, const vinst *I) {
   if (R->k->cuda) race_check(R, p.buf, off, sz, T, true);
   if (v.k == SV_B) { fail(R, "a comparison of data is stored to memory"); return; }
   if (v.k == SV_FBITS) v.k = SV_F;
+  if (v.k == SV_PACK) {
+    struct pack P = R->packs[v.i];
+    for (int j = 0; j < P.n; j++) {
+      vinst pi = *I;
+      pi.size = P.part[j].sz ? P.part[j].sz : 1;
+      sval q = p;
+      q.i += P.at[j];
+      if (p.i + P.at[j] + pi.size > p.i + sz) { fail(R, "a pack stored with a narrower size"); return; }
+      mem_store(R, T, q, P.part[j], &pi);
+    }
+    return;
+  }
+  /* cells this store overlaps in part keep their other bytes */
+  int64_t s0 = cover(B, off);
+  if (s0 >= 0 && s0 < off && !split_cell(B, s0)) { fail(R, "a store into the middle of data at byte %lld", (long long)off); return; }
+  for (int64_t o = off + 1; o < off + sz; o++) {
+    if (B->cell[o].k == SV_NONE) continue;
+    int csz = B->cell[o].sz ? B->cell[o].sz : 1;
+    if (o + csz > off + sz && !split_cell(B, o)) { fail(R, "a store over part of data at byte %lld", (long long)o); return; }
+    B->cell[o].k = SV_NONE;
+  }
+  if (B->cell[off].k != SV_NONE && B->cell[off].sz > sz && !split_cell(B, off)) {
+    fail(R, "a store over part of data at byte %lld", (long long)off);
+    return;
+  }
+  for (int64_t o = off + 1; o < off + sz; o++) B->cell[o].k = SV_NONE;
   v.sz = (uint8_t)sz;
   B->cell[off] = v;
   if (B->param >= 0 && B->is_out) note_write(R, B->param, off / (int)tr_dtype_size(R->cfg->dtype[B->param]));
@@ -471,6 +593,11 @@ static sval fbin(run *R, const vinst *I, sval a, sval b) {
 
 static sval cast(run *R, thread *T, const vinst *I) {
   sval a = oper(R, T, &I->ops[0]);
+  if (a.k == SV_PACK) {
+    if (I->op == LLVMFreeze || (I->op == LLVMBitCast && I->ty == VT_INT)) return a;
+    fail(R, "arithmetic on several data cells moved as one integer");
+    return sv_int(0, I->bits);
+  }
   if (a.k == SV_FBITS) {
     /* float bits: widening, narrowing back and reinterpreting only */
     if (I->op == LLVMZExt || I->op == LLVMSExt || I->op == LLVMFreeze) return a;
@@ -927,6 +1054,7 @@ tr_status vk_run(const vk_kernel *k, vx_ctx *cx, const vk_run_cfg *cfg, vk_resul
   for (int b = 0; b < R.nbufs; b++) free_buf(&R.bufs[b]);
   free(R.bufs);
   free(R.gbuf);
+  free(R.packs);
   if (R.failed && r->st == TR_OK) r->st = TR_ERR_UNSUPPORTED;
   return r->st;
 }

@@ -585,6 +585,73 @@ static vx *tuple_elem(vr_ctx *r, const tr_instr *in, int64_t flat) {
   return src->leaf[k][flat];
 }
 
+/* scatter as the exact interpreter applies it (eval_gather.c): the scatter
+ * positions in row-major order, a window that would leave the operand
+ * skipped whole; the element's value is the operand's combined, in that
+ * order, with every update element that lands on it. Indices must be
+ * concrete. The combiner is add, maximum, minimum, multiply or the
+ * update itself (a reducer returning its second parameter). */
+static vx *scatter(vr_ctx *r, const tr_instr *in, int64_t flat) {
+  if (in->noperands != 3) return bad(r, in, "a variadic scatter");
+  const tr_instr *X = in->operands[0], *G = in->operands[1], *U = in->operands[2];
+  const tr_attr *ta = attr(in, TR_ATTR_TO_APPLY);
+  const tr_instr *root = ta && ta->u.comp ? ta->u.comp->root : NULL;
+  bool assign = root && root->op == TR_OP_PARAMETER && root->param_index == 1;
+  tr_op op = assign ? TR_OP_COUNT : reducer(in);
+  if (!assign && op == TR_OP_COUNT) return bad(r, in, "a scatter whose combiner is not add, maximum, minimum, multiply or assignment");
+  int xr = X->shape->rank, ir = G->shape->rank, ur = U->shape->rank;
+  int nuw = attr_n(in, TR_ATTR_UPDATE_WINDOW_DIMS), nsd = attr_n(in, TR_ATTR_SCATTER_DIMS_TO_OPERAND_DIMS);
+  int nb = attr_n(in, TR_ATTR_INPUT_BATCHING_DIMS);
+  const tr_attr *ivd = attr(in, TR_ATTR_INDEX_VECTOR_DIM);
+  int64_t iv = ivd ? ivd->u.i : ir;
+  int64_t xi[TR_TENSOR_MAX_RANK], usd[TR_TENSOR_MAX_RANK], usz[TR_TENSOR_MAX_RANK], wop[TR_TENSOR_MAX_RANK];
+  int64_t sc[TR_TENSOR_MAX_RANK] = {0}, sidx[TR_TENSOR_MAX_RANK] = {0}, start[TR_TENSOR_MAX_RANK], ui[TR_TENSOR_MAX_RANK];
+  unflat(X->shape, flat, xi);
+  int nsc = 0;
+  for (int d = 0; d < ur; d++)
+    if (!attr_has(in, TR_ATTR_UPDATE_WINDOW_DIMS, d)) { usd[nsc] = d; usz[nsc++] = U->shape->dims[d]; }
+  for (int d = 0, j = 0; d < xr; d++)
+    if (!attr_has(in, TR_ATTR_INSERTED_WINDOW_DIMS, d) && !attr_has(in, TR_ATTR_INPUT_BATCHING_DIMS, d) && j < nuw) wop[j++] = d;
+  vx *acc = el(r, X, flat);
+  if (!acc) return NULL;
+  for (int q = 0; q < nsc; q++) if (usz[q] <= 0) return acc;
+  for (int q = 0; q < nuw; q++) if (U->shape->dims[attr_i(in, TR_ATTR_UPDATE_WINDOW_DIMS, q)] <= 0) return acc;
+  for (;;) {
+    int j = 0;
+    for (int q = 0; q < nsc; q++) { if (j == iv) j++; sidx[j++] = sc[q]; }
+    for (int d = 0; d < xr; d++) start[d] = 0;
+    for (int k = 0; k < nsd; k++) {
+      if (iv < ir) sidx[iv] = k;
+      int64_t v;
+      if (!concrete_int(r, G, sidx, &v)) return NULL;
+      start[attr_i(in, TR_ATTR_SCATTER_DIMS_TO_OPERAND_DIMS, k)] = v;
+    }
+    for (int k = 0; k < nb; k++)
+      start[attr_i(in, TR_ATTR_INPUT_BATCHING_DIMS, k)] = sidx[attr_i(in, TR_ATTR_SCATTER_INDICES_BATCHING_DIMS, k)];
+    bool fits = true, hits = true;
+    for (int d = 0; d < xr && fits; d++) {
+      int64_t size = 1, w = -1;
+      for (int q = 0; q < nuw; q++)
+        if (wop[q] == d) { size = U->shape->dims[attr_i(in, TR_ATTR_UPDATE_WINDOW_DIMS, q)]; w = q; }
+      fits = start[d] >= 0 && start[d] <= X->shape->dims[d] - size;
+      int64_t off = xi[d] - start[d];
+      if (w < 0) hits &= off == 0;
+      else { hits &= off >= 0 && off < size; ui[attr_i(in, TR_ATTR_UPDATE_WINDOW_DIMS, w)] = off; }
+    }
+    if (fits && hits) {
+      for (int q = 0; q < nsc; q++) ui[usd[q]] = sc[q];
+      vx *u = at(r, U, ui);
+      if (!u) return NULL;
+      vx *pair[2] = {acc, u};
+      acc = assign ? u : combine(r, op, pair, 2);
+    }
+    int q = nsc - 1;
+    while (q >= 0 && ++sc[q] == usz[q]) sc[q--] = 0;
+    if (q < 0) break;
+  }
+  return acc;
+}
+
 static vx *el_uncached(vr_ctx *r, const tr_instr *in, int64_t flat) {
   vx_ctx *c = r->cx;
   const tr_shape *s = in->shape;
@@ -677,6 +744,7 @@ static vx *el_uncached(vr_ctx *r, const tr_instr *in, int64_t flat) {
   case TR_OP_DOT: return dot(r, in, flat);
   case TR_OP_CONVOLUTION: return convolution(r, in, flat);
   case TR_OP_GATHER: return gather(r, in, flat);
+  case TR_OP_SCATTER: return scatter(r, in, flat);
   default:
     if (tr_ops[in->op].flags & TR_OPF_E || in->op == TR_OP_SELECT || in->op == TR_OP_CLAMP ||
         in->op == TR_OP_COMPARE || in->op == TR_OP_CONVERT)
