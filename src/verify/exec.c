@@ -20,7 +20,8 @@
 /* SV_PACK: several whole cells moved as one wider integer (a memcpy of
  * two floats becomes one 8-byte load and store); i indexes the run's
  * packs. It may only be stored back. */
-enum { SV_NONE, SV_INT, SV_PTR, SV_F, SV_B, SV_FBITS, SV_PACK };
+/* SV_BV: integer data, a bitvector vx of the value's width. */
+enum { SV_NONE, SV_INT, SV_PTR, SV_F, SV_B, SV_FBITS, SV_PACK, SV_BV };
 typedef struct {
   uint8_t k;
   uint8_t sz;     /* bytes when in memory */
@@ -98,6 +99,17 @@ static uint64_t zext(int64_t v, int bits) {
 
 static sval sv_int(int64_t v, int bits) { sval s = {SV_INT, 0, 0, sext(v, bits), NULL}; return s; }
 static sval sv_f(vx *e) { sval s = {SV_F, 0, 0, 0, e}; return s; }
+/* Integer data; a constant result is a plain integer again. */
+static sval sv_bv(vx *e) {
+  if (e->kind == VX_BVC) return sv_int(e->a, e->w);
+  sval s = {SV_BV, 0, 0, 0, e};
+  return s;
+}
+static sval sv_b(vx *e) {
+  if (e->kind == VX_CONST) return sv_int(e->c != 0, 1);
+  sval s = {SV_B, 0, 0, 0, e};
+  return s;
+}
 
 static int new_buf(run *R, int64_t bytes, int param) {
   if (R->nbufs == R->capbufs) {
@@ -158,7 +170,7 @@ static int gthread(run *R, const thread *T) { return R->blin * R->nthreads + T->
 
 static void race_check(run *R, int b, int64_t off, int64_t size, const thread *T, bool write) {
   mbuf *B = &R->bufs[b];
-  if (!B->w_thr) return;
+  if (!B->w_thr || !T) return;
   int me = gthread(R, T) + 1;
   int ep = R->blin * 65536 + R->epoch + 1;
   for (int64_t o = off; o < off + size; o += size) {
@@ -208,8 +220,15 @@ static sval entry_value(run *R, int b, int64_t off, const vinst *I) {
     }
     if (isf && !B->is_out) return sv_f(vx_sym(R->cx, p, e));
     if (isf) return sv_f(undef(R, p, off));
-    fail(R, "integer buffer %d has no values", p);
-    return sv_int(0, 32);
+    if (cfg->concrete) { fail(R, "integer buffer %d has no values", p); return sv_int(0, 32); }
+    /* integer data: a symbol of the element type's width, extended to
+     * its storage as the type is (sign for signed types) */
+    tr_dtype dt = cfg->dtype[p];
+    int w = tr_dtypes[dt].bits;
+    if (dt == TR_DT_PRED) w = 1;
+    vx *v = B->is_out ? vx_bvundef(R->cx, p, off, es * 8) : vx_bvsym(R->cx, p, e, w);
+    if (v->w < es * 8) v = vx_bv(R->cx, tr_dtypes[dt].kind == TR_DK_SINT ? BV_SEXT : BV_ZEXT, es * 8, v, NULL);
+    return sv_bv(v);
   }
   if (B->shared)
     issue(R, VK_ISSUE_UNINIT_SHARED, b, off, "shared memory read before any thread wrote it");
@@ -315,6 +334,13 @@ static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
     /* assembled from the bytes of concrete cells */
     unsigned char b[16];
     if (sz > 16) { fail(R, "a memory access of %lld bytes", (long long)sz); return sv_int(0, 32); }
+    int64_t s0 = cover(B, off);
+    if (s0 >= 0 && B->cell[s0].k == SV_BV && I->mty == VT_INT && off + sz <= s0 + B->cell[s0].sz) {
+      /* bytes of integer data: shift and truncate */
+      vx *e = B->cell[s0].e;
+      if (off > s0) e = vx_bv(R->cx, BV_LSHR, e->w, e, vx_bvconst(R->cx, (uint64_t)(8 * (off - s0)), e->w));
+      return sv_bv(vx_bv(R->cx, BV_TRUNC, (int)sz * 8, e, NULL));
+    }
     sval pk = pack_cells(R, B, off, sz, I);
     if (pk.k == SV_PACK) return pk;
     for (int64_t o = off; o < off + sz;) {
@@ -342,6 +368,12 @@ static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
   if (I->mty == VT_INT && c.k == SV_F) {
     if (sz != 4 && sz != 8) { fail(R, "integer read of float data"); return sv_int(0, 32); }
     c.k = SV_FBITS;
+    c.sz = 0;
+    return c;
+  }
+  if (c.k == SV_BV) {
+    if (I->mty != VT_INT) { fail(R, "a float or pointer read of integer data"); return sv_int(0, 32); }
+    if (c.e->w != I->mbits) return sv_bv(vx_bv(R->cx, BV_TRUNC, I->mbits, c.e, NULL));
     c.sz = 0;
     return c;
   }
@@ -449,6 +481,7 @@ static vx *round_f(run *R, vx *e, vtype ty) {
 /* A boolean value as a concrete 0/1 (deciding when it is data). */
 static int64_t truth(run *R, sval c) {
   if (c.k == SV_INT) return c.i & 1;
+  if (c.k == SV_BV) return decide(R, vx_bv(R->cx, BV_EQ, 0, vx_bv(R->cx, BV_TRUNC, 1, c.e, NULL), vx_bvconst(R->cx, 1, 1)));
   if (c.k == SV_B) return decide(R, c.e);
   fail(R, "branch on a non-boolean value");
   return 0;
@@ -468,6 +501,17 @@ static sval gep(run *R, thread *T, const vinst *I) {
   return p;
 }
 
+/* An integer operand as a bitvector of width w (a boolean as 0/1). */
+static vx *as_bv(run *R, sval s, int w) {
+  if (s.k == SV_BV) {
+    if (s.e->w == w) return s.e;
+    return vx_bv(R->cx, s.e->w < w ? BV_ZEXT : BV_TRUNC, w, s.e, NULL);
+  }
+  if (s.k == SV_B) return vx_ite(R->cx, s.e, vx_bvconst(R->cx, 1, w), vx_bvconst(R->cx, 0, w));
+  if (s.k != SV_INT) fail(R, "integer data mixed with a pointer or float");
+  return vx_bvconst(R->cx, (uint64_t)s.i, w);
+}
+
 static sval icmp(run *R, const vinst *I, sval a, sval b) {
   if (a.k == SV_PTR || b.k == SV_PTR) {
     if (a.k == SV_PTR && b.k == SV_PTR && a.buf == b.buf) { a.k = b.k = SV_INT; }
@@ -475,6 +519,24 @@ static sval icmp(run *R, const vinst *I, sval a, sval b) {
       bool eq = a.k == b.k && a.buf == b.buf && a.i == b.i;
       return sv_int(I->pred == LLVMIntEQ ? eq : !eq, 1);
     } else { fail(R, "comparison of pointers into different buffers"); return sv_int(0, 1); }
+  }
+  if ((a.k == SV_BV || b.k == SV_BV) && (a.k == SV_INT || a.k == SV_BV || a.k == SV_B) &&
+      (b.k == SV_INT || b.k == SV_BV || b.k == SV_B)) {
+    int w = I->srcbits ? I->srcbits : a.k == SV_BV ? a.e->w : b.e->w;
+    vx *x = as_bv(R, a, w), *y = as_bv(R, b, w);
+    vx_ctx *cx = R->cx;
+    switch ((LLVMIntPredicate)I->pred) {
+    case LLVMIntEQ: return sv_b(vx_bv(cx, BV_EQ, 0, x, y));
+    case LLVMIntNE: return sv_b(vx_not(cx, vx_bv(cx, BV_EQ, 0, x, y)));
+    case LLVMIntULT: return sv_b(vx_bv(cx, BV_ULT, 0, x, y));
+    case LLVMIntULE: return sv_b(vx_bv(cx, BV_ULE, 0, x, y));
+    case LLVMIntUGT: return sv_b(vx_bv(cx, BV_ULT, 0, y, x));
+    case LLVMIntUGE: return sv_b(vx_bv(cx, BV_ULE, 0, y, x));
+    case LLVMIntSLT: return sv_b(vx_bv(cx, BV_SLT, 0, x, y));
+    case LLVMIntSLE: return sv_b(vx_bv(cx, BV_SLE, 0, x, y));
+    case LLVMIntSGT: return sv_b(vx_bv(cx, BV_SLT, 0, y, x));
+    default: return sv_b(vx_bv(cx, BV_SLE, 0, y, x));
+    }
   }
   if (a.k != SV_INT || b.k != SV_INT) { fail(R, "integer comparison of data"); return sv_int(0, 1); }
   int bits = 64;
@@ -536,6 +598,23 @@ static sval ibin(run *R, const vinst *I, sval a, sval b) {
       sval s = {SV_B, 0, 0, 0, c};
       return s;
     }
+  }
+  if ((a.k == SV_BV || b.k == SV_BV) && a.k != SV_PTR && b.k != SV_PTR && a.k != SV_FBITS && b.k != SV_FBITS) {
+    vx *x = as_bv(R, a, bits), *y = as_bv(R, b, bits);
+    vx_bvop op;
+    switch (I->op) {
+    case LLVMAdd: op = BV_ADD; break;
+    case LLVMSub: op = BV_SUB; break;
+    case LLVMMul: op = BV_MUL; break;
+    case LLVMShl: op = BV_SHL; break;
+    case LLVMLShr: op = BV_LSHR; break;
+    case LLVMAShr: op = BV_ASHR; break;
+    case LLVMAnd: op = BV_AND; break;
+    case LLVMOr: op = BV_OR; break;
+    case LLVMXor: op = BV_XOR; break;
+    default: fail(R, "integer division of data"); return sv_int(0, bits);
+    }
+    return sv_bv(vx_bv(R->cx, op, bits, x, y));
   }
   if (a.k == SV_B) a = sv_int(truth(R, a), 1);
   if (b.k == SV_B) b = sv_int(truth(R, b), 1);
@@ -604,6 +683,24 @@ static sval cast(run *R, thread *T, const vinst *I) {
     if (I->op == LLVMTrunc && I->bits >= 32) return a;
     if (I->op == LLVMBitCast && (I->ty == VT_F32 || I->ty == VT_F64)) { a.k = SV_F; return a; }
     fail(R, "arithmetic on the bits of float data");
+    return sv_int(0, I->bits);
+  }
+  if (a.k == SV_BV || (a.k == SV_B && (I->op == LLVMZExt || I->op == LLVMSExt) && I->bits > 1)) {
+    vx_ctx *cx = R->cx;
+    vx *e = a.k == SV_B ? vx_bv(cx, BV_TRUNC, 1, as_bv(R, a, 8), NULL) : a.e;
+    switch (I->op) {
+    case LLVMZExt: return sv_bv(vx_bv(cx, BV_ZEXT, I->bits, e, NULL));
+    case LLVMSExt: return sv_bv(vx_bv(cx, BV_SEXT, I->bits, e, NULL));
+    case LLVMTrunc:
+      if (I->bits == 1) return sv_b(vx_bv(cx, BV_EQ, 0, vx_bv(cx, BV_TRUNC, 1, e, NULL), vx_bvconst(cx, 1, 1)));
+      return sv_bv(vx_bv(cx, BV_TRUNC, I->bits, e, NULL));
+    case LLVMSIToFP: return sv_f(vx_bv(cx, BV_SREAL, 0, e, NULL));
+    case LLVMUIToFP: return sv_f(vx_bv(cx, BV_UREAL, 0, e, NULL));
+    case LLVMFreeze: return a;
+    case LLVMBitCast: if (I->ty == VT_INT) return a; break;
+    default: break;
+    }
+    fail(R, "a conversion of integer data (cast %d)", (int)I->op);
     return sv_int(0, I->bits);
   }
   switch (I->op) {
@@ -688,6 +785,14 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
   vx_ctx *cx = R->cx;
   sval a0 = I->nops > 0 ? oper(R, T, &I->ops[0]) : sv_int(0, 32);
   sval a1 = I->nops > 1 ? oper(R, T, &I->ops[1]) : sv_int(0, 32);
+  bool iminmax = I->call == VC_SMAX || I->call == VC_SMIN || I->call == VC_UMAX || I->call == VC_UMIN || I->call == VC_IABS;
+  if (iminmax && (a0.k == SV_BV || a1.k == SV_BV)) {
+    vx *x = as_bv(R, a0, I->bits), *y = I->call == VC_IABS ? vx_bvconst(cx, 0, I->bits) : as_bv(R, a1, I->bits);
+    vx *lt = vx_bv(cx, I->call == VC_UMAX || I->call == VC_UMIN ? BV_ULT : BV_SLT, 0, x, y);
+    if (I->call == VC_IABS) return sv_bv(vx_ite(cx, lt, vx_bv(cx, BV_SUB, I->bits, y, x), x));
+    bool mx = I->call == VC_SMAX || I->call == VC_UMAX;
+    return sv_bv(vx_ite(cx, lt, mx ? y : x, mx ? x : y));
+  }
   switch (I->call) {
   case VC_NOP: return sv_int(0, 32);
   case VC_FMA: {
@@ -834,6 +939,11 @@ static void step_thread(run *R, thread *T) {
       sval c = oper(R, T, &I->ops[0]);
       sval a = oper(R, T, &I->ops[1]), b = oper(R, T, &I->ops[2]);
       if (c.k == SV_B && (I->ty == VT_F32 || I->ty == VT_F64)) v = sv_f(vx_ite(R->cx, c.e, as_f(R, a), as_f(R, b)));
+      else if (c.k == SV_B && I->ty == VT_INT && I->bits > 1 && a.k != SV_PTR && b.k != SV_PTR && a.k != SV_FBITS &&
+               b.k != SV_FBITS && a.k != SV_PACK && b.k != SV_PACK)
+        v = sv_bv(vx_ite(R->cx, c.e, as_bv(R, a, I->bits), as_bv(R, b, I->bits)));
+      else if (c.k == SV_BV) v = truth(R, c) ? a : b;
+      else if (c.k == SV_INT && (a.k == SV_BV || b.k == SV_BV)) v = (c.i & 1) ? a : b;
       else if (c.k == SV_B && a.k == SV_B && b.k == SV_B) {
         v = a; v.e = vx_or(R->cx, vx_and(R->cx, c.e, a.e), vx_and(R->cx, vx_not(R->cx, c.e), b.e));
       } else v = truth(R, c) ? a : b;
@@ -1044,10 +1154,22 @@ tr_status vk_run(const vk_kernel *k, vx_ctx *cx, const vk_run_cfg *cfg, vk_resul
     if (!cfg->is_out[p]) continue;
     int es = (int)tr_dtype_size(cfg->dtype[p]);
     r->val[p] = tr_xcalloc((size_t)cfg->count[p] + 1, sizeof **r->val);
-    for (int64_t e = 0; e < cfg->count[p]; e++) {
+    bool isf = tr_dtype_is_float(cfg->dtype[p]);
+    for (int64_t e = 0; e < cfg->count[p] && !R.failed; e++) {
       sval c = R.bufs[p].cell[e * es];
-      if (c.k == SV_F) r->val[p][e] = c.e;
-      else if (c.k == SV_INT && c.i == 0) r->val[p][e] = vx_const(cx, 0);
+      if (isf) {
+        if (c.k == SV_F) r->val[p][e] = c.e;
+        else if (c.k == SV_INT && c.i == 0) r->val[p][e] = vx_const(cx, 0);
+        continue;
+      }
+      /* integers: the element's bytes as one value (never written: its
+       * entry value) */
+      vinst li = {0};
+      li.mty = VT_INT; li.size = es; li.mbits = es * 8;
+      sval at = {SV_PTR, 0, p, e * es, NULL};
+      sval v = mem_load(&R, NULL, at, &li);
+      if (v.k == SV_INT) r->val[p][e] = vx_bvconst(cx, (uint64_t)v.i, es * 8);
+      else if (v.k == SV_BV) r->val[p][e] = v.e;
     }
   }
   r->steps = R.steps;

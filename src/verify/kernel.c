@@ -281,7 +281,13 @@ static vinst *decode_inst(dec *D, LLVMValueRef in, LLVMOpcode op) {
   }
   for (int i = 0; i < n; i++) I->ops[i] = decode_oper(D, LLVMGetOperand(in, (unsigned)i));
   switch (op) {
-  case LLVMICmp: I->pred = LLVMIsAInstruction(in) ? (int)LLVMGetICmpPredicate(in) : (int)LLVMGetICmpPredicate(in); break;
+  case LLVMICmp: {
+    int b;
+    I->pred = (int)LLVMGetICmpPredicate(in);
+    classify(LLVMTypeOf(LLVMGetOperand(in, 0)), &b);
+    I->srcbits = b; /* the operands' width */
+    break;
+  }
   case LLVMFCmp: I->pred = (int)LLVMGetFCmpPredicate(in); break;
   case LLVMLoad:
     I->mty = classify(LLVMTypeOf(in), &I->mbits);

@@ -79,6 +79,26 @@ void vr_free(vr_ctx *r) {
   free(r);
 }
 
+static void mark_cone(const tr_instr *in, bool *idx, int depth) {
+  if (depth > 10000) return;
+  if (in->op == TR_OP_PARAMETER && in->parent->is_entry) { if (in->param_index < 16) idx[in->param_index] = true; return; }
+  for (int i = 0; i < in->noperands; i++) mark_cone(in->operands[i], idx, depth + 1);
+}
+
+void vr_index_params(const tr_module *m, bool *idx) {
+  const tr_comp *e = m->entry;
+  for (int p = 0; p < e->nparams && p < 16; p++) idx[p] = false;
+  for (int i = 0; i < e->ninstrs; i++) {
+    const tr_instr *in = e->instrs[i];
+    int from = in->op == TR_OP_GATHER || in->op == TR_OP_SCATTER ? 1 : in->op == TR_OP_DYNAMIC_SLICE ? 1
+             : in->op == TR_OP_DYNAMIC_UPDATE_SLICE ? 2 : -1;
+    int to = in->op == TR_OP_GATHER || in->op == TR_OP_SCATTER ? 2 : in->noperands;
+    for (int j = from; j >= 0 && j < to; j++) mark_cone(in->operands[j], idx, 0);
+  }
+  for (int p = 0; p < e->nparams && p < 16; p++)
+    if (tr_dtype_is_float(e->params[p]->shape->dtype)) idx[p] = false;
+}
+
 int vr_nouts(const vr_ctx *r) { return r->nouts; }
 const tr_shape *vr_out_shape(const vr_ctx *r, int out) { return r->outs[out]->shape; }
 
@@ -156,6 +176,25 @@ static tr_op reducer(const tr_instr *in) {
   }
 }
 
+/* Integer elements are bitvectors of the type's width (ints: wrap-around,
+ * signed or unsigned order by type); pred elements are booleans. */
+static bool is_bv(tr_dtype dt) { return tr_dtype_is_int(dt); }
+static int bw(tr_dtype dt) { return tr_dtypes[dt].bits; }
+static bool is_signed(tr_dtype dt) { return tr_dtypes[dt].kind == TR_DK_SINT; }
+
+static vx *imax(vr_ctx *r, tr_dtype dt, vx *a, vx *b, bool mx) {
+  vx *lt = vx_bv(r->cx, is_signed(dt) ? BV_SLT : BV_ULT, 0, a, b);
+  return vx_ite(r->cx, lt, mx ? b : a, mx ? a : b);
+}
+
+static vx *combine_int(vr_ctx *r, tr_op op, tr_dtype dt, vx **xs, int n) {
+  vx *acc = xs[0];
+  for (int i = 1; i < n; i++)
+    acc = op == TR_OP_ADD ? vx_bv(r->cx, BV_ADD, 0, acc, xs[i]) : op == TR_OP_MULTIPLY ? vx_bv(r->cx, BV_MUL, 0, acc, xs[i])
+        : imax(r, dt, acc, xs[i], op == TR_OP_MAXIMUM);
+  return acc;
+}
+
 static vx *combine(vr_ctx *r, tr_op op, vx **xs, int n) {
   vx_ctx *c = r->cx;
   if (op == TR_OP_ADD) return vx_sum(c, xs, n);
@@ -163,6 +202,17 @@ static vx *combine(vr_ctx *r, tr_op op, vx **xs, int n) {
   for (int i = 1; i < n; i++)
     acc = op == TR_OP_MAXIMUM ? vx_max(c, acc, xs[i]) : op == TR_OP_MINIMUM ? vx_min(c, acc, xs[i]) : vx_mul(c, acc, xs[i]);
   return acc;
+}
+
+static vx *combine_dt(vr_ctx *r, tr_op op, tr_dtype dt, vx **xs, int n) {
+  if (is_bv(dt)) return combine_int(r, op, dt, xs, n);
+  if (dt == TR_DT_PRED) {
+    vx *acc = xs[0];
+    for (int i = 1; i < n; i++)
+      acc = op == TR_OP_ADD || op == TR_OP_MAXIMUM ? vx_or(r->cx, acc, xs[i]) : vx_and(r->cx, acc, xs[i]);
+    return acc;
+  }
+  return combine(r, op, xs, n);
 }
 
 typedef struct { vx **v; int n, cap; } vbuf;
@@ -175,6 +225,21 @@ static vx *cmp(vr_ctx *r, const tr_instr *in, vx *a, vx *b) {
   const tr_attr *d = attr(in, TR_ATTR_DIRECTION);
   const char *s = d ? d->u.s : "EQ";
   vx_ctx *c = r->cx;
+  tr_dtype odt = in->operands[0]->shape->dtype;
+  if (is_bv(odt)) {
+    vx_bvop lt = is_signed(odt) ? BV_SLT : BV_ULT, le = is_signed(odt) ? BV_SLE : BV_ULE;
+    if (!strcmp(s, "EQ")) return vx_bv(c, BV_EQ, 0, a, b);
+    if (!strcmp(s, "NE")) return vx_not(c, vx_bv(c, BV_EQ, 0, a, b));
+    if (!strcmp(s, "LT")) return vx_bv(c, lt, 0, a, b);
+    if (!strcmp(s, "LE")) return vx_bv(c, le, 0, a, b);
+    if (!strcmp(s, "GT")) return vx_bv(c, lt, 0, b, a);
+    return vx_bv(c, le, 0, b, a);
+  }
+  if (odt == TR_DT_PRED && (!strcmp(s, "EQ") || !strcmp(s, "NE"))) {
+    /* booleans: equal when both or neither */
+    vx *eq = vx_or(c, vx_and(c, a, b), vx_and(c, vx_not(c, a), vx_not(c, b)));
+    return !strcmp(s, "EQ") ? eq : vx_not(c, eq);
+  }
   if (!strcmp(s, "EQ")) return vx_eq(c, a, b);
   if (!strcmp(s, "NE")) return vx_not(c, vx_eq(c, a, b));
   if (!strcmp(s, "LT")) return vx_lt(c, a, b);
@@ -183,12 +248,78 @@ static vx *cmp(vr_ctx *r, const tr_instr *in, vx *a, vx *b) {
   return vx_le(c, b, a);
 }
 
+/* Conversions between the three domains (reals, bitvectors, booleans). */
+static vx *convert(vr_ctx *r, const tr_instr *in, vx *a) {
+  vx_ctx *c = r->cx;
+  tr_dtype from = in->operands[0]->shape->dtype, to = in->shape->dtype;
+  if (is_bv(from)) {
+    if (is_bv(to)) {
+      if (bw(to) < bw(from)) return vx_bv(c, BV_TRUNC, bw(to), a, NULL);
+      return vx_bv(c, is_signed(from) ? BV_SEXT : BV_ZEXT, bw(to), a, NULL);
+    }
+    if (to == TR_DT_PRED) return vx_not(c, vx_bv(c, BV_EQ, 0, a, vx_bvconst(c, 0, bw(from))));
+    return vx_bv(c, is_signed(from) ? BV_SREAL : BV_UREAL, 0, a, NULL); /* over the reals */
+  }
+  if (from == TR_DT_PRED) {
+    if (is_bv(to)) return vx_ite(c, a, vx_bvconst(c, 1, bw(to)), vx_bvconst(c, 0, bw(to)));
+    if (to == TR_DT_PRED) return a;
+    return vx_ite(c, a, vx_const(c, 1), vx_const(c, 0));
+  }
+  /* from a float */
+  if (to == TR_DT_PRED) return vx_not(c, vx_eq(c, a, vx_const(c, 0)));
+  if (is_bv(to)) {
+    if (a->kind != VX_CONST) return bad(r, in, "conversion of float data to an integer");
+    double t = trunc(a->c);
+    return vx_bvconst(c, (uint64_t)(int64_t)t, bw(to));
+  }
+  return a; /* a float convert is the identity over the reals */
+}
+
+static vx *int_elementwise(vr_ctx *r, const tr_instr *in, vx *a, vx *b, int64_t flat) {
+  vx_ctx *c = r->cx;
+  tr_dtype dt = in->operands[0]->shape->dtype;
+  int w = bw(dt);
+  switch (in->op) {
+  case TR_OP_ADD: return vx_bv(c, BV_ADD, 0, a, b);
+  case TR_OP_SUBTRACT: return vx_bv(c, BV_SUB, 0, a, b);
+  case TR_OP_MULTIPLY: return vx_bv(c, BV_MUL, 0, a, b);
+  case TR_OP_AND: return vx_bv(c, BV_AND, 0, a, b);
+  case TR_OP_OR: return vx_bv(c, BV_OR, 0, a, b);
+  case TR_OP_XOR: return vx_bv(c, BV_XOR, 0, a, b);
+  case TR_OP_NOT: return vx_bv(c, BV_XOR, 0, a, vx_bvconst(c, vx_bvmask(w), w));
+  case TR_OP_NEGATE: return vx_bv(c, BV_SUB, 0, vx_bvconst(c, 0, w), a);
+  case TR_OP_ABS:
+    if (!is_signed(dt)) return a;
+    return vx_ite(c, vx_bv(c, BV_SLT, 0, a, vx_bvconst(c, 0, w)), vx_bv(c, BV_SUB, 0, vx_bvconst(c, 0, w), a), a);
+  case TR_OP_MAXIMUM: return imax(r, dt, a, b, true);
+  case TR_OP_MINIMUM: return imax(r, dt, a, b, false);
+  /* XLA: an amount of the width or more gives 0 (logical) or all sign
+   * bits (arithmetic), as the bitvector shifts */
+  case TR_OP_SHIFT_LEFT: return vx_bv(c, BV_SHL, 0, a, b);
+  case TR_OP_SHIFT_RIGHT_LOGICAL: return vx_bv(c, BV_LSHR, 0, a, b);
+  case TR_OP_SHIFT_RIGHT_ARITHMETIC: return vx_bv(c, BV_ASHR, 0, a, b);
+  case TR_OP_COMPARE: return cmp(r, in, a, b);
+  case TR_OP_CLAMP: {
+    vx *e = el(r, in->operands[2], flat);
+    return e ? imax(r, dt, imax(r, dt, b, a, true), e, false) : NULL;
+  }
+  case TR_OP_CONVERT: case TR_OP_COPY: return convert(r, in, a);
+  default: return bad(r, in, tr_ops[in->op].name);
+  }
+}
+
 static vx *elementwise(vr_ctx *r, const tr_instr *in, int64_t flat) {
   vx_ctx *c = r->cx;
   vx *a = in->noperands > 0 ? el(r, in->operands[0], flat) : NULL;
   if (in->noperands > 0 && !a) return NULL;
   vx *b = NULL;
   if (in->noperands > 1 && !(b = el(r, in->operands[1], flat))) return NULL;
+  if (in->op == TR_OP_CONVERT && (is_bv(in->shape->dtype) || is_bv(in->operands[0]->shape->dtype) ||
+                                  in->shape->dtype == TR_DT_PRED))
+    return convert(r, in, a);
+  if (in->op == TR_OP_CLAMP && is_bv(in->shape->dtype)) return int_elementwise(r, in, a, b, flat);
+  if (in->op != TR_OP_SELECT && in->op != TR_OP_CLAMP && in->noperands > 0 && is_bv(in->operands[0]->shape->dtype))
+    return int_elementwise(r, in, a, b, flat);
   switch (in->op) {
   case TR_OP_ADD: return vx_add(c, a, b);
   case TR_OP_SUBTRACT: return vx_sub(c, a, b);
@@ -272,7 +403,7 @@ static vx *reduce(vr_ctx *r, const tr_instr *in, int64_t flat) {
   }
   bool empty = false;
   for (int k = 0; k < nr; k++) empty |= x->shape->dims[rdims[k]] == 0;
-  vx *v = empty ? init : combine(r, op, terms.v, terms.n);
+  vx *v = empty ? init : combine_dt(r, op, in->shape->dtype, terms.v, terms.n);
   free(terms.v);
   return v;
 }
@@ -319,9 +450,30 @@ static vx *reduce_window(vr_ctx *r, const tr_instr *in, int64_t flat) {
     if (d < 0) break;
   }
 out:;
-  vx *v = combine(r, op, terms.v, terms.n);
+  vx *v = combine_dt(r, op, in->shape->dtype, terms.v, terms.n);
   free(terms.v);
   return v;
+}
+
+/* A product term of a dot or convolution: integer operands are extended
+ * to the result type first, as XLA does; the sum of the terms. */
+static vx *prod_term(vr_ctx *r, const tr_instr *in, vx *a, vx *b) {
+  tr_dtype dt = in->shape->dtype;
+  if (!is_bv(dt)) {
+    if (vx_is_bv(a) || vx_is_bv(b)) return bad(r, in, "a product of integers with a float result");
+    return vx_mul(r->cx, a, b);
+  }
+  tr_dtype da = in->operands[0]->shape->dtype, db = in->operands[1]->shape->dtype;
+  if (!vx_is_bv(a) || !vx_is_bv(b)) return bad(r, in, "a product of booleans or floats with an integer result");
+  if (a->w < bw(dt)) a = vx_bv(r->cx, is_signed(da) ? BV_SEXT : BV_ZEXT, bw(dt), a, NULL);
+  if (b->w < bw(dt)) b = vx_bv(r->cx, is_signed(db) ? BV_SEXT : BV_ZEXT, bw(dt), b, NULL);
+  return vx_bv(r->cx, BV_MUL, 0, a, b);
+}
+static vx *sum_terms(vr_ctx *r, const tr_instr *in, vx **xs, int n) {
+  if (!is_bv(in->shape->dtype)) return vx_sum(r->cx, xs, n);
+  vx *acc = vx_bvconst(r->cx, 0, bw(in->shape->dtype));
+  for (int i = 0; i < n; i++) acc = vx_bv(r->cx, BV_ADD, 0, acc, xs[i]);
+  return acc;
 }
 
 static vx *dot(vr_ctx *r, const tr_instr *in, int64_t flat) {
@@ -354,10 +506,12 @@ static vx *dot(vr_ctx *r, const tr_instr *in, int64_t flat) {
     }
     vx *a = at(r, L, li), *b = a ? at(r, Rr, ri) : NULL;
     if (!b) { free(terms.v); return NULL; }
-    vb_push(&terms, vx_mul(r->cx, a, b));
+    vx *pt = prod_term(r, in, a, b);
+    if (!pt) { free(terms.v); return NULL; }
+    vb_push(&terms, pt);
     for (int k = nc - 1; k >= 0 && ++cidx[k] == cdim[k]; k--) cidx[k] = 0;
   }
-  vx *v = vx_sum(r->cx, terms.v, terms.n);
+  vx *v = sum_terms(r, in, terms.v, terms.n);
   free(terms.v);
   return v;
 }
@@ -405,7 +559,9 @@ static vx *convolution(vr_ctx *r, const tr_instr *in, int64_t flat) {
         ki[cd->k_in] = ci;
         vx *a = at(r, X, xi), *b = a ? at(r, K, ki) : NULL;
         if (!b) { free(terms.v); return NULL; }
-        vb_push(&terms, vx_mul(r->cx, a, b));
+        vx *t = prod_term(r, in, a, b);
+        if (!t) { free(terms.v); return NULL; }
+        vb_push(&terms, t);
       }
       int s = ns - 1;
       while (s >= 0 && ++kk[s] == kd[s]) kk[s--] = 0;
@@ -413,7 +569,7 @@ static vx *convolution(vr_ctx *r, const tr_instr *in, int64_t flat) {
     }
   }
   (void)total;
-  vx *v = vx_sum(r->cx, terms.v, terms.n);
+  vx *v = sum_terms(r, in, terms.v, terms.n);
   free(terms.v);
   return v;
 }
@@ -421,7 +577,8 @@ static vx *convolution(vr_ctx *r, const tr_instr *in, int64_t flat) {
 static bool concrete_int(vr_ctx *r, const tr_instr *in, const int64_t *idx, int64_t *out) {
   vx *e = at(r, in, idx);
   if (!e) return false;
-  if (e->kind != VX_CONST) { bad(r, in, "indices computed from float data"); return false; }
+  if (e->kind == VX_BVC) { *out = is_signed(in->shape->dtype) ? vx_bvsigned(e) : e->a; return true; }
+  if (e->kind != VX_CONST) { bad(r, in, "indices computed from data"); return false; }
   *out = (int64_t)e->c;
   return true;
 }
@@ -643,7 +800,7 @@ static vx *scatter(vr_ctx *r, const tr_instr *in, int64_t flat) {
       vx *u = at(r, U, ui);
       if (!u) return NULL;
       vx *pair[2] = {acc, u};
-      acc = assign ? u : combine(r, op, pair, 2);
+      acc = assign ? u : combine_dt(r, op, in->shape->dtype, pair, 2);
     }
     int q = nsc - 1;
     while (q >= 0 && ++sc[q] == usz[q]) sc[q--] = 0;
@@ -669,18 +826,27 @@ static vx *el_uncached(vr_ctx *r, const tr_instr *in, int64_t flat) {
     }
     if (tr_dtype_is_float(s->dtype)) return vx_sym(c, p, flat);
     const tr_tensor *t = r->ints ? r->ints[p] : NULL;
-    if (!t) return bad(r, in, "an integer parameter without concrete values");
-    return vx_const(c, (double)tr_tensor_get_i(t, (size_t)flat));
+    if (t) {
+      int64_t v = tr_tensor_get_i(t, (size_t)flat);
+      return is_bv(s->dtype) ? vx_bvconst(c, (uint64_t)v, bw(s->dtype)) : vx_const(c, v != 0);
+    }
+    /* integer data: a bitvector symbol; pred: a 1-bit one, true when 1 */
+    if (s->dtype == TR_DT_PRED) return vx_bv(c, BV_EQ, 0, vx_bvsym(c, p, flat, 1), vx_bvconst(c, 1, 1));
+    if (is_bv(s->dtype)) return vx_bvsym(c, p, flat, bw(s->dtype));
+    return bad(r, in, "a parameter of this type");
   }
   case TR_OP_CONSTANT: {
     const tr_literal *l = in->literal;
     if (!l || l->elided || !l->data) return bad(r, in, "an elided constant");
     tr_tensor t = {s->dtype, s->rank, s->dims, l->data, 0};
     t.nbytes = (size_t)tr_shape_count(s) * tr_dtype_size(s->dtype);
+    if (is_bv(s->dtype)) return vx_bvconst(c, (uint64_t)tr_tensor_get_i(&t, (size_t)flat), bw(s->dtype));
+    if (s->dtype == TR_DT_PRED) return vx_const(c, tr_tensor_get_i(&t, (size_t)flat) != 0);
     return vx_const(c, tr_tensor_get_f(&t, (size_t)flat));
   }
   case TR_OP_IOTA: {
     const tr_attr *a = attr(in, TR_ATTR_IOTA_DIMENSION);
+    if (is_bv(s->dtype)) return vx_bvconst(c, (uint64_t)idx[a ? a->u.i : 0], bw(s->dtype));
     return vx_const(c, (double)idx[a ? a->u.i : 0]);
   }
   case TR_OP_BROADCAST: {

@@ -41,6 +41,8 @@ typedef struct {
   int64_t count[16];
   tr_dtype dtype[16];
   bool is_out[16];
+  bool index[16];            /* integer inputs the reference uses as indices:
+                                concrete (the base draw), not symbols */
   const tr_shape *shape[16];
   tr_tensor **base;          /* base inputs (seeded), nin */
   vk_result *paths;
@@ -103,11 +105,23 @@ static tr_tensor **make_bufs(vctx *V, const vs_model *m) {
   }
   for (int i = 0; m && i < m->n; i++) {
     const vx *e = m->syms[i];
-    if (e->kind == VX_SYM && e->a < V->nin && e->b < (int64_t)tr_tensor_count(b[e->a]))
-      tr_tensor_set_f(b[e->a], (size_t)e->b, m->vals[i]);
+    /* integer symbols: their bits, sign-extended for signed types */
+    int64_t iv = 0;
+    if (e->w && m->bits) {
+      vx tmp = *e;
+      tmp.a = (int64_t)(m->bits[i] & vx_bvmask(e->w));
+      iv = e->a < V->nbufs && tr_dtypes[V->dtype[e->a]].kind == TR_DK_SINT ? vx_bvsigned(&tmp) : tmp.a;
+    }
+    if (e->kind == VX_SYM && e->a < V->nin && e->b < (int64_t)tr_tensor_count(b[e->a])) {
+      if (e->w) tr_tensor_set_i(b[e->a], (size_t)e->b, iv);
+      else tr_tensor_set_f(b[e->a], (size_t)e->b, m->vals[i]);
+    }
     if (e->kind == VX_UNDEF && e->a >= V->nin && e->a < V->nbufs) {
       int64_t el = e->b / (int64_t)tr_dtype_size(V->dtype[e->a]);
-      if (el < (int64_t)tr_tensor_count(b[e->a])) tr_tensor_set_f(b[e->a], (size_t)el, m->vals[i]);
+      if (el < (int64_t)tr_tensor_count(b[e->a])) {
+        if (e->w) tr_tensor_set_i(b[e->a], (size_t)el, iv);
+        else tr_tensor_set_f(b[e->a], (size_t)el, m->vals[i]);
+      }
     }
   }
   return b;
@@ -159,8 +173,10 @@ static int run_concrete_q(vctx *V, tr_tensor **b, const vs_model *m, int guard, 
   tr_status st = vk_run(V->k, cx, &c, &r, V->d);
   if (st == TR_OK)
     for (int p = V->nin; p < V->nbufs; p++)
-      for (int64_t e = 0; e < V->count[p]; e++)
-        if (r.val[p][e]) tr_tensor_set_f(b[p], (size_t)e, r.val[p][e]->c);
+      for (int64_t e = 0; e < V->count[p]; e++) {
+        if (r.val[p][e] && r.val[p][e]->kind == VX_BVC) tr_tensor_set_i(b[p], (size_t)e, vx_bvsigned(r.val[p][e]));
+        else if (r.val[p][e]) tr_tensor_set_f(b[p], (size_t)e, r.val[p][e]->c);
+      }
   vk_result_free(&r, V->nbufs);
   vx_ctx_free(cx);
   return st == TR_OK ? 0 : -1;
@@ -195,7 +211,11 @@ static int judge(vctx *V, tr_tensor **b, int *out, int64_t *flat, double *kv, do
       *rv = cr.first_value;
       /* name the location asked about when it is among the failures */
       const tr_shadow_out *so_ = &sh[i];
-      if (i == want_out && want >= 0 && (size_t)want < so_->n && !so_->uncertain[want]) {
+      if (i == want_out && want >= 0 && (size_t)want < so_->n && !so_->uncertain[want] && !so_->value) {
+        /* integers and pred: exact */
+        int64_t t = tr_tensor_get_i(b[V->nin + i], (size_t)want), val = tr_tensor_get_i(so_->exact, (size_t)want);
+        if (t != val) { *flat = want; *kv = (double)t; *rv = (double)val; }
+      } else if (i == want_out && want >= 0 && (size_t)want < so_->n && !so_->uncertain[want]) {
         double t = tr_tensor_get_f(b[V->nin + i], (size_t)want), val = so_->value[want];
         double allow = co.k * so_->bound[want] + tr_compare_tiny(so_->dtype);
         if (!(fabs(t - val) <= allow) && !(isnan(t) && isnan(val))) { *flat = want; *kv = t; *rv = val; }
@@ -270,7 +290,7 @@ static void explore(vctx *V, const unsigned char *mask) {
     vk_run_cfg c;
     fill_cfg(V, &c);
     tr_tensor *conc[16] = {0};
-    for (int p = 0; p < V->nin; p++) if (!tr_dtype_is_float(V->dtype[p])) conc[p] = V->base[p];
+    for (int p = 0; p < V->nin; p++) if (V->index[p]) conc[p] = V->base[p];
     c.conc = conc;
     c.block_mask = mask;
     c.dec = dec;
@@ -433,7 +453,8 @@ static lverdict decide(vctx *V, const loc *l, vx *ref, tr_buf *msg) {
   for (int i = 0; i < V->npaths; i++) {
     vk_result *r = &V->paths[i];
     vx *kv = r->val[p][l->flat];
-    if (!kv) kv = vx_undef(V->cx, p, l->flat * (int64_t)tr_dtype_size(V->dtype[p]));
+    int es = tr_dtype_size(V->dtype[p]);
+    if (!kv) kv = tr_dtype_is_float(V->dtype[p]) ? vx_undef(V->cx, p, l->flat * es) : vx_bvundef(V->cx, p, l->flat * es, es * 8);
     if (kv == ref) continue;
     all_struct = false;
     static const vs_query ladder[] = {{64, 0, 0}, {64, 1, 0}, {4, 0.01, 0}, {1024, 1, 0}};
@@ -497,6 +518,18 @@ static bool overflow_check(vctx *V, const loc *l, vx *ref, tr_buf *msg) {
     vs_model_free(&m);
   }
   return false;
+}
+
+/* The reference's value of an integer or pred element as the kernel
+ * stores it: a bitvector of the storage width, extended as its type. */
+static vx *to_storage(vctx *V, int p, vx *ref) {
+  tr_dtype dt = V->dtype[p];
+  if (tr_dtype_is_float(dt)) return ref;
+  int sw = 8 * tr_dtype_size(dt);
+  if (ref->kind == VX_CONST) return vx_bvconst(V->cx, (uint64_t)(int64_t)ref->c, sw);
+  if (!vx_is_bv(ref)) return vx_ite(V->cx, ref, vx_bvconst(V->cx, 1, sw), vx_bvconst(V->cx, 0, sw));
+  if (ref->w < sw) return vx_bv(V->cx, tr_dtypes[dt].kind == TR_DK_SINT ? BV_SEXT : BV_ZEXT, sw, ref, NULL);
+  return ref;
 }
 
 /* ---- kernel-wide findings ---- */
@@ -639,9 +672,9 @@ static tr_status setup(vctx *V) {
       return TR_ERR_UNSUPPORTED;
     }
     tr_dtype dt = s->dtype;
-    bool ok = p < V->nin ? (dt == TR_DT_F32 || dt == TR_DT_S32 || dt == TR_DT_S64) : dt == TR_DT_F32;
+    bool ok = dt == TR_DT_F32 || dt == TR_DT_F64 || tr_dtype_is_int(dt) || dt == TR_DT_PRED;
     if (!ok) {
-      tr_diag_errorf(V->d, "verify: %s %d has dtype %s (inputs: f32, s32, s64; outputs: f32)",
+      tr_diag_errorf(V->d, "verify: %s %d has dtype %s (modelled: f32, f64, integers of every width, pred)",
                      p < V->nin ? "parameter" : "output", p < V->nin ? p : p - V->nin, tr_dtypes[dt].name);
       return TR_ERR_UNSUPPORTED;
     }
@@ -650,6 +683,7 @@ static tr_status setup(vctx *V) {
     V->count[p] = tr_shape_count(s);
     V->is_out[p] = p >= V->nin;
   }
+  vr_index_params(o->m, V->index);
   tr_input_config ic;
   tr_input_config_init(&ic);
   ic.seed = o->seed;
@@ -750,7 +784,7 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
   kernel_findings(&V);
   if (o->first && s->found) nl = 0;
   tr_tensor *ints[16] = {0};
-  for (int p = 0; p < V.nin; p++) if (!tr_dtype_is_float(V.dtype[p])) ints[p] = V.base[p];
+  for (int p = 0; p < V.nin; p++) if (V.index[p]) ints[p] = V.base[p];
   R = vr_new(o->m, V.cx, ints);
   for (int i = 0; i < nl; i++) {
     double t1 = now();
@@ -760,6 +794,7 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
     s->locations++;
     vx *ref = vr_elem(R, L[i].out, L[i].flat, d);
     const char *verdict;
+    if (ref) ref = to_storage(&V, V.nin + L[i].out, ref);
     if (!ref) {
       st = TR_ERR_UNSUPPORTED;
       tr_buf_free(&where);
