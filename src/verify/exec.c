@@ -14,9 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* SV_FBITS: an integer holding the bit pattern of float data (e), as code
+/* SV_FBITS: an integer holding the bit pattern of float data (e) of the
+ * float type buf - 1 (f32, f64, or a narrow format such as bf16), as code
  * that moves floats through integer copies makes; it may be widened,
- * narrowed back, stored and reinterpreted as a float, nothing else. */
+ * narrowed back to the format's width, masked to it, stored, decoded and
+ * reinterpreted as a float, nothing else. A float cell stored from one
+ * keeps its format in buf. */
 /* SV_PACK: several whole cells moved as one wider integer (a memcpy of
  * two floats becomes one 8-byte load and store); i indexes the run's
  * packs. It may only be stored back. */
@@ -366,8 +369,13 @@ static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
     return from_bytes(R, b, sz, VT_INT, I->mbits);
   }
   if (I->mty == VT_INT && c.k == SV_F) {
-    if (sz != 4 && sz != 8) { fail(R, "integer read of float data"); return sv_int(0, 32); }
+    int dt = c.buf ? c.buf - 1 : sz == 4 ? TR_DT_F32 : sz == 8 ? TR_DT_F64 : -1;
+    if (dt < 0 && B->param >= 0 && tr_dtype_is_float(R->cfg->dtype[B->param]) &&
+        tr_dtype_size(R->cfg->dtype[B->param]) == sz)
+      dt = R->cfg->dtype[B->param];
+    if (dt < 0 || tr_dtype_size((tr_dtype)dt) != sz) { fail(R, "integer read of float data"); return sv_int(0, 32); }
     c.k = SV_FBITS;
+    c.buf = dt + 1;
     c.sz = 0;
     return c;
   }
@@ -618,9 +626,12 @@ static sval ibin(run *R, const vinst *I, sval a, sval b) {
   }
   if (a.k == SV_B) a = sv_int(truth(R, a), 1);
   if (b.k == SV_B) b = sv_int(truth(R, b), 1);
-  if (a.k == SV_FBITS && b.k == SV_INT && I->op == LLVMAnd && (b.i & 0xffffffff) == 0xffffffff) return a;
+  if (a.k == SV_FBITS && b.k == SV_INT && I->op == LLVMAnd) {
+    uint64_t m = vx_bvmask(tr_dtypes[a.buf - 1].bits);
+    if (((uint64_t)b.i & m) == m) return a; /* a mask that keeps the format's bits */
+  }
   if (a.k == SV_FBITS && b.k == SV_INT && I->op == LLVMXor &&
-      (zext(b.i, 32) == 0x80000000u || (uint64_t)b.i == UINT64_C(0x8000000000000000))) {
+      ((uint64_t)b.i & vx_bvmask(tr_dtypes[a.buf - 1].bits)) == (uint64_t)1 << (tr_dtypes[a.buf - 1].bits - 1)) {
     a.e = vx_neg(R->cx, a.e); /* flipping the sign bit negates */
     return a;
   }
@@ -680,8 +691,11 @@ static sval cast(run *R, thread *T, const vinst *I) {
   if (a.k == SV_FBITS) {
     /* float bits: widening, narrowing back and reinterpreting only */
     if (I->op == LLVMZExt || I->op == LLVMSExt || I->op == LLVMFreeze) return a;
-    if (I->op == LLVMTrunc && I->bits >= 32) return a;
-    if (I->op == LLVMBitCast && (I->ty == VT_F32 || I->ty == VT_F64)) { a.k = SV_F; return a; }
+    if (I->op == LLVMTrunc && I->bits >= tr_dtypes[a.buf - 1].bits) return a;
+    if (I->op == LLVMBitCast && ((I->ty == VT_F32 && a.buf - 1 == TR_DT_F32) || (I->ty == VT_F64 && a.buf - 1 == TR_DT_F64))) {
+      a.k = SV_F;
+      return a;
+    }
     fail(R, "arithmetic on the bits of float data");
     return sv_int(0, I->bits);
   }
@@ -875,6 +889,36 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
     sval old = mem_load(R, T, a0, &li);
     mem_store(R, T, a0, sv_f(vx_add(cx, as_f(R, old), as_f(R, a1))), &li);
     return old;
+  }
+  case VC_COPYSIGN: {
+    vx *x = vx_abs(cx, as_f(R, a0)), *y = as_f(R, a1);
+    return sv_f(vx_ite(cx, vx_lt(cx, y, vx_const(cx, 0)), vx_neg(cx, x), x));
+  }
+  case VC_NF_FROM: case VC_NF_TO: {
+    /* the emitted unit's float-format conversions (docs/VERIFY.md): over
+     * the reals the value is kept, as for every rounding */
+    int64_t fp[5];
+    for (int j = 0; j < 5; j++) {
+      sval q = oper(R, T, &I->ops[1 + j]);
+      if (q.k != SV_INT) { fail(R, "a float format that depends on data"); return a0; }
+      fp[j] = q.i;
+    }
+    int dt = -1;
+    for (int t = 0; t < TR_DT_COUNT && dt < 0; t++)
+      if (tr_dtypes[t].kind == TR_DK_FLOAT && tr_dtypes[t].bits == fp[0] && tr_dtypes[t].ebits == fp[1] &&
+          tr_dtypes[t].mbits == fp[2] && tr_dtypes[t].bias == fp[3] && (int64_t)tr_dtypes[t].fstyle == fp[4])
+        dt = t;
+    if (dt < 0) { fail(R, "a float format trench does not know"); return a0; }
+    if (I->call == VC_NF_FROM) {
+      vx *v = as_f(R, a0);
+      if (v->kind == VX_CONST) return sv_int((int64_t)tr_float_from_double((tr_dtype)dt, v->c), 64);
+      sval r = {SV_FBITS, 0, dt + 1, 0, v};
+      return r;
+    }
+    if (a0.k == SV_INT) return sv_f(vx_const(cx, tr_float_to_double((tr_dtype)dt, zext(a0.i, (int)fp[0]))));
+    if (a0.k == SV_FBITS) return sv_f(a0.e);
+    fail(R, "a float decoded from integer data");
+    return sv_f(vx_const(cx, 0));
   }
   case VC_TRAP: fail(R, "the kernel trapped"); return sv_int(0, 32);
   case VC_MALLOC: case VC_CALLOC: {

@@ -924,6 +924,10 @@ static vx *el(vr_ctx *r, const tr_instr *in, int64_t flat) {
   vx *v = memo_get(r, in->id, r->fr, flat);
   if (v) return v;
   v = el_uncached(r, in, flat);
+  /* a float computed from constants only is rounded to its type, as the
+   * evaluator rounds every result (data stays over the reals) */
+  if (v && v->kind == VX_CONST && tr_dtype_is_float(in->shape->dtype) && isfinite(v->c))
+    v = vx_const(r->cx, tr_float_to_double(in->shape->dtype, tr_float_from_double(in->shape->dtype, v->c)));
   if (v) memo_put(r, in->id, r->fr, flat, v);
   return v;
 }

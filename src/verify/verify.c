@@ -672,9 +672,9 @@ static tr_status setup(vctx *V) {
       return TR_ERR_UNSUPPORTED;
     }
     tr_dtype dt = s->dtype;
-    bool ok = dt == TR_DT_F32 || dt == TR_DT_F64 || tr_dtype_is_int(dt) || dt == TR_DT_PRED;
+    bool ok = tr_dtype_is_float(dt) || tr_dtype_is_int(dt) || dt == TR_DT_PRED;
     if (!ok) {
-      tr_diag_errorf(V->d, "verify: %s %d has dtype %s (modelled: f32, f64, integers of every width, pred)",
+      tr_diag_errorf(V->d, "verify: %s %d has dtype %s (modelled: floats, integers of every width, pred)",
                      p < V->nin ? "parameter" : "output", p < V->nin ? p : p - V->nin, tr_dtypes[dt].name);
       return TR_ERR_UNSUPPORTED;
     }
@@ -713,6 +713,11 @@ static tr_status setup(vctx *V) {
     fprintf(f, "};\n  u8 *out[%d] = {", V->nout);
     for (int p = V->nin; p < V->nbufs; p++) fprintf(f, "%sb%d", p > V->nin ? ", " : "", p);
     fprintf(f, "};\n  trench_entry(in, out);\n}\n");
+    /* a caller with unknown formats keeps the float-format conversions'
+     * parameters through interprocedural constant propagation: the
+     * executor reads the format from them (docs/VERIFY.md) */
+    fprintf(f, "double trench_verify_formats(double v, u64 b, int nb, int eb, int mb, int bias, int fs) {\n"
+               "  return (double)nf_from(v, nb, eb, mb, bias, fs) + nf_to(b, nb, eb, mb, bias, fs);\n}\n");
     fclose(f);
     V->kpath = V->wrap;
   }
