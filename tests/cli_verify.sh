@@ -101,8 +101,18 @@ expect 1 'random: [1-9][0-9]* of 5 seeds fail' -- "$trench" verify --ref "$kd/ma
 expect 1 'random: [1-9][0-9]* of 20 seeds fail' -- "$trench" verify --ref "$kd/rowmax.hlo" --kernel "$kd/rowmax_init0.c" --random 20
 
 # ---- the built-in compiler's C against its module ----
+# Every registered defect (TRENCH_VERIFY_ALL=1; the default tier: one per
+# element domain and reference feature: f32, integers as bitvectors, bf16
+# through the format conversions, a while loop) is caught on the C of its
+# trigger module, and the same module compiled clean is equivalent.
 root=$(cd "$tests/.." && pwd)
-for n in emit-tail-mask-short fusion-reduce-init-once; do
+defects="emit-tail-mask-short fusion-reduce-init-once emit-unsigned-compare-signed constfold-bf16-truncate while-trip-count-le"
+if [ "${TRENCH_VERIFY_ALL:-0}" = 1 ]; then
+  defects=$("$trench" defects | awk 'NR > 1 {print $1}')
+  [ "$(printf '%s\n' $defects | wc -l)" -ge 25 ] && ok || bad "trench defects lists fewer than 25 defects"
+fi
+for n in $defects; do
+  [ -f "$root/tests/defects/$n.hlo" ] && ok || bad "defect $n has no trigger module in tests/defects"
   "$trench" compile "$root/tests/defects/$n.hlo" -o "$tmp/$n.clean.c" >/dev/null 2>&1 && ok || bad "compile $n"
   "$trench" compile "$root/tests/defects/$n.hlo" --inject "$n" -o "$tmp/$n.bad.c" >/dev/null 2>&1 && ok || bad "compile --inject $n"
   expect 0 '0 counterexamples, 0 unknown' -- "$trench" verify --ref "$root/tests/defects/$n.hlo" --kernel "$tmp/$n.clean.c" --emitted
