@@ -27,7 +27,7 @@ now() { date +%s.%N; }
 printf '%-30s %-22s %-18s %7s  %-34s %6s\n' KERNEL EXPECT "RANDOM($seeds)" TIME VERIFY TIME
 nbug=0 caught=0 false_alarm=0 rnd_caught=0 missed_by_random=""
 times=""
-for k in "$kd"/*.c "$kd"/*.cu; do
+for k in "$kd"/*.c "$kd"/*.cu "$kd"/*.py; do
   head=$(grep -m1 'trench-kernel:' "$k")
   ref=$(printf '%s' "$head" | sed -n 's/.*ref=\([^ ]*\).*/\1/p')
   exp=$(printf '%s' "$head" | sed -n 's/.*expect=\([^ ]*\).*/\1/p')

@@ -15,12 +15,15 @@ kd=$tests/kernels
 
 # ---- completeness of the suite ----
 if [ -d "$kd" ]; then ok; else bad "tests/kernels is missing"; fi
-kernels=$(ls "$kd"/*.c "$kd"/*.cu 2>/dev/null)
+kernels=$(ls "$kd"/*.c "$kd"/*.cu "$kd"/*.py 2>/dev/null)
 n=$(printf '%s\n' "$kernels" | grep -c . )
 [ "$n" -ge 40 ] && ok || bad "only $n kernels in tests/kernels (want >= 40)"
 nc=$(printf '%s\n' "$kernels" | grep -c '\.c$')
 ncu=$(printf '%s\n' "$kernels" | grep -c '\.cu$')
 [ "$nc" -ge 10 ] && [ "$ncu" -ge 10 ] && ok || bad "want >= 10 C and >= 10 CUDA kernels ($nc, $ncu)"
+# KernelBench-style sources: a load_inline CUDA string and its host wrapper
+npy=$(printf '%s\n' "$kernels" | grep -c '\.py$')
+[ "$npy" -ge 3 ] && ok || bad "want >= 3 KernelBench-style .py kernels ($npy)"
 kinds=""
 ncorrect=0
 for k in $kernels; do
@@ -35,6 +38,7 @@ for k in $kernels; do
     *) bad "$(basename "$k"): expect=$exp is neither correct[:note] nor bug:KIND" ;;
   esac
   case $k in *.cu) grep -q 'trench-launch: grid=[0-9,]* block=[0-9,]*' "$k" && ok || bad "$(basename "$k"): no trench-launch line" ;; esac
+  case $k in *.py) grep -q 'load_inline(' "$k" && grep -q 'cuda_sources=' "$k" && ok || bad "$(basename "$k"): no load_inline(cuda_sources=...) call" ;; esac
 done
 nkinds=$(printf '%s\n' $kinds | sort -u | grep -c .)
 [ "$nkinds" -ge 10 ] && ok || bad "only $nkinds bug kinds (want >= 10): $(printf '%s\n' $kinds | sort -u | tr '\n' ' ')"
@@ -127,7 +131,14 @@ expect 2 'expected NAME=VALUE' -- "$trench" verify --ref "$kd/rowsum.hlo" --kern
 
 # ---- usage and bad input ----
 expect 2 'ref REF.hlo is required' -- "$trench" verify --kernel "$kd/matmul_ok.c"
-expect 2 'expected a .c or .cu file' -- "$trench" verify --ref "$kd/matmul.hlo" --kernel "$kd/matmul.hlo"
+expect 2 'expected a .c, .cu or .py file' -- "$trench" verify --ref "$kd/matmul.hlo" --kernel "$kd/matmul.hlo"
+printf 'import torch\nx = 1\n' > "$tmp/noinline.py"
+expect 1 'no load_inline' -- "$trench" verify --ref "$kd/rowsum.hlo" --kernel "$tmp/noinline.py"
+# a .py's recorded launch: announced, and its bundle replays as a .cu
+expect 1 'launch: rowsum_kernel<<<.8,1,1., .8,1,1.>>> recorded from the host wrapper; outputs start arbitrary' -- \
+  "$trench" verify --ref "$kd/rowsum.hlo" --kernel "$kd/rowsum_kb_stale.py" --first --save "$tmp/kb"
+expect 1 '1 counterexamples' -- "$trench" verify --ref "$tmp/kb/module.hlo" --kernel "$tmp/kb/kernel.cu" --first
+expect 0 'outputs start zeroed' -- "$trench" verify --ref "$kd/rowsum.hlo" --kernel "$kd/rowsum_kb_ok.py" --locations 0
 expect 2 'cannot read' -- "$trench" verify --ref "$kd/matmul.hlo" --kernel "$tmp/none.c"
 expect 2 'expected X\[,Y\[,Z\]\]' -- "$trench" verify --ref "$kd/rowsum.hlo" --kernel "$kd/rowsum_smem_ok.cu" --grid 0
 expect 2 'expected 2 indices' -- "$trench" verify --ref "$kd/matmul.hlo" --kernel "$kd/matmul_ok.c" --locations '9,0'

@@ -222,6 +222,7 @@ static sval entry_value(run *R, int b, int64_t off, const vinst *I) {
       return sv_int(tr_tensor_get_i(t, (size_t)e), es * 8);
     }
     if (isf && !B->is_out) return sv_f(vx_sym(R->cx, p, e));
+    if (B->is_out && cfg->zero_out) return isf ? sv_f(vx_const(R->cx, 0)) : sv_int(0, es * 8);
     if (isf) return sv_f(undef(R, p, off));
     if (cfg->concrete) { fail(R, "integer buffer %d has no values", p); return sv_int(0, 32); }
     /* integer data: a symbol of the element type's width, extended to

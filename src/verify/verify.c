@@ -40,7 +40,10 @@ typedef struct {
   int nin, nout, nbufs;
   int64_t count[16];
   tr_dtype dtype[16];
+  vk_kbench_launch launch;
   bool is_out[16];
+  unsigned grid[3], block[3];/* the launch: the options', or a .py's recorded one */
+  bool zero_out;             /* outputs start zeroed (a .py's torch::zeros) */
   bool index[16];            /* integer inputs the reference uses as indices:
                                 concrete (the base draw), not symbols */
   const tr_shape *shape[16];
@@ -138,9 +141,10 @@ static void fill_cfg(vctx *V, vk_run_cfg *c) {
   c->count = V->count;
   c->dtype = V->dtype;
   c->is_out = V->is_out;
+  c->zero_out = V->zero_out;
   for (int i = 0; i < 3; i++) {
-    c->grid[i] = V->o->cuda ? V->o->grid[i] : 1;
-    c->block[i] = V->o->cuda ? V->o->block[i] : 1;
+    c->grid[i] = V->o->cuda ? V->grid[i] : 1;
+    c->block[i] = V->o->cuda ? V->block[i] : 1;
   }
 }
 
@@ -245,7 +249,7 @@ static bool save_bundle(vctx *V, tr_tensor **b, const char *what) {
   char *src = NULL;
   size_t len = 0;
   tr_diag d = {0};
-  if (tr_read_file(V->o->kernel_path, &src, &len, &d) == TR_OK) {
+  if (tr_read_file(V->kpath, &src, &len, &d) == TR_OK) {
     snprintf(p, sizeof p, "%s/kernel.%s", dir, V->o->cuda ? "cu" : "c");
     f = fopen(p, "w");
     if (f) { fwrite(src, 1, len, f); fclose(f); }
@@ -348,7 +352,7 @@ static uint64_t rng_next(uint64_t *st) {
 static bool default_locations(vctx *V, loc **L, int *n) {
   const tv_opts *o = V->o;
   int cap = o->max_locations > 0 ? o->max_locations : 64;
-  int64_t tile = o->tile > 0 ? o->tile : o->cuda ? o->block[0] : 0;
+  int64_t tile = o->tile > 0 ? o->tile : o->cuda ? V->block[0] : 0;
   uint64_t rs = o->seed * 7919 + 17;
   for (int out = 0; out < V->nout; out++) {
     const tr_shape *s = V->shape[V->nin + out];
@@ -721,6 +725,25 @@ static tr_status setup(vctx *V) {
     fclose(f);
     V->kpath = V->wrap;
   }
+  if (o->python) {
+    /* a KernelBench-style source: its host wrapper's launch (kbench.c) */
+    const tr_shape *shp[16];
+    for (int p = 0; p < V->nin; p++) shp[p] = V->shape[p];
+    vk_kbench_io io = {V->nin, V->dtype, shp, V->dtype[V->nin], V->work};
+    if (V->nout != 1) {
+      tr_diag_errorf(V->d, "verify: a .py host wrapper returns one tensor; the reference has %d outputs", V->nout);
+      return TR_ERR_UNSUPPORTED;
+    }
+    tr_status ks = vk_kbench_prepare(o->kernel_path, &io, &V->launch, V->d);
+    if (ks != TR_OK) return ks;
+    V->kpath = V->launch.cu_path;
+    memcpy(V->grid, V->launch.grid, sizeof V->grid);
+    memcpy(V->block, V->launch.block, sizeof V->block);
+    V->zero_out = V->launch.zero_out;
+    fprintf(V->out, "launch: %s<<<(%u,%u,%u), (%u,%u,%u)>>> recorded from the host wrapper; outputs start %s\n",
+            V->launch.kernel_name, V->grid[0], V->grid[1], V->grid[2], V->block[0], V->block[1], V->block[2],
+            V->zero_out ? "zeroed (torch::zeros)" : "arbitrary (torch::empty)");
+  }
   vk_compile_opts co = {o->cuda, V->work, o->cflags};
   tr_status st = vk_load(V->kpath, &co, &V->k, V->d);
   if (st != TR_OK) return st;
@@ -737,6 +760,9 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
   vctx V = {0};
   V.o = o; V.d = d; V.s = s;
   V.out = o->out ? o->out : stdout;
+  memcpy(V.grid, o->grid, sizeof V.grid);
+  memcpy(V.block, o->block, sizeof V.block);
+  V.zero_out = o->zero_out;
   V.cx = vx_ctx_new();
   tr_status st = setup(&V);
   loc *L = NULL;
@@ -751,7 +777,7 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
   }
   /* location slicing: a concrete pre-pass says which blocks write the
    * chosen locations; only they run symbolically */
-  unsigned nblocks = o->cuda ? o->grid[0] * o->grid[1] * o->grid[2] : 1;
+  unsigned nblocks = o->cuda ? V.grid[0] * V.grid[1] * V.grid[2] : 1;
   if (o->cuda && nblocks > 1) {
     tr_tensor **b = make_bufs(&V, NULL);
     vk_run_cfg c;
