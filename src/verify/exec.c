@@ -1205,6 +1205,7 @@ tr_status vk_run(const vk_kernel *k, vx_ctx *cx, const vk_run_cfg *cfg, vk_resul
       if (isf) {
         if (c.k == SV_F) r->val[p][e] = c.e;
         else if (c.k == SV_INT && c.i == 0) r->val[p][e] = vx_const(cx, 0);
+        else if (c.k == SV_NONE && cfg->zero_out) r->val[p][e] = vx_const(cx, 0); /* never written, zeroed */
         continue;
       }
       /* integers: the element's bytes as one value (never written: its

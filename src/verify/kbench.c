@@ -1,7 +1,7 @@
 /* kbench.c - KernelBench-style Python sources for trench verify (vk.h):
  * a .py file whose load_inline(...) call takes CUDA source (device
  * kernels and a host wrapper taking torch::Tensor) as a Python string.
- * The string is extracted; the host wrapper is compiled natively by g++
+ * The string is extracted; the host wrapper is compiled natively by clang++-14
  * against stub torch headers trench writes (a Tensor is a shape and a
  * host buffer), with every kernel<<<grid, block, smem>>>(args) rewritten
  * into a call that records the launch, and run on tensors of the
@@ -376,10 +376,10 @@ tr_status vk_kbench_prepare(const char *py, const vk_kbench_io *io, vk_kbench_la
   snprintf(errp, sizeof errp, "%s/host.err", io->workdir);
   char inc[620];
   snprintf(inc, sizeof inc, "-I%s", io->workdir);
-  char *cc[] = {"g++", "-std=c++17", "-O0", "-w", inc, hpp, "-o", exe, NULL};
+  char *cc[] = {"clang++-14", "-std=c++17", "-O0", "-w", inc, hpp, "-o", exe, NULL};
   if (run_capture(cc, NULL, errp, 120) != 0) {
     char *why = first_line_of(errp);
-    tr_diag_errorf(d, "%s: the host wrapper '%s' does not build against trench's torch stub: %s", py, fname, why ? why : "g++ failed");
+    tr_diag_errorf(d, "%s: the host wrapper '%s' does not build against trench's torch stub: %s", py, fname, why ? why : "clang++-14 failed");
     free(why);
     goto out;
   }

@@ -99,7 +99,7 @@ tr_status vk_native_build(const char *src, const char *so_path, const char *cfla
 
 /* KernelBench-style Python sources (kbench.c): the CUDA string of a
  * load_inline call; its host wrapper (functions=[...]) built natively by
- * g++ against stub torch headers and run on tensors of the reference's
+ * clang++-14 against stub torch headers and run on tensors of the reference's
  * parameter shapes to record its launch; the launch written as a CUDA
  * kernel in the verify convention (cu_path, with its launch line). */
 typedef struct {
