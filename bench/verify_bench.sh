@@ -27,7 +27,7 @@ now() { date +%s.%N; }
 printf '%-30s %-22s %-18s %7s  %-34s %6s\n' KERNEL EXPECT "RANDOM($seeds)" TIME VERIFY TIME
 nbug=0 caught=0 false_alarm=0 rnd_caught=0 missed_by_random=""
 times=""
-for k in "$kd"/*.c "$kd"/*.cu; do
+for k in "$kd"/*.c "$kd"/*.cu "$kd"/*.py; do
   head=$(grep -m1 'trench-kernel:' "$k")
   ref=$(printf '%s' "$head" | sed -n 's/.*ref=\([^ ]*\).*/\1/p')
   exp=$(printf '%s' "$head" | sed -n 's/.*expect=\([^ ]*\).*/\1/p')
@@ -67,7 +67,7 @@ fi
 echo "missed by random testing, caught by verify:$missed_by_random"
 echo
 echo "== registered defects of the built-in compiler: trench verify --emitted on the C of trench compile --inject NAME"
-nd=0 dc=0
+nd=0 dc=0 ce=0
 for name in $("$trench" defects | awk 'NR > 1 {print $1}'); do
   nd=$((nd + 1))
   h=$root/tests/defects/$name.hlo
@@ -79,11 +79,19 @@ for name in $("$trench" defects | awk 'NR > 1 {print $1}'); do
   out=$("$trench" verify --ref "$h" --kernel "$tmp/$name.c" --emitted --first 2>&1)
   rc=$?
   t1=$(now)
+  # the same module compiled without the defect: no false alarm
+  clean="clean: not compiled"
+  if "$trench" compile "$h" -o "$tmp/$name.clean.c" >/dev/null 2>&1; then
+    cout=$("$trench" verify --ref "$h" --kernel "$tmp/$name.clean.c" --emitted 2>&1)
+    if [ $? = 0 ] && printf '%s\n' "$cout" | grep -q '^summary: .* 0 counterexamples, 0 unknown'; then
+      clean="clean: equivalent"; ce=$((ce + 1))
+    else clean="clean: FALSE ALARM/UNKNOWN"; fi
+  fi
   if [ $rc = 1 ] && printf '%s\n' "$out" | grep -q '^summary: .* [1-9][0-9]* counterexamples'; then
-    dc=$((dc + 1)); printf '%-42s caught %5.1fs\n' "$name" "$(echo "$t1 - $t0" | bc)"
+    dc=$((dc + 1)); printf '%-42s caught %5.1fs   %s\n' "$name" "$(echo "$t1 - $t0" | bc)" "$clean"
   else
     why=$(printf '%s\n' "$out" | grep -v '^out' | tail -1 | sed "s|$tmp/||; s|$root/||" | cut -c1-110)
-    printf '%-42s not caught: %s\n' "$name" "$why"
+    printf '%-42s not caught: %s   %s\n' "$name" "$why" "$clean"
   fi
 done
-echo "defects caught by verify: $dc of $nd"
+echo "defects caught by verify: $dc of $nd; clean compiles of their trigger modules equivalent: $ce of $nd"

@@ -15,12 +15,15 @@ kd=$tests/kernels
 
 # ---- completeness of the suite ----
 if [ -d "$kd" ]; then ok; else bad "tests/kernels is missing"; fi
-kernels=$(ls "$kd"/*.c "$kd"/*.cu 2>/dev/null)
+kernels=$(ls "$kd"/*.c "$kd"/*.cu "$kd"/*.py 2>/dev/null)
 n=$(printf '%s\n' "$kernels" | grep -c . )
 [ "$n" -ge 40 ] && ok || bad "only $n kernels in tests/kernels (want >= 40)"
 nc=$(printf '%s\n' "$kernels" | grep -c '\.c$')
 ncu=$(printf '%s\n' "$kernels" | grep -c '\.cu$')
 [ "$nc" -ge 10 ] && [ "$ncu" -ge 10 ] && ok || bad "want >= 10 C and >= 10 CUDA kernels ($nc, $ncu)"
+# KernelBench-style sources: a load_inline CUDA string and its host wrapper
+npy=$(printf '%s\n' "$kernels" | grep -c '\.py$')
+[ "$npy" -ge 3 ] && ok || bad "want >= 3 KernelBench-style .py kernels ($npy)"
 kinds=""
 ncorrect=0
 for k in $kernels; do
@@ -35,6 +38,7 @@ for k in $kernels; do
     *) bad "$(basename "$k"): expect=$exp is neither correct[:note] nor bug:KIND" ;;
   esac
   case $k in *.cu) grep -q 'trench-launch: grid=[0-9,]* block=[0-9,]*' "$k" && ok || bad "$(basename "$k"): no trench-launch line" ;; esac
+  case $k in *.py) grep -q 'load_inline(' "$k" && grep -q 'cuda_sources=' "$k" && ok || bad "$(basename "$k"): no load_inline(cuda_sources=...) call" ;; esac
 done
 nkinds=$(printf '%s\n' $kinds | sort -u | grep -c .)
 [ "$nkinds" -ge 10 ] && ok || bad "only $nkinds bug kinds (want >= 10): $(printf '%s\n' $kinds | sort -u | tr '\n' ' ')"
@@ -101,8 +105,18 @@ expect 1 'random: [1-9][0-9]* of 5 seeds fail' -- "$trench" verify --ref "$kd/ma
 expect 1 'random: [1-9][0-9]* of 20 seeds fail' -- "$trench" verify --ref "$kd/rowmax.hlo" --kernel "$kd/rowmax_init0.c" --random 20
 
 # ---- the built-in compiler's C against its module ----
+# Every registered defect (TRENCH_VERIFY_ALL=1; the default tier: one per
+# element domain and reference feature: f32, integers as bitvectors, bf16
+# through the format conversions, a while loop) is caught on the C of its
+# trigger module, and the same module compiled clean is equivalent.
 root=$(cd "$tests/.." && pwd)
-for n in emit-tail-mask-short fusion-reduce-init-once; do
+defects="emit-tail-mask-short fusion-reduce-init-once emit-unsigned-compare-signed constfold-bf16-truncate while-trip-count-le"
+if [ "${TRENCH_VERIFY_ALL:-0}" = 1 ]; then
+  defects=$("$trench" defects | awk 'NR > 1 {print $1}')
+  [ "$(printf '%s\n' $defects | wc -l)" -ge 25 ] && ok || bad "trench defects lists fewer than 25 defects"
+fi
+for n in $defects; do
+  [ -f "$root/tests/defects/$n.hlo" ] && ok || bad "defect $n has no trigger module in tests/defects"
   "$trench" compile "$root/tests/defects/$n.hlo" -o "$tmp/$n.clean.c" >/dev/null 2>&1 && ok || bad "compile $n"
   "$trench" compile "$root/tests/defects/$n.hlo" --inject "$n" -o "$tmp/$n.bad.c" >/dev/null 2>&1 && ok || bad "compile --inject $n"
   expect 0 '0 counterexamples, 0 unknown' -- "$trench" verify --ref "$root/tests/defects/$n.hlo" --kernel "$tmp/$n.clean.c" --emitted
@@ -117,7 +131,14 @@ expect 2 'expected NAME=VALUE' -- "$trench" verify --ref "$kd/rowsum.hlo" --kern
 
 # ---- usage and bad input ----
 expect 2 'ref REF.hlo is required' -- "$trench" verify --kernel "$kd/matmul_ok.c"
-expect 2 'expected a .c or .cu file' -- "$trench" verify --ref "$kd/matmul.hlo" --kernel "$kd/matmul.hlo"
+expect 2 'expected a .c, .cu or .py file' -- "$trench" verify --ref "$kd/matmul.hlo" --kernel "$kd/matmul.hlo"
+printf 'import torch\nx = 1\n' > "$tmp/noinline.py"
+expect 1 'no load_inline' -- "$trench" verify --ref "$kd/rowsum.hlo" --kernel "$tmp/noinline.py"
+# a .py's recorded launch: announced, and its bundle replays as a .cu
+expect 1 'launch: rowsum_kernel<<<.8,1,1., .8,1,1.>>> recorded from the host wrapper; outputs start arbitrary' -- \
+  "$trench" verify --ref "$kd/rowsum.hlo" --kernel "$kd/rowsum_kb_stale.py" --first --save "$tmp/kb"
+expect 1 '1 counterexamples' -- "$trench" verify --ref "$tmp/kb/module.hlo" --kernel "$tmp/kb/kernel.cu" --first
+expect 0 'outputs start zeroed' -- "$trench" verify --ref "$kd/rowsum.hlo" --kernel "$kd/rowsum_kb_ok.py" --locations 0
 expect 2 'cannot read' -- "$trench" verify --ref "$kd/matmul.hlo" --kernel "$tmp/none.c"
 expect 2 'expected X\[,Y\[,Z\]\]' -- "$trench" verify --ref "$kd/rowsum.hlo" --kernel "$kd/rowsum_smem_ok.cu" --grid 0
 expect 2 'expected 2 indices' -- "$trench" verify --ref "$kd/matmul.hlo" --kernel "$kd/matmul_ok.c" --locations '9,0'

@@ -18,7 +18,7 @@ static int run(int argc, char **argv);
 
 const cli_cmd cli_cmd_verify = {
   "verify", "check a C or CUDA kernel against a reference for all inputs",
-  "Usage: trench verify --ref REF.hlo --kernel K.c|K.cu [OPTIONS]\n"
+  "Usage: trench verify --ref REF.hlo --kernel K.c|K.cu|K.py [OPTIONS]\n"
   "\n"
   "Executes the kernel symbolically over its LLVM IR (clang-14 compiles it)\n"
   "and evaluates the HLO reference symbolically, for chosen output\n"
@@ -30,11 +30,14 @@ const cli_cmd cli_cmd_verify = {
   "races are reported for the whole kernel, each confirmed concretely.\n"
   "The kernel is void kernel(T *in0, ..., float *out0, ...): one pointer\n"
   "per reference parameter, then one per output, shapes those of the\n"
-  "reference (docs/VERIFY.md).\n"
+  "reference (docs/VERIFY.md). A .py is a KernelBench-style source: its\n"
+  "load_inline CUDA string is extracted, its host wrapper run natively on\n"
+  "tensors of the reference's shapes to record the launch, which is checked.\n"
   "\n"
   "Options:\n"
   "      --ref FILE        the HLO reference module\n"
-  "      --kernel FILE     the kernel: .c (C11) or .cu (CUDA device code)\n"
+  "      --kernel FILE     the kernel: .c (C11), .cu (CUDA device code) or .py\n"
+  "                        (load_inline CUDA with a torch host wrapper)\n"
   "      --grid X[,Y[,Z]]  CUDA grid (default: a 'trench-launch: grid=..'\n"
   "                        line in the kernel file)\n"
   "      --block X[,Y[,Z]] CUDA block (likewise 'block=..')\n"

@@ -14,10 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* SV_FBITS: an integer holding the bit pattern of float data (e), as code
+/* SV_FBITS: an integer holding the bit pattern of float data (e) of the
+ * float type buf - 1 (f32, f64, or a narrow format such as bf16), as code
  * that moves floats through integer copies makes; it may be widened,
- * narrowed back, stored and reinterpreted as a float, nothing else. */
-enum { SV_NONE, SV_INT, SV_PTR, SV_F, SV_B, SV_FBITS };
+ * narrowed back to the format's width, masked to it, stored, decoded and
+ * reinterpreted as a float, nothing else. A float cell stored from one
+ * keeps its format in buf. */
+/* SV_PACK: several whole cells moved as one wider integer (a memcpy of
+ * two floats becomes one 8-byte load and store); i indexes the run's
+ * packs. It may only be stored back. */
+/* SV_BV: integer data, a bitvector vx of the value's width. */
+enum { SV_NONE, SV_INT, SV_PTR, SV_F, SV_B, SV_FBITS, SV_PACK, SV_BV };
 typedef struct {
   uint8_t k;
   uint8_t sz;     /* bytes when in memory */
@@ -65,6 +72,8 @@ typedef struct {
   int idec;
   bool failed;
   int nthreads;         /* per block */
+  struct pack { int n; int64_t at[16]; sval part[16]; } *packs;
+  int npacks;
 } run;
 
 static bool fail(run *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -93,6 +102,17 @@ static uint64_t zext(int64_t v, int bits) {
 
 static sval sv_int(int64_t v, int bits) { sval s = {SV_INT, 0, 0, sext(v, bits), NULL}; return s; }
 static sval sv_f(vx *e) { sval s = {SV_F, 0, 0, 0, e}; return s; }
+/* Integer data; a constant result is a plain integer again. */
+static sval sv_bv(vx *e) {
+  if (e->kind == VX_BVC) return sv_int(e->a, e->w);
+  sval s = {SV_BV, 0, 0, 0, e};
+  return s;
+}
+static sval sv_b(vx *e) {
+  if (e->kind == VX_CONST) return sv_int(e->c != 0, 1);
+  sval s = {SV_B, 0, 0, 0, e};
+  return s;
+}
 
 static int new_buf(run *R, int64_t bytes, int param) {
   if (R->nbufs == R->capbufs) {
@@ -153,7 +173,7 @@ static int gthread(run *R, const thread *T) { return R->blin * R->nthreads + T->
 
 static void race_check(run *R, int b, int64_t off, int64_t size, const thread *T, bool write) {
   mbuf *B = &R->bufs[b];
-  if (!B->w_thr) return;
+  if (!B->w_thr || !T) return;
   int me = gthread(R, T) + 1;
   int ep = R->blin * 65536 + R->epoch + 1;
   for (int64_t o = off; o < off + size; o += size) {
@@ -202,9 +222,17 @@ static sval entry_value(run *R, int b, int64_t off, const vinst *I) {
       return sv_int(tr_tensor_get_i(t, (size_t)e), es * 8);
     }
     if (isf && !B->is_out) return sv_f(vx_sym(R->cx, p, e));
+    if (B->is_out && cfg->zero_out) return isf ? sv_f(vx_const(R->cx, 0)) : sv_int(0, es * 8);
     if (isf) return sv_f(undef(R, p, off));
-    fail(R, "integer buffer %d has no values", p);
-    return sv_int(0, 32);
+    if (cfg->concrete) { fail(R, "integer buffer %d has no values", p); return sv_int(0, 32); }
+    /* integer data: a symbol of the element type's width, extended to
+     * its storage as the type is (sign for signed types) */
+    tr_dtype dt = cfg->dtype[p];
+    int w = tr_dtypes[dt].bits;
+    if (dt == TR_DT_PRED) w = 1;
+    vx *v = B->is_out ? vx_bvundef(R->cx, p, off, es * 8) : vx_bvsym(R->cx, p, e, w);
+    if (v->w < es * 8) v = vx_bv(R->cx, tr_dtypes[dt].kind == TR_DK_SINT ? BV_SEXT : BV_ZEXT, es * 8, v, NULL);
+    return sv_bv(v);
   }
   if (B->shared)
     issue(R, VK_ISSUE_UNINIT_SHARED, b, off, "shared memory read before any thread wrote it");
@@ -214,6 +242,78 @@ static sval entry_value(run *R, int b, int64_t off, const vinst *I) {
 }
 
 static void note_write(run *R, int p, int64_t e);
+
+/* Memory is a cell per start offset (cells never overlap): loads and
+ * stores of one size meet whole cells. Where sizes differ (bytes copied
+ * one by one, a constant table of bytes read as a float, a float stored
+ * and read back as its bits) the bytes of concrete cells are assembled;
+ * only data (symbolic values) must be read with the size it was written. */
+
+/* The start of the cell covering byte o, or -1. */
+static int64_t cover(const mbuf *B, int64_t o) {
+  for (int64_t s = o; s >= 0 && s > o - 16; s--)
+    if (B->cell[s].k != SV_NONE) return s + (B->cell[s].sz ? B->cell[s].sz : 1) > o ? s : -1;
+  return -1;
+}
+
+/* The bytes of a concrete cell (little-endian), false for data. */
+static bool cell_bytes(const sval *c, unsigned char *b) {
+  int sz = c->sz ? c->sz : 1;
+  if (sz > 8) return false;
+  if (c->k == SV_INT) {
+    for (int i = 0; i < sz; i++) b[i] = (unsigned char)((uint64_t)c->i >> (8 * i));
+    return true;
+  }
+  if (c->k == SV_F && c->e->kind == VX_CONST && (sz == 4 || sz == 8)) {
+    if (sz == 4) { float f = (float)c->e->c; memcpy(b, &f, 4); }
+    else { double f = c->e->c; memcpy(b, &f, 8); }
+    return true;
+  }
+  return false;
+}
+
+/* A value of class mty and sz bytes from concrete bytes. */
+static sval from_bytes(run *R, const unsigned char *b, int64_t sz, vtype mty, int mbits) {
+  if (mty == VT_F32 && sz == 4) { float f; memcpy(&f, b, 4); return sv_f(vx_const(R->cx, f)); }
+  if (mty == VT_F64 && sz == 8) { double f; memcpy(&f, b, 8); return sv_f(vx_const(R->cx, f)); }
+  uint64_t u = 0;
+  for (int64_t i = 0; i < sz && i < 8; i++) u |= (uint64_t)b[i] << (8 * i);
+  return sv_int((int64_t)u, mbits ? mbits : (int)sz * 8);
+}
+
+/* Splits the concrete cell at s into byte cells; false when it is data. */
+static bool split_cell(mbuf *B, int64_t s) {
+  unsigned char b[8];
+  int sz = B->cell[s].sz ? B->cell[s].sz : 1;
+  if (sz == 1) return true;
+  if (!cell_bytes(&B->cell[s], b)) return false;
+  for (int i = 0; i < sz; i++) { B->cell[s + i] = sv_int(b[i], 8); B->cell[s + i].sz = 1; }
+  return true;
+}
+
+/* Whole cells tiling [off, off + sz) with data among them, read as an
+ * integer: a pack; SV_NONE otherwise. */
+static sval pack_cells(run *R, const mbuf *B, int64_t off, int64_t sz, const vinst *I) {
+  sval none = {0};
+  if (I->mty != VT_INT) return none;
+  struct pack P = {0};
+  bool data = false;
+  for (int64_t o = off; o < off + sz;) {
+    const sval *c = &B->cell[o];
+    int csz = c->sz ? c->sz : 1;
+    if (c->k == SV_NONE || o + csz > off + sz || P.n == 16) return none;
+    unsigned char b[8];
+    data |= !cell_bytes(c, b);
+    P.at[P.n] = o - off;
+    P.part[P.n++] = *c;
+    o += csz;
+  }
+  if (!data) return none;
+  R->packs = tr_xrealloc(R->packs, (size_t)(R->npacks + 1) * sizeof *R->packs);
+  R->packs[R->npacks] = P;
+  sval v = {SV_PACK, 0, 0, R->npacks++, NULL};
+  return v;
+}
 
 static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
   if (p.k != SV_PTR || p.buf < 0) { fail(R, "load through a null or non-pointer value"); return sv_int(0, 32); }
@@ -228,24 +328,61 @@ static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
   }
   if (R->k->cuda) race_check(R, p.buf, off, sz, T, false);
   sval c = B->cell[off];
-  if (c.k == SV_NONE) {
+  bool fresh = c.k == SV_NONE && cover(B, off) < 0;
+  for (int64_t o = off + 1; o < off + sz && fresh; o++) fresh = B->cell[o].k == SV_NONE;
+  if (fresh) {
     c = entry_value(R, p.buf, off, I);
     c.sz = (uint8_t)sz;
     if (B->param < 0 || !B->is_out) B->cell[off] = c;
-  } else if (c.sz != sz) {
-    bool zero = true;
-    for (int64_t o = off; o < off + sz && zero; o++)
-      zero = B->cell[o].k == SV_INT && B->cell[o].sz == 1 && B->cell[o].i == 0;
-    if (!zero) { fail(R, "mixed-size memory access at byte %lld", (long long)off); return sv_int(0, 32); }
-    c = sv_int(0, 64);
+  } else if (c.k == SV_NONE || c.sz != sz) {
+    /* assembled from the bytes of concrete cells */
+    unsigned char b[16];
+    if (sz > 16) { fail(R, "a memory access of %lld bytes", (long long)sz); return sv_int(0, 32); }
+    int64_t s0 = cover(B, off);
+    if (s0 >= 0 && B->cell[s0].k == SV_BV && I->mty == VT_INT && off + sz <= s0 + B->cell[s0].sz) {
+      /* bytes of integer data: shift and truncate */
+      vx *e = B->cell[s0].e;
+      if (off > s0) e = vx_bv(R->cx, BV_LSHR, e->w, e, vx_bvconst(R->cx, (uint64_t)(8 * (off - s0)), e->w));
+      return sv_bv(vx_bv(R->cx, BV_TRUNC, (int)sz * 8, e, NULL));
+    }
+    sval pk = pack_cells(R, B, off, sz, I);
+    if (pk.k == SV_PACK) return pk;
+    for (int64_t o = off; o < off + sz;) {
+      int64_t s = cover(B, o);
+      unsigned char cb[8];
+      if (s < 0 || !cell_bytes(&B->cell[s], cb)) {
+        fail(R, "data read with another size than it was written at byte %lld (a %d-byte read)", (long long)off, (int)sz);
+        return sv_int(0, 32);
+      }
+      int csz = B->cell[s].sz ? B->cell[s].sz : 1;
+      for (; o < s + csz && o < off + sz; o++) b[o - off] = cb[o - s];
+    }
+    return from_bytes(R, b, sz, I->mty, I->mbits);
   }
   if ((I->mty == VT_F32 || I->mty == VT_F64) && c.k == SV_INT) {
-    if (c.i != 0) { fail(R, "float read of integer bits"); return sv_int(0, 32); }
-    return sv_f(vx_const(R->cx, 0));
+    unsigned char b[8];
+    if (!cell_bytes(&c, b)) { fail(R, "float read of a pointer"); return sv_int(0, 32); }
+    return from_bytes(R, b, sz, I->mty, 0);
+  }
+  if (I->mty == VT_INT && c.k == SV_F && c.e->kind == VX_CONST && (sz == 4 || sz == 8)) {
+    unsigned char b[8];
+    cell_bytes(&c, b);
+    return from_bytes(R, b, sz, VT_INT, I->mbits);
   }
   if (I->mty == VT_INT && c.k == SV_F) {
-    if (sz != 4 && sz != 8) { fail(R, "integer read of float data"); return sv_int(0, 32); }
+    int dt = c.buf ? c.buf - 1 : sz == 4 ? TR_DT_F32 : sz == 8 ? TR_DT_F64 : -1;
+    if (dt < 0 && B->param >= 0 && tr_dtype_is_float(R->cfg->dtype[B->param]) &&
+        tr_dtype_size(R->cfg->dtype[B->param]) == sz)
+      dt = R->cfg->dtype[B->param];
+    if (dt < 0 || tr_dtype_size((tr_dtype)dt) != sz) { fail(R, "integer read of float data"); return sv_int(0, 32); }
     c.k = SV_FBITS;
+    c.buf = dt + 1;
+    c.sz = 0;
+    return c;
+  }
+  if (c.k == SV_BV) {
+    if (I->mty != VT_INT) { fail(R, "a float or pointer read of integer data"); return sv_int(0, 32); }
+    if (c.e->w != I->mbits) return sv_bv(vx_bv(R->cx, BV_TRUNC, I->mbits, c.e, NULL));
     c.sz = 0;
     return c;
   }
@@ -266,6 +403,32 @@ static void mem_store(run *R, const thread *T, sval p, sval v, const vinst *I) {
   if (R->k->cuda) race_check(R, p.buf, off, sz, T, true);
   if (v.k == SV_B) { fail(R, "a comparison of data is stored to memory"); return; }
   if (v.k == SV_FBITS) v.k = SV_F;
+  if (v.k == SV_PACK) {
+    struct pack P = R->packs[v.i];
+    for (int j = 0; j < P.n; j++) {
+      vinst pi = *I;
+      pi.size = P.part[j].sz ? P.part[j].sz : 1;
+      sval q = p;
+      q.i += P.at[j];
+      if (p.i + P.at[j] + pi.size > p.i + sz) { fail(R, "a pack stored with a narrower size"); return; }
+      mem_store(R, T, q, P.part[j], &pi);
+    }
+    return;
+  }
+  /* cells this store overlaps in part keep their other bytes */
+  int64_t s0 = cover(B, off);
+  if (s0 >= 0 && s0 < off && !split_cell(B, s0)) { fail(R, "a store into the middle of data at byte %lld", (long long)off); return; }
+  for (int64_t o = off + 1; o < off + sz; o++) {
+    if (B->cell[o].k == SV_NONE) continue;
+    int csz = B->cell[o].sz ? B->cell[o].sz : 1;
+    if (o + csz > off + sz && !split_cell(B, o)) { fail(R, "a store over part of data at byte %lld", (long long)o); return; }
+    B->cell[o].k = SV_NONE;
+  }
+  if (B->cell[off].k != SV_NONE && B->cell[off].sz > sz && !split_cell(B, off)) {
+    fail(R, "a store over part of data at byte %lld", (long long)off);
+    return;
+  }
+  for (int64_t o = off + 1; o < off + sz; o++) B->cell[o].k = SV_NONE;
   v.sz = (uint8_t)sz;
   B->cell[off] = v;
   if (B->param >= 0 && B->is_out) note_write(R, B->param, off / (int)tr_dtype_size(R->cfg->dtype[B->param]));
@@ -327,6 +490,7 @@ static vx *round_f(run *R, vx *e, vtype ty) {
 /* A boolean value as a concrete 0/1 (deciding when it is data). */
 static int64_t truth(run *R, sval c) {
   if (c.k == SV_INT) return c.i & 1;
+  if (c.k == SV_BV) return decide(R, vx_bv(R->cx, BV_EQ, 0, vx_bv(R->cx, BV_TRUNC, 1, c.e, NULL), vx_bvconst(R->cx, 1, 1)));
   if (c.k == SV_B) return decide(R, c.e);
   fail(R, "branch on a non-boolean value");
   return 0;
@@ -346,6 +510,17 @@ static sval gep(run *R, thread *T, const vinst *I) {
   return p;
 }
 
+/* An integer operand as a bitvector of width w (a boolean as 0/1). */
+static vx *as_bv(run *R, sval s, int w) {
+  if (s.k == SV_BV) {
+    if (s.e->w == w) return s.e;
+    return vx_bv(R->cx, s.e->w < w ? BV_ZEXT : BV_TRUNC, w, s.e, NULL);
+  }
+  if (s.k == SV_B) return vx_ite(R->cx, s.e, vx_bvconst(R->cx, 1, w), vx_bvconst(R->cx, 0, w));
+  if (s.k != SV_INT) fail(R, "integer data mixed with a pointer or float");
+  return vx_bvconst(R->cx, (uint64_t)s.i, w);
+}
+
 static sval icmp(run *R, const vinst *I, sval a, sval b) {
   if (a.k == SV_PTR || b.k == SV_PTR) {
     if (a.k == SV_PTR && b.k == SV_PTR && a.buf == b.buf) { a.k = b.k = SV_INT; }
@@ -353,6 +528,24 @@ static sval icmp(run *R, const vinst *I, sval a, sval b) {
       bool eq = a.k == b.k && a.buf == b.buf && a.i == b.i;
       return sv_int(I->pred == LLVMIntEQ ? eq : !eq, 1);
     } else { fail(R, "comparison of pointers into different buffers"); return sv_int(0, 1); }
+  }
+  if ((a.k == SV_BV || b.k == SV_BV) && (a.k == SV_INT || a.k == SV_BV || a.k == SV_B) &&
+      (b.k == SV_INT || b.k == SV_BV || b.k == SV_B)) {
+    int w = I->srcbits ? I->srcbits : a.k == SV_BV ? a.e->w : b.e->w;
+    vx *x = as_bv(R, a, w), *y = as_bv(R, b, w);
+    vx_ctx *cx = R->cx;
+    switch ((LLVMIntPredicate)I->pred) {
+    case LLVMIntEQ: return sv_b(vx_bv(cx, BV_EQ, 0, x, y));
+    case LLVMIntNE: return sv_b(vx_not(cx, vx_bv(cx, BV_EQ, 0, x, y)));
+    case LLVMIntULT: return sv_b(vx_bv(cx, BV_ULT, 0, x, y));
+    case LLVMIntULE: return sv_b(vx_bv(cx, BV_ULE, 0, x, y));
+    case LLVMIntUGT: return sv_b(vx_bv(cx, BV_ULT, 0, y, x));
+    case LLVMIntUGE: return sv_b(vx_bv(cx, BV_ULE, 0, y, x));
+    case LLVMIntSLT: return sv_b(vx_bv(cx, BV_SLT, 0, x, y));
+    case LLVMIntSLE: return sv_b(vx_bv(cx, BV_SLE, 0, x, y));
+    case LLVMIntSGT: return sv_b(vx_bv(cx, BV_SLT, 0, y, x));
+    default: return sv_b(vx_bv(cx, BV_SLE, 0, y, x));
+    }
   }
   if (a.k != SV_INT || b.k != SV_INT) { fail(R, "integer comparison of data"); return sv_int(0, 1); }
   int bits = 64;
@@ -415,11 +608,31 @@ static sval ibin(run *R, const vinst *I, sval a, sval b) {
       return s;
     }
   }
+  if ((a.k == SV_BV || b.k == SV_BV) && a.k != SV_PTR && b.k != SV_PTR && a.k != SV_FBITS && b.k != SV_FBITS) {
+    vx *x = as_bv(R, a, bits), *y = as_bv(R, b, bits);
+    vx_bvop op;
+    switch (I->op) {
+    case LLVMAdd: op = BV_ADD; break;
+    case LLVMSub: op = BV_SUB; break;
+    case LLVMMul: op = BV_MUL; break;
+    case LLVMShl: op = BV_SHL; break;
+    case LLVMLShr: op = BV_LSHR; break;
+    case LLVMAShr: op = BV_ASHR; break;
+    case LLVMAnd: op = BV_AND; break;
+    case LLVMOr: op = BV_OR; break;
+    case LLVMXor: op = BV_XOR; break;
+    default: fail(R, "integer division of data"); return sv_int(0, bits);
+    }
+    return sv_bv(vx_bv(R->cx, op, bits, x, y));
+  }
   if (a.k == SV_B) a = sv_int(truth(R, a), 1);
   if (b.k == SV_B) b = sv_int(truth(R, b), 1);
-  if (a.k == SV_FBITS && b.k == SV_INT && I->op == LLVMAnd && (b.i & 0xffffffff) == 0xffffffff) return a;
+  if (a.k == SV_FBITS && b.k == SV_INT && I->op == LLVMAnd) {
+    uint64_t m = vx_bvmask(tr_dtypes[a.buf - 1].bits);
+    if (((uint64_t)b.i & m) == m) return a; /* a mask that keeps the format's bits */
+  }
   if (a.k == SV_FBITS && b.k == SV_INT && I->op == LLVMXor &&
-      (zext(b.i, 32) == 0x80000000u || (uint64_t)b.i == UINT64_C(0x8000000000000000))) {
+      ((uint64_t)b.i & vx_bvmask(tr_dtypes[a.buf - 1].bits)) == (uint64_t)1 << (tr_dtypes[a.buf - 1].bits - 1)) {
     a.e = vx_neg(R->cx, a.e); /* flipping the sign bit negates */
     return a;
   }
@@ -471,12 +684,38 @@ static sval fbin(run *R, const vinst *I, sval a, sval b) {
 
 static sval cast(run *R, thread *T, const vinst *I) {
   sval a = oper(R, T, &I->ops[0]);
+  if (a.k == SV_PACK) {
+    if (I->op == LLVMFreeze || (I->op == LLVMBitCast && I->ty == VT_INT)) return a;
+    fail(R, "arithmetic on several data cells moved as one integer");
+    return sv_int(0, I->bits);
+  }
   if (a.k == SV_FBITS) {
     /* float bits: widening, narrowing back and reinterpreting only */
     if (I->op == LLVMZExt || I->op == LLVMSExt || I->op == LLVMFreeze) return a;
-    if (I->op == LLVMTrunc && I->bits >= 32) return a;
-    if (I->op == LLVMBitCast && (I->ty == VT_F32 || I->ty == VT_F64)) { a.k = SV_F; return a; }
+    if (I->op == LLVMTrunc && I->bits >= tr_dtypes[a.buf - 1].bits) return a;
+    if (I->op == LLVMBitCast && ((I->ty == VT_F32 && a.buf - 1 == TR_DT_F32) || (I->ty == VT_F64 && a.buf - 1 == TR_DT_F64))) {
+      a.k = SV_F;
+      return a;
+    }
     fail(R, "arithmetic on the bits of float data");
+    return sv_int(0, I->bits);
+  }
+  if (a.k == SV_BV || (a.k == SV_B && (I->op == LLVMZExt || I->op == LLVMSExt) && I->bits > 1)) {
+    vx_ctx *cx = R->cx;
+    vx *e = a.k == SV_B ? vx_bv(cx, BV_TRUNC, 1, as_bv(R, a, 8), NULL) : a.e;
+    switch (I->op) {
+    case LLVMZExt: return sv_bv(vx_bv(cx, BV_ZEXT, I->bits, e, NULL));
+    case LLVMSExt: return sv_bv(vx_bv(cx, BV_SEXT, I->bits, e, NULL));
+    case LLVMTrunc:
+      if (I->bits == 1) return sv_b(vx_bv(cx, BV_EQ, 0, vx_bv(cx, BV_TRUNC, 1, e, NULL), vx_bvconst(cx, 1, 1)));
+      return sv_bv(vx_bv(cx, BV_TRUNC, I->bits, e, NULL));
+    case LLVMSIToFP: return sv_f(vx_bv(cx, BV_SREAL, 0, e, NULL));
+    case LLVMUIToFP: return sv_f(vx_bv(cx, BV_UREAL, 0, e, NULL));
+    case LLVMFreeze: return a;
+    case LLVMBitCast: if (I->ty == VT_INT) return a; break;
+    default: break;
+    }
+    fail(R, "a conversion of integer data (cast %d)", (int)I->op);
     return sv_int(0, I->bits);
   }
   switch (I->op) {
@@ -561,6 +800,14 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
   vx_ctx *cx = R->cx;
   sval a0 = I->nops > 0 ? oper(R, T, &I->ops[0]) : sv_int(0, 32);
   sval a1 = I->nops > 1 ? oper(R, T, &I->ops[1]) : sv_int(0, 32);
+  bool iminmax = I->call == VC_SMAX || I->call == VC_SMIN || I->call == VC_UMAX || I->call == VC_UMIN || I->call == VC_IABS;
+  if (iminmax && (a0.k == SV_BV || a1.k == SV_BV)) {
+    vx *x = as_bv(R, a0, I->bits), *y = I->call == VC_IABS ? vx_bvconst(cx, 0, I->bits) : as_bv(R, a1, I->bits);
+    vx *lt = vx_bv(cx, I->call == VC_UMAX || I->call == VC_UMIN ? BV_ULT : BV_SLT, 0, x, y);
+    if (I->call == VC_IABS) return sv_bv(vx_ite(cx, lt, vx_bv(cx, BV_SUB, I->bits, y, x), x));
+    bool mx = I->call == VC_SMAX || I->call == VC_UMAX;
+    return sv_bv(vx_ite(cx, lt, mx ? y : x, mx ? x : y));
+  }
   switch (I->call) {
   case VC_NOP: return sv_int(0, 32);
   case VC_FMA: {
@@ -644,6 +891,36 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
     mem_store(R, T, a0, sv_f(vx_add(cx, as_f(R, old), as_f(R, a1))), &li);
     return old;
   }
+  case VC_COPYSIGN: {
+    vx *x = vx_abs(cx, as_f(R, a0)), *y = as_f(R, a1);
+    return sv_f(vx_ite(cx, vx_lt(cx, y, vx_const(cx, 0)), vx_neg(cx, x), x));
+  }
+  case VC_NF_FROM: case VC_NF_TO: {
+    /* the emitted unit's float-format conversions (docs/VERIFY.md): over
+     * the reals the value is kept, as for every rounding */
+    int64_t fp[5];
+    for (int j = 0; j < 5; j++) {
+      sval q = oper(R, T, &I->ops[1 + j]);
+      if (q.k != SV_INT) { fail(R, "a float format that depends on data"); return a0; }
+      fp[j] = q.i;
+    }
+    int dt = -1;
+    for (int t = 0; t < TR_DT_COUNT && dt < 0; t++)
+      if (tr_dtypes[t].kind == TR_DK_FLOAT && tr_dtypes[t].bits == fp[0] && tr_dtypes[t].ebits == fp[1] &&
+          tr_dtypes[t].mbits == fp[2] && tr_dtypes[t].bias == fp[3] && (int64_t)tr_dtypes[t].fstyle == fp[4])
+        dt = t;
+    if (dt < 0) { fail(R, "a float format trench does not know"); return a0; }
+    if (I->call == VC_NF_FROM) {
+      vx *v = as_f(R, a0);
+      if (v->kind == VX_CONST) return sv_int((int64_t)tr_float_from_double((tr_dtype)dt, v->c), 64);
+      sval r = {SV_FBITS, 0, dt + 1, 0, v};
+      return r;
+    }
+    if (a0.k == SV_INT) return sv_f(vx_const(cx, tr_float_to_double((tr_dtype)dt, zext(a0.i, (int)fp[0]))));
+    if (a0.k == SV_FBITS) return sv_f(a0.e);
+    fail(R, "a float decoded from integer data");
+    return sv_f(vx_const(cx, 0));
+  }
   case VC_TRAP: fail(R, "the kernel trapped"); return sv_int(0, 32);
   case VC_MALLOC: case VC_CALLOC: {
     int64_t n = I->call == VC_CALLOC ? a0.i * a1.i : a0.i;
@@ -707,6 +984,11 @@ static void step_thread(run *R, thread *T) {
       sval c = oper(R, T, &I->ops[0]);
       sval a = oper(R, T, &I->ops[1]), b = oper(R, T, &I->ops[2]);
       if (c.k == SV_B && (I->ty == VT_F32 || I->ty == VT_F64)) v = sv_f(vx_ite(R->cx, c.e, as_f(R, a), as_f(R, b)));
+      else if (c.k == SV_B && I->ty == VT_INT && I->bits > 1 && a.k != SV_PTR && b.k != SV_PTR && a.k != SV_FBITS &&
+               b.k != SV_FBITS && a.k != SV_PACK && b.k != SV_PACK)
+        v = sv_bv(vx_ite(R->cx, c.e, as_bv(R, a, I->bits), as_bv(R, b, I->bits)));
+      else if (c.k == SV_BV) v = truth(R, c) ? a : b;
+      else if (c.k == SV_INT && (a.k == SV_BV || b.k == SV_BV)) v = (c.i & 1) ? a : b;
       else if (c.k == SV_B && a.k == SV_B && b.k == SV_B) {
         v = a; v.e = vx_or(R->cx, vx_and(R->cx, c.e, a.e), vx_and(R->cx, vx_not(R->cx, c.e), b.e));
       } else v = truth(R, c) ? a : b;
@@ -917,16 +1199,30 @@ tr_status vk_run(const vk_kernel *k, vx_ctx *cx, const vk_run_cfg *cfg, vk_resul
     if (!cfg->is_out[p]) continue;
     int es = (int)tr_dtype_size(cfg->dtype[p]);
     r->val[p] = tr_xcalloc((size_t)cfg->count[p] + 1, sizeof **r->val);
-    for (int64_t e = 0; e < cfg->count[p]; e++) {
+    bool isf = tr_dtype_is_float(cfg->dtype[p]);
+    for (int64_t e = 0; e < cfg->count[p] && !R.failed; e++) {
       sval c = R.bufs[p].cell[e * es];
-      if (c.k == SV_F) r->val[p][e] = c.e;
-      else if (c.k == SV_INT && c.i == 0) r->val[p][e] = vx_const(cx, 0);
+      if (isf) {
+        if (c.k == SV_F) r->val[p][e] = c.e;
+        else if (c.k == SV_INT && c.i == 0) r->val[p][e] = vx_const(cx, 0);
+        else if (c.k == SV_NONE && cfg->zero_out) r->val[p][e] = vx_const(cx, 0); /* never written, zeroed */
+        continue;
+      }
+      /* integers: the element's bytes as one value (never written: its
+       * entry value) */
+      vinst li = {0};
+      li.mty = VT_INT; li.size = es; li.mbits = es * 8;
+      sval at = {SV_PTR, 0, p, e * es, NULL};
+      sval v = mem_load(&R, NULL, at, &li);
+      if (v.k == SV_INT) r->val[p][e] = vx_bvconst(cx, (uint64_t)v.i, es * 8);
+      else if (v.k == SV_BV) r->val[p][e] = v.e;
     }
   }
   r->steps = R.steps;
   for (int b = 0; b < R.nbufs; b++) free_buf(&R.bufs[b]);
   free(R.bufs);
   free(R.gbuf);
+  free(R.packs);
   if (R.failed && r->st == TR_OK) r->st = TR_ERR_UNSUPPORTED;
   return r->st;
 }

@@ -209,12 +209,18 @@ static voper decode_oper(dec *D, LLVMValueRef v) {
   return o;
 }
 
+/* nf_from(double, nb, eb, mb, bias, style) and nf_to(bits, ...): the
+ * float-format conversions of trench's C emitter (src/comp). */
+static bool is_nf_conv(LLVMValueRef f, const char *nm) {
+  return LLVMCountParams(f) == 6 && (strcmp(nm, "nf_from") == 0 || strcmp(nm, "nf_to") == 0);
+}
+
 static vcall classify_call(const char *nm, int *fn) {
   static const struct { const char *name; vcall c; int fn; } tab[] = {
     {"llvm.fmuladd.", VC_FMA, 0}, {"llvm.fma.", VC_FMA, 0},
     {"llvm.maxnum.", VC_MAXNUM, 0}, {"llvm.minnum.", VC_MINNUM, 0},
     {"llvm.maximum.", VC_MAXNUM, 0}, {"llvm.minimum.", VC_MINNUM, 0},
-    {"llvm.fabs.", VC_FABS, 0}, {"llvm.sqrt.", VC_FN, VX_FN_SQRT},
+    {"llvm.fabs.", VC_FABS, 0}, {"llvm.sqrt.", VC_FN, VX_FN_SQRT}, {"llvm.copysign.", VC_COPYSIGN, 0},
     {"llvm.exp.", VC_FN, VX_FN_EXP}, {"llvm.log.", VC_FN, VX_FN_LOG},
     {"llvm.sin.", VC_FN, VX_FN_SIN}, {"llvm.cos.", VC_FN, VX_FN_COS},
     {"llvm.pow.", VC_POW, 0},
@@ -242,6 +248,7 @@ static vcall classify_call(const char *nm, int *fn) {
     {"erf", VC_FN, VX_FN_ERF}, {"log1pf", VC_FN, VX_FN_LOG1P}, {"expm1f", VC_FN, VX_FN_EXPM1},
     {"fmaxf", VC_MAXNUM, 0}, {"fmax", VC_MAXNUM, 0}, {"fminf", VC_MINNUM, 0}, {"fmin", VC_MINNUM, 0},
     {"fabsf", VC_FABS, 0}, {"fabs", VC_FABS, 0}, {"rsqrtf", VC_RSQRT, 0},
+    {"copysign", VC_COPYSIGN, 0}, {"copysignf", VC_COPYSIGN, 0},
     {"fmaf", VC_FMA, 0}, {"fma", VC_FMA, 0}, {"powf", VC_POW, 0},
     {"memcpy", VC_MEMCPY, 0}, {"memmove", VC_MEMCPY, 0}, {"memset", VC_MEMSET, 0},
     {"malloc", VC_MALLOC, 0}, {"calloc", VC_CALLOC, 0}, {"free", VC_NOP, 0},
@@ -281,7 +288,13 @@ static vinst *decode_inst(dec *D, LLVMValueRef in, LLVMOpcode op) {
   }
   for (int i = 0; i < n; i++) I->ops[i] = decode_oper(D, LLVMGetOperand(in, (unsigned)i));
   switch (op) {
-  case LLVMICmp: I->pred = LLVMIsAInstruction(in) ? (int)LLVMGetICmpPredicate(in) : (int)LLVMGetICmpPredicate(in); break;
+  case LLVMICmp: {
+    int b;
+    I->pred = (int)LLVMGetICmpPredicate(in);
+    classify(LLVMTypeOf(LLVMGetOperand(in, 0)), &b);
+    I->srcbits = b; /* the operands' width */
+    break;
+  }
   case LLVMFCmp: I->pred = (int)LLVMGetFCmpPredicate(in); break;
   case LLVMLoad:
     I->mty = classify(LLVMTypeOf(in), &I->mbits);
@@ -336,6 +349,11 @@ static vinst *decode_inst(dec *D, LLVMValueRef in, LLVMOpcode op) {
     const char *nm = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &nl) : "";
     I->nops = n - 1; /* the callee is the last operand */
     I->call = classify_call(nm, &I->fn);
+    /* the float-format conversions of trench's C emitter (src/comp):
+     * nf_from(double, nb, eb, mb, bias, style) and nf_to(bits, ...) are
+     * taken as the formats' conversions, not run (docs/VERIFY.md) */
+    if (I->call == VC_NONE && LLVMIsAFunction(callee) && is_nf_conv(callee, nm))
+      I->call = nm[3] == 'f' ? VC_NF_FROM : VC_NF_TO;
     if (I->call == VC_NONE && LLVMIsAFunction(callee) && LLVMCountBasicBlocks(callee) > 0) {
       I->call = VC_USER;
       I->fn = func_index(D, callee);
@@ -427,7 +445,12 @@ static tr_status decode_module(vk_kernel *k, tr_diag *d) {
     return TR_ERR_INVALID;
   }
   if (k->entry < 0) k->entry = 0;
-  for (int i = 0; i < k->nfuncs; i++) decode_func(&D, D.fvals[i], &k->funcs[i]);
+  for (int i = 0; i < k->nfuncs; i++) {
+    size_t nl;
+    const char *nm = LLVMGetValueName2(D.fvals[i], &nl);
+    if (is_nf_conv(D.fvals[i], nm)) { k->funcs[i].name = nm; continue; } /* taken as a summary, never run */
+    decode_func(&D, D.fvals[i], &k->funcs[i]);
+  }
   free(D.fvals);
   free(D.gvals);
   return D.bad ? TR_ERR_UNSUPPORTED : TR_OK;

@@ -92,6 +92,7 @@ static void put(tz *T, uint32_t id, Z3_ast a) {
 }
 
 static Z3_ast tr(tz *T, const vx *e);
+static Z3_ast tr_bv(tz *T, const vx *e);
 
 static Z3_ast nary(tz *T, const vx *e, Z3_ast (*f)(Z3_context, unsigned, const Z3_ast[])) {
   Z3_ast *a = tr_xmalloc((size_t)e->n * sizeof *a);
@@ -127,10 +128,40 @@ static Z3_ast mk_exp(tz *T, const vx *arg) {
   return r;
 }
 
+static Z3_ast tr_bv(tz *T, const vx *e) {
+  Z3_context z = T->z;
+  Z3_ast a = tr(T, e->k[0]), b = e->n > 1 ? tr(T, e->k[1]) : NULL;
+  int aw = e->k[0]->w;
+  switch ((vx_bvop)e->a) {
+  case BV_ADD: return Z3_mk_bvadd(z, a, b);
+  case BV_SUB: return Z3_mk_bvsub(z, a, b);
+  case BV_MUL: return Z3_mk_bvmul(z, a, b);
+  case BV_AND: return Z3_mk_bvand(z, a, b);
+  case BV_OR: return Z3_mk_bvor(z, a, b);
+  case BV_XOR: return Z3_mk_bvxor(z, a, b);
+  case BV_SHL: return Z3_mk_bvshl(z, a, b);
+  case BV_LSHR: return Z3_mk_bvlshr(z, a, b);
+  case BV_ASHR: return Z3_mk_bvashr(z, a, b);
+  case BV_ZEXT: return Z3_mk_zero_ext(z, (unsigned)(e->w - aw), a);
+  case BV_SEXT: return Z3_mk_sign_ext(z, (unsigned)(e->w - aw), a);
+  case BV_TRUNC: return Z3_mk_extract(z, (unsigned)e->w - 1, 0, a);
+  case BV_EQ: return Z3_mk_eq(z, a, b);
+  case BV_ULT: return Z3_mk_bvult(z, a, b);
+  case BV_ULE: return Z3_mk_bvule(z, a, b);
+  case BV_SLT: return Z3_mk_bvslt(z, a, b);
+  case BV_SLE: return Z3_mk_bvsle(z, a, b);
+  case BV_SREAL: return Z3_mk_int2real(z, Z3_mk_bv2int(z, a, true));
+  case BV_UREAL: return Z3_mk_int2real(z, Z3_mk_bv2int(z, a, false));
+  }
+  return a;
+}
+
 static Z3_ast tr_raw(tz *T, const vx *e) {
   Z3_context z = T->z;
   switch (e->kind) {
   case VX_CONST: return mk_num(T, e->c);
+  case VX_BVC: return Z3_mk_unsigned_int64(z, (uint64_t)e->a, Z3_mk_bv_sort(z, (unsigned)e->w));
+  case VX_BV: return tr_bv(T, e);
   case VX_SYM: case VX_UNDEF: {
     char nm[64];
     if (e->kind == VX_SYM) snprintf(nm, sizeof nm, "in%lld_%lld", (long long)e->a, (long long)e->b);
@@ -140,7 +171,7 @@ static Z3_ast tr_raw(tz *T, const vx *e) {
       T->syms = tr_xrealloc(T->syms, (size_t)T->capsyms * sizeof *T->syms);
     }
     T->syms[T->nsyms++] = (vx *)e;
-    return Z3_mk_const(z, Z3_mk_string_symbol(z, nm), T->real);
+    return Z3_mk_const(z, Z3_mk_string_symbol(z, nm), e->w ? Z3_mk_bv_sort(z, (unsigned)e->w) : T->real);
   }
   case VX_ADD: return nary(T, e, Z3_mk_add);
   case VX_MUL: return nary(T, e, Z3_mk_mul);
@@ -151,7 +182,10 @@ static Z3_ast tr_raw(tz *T, const vx *e) {
     Z3_ast acc = tr(T, e->k[0]);
     for (int i = 1; i < e->n; i++) {
       Z3_ast x = tr(T, e->k[i]);
-      Z3_ast c = e->kind == VX_MAX ? Z3_mk_gt(z, x, acc) : Z3_mk_lt(z, x, acc);
+      Z3_ast c;
+      if (e->w && e->a) c = e->kind == VX_MAX ? Z3_mk_bvsgt(z, x, acc) : Z3_mk_bvslt(z, x, acc);
+      else if (e->w) c = e->kind == VX_MAX ? Z3_mk_bvugt(z, x, acc) : Z3_mk_bvult(z, x, acc);
+      else c = e->kind == VX_MAX ? Z3_mk_gt(z, x, acc) : Z3_mk_lt(z, x, acc);
       acc = Z3_mk_ite(z, c, x, acc);
     }
     return acc;
@@ -225,6 +259,7 @@ static vs_answer solve(tz *T, Z3_ast goal, const vs_query *q, vs_model *m, char 
   /* the box on every symbol the goal mentions */
   Z3_ast lo = mk_num(T, -q->box), hi = mk_num(T, q->box);
   for (int i = 0; i < T->nsyms; i++) {
+    if (T->syms[i]->w) continue; /* bitvectors: their whole range */
     Z3_ast x = *get(T, T->syms[i]->id);
     Z3_solver_assert(z, s, Z3_mk_le(z, lo, x));
     Z3_solver_assert(z, s, Z3_mk_le(z, x, hi));
@@ -238,11 +273,15 @@ static vs_answer solve(tz *T, Z3_ast goal, const vs_query *q, vs_model *m, char 
     m->n = T->nsyms;
     m->syms = tr_xmalloc(((size_t)T->nsyms + 1) * sizeof *m->syms);
     m->vals = tr_xmalloc(((size_t)T->nsyms + 1) * sizeof *m->vals);
+    m->bits = tr_xcalloc((size_t)T->nsyms + 1, sizeof *m->bits);
     for (int i = 0; i < T->nsyms; i++) {
       Z3_ast out = NULL;
       m->syms[i] = T->syms[i];
       m->vals[i] = 0;
-      if (Z3_model_eval(z, mod, *get(T, T->syms[i]->id), true, &out) && out) {
+      if (Z3_model_eval(z, mod, *get(T, T->syms[i]->id), true, &out) && out && T->syms[i]->w) {
+        uint64_t u = 0;
+        if (Z3_get_numeral_uint64(z, out, &u)) { m->bits[i] = u; m->vals[i] = (double)u; }
+      } else if (out) {
         Z3_string str = Z3_get_numeral_decimal_string(z, out, 17);
         if (str) m->vals[i] = strtod(str, NULL);
       }
@@ -258,9 +297,10 @@ vs_answer vs_find_diff(vx *pc, vx *kernel, vx *ref, const vs_query *q, vs_model 
   tz_init(&T, q->timeout_ms);
   Z3_context z = T.z;
   Z3_ast k = tr(&T, kernel), r = tr(&T, ref), p = as_bool(&T, pc);
-  Z3_ast d = Z3_mk_sub(z, 2, (Z3_ast[]){k, r});
   Z3_ast differ;
-  if (q->margin > 0) {
+  if (kernel->w || ref->w) differ = Z3_mk_not(z, Z3_mk_eq(z, k, r));
+  else if (q->margin > 0) {
+    Z3_ast d = Z3_mk_sub(z, 2, (Z3_ast[]){k, r});
     Z3_ast mg = mk_num(&T, q->margin);
     differ = Z3_mk_or(z, 2, (Z3_ast[]){Z3_mk_ge(z, d, mg), Z3_mk_le(z, d, Z3_mk_unary_minus(z, mg))});
   } else differ = Z3_mk_not(z, Z3_mk_eq(z, k, r));
@@ -291,5 +331,6 @@ vs_answer vs_find_above(vx *pc, vx **ka, int nk, vx **ra, int nr, double limit, 
 void vs_model_free(vs_model *m) {
   free(m->syms);
   free(m->vals);
+  free(m->bits);
   memset(m, 0, sizeof *m);
 }

@@ -13,6 +13,7 @@ typedef struct {
   int n;
   vx **syms;      /* VX_SYM and VX_UNDEF leaves */
   double *vals;   /* their values in the model */
+  uint64_t *bits; /* bitvector symbols: their bits (vals: the unsigned value) */
 } vs_model;
 void vs_model_free(vs_model *m);
 

@@ -40,7 +40,12 @@ typedef struct {
   int nin, nout, nbufs;
   int64_t count[16];
   tr_dtype dtype[16];
+  vk_kbench_launch launch;
   bool is_out[16];
+  unsigned grid[3], block[3];/* the launch: the options', or a .py's recorded one */
+  bool zero_out;             /* outputs start zeroed (a .py's torch::zeros) */
+  bool index[16];            /* integer inputs the reference uses as indices:
+                                concrete (the base draw), not symbols */
   const tr_shape *shape[16];
   tr_tensor **base;          /* base inputs (seeded), nin */
   vk_result *paths;
@@ -103,11 +108,23 @@ static tr_tensor **make_bufs(vctx *V, const vs_model *m) {
   }
   for (int i = 0; m && i < m->n; i++) {
     const vx *e = m->syms[i];
-    if (e->kind == VX_SYM && e->a < V->nin && e->b < (int64_t)tr_tensor_count(b[e->a]))
-      tr_tensor_set_f(b[e->a], (size_t)e->b, m->vals[i]);
+    /* integer symbols: their bits, sign-extended for signed types */
+    int64_t iv = 0;
+    if (e->w && m->bits) {
+      vx tmp = *e;
+      tmp.a = (int64_t)(m->bits[i] & vx_bvmask(e->w));
+      iv = e->a < V->nbufs && tr_dtypes[V->dtype[e->a]].kind == TR_DK_SINT ? vx_bvsigned(&tmp) : tmp.a;
+    }
+    if (e->kind == VX_SYM && e->a < V->nin && e->b < (int64_t)tr_tensor_count(b[e->a])) {
+      if (e->w) tr_tensor_set_i(b[e->a], (size_t)e->b, iv);
+      else tr_tensor_set_f(b[e->a], (size_t)e->b, m->vals[i]);
+    }
     if (e->kind == VX_UNDEF && e->a >= V->nin && e->a < V->nbufs) {
       int64_t el = e->b / (int64_t)tr_dtype_size(V->dtype[e->a]);
-      if (el < (int64_t)tr_tensor_count(b[e->a])) tr_tensor_set_f(b[e->a], (size_t)el, m->vals[i]);
+      if (el < (int64_t)tr_tensor_count(b[e->a])) {
+        if (e->w) tr_tensor_set_i(b[e->a], (size_t)el, iv);
+        else tr_tensor_set_f(b[e->a], (size_t)el, m->vals[i]);
+      }
     }
   }
   return b;
@@ -124,9 +141,10 @@ static void fill_cfg(vctx *V, vk_run_cfg *c) {
   c->count = V->count;
   c->dtype = V->dtype;
   c->is_out = V->is_out;
+  c->zero_out = V->zero_out;
   for (int i = 0; i < 3; i++) {
-    c->grid[i] = V->o->cuda ? V->o->grid[i] : 1;
-    c->block[i] = V->o->cuda ? V->o->block[i] : 1;
+    c->grid[i] = V->o->cuda ? V->grid[i] : 1;
+    c->block[i] = V->o->cuda ? V->block[i] : 1;
   }
 }
 
@@ -159,8 +177,10 @@ static int run_concrete_q(vctx *V, tr_tensor **b, const vs_model *m, int guard, 
   tr_status st = vk_run(V->k, cx, &c, &r, V->d);
   if (st == TR_OK)
     for (int p = V->nin; p < V->nbufs; p++)
-      for (int64_t e = 0; e < V->count[p]; e++)
-        if (r.val[p][e]) tr_tensor_set_f(b[p], (size_t)e, r.val[p][e]->c);
+      for (int64_t e = 0; e < V->count[p]; e++) {
+        if (r.val[p][e] && r.val[p][e]->kind == VX_BVC) tr_tensor_set_i(b[p], (size_t)e, vx_bvsigned(r.val[p][e]));
+        else if (r.val[p][e]) tr_tensor_set_f(b[p], (size_t)e, r.val[p][e]->c);
+      }
   vk_result_free(&r, V->nbufs);
   vx_ctx_free(cx);
   return st == TR_OK ? 0 : -1;
@@ -195,7 +215,11 @@ static int judge(vctx *V, tr_tensor **b, int *out, int64_t *flat, double *kv, do
       *rv = cr.first_value;
       /* name the location asked about when it is among the failures */
       const tr_shadow_out *so_ = &sh[i];
-      if (i == want_out && want >= 0 && (size_t)want < so_->n && !so_->uncertain[want]) {
+      if (i == want_out && want >= 0 && (size_t)want < so_->n && !so_->uncertain[want] && !so_->value) {
+        /* integers and pred: exact */
+        int64_t t = tr_tensor_get_i(b[V->nin + i], (size_t)want), val = tr_tensor_get_i(so_->exact, (size_t)want);
+        if (t != val) { *flat = want; *kv = (double)t; *rv = (double)val; }
+      } else if (i == want_out && want >= 0 && (size_t)want < so_->n && !so_->uncertain[want]) {
         double t = tr_tensor_get_f(b[V->nin + i], (size_t)want), val = so_->value[want];
         double allow = co.k * so_->bound[want] + tr_compare_tiny(so_->dtype);
         if (!(fabs(t - val) <= allow) && !(isnan(t) && isnan(val))) { *flat = want; *kv = t; *rv = val; }
@@ -225,7 +249,7 @@ static bool save_bundle(vctx *V, tr_tensor **b, const char *what) {
   char *src = NULL;
   size_t len = 0;
   tr_diag d = {0};
-  if (tr_read_file(V->o->kernel_path, &src, &len, &d) == TR_OK) {
+  if (tr_read_file(V->kpath, &src, &len, &d) == TR_OK) {
     snprintf(p, sizeof p, "%s/kernel.%s", dir, V->o->cuda ? "cu" : "c");
     f = fopen(p, "w");
     if (f) { fwrite(src, 1, len, f); fclose(f); }
@@ -270,7 +294,7 @@ static void explore(vctx *V, const unsigned char *mask) {
     vk_run_cfg c;
     fill_cfg(V, &c);
     tr_tensor *conc[16] = {0};
-    for (int p = 0; p < V->nin; p++) if (!tr_dtype_is_float(V->dtype[p])) conc[p] = V->base[p];
+    for (int p = 0; p < V->nin; p++) if (V->index[p]) conc[p] = V->base[p];
     c.conc = conc;
     c.block_mask = mask;
     c.dec = dec;
@@ -328,7 +352,7 @@ static uint64_t rng_next(uint64_t *st) {
 static bool default_locations(vctx *V, loc **L, int *n) {
   const tv_opts *o = V->o;
   int cap = o->max_locations > 0 ? o->max_locations : 64;
-  int64_t tile = o->tile > 0 ? o->tile : o->cuda ? o->block[0] : 0;
+  int64_t tile = o->tile > 0 ? o->tile : o->cuda ? V->block[0] : 0;
   uint64_t rs = o->seed * 7919 + 17;
   for (int out = 0; out < V->nout; out++) {
     const tr_shape *s = V->shape[V->nin + out];
@@ -433,7 +457,8 @@ static lverdict decide(vctx *V, const loc *l, vx *ref, tr_buf *msg) {
   for (int i = 0; i < V->npaths; i++) {
     vk_result *r = &V->paths[i];
     vx *kv = r->val[p][l->flat];
-    if (!kv) kv = vx_undef(V->cx, p, l->flat * (int64_t)tr_dtype_size(V->dtype[p]));
+    int es = tr_dtype_size(V->dtype[p]);
+    if (!kv) kv = tr_dtype_is_float(V->dtype[p]) ? vx_undef(V->cx, p, l->flat * es) : vx_bvundef(V->cx, p, l->flat * es, es * 8);
     if (kv == ref) continue;
     all_struct = false;
     static const vs_query ladder[] = {{64, 0, 0}, {64, 1, 0}, {4, 0.01, 0}, {1024, 1, 0}};
@@ -497,6 +522,18 @@ static bool overflow_check(vctx *V, const loc *l, vx *ref, tr_buf *msg) {
     vs_model_free(&m);
   }
   return false;
+}
+
+/* The reference's value of an integer or pred element as the kernel
+ * stores it: a bitvector of the storage width, extended as its type. */
+static vx *to_storage(vctx *V, int p, vx *ref) {
+  tr_dtype dt = V->dtype[p];
+  if (tr_dtype_is_float(dt)) return ref;
+  int sw = 8 * tr_dtype_size(dt);
+  if (ref->kind == VX_CONST) return vx_bvconst(V->cx, (uint64_t)(int64_t)ref->c, sw);
+  if (!vx_is_bv(ref)) return vx_ite(V->cx, ref, vx_bvconst(V->cx, 1, sw), vx_bvconst(V->cx, 0, sw));
+  if (ref->w < sw) return vx_bv(V->cx, tr_dtypes[dt].kind == TR_DK_SINT ? BV_SEXT : BV_ZEXT, sw, ref, NULL);
+  return ref;
 }
 
 /* ---- kernel-wide findings ---- */
@@ -639,9 +676,9 @@ static tr_status setup(vctx *V) {
       return TR_ERR_UNSUPPORTED;
     }
     tr_dtype dt = s->dtype;
-    bool ok = p < V->nin ? (dt == TR_DT_F32 || dt == TR_DT_S32 || dt == TR_DT_S64) : dt == TR_DT_F32;
+    bool ok = tr_dtype_is_float(dt) || tr_dtype_is_int(dt) || dt == TR_DT_PRED;
     if (!ok) {
-      tr_diag_errorf(V->d, "verify: %s %d has dtype %s (inputs: f32, s32, s64; outputs: f32)",
+      tr_diag_errorf(V->d, "verify: %s %d has dtype %s (modelled: floats, integers of every width, pred)",
                      p < V->nin ? "parameter" : "output", p < V->nin ? p : p - V->nin, tr_dtypes[dt].name);
       return TR_ERR_UNSUPPORTED;
     }
@@ -650,6 +687,7 @@ static tr_status setup(vctx *V) {
     V->count[p] = tr_shape_count(s);
     V->is_out[p] = p >= V->nin;
   }
+  vr_index_params(o->m, V->index);
   tr_input_config ic;
   tr_input_config_init(&ic);
   ic.seed = o->seed;
@@ -679,8 +717,32 @@ static tr_status setup(vctx *V) {
     fprintf(f, "};\n  u8 *out[%d] = {", V->nout);
     for (int p = V->nin; p < V->nbufs; p++) fprintf(f, "%sb%d", p > V->nin ? ", " : "", p);
     fprintf(f, "};\n  trench_entry(in, out);\n}\n");
+    /* a caller with unknown formats keeps the float-format conversions'
+     * parameters through interprocedural constant propagation: the
+     * executor reads the format from them (docs/VERIFY.md) */
+    fprintf(f, "double trench_verify_formats(double v, u64 b, int nb, int eb, int mb, int bias, int fs) {\n"
+               "  return (double)nf_from(v, nb, eb, mb, bias, fs) + nf_to(b, nb, eb, mb, bias, fs);\n}\n");
     fclose(f);
     V->kpath = V->wrap;
+  }
+  if (o->python) {
+    /* a KernelBench-style source: its host wrapper's launch (kbench.c) */
+    const tr_shape *shp[16];
+    for (int p = 0; p < V->nin; p++) shp[p] = V->shape[p];
+    vk_kbench_io io = {V->nin, V->dtype, shp, V->dtype[V->nin], V->work};
+    if (V->nout != 1) {
+      tr_diag_errorf(V->d, "verify: a .py host wrapper returns one tensor; the reference has %d outputs", V->nout);
+      return TR_ERR_UNSUPPORTED;
+    }
+    tr_status ks = vk_kbench_prepare(o->kernel_path, &io, &V->launch, V->d);
+    if (ks != TR_OK) return ks;
+    V->kpath = V->launch.cu_path;
+    memcpy(V->grid, V->launch.grid, sizeof V->grid);
+    memcpy(V->block, V->launch.block, sizeof V->block);
+    V->zero_out = V->launch.zero_out;
+    fprintf(V->out, "launch: %s<<<(%u,%u,%u), (%u,%u,%u)>>> recorded from the host wrapper; outputs start %s\n",
+            V->launch.kernel_name, V->grid[0], V->grid[1], V->grid[2], V->block[0], V->block[1], V->block[2],
+            V->zero_out ? "zeroed (torch::zeros)" : "arbitrary (torch::empty)");
   }
   vk_compile_opts co = {o->cuda, V->work, o->cflags};
   tr_status st = vk_load(V->kpath, &co, &V->k, V->d);
@@ -698,6 +760,9 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
   vctx V = {0};
   V.o = o; V.d = d; V.s = s;
   V.out = o->out ? o->out : stdout;
+  memcpy(V.grid, o->grid, sizeof V.grid);
+  memcpy(V.block, o->block, sizeof V.block);
+  V.zero_out = o->zero_out;
   V.cx = vx_ctx_new();
   tr_status st = setup(&V);
   loc *L = NULL;
@@ -712,7 +777,7 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
   }
   /* location slicing: a concrete pre-pass says which blocks write the
    * chosen locations; only they run symbolically */
-  unsigned nblocks = o->cuda ? o->grid[0] * o->grid[1] * o->grid[2] : 1;
+  unsigned nblocks = o->cuda ? V.grid[0] * V.grid[1] * V.grid[2] : 1;
   if (o->cuda && nblocks > 1) {
     tr_tensor **b = make_bufs(&V, NULL);
     vk_run_cfg c;
@@ -750,7 +815,7 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
   kernel_findings(&V);
   if (o->first && s->found) nl = 0;
   tr_tensor *ints[16] = {0};
-  for (int p = 0; p < V.nin; p++) if (!tr_dtype_is_float(V.dtype[p])) ints[p] = V.base[p];
+  for (int p = 0; p < V.nin; p++) if (V.index[p]) ints[p] = V.base[p];
   R = vr_new(o->m, V.cx, ints);
   for (int i = 0; i < nl; i++) {
     double t1 = now();
@@ -760,6 +825,7 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
     s->locations++;
     vx *ref = vr_elem(R, L[i].out, L[i].flat, d);
     const char *verdict;
+    if (ref) ref = to_storage(&V, V.nin + L[i].out, ref);
     if (!ref) {
       st = TR_ERR_UNSUPPORTED;
       tr_buf_free(&where);

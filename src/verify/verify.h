@@ -12,8 +12,10 @@
 
 typedef struct {
   const tr_module *m;        /* the reference */
-  const char *kernel_path;   /* .c or .cu */
+  const char *kernel_path;   /* .c, .cu or .py (KernelBench style) */
   bool cuda;
+  bool python;               /* kernel_path is a .py with load_inline CUDA */
+  bool zero_out;             /* outputs start zeroed, not arbitrary */
   bool emitted;              /* kernel_path is C from `trench compile`
                                 (entry trench_entry(in, out)) */
   unsigned grid[3], block[3];/* CUDA launch */

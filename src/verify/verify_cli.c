@@ -22,12 +22,16 @@ static void parse_dim3(const cli_cmd *me, const char *s, unsigned d[3], const ch
   if (*e) cli_usage_error(me, "%s: expected X[,Y[,Z]], got '%s'", what, s);
 }
 
-/* The launch line of a kernel file: "trench-launch: grid=4 block=64". */
-static void read_launch(const cli_cmd *me, const char *path, unsigned grid[3], unsigned block[3], bool have_g, bool have_b) {
+/* The launch line of a kernel file: "trench-launch: grid=4 block=64";
+ * "trench-outputs: zero" says the outputs start zeroed (a kernel written
+ * from a .py whose host wrapper allocates them with torch::zeros). */
+static void read_launch(const cli_cmd *me, const char *path, unsigned grid[3], unsigned block[3], bool have_g, bool have_b,
+                        bool *zero_out) {
   char *txt = NULL;
   size_t len;
   tr_diag d = {0};
   if (tr_read_file(path, &txt, &len, &d) != TR_OK) { tr_diag_clear(&d); return; }
+  if (strstr(txt, "trench-outputs: zero")) *zero_out = true;
   char *l = strstr(txt, "trench-launch:");
   if (l) {
     char *nl = strchr(l, '\n');
@@ -103,8 +107,9 @@ int tr_verify_cli(const cli_cmd *me, int argc, char **argv) {
   if (!v.kernel_path) cli_usage_error(me, "--kernel K.c|K.cu is required");
   size_t kl = strlen(v.kernel_path);
   if (kl > 3 && !strcmp(v.kernel_path + kl - 3, ".cu")) v.cuda = true;
+  else if (kl > 3 && !strcmp(v.kernel_path + kl - 3, ".py")) v.cuda = v.python = true;
   else if (!(kl > 2 && !strcmp(v.kernel_path + kl - 2, ".c")))
-    cli_usage_error(me, "--kernel: expected a .c or .cu file, got '%s'", v.kernel_path);
+    cli_usage_error(me, "--kernel: expected a .c, .cu or .py file, got '%s'", v.kernel_path);
   FILE *kf = fopen(v.kernel_path, "r");
   if (!kf) {
     fprintf(stderr, "trench verify: cannot read %s\n", v.kernel_path);
@@ -112,7 +117,8 @@ int tr_verify_cli(const cli_cmd *me, int argc, char **argv) {
   }
   fclose(kf);
   if (v.cuda && v.emitted) cli_usage_error(me, "--emitted takes the C of trench compile, not a .cu file");
-  if (v.cuda) read_launch(me, v.kernel_path, v.grid, v.block, have_g, have_b);
+  if (v.python && v.emitted) cli_usage_error(me, "--emitted takes the C of trench compile, not a .py file");
+  if (v.cuda && !v.python) read_launch(me, v.kernel_path, v.grid, v.block, have_g, have_b, &v.zero_out);
   int rc;
   tr_module *m = cli_load(ref, true, &rc);
   if (!m) return rc;

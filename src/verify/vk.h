@@ -7,6 +7,7 @@
 #ifndef TR_VK_H
 #define TR_VK_H
 
+#include "../ir/ir.h"
 #include "../ir/tensor.h"
 #include "vx.h"
 
@@ -47,6 +48,7 @@ typedef struct {
   const int64_t *count;      /* elements per buffer */
   const tr_dtype *dtype;     /* F32 or S32 (S64 too) per buffer */
   const bool *is_out;        /* written by the kernel (entry contents arbitrary) */
+  bool zero_out;             /* ...unless the outputs start zeroed */
   /* Concrete contents per buffer or NULL: integer inputs always; in
    * concrete mode every buffer, outputs included (their entry values). */
   tr_tensor *const *conc;
@@ -94,5 +96,25 @@ int vk_native_run(const char *so_path, tr_tensor **bufs, int n, int guard, doubl
                   tr_diag *d);
 /* Compiles a C kernel natively into so_path. */
 tr_status vk_native_build(const char *src, const char *so_path, const char *cflags, tr_diag *d);
+
+/* KernelBench-style Python sources (kbench.c): the CUDA string of a
+ * load_inline call; its host wrapper (functions=[...]) built natively by
+ * clang++-14 against stub torch headers and run on tensors of the reference's
+ * parameter shapes to record its launch; the launch written as a CUDA
+ * kernel in the verify convention (cu_path, with its launch line). */
+typedef struct {
+  int nin;
+  const tr_dtype *dtype;
+  const tr_shape *const *shape;
+  tr_dtype out_dtype;
+  const char *workdir;
+} vk_kbench_io;
+typedef struct {
+  char cu_path[700];
+  char kernel_name[128];
+  unsigned grid[3], block[3], smem;
+  bool zero_out;             /* the returned tensor came from torch::zeros */
+} vk_kbench_launch;
+tr_status vk_kbench_prepare(const char *py, const vk_kbench_io *io, vk_kbench_launch *L, tr_diag *d);
 
 #endif

@@ -59,17 +59,17 @@ static void grow(vx_ctx *c) {
   c->cap = ncap;
 }
 
-/* The interned node (kind, c, a, b, k[0..n)). */
-static vx *intern(vx_ctx *c, vx_kind kind, double cv, int64_t a, int64_t b, vx **k, int n) {
+/* The interned node (kind, width, c, a, b, k[0..n)). */
+static vx *intern_w(vx_ctx *c, vx_kind kind, int w, double cv, int64_t a, int64_t b, vx **k, int n) {
   uint64_t cbits;
   if (cv == 0) cv = 0; /* -0 and +0 are one real */
   memcpy(&cbits, &cv, sizeof cbits);
-  uint32_t h = mix(2166136261u, (uint64_t)kind);
+  uint32_t h = mix(2166136261u, (uint64_t)kind * 131 + (uint64_t)w);
   h = mix(h, cbits); h = mix(h, (uint64_t)a); h = mix(h, (uint64_t)b);
   for (int i = 0; i < n; i++) h = mix(h, k[i]->id);
   size_t j = h & (c->cap - 1);
   for (vx *e = c->tab[j]; e; e = e->next) {
-    if (e->hash != h || e->kind != kind || e->n != n || e->a != a || e->b != b) continue;
+    if (e->hash != h || e->kind != kind || e->w != w || e->n != n || e->a != a || e->b != b) continue;
     uint64_t eb;
     memcpy(&eb, &e->c, sizeof eb);
     if (eb != cbits) continue;
@@ -78,13 +78,17 @@ static vx *intern(vx_ctx *c, vx_kind kind, double cv, int64_t a, int64_t b, vx *
     if (i == n) return e;
   }
   vx *e = tr_arena_alloc(c->arena, sizeof *e);
-  e->kind = kind; e->n = n; e->c = cv; e->a = a; e->b = b; e->hash = h;
+  e->kind = kind; e->w = w; e->n = n; e->c = cv; e->a = a; e->b = b; e->hash = h;
   e->id = c->next_id++;
   if (n) e->k = tr_arena_memdup(c->arena, k, (size_t)n * sizeof *k);
   e->next = c->tab[j];
   c->tab[j] = e;
   if (++c->count > c->cap) grow(c);
   return e;
+}
+
+static vx *intern(vx_ctx *c, vx_kind kind, double cv, int64_t a, int64_t b, vx **k, int n) {
+  return intern_w(c, kind, 0, cv, a, b, k, n);
 }
 
 vx *vx_const(vx_ctx *c, double v) { return intern(c, VX_CONST, v, 0, 0, NULL, 0); }
@@ -342,6 +346,7 @@ vx *vx_le(vx_ctx *c, vx *a, vx *b) {
   return intern(c, VX_LE, 0, 0, 0, k, 2);
 }
 vx *vx_eq(vx_ctx *c, vx *a, vx *b) {
+  if (vx_is_bv(a)) return vx_bv(c, BV_EQ, 0, a, b);
   if (a->kind == VX_CONST && b->kind == VX_CONST) return vx_const(c, a->c == b->c);
   if (a == b) return vx_const(c, 1);
   vx *k[2] = {a->id < b->id ? a : b, a->id < b->id ? b : a};
@@ -366,9 +371,18 @@ static vx *mk_logic(vx_ctx *c, vx_kind kind, vx *a, vx *b) {
 vx *vx_and(vx_ctx *c, vx *a, vx *b) { return mk_logic(c, VX_AND, a, b); }
 vx *vx_or(vx_ctx *c, vx *a, vx *b) { return mk_logic(c, VX_OR, a, b); }
 
+static vx *bv_minmax(vx_ctx *c, bool mx, bool sg, vx *a, vx *b);
+
 vx *vx_ite(vx_ctx *c, vx *cond, vx *a, vx *b) {
   if (cond->kind == VX_CONST) return cond->c != 0 ? a : b;
   if (a == b) return a;
+  if (vx_is_bv(a) && cond->kind == VX_BV && cond->a >= BV_ULT && cond->a <= BV_SLE) {
+    /* x < y ? y : x is max(x, y) in that order (ties give one value) */
+    vx *x = cond->k[0], *y = cond->k[1];
+    bool sg = cond->a == BV_SLT || cond->a == BV_SLE;
+    if (a == y && b == x) return bv_minmax(c, true, sg, x, y);
+    if (a == x && b == y) return bv_minmax(c, false, sg, x, y);
+  }
   if (cond->kind == VX_NOT) return vx_ite(c, cond->k[0], b, a);
   if (cond->kind == VX_LT || cond->kind == VX_LE) {
     vx *x = cond->k[0], *y = cond->k[1];
@@ -378,7 +392,159 @@ vx *vx_ite(vx_ctx *c, vx *cond, vx *a, vx *b) {
     if (a == x && b == y) return vx_min(c, x, y);
   }
   vx *k[3] = {cond, a, b};
-  return intern(c, VX_ITE, 0, 0, 0, k, 3);
+  return intern_w(c, VX_ITE, a->w, 0, 0, 0, k, 3);
+}
+
+/* ---- bitvectors ---- */
+
+/* max/min of bitvectors, signed or not (a = 1 signed): flattened, without
+ * duplicates, constants folded into one, operands in id order, so any
+ * order of a reduction gives one node. */
+static vx *bv_minmax(vx_ctx *c, bool mx, bool sg, vx *a, vx *b) {
+  vx_kind kind = mx ? VX_MAX : VX_MIN;
+  vlist l;
+  vl_init(&l);
+  vx *in[2] = {a, b}, *k = NULL;
+  int w = a->w;
+  for (int i = 0; i < 2; i++) {
+    vx *e = in[i];
+    bool flat = e->kind == kind && e->w == w && e->a == sg;
+    for (int j = 0; j < (flat ? e->n : 1); j++) {
+      vx *x = flat ? e->k[j] : e;
+      if (x->kind == VX_BVC) {
+        if (!k) k = x;
+        else {
+          bool less = sg ? vx_bvsigned(k) < vx_bvsigned(x) : (uint64_t)k->a < (uint64_t)x->a;
+          if (less == mx) k = x;
+        }
+        continue;
+      }
+      bool dup = false;
+      for (int t = 0; t < l.n; t++) dup |= l.v[t] == x;
+      if (!dup) vl_push(&l, x);
+    }
+  }
+  if (k) vl_push(&l, k);
+  vx *r;
+  if (l.n == 1) r = l.v[0];
+  else {
+    qsort(l.v, (size_t)l.n, sizeof *l.v, by_id);
+    r = intern_w(c, kind, w, 0, sg, 0, l.v, l.n);
+  }
+  vl_free(&l);
+  return r;
+}
+
+vx *vx_bvconst(vx_ctx *c, uint64_t v, int w) { return intern_w(c, VX_BVC, w, 0, (int64_t)(v & vx_bvmask(w)), 0, NULL, 0); }
+vx *vx_bvsym(vx_ctx *c, int64_t input, int64_t index, int w) { return intern_w(c, VX_SYM, w, 0, input, index, NULL, 0); }
+vx *vx_bvundef(vx_ctx *c, int64_t buf, int64_t off, int w) { return intern_w(c, VX_UNDEF, w, 0, buf, off, NULL, 0); }
+
+int64_t vx_bvsigned(const vx *e) {
+  uint64_t u = (uint64_t)e->a;
+  if (e->w < 64 && (u >> (e->w - 1)) & 1) u |= ~vx_bvmask(e->w);
+  return (int64_t)u;
+}
+
+static int64_t sx(uint64_t u, int w) {
+  if (w < 64 && (u >> (w - 1)) & 1) u |= ~vx_bvmask(w);
+  return (int64_t)u;
+}
+
+static vx *bv_minmax(vx_ctx *c, bool mx, bool sg, vx *a, vx *b);
+
+/* Constant folding: the machine's results, masked to the width. */
+static vx *bv_fold(vx_ctx *c, vx_bvop op, int w, const vx *a, const vx *b) {
+  uint64_t x = (uint64_t)a->a, y = b ? (uint64_t)b->a : 0, r = 0;
+  int aw = a->w;
+  switch (op) {
+  case BV_ADD: r = x + y; break;
+  case BV_SUB: r = x - y; break;
+  case BV_MUL: r = x * y; break;
+  case BV_AND: r = x & y; break;
+  case BV_OR: r = x | y; break;
+  case BV_XOR: r = x ^ y; break;
+  case BV_SHL: r = y >= (uint64_t)aw ? 0 : x << y; break;
+  case BV_LSHR: r = y >= (uint64_t)aw ? 0 : x >> y; break;
+  case BV_ASHR: r = (uint64_t)(sx(x, aw) >> (y >= (uint64_t)aw ? (uint64_t)aw - 1 : y)); break;
+  case BV_ZEXT: case BV_TRUNC: r = x; break;
+  case BV_SEXT: r = (uint64_t)sx(x, aw); break;
+  case BV_EQ: return vx_const(c, x == y);
+  case BV_ULT: return vx_const(c, x < y);
+  case BV_ULE: return vx_const(c, x <= y);
+  case BV_SLT: return vx_const(c, sx(x, aw) < sx(y, aw));
+  case BV_SLE: return vx_const(c, sx(x, aw) <= sx(y, aw));
+  case BV_SREAL: return vx_const(c, (double)sx(x, aw));
+  case BV_UREAL: return vx_const(c, (double)x);
+  }
+  return vx_bvconst(c, r, w);
+}
+
+vx *vx_bv(vx_ctx *c, vx_bvop op, int w, vx *a, vx *b) {
+  bool pred = op >= BV_EQ && op <= BV_SLE;
+  if (pred || op == BV_SREAL || op == BV_UREAL) w = 0;
+  else if (op != BV_ZEXT && op != BV_SEXT && op != BV_TRUNC) w = a->w;
+  if (a->kind == VX_BVC && (!b || b->kind == VX_BVC)) return bv_fold(c, op, w, a, b);
+  switch (op) {
+  case BV_ZEXT: case BV_SEXT: case BV_TRUNC:
+    if (a->w == w) return a;
+    if (op != BV_TRUNC) break;
+    /* truncating an extension back to its source */
+    if (a->kind == VX_BV && (a->a == BV_ZEXT || a->a == BV_SEXT) && a->k[0]->w == w) return a->k[0];
+    /* the low bits of (x << k) >> k are x's when k leaves them */
+    if (a->kind == VX_BV && (a->a == BV_ASHR || a->a == BV_LSHR) && a->k[1]->kind == VX_BVC) {
+      vx *sh = a->k[0];
+      int64_t k = a->k[1]->a;
+      if (sh->kind == VX_BV && sh->a == BV_SHL && sh->k[1] == a->k[1] && k >= 0 && w <= a->w - k)
+        return vx_bv(c, BV_TRUNC, w, sh->k[0], NULL);
+    }
+    /* max/min of sign (zero) extensions in signed (unsigned) order is the
+     * extension of the max/min: truncated back, the narrow max/min */
+    if ((a->kind == VX_MAX || a->kind == VX_MIN) && a->w > w) {
+      vx *acc = NULL;
+      for (int i = 0; i < a->n; i++) {
+        vx *x = a->k[i], *nx = NULL;
+        if (x->kind == VX_BV && x->a == (a->a ? BV_SEXT : BV_ZEXT) && x->k[0]->w == w) nx = x->k[0];
+        else if (x->kind == VX_BVC) {
+          vx *t = vx_bvconst(c, (uint64_t)x->a, w);
+          uint64_t back = a->a ? (uint64_t)vx_bvsigned(t) & vx_bvmask(a->w) : (uint64_t)t->a;
+          if (back == (uint64_t)x->a) nx = t;
+        }
+        if (!nx) { acc = NULL; break; }
+        acc = acc ? bv_minmax(c, a->kind == VX_MAX, a->a != 0, acc, nx) : nx;
+      }
+      if (acc) return acc;
+    }
+    break;
+  case BV_ADD: case BV_OR: case BV_XOR: case BV_SUB:
+    if (b->kind == VX_BVC && b->a == 0) return a;
+    if (op != BV_SUB && a->kind == VX_BVC && a->a == 0) return b;
+    break;
+  case BV_SHL: case BV_LSHR: case BV_ASHR:
+    if (b->kind == VX_BVC && b->a == 0) return a;
+    /* (x << k) >> k keeps the low w - k bits, extended */
+    if (op != BV_SHL && b->kind == VX_BVC && b->a > 0 && b->a < w && a->kind == VX_BV && a->a == BV_SHL && a->k[1] == b)
+      return vx_bv(c, op == BV_ASHR ? BV_SEXT : BV_ZEXT, w, vx_bv(c, BV_TRUNC, w - (int)b->a, a->k[0], NULL), NULL);
+    break;
+  case BV_AND:
+    if (b->kind == VX_BVC && (uint64_t)b->a == vx_bvmask(w)) return a;
+    if (a->kind == VX_BVC && (uint64_t)a->a == vx_bvmask(w)) return b;
+    if ((b->kind == VX_BVC && b->a == 0) || (a->kind == VX_BVC && a->a == 0)) return vx_bvconst(c, 0, w);
+    break;
+  case BV_MUL:
+    if (b->kind == VX_BVC && b->a == 1) return a;
+    if (a->kind == VX_BVC && a->a == 1) return b;
+    break;
+  case BV_EQ:
+    if (a == b) return vx_const(c, 1);
+    break;
+  default: break;
+  }
+  /* commutative operands in id order */
+  if (b && (op == BV_ADD || op == BV_MUL || op == BV_AND || op == BV_OR || op == BV_XOR || op == BV_EQ) && b->id < a->id) {
+    vx *t = a; a = b; b = t;
+  }
+  vx *k[2] = {a, b};
+  return intern_w(c, VX_BV, w, 0, op, 0, k, b ? 2 : 1);
 }
 
 static const char *kind_name(vx_kind k) {
@@ -399,15 +565,22 @@ static const char *kind_name(vx_kind k) {
   }
 }
 
+static const char *bv_name(int64_t op) {
+  static const char *const names[] = {"bvadd", "bvsub", "bvmul", "bvand", "bvor", "bvxor", "bvshl", "bvlshr",
+    "bvashr", "zext", "sext", "trunc", "bveq", "bvult", "bvule", "bvslt", "bvsle", "sreal", "ureal"};
+  return op >= 0 && op < (int64_t)(sizeof names / sizeof *names) ? names[op] : "bv?";
+}
+
 void vx_print(tr_buf *b, const vx *e, int depth) {
   switch (e->kind) {
   case VX_CONST: tr_buf_printf(b, "%.9g", e->c); return;
   case VX_SYM: tr_buf_printf(b, "in%lld[%lld]", (long long)e->a, (long long)e->b); return;
+  case VX_BVC: tr_buf_printf(b, "%lld:%d", (long long)vx_bvsigned(e), e->w); return;
   case VX_UNDEF: tr_buf_printf(b, "undef(buf%lld+%lld)", (long long)e->a, (long long)e->b); return;
   default: break;
   }
   if (depth <= 0) { tr_buf_puts(b, "..."); return; }
-  tr_buf_printf(b, "(%s", e->kind == VX_FN ? vx_fn_names[e->a] : kind_name(e->kind));
+  tr_buf_printf(b, "(%s", e->kind == VX_FN ? vx_fn_names[e->a] : e->kind == VX_BV ? bv_name(e->a) : kind_name(e->kind));
   int shown = e->n > 12 ? 12 : e->n;
   for (int i = 0; i < shown; i++) {
     tr_buf_putc(b, ' ');

@@ -28,8 +28,21 @@ typedef enum {
   VX_EQ,     /* k[0] == k[1] */
   VX_NOT,    /* !k[0] */
   VX_AND,    /* n-ary */
-  VX_OR      /* n-ary */
+  VX_OR,     /* n-ary */
+  VX_BVC,    /* bitvector constant: bits a (zero-extended) of width w */
+  VX_BV      /* bitvector operation a (vx_bvop) on k[]: width w, or a
+                boolean (predicates) or a real (conversions) with w 0 */
 } vx_kind;
+
+/* Integer data: bitvectors of the element type's width, with the machine's
+ * wrap-around. Shifts by the width or more give 0 (all sign bits for
+ * ASHR), as XLA's shifts and Z3's bvshl; divisions are not modelled. */
+typedef enum {
+  BV_ADD, BV_SUB, BV_MUL, BV_AND, BV_OR, BV_XOR, BV_SHL, BV_LSHR, BV_ASHR,
+  BV_ZEXT, BV_SEXT, BV_TRUNC,        /* k[0] to width w */
+  BV_EQ, BV_ULT, BV_ULE, BV_SLT, BV_SLE, /* booleans */
+  BV_SREAL, BV_UREAL                 /* the value as a real, signed or not */
+} vx_bvop;
 
 /* Functions the solver treats as uninterpreted (shared by both sides). */
 #define VX_FNS(X) X(EXP, "exp", exp) X(LOG, "log", log) X(SQRT, "sqrt", sqrt) \
@@ -49,6 +62,7 @@ struct vx {
   int n;          /* operands */
   uint32_t id;    /* creation order: the canonical operand order */
   uint32_t hash;
+  int w;          /* bitvector width; 0 for reals and booleans */
   double c;       /* VX_CONST */
   int64_t a, b;   /* VX_SYM, VX_UNDEF, VX_FN */
   vx **k;         /* operands */
@@ -80,11 +94,22 @@ vx *vx_eq(vx_ctx *c, vx *a, vx *b);
 vx *vx_not(vx_ctx *c, vx *a);
 vx *vx_and(vx_ctx *c, vx *a, vx *b);
 vx *vx_or(vx_ctx *c, vx *a, vx *b);
+/* Bitvectors (w > 0): constants, input symbols, never-written memory,
+ * operations (b NULL for the unary ones; predicates and conversions to
+ * reals give w 0). vx_ite of two bitvectors is one. */
+vx *vx_bvconst(vx_ctx *c, uint64_t v, int w);
+vx *vx_bvsym(vx_ctx *c, int64_t input, int64_t index, int w);
+vx *vx_bvundef(vx_ctx *c, int64_t buf, int64_t off, int w);
+vx *vx_bv(vx_ctx *c, vx_bvop op, int w, vx *a, vx *b);
+static inline bool vx_is_bv(const vx *e) { return e->w > 0; }
+static inline uint64_t vx_bvmask(int w) { return w >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1; }
+/* The signed value of a bitvector constant. */
+int64_t vx_bvsigned(const vx *e);
 /* The sum of n terms in one normalisation (repeated vx_add is quadratic). */
 vx *vx_sum(vx_ctx *c, vx **ops, int n);
 static inline bool vx_is_const(const vx *e) { return e->kind == VX_CONST; }
 static inline bool vx_is_bool(const vx *e) {
-  return e->kind >= VX_LT || (e->kind == VX_CONST && 0);
+  return (e->kind >= VX_LT && e->kind <= VX_OR) || (e->kind == VX_BV && e->a >= BV_EQ && e->a <= BV_SLE);
 }
 /* Appends a readable form (depth-limited). */
 void vx_print(tr_buf *b, const vx *e, int depth);
