@@ -124,6 +124,7 @@ typedef struct {
   int pi_narrowed;             /* judged against a narrowed reference */
   int received_checked, received_changed; /* modules whose received module
                                              was compared / differed */
+  int received_equivalent;                /* ... was an equivalent form */
 } check_totals;
 
 /* A fresh "DIR/NAME" for module path: NAME is the file name without
@@ -332,6 +333,7 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   if (r.received_text && !env->json_mode) fputs(r.received_text, stdout);
   tot->received_checked += r.received_checked;
   tot->received_changed += r.received_changed;
+  tot->received_equivalent += r.received_equivalent;
   if (r.declined) {
     fprintf(stderr, "trench check: the reference cannot evaluate %s:\n%s\n", path, r.declined);
     rc = CLI_EXIT_USAGE;
@@ -350,7 +352,9 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
     cJSON_AddStringToObject(r.json, "summary", summary);
   if (!env->json_mode)
     printf("check: %s (%s on %s%s)\n", summary, path, env->spec,
-           r.received_changed ? "; the module it received was changed" : "");
+           r.received_changed      ? "; the module it received was changed"
+           : r.received_equivalent ? "; it received an equivalent form"
+                                   : "");
   fflush(stdout);
   log_report(env, r.json);
   *report = r.json;
@@ -555,8 +559,8 @@ static int run(int argc, char **argv) {
            tot.modules, tot.checks, tot.pass, tot.weak, tot.mismatch, tot.unsupported,
            tot.crash, tot.other, tot.errors, spec);
     if (tot.received_checked)
-      printf("check: received: %d of %d modules reached the target changed\n", tot.received_changed,
-             tot.received_checked);
+      printf("check: received: %d of %d modules reached the target changed, %d as an equivalent form\n",
+             tot.received_changed, tot.received_checked, tot.received_equivalent);
     if (env.co.per_instruction) {
       printf("check: per-instruction: %d instructions judged: %d pass, %d weak, %d mismatch; "
              "%d skipped; %d runs without outputs",

@@ -361,6 +361,13 @@ bool tr_module_equal(const tr_module *a, const tr_module *b, tr_buf *why);
  * difference is code the root does not use. */
 bool tr_module_same_program(const tr_module *a, const tr_module *b, tr_buf *diff,
                             bool *dead_only);
+/* Whether a and b compute the same values up to the canonical forms
+ * XLA's HLO -> MLIR -> HLO trip writes (same.c): unused and duplicate
+ * instructions, identity moves, layouts, reshape chains, splat constants
+ * as broadcast scalars, nested output tuples, get-tuple-element of a
+ * tuple, the operand order of commutative ops. Their entry roots get
+ * the same canonical number and their side-effecting instructions match. */
+bool tr_module_same_canonical(const tr_module *a, const tr_module *b);
 
 /* ---- verification and shape inference ---- */
 /* Checks every instruction: operand counts and types, attributes, called
