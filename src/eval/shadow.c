@@ -1121,7 +1121,7 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
     c.ev.opts.verified = true;
   }
   /* As tr_eval_opt: each async pair is its synchronous op. */
-  tr_module *sync = tr_async_sync_copy(m);
+  tr_module *sync = tr_desugared_copy(m);
   if (sync) {
     tr_shadow_opts o2;
     if (opts) o2 = *opts;

@@ -310,6 +310,14 @@ int tr_desugar_async(tr_module *m);
 /* A copy of m with its async pairs rewritten, or NULL when it has none to
  * rewrite (the evaluators run the copy instead of m). */
 tr_module *tr_async_sync_copy(const tr_module *m);
+/* set-dimension-size where its semantics are static (desugar.c): its
+ * reduces get the padding masked with their init, its get-dimension-sizes
+ * the clamped size. Returns how many were rewritten. */
+int tr_desugar_dynamic(tr_module *m);
+/* A copy of m with its async pairs and static set-dimension-sizes
+ * rewritten, or NULL when nothing is to rewrite (the evaluators run the
+ * copy instead of m). */
+tr_module *tr_desugared_copy(const tr_module *m);
 
 /* One instruction of m (any computation) as a module of its own
  * (extract.c): a new entry whose parameters are in's distinct non-constant
