@@ -140,14 +140,22 @@ static bool reshape_like(const tr_instr *in) {
 
 /* Whether in gives its operand unchanged. */
 static bool identity(const tr_instr *in) {
-  if (in->noperands != 1) return false;
+  if (in->noperands < 1 || (in->noperands != 1 && in->op != TR_OP_DYNAMIC_SLICE)) return false;
   const tr_shape *o = in->operands[0]->shape;
   if (in->op == TR_OP_COPY) return true;
   if (!same_dims(in->shape, o)) return false;
   int n = 0;
   const int64_t *d = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
   switch (in->op) {
-  case TR_OP_RESHAPE: case TR_OP_CONVERT: case TR_OP_BITCAST: return true;
+  /* same dims: a full slice, a dynamic slice whose starts clamp to 0 */
+  case TR_OP_RESHAPE: case TR_OP_CONVERT: case TR_OP_BITCAST: case TR_OP_SLICE: case TR_OP_DYNAMIC_SLICE:
+    return true;
+  case TR_OP_REDUCE_PRECISION: {
+    /* as many exponent and mantissa bits as the type has: nothing rounds */
+    const tr_dtype_info *f = &tr_dtypes[o->dtype];
+    return f->kind == TR_DK_FLOAT && tr_attr_int(in, TR_ATTR_EXPONENT_BITS, -1) >= f->ebits &&
+           tr_attr_int(in, TR_ATTR_MANTISSA_BITS, -1) >= f->mbits;
+  }
   case TR_OP_BROADCAST: case TR_OP_TRANSPOSE:
     if (n != o->rank) return false;
     for (int i = 0; i < n; i++)
@@ -206,6 +214,21 @@ static int canon_number(numbering *nb, const tr_instr *in, tr_buf *k) {
     if (same_dims(in->shape, b->shape)) return nb->num[b->id];
     tr_shape_print(k, in->shape, false);
     tr_buf_printf(k, " reshape(#%d)", nb->num[b->id]);
+    return -2;
+  }
+  /* An iota along dim k, or a 1-d iota broadcast along k. */
+  int64_t iota_dim = -1;
+  if (in->op == TR_OP_IOTA && tr_shape_is_array(in->shape))
+    iota_dim = tr_attr_int(in, TR_ATTR_IOTA_DIMENSION, -1);
+  if (in->op == TR_OP_BROADCAST && op0 && op0->op == TR_OP_IOTA && op0->shape->rank == 1 &&
+      op0->shape->dtype == in->shape->dtype) {
+    int n = 0;
+    const int64_t *d = tr_attr_ints(in, TR_ATTR_DIMENSIONS, &n);
+    if (n == 1 && in->shape->dims[d[0]] == op0->shape->dims[0]) iota_dim = d[0];
+  }
+  if (iota_dim >= 0) {
+    tr_shape_print(k, in->shape, false);
+    tr_buf_printf(k, " iota(%lld)", (long long)iota_dim);
     return -2;
   }
   if (in->op == TR_OP_GET_TUPLE_ELEMENT && op0 && op0->op == TR_OP_TUPLE) {
@@ -273,6 +296,17 @@ static int number_instr(numbering *nb, const tr_instr *in) {
     /* Canonically a commutative op's operands are in number order. */
     int *ord = tr_xmalloc(sizeof(int) * ((size_t)in->noperands + 1));
     for (int i = 0; i < in->noperands; i++) ord[i] = nb->num[in->operands[i]->id];
+    /* clamp takes scalar bounds for arrays: the same as broadcast ones */
+    if (nb->base && in->op == TR_OP_CLAMP && tr_shape_is_array(in->shape))
+      for (int i = 0; i < in->noperands; i += 2) {
+        const tr_instr *o = in->operands[i];
+        if (o->shape->rank != 0 || in->shape->rank == 0 || !nb->splat[o->id]) continue;
+        tr_buf sk = {0};
+        tr_shape_print(&sk, in->shape, false);
+        tr_buf_printf(&sk, " splat(%s)", nb->splat[o->id]);
+        char *ks = take(&sk);
+        ord[i] = tab_intern(nb->tab, ks, tr_xstrdup(ks));
+      }
     if (nb->base && (tr_ops[in->op].flags & TR_OPF_C) && in->noperands == 2)
       qsort(ord, 2, sizeof(int), cmp_num);
     for (int i = 0; i < in->noperands; i++) {

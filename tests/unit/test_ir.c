@@ -226,6 +226,19 @@ TR_TEST(ir_same_canonical_forms) {
        "  ROOT r = (f32[2], (f32[2], f32[2])) tuple(g, t)\n}\n",
        "HloModule b\nENTRY e {\n  p = f32[2] parameter(0)\n  n = f32[2] negate(p)\n"
        "  ROOT r = (f32[2], f32[2], f32[2]) tuple(n, p, n)\n}\n"},
+      /* an iota against a broadcast 1-d iota; identity slices and a
+       * reduce-precision that rounds nothing; clamp's scalar bounds */
+      {"HloModule a\nENTRY e {\n  p = f32[4,3] parameter(0)\n  i = s32[4,3] iota(), iota_dimension=0\n"
+       "  s = f32[4,3] slice(p), slice={[0:4], [0:3]}\n  z = s32[] constant(0)\n"
+       "  d = f32[4,3] dynamic-slice(s, z, z), dynamic_slice_sizes={4,3}\n"
+       "  r = f32[4,3] reduce-precision(d), exponent_bits=8, mantissa_bits=23\n"
+       "  lo = f32[] constant(-1)\n  hi = f32[] constant(1)\n  c = f32[4,3] clamp(lo, r, hi)\n"
+       "  ROOT t = (s32[4,3], f32[4,3]) tuple(i, c)\n}\n",
+       "HloModule b\nENTRY e {\n  p = f32[4,3] parameter(0)\n  i1 = s32[4] iota(), iota_dimension=0\n"
+       "  i = s32[4,3] broadcast(i1), dimensions={0}\n  lo = f32[] constant(-1)\n"
+       "  lb = f32[4,3] broadcast(lo), dimensions={}\n  hi = f32[] constant(1)\n"
+       "  hb = f32[4,3] broadcast(hi), dimensions={}\n  c = f32[4,3] clamp(lb, p, hb)\n"
+       "  ROOT t = (s32[4,3], f32[4,3]) tuple(i, c)\n}\n"},
   };
   for (int i = 0; i < (int)(sizeof equiv / sizeof equiv[0]); i++) {
     tr_module *x = parse_ok(equiv[i][0]), *y = parse_ok(equiv[i][1]);
@@ -254,6 +267,13 @@ TR_TEST(ir_same_canonical_forms) {
        "  ROOT r = (f32[3], f32[3]) tuple(p, k)\n}\n",
        "HloModule b\nENTRY e {\n  p = f32[3] parameter(0)\n  k = f32[] constant(3)\n"
        "  kb = f32[3] broadcast(k), dimensions={}\n  ROOT r = (f32[3]) tuple(kb)\n}\n"},
+      /* a reduce-precision that rounds; an iota along another dim */
+      {"HloModule a\nENTRY e {\n  p = f32[2] parameter(0)\n"
+       "  ROOT r = f32[2] reduce-precision(p), exponent_bits=8, mantissa_bits=10\n}\n",
+       "HloModule b\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] copy(p)\n}\n"},
+      {"HloModule a\nENTRY e {\n  ROOT i = s32[4,3] iota(), iota_dimension=1\n}\n",
+       "HloModule b\nENTRY e {\n  i1 = s32[4] iota(), iota_dimension=0\n"
+       "  ROOT i = s32[4,3] broadcast(i1), dimensions={0}\n}\n"},
   };
   for (int i = 0; i < (int)(sizeof other / sizeof other[0]); i++) {
     tr_module *x = parse_ok(other[i][0]), *y = parse_ok(other[i][1]);
