@@ -44,6 +44,26 @@ HLO
 expect 0 '^inputs out0: pass .*excused 4 by denormal-flush' -- "$trench" check "$tmp/daz.hlo" --target xla-cpu --input "$tmp/den.npy"
 expect 1 '^inputs out0: mismatch .*failing 4, first at \[0\]: reference 9.99994625e-11, target 0' -- "$trench" check "$tmp/daz.hlo" --target xla-cpu --input "$tmp/den.npy" --strict
 
+# denormal-flush through later ops: a denormal intermediate (a*1e-30) is
+# flushed by XLA, and sqrt and ceil then give 0 where the exact reference
+# gives 1; the rule's reference (the module computed by a flushing target)
+# follows the zero through them (unit test profile_denormal_flush_cone:
+# an element with no denormal on its path gets no excuse).
+cat > "$tmp/cone.hlo" <<'HLO'
+HloModule cone
+ENTRY e {
+  p = f32[4] parameter(0)
+  c = f32[] constant(1e-30)
+  b = f32[4] broadcast(c), dimensions={}
+  x = f32[4] multiply(p, b)
+  s = f32[4] sqrt(x)
+  ROOT r = f32[4] ceil(s)
+}
+HLO
+"$py" -c 'import numpy as np,sys; np.save(sys.argv[1], np.array([1e-9,5e-10,2e-9,3e30], np.float32))' "$tmp/cone.npy"
+expect 0 '^inputs out0: pass .*excused 3 by denormal-flush' -- "$trench" check "$tmp/cone.hlo" --target xla-cpu --input "$tmp/cone.npy"
+expect 1 '^inputs out0: mismatch .*failing 3, first at \[0\]: reference 1, target 0' -- "$trench" check "$tmp/cone.hlo" --target xla-cpu --input "$tmp/cone.npy" --strict
+
 # transcendental-ulps: XLA's f64 cbrt is off by up to 3.3 ulps (default 2,
 # allowed 5: within its contract of 140).
 cat > "$tmp/cbrt.hlo" <<'HLO'

@@ -99,6 +99,10 @@ within 20 1 '^check: pass \(.*add.hlo on' -- \
 # hello obeys --start-timeout.
 within 5 2 "no reply to 'hello' within 1 s" -- \
   "$trench" check "$tmp/neg.hlo" --seeds 1 --start-timeout 1 --target "$bad slow-hello 30"
+# A module over the memory budget is declined before the target starts:
+# a target that takes 30 s to say hello is not waited for.
+within 2 2 '^check: declined \(.*big.hlo on cmd:' -- \
+  "$trench" check "$tmp/big.hlo" --seeds 1 --max-memory 1G --target "$bad slow-hello 30"
 # A target that cannot restart is given up after two tries; the run goes
 # on to its last module and summary without waiting on it again.
 within 20 1 'check: 4 modules, 8 checks: .* 5 unsupported, 3 crash' -- \

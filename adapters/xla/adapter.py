@@ -143,6 +143,10 @@ def compile_options(opts, dump_dir=None, pass_re=None):
         d.xla_dump_hlo_as_text = True
         if pass_re:
             d.xla_dump_hlo_pass_re = pass_re
+        else:
+            # The received module also as a proto: its text dump elides
+            # large constants ('{...}'), which could not be compared.
+            d.xla_dump_hlo_as_proto = True
     return o
 
 
@@ -204,9 +208,59 @@ def pass_dumps(dump_dir, outdir):
     return out
 
 
+def proto_field1(b):
+    """The bytes of field 1 of a serialized proto message (HloProto's
+    hlo_module), or None."""
+    i = 0
+
+    def varint():
+        nonlocal i
+        v = s = 0
+        while True:
+            c = b[i]
+            i += 1
+            v |= (c & 0x7F) << s
+            s += 7
+            if c < 0x80:
+                return v
+    while i < len(b):
+        key = varint()
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            varint()
+        elif wire == 2:
+            n = varint()
+            if field == 1:
+                return b[i:i + n]
+            i += n
+        elif wire == 1:
+            i += 8
+        elif wire == 5:
+            i += 4
+        else:
+            return None
+    return None
+
+
 def received_hlo(dump_dir):
+    """The text of the module XLA's passes received: printed from the
+    proto dump with every constant in full where it can be read, else the
+    text dump (large constants elided)."""
+    pb = glob.glob(os.path.join(dump_dir, "module_*.before_optimizations.hlo.pb"))
+    if pb:
+        try:
+            with open(pb[0], "rb") as f:
+                mod = HLO.HloModule.from_serialized_hlo_module_proto(proto_field1(f.read()))
+            po = HLO.HloPrintOptions.short_parsable()
+            po.print_large_constants = True
+            return mod.to_string(po)
+        except Exception:  # an older release's proto API: the text dump
+            pass
     got = glob.glob(os.path.join(dump_dir, "module_*.before_optimizations.txt"))
-    return got[0] if got else None
+    if not got:
+        return None
+    with open(got[0]) as f:
+        return f.read()
 
 
 def load_npy(path, want):
@@ -292,8 +346,7 @@ def run(req):
     t1 = time.perf_counter()
     if hit is None:
         exe = compile_mlir(mlir, o)
-        got = received_hlo(dump_dir) if dump_dir else None
-        received = open(got).read() if got else None
+        received = received_hlo(dump_dir) if dump_dir else None
         if key:
             if len(CACHE) >= 4:
                 CACHE.pop(next(iter(CACHE)))

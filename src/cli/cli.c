@@ -252,8 +252,8 @@ const char *cli_home(char *buf, size_t n) {
   return buf;
 }
 
-tr_module *cli_load_source(const char *path, tr_target *conv, const tr_parse_opts *po, char **mlir,
-                           int *exit_code) {
+tr_module *cli_load_source(const char *path, tr_target *(*get_conv)(void *ctx), void *ctx,
+                           const tr_parse_opts *po, char **mlir, int *exit_code) {
   *mlir = NULL;
   tr_diag d = {0};
   char *text = NULL;
@@ -263,6 +263,8 @@ tr_module *cli_load_source(const char *path, tr_target *conv, const tr_parse_opt
     free(text);
     return cli_load_opts(path, true, po, exit_code);
   }
+  /* The target is asked for only now: an HLO module never waits for it. */
+  tr_target *conv = get_conv ? get_conv(ctx) : NULL;
   if (!conv) {
     fprintf(stderr, "%s: StableHLO/MHLO text needs a target that converts it to HLO (xla-cpu)\n", path);
     free(text);

@@ -127,15 +127,16 @@ tr_module *cli_load(const char *path, bool verify, int *exit_code);
 /* The same with parse options (po may be NULL): --fill-elided. */
 tr_module *cli_load_opts(const char *path, bool verify, const tr_parse_opts *po, int *exit_code);
 /* As cli_load_opts (verified), or, when path holds StableHLO/MHLO text,
- * conv's conversion of it to HLO (an error when conv is NULL or cannot);
+ * the conversion to HLO by the target get_conv(ctx) gives (called only
+ * then; an error when it gives NULL or cannot convert);
  * then *mlir gets the text as read (heap), else NULL. */
 
 /* trench's source tree for targets and profiles: NULL when $TRENCH_HOME
  * is set (the library reads it), else the folder above BUILD/trench. */
 const char *cli_home(char *buf, size_t n);
 typedef struct tr_target tr_target;
-tr_module *cli_load_source(const char *path, tr_target *conv, const tr_parse_opts *po, char **mlir,
-                           int *exit_code);
+tr_module *cli_load_source(const char *path, tr_target *(*conv)(void *ctx), void *ctx,
+                           const tr_parse_opts *po, char **mlir, int *exit_code);
 
 /* Flushes stdout; reports a write error (full disk, closed pipe) as exit 2
  * so a truncated output is never mistaken for success. */

@@ -83,7 +83,9 @@ const cli_cmd cli_cmd_check = {
 
 /* What every module of one invocation shares. */
 typedef struct {
-  tr_target *t;
+  tr_target *t;          /* opened on first need (target_get) */
+  const tr_target_config *tc;
+  bool open_failed;      /* the target could not be opened: stop */
   const char *spec;
   tr_check_opts co;      /* the options every module is checked with */
   char **files;          /* --input, in order */
@@ -96,6 +98,22 @@ typedef struct {
   uint64_t max_memory;   /* --max-memory (0: no budget) */
 } check_env;
 
+/* The target, opened the first time a module needs it: a module declined
+ * before it runs (over the memory budget) never waits for an adapter to
+ * start. NULL, after printing why, when it cannot be opened. */
+static tr_target *target_get(void *ctx) {
+  check_env *env = ctx;
+  if (env->t || env->open_failed) return env->t;
+  tr_diag d = {0};
+  if (tr_target_open(env->spec, env->tc, &env->t, &d) != TR_OK) {
+    tr_diag_print(&d, stderr);
+    env->open_failed = true;
+    env->t = NULL;
+  }
+  tr_diag_clear(&d);
+  return env->t;
+}
+
 /* Overall counts of a multi-module run (printed at the end). */
 typedef struct {
   int modules, checks, pass, weak, mismatch, unsupported, crash, other, errors;
@@ -106,6 +124,7 @@ typedef struct {
   int pi_narrowed;             /* judged against a narrowed reference */
   int received_checked, received_changed; /* modules whose received module
                                              was compared / differed */
+  int received_equivalent;                /* ... was an equivalent form */
 } check_totals;
 
 /* A fresh "DIR/NAME" for module path: NAME is the file name without
@@ -231,7 +250,8 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   tot->modules++;
   tr_parse_opts po = {env->fill_elided};
   char *mlir = NULL;
-  tr_module *m = cli_load_source(path, env->t, &po, &mlir, &rc);
+  tr_module *m = cli_load_source(path, target_get, env, &po, &mlir, &rc);
+  if (!m && env->open_failed) return CLI_EXIT_USAGE;
   if (!m) {
     cJSON *rep = cJSON_CreateObject();
     cJSON_AddStringToObject(rep, "module", path);
@@ -257,6 +277,11 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
     log_report(env, rep);
     tot->errors++;
     *report = rep;
+    tr_module_free(m);
+    free(mlir);
+    return CLI_EXIT_USAGE;
+  }
+  if (!target_get(env)) {
     tr_module_free(m);
     free(mlir);
     return CLI_EXIT_USAGE;
@@ -308,6 +333,7 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   if (r.received_text && !env->json_mode) fputs(r.received_text, stdout);
   tot->received_checked += r.received_checked;
   tot->received_changed += r.received_changed;
+  tot->received_equivalent += r.received_equivalent;
   if (r.declined) {
     fprintf(stderr, "trench check: the reference cannot evaluate %s:\n%s\n", path, r.declined);
     rc = CLI_EXIT_USAGE;
@@ -326,7 +352,9 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
     cJSON_AddStringToObject(r.json, "summary", summary);
   if (!env->json_mode)
     printf("check: %s (%s on %s%s)\n", summary, path, env->spec,
-           r.received_changed ? "; the module it received was changed" : "");
+           r.received_changed      ? "; the module it received was changed"
+           : r.received_equivalent ? "; it received an equivalent form"
+                                   : "");
   fflush(stdout);
   log_report(env, r.json);
   *report = r.json;
@@ -447,7 +475,6 @@ static int run(int argc, char **argv) {
    * --timeout, else 60 s (a runaway loop costs one verdict). */
   if (!env.co.ref_timeout_s) env.co.ref_timeout_s = timeout > 0 ? timeout : 60;
   tr_diag d = {0};
-  tr_target *t = NULL;
   tr_target_config tc;
   tr_target_config_init(&tc);
   /* Without TRENCH_HOME, the source tree is the one this binary was built
@@ -489,21 +516,13 @@ static int run(int argc, char **argv) {
     free(paths);
     return CLI_EXIT_USAGE;
   }
-  /* One target process for every module: the adapter starts once. */
-  if (tr_target_open(spec, &tc, &t, &d) != TR_OK) {
-    tr_diag_print(&d, stderr);
-    tr_diag_clear(&d);
-    tr_profile_free(prof);
-    free(files);
-    free(paths);
-    return CLI_EXIT_USAGE;
-  }
-  env.t = t;
+  /* One target process for every module: the adapter starts once, when
+   * the first module needs it (target_get). */
+  env.tc = &tc;
   env.co.profile = prof;
   env.co.profile_path = prof ? (profile_arg ? profile_arg : ppath) : NULL;
   if (log_path && (env.log_fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666)) < 0) {
     fprintf(stderr, "trench check: cannot open the log %s: %s\n", log_path, strerror(errno));
-    tr_target_close(t);
     tr_profile_free(prof);
     free(files);
     free(paths);
@@ -518,6 +537,14 @@ static int run(int argc, char **argv) {
   for (int i = 0; i < npaths; i++) {
     cJSON *rep = NULL;
     code = cli_worse(code, check_module(&env, paths[i], &tot, &rep));
+    if (env.open_failed) {
+      cJSON_Delete(rep);
+      cJSON_Delete(all);
+      tr_profile_free(prof);
+      free(files);
+      free(paths);
+      return CLI_EXIT_USAGE;
+    }
     if (!rep) continue;
     if (all) cJSON_AddItemToArray(all, rep);
     else one = rep;
@@ -532,8 +559,8 @@ static int run(int argc, char **argv) {
            tot.modules, tot.checks, tot.pass, tot.weak, tot.mismatch, tot.unsupported,
            tot.crash, tot.other, tot.errors, spec);
     if (tot.received_checked)
-      printf("check: received: %d of %d modules reached the target changed\n", tot.received_changed,
-             tot.received_checked);
+      printf("check: received: %d of %d modules reached the target changed, %d as an equivalent form\n",
+             tot.received_changed, tot.received_checked, tot.received_equivalent);
     if (env.co.per_instruction) {
       printf("check: per-instruction: %d instructions judged: %d pass, %d weak, %d mismatch; "
              "%d skipped; %d runs without outputs",
@@ -547,7 +574,7 @@ static int run(int argc, char **argv) {
   }
   cJSON_Delete(all ? all : one);
   if (env.log_fd >= 0) close(env.log_fd);
-  tr_target_close(t);
+  tr_target_close(env.t);
   tr_profile_free(prof);
   free(files);
   free(paths);

@@ -92,6 +92,15 @@ tr_tensor *ev_new(ev_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const in
 
 /* ---- shape checks ---- */
 
+
+/* What desugar.c leaves of a set-dimension-size: a dynamic value whose
+ * padding reaches a user that keeps it (an output, an elementwise op). */
+static tr_status sds_unsupported(ev_ctx *c, const tr_instr *in) {
+  return ev_err(c, in, TR_ERR_UNSUPPORTED,
+                "unsupported: set-dimension-size whose padding is not static (evaluated only when every "
+                "user is a reduce over the dynamic dim or a get-dimension-size of it)");
+}
+
 static bool has_dynamic(const tr_shape *s) {
   if (!s) return false;
   if (s->dtype == TR_DT_TUPLE) {
@@ -626,6 +635,7 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
   tr_op op = in->op;
   *out = NULL;
   if (!in->shape) return ev_err(c, in, TR_ERR_INVALID, "instruction has no shape");
+  if (in->op == TR_OP_SET_DIMENSION_SIZE) return sds_unsupported(c, in);
   if (has_dynamic(in->shape))
     return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: dynamic dimension in %s", ev_opname(in));
   for (int i = 0; i < in->noperands; i++)
@@ -765,7 +775,7 @@ tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts, tr_tensor *c
   }
   /* One device: each <op>-start/-done pair is its synchronous op
    * (desugar.c), evaluated on a rewritten copy. */
-  tr_module *sync = tr_async_sync_copy(m);
+  tr_module *sync = tr_desugared_copy(m);
   if (sync) {
     tr_eval_opts o2 = c.opts;
     o2.verified = false; /* the inserted ops get their shapes checked */
@@ -811,6 +821,7 @@ tr_status ev_eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value 
  * the same errors for the same modules. */
 tr_status ev_check_instr(ev_ctx *c, const tr_instr *in) {
   if (!in->shape) return ev_err(c, in, TR_ERR_INVALID, "instruction has no shape");
+  if (in->op == TR_OP_SET_DIMENSION_SIZE) return sds_unsupported(c, in);
   if (has_dynamic(in->shape))
     return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: dynamic dimension in %s", ev_opname(in));
   if (!implemented(in->op)) return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s", ev_opname(in));

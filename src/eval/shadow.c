@@ -840,7 +840,114 @@ void sh_mark_leaves(sh_val *v, bool all, tr_dkind k, unsigned char u) {
   if (!u && v->e) memset(v->e, 0, sizeof(double) * v->n);
 }
 
-static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+/* ---- flushing targets (tr_shadow_opts.flush) ---- */
+
+/* Whether in computes on its operands' values, so that a flushing target
+ * reads their denormals as zero and flushes its results: arithmetic,
+ * compare, convert, clamp, reductions and contractions. Moves, select,
+ * sort, abs and negate (sign-bit ops: XLA CPU keeps negate(d) = -d,
+ * docs/PROFILES.md), bitcasts and control flow hand values on; the
+ * instructions of a called computation are flushed one by one. */
+static bool flushes(const tr_instr *in) {
+  switch (tr_ops[in->op].cls) {
+  case TR_OPC_UFLOAT: case TR_OPC_BARITH: case TR_OPC_COMPARE: case TR_OPC_REDUCE: case TR_OPC_LINALG:
+    return true;
+  case TR_OPC_UNUM: return in->op != TR_OP_ABS && in->op != TR_OP_NEGATE;
+  case TR_OPC_CONVERT: return in->op == TR_OP_CONVERT;
+  case TR_OPC_SELECT: return in->op == TR_OP_CLAMP;
+  default: return false;
+  }
+}
+
+/* The smallest normal of dt where c flushes dt, else 0. */
+static double flush_min(const sh_ctx *c, tr_dtype dt) {
+  if (!c->flush || !tr_dtype_is_float(dt) || !c->flush[dt]) return 0;
+  return ldexp(1.0, 1 - tr_dtypes[dt].bias);
+}
+
+/* Whether element i of a may be flushed: a correct computation may give
+ * a nonzero value below mn there. */
+static bool flush_reaches(const sh_val *a, size_t i, double mn) {
+  long double x = sh_get(a, i);
+  return x != 0 && !isnan(x) && fabsl(x) < (long double)mn + a->e[i];
+}
+
+/* v with the denormals of its flushed float arrays flushed: a new value,
+ * or v itself (one more reference) when nothing changes; NULL after a
+ * located error. A value certainly below mn becomes exactly a zero of
+ * its sign (bound 0: the target's own result is flushed too); one whose
+ * bound reaches across mn may come out flushed or not, so it becomes 0
+ * with a bound reaching the unflushed value (below mn) or keeps its
+ * value with a bound reaching 0 (above). */
+static sh_val *flush_val(sh_ctx *c, const tr_instr *in, sh_val *v) {
+  if (v->token) return sh_ref(v);
+  if (!v->arr) {
+    sh_val **el = tr_xcalloc(v->nelems > 0 ? (size_t)v->nelems : 1, sizeof(sh_val *));
+    bool same = true;
+    for (int i = 0; i < v->nelems; i++) {
+      if (!(el[i] = flush_val(c, in, v->elems[i]))) {
+        for (int j = 0; j < i; j++) sh_unref(el[j]);
+        free(el);
+        return NULL;
+      }
+      same = same && el[i] == v->elems[i];
+    }
+    sh_val *t = same ? sh_ref(v) : sh_tuple(v->nelems, el);
+    if (same)
+      for (int i = 0; i < v->nelems; i++) sh_unref(el[i]);
+    free(el);
+    return t;
+  }
+  double mn = flush_min(c, v->dt);
+  if (!(mn > 0)) return sh_ref(v);
+  sh_materialize(c, v);
+  size_t first = v->n;
+  for (size_t i = 0; i < v->n && first == v->n; i++)
+    if (flush_reaches(v, i, mn)) first = i;
+  if (first == v->n) return sh_ref(v);
+  sh_val *r = sh_arr_new_raw(c, in, v->dt, v->rank, v->dims);
+  if (!r) return NULL;
+  if (v->d) memcpy(r->d, v->d, sizeof(double) * v->n);
+  else memcpy(r->lv, v->lv, sizeof(long double) * v->n);
+  memcpy(r->e, v->e, sizeof(double) * v->n);
+  memcpy(r->u, v->u, v->n);
+  if (v->bits) r->bits = tr_tensor_clone(v->bits);
+  for (size_t i = first; i < v->n; i++) {
+    if (!flush_reaches(v, i, mn)) continue;
+    long double x = sh_get(v, i), ax = fabsl(x);
+    if (ax < mn) {
+      double e = ax + v->e[i] < mn ? 0 : (double)(ax + v->e[i]);
+      sh_put(r, i, copysignl(0.0L, x), e);
+    } else if ((double)ax > r->e[i]) {
+      r->e[i] = (double)ax;
+    }
+  }
+  return r;
+}
+
+/* in on a flushing target: its operands flushed, then its result. */
+static tr_status sh_instr_flushed(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out,
+                                  tr_status (*rule)(sh_ctx *, const tr_instr *, sh_val **, sh_val **)) {
+  int n = in->noperands;
+  sh_val **fl = tr_xcalloc(n > 0 ? (size_t)n : 1, sizeof(sh_val *));
+  tr_status st = TR_OK;
+  for (int i = 0; i < n && st == TR_OK; i++)
+    if (ops[i] && !(fl[i] = flush_val(c, in, ops[i]))) st = TR_ERR_UNSUPPORTED;
+  sh_val *r = NULL;
+  if (st == TR_OK) st = rule(c, in, fl, &r);
+  for (int i = 0; i < n; i++) sh_unref(fl[i]);
+  free(fl);
+  *out = NULL;
+  if (st != TR_OK) {
+    sh_unref(r);
+    return st;
+  }
+  if (r && !(*out = flush_val(c, in, r))) st = TR_ERR_UNSUPPORTED;
+  sh_unref(r);
+  return st;
+}
+
+static tr_status sh_instr_one(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   if (sh_is_complex_arith(in)) {
     tr_status cst = ev_check_instr(&c->ev, in);
     return cst != TR_OK ? cst : sh_complex(c, in, ops, out);
@@ -849,6 +956,11 @@ static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **
   if (st == TR_OK && *out) sh_fix_format(*out);
   if (st == TR_OK && *out && ev_complex_involved(in)) st = sh_complex_combined(c, in, ops, *out);
   return st;
+}
+
+static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  if (c->flush && flushes(in)) return sh_instr_flushed(c, in, ops, out, sh_instr_one);
+  return sh_instr_one(c, in, ops, out);
 }
 
 /* ---- frames ---- */
@@ -984,7 +1096,10 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
   tr_ulp_table *deftab = NULL;
   c.ev.m = m;
   c.ev.d = d;
-  if (opts) c.ev.opts = opts->eval;
+  if (opts) {
+    c.ev.opts = opts->eval;
+    c.flush = opts->flush;
+  }
   if (opts && opts->ulps) {
     c.ut = opts->ulps;
   } else {
@@ -1006,7 +1121,7 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
     c.ev.opts.verified = true;
   }
   /* As tr_eval_opt: each async pair is its synchronous op. */
-  tr_module *sync = tr_async_sync_copy(m);
+  tr_module *sync = tr_desugared_copy(m);
   if (sync) {
     tr_shadow_opts o2;
     if (opts) o2 = *opts;

@@ -32,6 +32,13 @@ typedef struct {
    * results) enter with a bound of this many ulps of their dtype at each
    * element's magnitude instead of exact. */
   const double *arg_ulps;
+  /* NULL, or TR_DT_COUNT flags: evaluate as a target that flushes the
+   * denormals of the flagged float dtypes (FTZ and DAZ, docs/PROFILES.md
+   * denormal-flush): every op that computes on values (arithmetic,
+   * compare, convert, clamp, reductions, contractions) reads a denormal
+   * operand as a zero of its sign and writes a denormal result as one.
+   * Moves, select, abs, negate and bit ops keep every value. */
+  const bool *flush;
 } tr_shadow_opts;
 
 /* One array leaf of the result. */

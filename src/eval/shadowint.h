@@ -60,6 +60,7 @@ typedef struct {
   const tr_ulp_table *ut; /* rounding allowances */
   tr_module *helpers;     /* f64 combiners for twin kernels, parsed on first use */
   sh_pool pool;           /* buffers for reuse */
+  const bool *flush;      /* tr_shadow_opts.flush */
 } sh_ctx;
 
 /* Rounding facts of a float dtype. */

@@ -142,7 +142,7 @@ static void corpus_add_path(corpus *c, const char *p) {
   c->paths[c->n++] = tr_xstrdup(p);
 }
 
-/* Files ending in .hlo under dir (one level of sub-folders), sorted. */
+/* Files ending in .hlo or .mlir under dir (one level of sub-folders). */
 static void corpus_scan(corpus *c, const char *p, int depth) {
   struct stat sb;
   if (stat(p, &sb) != 0) return;
@@ -160,9 +160,44 @@ static void corpus_scan(corpus *c, const char *p, int depth) {
     size_t l = strlen(e->d_name);
     if (stat(q, &sb) != 0) continue;
     if (S_ISDIR(sb.st_mode) && depth < 1) corpus_scan(c, q, depth + 1);
-    else if (l > 4 && strcmp(e->d_name + l - 4, ".hlo") == 0) corpus_add_path(c, q);
+    else if ((l > 4 && strcmp(e->d_name + l - 4, ".hlo") == 0) ||
+             (l > 5 && strcmp(e->d_name + l - 5, ".mlir") == 0))
+      corpus_add_path(c, q);
   }
   closedir(dp);
+}
+
+/* A corpus file as a module: HLO text parsed, or StableHLO/MHLO text
+ * (what jax.jit(f).lower(...).as_text() writes) as the campaign's target
+ * converts it to HLO (XLA's own conversion; *conv is opened on the first
+ * such file and closed by the caller). A test mutates that HLO, so the
+ * target is sent the mutated module as HLO text: a mutant has no
+ * StableHLO form written by jax. NULL after a located diagnostic. */
+static tr_module *corpus_load(const tr_fuzz_opts *o, const char *path, tr_target **conv, bool *tried,
+                              tr_diag *d) {
+  char *text = NULL;
+  size_t len = 0;
+  if (tr_read_file(path, &text, &len, d) != TR_OK) return NULL;
+  tr_module *m = NULL;
+  if (!tr_text_is_mlir(text, len)) {
+    m = tr_parse(path, text, len, NULL, d);
+  } else {
+    if (!*tried) {
+      *tried = true;
+      tr_diag od = {0};
+      if (tr_target_open(o->target, &o->tcfg, conv, &od) != TR_OK) *conv = NULL;
+      tr_diag_clear(&od);
+    }
+    char *hlo = NULL;
+    if (!*conv || !((*conv)->caps & TR_CAP_MLIR))
+      tr_diag_errorf(d, "%s: StableHLO/MHLO text needs a target that converts it to HLO (xla-cpu), not %s",
+                     path, o->target);
+    else
+      tr_mlir_convert(*conv, path, text, &m, &hlo, d);
+    free(hlo);
+  }
+  free(text);
+  return m;
 }
 
 /* ---- the campaign's state (parent) ---- */
@@ -892,9 +927,11 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
   if (c.cor.n > 1) qsort(c.cor.paths, (size_t)c.cor.n, sizeof(char *), cmp_str);
   c.cor.mods = tr_xcalloc((size_t)c.cor.n + 1, sizeof(tr_module *));
   int kept = 0;
+  tr_target *conv = NULL;
+  bool conv_tried = false;
   for (int i = 0; i < c.cor.n; i++) {
     tr_diag pd = {0};
-    tr_module *m = tr_parse_file(c.cor.paths[i], NULL, &pd);
+    tr_module *m = corpus_load(o, c.cor.paths[i], &conv, &conv_tried, &pd);
     if (m && tr_verify(m, &pd) != TR_OK) {
       tr_module_free(m);
       m = NULL;
@@ -910,6 +947,8 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
     tr_diag_clear(&pd);
   }
   c.cor.n = kept;
+  /* The workers open their own targets: no adapter outlives the loading. */
+  tr_target_close(conv);
   long skipped = c.st.corpus_skipped;
   if (!c.cor.n && !o->gen && !o->generator_cmd) {
     tr_diag_errorf(d, "nothing to test: no corpus module parses and there is no generator");

@@ -1,4 +1,8 @@
-/* desugar.c - async pairs as the synchronous op. `<op>-start` /
+/* desugar.c - rewrites the evaluators run instead of sugar: async pairs
+ * as the synchronous op, and set-dimension-size where its semantics are
+ * static (below).
+ *
+ * Async pairs. `<op>-start` /
  * `<op>-update` / `<op>-done` (all-gather-start, collective-permute-done,
  * copy-start, and the generic sugar around any opcode, such as
  * reduce-scatter-start) split one op into a start that launches it and a
@@ -8,6 +12,7 @@
  * attributes) and drops the starts and updates left without users; a
  * start whose tuple is read elsewhere stays and keeps failing cleanly as
  * unsupported. */
+#include "build.h"
 #include "ir.h"
 
 #include <string.h>
@@ -98,5 +103,137 @@ tr_module *tr_async_sync_copy(const tr_module *m) {
   tr_module *sync = tr_module_clone(m);
   if (tr_desugar_async(sync) > 0) return sync;
   tr_module_free(sync);
+  return NULL;
+}
+
+/* ---- set-dimension-size ----
+ * set-dimension-size(x, n), dimensions={k} gives x with the dynamic size
+ * n in dim k. The elements at index n and past it are padding: XLA's
+ * dynamic padder fills them with a reduce's init value before a reduce
+ * over k (so a non-identity init counts once per padded slot, as XLA CPU
+ * computes: the sum of 1..3 with 5 slots of init 100 and the init itself
+ * is 606; n above the bound keeps every element, a negative n none), and
+ * get-dimension-size reads n as it is (measured on XLA CPU: 8 and -13 for
+ * a bound of 4). Those two users are static: each reduce gets
+ * select(iota_k < n, x, init) as its operand and each get-dimension-size
+ * becomes n. A dynamic value used any other
+ * way (an output, an elementwise op keeping the padding) has no defined
+ * padding and is left alone, which the evaluators decline. */
+
+/* Moves in (just appended to c) to just before pos. */
+static void move_before(tr_comp *c, tr_instr *in, const tr_instr *pos) {
+  int at = -1;
+  for (int i = 0; i < c->ninstrs; i++)
+    if (c->instrs[i] == pos) at = i;
+  if (at < 0 || c->instrs[c->ninstrs - 1] != in) return;
+  memmove(&c->instrs[at + 1], &c->instrs[at], sizeof(tr_instr *) * (size_t)(c->ninstrs - 1 - at));
+  c->instrs[at] = in;
+}
+
+/* Whether set-dimension-size d has static semantics here: x static, the
+ * size an s32 scalar, one dim, and every user a reduce over that dim (as
+ * one of its inputs) or a get-dimension-size of it. */
+static bool sds_static(const tr_instr *d, int64_t *dim) {
+  if (d->noperands != 2 || !tr_shape_is_array(d->operands[0]->shape) || d->operands[0]->shape->dynamic ||
+      d->operands[1]->shape->dtype != TR_DT_S32 || d->operands[1]->shape->rank != 0 || d->parent->root == d)
+    return false;
+  int n = 0;
+  const int64_t *k = tr_attr_ints(d, TR_ATTR_DIMENSIONS, &n);
+  if (n != 1 || k[0] < 0 || k[0] >= d->operands[0]->shape->rank) return false;
+  *dim = k[0];
+  for (int u = 0; u < d->nusers; u++) {
+    const tr_instr *us = d->users[u];
+    if (us->op == TR_OP_GET_DIMENSION_SIZE) {
+      int m = 0;
+      const int64_t *g = tr_attr_ints(us, TR_ATTR_DIMENSIONS, &m);
+      if (m != 1 || g[0] != *dim) return false;
+      continue;
+    }
+    if (us->op != TR_OP_REDUCE || us->noperands % 2) return false;
+    int nin = us->noperands / 2, m = 0;
+    for (int j = nin; j < us->noperands; j++)
+      if (us->operands[j] == d) return false; /* an init */
+    const int64_t *rd = tr_attr_ints(us, TR_ATTR_DIMENSIONS, &m);
+    bool over = false;
+    for (int j = 0; j < m; j++) over = over || rd[j] == *dim;
+    if (!over) return false;
+  }
+  return d->nusers > 0;
+}
+
+/* select(iota_dim < n, x, broadcast(init)) before pos. */
+static tr_instr *sds_masked(tr_comp *c, const tr_instr *d, int64_t dim, tr_instr *init, const tr_instr *pos,
+                            tr_buf *why) {
+  tr_instr *x = d->operands[0];
+  const tr_shape *xs = x->shape;
+  tr_instr *s = d->operands[1];
+  tr_instr *io = tr_build_begin(c, TR_OP_IOTA, NULL, 0);
+  tr_build_int(io, TR_ATTR_IOTA_DIMENSION, dim);
+  io = tr_build_end(io, tr_shape_array(c->module->arena, TR_DT_S32, xs->rank, xs->dims), why);
+  if (!io) return NULL;
+  move_before(c, io, pos);
+  tr_instr *sb = tr_build_broadcast(c, s, xs->dims, xs->rank, NULL, why);
+  if (!sb) return NULL;
+  move_before(c, sb, pos);
+  tr_instr *mask = tr_build_compare(c, io, sb, "LT", why);
+  if (!mask) return NULL;
+  move_before(c, mask, pos);
+  tr_instr *ib = tr_build_broadcast(c, init, xs->dims, xs->rank, NULL, why);
+  if (!ib) return NULL;
+  move_before(c, ib, pos);
+  tr_instr *ops[3] = {mask, x, ib};
+  tr_instr *sel = tr_build_end(tr_build_begin(c, TR_OP_SELECT, ops, 3), NULL, why);
+  if (sel) move_before(c, sel, pos);
+  return sel;
+}
+
+int tr_desugar_dynamic(tr_module *m) {
+  int n = 0;
+  tr_buf why = {0};
+  for (int ci = 0; ci < m->ncomps; ci++) {
+    tr_comp *c = m->comps[ci];
+    for (int i = 0; i < c->ninstrs; i++) {
+      tr_instr *d = c->instrs[i];
+      int64_t dim;
+      if (d->op != TR_OP_SET_DIMENSION_SIZE || !sds_static(d, &dim)) continue;
+      bool ok = true;
+      while (ok && d->nusers > 0) {
+        tr_instr *u = d->users[0];
+        if (u->op == TR_OP_GET_DIMENSION_SIZE) {
+          tr_instr_replace_uses(u, d->operands[1]);
+          tr_comp_remove(c, u);
+          continue;
+        }
+        int nin = u->noperands / 2;
+        for (int j = 0; ok && j < nin; j++) {
+          if (u->operands[j] != d) continue;
+          tr_instr *sel = sds_masked(c, d, dim, u->operands[nin + j], u, &why);
+          if ((ok = sel != NULL)) tr_instr_replace_operand(u, j, sel);
+        }
+      }
+      if (!ok) continue; /* left for the evaluators to decline */
+      tr_comp_remove(c, d);
+      i = -1; /* positions moved: look again from the start */
+      n++;
+    }
+  }
+  tr_buf_free(&why);
+  return n;
+}
+
+static bool has_dynamic_sugar(const tr_module *m) {
+  for (int c = 0; c < m->ncomps; c++)
+    for (int i = 0; i < m->comps[c]->ninstrs; i++)
+      if (m->comps[c]->instrs[i]->op == TR_OP_SET_DIMENSION_SIZE) return true;
+  return false;
+}
+
+tr_module *tr_desugared_copy(const tr_module *m) {
+  bool async = tr_module_has_async_pairs(m), dyn = has_dynamic_sugar(m);
+  if (!async && !dyn) return NULL;
+  tr_module *r = tr_module_clone(m);
+  int n = (async ? tr_desugar_async(r) : 0) + (dyn ? tr_desugar_dynamic(r) : 0);
+  if (n > 0) return r;
+  tr_module_free(r);
   return NULL;
 }

@@ -310,6 +310,14 @@ int tr_desugar_async(tr_module *m);
 /* A copy of m with its async pairs rewritten, or NULL when it has none to
  * rewrite (the evaluators run the copy instead of m). */
 tr_module *tr_async_sync_copy(const tr_module *m);
+/* set-dimension-size where its semantics are static (desugar.c): its
+ * reduces get the padding masked with their init, its get-dimension-sizes
+ * the clamped size. Returns how many were rewritten. */
+int tr_desugar_dynamic(tr_module *m);
+/* A copy of m with its async pairs and static set-dimension-sizes
+ * rewritten, or NULL when nothing is to rewrite (the evaluators run the
+ * copy instead of m). */
+tr_module *tr_desugared_copy(const tr_module *m);
 
 /* One instruction of m (any computation) as a module of its own
  * (extract.c): a new entry whose parameters are in's distinct non-constant
@@ -361,6 +369,13 @@ bool tr_module_equal(const tr_module *a, const tr_module *b, tr_buf *why);
  * difference is code the root does not use. */
 bool tr_module_same_program(const tr_module *a, const tr_module *b, tr_buf *diff,
                             bool *dead_only);
+/* Whether a and b compute the same values up to the canonical forms
+ * XLA's HLO -> MLIR -> HLO trip writes (same.c): unused and duplicate
+ * instructions, identity moves, layouts, reshape chains, splat constants
+ * as broadcast scalars, nested output tuples, get-tuple-element of a
+ * tuple, the operand order of commutative ops. Their entry roots get
+ * the same canonical number and their side-effecting instructions match. */
+bool tr_module_same_canonical(const tr_module *a, const tr_module *b);
 
 /* ---- verification and shape inference ---- */
 /* Checks every instruction: operand counts and types, attributes, called

@@ -1,18 +1,20 @@
 /* alts.c - the profile's other references (alts.h). */
 #include "alts.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-tr_shadow_out *tr_profile_shadow(const tr_profile *p, unsigned mask, const tr_module *m,
-                                 tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
+/* m on ins under p's table widened by mask, on a target that flushes
+ * the dtypes of flush (NULL: none). */
+static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool *flush, const tr_module *m,
+                                  tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
   tr_ulp_table *t = tr_xmalloc(sizeof *t);
   tr_profile_ulp_table(p, mask, t);
   tr_shadow_opts so;
   memset(&so, 0, sizeof so);
   so.ulps = t;
   so.arg_ulps = arg_ulps;
+  so.flush = flush;
   tr_shadow_out *out = NULL;
   tr_diag d = {0};
   if (tr_eval_shadow(m, &so, ins, nins, &out, n, &d) != TR_OK) out = NULL;
@@ -21,40 +23,24 @@ tr_shadow_out *tr_profile_shadow(const tr_profile *p, unsigned mask, const tr_mo
   return out;
 }
 
+tr_shadow_out *tr_profile_shadow(const tr_profile *p, unsigned mask, const tr_module *m,
+                                 tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
+  return shadow_with(p, mask, NULL, m, ins, nins, arg_ulps, n);
+}
+
 void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor *const *ins,
                              int nins, const double *arg_ulps, tr_profile_alts *a) {
   memset(a, 0, sizeof *a);
   if (!p) return;
-  /* DAZ: the same inputs with every denormal of a flushed dtype read as a
-   * zero of its sign. */
-  if (p->on[TR_PR_DENORMAL_FLUSH]) {
-    tr_tensor **fl = tr_xcalloc((size_t)nins + 1, sizeof *fl);
-    bool any = false, nomem = false;
-    for (int i = 0; i < nins && !nomem; i++) {
-      const tr_tensor *t = ins[i];
-      /* Out of memory: no alternative reference; the strict judgement
-       * stands (the profile cannot excuse what was not computed). */
-      if (!(fl[i] = tr_tensor_clone(t))) {
-        nomem = true;
-        break;
-      }
-      if (!tr_dtype_is_float(t->dtype) || !p->flush[t->dtype]) continue;
-      double mn = tr_min_normal(t->dtype);
-      size_t n = tr_tensor_count(t);
-      for (size_t j = 0; j < n; j++) {
-        double v = tr_tensor_get_f(t, j);
-        if (v != 0 && fabs(v) < mn) {
-          tr_tensor_set_f(fl[i], j, copysign(0.0, v));
-          any = true;
-        }
-      }
-    }
-    if (any && !nomem)
-      a->alt[TR_PR_DENORMAL_FLUSH] =
-          tr_profile_shadow(p, 0, m, fl, nins, arg_ulps, &a->nalt[TR_PR_DENORMAL_FLUSH]);
-    for (int i = 0; i < nins; i++) tr_tensor_free(fl[i]);
-    free(fl);
-  }
+  /* denormal-flush: the module as a flushing target computes it, every
+   * denormal operand and result of a flushed dtype read and written as a
+   * zero of its sign (DAZ and FTZ at every op, so a flushed input or
+   * intermediate carries its zero through the ops after it). The plain
+   * reference and this one differ only on elements with a denormal in
+   * their cone of influence. */
+  if (p->on[TR_PR_DENORMAL_FLUSH])
+    a->alt[TR_PR_DENORMAL_FLUSH] =
+        shadow_with(p, 0, p->flush, m, ins, nins, arg_ulps, &a->nalt[TR_PR_DENORMAL_FLUSH]);
   static const tr_prule tables[] = {TR_PR_TRANSCENDENTAL_ULPS, TR_PR_RECIPROCAL_DIVIDE};
   int nrel = 0;
   for (int t = 0; t < TR_NELEMS(tables); t++) {

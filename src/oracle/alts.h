@@ -1,6 +1,6 @@
 /* alts.h - the other references a semantic profile needs before it can
  * excuse a deviation (docs/PROFILES.md): the module evaluated in shadow
- * mode on DAZ-flushed inputs, with each widening ulp-table rule, with all
+ * mode as a denormal-flushing target computes it, with each widening ulp-table rule, with all
  * of them together, and as each rewrite rule leaves it. Each costs a
  * shadow evaluation, so callers compute them only once a strict comparison
  * has failed; the whole-module check (cmd_check.c) and the per-instruction

@@ -539,7 +539,8 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
       tr_received_compare(m, res.received_hlo, &rcv);
       tr_received_json(r->json, &rcv);
       r->received_checked = rcv.checked;
-      r->received_changed = rcv.checked && !rcv.same;
+      r->received_changed = rcv.checked && !rcv.same && !rcv.equivalent;
+      r->received_equivalent = rcv.checked && !rcv.same && rcv.equivalent;
       tr_buf rb = {0};
       tr_received_line(&rb, &rcv, o->show_received);
       r->received_text = tr_xstrdup(tr_buf_str(&rb));

@@ -83,6 +83,8 @@ typedef struct {
   bool received_checked; /* the target said what it received, and it was
                             compared with m (first run) */
   bool received_changed; /* ... and it was another program */
+  bool received_equivalent; /* ... or an equivalent form of m (canonical
+                               forms only, tr_module_same_canonical) */
   char *received_text;   /* the line about it for people, or NULL */
   int narrowed;          /* dots/convolutions the profile's narrowing rule
                             changed in the reference (0: none) */

@@ -29,8 +29,9 @@ typedef struct {
   /* Other references of the same output leaf under the profile, each
    * NULL when not computed (the rule then excuses only what it can tell
    * from ref alone):
-   *   alt[TR_PR_DENORMAL_FLUSH]: the module evaluated on the inputs with
-   *     their denormals read as zero (DAZ);
+   *   alt[TR_PR_DENORMAL_FLUSH]: the module evaluated as a flushing
+   *     target computes it (tr_shadow_opts.flush: every denormal operand
+   *     and result of a flushed dtype read and written as zero);
    *   alt[TR_PR_TRANSCENDENTAL_ULPS], alt[TR_PR_RECIPROCAL_DIVIDE]:
    *     evaluated with the ulp table widened by that rule alone;
    *   alt_tables: widened by every table rule at once (an element that

@@ -19,6 +19,7 @@ void tr_received_compare(const tr_module *sent, const char *received_text, tr_re
   r->checked = true;
   r->same = tr_module_same_program(sent, got, &diff, &r->dead_only);
   if (!r->same) {
+    r->equivalent = tr_module_same_canonical(sent, got);
     r->diff = tr_xstrdup(tr_buf_str(&diff));
     for (const char *p = r->diff; *p; p++) r->ndiff += *p == '\n';
   }
@@ -34,6 +35,7 @@ void tr_received_json(cJSON *obj, const tr_received *r) {
   }
   cJSON_AddBoolToObject(o, "same", r->same);
   if (r->same) return;
+  cJSON_AddBoolToObject(o, "equivalent", r->equivalent);
   cJSON_AddBoolToObject(o, "dead_only", r->dead_only);
   cJSON *a = cJSON_AddArrayToObject(o, "diff");
   const char *p = r->diff;
@@ -54,10 +56,18 @@ void tr_received_line(tr_buf *b, const tr_received *r, bool show_diff) {
     tr_buf_printf(b, "received: not compared: %s\n", r->error ? r->error : "?");
   } else if (r->same) {
     tr_buf_puts(b, "received: the target compiled the module sent (same program, names aside)\n");
+  } else if (r->equivalent) {
+    tr_buf_printf(b, "received: an equivalent form of the module sent: %d instruction%s differ%s only by "
+                  "canonical forms that compute the same values (unused or duplicate code, identity "
+                  "moves, layouts, reshape chains, splat constants, tuple nesting, operand order); "
+                  "the target's passes started from that form\n",
+                  r->ndiff, r->ndiff == 1 ? "" : "s", r->ndiff == 1 ? "s" : "");
   } else {
     tr_buf_printf(b, "received: CHANGED before the target's passes: %d instruction%s differ%s%s\n",
                   r->ndiff, r->ndiff == 1 ? "" : "s", r->ndiff == 1 ? "s" : "",
                   r->dead_only ? " (unused code only)" : "; the target judged another program");
+  }
+  if (r->checked && !r->same) {
     if (show_diff && r->diff) {
       tr_buf_puts(b, "received: - sent only, + received only:\n");
       const char *p = r->diff;

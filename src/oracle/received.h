@@ -15,13 +15,16 @@ typedef struct {
   bool checked;    /* the received text parsed and was compared */
   bool same;       /* the same program, names aside */
   bool dead_only;  /* differs only in code the root does not use */
+  bool equivalent; /* differs only by canonical forms that compute the
+                      same values (tr_module_same_canonical) */
   int ndiff;       /* lines of diff */
   char *diff;      /* "- sent only" / "+ received only" lines, or NULL */
   char *error;     /* why it was not compared (received text unreadable) */
 } tr_received;
 
 void tr_received_compare(const tr_module *sent, const char *received_text, tr_received *r);
-/* "received": {"same": ..., "dead_only": ..., "diff": [...]} into obj. */
+/* "received": {"same": ..., "equivalent": ..., "dead_only": ..., "diff":
+ * [...]} into obj. */
 void tr_received_json(cJSON *obj, const tr_received *r);
 /* One line for people: unchanged, changed (N differences), or why not. */
 void tr_received_line(tr_buf *b, const tr_received *r, bool show_diff);

@@ -116,6 +116,10 @@ static bool not_generated(tr_op op) {
   case TR_OP_COLLECTIVE_PERMUTE_DONE: case TR_OP_COPY_START: case TR_OP_COPY_DONE:
     /* async wrappers: the generator writes the synchronous op */
     return true;
+  case TR_OP_SET_DIMENSION_SIZE: case TR_OP_GET_DIMENSION_SIZE:
+    /* evaluated as the iota, compare and select they are rewritten into
+     * (desugar.c), which the generator writes */
+    return true;
   case TR_OP_OUTFEED: /* its data goes to a host no target provides */
   case TR_OP_SCAN: /* HLO only: StableHLO has no scan, so no target behind
                       jax can compile one (tests/eval/scan.hlo covers it) */

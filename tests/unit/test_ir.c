@@ -198,3 +198,88 @@ TR_TEST(ir_same_program_dead_code_and_literals) {
   tr_module_free(b);
   tr_module_free(c);
 }
+
+/* Canonical forms (tr_module_same_canonical): what XLA's HLO -> MLIR ->
+ * HLO trip rewrites without changing a value is equivalent; a folded
+ * computation, another literal or another op is not. */
+TR_TEST(ir_same_canonical_forms) {
+  tr_module *a = parse_ok(k_sent), *c = parse_ok(k_folded);
+  CHECK(a && c);
+  if (a && c) CHECK(tr_module_same_canonical(a, c)); /* the reshape chain */
+  tr_module_free(a);
+  tr_module_free(c);
+  static const char *const equiv[][2] = {
+      /* an identity broadcast, a layout, an unused op, a duplicate */
+      {"HloModule a\nENTRY e {\n  p = f32[2,3]{0,1} parameter(0)\n"
+       "  b = f32[2,3] broadcast(p), dimensions={0,1}\n  s = f32[2,3] sine(p)\n"
+       "  x = f32[2,3] exponential(b)\n  y = f32[2,3] exponential(p)\n  ROOT r = f32[2,3] add(x, y)\n}\n",
+       "HloModule b\nENTRY e {\n  p = f32[2,3] parameter(0)\n  x = f32[2,3] exponential(p)\n"
+       "  ROOT r = f32[2,3] add(x, x)\n}\n"},
+      /* a splat constant against a broadcast scalar; commutative order */
+      {"HloModule a\nENTRY e {\n  p = f32[1,3] parameter(0)\n  k = f32[1,1] constant({ {2.5} })\n"
+       "  kb = f32[1,3] broadcast(k), dimensions={0,1}\n  ROOT r = f32[1,3] multiply(kb, p)\n}\n",
+       "HloModule b\nENTRY e {\n  p = f32[1,3] parameter(0)\n  k = f32[] constant(2.5)\n"
+       "  kb = f32[1,3] broadcast(k), dimensions={}\n  ROOT r = f32[1,3] multiply(p, kb)\n}\n"},
+      /* a nested output tuple flattened; get-tuple-element of a tuple */
+      {"HloModule a\nENTRY e {\n  p = f32[2] parameter(0)\n  n = f32[2] negate(p)\n"
+       "  t = (f32[2], f32[2]) tuple(p, n)\n  g = f32[2] get-tuple-element(t), index=1\n"
+       "  ROOT r = (f32[2], (f32[2], f32[2])) tuple(g, t)\n}\n",
+       "HloModule b\nENTRY e {\n  p = f32[2] parameter(0)\n  n = f32[2] negate(p)\n"
+       "  ROOT r = (f32[2], f32[2], f32[2]) tuple(n, p, n)\n}\n"},
+      /* an iota against a broadcast 1-d iota; identity slices and a
+       * reduce-precision that rounds nothing; clamp's scalar bounds */
+      {"HloModule a\nENTRY e {\n  p = f32[4,3] parameter(0)\n  i = s32[4,3] iota(), iota_dimension=0\n"
+       "  s = f32[4,3] slice(p), slice={[0:4], [0:3]}\n  z = s32[] constant(0)\n"
+       "  d = f32[4,3] dynamic-slice(s, z, z), dynamic_slice_sizes={4,3}\n"
+       "  r = f32[4,3] reduce-precision(d), exponent_bits=8, mantissa_bits=23\n"
+       "  lo = f32[] constant(-1)\n  hi = f32[] constant(1)\n  c = f32[4,3] clamp(lo, r, hi)\n"
+       "  ROOT t = (s32[4,3], f32[4,3]) tuple(i, c)\n}\n",
+       "HloModule b\nENTRY e {\n  p = f32[4,3] parameter(0)\n  i1 = s32[4] iota(), iota_dimension=0\n"
+       "  i = s32[4,3] broadcast(i1), dimensions={0}\n  lo = f32[] constant(-1)\n"
+       "  lb = f32[4,3] broadcast(lo), dimensions={}\n  hi = f32[] constant(1)\n"
+       "  hb = f32[4,3] broadcast(hi), dimensions={}\n  c = f32[4,3] clamp(lb, p, hb)\n"
+       "  ROOT t = (s32[4,3], f32[4,3]) tuple(i, c)\n}\n"},
+  };
+  for (int i = 0; i < (int)(sizeof equiv / sizeof equiv[0]); i++) {
+    tr_module *x = parse_ok(equiv[i][0]), *y = parse_ok(equiv[i][1]);
+    CHECK(x && y);
+    if (x && y) {
+      CHECK(!tr_module_same_program(x, y, NULL, NULL));
+      if (!tr_module_same_canonical(x, y)) fprintf(stderr, "  equivalent pair %d not found equivalent\n", i);
+      CHECK(tr_module_same_canonical(x, y));
+    }
+    tr_module_free(x);
+    tr_module_free(y);
+  }
+  static const char *const other[][2] = {
+      /* a folded computation */
+      {"HloModule a\nENTRY e {\n  p = f32[2] parameter(0)\n  k = f32[2] constant({1, 2})\n"
+       "  n = f32[2] negate(k)\n  ROOT r = f32[2] add(p, n)\n}\n",
+       "HloModule b\nENTRY e {\n  p = f32[2] parameter(0)\n  k = f32[2] constant({-1, -2})\n"
+       "  ROOT r = f32[2] add(p, k)\n}\n"},
+      /* a transpose is no reshape; a non-commutative op keeps its order */
+      {"HloModule a\nENTRY e {\n  p = f32[2,2] parameter(0)\n  t = f32[2,2] transpose(p), dimensions={1,0}\n"
+       "  ROOT r = f32[2,2] subtract(t, p)\n}\n",
+       "HloModule b\nENTRY e {\n  p = f32[2,2] parameter(0)\n  t = f32[2,2] reshape(p)\n"
+       "  ROOT r = f32[2,2] subtract(p, t)\n}\n"},
+      /* another splat value; an output dropped */
+      {"HloModule a\nENTRY e {\n  p = f32[3] parameter(0)\n  k = f32[3] constant({2, 2, 2})\n"
+       "  ROOT r = (f32[3], f32[3]) tuple(p, k)\n}\n",
+       "HloModule b\nENTRY e {\n  p = f32[3] parameter(0)\n  k = f32[] constant(3)\n"
+       "  kb = f32[3] broadcast(k), dimensions={}\n  ROOT r = (f32[3]) tuple(kb)\n}\n"},
+      /* a reduce-precision that rounds; an iota along another dim */
+      {"HloModule a\nENTRY e {\n  p = f32[2] parameter(0)\n"
+       "  ROOT r = f32[2] reduce-precision(p), exponent_bits=8, mantissa_bits=10\n}\n",
+       "HloModule b\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] copy(p)\n}\n"},
+      {"HloModule a\nENTRY e {\n  ROOT i = s32[4,3] iota(), iota_dimension=1\n}\n",
+       "HloModule b\nENTRY e {\n  i1 = s32[4] iota(), iota_dimension=0\n"
+       "  ROOT i = s32[4,3] broadcast(i1), dimensions={0}\n}\n"},
+  };
+  for (int i = 0; i < (int)(sizeof other / sizeof other[0]); i++) {
+    tr_module *x = parse_ok(other[i][0]), *y = parse_ok(other[i][1]);
+    CHECK(x && y);
+    if (x && y) CHECK(!tr_module_same_canonical(x, y));
+    tr_module_free(x);
+    tr_module_free(y);
+  }
+}

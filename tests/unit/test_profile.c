@@ -3,6 +3,7 @@
  * builds, and each rule's excuse in the comparison on hand-made shadow
  * outputs (values, bounds and uncertain flags written directly). */
 #include "../../src/eval/eval.h"
+#include "../../src/oracle/alts.h"
 #include "../../src/oracle/compare.h"
 #include "../../src/oracle/profile.h"
 #include "test.h"
@@ -810,4 +811,94 @@ TR_TEST(profile_rewrite_reduce_init_identity) {
   }
   tr_profile_free(p);
   parse_err("reduce-init-identity\n", "p.conf:1:1: error: 'reduce-init-identity' takes one word, 'documented'");
+}
+
+/* denormal-flush follows the element's cone of influence: an intermediate
+ * flushed to zero carries its zero through later ops (ceil(sqrt(d)) is 0
+ * on a flushing target, 1 exactly), and only elements with a denormal in
+ * their cone get the excuse. */
+TR_TEST(profile_denormal_flush_cone) {
+  tr_profile *p = parse_ok("denormal-flush f32\n");
+  if (!p) return;
+  static const char *src =
+      "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  k = f32[] constant(1e-30)\n"
+      "  kb = f32[4] broadcast(k), dimensions={}\n  x = f32[4] multiply(a, kb)\n"
+      "  s = f32[4] sqrt(x)\n  ROOT c = f32[4] ceil(s)\n}\n";
+  tr_diag d = {0};
+  tr_module *m = tr_parse("cone.hlo", src, strlen(src), NULL, &d);
+  CHECK(m != NULL);
+  if (!m) return;
+  /* a*1e-30: denormal for the first three, normal (1e-28) for 100. */
+  double av[] = {1e-9, 5e-10, 2e-9, 100};
+  tr_tensor *a = vec(TR_DT_F32, av, 4);
+  tr_shadow_out *ref = NULL;
+  int nref = 0;
+  CHECK(tr_eval_shadow(m, NULL, &a, 1, &ref, &nref, &d) == TR_OK);
+  tr_profile_alts alts;
+  tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
+  CHECK(alts.alt[TR_PR_DENORMAL_FLUSH] != NULL && alts.nalt[TR_PR_DENORMAL_FLUSH] == 1);
+  if (nref == 1 && alts.alt[TR_PR_DENORMAL_FLUSH]) {
+    const tr_shadow_out *fl = &alts.alt[TR_PR_DENORMAL_FLUSH][0];
+    for (int i = 0; i < 4; i++) {
+      CHECK(ref[0].value[i] == 1.0);
+      CHECK(fl->value[i] == (i < 3 ? 0.0 : 1.0));
+      CHECK(!fl->uncertain[i]);
+    }
+    tr_compare_opts o;
+    tr_compare_opts_default(&o);
+    tr_compare_result r;
+    /* XLA CPU's answer: 0 where the product was flushed. */
+    double tv[] = {0, 0, 0, 1};
+    tr_tensor *t = vec(TR_DT_F32, tv, 4);
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 3); /* strict */
+    o.profile = p;
+    tr_profile_alts_use(&alts, 0, &o);
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 0);
+    CHECK_EQ_INT(r.excused_by[TR_PR_DENORMAL_FLUSH], 3);
+    /* 0 where no denormal was on the path (element 3) is not excused, nor
+     * a value neither reference gives. */
+    tr_tensor_set_f(t, 3, 0.0);
+    tr_tensor_set_f(t, 0, 2.0);
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 2);
+    CHECK_EQ_INT(r.excused_by[TR_PR_DENORMAL_FLUSH], 2);
+    tr_tensor_free(t);
+  }
+  tr_profile_alts_free(&alts);
+  tr_shadow_free(ref, nref);
+  /* Sign and move ops keep a denormal: negate(d) stays -d, a flushing op
+   * after it reads it as zero. */
+  static const char *src2 =
+      "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  n = f32[2] negate(a)\n"
+      "  z = f32[2] constant({0, 0})\n  c = pred[2] compare(n, z), direction=LT\n"
+      "  ROOT t = (f32[2], pred[2]) tuple(n, c)\n}\n";
+  tr_module *m2 = tr_parse("neg.hlo", src2, strlen(src2), NULL, &d);
+  CHECK(m2 != NULL);
+  if (m2) {
+    double dv[] = {ldexp(1.0, -130), 1};
+    tr_tensor *x = vec(TR_DT_F32, dv, 2);
+    bool flush[TR_DT_COUNT] = {false};
+    flush[TR_DT_F32] = true;
+    tr_shadow_opts so;
+    memset(&so, 0, sizeof so);
+    so.flush = flush;
+    tr_shadow_out *o2 = NULL;
+    int n2 = 0;
+    CHECK(tr_eval_shadow(m2, &so, &x, 1, &o2, &n2, &d) == TR_OK);
+    CHECK_EQ_INT(n2, 2);
+    if (n2 == 2) {
+      CHECK(o2[0].value[0] == -ldexp(1.0, -130));
+      CHECK(tr_tensor_get_i(o2[1].exact, 0) == 0); /* -d < 0 read as -0 < 0 */
+      CHECK(tr_tensor_get_i(o2[1].exact, 1) == 1);
+    }
+    tr_shadow_free(o2, n2);
+    tr_tensor_free(x);
+    tr_module_free(m2);
+  }
+  tr_tensor_free(a);
+  tr_diag_clear(&d);
+  tr_module_free(m);
+  tr_profile_free(p);
 }
