@@ -852,6 +852,24 @@ TR_TEST(comp_cse) {
   if (m) tr_module_free(m);
   if (orig) tr_module_free(orig);
   tr_bc_ctx_free(&c);
+
+  /* Commutative ops (ops.def flag C) merge with their operands swapped;
+   * float maximum does not (+0 ties -0, the lhs wins), integer maximum
+   * does, and subtract never. */
+  text = HEAD ENTRY(
+      " p = f32[2] parameter(0)\n q = f32[2] parameter(1)\n i = s32[2] parameter(2)\n j = s32[2] parameter(3)\n"
+      " a1 = f32[2] add(p, q)\n a2 = f32[2] add(q, p)\n m1 = f32[2] maximum(p, q)\n m2 = f32[2] maximum(q, p)\n"
+      " k1 = s32[2] maximum(i, j)\n k2 = s32[2] maximum(j, i)\n d1 = f32[2] subtract(p, q)\n d2 = f32[2] subtract(q, p)\n"
+      " ROOT o = (f32[2], f32[2], f32[2], f32[2], s32[2], s32[2], f32[2], f32[2]) tuple(a1, a2, m1, m2, k1, k2, d1, d2)\n");
+  tr_bc_ctx_init(&c);
+  out.n = 0;
+  orig = parse_ok(text, "cse-commutative");
+  m = run_rule_pass("common-subexpression", text, &c, &out);
+  CHECK_CONTAINS(tr_buf_str(&out), "tuple(%a1, %a1, %m1, %m2, %k1, %k1, %d1, %d2)");
+  if (m && orig) check_same_values(orig, m, "cse-commutative");
+  if (m) tr_module_free(m);
+  if (orig) tr_module_free(orig);
+  tr_bc_ctx_free(&c);
   tr_buf_free(&out);
 }
 
