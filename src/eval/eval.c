@@ -130,25 +130,6 @@ static tr_dtype complex_leaf(const tr_instr *in) {
   return t;
 }
 
-/* Ops that only move values or raw element slots: they work for any
- * element type, core or not. */
-static bool moves_only(tr_op op) {
-  switch (op) {
-  case TR_OP_PARAMETER: case TR_OP_CONSTANT: case TR_OP_TUPLE: case TR_OP_GET_TUPLE_ELEMENT:
-  case TR_OP_CALL: case TR_OP_FUSION: case TR_OP_WHILE: case TR_OP_CONDITIONAL:
-  case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY: case TR_OP_AFTER_ALL:
-  case TR_OP_OUTFEED:
-  case TR_OP_COPY: case TR_OP_BROADCAST: case TR_OP_RESHAPE: case TR_OP_TRANSPOSE:
-  case TR_OP_SLICE: case TR_OP_DYNAMIC_SLICE: case TR_OP_DYNAMIC_UPDATE_SLICE:
-  case TR_OP_CONCATENATE: case TR_OP_PAD: case TR_OP_REVERSE: case TR_OP_SELECT:
-  case TR_OP_ALL_REDUCE: case TR_OP_ALL_GATHER: case TR_OP_REDUCE_SCATTER: case TR_OP_ALL_TO_ALL:
-  case TR_OP_COLLECTIVE_PERMUTE: case TR_OP_ASYNC_START: case TR_OP_ASYNC_UPDATE:
-  case TR_OP_ASYNC_DONE: case TR_OP_SCAN:
-    return true;
-  default: return false;
-  }
-}
-
 /* Ops this interpreter evaluates (ops.def modes 'x'); anything else is
  * "unsupported: op". */
 static bool implemented(tr_op op) { return tr_op_can(op, TR_MODE_EXACT); }
@@ -157,7 +138,7 @@ static bool implemented(tr_op op) { return tr_op_can(op, TR_MODE_EXACT); }
  * types only in ops that move values, complex only where eval_complex.c
  * computes it. */
 static tr_status dtype_gate(ev_ctx *c, const tr_instr *in) {
-  if (moves_only(in->op)) return TR_OK;
+  if (tr_ops[in->op].flags & TR_OPF_M) return TR_OK; /* moves values only (ops.def) */
   tr_dtype bad = noncore(in->shape);
   for (int i = 0; i < in->noperands && bad == TR_DT_COUNT; i++) bad = noncore(in->operands[i]->shape);
   if (bad == TR_DT_COUNT && ev_complex_involved(in) && !ev_complex_ok(in->op))
