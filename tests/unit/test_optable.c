@@ -49,6 +49,11 @@ TR_TEST(optable_row_without_kernels_fails) {
   CHECK_CONTAINS(tr_buf_str(&why), "sqrt is emitted (e) but has no C float spelling");
   tr_buf_free(&why);
   memcpy(kern, ev_kernels, sizeof(ev_kernel) * TR_OP_COUNT);
+  kern[TR_OP_XOR].c_int = NULL;
+  CHECK(!ev_kernels_complete(ops, kern, &why));
+  CHECK_CONTAINS(tr_buf_str(&why), "xor is emitted (e) but has no C int spelling");
+  tr_buf_free(&why);
+  memcpy(kern, ev_kernels, sizeof(ev_kernel) * TR_OP_COUNT);
   kern[TR_OP_TANH].shadow = "0";
   CHECK(!ev_kernels_complete(ops, kern, &why));
   CHECK_CONTAINS(tr_buf_str(&why), "tanh accepts floats but has no shadow value function");
