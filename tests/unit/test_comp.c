@@ -98,16 +98,16 @@ static bool log_has(const tr_bc_ctx *c, const char *rule) {
   return false;
 }
 
-/* Runs pass alone (NULL: the whole pipeline) on a copy of text's module
- * under c; returns the optimized module (NULL on failure, counted) and its
- * text in out. */
-static tr_module *run_passes(const char *text, const char *pass, tr_bc_ctx *c, tr_buf *out,
+/* Compiles a copy of text's module under c: the whole pipeline (rule
+ * NULL) or rule's pass alone (tr_test_compile); returns the optimized
+ * module (NULL on failure, counted) and its text in out. */
+static tr_module *run_passes(const char *text, const char *rule, tr_bc_ctx *c, tr_buf *out,
                              const char *what) {
   tr_module *m = parse_ok(text, what);
   if (!m) return NULL;
   tr_diag d = {0};
-  if ((pass ? tr_bc_pass_run(c, m, pass, &d) : tr_bc_pipeline_run(c, m, &d)) != TR_OK) {
-    fprintf(stderr, "  %s: %s failed:\n", what, pass ? pass : "pipeline");
+  if (tr_test_compile(c, m, rule, &d) != TR_OK) {
+    fprintf(stderr, "  %s: compiling failed:\n", what);
     tr_diag_print(&d, stderr);
     tr_test_failed++;
     tr_diag_clear(&d);
@@ -129,15 +129,8 @@ static tr_module *run_pipeline(const char *text, tr_bc_ctx *c, tr_buf *out, cons
   return run_passes(text, NULL, c, out, what);
 }
 
-/* A rule's own pass alone: its test does not lean on the passes around it. */
 static tr_module *run_rule_pass(const char *rule, const char *text, tr_bc_ctx *c, tr_buf *out) {
-  const char *pass = tr_bc_rule_pass(rule);
-  if (!pass) {
-    fprintf(stderr, "  %s: no such rule\n", rule);
-    tr_test_failed++;
-    return NULL;
-  }
-  return run_passes(text, pass, c, out, rule);
+  return run_passes(text, rule, c, out, rule);
 }
 
 typedef struct {

@@ -133,16 +133,16 @@ static void check_round_trip(const tr_module *m, const char *what) {
   tr_buf_free(&b);
 }
 
-/* Runs pass alone (NULL: the whole pipeline) on text's module under c;
- * returns the optimized module (NULL on failure, counted) and its text in
- * out. */
-static tr_module *compile_with(const char *text, const char *pass, tr_bc_ctx *c, tr_buf *out,
+/* Compiles text's module under c: the whole pipeline (rule NULL) or
+ * rule's pass alone (tr_test_compile); returns the optimized module (NULL
+ * on failure, counted) and its text in out. */
+static tr_module *compile_with(const char *text, const char *rule, tr_bc_ctx *c, tr_buf *out,
                                const char *what) {
   tr_module *m = parse_text(text, what);
   if (!m) return NULL;
   tr_diag d = {0};
-  if ((pass ? tr_bc_pass_run(c, m, pass, &d) : tr_bc_pipeline_run(c, m, &d)) != TR_OK) {
-    fprintf(stderr, "  %s: %s failed:\n", what, pass ? pass : "pipeline");
+  if (tr_test_compile(c, m, rule, &d) != TR_OK) {
+    fprintf(stderr, "  %s: compiling failed:\n", what);
     tr_diag_print(&d, stderr);
     tr_test_failed++;
     tr_diag_clear(&d);
@@ -160,15 +160,8 @@ static tr_module *compile(const char *text, tr_bc_ctx *c, tr_buf *out, const cha
   return compile_with(text, NULL, c, out, what);
 }
 
-/* A rule's own pass alone: its test does not lean on the passes around it. */
 static tr_module *compile_rule(const char *rule, const char *text, tr_bc_ctx *c, tr_buf *out) {
-  const char *pass = tr_bc_rule_pass(rule);
-  if (!pass) {
-    fprintf(stderr, "  %s: no such rule\n", rule);
-    tr_test_failed++;
-    return NULL;
-  }
-  return compile_with(text, pass, c, out, rule);
+  return compile_with(text, rule, c, out, rule);
 }
 
 typedef struct {
