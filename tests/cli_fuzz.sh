@@ -131,5 +131,14 @@ mkdir -p "$tmp/empty"
 "$trench" fuzz --target cmd:/nonexistent/adapter --count 4 --out "$tmp/nt" -q > /dev/null 2> "$tmp/nt.err"
 rc=$?
 [ $rc = 2 ] && grep -q "does not start" "$tmp/nt.err" && ok || bad "a target that does not start (exit $rc)"
+# A worker that dies before taking its first test (here: xla-cpu from a
+# copy of trench with no virtualenv beside it) is read, reaped and
+# reported: exit 2 with the target's reason, not a campaign that spins.
+mkdir -p "$tmp/lone/build"
+cp "$trench" "$tmp/lone/build/trench"
+timeout 120 "$tmp/lone/build/trench" fuzz --target xla-cpu --count 4 --out "$tmp/lo" -q > /dev/null 2> "$tmp/lo.err"
+rc=$?
+[ $rc = 2 ] && grep -q "does not start.*virtualenv" "$tmp/lo.err" && ok \
+  || { bad "a worker that dies before its first test (exit $rc)"; cat "$tmp/lo.err"; }
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

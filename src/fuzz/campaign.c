@@ -976,6 +976,7 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
   worker *ws = tr_xcalloc((size_t)nw, sizeof *ws);
   signal(SIGPIPE, SIG_IGN);
   long next = 0;
+  int idle_deaths = 0;
   bool more = true;
   double deadline = o->time_s > 0 ? t0 + o->time_s : 0, last_prog = 0;
   for (int i = 0; i < nw; i++)
@@ -996,7 +997,18 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
       }
       char line[32];
       snprintf(line, sizeof line, "%ld\n", next);
-      if (!write_all(ws[i].to, line, strlen(line))) continue;
+      if (!write_all(ws[i].to, line, strlen(line))) {
+        /* The worker is gone before taking a test (its target did not
+         * start, say): read what it left (a fatal message), then replace
+         * it; one that keeps dying this way ends the campaign. */
+        kill(-ws[i].pid, SIGKILL);
+        kill(ws[i].pid, SIGKILL);
+        while (drain(&c, &ws[i])) {}
+        reap(&ws[i]);
+        if (!c.fatal && ++idle_deaths >= 3) c.fatal = tr_xstrdup("its workers die before taking a test");
+        if (c.fatal || !spawn(&c, &ws[i], ws, nw)) more = false;
+        continue;
+      }
       ws[i].t = next++;
       ws[i].since = now_s();
     }

@@ -289,6 +289,9 @@ static tr_instr *new_random_leaf(gen_ctx *g) {
 }
 
 tr_instr *gen_pick(gen_ctx *g) {
+  tr_instr *p = g->prefer;
+  g->prefer = NULL;
+  if (p && usable(p)) return p;
   bool fresh = g->npool == 0 || (g->nleaves < 6 && gen_chance(g, 20));
   if (!fresh && gen_chance(g, 40)) {
     /* a value nobody uses yet: fewer dead ends, more of the graph reaches
@@ -425,6 +428,8 @@ void gen_enter(gen_ctx *g, tr_comp *k, gen_saved *s) {
   s->npool = g->npool;
   s->cappool = g->cappool;
   s->nleaves = g->nleaves;
+  s->prefer = g->prefer;
+  g->prefer = NULL; /* a value of the caller's computation */
   g->c = k;
   g->pool = NULL;
   g->npool = g->cappool = g->nleaves = 0;
@@ -439,6 +444,7 @@ void gen_leave(gen_ctx *g, gen_saved *s) {
   g->npool = s->npool;
   g->cappool = s->cappool;
   g->nleaves = s->nleaves;
+  g->prefer = s->prefer;
   g->depth--;
 }
 
@@ -563,6 +569,28 @@ static tr_op pick_op(gen_ctx *g) {
   return TR_OP_ADD;
 }
 
+/* The next op of a chain: one that rewrites meet as a consumer of a
+ * producer (movement ops, reduce, dot, convolution), so that slices of
+ * slices, pads, concatenates and convolutions, nested dynamic-slices,
+ * transposes of reshapes and the like are common. Weighted like pick_op;
+ * TR_OP_COUNT when no such op is allowed. */
+static bool chain_op(tr_op op) {
+  tr_opclass k = tr_ops[op].cls;
+  return k == TR_OPC_MOVE || op == TR_OP_REDUCE || op == TR_OP_CONVOLUTION || op == TR_OP_DOT;
+}
+
+static tr_op pick_chain_op(gen_ctx *g) {
+  int64_t total = 0;
+  for (int i = 0; i < TR_OP_COUNT; i++)
+    if (g->op_ok[i] && chain_op((tr_op)i)) total += tr_ops[i].weight > 0 ? tr_ops[i].weight : 1;
+  if (!total) return TR_OP_COUNT;
+  int64_t r = gen_below(g, total);
+  for (int i = 0; i < TR_OP_COUNT; i++)
+    if (g->op_ok[i] && chain_op((tr_op)i) && (r -= tr_ops[i].weight > 0 ? tr_ops[i].weight : 1) < 0)
+      return (tr_op)i;
+  return TR_OP_COUNT;
+}
+
 /* An output for x: a pred array picks between two values instead (a
  * mask that happens to be constant then still leaves a varied output). */
 static tr_instr *informative(gen_ctx *g, tr_instr *x) {
@@ -623,12 +651,26 @@ tr_status tr_gen_module(const tr_gen_opts *o, tr_module **out, tr_diag *d) {
   g.consts_only = (o->flags & TR_GEN_NO_PARAMS) || gen_chance(&g, 5);
   int size = o->size > 0 ? o->size : 20;
   int made = 0;
+  tr_op next = TR_OP_COUNT;
   for (int step = 0; made < size && step < 4 * size + 8; step++) {
-    tr_op op = pick_op(&g);
+    tr_op op = next != TR_OP_COUNT ? next : pick_op(&g);
     tr_instr *in = gen_makers[op](&g, op);
+    g.prefer = NULL;
+    next = TR_OP_COUNT;
     if (in) {
       gen_push(&g, in);
       made++;
+      /* Chain bias: the next op often takes this result as its operand
+       * and is a movement op, a reduction or a contraction, or the same
+       * op again (slice of slice, pad of pad, nested dynamic-slices,
+       * transpose of transpose): the producer/consumer chains that
+       * rewrite rules and fusion match. Other ops keep the pool's choice
+       * (long chains of arithmetic pile up the reference's uncertainty). */
+      bool movable = chain_op(in->op) && g.op_ok[in->op];
+      if (gen_chance(&g, movable ? 50 : 25)) {
+        next = movable && gen_chance(&g, 40) ? in->op : pick_chain_op(&g);
+        if (next != TR_OP_COUNT) g.prefer = in;
+      }
     }
   }
   /* Outputs: the values nobody uses (leaves only when nothing else),

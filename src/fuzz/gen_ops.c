@@ -334,17 +334,42 @@ static tr_instr *mk_transpose(gen_ctx *g, tr_op op) {
 static tr_instr *mk_pad(gen_ctx *g, tr_op op);
 static tr_instr *mk_concatenate(gen_ctx *g, tr_op op);
 
+/* A slice or window size along a dim of n: the whole dim 30 % of the
+ * time, rarely 0 (an empty result tells nothing), else 1..n. */
+static int64_t part_size(gen_ctx *g, int64_t n) {
+  if (n == 0 || gen_chance(g, 30)) return n;
+  return gen_chance(g, 3) ? 0 : 1 + gen_below(g, n);
+}
+
 static tr_instr *mk_slice(gen_ctx *g, tr_op op) {
   int r = (int)gen_below(g, 100);
   tr_instr *x = r < 15 ? producer(g, mk_pad, TR_OP_PAD)
                 : r < 30 ? producer(g, mk_concatenate, TR_OP_CONCATENATE) : gen_pick(g);
   const tr_shape *s = x->shape;
   tr_slice_dim sl[8];
+  const tr_attr *pa = x->op == TR_OP_PAD ? tr_instr_attr(x, TR_ATTR_PADDING) : NULL;
+  bool grid = pa && pa->n == s->rank && gen_chance(g, 50);
   for (int d = 0; d < s->rank; d++) {
     int64_t n = s->dims[d];
-    sl[d].start = gen_chance(g, 40) ? 0 : gen_below(g, n + 1);
-    sl[d].limit = gen_chance(g, 40) ? n : sl[d].start + gen_below(g, n - sl[d].start + 1);
+    /* mostly non-empty: an empty slice tells nothing */
+    sl[d].start = gen_chance(g, 40) || n == 0 ? 0 : gen_below(g, gen_chance(g, 3) ? n + 1 : n);
+    sl[d].limit = gen_chance(g, 40) ? n : sl[d].start + part_size(g, n - sl[d].start);
     sl[d].stride = gen_chance(g, 70) ? 1 : 2 + gen_below(g, 3);
+    int64_t m = grid ? x->operands[0]->shape->dims[d] : 0;
+    if (grid && pa->u.pad[d].lo >= 0 && m > 0) {
+      /* a slice of a pad that starts on its operand's grid (where a
+       * simplifier folds it into a slice of the operand), with strides
+       * that are and are not multiples of the grid step */
+      int64_t q = pa->u.pad[d].interior + 1, lo = pa->u.pad[d].lo;
+      int64_t last = lo + (m - 1) * q < n - 1 ? lo + (m - 1) * q : n - 1;
+      int64_t start = lo + gen_below(g, m) * q;
+      if (start > last) continue;
+      sl[d].start = start;
+      sl[d].stride = 1 + gen_below(g, 2 * q + 1);
+      int64_t most = (last - start) / sl[d].stride + 1;
+      int64_t cnt = gen_chance(g, 70) ? most : 1 + gen_below(g, most);
+      sl[d].limit = start + (cnt - 1) * sl[d].stride + 1;
+    }
   }
   tr_instr *in = tr_build_begin(g->c, op, &x, 1);
   tr_build_slice(in, sl, s->rank);
@@ -352,17 +377,46 @@ static tr_instr *mk_slice(gen_ctx *g, tr_op op) {
 }
 
 /* A start index for a dimension of size n read in pieces of size k:
- * in bounds, at the boundary, past it (clamped), negative, or a value the
- * inputs choose (a parameter). */
-static tr_instr *start_index(gen_ctx *g, tr_dtype it, int64_t n, int64_t k) {
+ * a value the inputs choose (a parameter, input percent of the time), or
+ * a constant in bounds, at the boundary, past it (clamped), negative or
+ * extreme. */
+/* An index computed from the data: one element of an integer value made
+ * so far, converted to it. Nothing bounds it, so it is often out of range
+ * (clamped) and never a constant the compiler could fold. NULL when the
+ * pool has no such value. */
+static tr_instr *data_index(gen_ctx *g, tr_dtype it) {
+  tr_instr *x = NULL;
+  for (int k = g->npool - 1; k >= 0 && !x; k--) {
+    tr_instr *y = g->pool[k];
+    if (tr_shape_is_array(y->shape) && tr_dtype_is_int(y->shape->dtype) && y->op != TR_OP_CONSTANT &&
+        tr_shape_count(y->shape) > 0 && gen_chance(g, 50))
+      x = y;
+  }
+  if (!x) return NULL;
+  tr_slice_dim sl[8];
+  for (int d = 0; d < x->shape->rank; d++) {
+    sl[d].start = gen_below(g, x->shape->dims[d]);
+    sl[d].limit = sl[d].start + 1;
+    sl[d].stride = 1;
+  }
+  tr_instr *in = tr_build_begin(g->c, TR_OP_SLICE, &x, 1);
+  tr_build_slice(in, sl, x->shape->rank);
+  tr_instr *e = tr_build_end(in, NULL, &g->why);
+  tr_instr *v = e ? tr_build_reshape(g->c, e, NULL, 0, &g->why) : NULL;
+  return v ? gen_to_dtype(g, v, it) : NULL;
+}
+
+static tr_instr *start_index(gen_ctx *g, tr_dtype it, int64_t n, int64_t k, int input) {
+  if (!g->consts_only && g->depth == 0 && gen_chance(g, input)) {
+    tr_instr *v = gen_chance(g, 30) ? data_index(g, it) : NULL;
+    return v ? v : gen_leaf(g, scalar(g, it));
+  }
   int r = (int)gen_below(g, 100);
-  if (r < 15 && !g->consts_only && g->depth == 0)
-    return gen_leaf(g, scalar(g, it));
   int64_t v;
-  if (r < 55) v = gen_below(g, n - k + 1);
-  else if (r < 70) v = n - k;
-  else if (r < 82) v = n - k + 1 + gen_below(g, 5);
-  else if (r < 94) v = -1 - gen_below(g, 3);
+  if (r < 47) v = gen_below(g, n - k + 1);
+  else if (r < 65) v = n - k;
+  else if (r < 79) v = n - k + 1 + gen_below(g, 5);
+  else if (r < 93) v = -1 - gen_below(g, 3);
   else v = tr_dtypes[it].kind == TR_DK_SINT ? tr_int_min(it) : (int64_t)(tr_int_max(it) >> 1);
   if (tr_dtypes[it].kind == TR_DK_UINT && v < 0) v = n + 3;
   return gen_scalar_const(g, it, (double)v);
@@ -380,9 +434,12 @@ static tr_instr *mk_dynamic_slice(gen_ctx *g, tr_op op) {
   int64_t sizes[8];
   tr_dtype it = index_type(g);
   ops[0] = x;
+  /* nested dynamic-slices read their starts from the inputs more often,
+   * so that neither folds into a static slice */
+  int input = x->op == TR_OP_DYNAMIC_SLICE ? 60 : 25;
   for (int d = 0; d < s->rank; d++) {
-    sizes[d] = gen_chance(g, 30) ? s->dims[d] : gen_below(g, s->dims[d] + 1);
-    ops[1 + d] = start_index(g, it, s->dims[d], sizes[d]);
+    sizes[d] = part_size(g, s->dims[d]);
+    ops[1 + d] = start_index(g, it, s->dims[d], sizes[d], input);
   }
   tr_instr *in = tr_build_begin(g->c, op, ops, 1 + s->rank);
   tr_build_ints(in, TR_ATTR_DYNAMIC_SLICE_SIZES, sizes, s->rank);
@@ -393,7 +450,7 @@ static tr_instr *mk_dynamic_update_slice(gen_ctx *g, tr_op op) {
   tr_instr *x = gen_pick(g);
   const tr_shape *s = x->shape;
   int64_t sizes[8];
-  for (int d = 0; d < s->rank; d++) sizes[d] = gen_chance(g, 30) ? s->dims[d] : gen_below(g, s->dims[d] + 1);
+  for (int d = 0; d < s->rank; d++) sizes[d] = part_size(g, s->dims[d]);
   tr_instr *u = NULL;
   /* the update: a value of that shape from the pool, else a new leaf */
   for (int k = g->npool - 1; k >= 0 && !u; k--) {
@@ -412,7 +469,7 @@ static tr_instr *mk_dynamic_update_slice(gen_ctx *g, tr_op op) {
   tr_dtype it = index_type(g);
   ops[0] = x;
   ops[1] = u;
-  for (int d = 0; d < s->rank; d++) ops[2 + d] = start_index(g, it, s->dims[d], sizes[d]);
+  for (int d = 0; d < s->rank; d++) ops[2 + d] = start_index(g, it, s->dims[d], sizes[d], 15);
   return end(g, tr_build_begin(g->c, op, ops, 2 + s->rank), NULL);
 }
 
@@ -558,9 +615,9 @@ static bool has(const int64_t *v, int n, int64_t x) {
   return false;
 }
 
-static bool choose_index(gen_ctx *g, gen_index *ix, tr_instr *x) {
+static bool choose_index(gen_ctx *g, gen_index *ix, tr_instr *x, int single) {
   const tr_shape *s = x->shape;
-  if (s->rank < 1 || tr_shape_count(s) <= 0) return false;
+  if (s->rank < 1 || s->rank > 7 || tr_shape_count(s) <= 0) return false;
   memset(ix, 0, sizeof *ix);
   ix->x = x;
   ix->rank = s->rank;
@@ -581,7 +638,9 @@ static bool choose_index(gen_ctx *g, gen_index *ix, tr_instr *x) {
     ix->win[d] = has(ix->col, ix->ncol, d) ? 1 : 1 + gen_below(g, s->dims[d]);
     ix->lim[d] = s->dims[d] - ix->win[d];
   }
-  ix->nb = (int)gen_below(g, 3);
+  /* one index (a single window, the form rewrites turn into slices,
+   * dynamic-update-slices and pads) single percent of the time */
+  ix->nb = gen_chance(g, single) ? 0 : 1 + (int)gen_below(g, 2);
   for (int i = 0; i < ix->nb; i++) ix->bdims[i] = 1 + gen_below(g, 5);
   ix->ivd = ix->nb; /* index vector last */
   return true;
@@ -597,11 +656,12 @@ static tr_instr *make_indices(gen_ctx *g, gen_index *ix) {
 
 static tr_instr *mk_gather(gen_ctx *g, tr_op op) {
   gen_index ix;
-  if (!choose_index(g, &ix, gen_pick(g))) return NULL;
-  tr_instr *ops[2] = {ix.x, make_indices(g, &ix)};
+  if (!choose_index(g, &ix, gen_pick(g), 33)) return NULL;
   /* offset dims: the non-collapsed window dims, at the end of the result
-   * or first */
+   * or first; ranks stay within 0..7 */
   int noff = ix.rank - ix.ncol, rr = ix.nb + noff;
+  if (rr > 7) return NULL;
+  tr_instr *ops[2] = {ix.x, make_indices(g, &ix)};
   int64_t off[8];
   bool front = gen_chance(g, 30);
   for (int i = 0; i < noff; i++) off[i] = front ? i : rr - noff + i;
@@ -636,7 +696,7 @@ static tr_comp *scatter_comp(gen_ctx *g, tr_dtype dt, bool unique) {
 static tr_instr *mk_scatter(gen_ctx *g, tr_op op) {
   gen_index ix;
   tr_instr *x = gen_pick(g);
-  if (is_cplx(x->shape->dtype) || !choose_index(g, &ix, x)) return NULL;
+  if (is_cplx(x->shape->dtype) || !choose_index(g, &ix, x, 50)) return NULL;
   tr_instr *idx = make_indices(g, &ix);
   /* updates: batch dims then the window dims of the non-inserted dims */
   int64_t ud[8];
@@ -884,14 +944,54 @@ static tr_instr *mk_dot(gen_ctx *g, tr_op op) {
   return end(g, in, NULL);
 }
 
+/* A convolution's input of dims xd: a leaf, or (a third of the time) a
+ * crop of a larger one, a slice along the spatial dims sp that rewrites
+ * fold into the window's padding. */
+static tr_instr *conv_input(gen_ctx *g, tr_dtype dt, int rank, const int64_t *xd, const int64_t *sp, int ns) {
+  if (ns == 0 || !gen_chance(g, 50)) return gen_leaf(g, tr_shape_array(A(g), dt, rank, xd));
+  int64_t big[5];
+  tr_slice_dim sl[5];
+  copy_dims(big, xd, rank);
+  for (int d = 0; d < rank; d++) {
+    sl[d].start = 0;
+    sl[d].limit = xd[d];
+    sl[d].stride = 1;
+  }
+  for (int i = 0; i < ns; i++) {
+    /* cut from the start, the end or both (a halo trimmed off) */
+    int r = (int)gen_below(g, 4);
+    int64_t d = sp[i], a = r != 1 ? 1 + gen_below(g, 3) : 0, b = r >= 2 ? 1 + gen_below(g, 2) : 0;
+    big[d] = xd[d] + a + b;
+    sl[d].start = a;
+    sl[d].limit = a + xd[d];
+  }
+  tr_instr *x = gen_leaf(g, tr_shape_array(A(g), dt, rank, big));
+  tr_instr *in = tr_build_begin(g->c, TR_OP_SLICE, &x, 1);
+  tr_build_slice(in, sl, rank);
+  tr_instr *y = tr_build_end(in, NULL, &g->why);
+  if (!y) return gen_leaf(g, tr_shape_array(A(g), dt, rank, xd));
+  gen_push(g, y);
+  return y;
+}
+
 static tr_instr *mk_convolution(gen_ctx *g, tr_op op) {
-  tr_dtype dt = gen_dtype(g, GC_NUM, gen_chance(g, 10));
+  /* In a chain the input is the previous result (a convolution of a
+   * slice, a pad, a transpose, ...) when it has rank 3 to 5 and a small
+   * feature dim; else a leaf or a crop of one. */
+  tr_instr *x = g->prefer;
+  g->prefer = NULL;
+  if (x && !(tr_shape_is_array(x->shape) && x->shape->rank >= 3 && x->shape->rank <= 5 &&
+             (tr_dtype_is_float(x->shape->dtype) || tr_dtype_is_int(x->shape->dtype)) &&
+             tr_shape_count(x->shape) > 0 && tr_shape_count(x->shape) <= 8192))
+    x = NULL;
+  tr_dtype dt = x ? x->shape->dtype : gen_dtype(g, GC_NUM, gen_chance(g, 10));
   if (dt == TR_DT_COUNT) return NULL;
   int ns = (int)gen_below(g, 4);
   if (ns == 3 && gen_chance(g, 50)) ns = 1;
+  if (x) ns = x->shape->rank - 2;
   int rank = ns + 2;
   int64_t fg = 1, bg = 1;
-  int r = (int)gen_below(g, 10);
+  int r = x ? 9 : (int)gen_below(g, 10);
   if (r == 0) fg = 2 + gen_below(g, 2);
   else if (r == 1) bg = 2;
   int64_t batch = (1 + gen_below(g, 3)) * bg, kin = 1 + gen_below(g, 4);
@@ -923,6 +1023,15 @@ static tr_instr *mk_convolution(gen_ctx *g, tr_op op) {
   cd.in_spatial = isp;
   cd.k_spatial = ksp;
   cd.out_spatial = osp;
+  if (x) {
+    batch = x->shape->dims[ip[0]];
+    kin = feat = x->shape->dims[ip[1]];
+    if (feat > 16) return NULL;
+    for (int i = 0; i < ns; i++) {
+      sp[i] = x->shape->dims[isp[i]];
+      ks[i] = 1 + gen_below(g, sp[i] < 3 ? sp[i] : 3);
+    }
+  }
   int64_t xd[5], kd[5];
   xd[cd.in_batch] = batch;
   xd[cd.in_feature] = feat;
@@ -940,7 +1049,7 @@ static tr_instr *mk_convolution(gen_ctx *g, tr_op op) {
     w[i].lhs_dilate = gen_chance(g, 15) ? 2 : 1;
     w[i].rhs_dilate = gen_chance(g, 15) ? 2 : 1;
   }
-  tr_instr *ops[2] = {gen_leaf(g, tr_shape_array(A(g), dt, rank, xd)),
+  tr_instr *ops[2] = {x ? x : conv_input(g, dt, rank, xd, isp, ns),
                       gen_leaf(g, tr_shape_array(A(g), dt, rank, kd))};
   tr_instr *in = tr_build_begin(g->c, op, ops, 2);
   tr_build_window(in, w, ns);

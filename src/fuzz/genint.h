@@ -23,6 +23,8 @@ typedef struct {
   bool consts_only;          /* leaves are constants (parameterless) */
   int depth;                 /* sub-computation nesting */
   int nleaves;               /* leaves made in c */
+  tr_instr *prefer;          /* the operand gen_pick returns next: the
+                                previous op's result (a chain), or NULL */
   tr_buf why;                /* the builder's last refusal */
 } gen_ctx;
 
@@ -62,7 +64,8 @@ tr_instr *gen_scalar_const(gen_ctx *g, tr_dtype dt, double v);
 
 /* ---- the pool ---- */
 void gen_push(gen_ctx *g, tr_instr *in);
-/* An array value of the pool (or a new leaf), recent ones preferred. */
+/* An array value of the pool (or a new leaf), recent ones preferred;
+ * g->prefer first when it is set (it is used once). */
 tr_instr *gen_pick(gen_ctx *g);
 /* x converted to class k (unchanged when already in it); NULL when no
  * type of k is allowed. */
@@ -88,6 +91,7 @@ typedef struct {
   tr_comp *c;
   tr_instr **pool;
   int npool, cappool, nleaves;
+  tr_instr *prefer;
 } gen_saved;
 void gen_enter(gen_ctx *g, tr_comp *k, gen_saved *s);
 void gen_leave(gen_ctx *g, gen_saved *s);

@@ -1148,6 +1148,8 @@ static tr_instr *rand_slice(mz *z, tr_comp *c, tr_instr *x) {
   return fin(tr_build_end(sl, NULL, NULL));
 }
 
+static bool add_output(mz *z, tr_comp *c, tr_instr *y);
+
 static bool m_side_output(mz *z) {
   tr_instr *x = pick(z, is_entry_value);
   if (!x) return say(z, "no array value of rank 1..6 in the entry"), false;
@@ -1233,7 +1235,11 @@ static bool m_side_output(mz *z) {
   }
   }
   if (!y) return say(z, "the drawn chain does not build"), false;
-  /* Returned as one more output. */
+  return add_output(z, c, y);
+}
+
+/* y returned as one more output of the entry c. */
+static bool add_output(mz *z, tr_comp *c, tr_instr *y) {
   tr_instr *root = c->root, *ys[64];
   int n = 0;
   if (root->op == TR_OP_TUPLE && root->noperands < 63) {
@@ -1285,13 +1291,91 @@ static bool m_operand_slice(mz *z) {
   return true;
 }
 
+/* One drawn movement op on x: a strided slice, a pad (interior, negative
+ * or positive edges), a dynamic-slice at clamped or input starts, a
+ * reverse, a transpose, a reshape that inserts a size-1 dim, or a
+ * concatenate of x with itself. NULL when it does not build. */
+static tr_instr *rand_move(mz *z, tr_comp *c, tr_instr *x) {
+  int r = x->shape->rank;
+  int64_t v[8], w[8];
+  switch (rndn(z, 7)) {
+  case 0: return rand_slice(z, c, x);
+  case 1: {
+    tr_pad_dim pd[8];
+    for (int i = 0; i < r; i++) {
+      int64_t d = x->shape->dims[i];
+      pd[i].interior = d > 1 && rndn(z, 2) ? 1 + rndn(z, 2) : 0;
+      pd[i].lo = rndn(z, 4) - (d > 2 && rndn(z, 4) == 0 ? 2 : 0);
+      pd[i].hi = rndn(z, 3);
+    }
+    tr_instr *ops[2] = {x, scalar_const(c, x->shape->dtype, bits_of(x->shape->dtype, rndn(z, 2)))};
+    tr_instr *p = tr_build_begin(c, TR_OP_PAD, ops, 2);
+    tr_build_padding(p, pd, r);
+    return fin(tr_build_end(p, NULL, NULL));
+  }
+  case 2:
+    for (int i = 0; i < r; i++) {
+      int64_t d = x->shape->dims[i];
+      w[i] = d ? 1 + rndn(z, (int)d) : 0;
+      /* in bounds, at the end, past it or negative: clamped */
+      int k = rndn(z, 4);
+      v[i] = k == 0 ? d - w[i] : k == 1 ? d - w[i] + 1 + rndn(z, 3) : k == 2 ? -1 - rndn(z, 2) : rndn(z, (int)(d - w[i] + 1));
+    }
+    return dyn_slice(z, c, x, v, w);
+  case 3: {
+    int n = 0;
+    for (int i = 0; i < r; i++)
+      if (rndn(z, 2)) v[n++] = i;
+    if (!n) v[n++] = rndn(z, r);
+    tr_instr *in = tr_build_begin(c, TR_OP_REVERSE, &x, 1);
+    tr_build_ints(in, TR_ATTR_DIMENSIONS, v, n);
+    return fin(tr_build_end(in, NULL, NULL));
+  }
+  case 4:
+    random_layout(z, r, v);
+    return fin(tr_build_transpose(c, x, v, NULL));
+  case 5: {
+    if (r >= 7) return NULL;
+    int at = rndn(z, r + 1);
+    for (int i = 0, j = 0; i <= r; i++) v[i] = i == at ? 1 : x->shape->dims[j++];
+    return fin(tr_build_reshape(c, x, v, r + 1, NULL));
+  }
+  default: {
+    int64_t d = rndn(z, r);
+    if (tr_shape_count(x->shape) * 2 > MZ_MAX_ELEMS) return NULL;
+    tr_instr *two[2] = {x, x};
+    tr_instr *in = tr_build_begin(c, TR_OP_CONCATENATE, two, 2);
+    tr_build_ints(in, TR_ATTR_DIMENSIONS, &d, 1);
+    return fin(tr_build_end(in, NULL, NULL));
+  }
+  }
+}
+
+/* A chain of two to four drawn movement ops after an intermediate,
+ * returned as one more output: the compositions (slice of slice, slice
+ * of pad, nested dynamic-slices, transpose of reshape, ...) that
+ * rewrite rules merge. */
+static bool m_move_chain(mz *z) {
+  tr_instr *x = pick(z, is_entry_value);
+  if (!x) return say(z, "no array value of rank 1..6 in the entry"), false;
+  tr_comp *c = x->parent;
+  tr_instr *y = x;
+  int n = 2 + rndn(z, 3);
+  for (int i = 0; i < n && y; i++) {
+    y = rand_move(z, c, y);
+    if (y && tr_shape_count(y->shape) > MZ_MAX_ELEMS) y = NULL;
+  }
+  if (!y) return say(z, "the drawn chain does not build"), false;
+  return add_output(z, c, y);
+}
+
 typedef bool (*mz_fn)(mz *z);
 static const mz_fn mz_fns[TR_MUT_COUNT] = {
   m_boundary_size, m_boundary_const, m_dtype_narrow, m_dtype_widen,  m_transpose_chain,
   m_reshape_chain, m_bitcast_copy,   m_unit_dim,     m_layout,       m_dynamic_slice,
   m_in_place,      m_producer_chain, m_scatter_dup,  m_compare,      m_reduce,
   m_wrap_while,    m_wrap_cond,      m_param_to_const, m_const_to_param, m_metamorphic,
-  m_side_output,   m_operand_slice,
+  m_side_output,   m_operand_slice, m_move_chain,
 };
 
 /* Tries per mutation: each on a fresh clone with the next seed. */
