@@ -5,7 +5,10 @@
  * printed form minus the name, so every attribute kind and literal the
  * printer knows counts, and -0.0 differs from 0.0. Side-effecting ops
  * (TR_OPF_S, which includes rng) are never merged: two draws are two
- * values. */
+ * values. A commutative op (ops.def flag C) is keyed with its two operands
+ * in a canonical order, so add(a, b) and add(b, a) merge; not float
+ * maximum and minimum (C and I): on a tie they return one operand by its
+ * position, and +0 ties -0. */
 #include "compint.h"
 
 #include <stdlib.h>
@@ -31,6 +34,31 @@ static bool mergeable(const tr_instr *in) {
   return !tr_bc_has_side_effect(in);
 }
 
+/* Whether in's operands may be swapped without changing a bit (NaN
+ * payloads aside). */
+static bool swappable(const tr_instr *in) {
+  unsigned f = tr_ops[in->op].flags;
+  if (!(f & TR_OPF_C) || in->noperands != 2) return false;
+  return !(f & TR_OPF_I) || !tr_dtype_is_float(in->shape->dtype);
+}
+
+/* in's printed form, its operands in canonical order (by id) where they
+ * may be swapped: the swap is undone before returning. */
+static void print_key(tr_buf *b, tr_instr *in) {
+  bool swap = swappable(in) && in->operands[1]->id < in->operands[0]->id;
+  if (swap) {
+    tr_instr *t = in->operands[0];
+    in->operands[0] = in->operands[1];
+    in->operands[1] = t;
+  }
+  tr_print_instr(b, in);
+  if (swap) {
+    tr_instr *t = in->operands[0];
+    in->operands[0] = in->operands[1];
+    in->operands[1] = t;
+  }
+}
+
 /* Returns false when fuel ran out. */
 static bool cse_comp(tr_bc_ctx *c, tr_comp *k, bool *changed) {
   size_t cap = 16;
@@ -47,7 +75,7 @@ static bool cse_comp(tr_bc_ctx *c, tr_comp *k, bool *changed) {
     tr_instr *in = list[i];
     if (!mergeable(in)) continue;
     b.n = 0;
-    tr_print_instr(&b, in);
+    print_key(&b, in);
     const char *key = strstr(tr_buf_str(&b), " = ");
     key = key ? key + 3 : tr_buf_str(&b);
     uint64_t h = fnv(key);

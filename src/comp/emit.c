@@ -168,28 +168,38 @@ bool em_elem_op(tr_op op) {
   return (tr_ops[op].flags & TR_OPF_E) && tr_op_can(op, TR_MODE_EMIT) && op != TR_OP_REDUCE_PRECISION;
 }
 
-/* The float spellings of kernels.def: $0, $1 the operands, $f 'f' or 'd'. */
-static const char *const flt_spelling[TR_OP_COUNT] = {
-#define K1(E, fk, ik, sl, sd, rule, c, cost, u64, u32, un) [TR_OP_##E] = c,
-#define K2(E, fk, ik, c, cost, u64, u32, un) [TR_OP_##E] = c,
+/* The C spellings of kernels.def, per type family: float, integer, and
+ * pred where it differs from integer. */
+typedef struct {
+  const char *flt, *ints, *pred;
+} spelling;
+
+static const spelling spellings[TR_OP_COUNT] = {
+#define K1(E, fk, ik, sl, sd, rule, c, ci, cp, cost, u64, u32, un) [TR_OP_##E] = {c, ci, cp},
+#define K2(E, fk, ik, c, ci, cp, cost, u64, u32, un) [TR_OP_##E] = {c, ci, cp},
 #include "../ir/kernels.def"
 #undef K1
 #undef K2
 };
 
+/* Writes spelling t over operands a for element type dt (kernels.def's
+ * placeholders: $0, $1 the operands, $f 'f' or 'd', $b bits, $m value
+ * mask, $s signed, $n minimum, $i "(i64)" when signed). */
 static void spell(tr_buf *x, const char *t, const char *const *a, tr_dtype dt) {
+  int bits = bits_of(dt);
+  bool sg = is_sg(dt);
   for (; *t; t++) {
-    if (t[0] != '$') {
-      tr_buf_putc(x, *t);
-    } else if (t[1] == '0' || t[1] == '1') {
-      tr_buf_puts(x, a[t[1] - '0']);
-      t++;
-    } else if (t[1] == 'f') {
-      tr_buf_putc(x, dt == TR_DT_F32 ? 'f' : 'd');
-      t++;
-    } else {
-      tr_buf_putc(x, *t);
-    }
+    char c = t[0] == '$' ? t[1] : 0;
+    if (c == '0' || c == '1') tr_buf_puts(x, a[c - '0']);
+    else if (c == 'f') tr_buf_putc(x, dt == TR_DT_F32 ? 'f' : 'd');
+    else if (c == 'b') tr_buf_printf(x, "%d", bits);
+    else if (c == 'm') tr_buf_printf(x, "0x%llxull", (unsigned long long)mask_of(bits));
+    else if (c == 's') tr_buf_printf(x, "%d", sg);
+    else if (c == 'n') tr_buf_printf(x, "0x%llxull", (unsigned long long)tr_int_min(dt));
+    else if (c == 'i') tr_buf_puts(x, sg ? "(i64)" : "");
+    else c = 0;
+    if (c) t++;
+    else tr_buf_putc(x, *t);
   }
 }
 
@@ -236,9 +246,7 @@ bool em_elem_value(const tr_instr *in, const char *const *a, tr_buf *x, uint64_t
   }
   tr_dtype dt = op == TR_OP_CLAMP ? in->operands[1]->shape->dtype : in->operands[0]->shape->dtype;
   int bits = bits_of(dt);
-  unsigned long long m = mask_of(bits);
   bool sg = is_sg(dt), pred = dt == TR_DT_PRED;
-  int64_t imin = tr_int_min(dt);
   if (op == TR_OP_COPY) {
     tr_buf_puts(x, a[0]);
     return true;
@@ -272,55 +280,17 @@ bool em_elem_value(const tr_instr *in, const char *const *a, tr_buf *x, uint64_t
                     a[1], a[0], a[0], a[1], a[2], a[1], a[0], a[0], a[1], a[2]);
     return true;
   }
-  if (is_flt(dt)) {
-    if (!flt_spelling[op]) return false;
-    spell(x, flt_spelling[op], a, dt);
+  if (TR_INJECTED(inj, EMIT_SHIFT_AMOUNT_MOD_WIDTH) && op == TR_OP_SHIFT_LEFT && bits == 32) {
+    /* defect: the hardware's 32-bit shift, amount mod 32; amounts >= 32
+     * should give 0 */
+    tr_buf_printf(x, "((u64)((uint32_t)(%s) << ((uint32_t)(%s) & 31u)))", a[0], a[1]);
     return true;
   }
-  switch (op) {
-  case TR_OP_ABS: tr_buf_printf(x, "((i64)(%s) < 0 ? 0 - (%s) : (%s))", a[0], a[0], a[0]); return true;
-  case TR_OP_NEGATE: tr_buf_printf(x, "(0 - (%s))", a[0]); return true;
-  case TR_OP_SIGN:
-    if (!sg) tr_buf_printf(x, "(u64)((%s) != 0)", a[0]);
-    else tr_buf_printf(x, "(u64)(i64)(((i64)(%s) > 0) - ((i64)(%s) < 0))", a[0], a[0]);
-    return true;
-  case TR_OP_NOT: tr_buf_printf(x, pred ? "(u64)!(%s)" : "(~(%s))", a[0]); return true;
-  case TR_OP_POPCNT: tr_buf_printf(x, "(u64)__builtin_popcountll((%s) & 0x%llxull)", a[0], m); return true;
-  case TR_OP_COUNT_LEADING_ZEROS: tr_buf_printf(x, "tr_clz(%s, %d, 0x%llxull)", a[0], bits, m); return true;
-  case TR_OP_ADD:
-    tr_buf_printf(x, pred ? "((%s) | (%s))" : "((%s) + (%s))", a[0], a[1]);
-    return true;
-  case TR_OP_SUBTRACT: tr_buf_printf(x, "((%s) - (%s))", a[0], a[1]); return true;
-  case TR_OP_MULTIPLY: tr_buf_printf(x, "((%s) * (%s))", a[0], a[1]); return true;
-  case TR_OP_DIVIDE:
-    tr_buf_printf(x, "tr_idiv(%s, %s, %d, (i64)0x%llxull)", a[0], a[1], sg, (unsigned long long)imin);
-    return true;
-  case TR_OP_REMAINDER:
-    tr_buf_printf(x, "tr_irem(%s, %s, %d, (i64)0x%llxull)", a[0], a[1], sg, (unsigned long long)imin);
-    return true;
-  case TR_OP_POWER: tr_buf_printf(x, "tr_ipower(%s, %s, %d)", a[0], a[1], sg); return true;
-  case TR_OP_MAXIMUM:
-    if (sg) tr_buf_printf(x, "((i64)(%s) < (i64)(%s) ? (%s) : (%s))", a[0], a[1], a[1], a[0]);
-    else tr_buf_printf(x, "((%s) < (%s) ? (%s) : (%s))", a[0], a[1], a[1], a[0]);
-    return true;
-  case TR_OP_MINIMUM:
-    if (sg) tr_buf_printf(x, "((i64)(%s) < (i64)(%s) ? (%s) : (%s))", a[1], a[0], a[1], a[0]);
-    else tr_buf_printf(x, "((%s) < (%s) ? (%s) : (%s))", a[1], a[0], a[1], a[0]);
-    return true;
-  case TR_OP_AND: tr_buf_printf(x, "((%s) & (%s))", a[0], a[1]); return true;
-  case TR_OP_OR: tr_buf_printf(x, "((%s) | (%s))", a[0], a[1]); return true;
-  case TR_OP_XOR: tr_buf_printf(x, "((%s) ^ (%s))", a[0], a[1]); return true;
-  case TR_OP_SHIFT_LEFT:
-    if (TR_INJECTED(inj, EMIT_SHIFT_AMOUNT_MOD_WIDTH) && bits == 32)
-      /* defect: the hardware's 32-bit shift, amount mod 32; amounts >= 32
-       * should give 0 */
-      tr_buf_printf(x, "((u64)((uint32_t)(%s) << ((uint32_t)(%s) & 31u)))", a[0], a[1]);
-    else tr_buf_printf(x, "tr_shl(%s, %s, %d, 0x%llxull)", a[0], a[1], bits, m);
-    return true;
-  case TR_OP_SHIFT_RIGHT_LOGICAL: tr_buf_printf(x, "tr_srl(%s, %s, %d, 0x%llxull)", a[0], a[1], bits, m); return true;
-  case TR_OP_SHIFT_RIGHT_ARITHMETIC: tr_buf_printf(x, "tr_sra(%s, %s, %d, 0x%llxull)", a[0], a[1], bits, m); return true;
-  default: return false;
-  }
+  const spelling *sp = &spellings[op];
+  const char *t = is_flt(dt) ? sp->flt : pred && sp->pred ? sp->pred : sp->ints;
+  if (!t) return false;
+  spell(x, t, a, dt);
+  return true;
 }
 
 /* ---- lane loops ---- */

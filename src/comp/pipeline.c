@@ -26,19 +26,21 @@ typedef struct {
 
 static const step pipeline[] = {
   {STEP_PASS, "dce", tr_pass_dce},           /* drop dead input first: less to rewrite */
-  /* Before the group, not in it (XLA's place), for now: in the group it
-   * folds the constants the simplifier makes, which test_comp.c's rule
-   * cases still expect to see unfolded. */
-  {STEP_PASS, "constant-fold", tr_pass_constfold}, /* evaluate constant instructions (constfold.c) */
   {STEP_REPEAT, NULL, NULL},
   {STEP_PASS, "simplify", tr_pass_simplify}, /* algebraic rewrite rules (simplify.c) */
+  {STEP_PASS, "constant-fold", tr_pass_constfold}, /* evaluate constant instructions (constfold.c) */
   {STEP_PASS, "cse", tr_pass_cse},           /* merge identical instructions */
   {STEP_PASS, "dce", tr_pass_dce},           /* remove what the rewrites orphaned */
   {STEP_END, NULL, NULL},
-  /* After the group, so unrolled bodies stay unsimplified for now (a
-   * group after it would clean them, but test_comp.c expects a body's
-   * names and operands as they are after unrolling). */
   {STEP_PASS, "while-simplify", tr_pass_whilesimp}, /* trip counts, dead state, unrolling (whilesimp.c) */
+  /* The group again: unrolled bodies carry get-tuple-element(tuple)
+   * pairs and dead induction arithmetic. */
+  {STEP_REPEAT, NULL, NULL},
+  {STEP_PASS, "simplify", tr_pass_simplify},
+  {STEP_PASS, "constant-fold", tr_pass_constfold},
+  {STEP_PASS, "cse", tr_pass_cse},
+  {STEP_PASS, "dce", tr_pass_dce},
+  {STEP_END, NULL, NULL},
   {STEP_PASS, "fusion", tr_pass_fusion},     /* producer-consumer, reduce-input, sibling (fusion.c) */
   {STEP_PASS, "dce", tr_pass_dce},
 };
@@ -49,34 +51,37 @@ static const char *const pass_names[] = {"dce", "simplify", "constant-fold", "cs
 
 const char *const *tr_bc_pass_names(void) { return pass_names; }
 
-/* Every rule of every pass: simplifier rules from their table, then the
- * single rules of CSE and DCE. */
+/* Every rule of every pass and the pass that fires it: the simplifier's
+ * rules from their table, then the other passes' (pass_rules.def). */
 static const char *const rule_names[] = {
 #define X(id, name, op) name,
 #include "simplify_rules.def"
 #undef X
-  "common-subexpression", "dead-instruction", "dead-computation", NULL,
+#define X(name, pass) name,
+#include "pass_rules.def"
+#undef X
+  NULL,
+};
+
+static const char *const rule_passes[] = {
+#define X(id, name, op) "simplify",
+#include "simplify_rules.def"
+#undef X
+#define X(name, pass) pass,
+#include "pass_rules.def"
+#undef X
+  NULL,
 };
 
 const char *const *tr_bc_rule_names(void) { return rule_names; }
 
-/* The rules of constant-fold, while-simplify and fusion. They belong in
- * rule_names above; they are kept apart only until test_comp.c's
- * comp_rules_all_tested, which wants a case of its own for every listed
- * rule, skips the rules tested in test_comp_passes.c. */
-static const char *const pass_rule_names[] = {
-  "fold-constant", "fold-broadcast",
-  "while-zero-trip", "while-remove-dead-state", "while-unroll",
-  "fuse-elementwise", "fuse-producer", "fuse-reduce-input", "fuse-multi-output", NULL,
-};
-
-static bool known_rule(const char *name) {
+const char *tr_bc_rule_pass(const char *rule) {
   for (int i = 0; rule_names[i]; i++)
-    if (strcmp(rule_names[i], name) == 0) return true;
-  for (int i = 0; pass_rule_names[i]; i++)
-    if (strcmp(pass_rule_names[i], name) == 0) return true;
-  return false;
+    if (strcmp(rule_names[i], rule) == 0) return rule_passes[i];
+  return NULL;
 }
+
+static bool known_rule(const char *name) { return tr_bc_rule_pass(name) != NULL; }
 
 static bool known_pass(const char *name) {
   for (int i = 0; pass_names[i]; i++)
@@ -206,6 +211,29 @@ tr_status tr_bc_pipeline_run(tr_bc_ctx *c, tr_module *m, tr_diag *d) {
       if (!any) break;
     }
     i = end;
+  }
+  return TR_OK;
+}
+
+/* One pass alone, by name: what a rule's test runs, so that the test does
+ * not depend on what the pipeline runs before or after it. The pass runs
+ * until it changes nothing (at most MAX_ROUNDS times), as in a repeat
+ * group, with the same input checks, verification, dump and hook. */
+tr_status tr_bc_pass_run(tr_bc_ctx *c, tr_module *m, const char *pass, tr_diag *d) {
+  const step *s = NULL;
+  for (int i = 0; i < TR_NELEMS(pipeline) && !s; i++)
+    if (pipeline[i].kind == STEP_PASS && strcmp(pipeline[i].name, pass) == 0) s = &pipeline[i];
+  if (!s) {
+    tr_diag_errorf(d, "error: '%s' is not a pass of the built-in compiler", pass);
+    return TR_ERR_USAGE;
+  }
+  if (tr_verify(m, d) != TR_OK) return TR_ERR_INVALID;
+  tr_desugar_async(m);
+  int ndumps = 0, nruns = 0;
+  for (int round = 0; round < MAX_ROUNDS; round++) {
+    bool changed;
+    tr_status st = run_pass(c, s, m, &ndumps, &nruns, &changed, d);
+    if (st != TR_OK || !changed) return st;
   }
   return TR_OK;
 }

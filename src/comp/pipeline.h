@@ -63,9 +63,16 @@ bool tr_bc_fire(tr_bc_ctx *c, const char *pass, const char *rule, const tr_instr
  * the pass, followed by the verifier's. */
 tr_status tr_bc_pipeline_run(tr_bc_ctx *c, tr_module *m, tr_diag *d);
 
+/* Runs the one pass named pass on m in place until it changes nothing
+ * (rule tests: a rule checked without the rest of the pipeline around
+ * it). An unknown pass is TR_ERR_USAGE; otherwise as tr_bc_pipeline_run. */
+tr_status tr_bc_pass_run(tr_bc_ctx *c, tr_module *m, const char *pass, tr_diag *d);
+
 /* NULL-terminated lists: the pipeline's passes (each once, in pipeline
  * order), and every rule of every pass. */
 const char *const *tr_bc_pass_names(void);
 const char *const *tr_bc_rule_names(void);
+/* The pass that fires rule, or NULL when there is no such rule. */
+const char *tr_bc_rule_pass(const char *rule);
 
 #endif

@@ -118,11 +118,11 @@ ev_compinfo *ev_comp_info(ev_ctx *c, const tr_instr *caller, const tr_comp *k) {
  * every result keeps a kernel bug from turning into a bad read later. */
 static bool fits(const ev_domain *D, const ev_v *v, const tr_shape *s) {
   if (!v) return false;
-  ev_kind kd = D->kind(v);
+  ev_kind kd = v->kind;
   if (s->dtype == TR_DT_TUPLE) {
-    if (kd != EV_TUPLE || D->nelems(v) != s->nelems) return false;
+    if (kd != EV_TUPLE || v->nelems != s->nelems) return false;
     for (int i = 0; i < s->nelems; i++)
-      if (!fits(D, D->elem(v, i), s->elems[i])) return false;
+      if (!fits(D, v->elems[i], s->elems[i])) return false;
     return true;
   }
   if (s->dtype == TR_DT_TOKEN) return kd == EV_TOKEN;
@@ -166,7 +166,7 @@ tr_status evc_call(const ev_core *k, const tr_instr *caller, const tr_comp *comp
                     (long long)in->param_index, np);
         break;
       }
-      vals[i] = D->ref(params[in->param_index]);
+      vals[i] = ev_value_ref(params[in->param_index]);
       continue;
     }
     if (in->noperands > cap) {
@@ -190,13 +190,13 @@ tr_status evc_call(const ev_core *k, const tr_instr *caller, const tr_comp *comp
     for (int j = 0; j < in->noperands; j++) {
       int p = pos[in->operands[j]->id];
       if (ci->lastuse[p] == i && vals[p]) {
-        D->unref(vals[p]);
+        ev_value_unref(D->layout, vals[p]);
         vals[p] = NULL;
       }
     }
   }
-  if (st == TR_OK) *out = D->ref(vals[pos[comp->root->id]]);
-  for (int i = 0; i < n; i++) D->unref(vals[i]);
+  if (st == TR_OK) *out = ev_value_ref(vals[pos[comp->root->id]]);
+  for (int i = 0; i < n; i++) ev_value_unref(D->layout, vals[i]);
   free(vals);
   if (ops != small) free(ops);
   c->depth--;
@@ -210,7 +210,7 @@ tr_status evc_call(const ev_core *k, const tr_instr *caller, const tr_comp *comp
 static tr_status unsure_result(const ev_core *k, const tr_instr *in, ev_v **v) {
   if (!k->d->unsure) return TR_OK;
   ev_v *m = k->d->unsure(k->dc, in, *v);
-  k->d->unref(*v);
+  ev_value_unref(k->d->layout, *v);
   *v = m;
   return m ? TR_OK : TR_ERR_UNSUPPORTED;
 }
@@ -220,33 +220,33 @@ static tr_status route_while(const ev_core *k, const tr_instr *in, ev_v **ops, e
   ev_ctx *c = k->ev;
   const tr_comp *cond = tr_attr_comp(in, TR_ATTR_CONDITION), *body = tr_attr_comp(in, TR_ATTR_BODY);
   if (!cond || !body) return ev_err(c, in, TR_ERR_INVALID, "while needs condition and body");
-  ev_v *state = D->ref(ops[0]);
+  ev_v *state = ev_value_ref(ops[0]);
   bool unsure = false; /* a trip decision that a correct run may take otherwise */
   for (int64_t trips = 0;; trips++) {
     ev_v *p = NULL;
     tr_status st = evc_call(k, in, cond, &state, 1, &p);
     if (st != TR_OK) {
-      D->unref(state);
+      ev_value_unref(D->layout, state);
       return st;
     }
     tr_dtype dt;
     uint64_t go;
     bool u = false;
     if (!D->control(p, &dt, &go, &u) || dt != TR_DT_PRED) {
-      D->unref(p);
-      D->unref(state);
+      ev_value_unref(D->layout, p);
+      ev_value_unref(D->layout, state);
       return ev_err(c, in, TR_ERR_INVALID, "while condition did not return pred[]");
     }
     unsure |= u;
-    D->unref(p);
+    ev_value_unref(D->layout, p);
     if (!go) break;
     if ((st = ev_trip(c, in, trips)) != TR_OK) {
-      D->unref(state);
+      ev_value_unref(D->layout, state);
       return st;
     }
     ev_v *next = NULL;
     st = evc_call(k, in, body, &state, 1, &next);
-    D->unref(state);
+    ev_value_unref(D->layout, state);
     if (st != TR_OK) return st;
     state = next;
   }
@@ -287,7 +287,7 @@ static tr_status route_map(const ev_core *k, const tr_instr *in, ev_v **ops, ev_
   int n = in->noperands;
   if (!f || n < 1) return ev_err(c, in, TR_ERR_INVALID, "malformed map");
   for (int i = 0; i < n; i++)
-    if (D->kind(ops[i]) != EV_ARRAY) return ev_err(c, in, TR_ERR_INVALID, "operand %d is not an array", i);
+    if (ops[i]->kind != EV_ARRAY) return ev_err(c, in, TR_ERR_INVALID, "operand %d is not an array", i);
   if (D->map_whole) {
     tr_status st = D->map_whole(k->dc, in, f, ops, out);
     if (st != TR_OK || *out) return st;
@@ -304,15 +304,15 @@ static tr_status route_map(const ev_core *k, const tr_instr *in, ev_v **ops, ev_
       if (!(args[i] = D->scalar_at(k->dc, in, ops[i], e))) st = TR_ERR_UNSUPPORTED;
     ev_v *v = NULL;
     if (st == TR_OK) st = evc_call(k, in, f, args, n, &v);
-    for (int i = 0; i < made; i++) D->unref(args[i]);
+    for (int i = 0; i < made; i++) ev_value_unref(D->layout, args[i]);
     if (st == TR_OK && !D->put(r, e, v))
       st = ev_err(c, in, TR_ERR_INVALID, "to_apply of map did not return a %s scalar",
                   tr_dtype_name(s->dtype));
-    D->unref(v);
+    ev_value_unref(D->layout, v);
   }
   free(args);
   if (st != TR_OK) {
-    D->unref(r);
+    ev_value_unref(D->layout, r);
     return st;
   }
   *out = r;
@@ -328,9 +328,9 @@ static tr_status route_async(const ev_core *k, const tr_instr *in, ev_v **ops, e
   const ev_domain *D = k->d;
   ev_ctx *c = k->ev;
   if (in->op != TR_OP_ASYNC_START) {
-    if (in->noperands != 1 || D->kind(ops[0]) != EV_TUPLE || D->nelems(ops[0]) < 2)
+    if (in->noperands != 1 || ops[0]->kind != EV_TUPLE || ops[0]->nelems < 2)
       return ev_err(c, in, TR_ERR_INVALID, "%s needs the async-start or -update tuple", ev_opname(in));
-    *out = D->ref(in->op == TR_OP_ASYNC_UPDATE ? ops[0] : D->elem(ops[0], 1));
+    *out = ev_value_ref(in->op == TR_OP_ASYNC_UPDATE ? ops[0] : ops[0]->elems[1]);
     return TR_OK;
   }
   const tr_comp *f = tr_attr_comp(in, TR_ATTR_CALLS);
@@ -341,21 +341,16 @@ static tr_status route_async(const ev_core *k, const tr_instr *in, ev_v **ops, e
   ev_v *r = NULL;
   tr_status st = evc_call(k, in, f, ops, in->noperands, &r);
   if (st != TR_OK) return st;
-  ev_v **el = tr_xcalloc((size_t)s->nelems, sizeof(ev_v *));
-  ev_v **args = tr_xcalloc(in->noperands > 0 ? (size_t)in->noperands : 1, sizeof(ev_v *));
-  for (int i = 0; i < in->noperands; i++) args[i] = D->ref(ops[i]);
-  el[0] = D->tuple(in->noperands, args);
-  free(args);
-  el[1] = r;
-  for (int i = 2; i < s->nelems && st == TR_OK; i++)
-    if (!(el[i] = D->zero(k->dc, in, s->elems[i]))) st = TR_ERR_UNSUPPORTED;
-  if (st != TR_OK) {
-    for (int i = 0; i < s->nelems; i++) D->unref(el[i]);
-    free(el);
-    return st;
-  }
-  *out = D->tuple(s->nelems, el);
-  free(el);
+  ev_v *t = ev_value_tuple(D->layout, s->nelems, NULL);
+  ev_v *args = t->elems[0] = ev_value_tuple(D->layout, in->noperands, NULL);
+  for (int i = 0; i < in->noperands; i++) args->elems[i] = ev_value_ref(ops[i]);
+  t->elems[1] = r;
+  for (int i = 2; i < s->nelems; i++)
+    if (!(t->elems[i] = D->zero(k->dc, in, s->elems[i]))) {
+      ev_value_unref(D->layout, t);
+      return TR_ERR_UNSUPPORTED;
+    }
+  *out = t;
   return TR_OK;
 }
 
@@ -374,19 +369,16 @@ tr_status evc_route(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v **out
   ev_ctx *c = k->ev;
   *out = NULL;
   switch (in->op) {
-  case TR_OP_TUPLE: {
-    ev_v **el = tr_xcalloc(in->noperands > 0 ? (size_t)in->noperands : 1, sizeof(ev_v *));
-    for (int i = 0; i < in->noperands; i++) el[i] = D->ref(ops[i]);
-    *out = D->tuple(in->noperands, el);
-    free(el);
+  case TR_OP_TUPLE:
+    *out = ev_value_tuple(D->layout, in->noperands, NULL);
+    for (int i = 0; i < in->noperands; i++) (*out)->elems[i] = ev_value_ref(ops[i]);
     return TR_OK;
-  }
   case TR_OP_GET_TUPLE_ELEMENT: {
     const tr_attr *ia = tr_instr_attr(in, TR_ATTR_INDEX);
     int64_t i = ia ? ia->u.i : -1;
-    if (D->kind(ops[0]) != EV_TUPLE || i < 0 || i >= D->nelems(ops[0]))
+    if (ops[0]->kind != EV_TUPLE || i < 0 || i >= ops[0]->nelems)
       return ev_err(c, in, TR_ERR_INVALID, "get-tuple-element index %lld is out of range", (long long)i);
-    *out = D->ref(D->elem(ops[0], (int)i));
+    *out = ev_value_ref(ops[0]->elems[i]);
     return TR_OK;
   }
   case TR_OP_CALL: case TR_OP_FUSION: {
@@ -412,21 +404,19 @@ static tr_status bind_one(const ev_core *k, const tr_instr *p, const tr_shape *s
   const ev_domain *D = k->d;
   ev_ctx *c = k->ev;
   if (s->dtype == TR_DT_TUPLE) {
-    ev_v **el = tr_xcalloc(s->nelems > 0 ? (size_t)s->nelems : 1, sizeof(ev_v *));
+    ev_v *t = ev_value_tuple(D->layout, s->nelems, NULL);
     for (int i = 0; i < s->nelems; i++) {
-      tr_status st = bind_one(k, p, s->elems[i], args, nargs, next, false, &el[i]);
+      tr_status st = bind_one(k, p, s->elems[i], args, nargs, next, false, &t->elems[i]);
       if (st != TR_OK) {
-        for (int j = 0; j < i; j++) D->unref(el[j]);
-        free(el);
+        ev_value_unref(D->layout, t);
         return st;
       }
     }
-    *out = D->tuple(s->nelems, el);
-    free(el);
+    *out = t;
     return TR_OK;
   }
   if (s->dtype == TR_DT_TOKEN) {
-    *out = D->token();
+    *out = ev_value_token(D->layout);
     return TR_OK;
   }
   if (!tr_dtype_is_array(s->dtype))
@@ -467,7 +457,7 @@ tr_status evc_bind(const ev_core *k, const tr_comp *e, tr_tensor *const *args, i
 }
 
 static void leaves(const ev_core *k, ev_v *v, ev_v ***out, int *n, int *cap) {
-  ev_kind kd = k->d->kind(v);
+  ev_kind kd = v->kind;
   if (kd == EV_ARRAY) {
     if (*n == *cap) {
       *cap = *cap ? *cap * 2 : 4;
@@ -477,7 +467,7 @@ static void leaves(const ev_core *k, ev_v *v, ev_v ***out, int *n, int *cap) {
     return;
   }
   if (kd == EV_TUPLE)
-    for (int i = 0; i < k->d->nelems(v); i++) leaves(k, k->d->elem(v, i), out, n, cap);
+    for (int i = 0; i < v->nelems; i++) leaves(k, v->elems[i], out, n, cap);
 }
 
 ev_v **evc_leaves(const ev_core *k, ev_v *v, int *n) {

@@ -4,12 +4,14 @@
  * async, tuple, get-tuple-element - plus binding entry arguments to
  * parameters and flattening results, written once for every value domain.
  *
- * A value domain says what a value is and how one op is computed on
- * values; the core never looks inside a value. Exact mode (eval.c, values
- * tr_value) and shadow mode (shadow.c, values sh_val with bounds and
- * uncertain marks) are two domains. A third (say a symbolic reference for
- * a kernel verifier) supplies the same hooks: reference counting and
- * structure of its values, its op dispatch (which calls evc_route for the
+ * Every domain's values begin with the same header (value.h: reference
+ * count, tuples, tokens), which the core reads; a value domain says what
+ * its arrays are and how one op is computed on values, and the core never
+ * looks inside an array. Exact mode (eval.c, values tr_value) and shadow
+ * mode (shadow.c, values sh_val with bounds and uncertain marks) are two
+ * domains. A third (say a symbolic reference for a kernel verifier)
+ * supplies the same hooks: the layout of its values (value.h), the shape
+ * of its arrays, its op dispatch (which calls evc_route for the
  * ops this core routes, where it wants its own checks around them), how a
  * control value reads as an integer and whether that reading is certain,
  * what a loop or a branch does to its result when it was not, and the
@@ -19,20 +21,10 @@
 
 #include "evalint.h"
 
-typedef struct ev_v ev_v; /* a domain's value: the core only passes it on */
-
-typedef enum { EV_ARRAY, EV_TUPLE, EV_TOKEN } ev_kind;
-
 typedef struct {
   const char *name; /* "value", "shadow value": for internal-error messages */
-  /* ---- values: shared by reference count, immutable once made ---- */
-  ev_v *(*ref)(ev_v *v);
-  void (*unref)(ev_v *v); /* NULL is fine */
-  ev_v *(*tuple)(int n, ev_v *const *elems); /* takes the references */
-  ev_v *(*token)(void);
-  ev_kind (*kind)(const ev_v *v);
-  int (*nelems)(const ev_v *v);          /* tuple elements */
-  ev_v *(*elem)(const ev_v *v, int i);   /* borrowed */
+  /* ---- values (value.h): shared by reference count, immutable once made ---- */
+  const ev_layout *layout; /* the domain's value size and array drop */
   /* An array's element type, rank and dims (borrowed). */
   void (*shape)(const ev_v *v, tr_dtype *dt, int *rank, const int64_t **dims);
   /* ---- evaluation ---- */

@@ -56,7 +56,7 @@ tr_status evc_route_scan(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v 
   int64_t N = x0->dims[d];
   for (int i = 0; i < m; i++) {
     const tr_shape *xs = in->operands[i]->shape;
-    if (D->kind(ops[i]) != EV_ARRAY || xs->dtype == TR_DT_TUPLE || xs->rank != x0->rank || xs->dims[d] != N)
+    if (ops[i]->kind != EV_ARRAY || xs->dtype == TR_DT_TUPLE || xs->rank != x0->rank || xs->dims[d] != N)
       return ev_err(c, in, TR_ERR_INVALID, "scan input %d is not an array with %lld along dimension %d", i,
                     (long long)N, d);
   }
@@ -77,7 +77,7 @@ tr_status evc_route_scan(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v 
     else if (!(outs[j] = D->array(k->dc, in, os)))
       st = TR_ERR_UNSUPPORTED;
   }
-  for (int i = 0; i < nc; i++) carry[i] = D->ref(ops[m + i]);
+  for (int i = 0; i < nc; i++) carry[i] = ev_value_ref(ops[m + i]);
   int64_t buf[TR_TENSOR_MAX_RANK];
   bool reverse = ra && ra->u.b;
   for (int64_t step = 0; step < N && st == TR_OK; step++) {
@@ -95,18 +95,18 @@ tr_status evc_route_scan(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v 
         ev_v *v = D->scalar_at(k->dc, in, ops[i], full_index(xs, d, at, e));
         if (!v) st = TR_ERR_UNSUPPORTED;
         else if (!D->put(args[i], e, v)) st = ev_err(c, in, TR_ERR_INVALID, "scan input %d: element type", i);
-        D->unref(v);
+        ev_value_unref(D->layout, v);
       }
     }
     for (int i = 0; i < nc; i++) args[m + i] = carry[i];
     ev_v *r = NULL;
     if (st == TR_OK) st = evc_call(k, in, f, args, nops, &r);
-    for (int i = 0; i < made; i++) D->unref(args[i]);
+    for (int i = 0; i < made; i++) ev_value_unref(D->layout, args[i]);
     if (st != TR_OK) break;
     for (int j = 0; j < nout && st == TR_OK; j++) {
-      ev_v *y = rtuple ? D->elem(r, j) : r;
+      ev_v *y = rtuple ? r->elems[j] : r;
       const tr_shape *os = s->dtype == TR_DT_TUPLE ? s->elems[j] : s;
-      size_t cnt = D->kind(y) == EV_ARRAY ? D->count(y) : 0, want = 1;
+      size_t cnt = y->kind == EV_ARRAY ? D->count(y) : 0, want = 1;
       for (int i = 0; i < os->rank; i++)
         if (i != d) want *= (size_t)os->dims[i];
       if (cnt != want) {
@@ -119,24 +119,24 @@ tr_status evc_route_scan(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v 
         if (!v) st = TR_ERR_UNSUPPORTED;
         else if (!D->put(outs[j], full_index(os, d, at, e), v))
           st = ev_err(c, in, TR_ERR_INVALID, "scan output %d: element type", j);
-        D->unref(v);
+        ev_value_unref(D->layout, v);
       }
     }
     for (int i = 0; i < nc && st == TR_OK; i++) {
-      D->unref(carry[i]);
-      carry[i] = D->ref(rtuple ? D->elem(r, nout + i) : r);
+      ev_value_unref(D->layout, carry[i]);
+      carry[i] = ev_value_ref(rtuple ? r->elems[nout + i] : r);
     }
-    D->unref(r);
+    ev_value_unref(D->layout, r);
   }
   free(args);
   if (st == TR_OK) {
     if (s->dtype == TR_DT_TUPLE) {
-      *out = D->tuple(nout + nc, outs); /* takes the references */
+      *out = ev_value_tuple(D->layout, nout + nc, outs); /* takes the references */
     } else {
       *out = outs[0];
     }
   } else {
-    for (int j = 0; j < nout + nc; j++) D->unref(outs[j]);
+    for (int j = 0; j < nout + nc; j++) ev_value_unref(D->layout, outs[j]);
   }
   free(outs);
   return st;

@@ -10,41 +10,26 @@
 
 /* ---- values ---- */
 
+/* tr_value is the exact domain's ev_v (its first member). */
+#define V(v) ((tr_value *)(v))
+#define W(v) ((ev_v *)(v))
+
+static void x_drop(ev_v *v) { tr_tensor_free(V(v)->t); }
+static const ev_layout exact_layout = {sizeof(tr_value), x_drop};
+
 tr_value *tr_value_tensor(tr_tensor *t) {
-  tr_value *v = tr_xcalloc(1, sizeof *v);
-  v->refs = 1;
+  tr_value *v = V(ev_value_array(&exact_layout));
   v->t = t;
   return v;
 }
 
 tr_value *tr_value_tuple(int n, tr_value *const *elems) {
-  tr_value *v = tr_xcalloc(1, sizeof *v);
-  v->refs = 1;
-  v->nelems = n;
-  v->elems = tr_xcalloc(n > 0 ? (size_t)n : 1, sizeof(tr_value *));
-  for (int i = 0; i < n; i++) v->elems[i] = elems[i];
-  return v;
+  return V(ev_value_tuple(&exact_layout, n, (ev_v *const *)elems));
 }
 
-tr_value *tr_value_token(void) {
-  tr_value *v = tr_xcalloc(1, sizeof *v);
-  v->refs = 1;
-  v->token = true;
-  return v;
-}
-
-tr_value *tr_value_ref(tr_value *v) {
-  if (v) v->refs++;
-  return v;
-}
-
-void tr_value_unref(tr_value *v) {
-  if (!v || --v->refs > 0) return;
-  tr_tensor_free(v->t);
-  for (int i = 0; i < v->nelems; i++) tr_value_unref(v->elems[i]);
-  free(v->elems);
-  free(v);
-}
+tr_value *tr_value_token(void) { return V(ev_value_token(&exact_layout)); }
+tr_value *tr_value_ref(tr_value *v) { return V(ev_value_ref(W(v))); }
+void tr_value_unref(tr_value *v) { ev_value_unref(&exact_layout, W(v)); }
 
 /* ---- errors and results ---- */
 
@@ -154,25 +139,6 @@ static tr_dtype complex_leaf(const tr_instr *in) {
   return t;
 }
 
-/* Ops that only move values or raw element slots: they work for any
- * element type, core or not. */
-static bool moves_only(tr_op op) {
-  switch (op) {
-  case TR_OP_PARAMETER: case TR_OP_CONSTANT: case TR_OP_TUPLE: case TR_OP_GET_TUPLE_ELEMENT:
-  case TR_OP_CALL: case TR_OP_FUSION: case TR_OP_WHILE: case TR_OP_CONDITIONAL:
-  case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY: case TR_OP_AFTER_ALL:
-  case TR_OP_OUTFEED:
-  case TR_OP_COPY: case TR_OP_BROADCAST: case TR_OP_RESHAPE: case TR_OP_TRANSPOSE:
-  case TR_OP_SLICE: case TR_OP_DYNAMIC_SLICE: case TR_OP_DYNAMIC_UPDATE_SLICE:
-  case TR_OP_CONCATENATE: case TR_OP_PAD: case TR_OP_REVERSE: case TR_OP_SELECT:
-  case TR_OP_ALL_REDUCE: case TR_OP_ALL_GATHER: case TR_OP_REDUCE_SCATTER: case TR_OP_ALL_TO_ALL:
-  case TR_OP_COLLECTIVE_PERMUTE: case TR_OP_ASYNC_START: case TR_OP_ASYNC_UPDATE:
-  case TR_OP_ASYNC_DONE: case TR_OP_SCAN:
-    return true;
-  default: return false;
-  }
-}
-
 /* Ops this interpreter evaluates (ops.def modes 'x'); anything else is
  * "unsupported: op". */
 static bool implemented(tr_op op) { return tr_op_can(op, TR_MODE_EXACT); }
@@ -181,7 +147,7 @@ static bool implemented(tr_op op) { return tr_op_can(op, TR_MODE_EXACT); }
  * types only in ops that move values, complex only where eval_complex.c
  * computes it. */
 static tr_status dtype_gate(ev_ctx *c, const tr_instr *in) {
-  if (moves_only(in->op)) return TR_OK;
+  if (tr_ops[in->op].flags & TR_OPF_M) return TR_OK; /* moves values only (ops.def) */
   tr_dtype bad = noncore(in->shape);
   for (int i = 0; i < in->noperands && bad == TR_DT_COUNT; i++) bad = noncore(in->operands[i]->shape);
   if (bad == TR_DT_COUNT && ev_complex_involved(in) && !ev_complex_ok(in->op))
@@ -197,19 +163,6 @@ static tr_status dtype_gate(ev_ctx *c, const tr_instr *in) {
 
 static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out);
 
-/* tr_value is the exact domain's ev_v. */
-#define V(v) ((tr_value *)(v))
-#define W(v) ((ev_v *)(v))
-
-static ev_v *x_ref(ev_v *v) { return W(tr_value_ref(V(v))); }
-static void x_unref(ev_v *v) { tr_value_unref(V(v)); }
-static ev_v *x_tuple(int n, ev_v *const *el) { return W(tr_value_tuple(n, (tr_value *const *)el)); }
-static ev_v *x_token(void) { return W(tr_value_token()); }
-static ev_kind x_kind(const ev_v *v) {
-  return V(v)->t ? EV_ARRAY : V(v)->token ? EV_TOKEN : EV_TUPLE;
-}
-static int x_nelems(const ev_v *v) { return V(v)->nelems; }
-static ev_v *x_elem(const ev_v *v, int i) { return W(V(v)->elems[i]); }
 static void x_shape(const ev_v *v, tr_dtype *dt, int *rank, const int64_t **dims) {
   *dt = V(v)->t->dtype;
   *rank = V(v)->t->rank;
@@ -271,9 +224,11 @@ static bool x_put(ev_v *a, size_t i, const ev_v *s) {
   return true;
 }
 
+/* No operand or unsure hooks: exact values are whole and certain. */
 static const ev_domain exact_domain = {
-  "value", x_ref, x_unref, x_tuple, x_token, x_kind, x_nelems, x_elem, x_shape, x_instr,
-  NULL, x_control, NULL, x_zero, x_arg, x_map_whole, x_array, x_count, x_scalar_at, x_put,
+  .name = "value", .layout = &exact_layout, .shape = x_shape, .instr = x_instr,
+  .control = x_control, .zero = x_zero, .arg = x_arg, .map_whole = x_map_whole,
+  .array = x_array, .count = x_count, .scalar_at = x_scalar_at, .put = x_put,
 };
 
 tr_status ev_call(ev_ctx *c, const tr_instr *caller, const tr_comp *k, tr_value *const *params,
@@ -449,7 +404,7 @@ static tr_status eval_reduce(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_v
         for (int i = 0; i < made; i++) tr_value_unref(args[nin + i]);
         if (stt != TR_OK) break;
         for (int i = 0; i < nin; i++) {
-          tr_value *e = nin == 1 ? r : (i < r->nelems ? r->elems[i] : NULL);
+          tr_value *e = nin == 1 ? r : (i < r->hd.nelems ? tr_value_elems(r)[i] : NULL);
           if (!e || !e->t) {
             stt = ev_err(c, in, TR_ERR_INVALID, "to_apply did not return %d scalar(s)", nin);
             break;
@@ -573,18 +528,15 @@ static tr_status literal_value(ev_ctx *c, const tr_instr *in, const tr_literal *
                                tr_value **out) {
   const tr_shape *s = lit->shape ? lit->shape : in->shape;
   if (s->dtype == TR_DT_TUPLE) {
-    int n = lit->nelems;
-    tr_value **el = tr_xcalloc(n > 0 ? (size_t)n : 1, sizeof(tr_value *));
-    for (int i = 0; i < n; i++) {
-      tr_status st = literal_value(c, in, lit->elems[i], &el[i]);
+    tr_value *v = tr_value_tuple(lit->nelems, NULL);
+    for (int i = 0; i < lit->nelems; i++) {
+      tr_status st = literal_value(c, in, lit->elems[i], &tr_value_elems(v)[i]);
       if (st != TR_OK) {
-        for (int j = 0; j < i; j++) tr_value_unref(el[j]);
-        free(el);
+        tr_value_unref(v);
         return st;
       }
     }
-    *out = tr_value_tuple(n, el);
-    free(el);
+    *out = v;
     return TR_OK;
   }
   if (s->dtype == TR_DT_TOKEN) {
@@ -618,15 +570,12 @@ tr_value *ev_zero_value(ev_ctx *c, const tr_instr *in, const tr_shape *s) {
     tr_tensor *t = ev_new(c, in, s->dtype, s->rank, s->dims);
     return t ? tr_value_tensor(t) : NULL;
   }
-  tr_value **el = tr_xcalloc(s->nelems > 0 ? (size_t)s->nelems : 1, sizeof(tr_value *));
+  tr_value *v = tr_value_tuple(s->nelems, NULL);
   for (int i = 0; i < s->nelems; i++)
-    if (!(el[i] = ev_zero_value(c, in, s->elems[i]))) {
-      for (int j = 0; j < i; j++) tr_value_unref(el[j]);
-      free(el);
+    if (!(tr_value_elems(v)[i] = ev_zero_value(c, in, s->elems[i]))) {
+      tr_value_unref(v);
       return NULL;
     }
-  tr_value *v = tr_value_tuple(s->nelems, el);
-  free(el);
   return v;
 }
 /* ---- dispatch ---- */

@@ -7,24 +7,26 @@
 
 #include "../ir/ir.h"
 #include "../ir/tensor.h"
+#include "value.h"
 
-/* A runtime value: an array (t), a tuple of values, or a token. Values are
- * immutable once made and shared by reference count, so get-tuple-element,
- * parameters and pass-through ops copy nothing. */
+/* A runtime value: an array (t), a tuple of values, or a token (its
+ * structure in hd, value.h). Values are immutable once made and shared by
+ * reference count, so get-tuple-element, parameters and pass-through ops
+ * copy nothing. */
 typedef struct tr_value tr_value;
 struct tr_value {
-  int refs;          /* owners; freed when it drops to 0 */
+  ev_v hd;           /* reference count, kind, tuple elements */
   tr_tensor *t;      /* the array, or NULL for a tuple or token */
-  int nelems;        /* tuple element count */
-  tr_value **elems;  /* tuple elements, one reference each */
-  bool token;        /* a token (after-all, token parameters) */
 };
 
 tr_value *tr_value_tensor(tr_tensor *t);           /* takes ownership of t */
-tr_value *tr_value_tuple(int n, tr_value *const *elems); /* takes the refs */
+/* Takes the refs; elems NULL leaves n slots to fill (tr_value_elems). */
+tr_value *tr_value_tuple(int n, tr_value *const *elems);
 tr_value *tr_value_token(void);
 tr_value *tr_value_ref(tr_value *v);               /* returns v */
 void tr_value_unref(tr_value *v);                  /* NULL is fine */
+/* A tuple's elements (hd.elems seen as values of this domain). */
+static inline tr_value **tr_value_elems(const tr_value *v) { return (tr_value **)v->hd.elems; }
 
 /* The trip limit of a while loop when the options leave it 0: far more
  * than any real model's loops run, reached in seconds by a loop that never

@@ -487,9 +487,10 @@ static void ik_shift_right_arithmetic(tr_dtype dt, const uint64_t *a, const uint
 }
 
 const ev_kernel ev_kernels[TR_OP_COUNT] = {
-#define K1(E, fk, ik, sl, sd, rule, c, cost, u64, u32, un) \
-  [TR_OP_##E] = {true, 1, fk, ik, 0, 0, #sl, #rule, c, cost, {u64, u32, un}},
-#define K2(E, fk, ik, c, cost, u64, u32, un) [TR_OP_##E] = {true, 2, 0, 0, fk, ik, NULL, NULL, c, cost, {u64, u32, un}},
+#define K1(E, fk, ik, sl, sd, rule, c, ci, cp, cost, u64, u32, un) \
+  [TR_OP_##E] = {true, 1, fk, ik, 0, 0, #sl, #rule, c, ci, cp, cost, {u64, u32, un}},
+#define K2(E, fk, ik, c, ci, cp, cost, u64, u32, un) \
+  [TR_OP_##E] = {true, 2, 0, 0, fk, ik, NULL, NULL, c, ci, cp, cost, {u64, u32, un}},
 #include "../ir/kernels.def"
 #undef K1
 #undef K2
@@ -1172,6 +1173,10 @@ bool ev_kernels_complete(const tr_op_info *ops, const ev_kernel *kern, tr_buf *w
     }
     if (unary && flts && strcmp(k->srule, "PRED") != 0 && strcmp(k->shadow, "0") == 0) {
       tr_buf_printf(why, "%s accepts floats but has no shadow value function", o->name);
+      return false;
+    }
+    if (ints && strchr(o->modes, TR_MODE_EMIT) && !k->c_int) {
+      tr_buf_printf(why, "%s is emitted (e) but has no C int spelling", o->name);
       return false;
     }
     if (flts && strchr(o->modes, TR_MODE_EMIT) && !k->c) {

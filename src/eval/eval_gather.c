@@ -227,7 +227,7 @@ tr_status ev_scatter(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **o
         if (st == TR_OK) st = ev_call(c, in, k, args, 2 * nin, &rv);
         for (int i = 0; i < made; i++) tr_value_unref(args[i]);
         for (int i = 0; i < nin && st == TR_OK; i++) {
-          tr_value *e = nin == 1 ? rv : (i < rv->nelems ? rv->elems[i] : NULL);
+          tr_value *e = nin == 1 ? rv : (i < rv->hd.nelems ? tr_value_elems(rv)[i] : NULL);
           if (!e || !e->t || e->t->rank != 0) {
             st = ev_err(c, in, TR_ERR_INVALID, "to_apply did not return %d scalar(s)", nin);
             break;

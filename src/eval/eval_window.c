@@ -170,7 +170,7 @@ tr_status ev_reduce_window(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_val
       if (st == TR_OK) st = ev_call(c, in, k, args, 2 * nin, &r);
       for (int i = 0; i < made; i++) tr_value_unref(args[nin + i]);
       for (int i = 0; i < nin && st == TR_OK; i++) {
-        tr_value *e = nin == 1 ? r : (i < r->nelems ? r->elems[i] : NULL);
+        tr_value *e = nin == 1 ? r : (i < r->hd.nelems ? tr_value_elems(r)[i] : NULL);
         if (!e || !e->t || e->t->dtype != res[i]->dtype) {
           st = ev_err(c, in, TR_ERR_INVALID, "to_apply did not return %d scalar(s)", nin);
           break;

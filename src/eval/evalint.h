@@ -110,6 +110,8 @@ typedef struct {
   const char *shadow; /* unary: the name of shadow mode's value function ("0": none) */
   const char *srule;  /* unary: the name of its shadow bound rule */
   const char *c;     /* the emitter's float spelling ($0, $1, $f), or NULL */
+  const char *c_int; /* its integer spelling ($0, $1, $b, $m, $s, $n, $i), or NULL */
+  const char *c_pred; /* its pred spelling where it differs from c_int, or NULL */
   double cost;       /* scalar operations per element */
   float ulps[3];     /* default allowance: f64, f32, narrower types */
 } ev_kernel;

@@ -78,8 +78,8 @@ void sh_fmt_of(tr_dtype dt, sh_fmt *f) {
  * Idempotent, so shared operands passed through unchanged are harmless. */
 static void sh_fix_format(sh_val *v) {
   if (!v) return;
-  if (!v->arr) {
-    for (int i = 0; i < v->nelems; i++) sh_fix_format(v->elems[i]);
+  if (!sh_is_arr(v)) {
+    for (int i = 0; i < v->hd.nelems; i++) sh_fix_format(sh_elems(v)[i]);
     return;
   }
   if (!sh_is_flt(v) || !v->d) return;
@@ -199,7 +199,7 @@ void sh_finish(const sh_fmt *f, long double r, long double p, double k, long dou
 
 /* ---- values ---- */
 
-bool sh_is_flt(const sh_val *a) { return a->arr && tr_dtype_is_float(a->dt); }
+bool sh_is_flt(const sh_val *a) { return sh_is_arr(a) && tr_dtype_is_float(a->dt); }
 
 /* Buffers below this size come from calloc and go back to free. */
 #define POOL_MIN ((size_t)1 << 18)
@@ -289,6 +289,24 @@ static void pool_free(sh_pool *pl) {
   pl->held = 0;
 }
 
+/* sh_val is the shadow domain's ev_v (its first member). */
+#define V(v) ((sh_val *)(v))
+#define W(v) ((ev_v *)(v))
+
+/* An array's own data: its buffers go back to its pool. */
+static void s_drop(ev_v *w) {
+  sh_val *v = V(w);
+  tr_tensor_free(v->t);
+  tr_tensor_free(v->bits);
+  free(v->dims);
+  size_t m = v->n ? v->n : 1;
+  sh_pool_give(v->pool, v->d, m * sizeof(double));
+  free(v->lv);
+  sh_pool_give(v->pool, v->e, m * sizeof(double));
+  sh_pool_give(v->pool, v->u, m);
+}
+static const ev_layout shadow_layout = {sizeof(sh_val), s_drop};
+
 static sh_val *arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, const int64_t *dims, bool zero) {
   double n = 1;
   for (int i = 0; i < rank; i++) n *= dims[i] > 0 ? (double)dims[i] : 0;
@@ -310,9 +328,7 @@ static sh_val *arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, con
   }
   tr_tensor *t = NULL;
   if (!flt && !(t = ev_new(&c->ev, in, dt, rank, dims))) return NULL;
-  sh_val *v = tr_xcalloc(1, sizeof *v);
-  v->refs = 1;
-  v->arr = true;
+  sh_val *v = V(ev_value_array(&shadow_layout));
   v->dt = dt;
   v->rank = rank;
   v->dims = tr_xmalloc(sizeof(int64_t) * (size_t)(rank > 0 ? rank : 1));
@@ -362,40 +378,11 @@ void sh_put(sh_val *a, size_t i, long double v, double e) {
 }
 
 sh_val *sh_tuple(int n, sh_val *const *elems) {
-  sh_val *v = tr_xcalloc(1, sizeof *v);
-  v->refs = 1;
-  v->nelems = n;
-  v->elems = tr_xcalloc(n > 0 ? (size_t)n : 1, sizeof(sh_val *));
-  for (int i = 0; i < n; i++) v->elems[i] = elems[i];
-  return v;
+  return V(ev_value_tuple(&shadow_layout, n, (ev_v *const *)elems));
 }
 
-static sh_val *sh_token(void) {
-  sh_val *v = tr_xcalloc(1, sizeof *v);
-  v->refs = 1;
-  v->token = true;
-  return v;
-}
-
-sh_val *sh_ref(sh_val *v) {
-  if (v) v->refs++;
-  return v;
-}
-
-void sh_unref(sh_val *v) {
-  if (!v || --v->refs > 0) return;
-  tr_tensor_free(v->t);
-  tr_tensor_free(v->bits);
-  free(v->dims);
-  size_t m = v->n ? v->n : 1;
-  sh_pool_give(v->pool, v->d, m * sizeof(double));
-  free(v->lv);
-  sh_pool_give(v->pool, v->e, m * sizeof(double));
-  sh_pool_give(v->pool, v->u, m);
-  for (int i = 0; i < v->nelems; i++) sh_unref(v->elems[i]);
-  free(v->elems);
-  free(v);
-}
+sh_val *sh_ref(sh_val *v) { return V(ev_value_ref(W(v))); }
+void sh_unref(sh_val *v) { ev_value_unref(&shadow_layout, W(v)); }
 
 tr_tensor *sh_round_tensor(sh_ctx *c, const tr_instr *in, const sh_val *a) {
   if (!sh_is_flt(a)) return tr_tensor_clone(a->t);
@@ -414,9 +401,9 @@ tr_tensor *sh_round_tensor(sh_ctx *c, const tr_instr *in, const sh_val *a) {
 }
 
 bool sh_any_uncertain(const sh_val *a) {
-  if (!a->arr) {
-    for (int i = 0; i < a->nelems; i++)
-      if (sh_any_uncertain(a->elems[i])) return true;
+  if (!sh_is_arr(a)) {
+    for (int i = 0; i < a->hd.nelems; i++)
+      if (sh_any_uncertain(sh_elems(a)[i])) return true;
     return false;
   }
   for (size_t i = 0; i < a->n; i++)
@@ -425,9 +412,9 @@ bool sh_any_uncertain(const sh_val *a) {
 }
 
 bool sh_is_exact(const sh_val *a) {
-  if (!a->arr) {
-    for (int i = 0; i < a->nelems; i++)
-      if (!sh_is_exact(a->elems[i])) return false;
+  if (!sh_is_arr(a)) {
+    for (int i = 0; i < a->hd.nelems; i++)
+      if (!sh_is_exact(sh_elems(a)[i])) return false;
     return true;
   }
   for (size_t i = 0; i < a->n; i++)
@@ -474,10 +461,8 @@ void sh_materialize(sh_ctx *c, sh_val *v) {
  * an embedding table then costs the rows, not the table. */
 #define LAZY_MIN ((size_t)1 << 16)
 
-/* v (zeroed) as the lazy value of t, which outlives it. */
+/* v (a new array value) as the lazy value of t, which outlives it. */
 static void lazy_init(sh_val *v, const tr_tensor *t) {
-  v->refs = 1;
-  v->arr = true;
   v->dt = t->dtype;
   v->rank = t->rank;
   v->dims = tr_xmalloc(sizeof(int64_t) * (size_t)(t->rank > 0 ? t->rank : 1));
@@ -487,7 +472,7 @@ static void lazy_init(sh_val *v, const tr_tensor *t) {
 }
 
 static sh_val *lazy_arg(const tr_tensor *t) {
-  sh_val *v = tr_xcalloc(1, sizeof *v);
+  sh_val *v = V(ev_value_array(&shadow_layout));
   lazy_init(v, t);
   return v;
 }
@@ -517,43 +502,38 @@ tr_status sh_from_tensor(sh_ctx *c, const tr_instr *in, const tr_tensor *t, bool
 
 /* The exact value of a shadow value, floats rounded to their dtype. */
 static tr_value *to_exact(sh_ctx *c, const tr_instr *in, const sh_val *a) {
-  if (a->token) return tr_value_token();
-  if (a->arr) {
+  if (a->hd.kind == EV_TOKEN) return tr_value_token();
+  if (sh_is_arr(a)) {
     tr_tensor *t = sh_round_tensor(c, in, a);
     return t ? tr_value_tensor(t) : NULL;
   }
-  tr_value **el = tr_xcalloc(a->nelems > 0 ? (size_t)a->nelems : 1, sizeof(tr_value *));
-  for (int i = 0; i < a->nelems; i++)
-    if (!(el[i] = to_exact(c, in, a->elems[i]))) {
-      for (int j = 0; j < i; j++) tr_value_unref(el[j]);
-      free(el);
+  tr_value *v = tr_value_tuple(a->hd.nelems, NULL);
+  for (int i = 0; i < a->hd.nelems; i++)
+    if (!(tr_value_elems(v)[i] = to_exact(c, in, sh_elems(a)[i]))) {
+      tr_value_unref(v);
       return NULL;
     }
-  tr_value *v = tr_value_tuple(a->nelems, el);
-  free(el);
   return v;
 }
 
 static tr_status from_exact(sh_ctx *c, const tr_instr *in, const tr_value *v, bool int_certain,
                             bool flt_certain, sh_val **out) {
   *out = NULL;
-  if (v->token) {
-    *out = sh_token();
+  if (v->hd.kind == EV_TOKEN) {
+    *out = V(ev_value_token(&shadow_layout));
     return TR_OK;
   }
   if (v->t)
     return sh_from_tensor(c, in, v->t, tr_dtype_is_float(v->t->dtype) ? flt_certain : int_certain, out);
-  sh_val **el = tr_xcalloc(v->nelems > 0 ? (size_t)v->nelems : 1, sizeof(sh_val *));
-  for (int i = 0; i < v->nelems; i++) {
-    tr_status st = from_exact(c, in, v->elems[i], int_certain, flt_certain, &el[i]);
+  sh_val *r = sh_tuple(v->hd.nelems, NULL);
+  for (int i = 0; i < v->hd.nelems; i++) {
+    tr_status st = from_exact(c, in, tr_value_elems(v)[i], int_certain, flt_certain, &sh_elems(r)[i]);
     if (st != TR_OK) {
-      for (int j = 0; j < i; j++) sh_unref(el[j]);
-      free(el);
+      sh_unref(r);
       return st;
     }
   }
-  *out = sh_tuple(v->nelems, el);
-  free(el);
+  *out = r;
   return TR_OK;
 }
 
@@ -620,17 +600,14 @@ static void put_scalar(sh_val *a, size_t i, const sh_val *s) {
 
 /* A copy of v with every array element marked uncertain. */
 static sh_val *mark_all(sh_ctx *c, const tr_instr *in, sh_val *v) {
-  if (v->token) return sh_ref(v);
-  if (!v->arr) {
-    sh_val **el = tr_xcalloc(v->nelems > 0 ? (size_t)v->nelems : 1, sizeof(sh_val *));
-    for (int i = 0; i < v->nelems; i++)
-      if (!(el[i] = mark_all(c, in, v->elems[i]))) {
-        for (int j = 0; j < i; j++) sh_unref(el[j]);
-        free(el);
+  if (v->hd.kind == EV_TOKEN) return sh_ref(v);
+  if (!sh_is_arr(v)) {
+    sh_val *t = sh_tuple(v->hd.nelems, NULL);
+    for (int i = 0; i < v->hd.nelems; i++)
+      if (!(sh_elems(t)[i] = mark_all(c, in, sh_elems(v)[i]))) {
+        sh_unref(t);
         return NULL;
       }
-    sh_val *t = sh_tuple(v->nelems, el);
-    free(el);
     return t;
   }
   sh_val *r = sh_arr_new(c, in, v->dt, v->rank, v->dims);
@@ -652,17 +629,6 @@ static sh_val *mark_all(sh_ctx *c, const tr_instr *in, sh_val *v) {
 static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
 static tr_status exact_value(sh_ctx *c, const tr_instr *in, sh_val **out);
 
-/* sh_val is the shadow domain's ev_v. */
-#define V(v) ((sh_val *)(v))
-#define W(v) ((ev_v *)(v))
-
-static ev_v *s_ref(ev_v *v) { return W(sh_ref(V(v))); }
-static void s_unref(ev_v *v) { sh_unref(V(v)); }
-static ev_v *s_tuple(int n, ev_v *const *el) { return W(sh_tuple(n, (sh_val *const *)el)); }
-static ev_v *s_token(void) { return W(sh_token()); }
-static ev_kind s_kind(const ev_v *v) { return V(v)->arr ? EV_ARRAY : V(v)->token ? EV_TOKEN : EV_TUPLE; }
-static int s_nelems(const ev_v *v) { return V(v)->nelems; }
-static ev_v *s_elem(const ev_v *v, int i) { return W(V(v)->elems[i]); }
 static void s_shape(const ev_v *v, tr_dtype *dt, int *rank, const int64_t **dims) {
   *dt = V(v)->dt;
   *rank = V(v)->rank;
@@ -688,7 +654,7 @@ static void s_operand(void *dc, const tr_instr *in, int j, ev_v *v) {
  * unsure. */
 static bool s_control(const ev_v *v, tr_dtype *dt, uint64_t *val, bool *unsure) {
   const sh_val *a = V(v);
-  if (!a->arr || a->n != 1) return false;
+  if (!sh_is_arr(a) || a->n != 1) return false;
   *dt = a->dt;
   *val = 0;
   if (a->t && !sh_is_flt(a) && tr_dtypes[a->dt].kind != TR_DK_COMPLEX) ev_load_ints(a->t, val);
@@ -724,14 +690,16 @@ static ev_v *s_scalar_at(void *dc, const tr_instr *in, const ev_v *a, size_t i) 
 }
 static bool s_put(ev_v *a, size_t i, const ev_v *s) {
   const sh_val *v = V(s);
-  if (!v->arr || v->dt != V(a)->dt || v->rank != 0) return false;
+  if (!sh_is_arr(v) || v->dt != V(a)->dt || v->rank != 0) return false;
   put_scalar(V(a), i, v);
   return true;
 }
 
+/* No map_whole: map calls its computation element by element. */
 static const ev_domain shadow_domain = {
-  "shadow value", s_ref, s_unref, s_tuple, s_token, s_kind, s_nelems, s_elem, s_shape, s_instr,
-  s_operand, s_control, s_unsure, s_zero, s_arg, NULL, s_array, s_count, s_scalar_at, s_put,
+  .name = "shadow value", .layout = &shadow_layout, .shape = s_shape, .instr = s_instr,
+  .operand = s_operand, .control = s_control, .unsure = s_unsure, .zero = s_zero, .arg = s_arg,
+  .array = s_array, .count = s_count, .scalar_at = s_scalar_at, .put = s_put,
 };
 
 tr_status sh_call(sh_ctx *c, const tr_instr *caller, const tr_comp *k, sh_val *const *params,
@@ -761,7 +729,7 @@ static tr_status sh_instr_rule(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_v
   }
   if (arrays > in->noperands) return ev_err(&c->ev, in, TR_ERR_INVALID, "too few operands");
   for (int i = 0; i < arrays; i++)
-    if (!ops[i]->arr) return ev_err(&c->ev, in, TR_ERR_INVALID, "operand %d is not an array", i);
+    if (!sh_is_arr(ops[i])) return ev_err(&c->ev, in, TR_ERR_INVALID, "operand %d is not an array", i);
   if (evc_routes(op)) {
     ev_core core = {&shadow_domain, c, &c->ev};
     return evc_route(&core, in, (ev_v **)ops, (ev_v **)out);
@@ -770,14 +738,14 @@ static tr_status sh_instr_rule(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_v
   case TR_OP_COPY: case TR_OP_OPT_BARRIER: case TR_OP_DOMAIN: case TR_OP_ADD_DEPENDENCY:
     *out = sh_ref(ops[0]);
     return TR_OK;
-  case TR_OP_AFTER_ALL: case TR_OP_OUTFEED: *out = sh_token(); return TR_OK;
+  case TR_OP_AFTER_ALL: case TR_OP_OUTFEED: *out = V(ev_value_token(&shadow_layout)); return TR_OK;
   case TR_OP_IOTA: return sh_iota(c, in, out);
   case TR_OP_CONVERT: return sh_convert(c, in, ops[0], out);
   case TR_OP_COMPARE: return sh_compare(c, in, ops[0], ops[1], out);
   case TR_OP_SELECT: return sh_select(c, in, ops[0], ops[1], ops[2], out);
   case TR_OP_CLAMP: return sh_clamp(c, in, ops[0], ops[1], ops[2], out);
   case TR_OP_BITCAST:
-    if (ops[0]->arr && ops[0]->dt == in->shape->dtype) return sh_move(c, in, ops, out);
+    if (sh_is_arr(ops[0]) && ops[0]->dt == in->shape->dtype) return sh_move(c, in, ops, out);
     return sh_fallback(c, in, ops, out);
   case TR_OP_BROADCAST: case TR_OP_RESHAPE: case TR_OP_TRANSPOSE: case TR_OP_SLICE:
   case TR_OP_DYNAMIC_SLICE: case TR_OP_DYNAMIC_UPDATE_SLICE: case TR_OP_CONCATENATE:
@@ -815,10 +783,10 @@ static tr_status sh_instr_rule(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_v
   case TR_OP_TOPK: return sh_topk(c, in, ops, out);
   case TR_OP_FFT: return sh_fft(c, in, ops, out);
   case TR_OP_CHOLESKY:
-    if (in->noperands != 1 || !ops[0]->arr) return ev_err(&c->ev, in, TR_ERR_INVALID, "cholesky needs an array operand");
+    if (in->noperands != 1 || !sh_is_arr(ops[0])) return ev_err(&c->ev, in, TR_ERR_INVALID, "cholesky needs an array operand");
     return sh_cholesky(c, in, ops, out);
   case TR_OP_TRIANGULAR_SOLVE:
-    if (in->noperands != 2 || !ops[0]->arr || !ops[1]->arr)
+    if (in->noperands != 2 || !sh_is_arr(ops[0]) || !sh_is_arr(ops[1]))
       return ev_err(&c->ev, in, TR_ERR_INVALID, "triangular-solve needs 2 array operands");
     return sh_triangular_solve(c, in, ops, out);
   default:
@@ -831,8 +799,8 @@ static tr_status sh_instr_rule(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_v
 /* Sets the marks of every array leaf of v whose element kind is k (or of
  * every leaf when all), and clears float bounds when certain. */
 void sh_mark_leaves(sh_val *v, bool all, tr_dkind k, unsigned char u) {
-  if (!v->arr) {
-    for (int i = 0; i < v->nelems; i++) sh_mark_leaves(v->elems[i], all, k, u);
+  if (!sh_is_arr(v)) {
+    for (int i = 0; i < v->hd.nelems; i++) sh_mark_leaves(sh_elems(v)[i], all, k, u);
     return;
   }
   if (!all && tr_dtypes[v->dt].kind != k) return;
@@ -985,6 +953,7 @@ static sh_val *lazy_constant(const tr_instr *in) {
   if (n < LAZY_MIN) return NULL;
   lazy_const *b = tr_xcalloc(1, sizeof *b);
   b->view = (tr_tensor){s->dtype, s->rank, s->dims, l->data, n * (size_t)tr_dtype_size(s->dtype)};
+  b->v.hd = (ev_v){.refs = 1, .kind = EV_ARRAY}; /* what ev_value_array sets */
   lazy_init(&b->v, &b->view);
   return &b->v;
 }
@@ -1022,7 +991,7 @@ static void make_out(sh_ctx *c, sh_val *a, tr_shadow_out *o) {
   if (a->d) o->exact = sh_round_tensor(c, NULL, a);
   /* A leaf no one else holds hands its planes over (plain heap blocks,
    * pool ones included); a shared one is copied. */
-  bool take = a->refs == 1;
+  bool take = a->hd.refs == 1;
   if (take) {
     o->uncertain = a->u;
     a->u = NULL;
@@ -1071,9 +1040,9 @@ static void make_out(sh_ctx *c, sh_val *a, tr_shadow_out *o) {
 /* Gives the float leaves of v (argument *k onwards, depth-first) their
  * tr_shadow_opts.arg_ulps bounds. */
 static void arg_bounds(sh_ctx *c, sh_val *v, const double *ulps, int *k) {
-  if (v->token) return;
-  if (!v->arr) {
-    for (int i = 0; i < v->nelems; i++) arg_bounds(c, v->elems[i], ulps, k);
+  if (v->hd.kind == EV_TOKEN) return;
+  if (!sh_is_arr(v)) {
+    for (int i = 0; i < v->hd.nelems; i++) arg_bounds(c, sh_elems(v)[i], ulps, k);
     return;
   }
   double q = ulps[(*k)++];

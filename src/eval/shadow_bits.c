@@ -17,7 +17,7 @@ static bool is_nan_at(const sh_val *a, size_t i) {
 }
 
 static bool real_flt(const sh_val *a) {
-  return a->arr && (a->d || a->lv) && tr_dtypes[a->dt].kind != TR_DK_COMPLEX;
+  return sh_is_arr(a) && (a->d || a->lv) && tr_dtypes[a->dt].kind != TR_DK_COMPLEX;
 }
 
 void sh_bits_capture(sh_val *v, const tr_tensor *t) {
@@ -38,9 +38,9 @@ void sh_bits_apply(const sh_val *a, tr_tensor *t) {
 }
 
 bool sh_bits_unknown(const sh_val *a) {
-  if (!a->arr) {
-    for (int i = 0; i < a->nelems; i++)
-      if (sh_bits_unknown(a->elems[i])) return true;
+  if (!sh_is_arr(a)) {
+    for (int i = 0; i < a->hd.nelems; i++)
+      if (sh_bits_unknown(sh_elems(a)[i])) return true;
     return false;
   }
   if (a->bits || !real_flt(a)) return false;

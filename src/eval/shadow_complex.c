@@ -634,10 +634,10 @@ tr_status sh_complex(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
     return TR_OK;
   }
   sh_val *o = *out;
-  if (o->arr && (in->op == TR_OP_DOT || in->op == TR_OP_CONVOLUTION) && o->e && in->noperands == 2 &&
-      ops[0]->arr && ops[1]->arr)
+  if (sh_is_arr(o) && (in->op == TR_OP_DOT || in->op == TR_OP_CONVOLUTION) && o->e && in->noperands == 2 &&
+      sh_is_arr(ops[0]) && sh_is_arr(ops[1]))
     return cplx_dot_bound(c, in, ops, o);
-  if (o->arr && o->e && in->op != TR_OP_COMPARE &&
+  if (sh_is_arr(o) && o->e && in->op != TR_OP_COMPARE &&
       (cplx_fn_bound(c, in, ops, o) || cplx_elem_bound(in, ops, o)))
     return TR_OK;
   if (in->op != TR_OP_COMPARE) { /* compare: the fallback's marks (exact operands: certain) */
@@ -782,14 +782,14 @@ static bool cplx_sum_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *
   tr_op op = in->op;
   int nterm_ops = op == TR_OP_SCATTER ? 3 : 2;
   if (!(op == TR_OP_REDUCE || op == TR_OP_REDUCE_WINDOW || op == TR_OP_SCATTER) ||
-      in->noperands != nterm_ops || !o->arr || !o->e || tr_dtypes[o->dt].kind != TR_DK_COMPLEX ||
+      in->noperands != nterm_ops || !sh_is_arr(o) || !o->e || tr_dtypes[o->dt].kind != TR_DK_COMPLEX ||
       !cplx_add_comp(tr_attr_comp(in, TR_ATTR_TO_APPLY), o->dt))
     return false;
   const sh_val *x = ops[0], *y = ops[op == TR_OP_SCATTER ? 2 : 1];
-  if (!x->arr || !y->arr || x->dt != o->dt || y->dt != o->dt || x->rank > TR_TENSOR_MAX_RANK)
+  if (!sh_is_arr(x) || !sh_is_arr(y) || x->dt != o->dt || y->dt != o->dt || x->rank > TR_TENSOR_MAX_RANK)
     return false;
   if (op != TR_OP_REDUCE && op != TR_OP_SCATTER && y->n != 1) return false;
-  if (op == TR_OP_SCATTER && (!ops[1]->arr || !ops[1]->t)) return false;
+  if (op == TR_OP_SCATTER && (!sh_is_arr(ops[1]) || !ops[1]->t)) return false;
   tr_tensor *pl[NPLANES] = {0}, *ipl[NPLANES] = {0};
   double *sums[NPLANES] = {0};
   bool ok = true;
@@ -848,7 +848,7 @@ tr_status sh_complex_combined(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_va
   /* A bitcast-convert to its own complex type is the identity: the
    * operand's bounds and marks carry over (the fallback marks inexact
    * operands). Width changes split or join parts' bits: no bound. */
-  if (op == TR_OP_BITCAST_CONVERT && in->noperands == 1 && ops[0]->arr && out->arr && ops[0]->dt == out->dt &&
+  if (op == TR_OP_BITCAST_CONVERT && in->noperands == 1 && sh_is_arr(ops[0]) && sh_is_arr(out) && ops[0]->dt == out->dt &&
       ops[0]->n == out->n && ops[0]->e && out->e && !ops[0]->src) {
     memcpy(out->e, ops[0]->e, sizeof(double) * out->n);
     memcpy(out->u, ops[0]->u, out->n);

@@ -102,8 +102,8 @@ static const struct {
   double (*d)(double);
   int rule;
 } unary_k[TR_OP_COUNT] = {
-#define K1(E, fk, ik, sl, sd, rule, c, cost, u64, u32, un) [TR_OP_##E] = {sl, sd, SH_##rule},
-#define K2(E, fk, ik, c, cost, u64, u32, un)
+#define K1(E, fk, ik, sl, sd, rule, c, ci, cp, cost, u64, u32, un) [TR_OP_##E] = {sl, sd, SH_##rule},
+#define K2(E, fk, ik, c, ci, cp, cost, u64, u32, un)
 #include "../ir/kernels.def"
 #undef K1
 #undef K2

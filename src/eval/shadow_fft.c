@@ -51,7 +51,7 @@ static double up(long double x) {
 
 tr_status sh_fft(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   *out = NULL;
-  if (in->noperands != 1 || !ops[0]->arr) return ev_err(&c->ev, in, TR_ERR_INVALID, "fft needs one array operand");
+  if (in->noperands != 1 || !sh_is_arr(ops[0])) return ev_err(&c->ev, in, TR_ERR_INVALID, "fft needs one array operand");
   sh_val *x = ops[0];
   sh_materialize(c, x);
   tr_shape xs = {.dtype = x->dt, .rank = x->rank, .dims = x->dims};

@@ -278,8 +278,8 @@ static tr_status reduce_generic(sh_ctx *c, const tr_instr *in, sh_val **ops, int
       for (int i = 0; i < made; i++) sh_unref(args[nin + i]);
       if (st != TR_OK) break;
       for (int i = 0; i < nin; i++) {
-        sh_val *e = nin == 1 ? r : (i < r->nelems ? r->elems[i] : NULL);
-        if (!e || !e->arr || e->dt != res[i]->dt || e->n != 1) {
+        sh_val *e = nin == 1 ? r : (i < r->hd.nelems ? sh_elems(r)[i] : NULL);
+        if (!e || !sh_is_arr(e) || e->dt != res[i]->dt || e->n != 1) {
           st = ev_err(&c->ev, in, TR_ERR_INVALID, "to_apply did not return %d scalar(s) of the result types", nin);
           break;
         }
@@ -312,7 +312,7 @@ tr_status sh_reduce(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   if (!k || !da || nin < 1) return ev_err(&c->ev, in, TR_ERR_INVALID, "malformed reduce");
   if (nin > 64) return ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: reduce of more than 64 inputs");
   for (int i = 0; i < 2 * nin; i++)
-    if (!ops[i]->arr) return ev_err(&c->ev, in, TR_ERR_INVALID, "operand %d is not an array", i);
+    if (!sh_is_arr(ops[i])) return ev_err(&c->ev, in, TR_ERR_INVALID, "operand %d is not an array", i);
   const sh_val *x0 = ops[0];
   if (x0->rank > TR_TENSOR_MAX_RANK)
     return ev_err(&c->ev, in, TR_ERR_UNSUPPORTED, "unsupported: rank above %d", TR_TENSOR_MAX_RANK);
@@ -776,7 +776,7 @@ tr_status sh_reduce_window(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *
   const sh_val *x = in->noperands == 2 ? ops[0] : NULL;
   /* One float input with an add, multiply, max or min reducer by formula;
    * anything else conservatively. */
-  if (!x || !k || !sh_is_flt(x) || !ops[1]->arr || ops[1]->dt != x->dt || ops[1]->n != 1 ||
+  if (!x || !k || !sh_is_flt(x) || !sh_is_arr(ops[1]) || ops[1]->dt != x->dt || ops[1]->n != 1 ||
       in->shape->dtype != x->dt || x->rank < 1 || x->rank > TR_TENSOR_MAX_RANK || !wa ||
       wa->n != x->rank || !ev_simple_binary(k, x->dt, &bop, &swap) ||
       !(bop == TR_OP_ADD || bop == TR_OP_MULTIPLY || bop == TR_OP_MAXIMUM || bop == TR_OP_MINIMUM))
@@ -867,8 +867,8 @@ tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
   tr_op bop;
   bool swap;
   const sh_val *x = ops[0];
-  if (in->noperands != 3 || !k || !x->arr || !sh_is_flt(x) || !ops[1]->arr || sh_is_flt(ops[1]) ||
-      !ops[2]->arr || ops[2]->dt != x->dt || !ev_simple_binary(k, x->dt, &bop, &swap) ||
+  if (in->noperands != 3 || !k || !sh_is_arr(x) || !sh_is_flt(x) || !sh_is_arr(ops[1]) || sh_is_flt(ops[1]) ||
+      !sh_is_arr(ops[2]) || ops[2]->dt != x->dt || !ev_simple_binary(k, x->dt, &bop, &swap) ||
       !(bop == TR_OP_ADD || bop == TR_OP_MAXIMUM || bop == TR_OP_MINIMUM))
     return sh_fallback(c, in, ops, out);
   const tr_comp *h = helper(c, bop == TR_OP_ADD ? "add64" : bop == TR_OP_MAXIMUM ? "max64" : "min64");
@@ -973,7 +973,7 @@ tr_status sh_select_and_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
   const tr_shape *s = in->shape;
   tr_op bop;
   bool swap;
-  if (!sel || !sc || !x->arr || !src->arr || !init->arr || !sh_is_flt(src) || src->dt != s->dtype ||
+  if (!sel || !sc || !sh_is_arr(x) || !sh_is_arr(src) || !sh_is_arr(init) || !sh_is_flt(src) || src->dt != s->dtype ||
       init->dt != s->dtype || init->n != 1 || x->rank < 1 || x->rank > TR_TENSOR_MAX_RANK || !wa ||
       wa->n != x->rank || s->rank != x->rank || src->rank != x->rank ||
       !ev_simple_binary(sc, s->dtype, &bop, &swap) || bop != TR_OP_ADD || sel->nparams != 2 ||
@@ -1016,7 +1016,7 @@ tr_status sh_select_and_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
         sh_unref(args[0]);
         sh_unref(args[1]);
         if (st != TR_OK) break;
-        if (!keep->arr || keep->dt != TR_DT_PRED || keep->n != 1) {
+        if (!sh_is_arr(keep) || keep->dt != TR_DT_PRED || keep->n != 1) {
           st = ev_err(&c->ev, in, TR_ERR_INVALID, "select did not return pred[]");
         } else {
           if (!((unsigned char *)keep->t->data)[0]) best = off;

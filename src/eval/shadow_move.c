@@ -137,7 +137,7 @@ static int data_operands(tr_op op, int nops) {
 tr_status sh_move(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   int nops = in->noperands, nd = data_operands(in->op, nops);
   for (int i = 0; i < nops; i++)
-    if (!ops[i]->arr) return ev_err(&c->ev, in, TR_ERR_INVALID, "operand %d is not an array", i);
+    if (!sh_is_arr(ops[i])) return ev_err(&c->ev, in, TR_ERR_INVALID, "operand %d is not an array", i);
   if (nd > nops) return ev_err(&c->ev, in, TR_ERR_INVALID, "too few operands");
   if (in->op == TR_OP_BITCAST) {
     /* Same element type: the row-major elements in order. */
@@ -179,7 +179,7 @@ tr_status sh_move(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
 }
 
 tr_status sh_gather(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
-  if (in->noperands < 2 || !ops[0]->arr || !ops[1]->arr || sh_is_flt(ops[1]))
+  if (in->noperands < 2 || !sh_is_arr(ops[0]) || !sh_is_arr(ops[1]) || sh_is_flt(ops[1]))
     return ev_err(&c->ev, in, TR_ERR_INVALID, "malformed gather");
   if (ops[0]->src) return lazy_part(c, in, ops, 2, sh_any_uncertain(ops[1]), out);
   if (planes_movable(in, ops, 1)) {

@@ -77,7 +77,7 @@ static bool less(sorter *s, int64_t i, int64_t j) {
   for (int q = 0; q < made; q++) sh_unref(args[q]);
   bool v = false;
   if (s->st == TR_OK) {
-    if (!r->arr || r->dt != TR_DT_PRED || r->n != 1)
+    if (!sh_is_arr(r) || r->dt != TR_DT_PRED || r->n != 1)
       s->st = ev_err(&s->c->ev, s->in, TR_ERR_INVALID, "sort comparator did not return pred[]");
     else {
       v = ((unsigned char *)r->t->data)[0] != 0;
@@ -187,7 +187,7 @@ tr_status sh_sort(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIMENSIONS);
   if (!k || !da || da->n != 1 || n < 1 || n > 64) return ev_err(&c->ev, in, TR_ERR_INVALID, "malformed sort");
   for (int i = 0; i < n; i++)
-    if (!ops[i]->arr || ops[i]->n != ops[0]->n)
+    if (!sh_is_arr(ops[i]) || ops[i]->n != ops[0]->n)
       return ev_err(&c->ev, in, TR_ERR_INVALID, "malformed sort");
   const sh_val *x = ops[0];
   int dim = (int)da->u.ints[0];
@@ -256,7 +256,7 @@ tr_status sh_topk(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   int64_t kk = ka ? ka->u.i : 0;
   const sh_val *x = ops[0];
   int r = x->rank;
-  if (!x->arr || r < 1 || r > TR_TENSOR_MAX_RANK || kk < 0 || kk > x->dims[r - 1])
+  if (!sh_is_arr(x) || r < 1 || r > TR_TENSOR_MAX_RANK || kk < 0 || kk > x->dims[r - 1])
     return ev_err(&c->ev, in, TR_ERR_INVALID, "malformed topk");
   int64_t len = x->dims[r - 1], dims[TR_TENSOR_MAX_RANK];
   memcpy(dims, x->dims, sizeof(int64_t) * (size_t)r);

@@ -29,9 +29,7 @@ typedef struct {
 
 typedef struct sh_val sh_val;
 struct sh_val {
-  int refs;          /* owners */
-  bool arr;          /* an array (else a tuple or a token) */
-  bool token;        /* a token */
+  ev_v hd;           /* owners, kind, tuple elements (value.h) */
   tr_dtype dt;       /* array element type */
   int rank;          /* array rank */
   int64_t *dims;     /* array dims (heap) */
@@ -51,9 +49,12 @@ struct sh_val {
                            alive for the evaluation. sh_materialize makes
                            the planes; gather, slice and dynamic-slice read
                            it as it is (shadow.c, sh_call) */
-  int nelems;        /* tuple element count */
-  sh_val **elems;    /* tuple elements, one reference each */
 };
+
+/* Whether a is an array, and a tuple's elements (hd.elems seen as shadow
+ * values). */
+static inline bool sh_is_arr(const sh_val *a) { return a->hd.kind == EV_ARRAY; }
+static inline sh_val **sh_elems(const sh_val *a) { return (sh_val **)a->hd.elems; }
 
 typedef struct {
   ev_ctx ev;              /* the exact evaluator's context: errors, limits, facts */

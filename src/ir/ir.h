@@ -35,7 +35,8 @@ enum {
   TR_OPF_C = 1 << 1, /* commutative */
   TR_OPF_I = 1 << 3, /* idempotent */
   TR_OPF_S = 1 << 4, /* has side effects / talks to the outside */
-  TR_OPF_K = 1 << 5  /* in trench's core op set */
+  TR_OPF_K = 1 << 5, /* in trench's core op set */
+  TR_OPF_M = 1 << 6  /* moves values only: any element type */
 };
 
 /* Op classes (ops.def's CLASS column). */

@@ -49,6 +49,11 @@ TR_TEST(optable_row_without_kernels_fails) {
   CHECK_CONTAINS(tr_buf_str(&why), "sqrt is emitted (e) but has no C float spelling");
   tr_buf_free(&why);
   memcpy(kern, ev_kernels, sizeof(ev_kernel) * TR_OP_COUNT);
+  kern[TR_OP_XOR].c_int = NULL;
+  CHECK(!ev_kernels_complete(ops, kern, &why));
+  CHECK_CONTAINS(tr_buf_str(&why), "xor is emitted (e) but has no C int spelling");
+  tr_buf_free(&why);
+  memcpy(kern, ev_kernels, sizeof(ev_kernel) * TR_OP_COUNT);
   kern[TR_OP_TANH].shadow = "0";
   CHECK(!ev_kernels_complete(ops, kern, &why));
   CHECK_CONTAINS(tr_buf_str(&why), "tanh accepts floats but has no shadow value function");
@@ -252,4 +257,23 @@ TR_TEST(optable_generate_symbolic_torch_columns) {
       tr_test_failed++;
     }
   }
+}
+
+/* Flag M (moves values only) lets an op past the interpreters' element
+ * type gate, so it must be an op they evaluate, and one that computes no
+ * element: not elementwise arithmetic, not a reduction or contraction. */
+TR_TEST(optable_moves_flag) {
+  int n = 0;
+  for (int op = 0; op < TR_OP_COUNT; op++) {
+    if (!(tr_ops[op].flags & TR_OPF_M)) continue;
+    n++;
+    tr_opclass k = tr_ops[op].cls;
+    if (!tr_op_can((tr_op)op, TR_MODE_EXACT) || tr_op_is_unary_kernel((tr_op)op) ||
+        tr_op_is_binary_kernel((tr_op)op) || k == TR_OPC_REDUCE || k == TR_OPC_LINALG ||
+        k == TR_OPC_SORT || k == TR_OPC_CONVERT || k == TR_OPC_COMPARE) {
+      fprintf(stderr, "  %s: flag M on an op that computes or is not evaluated\n", tr_ops[op].name);
+      tr_test_failed++;
+    }
+  }
+  CHECK(n >= 30);
 }

@@ -97,3 +97,13 @@ void tr_test_files_free(tr_test_files *fl) {
   fl->paths = NULL;
   fl->n = 0;
 }
+
+tr_status tr_test_compile(tr_bc_ctx *c, tr_module *m, const char *rule, tr_diag *d) {
+  if (!rule) return tr_bc_pipeline_run(c, m, d);
+  const char *pass = tr_bc_rule_pass(rule);
+  if (!pass) {
+    tr_diag_errorf(d, "error: no rule named '%s'", rule);
+    return TR_ERR_USAGE;
+  }
+  return tr_bc_pass_run(c, m, pass, d);
+}

@@ -1,11 +1,17 @@
 /* testutil.h - helpers the compiler tests share: deterministic inputs for
- * every array leaf of a shape, and bit-for-bit comparison of results (NaN
- * payloads aside). */
+ * every array leaf of a shape, bit-for-bit comparison of results (NaN
+ * payloads aside), and compiling with the pipeline or one rule's pass. */
 #ifndef TR_TESTUTIL_H
 #define TR_TESTUTIL_H
 
+#include "../../src/comp/pipeline.h"
 #include "../../src/ir/ir.h"
 #include "../../src/ir/tensor.h"
+
+/* Compiles m in place under c: with rule NULL the whole pipeline, else the
+ * pass that fires rule alone (tr_bc_rule_pass), so a rule's test does not
+ * lean on the passes around it. An unknown rule is TR_ERR_USAGE. */
+tr_status tr_test_compile(tr_bc_ctx *c, tr_module *m, const char *rule, tr_diag *d);
 
 /* Deterministic values covering signs, zeros, boundaries and (floats) inf
  * and NaN; seed shifts the pattern between runs. */
