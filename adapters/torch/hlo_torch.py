@@ -164,7 +164,7 @@ def parse(text):
         for a in _split_top(tail):
             if "=" in a:
                 k, v = a.split("=", 1)
-                attrs[k.strip()] = v.strip()
+                attrs[k.strip()] = v.strip().replace("%", "")
         ins = Instr(name, shape, op, operands, attrs, literal, lineno)
         cur.instrs.append(ins)
         if op == "parameter":
@@ -208,7 +208,7 @@ def parse_literal(text, shape):
 # --- helpers the generated code calls --------------------------------------
 
 def const(arr, dtype):
-    t = torch.from_numpy(np.ascontiguousarray(arr))
+    t = torch.from_numpy(np.array(arr, copy=True, order="C").reshape(arr.shape))
     return t.to(dtype)
 
 
