@@ -258,14 +258,21 @@ def irem(x, y):
 
 
 def ipow(x, y):
-    """HLO integer power: a negative exponent gives 0 except for bases 1, -1."""
+    """HLO integer power: a negative exponent gives 1 for base 1, else 0."""
     p = torch.pow(x, torch.clamp(y, min=0))
     if not x.dtype.is_signed:
         return p
-    one = torch.ones_like(x)
-    neg = torch.where(x == 1, one, torch.where(
-        x == -1, torch.where((y & 1) == 1, -one, one), torch.zeros_like(x)))
+    neg = torch.where(x == 1, torch.ones_like(x), torch.zeros_like(x))
     return torch.where(y < 0, neg, p)
+
+
+def cbrt(x):
+    """torch has no cbrt: pow(|x|, 1/3) in f64, rounded once to a narrower
+    type (f64 itself would be off by an ulp: 1/3 is inexact)."""
+    if x.dtype == torch.float64:
+        raise Unsupported("cbrt of f64: torch has no cbrt and pow(x, 1/3) is not exact in f64")
+    d = x.double()
+    return torch.copysign(torch.pow(torch.abs(d), 1.0 / 3.0), d).to(x.dtype)
 
 
 def bits(dtype):
@@ -281,6 +288,10 @@ def shift(x, n, kind):
     zero = torch.zeros_like(x)
     if kind == "left":
         return torch.where(oor, zero, torch.bitwise_left_shift(x, nc))
+    if kind == "arith" and not x.dtype.is_signed:
+        # HLO: copies of the top bit, unsigned types too.
+        st = {8: torch.int8, 16: torch.int16, 32: torch.int32, 64: torch.int64}[w]
+        return shift(x.view(st), n.view(st), "arith").view(x.dtype)
     if kind == "arith":
         fill = torch.where(x < 0, torch.full_like(x, -1), zero) if x.dtype.is_signed else zero
         return torch.where(oor, fill, torch.bitwise_right_shift(x, nc))
@@ -736,7 +747,7 @@ class Lowering:
             kind = {"shift-left": "left", "shift-right-arithmetic": "arith"}.get(op, "logical")
             return "H.shift(%s, %s, %r)" % (a[0], a[1], kind)
         if op == "cbrt":
-            return "torch.copysign(torch.pow(torch.abs({0}), 1.0 / 3.0), {0})".format(a[0])
+            return "H.cbrt(%s)" % a[0]
         if op == "compare":
             if at.get("type", "").upper() == "TOTALORDER":
                 raise Unsupported("compare with type=TOTALORDER has no torch form")
