@@ -20,7 +20,7 @@ the optimized file say which:
   grad        inputs as given, grad mode on (floating inputs require grad)
   noncontig   inputs as non-contiguous views (every other element of a buffer)
   second      the compiled function is called twice; the second result counts
-  dynamic     (inductor) torch._dynamo.mark_dynamic on every input dim > 1
+  dynamic     (inductor) torch._dynamo.maybe_mark_dynamic on every input dim > 1
 """
 import os
 import sys
@@ -48,6 +48,7 @@ if MODE not in ("eager", "inductor"):
     sys.exit(2)
 REALISATIONS = ["plain", "grad", "noncontig", "second"] + (["dynamic"] if MODE == "inductor" else [])
 CACHE = {}  # module text -> (run function, source, entry)
+COMPILED = {}  # inductor: the module text compiled last and its function
 
 
 class Refusal(Exception):
@@ -137,6 +138,8 @@ def run(req):
             raise Refusal("unsupported", str(e))
         except Exception as e:
             raise Refusal("unsupported", "cannot read the module: " + short(e))
+        if len(CACHE) >= 16:  # a campaign sends a new module each time
+            CACHE.clear()
         hit = CACHE[text] = (fn, src, ent)
     fn, src, ent = hit
     params = [ent.params[i].shape for i in sorted(ent.params)]
@@ -147,13 +150,19 @@ def run(req):
     how = pick(text, req["inputs"])
     args = realise([load(p, s) for p, s in zip(req["inputs"], leaves)], how)
     if MODE == "inductor":
-        torch._dynamo.reset()
-        target = torch.compile(fn, backend="inductor", fullgraph=False)
+        if COMPILED.get("text") != text:
+            # A new module: drop the last one's graphs (dynamo's cache
+            # would otherwise grow with every module of a campaign).
+            torch._dynamo.reset()
+            COMPILED.clear()
+            COMPILED["text"] = text
+            COMPILED["fn"] = torch.compile(fn, backend="inductor", fullgraph=False)
+        target = COMPILED["fn"]
         if how == "dynamic":
             for x in args:
                 for d in range(x.dim()):
                     if x.shape[d] > 1:
-                        torch._dynamo.mark_dynamic(x, d)
+                        torch._dynamo.maybe_mark_dynamic(x, d)
     else:
         target = fn
     t1 = time.perf_counter()
