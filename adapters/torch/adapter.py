@@ -187,6 +187,7 @@ def run(req):
         save(p, t, s)
         paths.append(p)
     rep = {"status": "ok", "outputs": paths, "realisation": how,
+           "message": "realisation %s" % how,
            "compile_ms": (t1 - t0) * 1e3 + ((t2 - t1) * 1e3 if MODE == "inductor" else 0),
            "run_ms": (t3 - t2) * 1e3 if how == "second" else (t2 - t1) * 1e3}
     if opts.get("want_optimized_hlo"):
