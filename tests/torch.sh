@@ -8,8 +8,8 @@
 #      (or is weak), under every realisation of the adapter;
 #   3. modules the translation cannot express are `unsupported` with the
 #      reason, never run;
-#   4. the known torch finding (tests/torch/fmod_vector_nan.hlo,
-#      docs/FINDINGS.md) is still shown by both targets;
+#   4. the known torch findings (tests/torch/*.hlo, docs/FINDINGS.md)
+#      are still shown: fmod on both targets, erf on torch-inductor;
 #   5. torch-inductor (torch.compile) on a few modules passes.
 # Ends with one line "N passed, N failed".
 # Usage: tests/torch.sh [BUILD_DIR]
@@ -85,6 +85,9 @@ done < <(summary torch-eager "$suite/abs_s4.hlo" "$suite/rng-bit-generator_philo
 for t in torch-eager torch-inductor; do
   expect 1 "mismatch .*target -?nan" -- "$trench" check "$here/torch/fmod_vector_nan.hlo" --target $t --seeds 1
 done
+# Inductor's vectorized f32 erf (torch finding 2); eager computes it right.
+expect 1 "mismatch .*reference 1.12837916e-08, target 0," -- "$trench" check "$here/torch/erf_small_vector.hlo" --target torch-inductor --seeds 1
+expect 0 "check: pass" -- "$trench" check "$here/torch/erf_small_vector.hlo" --target torch-eager --seeds 1
 
 # 5. torch.compile (Inductor): a few modules, the finding included.
 while read -r name s msg; do
