@@ -172,6 +172,8 @@ def run(req):
             t2 = time.perf_counter()
             if how == "second":
                 outs = target(*realise([load(p, s) for p, s in zip(req["inputs"], leaves)], "plain"))
+    except hlo_torch.Unsupported as e:
+        raise Refusal("unsupported", str(e))
     except Exception as e:
         if not_implemented(e):
             raise Refusal("unsupported", "torch has no kernel: " + short(e))
