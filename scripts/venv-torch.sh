@@ -46,7 +46,8 @@ if [ ! -x "$venv/bin/python" ]; then
   echo "venv-torch: creating $venv" >&2
   "$py" -m venv "$venv" >&2
 fi
-pip="$venv/bin/python -m pip install -q --disable-pip-version-check"
+# --no-warn-conflicts: pip would list the CUDA packages left out on purpose.
+pip="$venv/bin/python -m pip install -q --disable-pip-version-check --no-warn-conflicts"
 echo "venv-torch: installing torch==$ver (without its CUDA dependencies)" >&2
 $pip --no-deps "torch==$ver" >&2
 $pip -r "$dir/requirements.txt" >&2
