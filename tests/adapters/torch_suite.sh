@@ -48,7 +48,7 @@ else
   cp "$tmp/all" "$tmp/list"
 fi
 start=$(date +%s)
-"$build/trench" check $(cat "$tmp/list") --target "$target" --seeds 3 --json > "$tmp/report.json" 2> "$tmp/stderr"
+"$build/trench" check $(cat "$tmp/list") --target "$target" --seeds 3 --timeout 600 --json > "$tmp/report.json" 2> "$tmp/stderr"
 rc=$?
 python3 - "$tmp/report.json" "$root/tests/torch/EXPECTED" "$target" "$rc" "$(( $(date +%s) - start ))" <<'PY'
 import json, os, sys
