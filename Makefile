@@ -61,7 +61,7 @@ endif
 # Plain `make` installs nothing (`make deps` does). The commands a fresh
 # machine starts with (test, demo, the check tiers, benchmarks) install
 # the missing Debian packages first, once per build folder.
-ifneq ($(filter test check check-xla demo bench bench-builtin xla-suite,$(MAKECMDGOALS)),)
+ifneq ($(filter test check check-xla demo bench bench-builtin xla-suite check-torch torch-suite,$(MAKECMDGOALS)),)
 DEPS_STAMP := $(BUILD)/.deps
 endif
 $(BUILD)/.deps: scripts/deps.sh
@@ -201,6 +201,18 @@ xla-suite: $(BUILD)/.deps $(BUILD)/trench
 	@bash tests/adapters/xla_suite.sh $(BUILD)
 
 .PHONY: xla-suite
+
+# The torch tier: torch-eager and torch-inductor on real PyTorch
+# (tests/torch.sh; creates .venv-torch with scripts/venv-torch.sh). Not
+# part of test. torch-suite: the acceptance suite on torch-eager
+# (TORCH_SUITE_ARGS="--target torch-inductor --slice" for Inductor).
+check-torch: $(BUILD)/.deps $(BUILD)/trench
+	@bash tests/torch.sh $(BUILD)
+
+torch-suite: $(BUILD)/.deps $(BUILD)/trench
+	@bash tests/adapters/torch_suite.sh $(TORCH_SUITE_ARGS) $(BUILD)
+
+.PHONY: check-torch torch-suite
 
 # The release sweep (tests/adapters/xla_versions.sh): the acceptance suite
 # on every installed jax release (scripts/venv.sh --jax VER), findings per

@@ -99,6 +99,41 @@ static tr_status open_xla(const char *spec, const tr_target_config *cfg,
   return s;
 }
 
+/* torch-eager[@VER], torch-inductor[@VER]: the PyTorch adapter under
+ * .venv-torch (or .venv-torch-VER), made by scripts/venv-torch.sh. */
+static tr_status open_torch(const char *spec, const tr_target_config *cfg,
+                            tr_target **out, tr_diag *d) {
+  const char *home = cfg->home ? cfg->home : getenv("TRENCH_HOME");
+  const char *ver = strchr(spec, '@');
+  const char *mode = strncmp(spec, "torch-eager", 11) == 0 ? "eager" : "inductor";
+  if (!home || !*home) {
+    tr_diag_errorf(d, "target '%s' needs trench's source folder (set "
+                   "TRENCH_HOME)", spec);
+    return TR_ERR_USAGE;
+  }
+  if (ver && (!ver[1] || strspn(ver + 1, "0123456789.") != strlen(ver + 1))) {
+    tr_diag_errorf(d, "target '%s': expected torch-%s@VERSION such as "
+                   "torch-%s@2.15.0", spec, mode, mode);
+    return TR_ERR_USAGE;
+  }
+  tr_buf py = {0}, cmd = {0};
+  if (ver) tr_buf_printf(&py, "%s/.venv-torch-%s/bin/python", home, ver + 1);
+  else tr_buf_printf(&py, "%s/.venv-torch/bin/python", home);
+  tr_status s = TR_OK;
+  if (access(py.p, X_OK) != 0) {
+    tr_diag_errorf(d, "target '%s': no virtualenv at %s; create it with "
+                   "scripts/venv-torch.sh%s%s", spec, py.p, ver ? " --torch " : "",
+                   ver ? ver + 1 : "");
+    s = TR_ERR_USAGE;
+  } else {
+    tr_buf_printf(&cmd, "'%s' '%s/adapters/torch/adapter.py' --mode %s", py.p, home, mode);
+    s = tr_proc_open(spec, cmd.p, cfg, out, d);
+  }
+  tr_buf_free(&py);
+  tr_buf_free(&cmd);
+  return s;
+}
+
 tr_status tr_target_open(const char *spec, const tr_target_config *cfg,
                          tr_target **out, tr_diag *d) {
   tr_target_config def;
@@ -113,8 +148,11 @@ tr_status tr_target_open(const char *spec, const tr_target_config *cfg,
   if (strncmp(spec, "builtin", 7) == 0 && (!spec[7] || spec[7] == ':')) return tr_builtin_open(spec, cfg, out, d);
   if (strcmp(spec, "xla-cpu") == 0 || strncmp(spec, "xla-cpu@", 8) == 0)
     return open_xla(spec, cfg, out, d);
+  if (!strcmp(spec, "torch-eager") || !strncmp(spec, "torch-eager@", 12) ||
+      !strcmp(spec, "torch-inductor") || !strncmp(spec, "torch-inductor@", 15))
+    return open_torch(spec, cfg, out, d);
   tr_diag_errorf(d, "unknown target '%s' (known: interp, cmd:PROGRAM [ARGS...], "
-                 "xla-cpu, xla-cpu@VERSION)", spec);
+                 "xla-cpu, xla-cpu@VERSION, torch-eager, torch-inductor)", spec);
   return TR_ERR_USAGE;
 }
 

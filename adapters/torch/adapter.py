@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""adapter.py - PyTorch behind trench's process protocol (docs/PROTOCOL.md).
+
+  adapter.py --mode eager      torch's eager CPU kernels (target torch-eager)
+  adapter.py --mode inductor   torch.compile with Inductor on the CPU
+                               (target torch-inductor)
+
+The module (HLO text) is translated to Python source calling torch
+(hlo_torch.py); an op without an exact torch form is answered
+`unsupported` with the reason. With "want_optimized_hlo" the reply names
+the generated source (and, for Inductor, the realisation used), so a
+finding carries its standalone reproducer.
+
+Realisations. The same function can reach torch in several ways that must
+not change its result; which one a run uses is picked from the inputs'
+bytes (so a replay with the same inputs picks the same) unless
+TRENCH_TORCH_REALISATION names one. The reply's "realisation" key and
+the optimized file say which:
+  plain       inputs as given, under torch.no_grad
+  grad        inputs as given, grad mode on (floating inputs require grad)
+  noncontig   inputs as non-contiguous views (every other element of a buffer)
+  second      the compiled function is called twice; the second result counts
+  dynamic     (inductor) torch._dynamo.maybe_mark_dynamic on every input dim > 1
+"""
+import os
+import sys
+
+_PROTO = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+
+import hashlib  # noqa: E402
+import json  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hlo_torch  # noqa: E402
+
+PROTOCOL = 1
+MODE = "eager"
+if "--mode" in sys.argv:
+    MODE = sys.argv[sys.argv.index("--mode") + 1]
+if MODE not in ("eager", "inductor"):
+    sys.stderr.write("adapter.py: --mode eager|inductor\n")
+    sys.exit(2)
+REALISATIONS = ["plain", "grad", "noncontig", "second"] + (["dynamic"] if MODE == "inductor" else [])
+CACHE = {}  # module text -> (run function, source, entry)
+COMPILED = {}  # inductor: the module text compiled last and its function
+
+
+LIMITED = ("u16", "u32", "u64", "f8e4m3fn", "f8e5m2")
+
+
+def ent_comps(text):
+    """Every array shape of the module's instructions, per computation."""
+    comps, _ = hlo_torch.parse(text)
+    return [[leaf for ins in c.instrs for leaf in ins.shape.leaves()] for c in comps.values()]
+
+
+class Refusal(Exception):
+    def __init__(self, status, message):
+        Exception.__init__(self, message)
+        self.status = status
+
+
+def short(e):
+    s = ("%s: %s" % (type(e).__name__, e)).strip()
+    return s if len(s) < 4000 else s[:4000] + "..."
+
+
+def not_implemented(e):
+    """torch's own "this dtype has no kernel" errors: not a finding."""
+    s = str(e)
+    return isinstance(e, (NotImplementedError, hlo_torch.Unsupported)) or \
+        "not implemented for" in s or "Could not run" in s or "not supported for" in s \
+        or "NotImplementedError" in s or "Unsupported" in type(e).__name__
+
+
+def load(path, shape):
+    a = np.load(path)
+    dt = shape.torch_dtype()
+    if dt in (torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2):
+        raw = np.ascontiguousarray(a).view(np.uint16 if dt == torch.bfloat16 else np.uint8)
+        t = torch.from_numpy(raw.copy())
+        return t.view(dt).reshape(shape.dims)
+    return torch.from_numpy(np.ascontiguousarray(a).copy()).reshape(shape.dims)
+
+
+def save(path, t, shape):
+    t = t.detach().contiguous()
+    if list(t.shape) != shape.dims or t.dtype != shape.torch_dtype():
+        raise Refusal("error", "translation gave %s%s for %s%s" % (
+            t.dtype, list(t.shape), shape.dtype, shape.dims))
+    if t.dtype == torch.bfloat16:
+        a = t.view(torch.int16).numpy().view(np.uint16)
+    elif t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
+        a = t.view(torch.uint8).numpy().view(np.dtype("V1"))
+    else:
+        a = t.numpy()
+    np.save(path, a)
+
+
+def realise(args, how):
+    if how == "noncontig":
+        out = []
+        for x in args:  # every other element of a buffer twice as wide
+            if x.dim() == 0:
+                out.append(x)
+                continue
+            buf = torch.empty(list(x.shape[:-1]) + [2 * x.shape[-1]], dtype=x.dtype)[..., ::2]
+            buf.copy_(x)
+            out.append(buf)
+        return out
+    if how == "grad":
+        return [x.requires_grad_(True) if x.is_floating_point() and x.dtype not in
+                (torch.float8_e4m3fn, torch.float8_e5m2) else x for x in args]
+    return args
+
+
+def pick(text, inputs):
+    env = os.environ.get("TRENCH_TORCH_REALISATION")
+    if env:
+        if env not in REALISATIONS:
+            raise Refusal("error", "TRENCH_TORCH_REALISATION=%s: expected one of %s"
+                          % (env, ", ".join(REALISATIONS)))
+        return env
+    h = hashlib.sha256(text.encode())
+    for p in inputs:
+        with open(p, "rb") as f:
+            h.update(f.read())
+    return REALISATIONS[h.digest()[0] % len(REALISATIONS)]
+
+
+def run(req):
+    with open(req["module"]) as f:
+        text = f.read()
+    opts = req.get("options") or {}
+    t0 = time.perf_counter()
+    hit = CACHE.get(text)
+    if hit is None:
+        try:
+            fn, src, ent = hlo_torch.build(text)
+        except hlo_torch.Unsupported as e:
+            raise Refusal("unsupported", str(e))
+        except Exception as e:
+            raise Refusal("unsupported", "cannot read the module: " + short(e))
+        if len(CACHE) >= 16:  # a campaign sends a new module each time
+            CACHE.clear()
+        hit = CACHE[text] = (fn, src, ent)
+    fn, src, ent = hit
+    params = [ent.params[i].shape for i in sorted(ent.params)]
+    leaves = [x for s in params for x in s.leaves()]
+    results = ent.root.shape.leaves()
+    if len(leaves) != len(req["inputs"]):
+        raise Refusal("error", "%d inputs for %d parameter leaves" % (len(req["inputs"]), len(leaves)))
+    how = pick(text, req["inputs"])
+    args = realise([load(p, s) for p, s in zip(req["inputs"], leaves)], how)
+    if MODE == "inductor":
+        if COMPILED.get("text") != text:
+            # A new module: drop the last one's graphs (dynamo's cache
+            # would otherwise grow with every module of a campaign).
+            torch._dynamo.reset()
+            COMPILED.clear()
+            COMPILED["text"] = text
+            COMPILED["fn"] = torch.compile(fn, backend="inductor", fullgraph=False)
+        target = COMPILED["fn"]
+        if how == "dynamic":
+            for x in args:
+                for d in range(x.dim()):
+                    if x.shape[d] > 1:
+                        torch._dynamo.maybe_mark_dynamic(x, d)
+    else:
+        target = fn
+    t1 = time.perf_counter()
+    try:
+        with torch.set_grad_enabled(how == "grad"):
+            outs = target(*args)
+            t2 = time.perf_counter()
+            if how == "second":
+                outs = target(*realise([load(p, s) for p, s in zip(req["inputs"], leaves)], "plain"))
+    except hlo_torch.Unsupported as e:
+        raise Refusal("unsupported", str(e))
+    except Exception as e:
+        if not_implemented(e):
+            raise Refusal("unsupported", "torch has no kernel: " + short(e))
+        if MODE == "inductor":
+            # torch documents uint16/32/64 and float8 as "limited support"
+            # types (eager lacks most of their kernels too): Inductor
+            # failing on them is that limitation, not a compiler bug.
+            if any(s.dtype in LIMITED for s in leaves + results) or \
+                    any(s.dtype in LIMITED for c in ent_comps(text) for s in c):
+                raise Refusal("unsupported", "torch.compile on a limited-support dtype "
+                              "(uint16/32/64, float8): " + short(e))
+            raise Refusal("compile_error", "Inductor failed: " + short(e))
+        raise Refusal("error", "running failed: " + short(e))
+    t3 = time.perf_counter()
+    if len(outs) != len(results):
+        raise Refusal("error", "translation gave %d outputs for %d root leaves" % (len(outs), len(results)))
+    paths = []
+    for i, (t, s) in enumerate(zip(outs, results)):
+        p = os.path.join(req["outdir"], "out%d.npy" % i)
+        save(p, t, s)
+        paths.append(p)
+    rep = {"status": "ok", "outputs": paths, "realisation": how,
+           "message": "realisation %s" % how,
+           "compile_ms": (t1 - t0) * 1e3 + ((t2 - t1) * 1e3 if MODE == "inductor" else 0),
+           "run_ms": (t3 - t2) * 1e3 if how == "second" else (t2 - t1) * 1e3}
+    if opts.get("want_optimized_hlo"):
+        p = os.path.join(req["outdir"], "optimized.py")
+        with open(p, "w") as f:
+            f.write("# torch %s, %s, realisation %s\n%s\n" % (torch.__version__, MODE, how, src))
+        rep["optimized_hlo"] = p
+    return rep
+
+
+def main():
+    torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        op = req.get("op")
+        try:
+            if op == "hello":
+                rep = {"status": "ok", "protocol": PROTOCOL, "name": "torch-" + MODE,
+                       "version": "torch %s" % torch.__version__,
+                       "capabilities": ["optimized_hlo", "timings"]}
+            elif op == "run":
+                rep = run(req)
+            elif op == "shutdown":
+                rep = {"status": "ok"}
+            else:
+                rep = {"status": "unsupported", "message": "unknown op %r" % op}
+        except Refusal as e:
+            rep = {"status": e.status, "message": str(e)}
+        except Exception as e:
+            rep = {"status": "error", "message": "adapter: " + short(e)}
+        rep["id"] = req.get("id")
+        _PROTO.write(json.dumps(rep) + "\n")
+        _PROTO.flush()
+        if op == "shutdown":
+            break
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Creates the virtualenv for the PyTorch adapter (adapters/torch) and
+# prints its python's path on the last line of stdout. Quick when nothing
+# changed: a stamp holds the hash of the pins and the python version, and
+# a matching stamp skips pip altogether.
+#
+#   scripts/venv-torch.sh             .venv-torch with the pins of
+#                                     adapters/torch/requirements.txt
+#   scripts/venv-torch.sh --torch VER .venv-torch-VER with torch==VER
+#
+# PyPI's Linux torch wheels are CUDA builds whose metadata pulls about
+# 3 GB of nvidia-* packages. trench runs torch on the CPU only, so the
+# lean install takes the torch wheel without its dependencies, then its
+# pure-Python dependencies (adapters/torch/requirements.txt), then only
+# the CUDA libraries torch's shared objects cannot load without
+# (requirements-cuda.txt: cufile, cusparseLt, nvshmem, nccl; the rest of
+# the CUDA runtime comes from the system's CUDA when it has one). If
+# `import torch` still fails, pip installs torch's full dependency set.
+# Measured numbers are in docs/TORCH.md. PYTHON overrides the
+# interpreter (default python3).
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+py=${PYTHON:-python3}
+dir="$root/adapters/torch"
+venv="$root/.venv-torch"
+ver=$(sed -n 's/^torch==//p' "$dir/requirements-torch.txt")
+if [ "${1:-}" = "--torch" ]; then
+  ver=${2:?usage: scripts/venv-torch.sh [--torch VERSION]}
+  case $ver in *[!0-9.]*) echo "venv-torch.sh: bad version '$ver'" >&2; exit 2;; esac
+  venv="$root/.venv-torch-$ver"
+elif [ $# -gt 0 ]; then
+  echo "usage: scripts/venv-torch.sh [--torch VERSION]" >&2
+  exit 2
+fi
+# One install at a time: test suites run in parallel and may all ask.
+exec 9>"$venv.lock"
+flock 9
+stamp_want="$ver $(cat "$dir/requirements.txt" "$dir/requirements-cuda.txt" | sha256sum | cut -d' ' -f1) $("$py" -c 'import sys; print(sys.version.split()[0])')"
+stamp="$venv/.trench-stamp"
+if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_want" ]; then
+  echo "$venv/bin/python"
+  exit 0
+fi
+start=$(date +%s)
+if [ ! -x "$venv/bin/python" ]; then
+  echo "venv-torch: creating $venv" >&2
+  "$py" -m venv "$venv" >&2
+fi
+# --no-warn-conflicts: pip would list the CUDA packages left out on purpose.
+pip="$venv/bin/python -m pip install -q --disable-pip-version-check --no-warn-conflicts"
+echo "venv-torch: installing torch==$ver (without its CUDA dependencies)" >&2
+$pip --no-deps "torch==$ver" >&2
+$pip -r "$dir/requirements.txt" >&2
+# Only the libraries torch's own shared objects link against; the pins are
+# those of torch's metadata for the default release.
+if [ "$ver" = "$(sed -n 's/^torch==//p' "$dir/requirements-torch.txt")" ]; then
+  $pip --no-deps -r "$dir/requirements-cuda.txt" >&2
+fi
+if ! "$venv/bin/python" -c 'import torch' >/dev/null 2>&1; then
+  echo "venv-torch: import torch fails without the full CUDA set; installing torch's dependencies" >&2
+  $pip "torch==$ver" >&2
+fi
+"$venv/bin/python" -c 'import torch, numpy' >&2
+echo "$stamp_want" > "$stamp"
+echo "venv-torch: ready in $(( $(date +%s) - start )) s" >&2
+echo "$venv/bin/python"
