@@ -89,13 +89,32 @@ within 20 1 "seed 0: protocol_error: output 0: '.*bad_adapter.py' is outside the
 # A target that deletes trench's private folder: the next module runs.
 within 20 1 '^check: pass \(.*add.hlo on' -- \
   "$trench" check "$tmp/neg.hlo" "$tmp/add.hlo" --seeds 1 --target "$bad rm-folder"
+# Processes an adapter leaves behind, found by the marker in their
+# environment (bad_adapter.py gives it to its helpers); each marker is
+# unique to this run of the tier.
+orphans() { grep -lzx "TRENCH_FAULT_MARKER=$1" /proc/[0-9]*/environ 2>/dev/null | sed 's,/proc/,,; s,/environ,,'; }
+no_orphan() { # no_orphan MARKER WHAT: none may be left; kills what is
+  local left; left=$(orphans "$1")
+  if [ -z "$left" ]; then ok; else bad "$2: processes left behind: $left"; kill -9 $left 2>/dev/null; fi
+}
+mk="trench-fault-$$"
 # A crash whose helper left the process group (setsid) and holds stdout:
-# a crash, not a hang, and the next module is checked.
+# a crash, not a hang, the next module is checked, and the helper is gone.
 within 20 1 'seed 0: crash: the target exited with status 3' -- \
-  "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 30 --target "$bad setsid-crash 3"
-# After a crash the next module passes (a restart, not a hang).
+  "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 30 --target "$bad setsid-crash 30 $mk-sc"
+no_orphan "$mk-sc" "setsid helper of a crashed adapter"
+# After a crash the next module passes (a restart, not a hang); the
+# daemon (setsid, double fork) of the crashed adapter and of the restarted
+# one are both gone: the first at the restart, the second at the exit.
 within 20 1 '^check: pass \(.*add.hlo on' -- \
-  "$trench" check "$tmp/neg.hlo" "$tmp/add.hlo" --seeds 1 --target "$bad crash negate"
+  "$trench" check "$tmp/neg.hlo" "$tmp/add.hlo" --seeds 1 --target "$bad daemon $mk-re crash negate"
+no_orphan "$mk-re" "daemons of a crashed and a restarted adapter"
+# A normal exit (the adapter answers shutdown and exits 0).
+within 20 0 '^check: pass' -- "$trench" check "$tmp/add.hlo" --seeds 1 --target "$bad daemon $mk-ok echo"
+no_orphan "$mk-ok" "daemon of an adapter that exited normally"
+# A hang: the adapter is killed, with its daemon.
+within 20 1 'seed 0: hang' -- "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 1 --target "$bad daemon $mk-hg hang"
+no_orphan "$mk-hg" "daemon of a hung adapter"
 # hello obeys --start-timeout.
 within 5 2 "no reply to 'hello' within 1 s" -- \
   "$trench" check "$tmp/neg.hlo" --seeds 1 --start-timeout 1 --target "$bad slow-hello 30"
@@ -105,12 +124,13 @@ within 20 1 'check: 4 modules, 8 checks: .* 5 unsupported, 3 crash' -- \
   "$trench" check "$tmp/neg.hlo" "$tmp/add.hlo" "$tmp/add.hlo" "$tmp/add.hlo" --seeds 2 --start-timeout 1 \
   --target "$bad crash-then-dead $tmp/marker"
 
-# ---- interrupted: no adapter and no temp folder outlive trench ----
+# ---- interrupted: no adapter, no process it started and no temp folder
+# outlive trench ----
 alive() { [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status"; }
 for sig in TERM INT HUP; do
   mkdir -p "$tmp/sig$sig"
   TMPDIR="$tmp/sig$sig" "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 100 \
-    --target "$bad pidfile $tmp/pid$sig hang" > /dev/null 2>&1 &
+    --target "$bad daemon $mk-$sig pidfile $tmp/pid$sig hang" > /dev/null 2>&1 &
   tp=$!
   for _ in $(seq 1 100); do [ -s "$tmp/pid$sig" ] && break; sleep 0.1; done
   sleep 0.5 # the run request is out: the adapter is hanging in it
@@ -123,7 +143,21 @@ for sig in TERM INT HUP; do
   else bad "SIG$sig: trench exit $rc, adapter ${ap:-?} $(alive "${ap:-0}" && echo alive || echo gone), left: $(ls "$tmp/sig$sig")"
     [ -n "$ap" ] && alive "$ap" && kill -9 "$ap"
   fi
+  no_orphan "$mk-$sig" "SIG$sig: the adapter's daemon"
 done
+# kill -9 cannot be handled, but the keeper sees trench die (its parent-
+# death signal) and ends the adapter's tree on its own, within a moment.
+"$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 100 \
+  --target "$bad daemon $mk-KILL pidfile $tmp/pidKILL hang" > /dev/null 2>&1 &
+tp=$!
+for _ in $(seq 1 100); do [ -s "$tmp/pidKILL" ] && break; sleep 0.1; done
+sleep 0.5
+ap=$(cat "$tmp/pidKILL" 2>/dev/null)
+kill -9 $tp
+{ wait $tp; } 2>/dev/null
+for _ in $(seq 1 30); do [ -z "$(orphans "$mk-KILL")" ] && ! alive "${ap:-0}" && break; sleep 0.1; done
+if [ -n "$ap" ] && ! alive "$ap"; then ok; else bad "SIGKILL: adapter ${ap:-?} outlived trench"; [ -n "$ap" ] && kill -9 "$ap"; fi
+no_orphan "$mk-KILL" "SIGKILL: the adapter's daemon"
 
 # ---- a full TMPDIR is trench's error, not the target's crash ----
 # A small tmpfs in a private mount namespace (unshare -rm: no root needed
