@@ -146,8 +146,10 @@ for sig in TERM INT HUP; do
   no_orphan "$mk-$sig" "SIG$sig: the adapter's daemon"
 done
 # kill -9 cannot be handled, but the keeper sees trench die (its parent-
-# death signal) and ends the adapter's tree on its own, within a moment.
-"$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 100 \
+# death signal) and ends the adapter's tree and removes the private
+# folder on its own, within a moment.
+mkdir -p "$tmp/sigKILL"
+TMPDIR="$tmp/sigKILL" "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 100 \
   --target "$bad daemon $mk-KILL pidfile $tmp/pidKILL hang" > /dev/null 2>&1 &
 tp=$!
 for _ in $(seq 1 100); do [ -s "$tmp/pidKILL" ] && break; sleep 0.1; done
@@ -155,8 +157,9 @@ sleep 0.5
 ap=$(cat "$tmp/pidKILL" 2>/dev/null)
 kill -9 $tp
 { wait $tp; } 2>/dev/null
-for _ in $(seq 1 30); do [ -z "$(orphans "$mk-KILL")" ] && ! alive "${ap:-0}" && break; sleep 0.1; done
+for _ in $(seq 1 30); do [ -z "$(orphans "$mk-KILL")$(ls -A "$tmp/sigKILL")" ] && ! alive "${ap:-0}" && break; sleep 0.1; done
 if [ -n "$ap" ] && ! alive "$ap"; then ok; else bad "SIGKILL: adapter ${ap:-?} outlived trench"; [ -n "$ap" ] && kill -9 "$ap"; fi
+if [ -z "$(ls -A "$tmp/sigKILL")" ]; then ok; else bad "SIGKILL: left $(ls "$tmp/sigKILL")"; fi
 no_orphan "$mk-KILL" "SIGKILL: the adapter's daemon"
 
 # ---- a full TMPDIR is trench's error, not the target's crash ----

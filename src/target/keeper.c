@@ -10,8 +10,10 @@
  * adapter ends, or trench asks (SIGTERM), or trench dies (the keeper's
  * parent-death signal is SIGTERM), it kills what remains of the tree, reaps
  * every zombie, and ends the way the adapter ended (same exit status, same
- * signal), so trench's verdicts read as before. A keeper killed outright
- * (SIGKILL) takes the adapter with it (the adapter's parent-death signal).
+ * signal), so trench's verdicts read as before. When trench died (kill -9
+ * cannot be handled), the keeper also removes trench's private folder. A
+ * keeper killed outright (SIGKILL) takes the adapter with it (the
+ * adapter's parent-death signal).
  *
  * The keeper is forked from a process that may have threads, and it never
  * execs: it may only make async-signal-safe calls (no malloc, no stdio),
@@ -121,7 +123,20 @@ static _Noreturn void kp_exit_like(int st, int asked) {
   _exit(128 + sig); /* a signal whose default is to go on */
 }
 
-void tr_keeper_run(char **argv, int errfd, pid_t trench) {
+/* Removes trench's private folder with an rm child (walking a folder is
+ * not async-signal-safe). */
+static void kp_remove(char *dir) {
+  pid_t c = fork();
+  if (c == 0) {
+    char *argv[] = {"rm", "-rf", "--", dir, NULL};
+    char *envp[] = {NULL};
+    execve("/bin/rm", argv, envp);
+    _exit(127);
+  }
+  while (c > 0 && waitpid(c, NULL, 0) < 0 && errno == EINTR) {}
+}
+
+void tr_keeper_run(char **argv, int errfd, pid_t trench, char *tmp) {
   pid_t self = getpid();
   prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   sigset_t block, none;
@@ -184,5 +199,6 @@ void tr_keeper_run(char **argv, int errfd, pid_t trench) {
     sigsuspend(&none);
   }
   kp_kill_all(self, a);
+  if (getppid() != trench && tmp) kp_remove(tmp); /* trench is gone */
   kp_exit_like(st, !ended);
 }

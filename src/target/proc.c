@@ -308,7 +308,7 @@ static tr_status spawn(proc *p, tr_diag *d) {
       if (write(xp[1], &e, sizeof e) < 0) {}
       _exit(127);
     }
-    tr_keeper_run(p->argv, xp[1], parent);
+    tr_keeper_run(p->argv, xp[1], parent, p->tmp);
   }
   close(sv[1]);
   close(op[1]);

@@ -192,8 +192,8 @@ int tr_proc_pid(const tr_target *t);
  * returns: a subreaper that execs argv (argv[0] a path) with the
  * descriptors it was given, writes errno to errfd (a CLOEXEC pipe) when
  * that fails, kills and reaps every process the adapter leaves when it
- * ends, when SIGTERM comes, or when trench (pid trench) dies, then exits
- * as the adapter did. */
-_Noreturn void tr_keeper_run(char **argv, int errfd, pid_t trench);
+ * ends, when SIGTERM comes, or when trench (pid trench) dies (then it
+ * also removes the folder tmp), then exits as the adapter did. */
+_Noreturn void tr_keeper_run(char **argv, int errfd, pid_t trench, char *tmp);
 
 #endif
