@@ -115,9 +115,19 @@ no_orphan "$mk-ok" "daemon of an adapter that exited normally"
 # A hang: the adapter is killed, with its daemon.
 within 20 1 'seed 0: hang' -- "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 1 --target "$bad daemon $mk-hg hang"
 no_orphan "$mk-hg" "daemon of a hung adapter"
-# hello obeys --start-timeout.
+# hello obeys --start-timeout, in every command that opens a target.
 within 5 2 "no reply to 'hello' within 1 s" -- \
   "$trench" check "$tmp/neg.hlo" --seeds 1 --start-timeout 1 --target "$bad slow-hello 30"
+within 5 2 "no reply to 'hello' within 1 s" -- \
+  "$trench" isolate "$tmp/neg.hlo" --start-timeout 1 --target "$bad slow-hello 30"
+within 5 2 "no reply to 'hello' within 1 s" -- \
+  "$trench" reduce "$tmp/neg.hlo" --start-timeout 1 --target "$bad slow-hello 30"
+within 8 2 "does not start: .*no reply to 'hello' within 1 s" -- \
+  "$trench" fuzz --count 2 -q --no-corpus --out "$tmp/fuzz-hello" --start-timeout 1 --target "$bad slow-hello 30"
+printf 'module @m {\n  func.func @main(%%a: tensor<4xf32>) -> tensor<4xf32> {\n    return %%a : tensor<4xf32>\n  }\n}\n' > "$tmp/id.mlir"
+within 5 2 "no reply to 'hello' within 1 s" -- \
+  "$trench" run "$tmp/id.mlir" --start-timeout 1 --convert "$bad slow-hello 30"
+expect 2 'start-timeout needs seconds > 0' -- "$trench" isolate "$tmp/neg.hlo" --start-timeout 0
 # A target that cannot restart is given up after two tries; the run goes
 # on to its last module and summary without waiting on it again.
 within 20 1 'check: 4 modules, 8 checks: .* 5 unsupported, 3 crash' -- \

@@ -101,6 +101,17 @@ bool cli_opt_ref_limits(cli_opts *o, double *deadline_s, int64_t *max_trips) {
   return false;
 }
 
+bool cli_opt_start_timeout(cli_opts *o, double *start_timeout_s) {
+  if (!cli_opt_is(o, NULL, "--start-timeout")) return false;
+  const char *v = cli_opt_value(o);
+  char *end;
+  double s = strtod(v, &end);
+  if (!*v || *end || !(s > 0) || !(s < 1e9))
+    cli_usage_error(o->cmd, "--start-timeout needs seconds > 0, not '%s'", v);
+  *start_timeout_s = s;
+  return true;
+}
+
 bool cli_opt_flag(cli_opts *o, const char *shortname, const char *longname) {
   if (!cli_opt_is(o, shortname, longname)) return false;
   if (o->val && o->arg[1] == '-')

@@ -86,6 +86,15 @@ bool cli_opt_ref_limits(cli_opts *o, double *deadline_s, int64_t *max_trips);
   "      --max-trips N    end it when one while loop runs more than N trips\n" \
   "                       (default 10000000)\n"
 
+/* A process target's start (tr_target_config.start_timeout_s: spawning
+ * the adapter and its hello): --start-timeout S sets *start_timeout_s.
+ * Shared by every command that opens a target. Returns whether the
+ * current option was it; a bad value is a usage error. */
+bool cli_opt_start_timeout(cli_opts *o, double *start_timeout_s);
+#define CLI_START_TIMEOUT_HELP \
+  "      --start-timeout S  seconds a process target may take to start\n" \
+  "                       (its hello; default 120)\n"
+
 /* ---- inputs ---- */
 /* Name shown in messages for path ("-" reads stdin). */
 const char *cli_input_name(const char *path);

@@ -59,7 +59,7 @@ const cli_cmd cli_cmd_check = {
   CLI_REF_LIMITS_HELP
   "                       (check: the deadline is --timeout or 60 s)\n"
   "      --max-memory SIZE  decline a module over this memory budget\n"
-  "      --start-timeout S  seconds the target may take to start\n"
+  CLI_START_TIMEOUT_HELP
   "      --log FILE     append one JSON line per module to FILE, each synced\n"
   "                     to disk as it is written (a killed run keeps them)\n"
   "      --show-received  diff of the module the target received and MODULE\n"
@@ -394,11 +394,8 @@ static int run(int argc, char **argv) {
       const char *v = cli_opt_value(&o);
       env.co.k = strtod(v, &end);
       if (!*v || *end || !(env.co.k > 0)) cli_usage_error(cmd, "--k needs a positive number, not '%s'", v);
-    } else if (cli_opt_is(&o, NULL, "--start-timeout")) {
-      const char *v = cli_opt_value(&o);
-      start_timeout = strtod(v, &end);
-      if (!*v || *end || !(start_timeout > 0))
-        cli_usage_error(cmd, "--start-timeout needs seconds > 0, not '%s'", v);
+    } else if (cli_opt_start_timeout(&o, &start_timeout)) {
+      /* set */
     } else if (cli_opt_is(&o, NULL, "--timeout")) {
       const char *v = cli_opt_value(&o);
       timeout = strtod(v, &end);
