@@ -229,7 +229,7 @@ static void log_report(const check_env *env, cJSON *rep) {
 static int check_module(check_env *env, const char *path, check_totals *tot, cJSON **report) {
   int rc = CLI_EXIT_OK;
   tot->modules++;
-  tr_parse_opts po = {env->fill_elided};
+  tr_parse_opts po = {.fill_elided = env->fill_elided};
   char *mlir = NULL;
   tr_module *m = cli_load_source(path, env->t, &po, &mlir, &rc);
   if (!m) {
