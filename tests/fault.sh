@@ -33,6 +33,26 @@ within 5 2 'not a regular file \(a device\)' -- "$trench" run "$m" --input /dev/
 within 5 2 'not a regular file' -- "$trench" check "$m" --target interp --input /dev/zero --input /dev/zero --input /dev/zero --input /dev/zero
 within 5 2 'not a regular file \(a device\)' -- "$trench" check "$m" --target interp --profile /dev/zero
 
+# ---- out of memory: a located error, never an abort ----
+# A long module (40,000 instructions) and a wide one (300 live f32[50000]
+# values). TRENCH_ARENA_LIMIT makes the parser's allocations fail past a
+# size, the path a real exhaustion takes; it also runs under ASan (where
+# ulimit -v cannot), so the jump back to the parser leaks nothing.
+awk 'BEGIN { print "HloModule long\nENTRY main {\n  p = f32[16] parameter(0)"; prev = "p";
+  for (i = 0; i < 40000; i++) { printf "  a%d = f32[16] negate(%s)\n", i, prev; prev = "a" i }
+  printf "  ROOT r = f32[16] negate(%s)\n}\n", prev }' > "$tmp/long.hlo"
+awk 'BEGIN { print "HloModule wide\nENTRY main {\n  p = f32[50000] parameter(0)"; prev = "p"; t = ""; v = "";
+  for (i = 0; i < 300; i++) { printf "  a%d = f32[50000] exponential(%s)\n", i, prev; prev = "a" i;
+    t = t (i ? ", " : "") "f32[50000]"; v = v (i ? ", " : "") prev }
+  printf "  ROOT r = (%s) tuple(%s)\n}\n", t, v }' > "$tmp/wide.hlo"
+for lim in 1 600 20000 1M 8M; do
+  for cmd in "parse -q" "run" "check --target interp --seeds 1"; do
+    within 20 1 "long.hlo:[0-9]+:[0-9]+: error: out of memory: the module built so far holds [0-9]+ bytes" -- \
+      env TRENCH_ARENA_LIMIT=$lim "$trench" $cmd "$tmp/long.hlo"
+  done
+done
+within 20 0 '' -- env TRENCH_ARENA_LIMIT=64M "$trench" parse -q "$tmp/long.hlo"
+
 # ---- the memory budget: declined before allocating, within a second ----
 cat > "$tmp/big.hlo" <<'H'
 HloModule big
@@ -73,6 +93,26 @@ for v in 200000 250000 300000 350000 400000 500000 700000; do
   else bad "ulimit -v $v: exit $rc"; printf '%s\n' "$out" | tail -3; fi
 done
 if [ $nom -gt 0 ]; then ok; else bad "no ulimit -v gave an out-of-memory diagnostic"; fi
+# parse, run and check of a long module (the parser's and the verifier's
+# allocations) and of a wide one (the evaluator's), under address-space
+# limits from too small to enough: every run ends in a result or a clean
+# error (an out-of-memory diagnostic, a declined module), never a signal.
+for mc in "long:parse -q" "long:run --max-memory 0" "long:check --target interp --seeds 1 --max-memory 0" \
+          "wide:run --max-memory 0" "wide:check --target interp --seeds 1 --max-memory 0"; do
+  mod=${mc%%:*} cmd=${mc#*:}
+  nom=0 nbad=0
+  for v in 20000 30000 45000 60000 100000 200000; do
+    out=$(timeout -k 2 60 bash -c "ulimit -v $v; '$trench' $cmd '$tmp/$mod.hlo' > /dev/null" 2>&1)
+    rc=$?
+    if [ $rc = 0 ]; then :
+    elif [ $rc -lt 124 ] && printf '%s\n' "$out" | grep -q 'out of memory'; then nom=$((nom + 1))
+    elif [ $rc = 2 ] && printf '%s\n' "$out" | grep -q '^check: declined'; then :
+    elif [ $rc = 127 ] && printf '%s\n' "$out" | grep -q 'error while loading shared libraries'; then : # too small to start
+    else nbad=$((nbad + 1)); bad "$cmd $mod.hlo under ulimit -v $v: exit $rc"; printf '%s\n' "$out" | tail -3; fi
+  done
+  [ $nbad = 0 ] && ok
+  if [ $nom -gt 0 ]; then ok; else bad "$cmd $mod.hlo: no ulimit -v gave an out-of-memory diagnostic"; fi
+done
 fi
 
 # ---- process targets that misbehave (tests/adapters/bad_adapter.py) ----

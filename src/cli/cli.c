@@ -157,6 +157,12 @@ size_t cli_read_limit(void) {
   return TR_READ_MAX;
 }
 
+void cli_parse_opts_env(tr_parse_opts *po) {
+  const char *v = getenv("TRENCH_ARENA_LIMIT");
+  uint64_t n;
+  if (v && cli_parse_size(v, &n) && n <= SIZE_MAX) po->arena_limit = (size_t)n;
+}
+
 tr_status cli_read_input(const char *path, char **out, size_t *len, tr_diag *d) {
   size_t max = cli_read_limit();
   int before = d->nmsgs;
@@ -237,7 +243,10 @@ tr_module *cli_load_opts(const char *path, bool verify, const tr_parse_opts *po,
     *exit_code = CLI_EXIT_USAGE;
     return NULL;
   }
-  tr_module *m = tr_parse(name, text, len, po, &d);
+  tr_parse_opts o = {0};
+  if (po) o = *po;
+  cli_parse_opts_env(&o);
+  tr_module *m = tr_parse(name, text, len, &o, &d);
   if (m && verify && tr_verify(m, &d) != TR_OK) {
     tr_module_free(m);
     m = NULL;

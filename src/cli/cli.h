@@ -104,6 +104,11 @@ const char *cli_input_name(const char *path);
 tr_status cli_read_input(const char *path, char **out, size_t *len, tr_diag *d);
 /* The read limit: TRENCH_MAX_INPUT (a size such as 64M) or TR_READ_MAX. */
 size_t cli_read_limit(void);
+/* Sets po->arena_limit from TRENCH_ARENA_LIMIT (a size): a module whose
+ * parse needs more is "out of memory", the path a real exhaustion takes
+ * (the fault tier's test of it, also under ASan where ulimit -v is not
+ * possible). Unset: no limit. */
+void cli_parse_opts_env(tr_parse_opts *po);
 /* A byte count with an optional K, M, G or T suffix (powers of 1024). */
 bool cli_parse_size(const char *v, uint64_t *out);
 

@@ -123,6 +123,7 @@ static tr_module *load(const char *path, bool fill_elided, const char *conv, dou
     return m;
   }
   tr_parse_opts po = {.fill_elided = fill_elided};
+  cli_parse_opts_env(&po);
   tr_module *m = tr_parse(name, text, len, &po, &d);
   if (m && tr_verify(m, &d) != TR_OK) {
     tr_module_free(m);
