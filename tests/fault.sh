@@ -101,7 +101,9 @@ for mc in "long:parse -q" "long:run --max-memory 0" "long:check --target interp 
           "wide:run --max-memory 0" "wide:check --target interp --seeds 1 --max-memory 0"; do
   mod=${mc%%:*} cmd=${mc#*:}
   nom=0 nbad=0
-  for v in 20000 30000 45000 60000 100000 200000; do
+  vs="12000 16000 20000 24000 28000 40000" # the parser's, then the verifier's room
+  [ $mod = wide ] && vs="20000 30000 50000 80000"
+  for v in $vs; do
     out=$(timeout -k 2 60 bash -c "ulimit -v $v; '$trench' $cmd '$tmp/$mod.hlo' > /dev/null" 2>&1)
     rc=$?
     if [ $rc = 0 ]; then :
@@ -112,6 +114,47 @@ for mc in "long:parse -q" "long:run --max-memory 0" "long:check --target interp 
   done
   [ $nbad = 0 ] && ok
   if [ $nom -gt 0 ]; then ok; else bad "$cmd $mod.hlo: no ulimit -v gave an out-of-memory diagnostic"; fi
+done
+# A dot, a reduce, a sort, a concatenate and a reduce-window under the
+# default memory budget (which follows the address-space limit): each run
+# ends in a result, a declined module or an out-of-memory error.
+cat > "$tmp/mix.hlo" <<'H'
+HloModule mix
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+lt {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT
+}
+ENTRY main {
+  p = f32[512,512] parameter(0)
+  q = f32[512,512] parameter(1)
+  d = f32[512,512] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[512,512] transpose(d), dimensions={1,0}
+  c = f32[1024,512] concatenate(t, p), dimensions={0}
+  z = f32[] constant(0)
+  r = f32[1024] reduce(c, z), dimensions={1}, to_apply=add
+  b = f32[1024,256] broadcast(r), dimensions={0}
+  s = f32[1024,256] sort(b), dimensions={1}, to_apply=lt
+  sl = f32[512,256] slice(s), slice={[0:512], [0:256]}
+  w = f32[1024] reduce-window(r, z), window={size=3 pad=1_1}, to_apply=add
+  ROOT o = (f32[512,256], f32[1024]) tuple(sl, w)
+}
+H
+for cmd in "run" "run --shadow" "check --target interp --seeds 1"; do
+  nbad=0
+  for v in 18000 22000 26000 30000 40000 60000; do
+    out=$(timeout -k 2 60 bash -c "ulimit -v $v; '$trench' $cmd '$tmp/mix.hlo' > /dev/null" 2>&1)
+    rc=$?
+    if [ $rc -le 2 ] && ! printf '%s\n' "$out" | grep -q 'internal error'; then :
+    elif [ $rc = 127 ] && printf '%s\n' "$out" | grep -q 'error while loading shared libraries'; then :
+    else nbad=$((nbad + 1)); bad "$cmd mix.hlo under ulimit -v $v: exit $rc"; printf '%s\n' "$out" | tail -3; fi
+  done
+  [ $nbad = 0 ] && ok
 done
 fi
 

@@ -257,15 +257,10 @@ static bool is_signed(tr_dtype dt) { return tr_dtypes[dt].kind == TR_DK_SINT; }
  * Running out of memory is an error at in, never an abort: what was
  * allocated and the result r are freed, and false returned. */
 static bool scratch(ev_ctx *c, const tr_instr *in, tr_tensor *r, size_t n, int k, void **s) {
-  for (int i = 0; i < k; i++) {
-    s[i] = n <= SIZE_MAX / 8 ? malloc(n ? n * 8 : 1) : NULL;
-    if (s[i]) continue;
-    for (int j = 0; j < i; j++) free(s[j]);
-    tr_tensor_free(r);
-    ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: out of memory for %d scratch array(s) of %zu elements", k, n);
-    return false;
-  }
-  return true;
+  size_t ns[3] = {n, n, n}, es[3] = {8, 8, 8};
+  if (ev_scratch(c, in, k, ns, es, s)) return true;
+  tr_tensor_free(r);
+  return false;
 }
 
 /* ---- scalar helpers ---- */
