@@ -174,6 +174,12 @@ int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce) {
   tr_target *t = NULL;
   if (tr_target_open(spec, &tc, &t, &d) != TR_OK) {
     tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    tr_profile_free(prof);
+    tr_inputs_free(ins, ninp);
+    for (int i = 0; i < nbundle; i++) free(bundle_ins[i]);
+    free(bundle_ins);
+    tr_module_free(m);
     return CLI_EXIT_USAGE;
   }
   tr_triage_report r;
