@@ -150,7 +150,10 @@ void tr_target_config_init(tr_target_config *c);
  *   interp                the reference interpreter (exact mode)
  * Starts the child and exchanges hello, so a misspelt program or a child
  * that cannot start is reported here (TR_ERR_IO / TR_ERR_USAGE), not on
- * the first run. cfg may be NULL for the defaults. */
+ * the first run. cfg may be NULL for the defaults. A cmd: child runs under
+ * a keeper (keeper.c) that ends it when the thread that started it exits
+ * (Linux's parent-death signal follows the thread): open and use a target
+ * from a thread that outlives it, such as the main thread. */
 tr_status tr_target_open(const char *spec, const tr_target_config *cfg,
                          tr_target **out, tr_diag *d);
 tr_status tr_target_run(tr_target *t, const tr_module *m,
