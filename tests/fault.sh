@@ -213,8 +213,8 @@ within 5 2 "no reply to 'hello' within 1 s" -- \
 expect 2 'start-timeout needs seconds > 0' -- "$trench" isolate "$tmp/neg.hlo" --start-timeout 0
 # A target that cannot restart is given up after two tries; the run goes
 # on to its last module and summary without waiting on it again.
-within 20 1 'check: 4 modules, 8 checks: .* 5 unsupported, 3 crash' -- \
-  "$trench" check "$tmp/neg.hlo" "$tmp/add.hlo" "$tmp/add.hlo" "$tmp/add.hlo" --seeds 2 --start-timeout 1 \
+within 30 1 'check: 4 modules, 8 checks: .* 5 unsupported, 3 crash' -- \
+  "$trench" check "$tmp/neg.hlo" "$tmp/add.hlo" "$tmp/add.hlo" "$tmp/add.hlo" --seeds 2 --start-timeout 4 \
   --target "$bad crash-then-dead $tmp/marker"
 
 # ---- interrupted: no adapter, no process it started and no temp folder
