@@ -33,6 +33,26 @@ within 5 2 'not a regular file \(a device\)' -- "$trench" run "$m" --input /dev/
 within 5 2 'not a regular file' -- "$trench" check "$m" --target interp --input /dev/zero --input /dev/zero --input /dev/zero --input /dev/zero
 within 5 2 'not a regular file \(a device\)' -- "$trench" check "$m" --target interp --profile /dev/zero
 
+# ---- out of memory: a located error, never an abort ----
+# A long module (40,000 instructions) and a wide one (300 live f32[50000]
+# values). TRENCH_ARENA_LIMIT makes the parser's allocations fail past a
+# size, the path a real exhaustion takes; it also runs under ASan (where
+# ulimit -v cannot), so the jump back to the parser leaks nothing.
+awk 'BEGIN { print "HloModule long\nENTRY main {\n  p = f32[16] parameter(0)"; prev = "p";
+  for (i = 0; i < 40000; i++) { printf "  a%d = f32[16] negate(%s)\n", i, prev; prev = "a" i }
+  printf "  ROOT r = f32[16] negate(%s)\n}\n", prev }' > "$tmp/long.hlo"
+awk 'BEGIN { print "HloModule wide\nENTRY main {\n  p = f32[50000] parameter(0)"; prev = "p"; t = ""; v = "";
+  for (i = 0; i < 300; i++) { printf "  a%d = f32[50000] exponential(%s)\n", i, prev; prev = "a" i;
+    t = t (i ? ", " : "") "f32[50000]"; v = v (i ? ", " : "") prev }
+  printf "  ROOT r = (%s) tuple(%s)\n}\n", t, v }' > "$tmp/wide.hlo"
+for lim in 1 600 20000 1M 8M; do
+  for cmd in "parse -q" "run" "check --target interp --seeds 1"; do
+    within 20 1 "long.hlo:[0-9]+:[0-9]+: error: out of memory: the module built so far holds [0-9]+ bytes" -- \
+      env TRENCH_ARENA_LIMIT=$lim "$trench" $cmd "$tmp/long.hlo"
+  done
+done
+within 20 0 '' -- env TRENCH_ARENA_LIMIT=64M "$trench" parse -q "$tmp/long.hlo"
+
 # ---- the memory budget: declined before allocating, within a second ----
 cat > "$tmp/big.hlo" <<'H'
 HloModule big
@@ -73,6 +93,69 @@ for v in 200000 250000 300000 350000 400000 500000 700000; do
   else bad "ulimit -v $v: exit $rc"; printf '%s\n' "$out" | tail -3; fi
 done
 if [ $nom -gt 0 ]; then ok; else bad "no ulimit -v gave an out-of-memory diagnostic"; fi
+# parse, run and check of a long module (the parser's and the verifier's
+# allocations) and of a wide one (the evaluator's), under address-space
+# limits from too small to enough: every run ends in a result or a clean
+# error (an out-of-memory diagnostic, a declined module), never a signal.
+for mc in "long:parse -q" "long:run --max-memory 0" "long:check --target interp --seeds 1 --max-memory 0" \
+          "wide:run --max-memory 0" "wide:check --target interp --seeds 1 --max-memory 0"; do
+  mod=${mc%%:*} cmd=${mc#*:}
+  nom=0 nbad=0
+  vs="12000 16000 20000 24000 28000 40000" # the parser's, then the verifier's room
+  [ $mod = wide ] && vs="20000 30000 50000 80000"
+  for v in $vs; do
+    out=$(timeout -k 2 60 bash -c "ulimit -v $v; '$trench' $cmd '$tmp/$mod.hlo' > /dev/null" 2>&1)
+    rc=$?
+    if [ $rc = 0 ]; then :
+    elif [ $rc -lt 124 ] && printf '%s\n' "$out" | grep -q 'out of memory'; then nom=$((nom + 1))
+    elif [ $rc = 2 ] && printf '%s\n' "$out" | grep -q '^check: declined'; then :
+    elif [ $rc = 127 ] && printf '%s\n' "$out" | grep -q 'error while loading shared libraries'; then : # too small to start
+    else nbad=$((nbad + 1)); bad "$cmd $mod.hlo under ulimit -v $v: exit $rc"; printf '%s\n' "$out" | tail -3; fi
+  done
+  [ $nbad = 0 ] && ok
+  if [ $nom -gt 0 ]; then ok; else bad "$cmd $mod.hlo: no ulimit -v gave an out-of-memory diagnostic"; fi
+done
+# A dot, a reduce, a sort, a concatenate and a reduce-window under the
+# default memory budget (which follows the address-space limit): each run
+# ends in a result, a declined module or an out-of-memory error.
+cat > "$tmp/mix.hlo" <<'H'
+HloModule mix
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+lt {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT
+}
+ENTRY main {
+  p = f32[512,512] parameter(0)
+  q = f32[512,512] parameter(1)
+  d = f32[512,512] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[512,512] transpose(d), dimensions={1,0}
+  c = f32[1024,512] concatenate(t, p), dimensions={0}
+  z = f32[] constant(0)
+  r = f32[1024] reduce(c, z), dimensions={1}, to_apply=add
+  b = f32[1024,256] broadcast(r), dimensions={0}
+  s = f32[1024,256] sort(b), dimensions={1}, to_apply=lt
+  sl = f32[512,256] slice(s), slice={[0:512], [0:256]}
+  w = f32[1024] reduce-window(r, z), window={size=3 pad=1_1}, to_apply=add
+  ROOT o = (f32[512,256], f32[1024]) tuple(sl, w)
+}
+H
+for cmd in "run" "run --shadow" "check --target interp --seeds 1"; do
+  nbad=0
+  for v in 18000 22000 26000 30000 40000 60000; do
+    out=$(timeout -k 2 60 bash -c "ulimit -v $v; '$trench' $cmd '$tmp/mix.hlo' > /dev/null" 2>&1)
+    rc=$?
+    if [ $rc -le 2 ] && ! printf '%s\n' "$out" | grep -q 'internal error'; then :
+    elif [ $rc = 127 ] && printf '%s\n' "$out" | grep -q 'error while loading shared libraries'; then :
+    else nbad=$((nbad + 1)); bad "$cmd mix.hlo under ulimit -v $v: exit $rc"; printf '%s\n' "$out" | tail -3; fi
+  done
+  [ $nbad = 0 ] && ok
+done
 fi
 
 # ---- process targets that misbehave (tests/adapters/bad_adapter.py) ----
@@ -89,32 +172,62 @@ within 20 1 "seed 0: protocol_error: output 0: '.*bad_adapter.py' is outside the
 # A target that deletes trench's private folder: the next module runs.
 within 20 1 '^check: pass \(.*add.hlo on' -- \
   "$trench" check "$tmp/neg.hlo" "$tmp/add.hlo" --seeds 1 --target "$bad rm-folder"
+# Processes an adapter leaves behind, found by the marker in their
+# environment (bad_adapter.py gives it to its helpers); each marker is
+# unique to this run of the tier.
+orphans() { grep -lzx "TRENCH_FAULT_MARKER=$1" /proc/[0-9]*/environ 2>/dev/null | sed 's,/proc/,,; s,/environ,,'; }
+no_orphan() { # no_orphan MARKER WHAT: none may be left; kills what is
+  local left; left=$(orphans "$1")
+  if [ -z "$left" ]; then ok; else bad "$2: processes left behind: $left"; kill -9 $left 2>/dev/null; fi
+}
+mk="trench-fault-$$"
 # A crash whose helper left the process group (setsid) and holds stdout:
-# a crash, not a hang, and the next module is checked.
+# a crash, not a hang, the next module is checked, and the helper is gone.
 within 20 1 'seed 0: crash: the target exited with status 3' -- \
-  "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 30 --target "$bad setsid-crash 3"
-# After a crash the next module passes (a restart, not a hang).
+  "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 30 --target "$bad setsid-crash 30 $mk-sc"
+no_orphan "$mk-sc" "setsid helper of a crashed adapter"
+# After a crash the next module passes (a restart, not a hang); the
+# daemon (setsid, double fork) of the crashed adapter and of the restarted
+# one are both gone: the first at the restart, the second at the exit.
 within 20 1 '^check: pass \(.*add.hlo on' -- \
-  "$trench" check "$tmp/neg.hlo" "$tmp/add.hlo" --seeds 1 --target "$bad crash negate"
-# hello obeys --start-timeout.
+  "$trench" check "$tmp/neg.hlo" "$tmp/add.hlo" --seeds 1 --target "$bad daemon $mk-re crash negate"
+no_orphan "$mk-re" "daemons of a crashed and a restarted adapter"
+# A normal exit (the adapter answers shutdown and exits 0).
+within 20 0 '^check: pass' -- "$trench" check "$tmp/add.hlo" --seeds 1 --target "$bad daemon $mk-ok echo"
+no_orphan "$mk-ok" "daemon of an adapter that exited normally"
+# A hang: the adapter is killed, with its daemon.
+within 20 1 'seed 0: hang' -- "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 1 --target "$bad daemon $mk-hg hang"
+no_orphan "$mk-hg" "daemon of a hung adapter"
+# hello obeys --start-timeout, in every command that opens a target.
 within 5 2 "no reply to 'hello' within 1 s" -- \
   "$trench" check "$tmp/neg.hlo" --seeds 1 --start-timeout 1 --target "$bad slow-hello 30"
 # A module over the memory budget is declined before the target starts:
 # a target that takes 30 s to say hello is not waited for.
 within 2 2 '^check: declined \(.*big.hlo on cmd:' -- \
   "$trench" check "$tmp/big.hlo" --seeds 1 --max-memory 1G --target "$bad slow-hello 30"
+within 5 2 "no reply to 'hello' within 1 s" -- \
+  "$trench" isolate "$tmp/neg.hlo" --start-timeout 1 --target "$bad slow-hello 30"
+within 5 2 "no reply to 'hello' within 1 s" -- \
+  "$trench" reduce "$tmp/neg.hlo" --start-timeout 1 --target "$bad slow-hello 30"
+within 8 2 "does not start: .*no reply to 'hello' within 1 s" -- \
+  "$trench" fuzz --count 2 -q --no-corpus --out "$tmp/fuzz-hello" --start-timeout 1 --target "$bad slow-hello 30"
+printf 'module @m {\n  func.func @main(%%a: tensor<4xf32>) -> tensor<4xf32> {\n    return %%a : tensor<4xf32>\n  }\n}\n' > "$tmp/id.mlir"
+within 5 2 "no reply to 'hello' within 1 s" -- \
+  "$trench" run "$tmp/id.mlir" --start-timeout 1 --convert "$bad slow-hello 30"
+expect 2 'start-timeout needs seconds > 0' -- "$trench" isolate "$tmp/neg.hlo" --start-timeout 0
 # A target that cannot restart is given up after two tries; the run goes
 # on to its last module and summary without waiting on it again.
-within 20 1 'check: 4 modules, 8 checks: .* 5 unsupported, 3 crash' -- \
-  "$trench" check "$tmp/neg.hlo" "$tmp/add.hlo" "$tmp/add.hlo" "$tmp/add.hlo" --seeds 2 --start-timeout 1 \
+within 30 1 'check: 4 modules, 8 checks: .* 5 unsupported, 3 crash' -- \
+  "$trench" check "$tmp/neg.hlo" "$tmp/add.hlo" "$tmp/add.hlo" "$tmp/add.hlo" --seeds 2 --start-timeout 4 \
   --target "$bad crash-then-dead $tmp/marker"
 
-# ---- interrupted: no adapter and no temp folder outlive trench ----
+# ---- interrupted: no adapter, no process it started and no temp folder
+# outlive trench ----
 alive() { [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status"; }
 for sig in TERM INT HUP; do
   mkdir -p "$tmp/sig$sig"
   TMPDIR="$tmp/sig$sig" "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 100 \
-    --target "$bad pidfile $tmp/pid$sig hang" > /dev/null 2>&1 &
+    --target "$bad daemon $mk-$sig pidfile $tmp/pid$sig hang" > /dev/null 2>&1 &
   tp=$!
   for _ in $(seq 1 100); do [ -s "$tmp/pid$sig" ] && break; sleep 0.1; done
   sleep 0.5 # the run request is out: the adapter is hanging in it
@@ -127,7 +240,24 @@ for sig in TERM INT HUP; do
   else bad "SIG$sig: trench exit $rc, adapter ${ap:-?} $(alive "${ap:-0}" && echo alive || echo gone), left: $(ls "$tmp/sig$sig")"
     [ -n "$ap" ] && alive "$ap" && kill -9 "$ap"
   fi
+  no_orphan "$mk-$sig" "SIG$sig: the adapter's daemon"
 done
+# kill -9 cannot be handled, but the keeper sees trench die (its parent-
+# death signal) and ends the adapter's tree and removes the private
+# folder on its own, within a moment.
+mkdir -p "$tmp/sigKILL"
+TMPDIR="$tmp/sigKILL" "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 100 \
+  --target "$bad daemon $mk-KILL pidfile $tmp/pidKILL hang" > /dev/null 2>&1 &
+tp=$!
+for _ in $(seq 1 100); do [ -s "$tmp/pidKILL" ] && break; sleep 0.1; done
+sleep 0.5
+ap=$(cat "$tmp/pidKILL" 2>/dev/null)
+kill -9 $tp
+{ wait $tp; } 2>/dev/null
+for _ in $(seq 1 30); do [ -z "$(orphans "$mk-KILL")$(ls -A "$tmp/sigKILL")" ] && ! alive "${ap:-0}" && break; sleep 0.1; done
+if [ -n "$ap" ] && ! alive "$ap"; then ok; else bad "SIGKILL: adapter ${ap:-?} outlived trench"; [ -n "$ap" ] && kill -9 "$ap"; fi
+if [ -z "$(ls -A "$tmp/sigKILL")" ]; then ok; else bad "SIGKILL: left $(ls "$tmp/sigKILL")"; fi
+no_orphan "$mk-KILL" "SIGKILL: the adapter's daemon"
 
 # ---- a full TMPDIR is trench's error, not the target's crash ----
 # A small tmpfs in a private mount namespace (unshare -rm: no root needed

@@ -61,6 +61,8 @@ typedef struct chunk {
 struct tr_arena {
   chunk *head;  /* chunk being filled */
   size_t total; /* bytes handed out, for statistics */
+  jmp_buf *oom; /* where a failed allocation jumps; NULL: abort */
+  size_t limit; /* fail past this many bytes (tests); 0: none */
 };
 
 tr_arena *tr_arena_new(void) { return tr_xcalloc(1, sizeof(tr_arena)); }
@@ -74,14 +76,32 @@ void tr_arena_free(tr_arena *a) {
   free(a);
 }
 
+void tr_arena_catch(tr_arena *a, jmp_buf *jb) { a->oom = jb; }
+
+void tr_arena_set_limit(tr_arena *a, size_t limit) { a->limit = limit; }
+
+static _Noreturn void arena_out_of_memory(tr_arena *a) {
+  if (a && a->oom) longjmp(*a->oom, 1);
+  tr_assert_fail("out of memory", __FILE__, __LINE__);
+}
+
+void *tr_arena_heap(tr_arena *a, void *p, size_t n) {
+  void *q = a && a->limit && a->total + n > a->limit ? NULL : realloc(p, n ? n : 1);
+  if (!q) arena_out_of_memory(a);
+  return q;
+}
+
 void *tr_arena_alloc(tr_arena *a, size_t n) {
+  if (n > SIZE_MAX - 64) arena_out_of_memory(a);
   n = (n + 15) & ~(size_t)15;
+  if (a->limit && a->total + n > a->limit) arena_out_of_memory(a);
   chunk *c = a->head;
   if (!c || c->size - c->used < n) {
     size_t sz = n > 16384 ? n : 16384;
     /* Small requests get a fresh chunk; a big one gets its own chunk placed
      * behind the current one so the current chunk's free space is kept. */
-    chunk *nc = tr_xmalloc(sizeof(chunk) + sz);
+    chunk *nc = malloc(sizeof(chunk) + sz);
+    if (!nc) arena_out_of_memory(a);
     nc->size = sz;
     nc->used = 0;
     if (c && n > 4096) {
@@ -372,14 +392,19 @@ uint64_t tr_hash_str(const char *s) {
 
 static void strmap_grow(tr_strmap *t) {
   tr_strmap o = *t;
-  t->cap = o.cap ? o.cap * 2 : 64;
+  size_t cap = o.cap ? o.cap * 2 : 64;
+  /* Keys and values in one block (vals points into it), allocated before
+   * t changes: a failure (a jump) leaves t as it was, with nothing leaked. */
+  const char **keys = tr_arena_heap(t->fail, NULL, cap * 2 * sizeof(void *));
+  memset(keys, 0, cap * 2 * sizeof(void *));
+  void **vals = (void **)(keys + cap);
+  t->cap = cap;
   t->n = 0;
-  t->keys = tr_xcalloc(t->cap, sizeof(char *));
-  t->vals = tr_xcalloc(t->cap, sizeof(void *));
+  t->keys = keys;
+  t->vals = vals;
   for (size_t i = 0; i < o.cap; i++)
     if (o.keys[i]) tr_strmap_put(t, o.keys[i], o.vals[i]);
-  free(o.keys);
-  free(o.vals);
+  free(o.keys); /* and o.vals with it */
 }
 
 void tr_strmap_put(tr_strmap *t, const char *k, void *v) {
@@ -407,7 +432,8 @@ void tr_strmap_clear(tr_strmap *t) {
 }
 
 void tr_strmap_free(tr_strmap *t) {
-  free(t->keys);
-  free(t->vals);
+  tr_arena *fail = t->fail;
+  free(t->keys); /* and t->vals with it */
   memset(t, 0, sizeof *t);
+  t->fail = fail;
 }

@@ -3,6 +3,7 @@
 #ifndef TR_BASE_H
 #define TR_BASE_H
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,6 +44,19 @@ char *tr_arena_strndup(tr_arena *a, const char *s, size_t n);
 char *tr_arena_strdup(tr_arena *a, const char *s);
 void *tr_arena_memdup(tr_arena *a, const void *p, size_t n);
 size_t tr_arena_used(const tr_arena *a);
+/* Out of memory while a structure is built (Lua's way): after
+ * tr_arena_catch(a, jb), an allocation of a that fails, or one of
+ * tr_arena_heap(a, ...), is a longjmp(*jb, 1) instead of an abort, so the
+ * code that builds stays free of NULL checks. The owner that set jb (the
+ * parser, the verifier) then frees what it built and reports a located
+ * "out of memory" error. NULL restores the abort. */
+void tr_arena_catch(tr_arena *a, jmp_buf *jb);
+/* realloc(p, n) for heap memory the caller frees, failing as a's own
+ * allocations do (a may be NULL: then it aborts on failure). */
+void *tr_arena_heap(tr_arena *a, void *p, size_t n);
+/* For tests: make a's allocations fail (as if malloc returned NULL) once
+ * it has handed out more than limit bytes; 0: no limit. */
+void tr_arena_set_limit(tr_arena *a, size_t limit);
 
 /* ---- growable string ---- */
 typedef struct {
@@ -108,6 +122,8 @@ typedef struct {
   const char **keys; /* NULL = empty slot */
   void **vals;
   size_t cap, n;     /* slots (a power of two) and entries */
+  tr_arena *fail;    /* growth fails as this arena's allocations do
+                        (tr_arena_catch); NULL: abort. Kept by free */
 } tr_strmap;
 
 /* FNV-1a of s: the map's hash, and a stable seed from a name. */

@@ -101,6 +101,17 @@ bool cli_opt_ref_limits(cli_opts *o, double *deadline_s, int64_t *max_trips) {
   return false;
 }
 
+bool cli_opt_start_timeout(cli_opts *o, double *start_timeout_s) {
+  if (!cli_opt_is(o, NULL, "--start-timeout")) return false;
+  const char *v = cli_opt_value(o);
+  char *end;
+  double s = strtod(v, &end);
+  if (!*v || *end || !(s > 0) || !(s < 1e9))
+    cli_usage_error(o->cmd, "--start-timeout needs seconds > 0, not '%s'", v);
+  *start_timeout_s = s;
+  return true;
+}
+
 bool cli_opt_flag(cli_opts *o, const char *shortname, const char *longname) {
   if (!cli_opt_is(o, shortname, longname)) return false;
   if (o->val && o->arg[1] == '-')
@@ -144,6 +155,12 @@ size_t cli_read_limit(void) {
   uint64_t n;
   if (v && cli_parse_size(v, &n) && n > 0 && n <= SIZE_MAX - 2) return (size_t)n;
   return TR_READ_MAX;
+}
+
+void cli_parse_opts_env(tr_parse_opts *po) {
+  const char *v = getenv("TRENCH_ARENA_LIMIT");
+  uint64_t n;
+  if (v && cli_parse_size(v, &n) && n <= SIZE_MAX) po->arena_limit = (size_t)n;
 }
 
 tr_status cli_read_input(const char *path, char **out, size_t *len, tr_diag *d) {
@@ -226,7 +243,10 @@ tr_module *cli_load_opts(const char *path, bool verify, const tr_parse_opts *po,
     *exit_code = CLI_EXIT_USAGE;
     return NULL;
   }
-  tr_module *m = tr_parse(name, text, len, po, &d);
+  tr_parse_opts o = {0};
+  if (po) o = *po;
+  cli_parse_opts_env(&o);
+  tr_module *m = tr_parse(name, text, len, &o, &d);
   if (m && verify && tr_verify(m, &d) != TR_OK) {
     tr_module_free(m);
     m = NULL;

@@ -86,6 +86,15 @@ bool cli_opt_ref_limits(cli_opts *o, double *deadline_s, int64_t *max_trips);
   "      --max-trips N    end it when one while loop runs more than N trips\n" \
   "                       (default 10000000)\n"
 
+/* A process target's start (tr_target_config.start_timeout_s: spawning
+ * the adapter and its hello): --start-timeout S sets *start_timeout_s.
+ * Shared by every command that opens a target. Returns whether the
+ * current option was it; a bad value is a usage error. */
+bool cli_opt_start_timeout(cli_opts *o, double *start_timeout_s);
+#define CLI_START_TIMEOUT_HELP \
+  "      --start-timeout S  seconds a process target may take to start\n" \
+  "                       (its hello; default 120)\n"
+
 /* ---- inputs ---- */
 /* Name shown in messages for path ("-" reads stdin). */
 const char *cli_input_name(const char *path);
@@ -95,6 +104,11 @@ const char *cli_input_name(const char *path);
 tr_status cli_read_input(const char *path, char **out, size_t *len, tr_diag *d);
 /* The read limit: TRENCH_MAX_INPUT (a size such as 64M) or TR_READ_MAX. */
 size_t cli_read_limit(void);
+/* Sets po->arena_limit from TRENCH_ARENA_LIMIT (a size): a module whose
+ * parse needs more is "out of memory", the path a real exhaustion takes
+ * (the fault tier's test of it, also under ASan where ulimit -v is not
+ * possible). Unset: no limit. */
+void cli_parse_opts_env(tr_parse_opts *po);
 /* A byte count with an optional K, M, G or T suffix (powers of 1024). */
 bool cli_parse_size(const char *v, uint64_t *out);
 

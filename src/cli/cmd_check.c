@@ -59,7 +59,7 @@ const cli_cmd cli_cmd_check = {
   CLI_REF_LIMITS_HELP
   "                       (check: the deadline is --timeout or 60 s)\n"
   "      --max-memory SIZE  decline a module over this memory budget\n"
-  "      --start-timeout S  seconds the target may take to start\n"
+  CLI_START_TIMEOUT_HELP
   "      --log FILE     append one JSON line per module to FILE, each synced\n"
   "                     to disk as it is written (a killed run keeps them)\n"
   "      --show-received  diff of the module the target received and MODULE\n"
@@ -248,7 +248,7 @@ static void log_report(const check_env *env, cJSON *rep) {
 static int check_module(check_env *env, const char *path, check_totals *tot, cJSON **report) {
   int rc = CLI_EXIT_OK;
   tot->modules++;
-  tr_parse_opts po = {env->fill_elided};
+  tr_parse_opts po = {.fill_elided = env->fill_elided};
   char *mlir = NULL;
   tr_module *m = cli_load_source(path, target_get, env, &po, &mlir, &rc);
   if (!m && env->open_failed) return CLI_EXIT_USAGE;
@@ -422,11 +422,8 @@ static int run(int argc, char **argv) {
       const char *v = cli_opt_value(&o);
       env.co.k = strtod(v, &end);
       if (!*v || *end || !(env.co.k > 0)) cli_usage_error(cmd, "--k needs a positive number, not '%s'", v);
-    } else if (cli_opt_is(&o, NULL, "--start-timeout")) {
-      const char *v = cli_opt_value(&o);
-      start_timeout = strtod(v, &end);
-      if (!*v || *end || !(start_timeout > 0))
-        cli_usage_error(cmd, "--start-timeout needs seconds > 0, not '%s'", v);
+    } else if (cli_opt_start_timeout(&o, &start_timeout)) {
+      /* set */
     } else if (cli_opt_is(&o, NULL, "--timeout")) {
       const char *v = cli_opt_value(&o);
       timeout = strtod(v, &end);

@@ -54,6 +54,7 @@ const cli_cmd cli_cmd_fuzz = {
   "      --profile FILE     the target's semantic profile\n"
   "      --strict           no profile\n"
   "      --test-timeout S   a test on trench's side (120)\n"
+  CLI_START_TIMEOUT_HELP
   "  -q, --quiet            no progress line\n"
   "  -h, --help             show this help\n"
   "\n"
@@ -173,6 +174,7 @@ static int run_fuzz(int argc, char **argv) {
     else if (cli_opt_is(&o, NULL, "--profile")) profile_arg = cli_opt_value(&o);
     else if (cli_opt_flag(&o, NULL, "--strict")) strict = true;
     else if (cli_opt_is(&o, NULL, "--test-timeout")) fo.test_timeout_s = parse_duration(cmd, cli_opt_value(&o));
+    else if (cli_opt_start_timeout(&o, &fo.tcfg.start_timeout_s)) continue;
     else if (cli_opt_flag(&o, "-q", "--quiet")) quiet = true;
     else if (cli_opt_flag(&o, NULL, "--no-gen")) no_gen = true;
     else if (cli_opt_flag(&o, NULL, "--no-corpus")) no_corpus = true;

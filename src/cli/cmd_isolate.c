@@ -35,6 +35,7 @@ const cli_cmd cli_cmd_isolate = {
   "      --profile FILE the target's semantic profile (default: by target)\n"
   "      --strict       no profile\n"
   "      --timeout S    per target run\n"
+  CLI_START_TIMEOUT_HELP
   "      --save DIR     write the triage bundle (reports, reduced module,\n"
   "                     regression artifacts) into DIR; for a BUNDLE the\n"
   "                     default is BUNDLE/triage\n"
@@ -62,6 +63,7 @@ int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce) {
   const char *files[64];
   int nfiles = 0;
   bool json = false, strict = false;
+  double start_timeout = 0;
   tr_triage_opts to;
   tr_triage_opts_init(&to);
   int k;
@@ -81,6 +83,7 @@ int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce) {
     } else if (cli_opt_is(&o, NULL, "--profile")) profile_arg = cli_opt_value(&o);
     else if (cli_opt_flag(&o, NULL, "--strict")) strict = true;
     else if (cli_opt_is(&o, NULL, "--timeout")) to.timeout_s = atof(cli_opt_value(&o));
+    else if (cli_opt_start_timeout(&o, &start_timeout)) continue;
     else if (cli_opt_is(&o, NULL, "--save")) save = cli_opt_value(&o);
     else if (cli_opt_flag(&o, NULL, "--json")) json = true;
     else if (cli_opt_flag(&o, NULL, "--no-passes")) to.no_passes = true;
@@ -153,6 +156,7 @@ int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce) {
     }
   }
   if (to.timeout_s > 0) tc.timeout_s = to.timeout_s;
+  if (start_timeout > 0) tc.start_timeout_s = start_timeout;
   tr_profile *prof = NULL;
   char ppath[4200] = "";
   const char *phome = getenv("TRENCH_HOME") ? getenv("TRENCH_HOME") : home;
@@ -170,6 +174,12 @@ int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce) {
   tr_target *t = NULL;
   if (tr_target_open(spec, &tc, &t, &d) != TR_OK) {
     tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    tr_profile_free(prof);
+    tr_inputs_free(ins, ninp);
+    for (int i = 0; i < nbundle; i++) free(bundle_ins[i]);
+    free(bundle_ins);
+    tr_module_free(m);
     return CLI_EXIT_USAGE;
   }
   tr_triage_report r;

@@ -52,6 +52,7 @@ const cli_cmd cli_cmd_run = {
   "                     instead of failing on them\n"
   "      --convert T    StableHLO MODULE: evaluate target T's conversion of\n"
   "                     it to HLO (default xla-cpu)\n"
+  CLI_START_TIMEOUT_HELP
   "      --shadow       also evaluate in shadow mode (docs/ORACLE.md) and print\n"
   "                     per output: outN: shadow max_bound=B uncertain=U/N\n"
   "                     (B: largest error bound of a certain float element)\n"
@@ -76,11 +77,14 @@ const cli_cmd cli_cmd_run = {
 /* ---- loading (cli_load, plus the parse options) ---- */
 
 /* StableHLO text: the module is the converting target's HLO for it. */
-static tr_module *load_mlir(const char *path, const char *text, const char *conv, int *rc) {
+static tr_module *load_mlir(const char *path, const char *text, const char *conv, double start_timeout,
+                            int *rc) {
   tr_target_config tc;
   tr_target_config_init(&tc);
   char home[4096];
   tc.home = cli_home(home, sizeof home);
+  if (start_timeout > 0) tc.start_timeout_s = start_timeout;
+  tc.guard = cli_guard_slot();
   tr_target *t = NULL;
   tr_diag d = {0};
   tr_module *m = NULL;
@@ -102,7 +106,7 @@ static tr_module *load_mlir(const char *path, const char *text, const char *conv
   return m;
 }
 
-static tr_module *load(const char *path, bool fill_elided, const char *conv, int *rc) {
+static tr_module *load(const char *path, bool fill_elided, const char *conv, double start_timeout, int *rc) {
   tr_diag d = {0};
   char *text = NULL;
   size_t len = 0;
@@ -114,11 +118,12 @@ static tr_module *load(const char *path, bool fill_elided, const char *conv, int
     return NULL;
   }
   if (tr_text_is_mlir(text, len)) {
-    tr_module *m = load_mlir(name, text, conv, rc);
+    tr_module *m = load_mlir(name, text, conv, start_timeout, rc);
     free(text);
     return m;
   }
-  tr_parse_opts po = {fill_elided};
+  tr_parse_opts po = {.fill_elided = fill_elided};
+  cli_parse_opts_env(&po);
   tr_module *m = tr_parse(name, text, len, &po, &d);
   if (m && tr_verify(m, &d) != TR_OK) {
     tr_module_free(m);
@@ -302,7 +307,7 @@ static int run(int argc, char **argv) {
   int nfiles = 0;
   bool fill_elided = false, shadow = false;
   uint64_t budget = cli_memory_available();
-  double ref_timeout = 0;
+  double ref_timeout = 0, start_timeout = 0;
   int64_t max_trips = 0;
   const char *conv = "xla-cpu";
   tr_input_config cfg;
@@ -356,13 +361,15 @@ static int run(int argc, char **argv) {
       /* set */
     } else if (cli_opt_is(&o, NULL, "--convert")) {
       conv = cli_opt_value(&o);
+    } else if (cli_opt_start_timeout(&o, &start_timeout)) {
+      /* set: the --convert target's start */
     } else {
       cli_usage_error(cmd, "unknown option '%s'", o.arg);
     }
   }
   if (!path) cli_usage_error(cmd, "no MODULE given");
   int rc;
-  tr_module *m = load(path, fill_elided, conv, &rc);
+  tr_module *m = load(path, fill_elided, conv, start_timeout, &rc);
   if (!m) {
     free(files);
     return rc;

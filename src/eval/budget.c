@@ -20,6 +20,19 @@ tr_tensor *ev_clone(ev_ctx *c, const tr_instr *in, const tr_tensor *t) {
   return r;
 }
 
+bool ev_scratch(ev_ctx *c, const tr_instr *in, int k, const size_t *n, const size_t *es, void **s) {
+  for (int i = 0; i < k; i++) {
+    size_t m = n[i] ? n[i] : 1;
+    s[i] = m <= SIZE_MAX / es[i] ? malloc(m * es[i]) : NULL;
+    if (s[i]) continue;
+    for (int j = 0; j < i; j++) free(s[j]);
+    ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: out of memory for a scratch array of %zu elements of %zu bytes",
+           n[i], es[i]);
+    return false;
+  }
+  return true;
+}
+
 /* ---- the estimate ----
  * Both modes evaluate each computation in schedule order and drop a value
  * after its last use (eval.c), so the peak of a computation is, over its

@@ -314,8 +314,10 @@ static tr_status eval_reduce(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_v
   size_t nout = 1, nred = 1;
   for (int i = 0; i < nk; i++) nout *= (size_t)kd[i];
   for (int i = 0; i < nr; i++) nred *= (size_t)rd[i];
-  int64_t *ko = tr_xmalloc(sizeof(int64_t) * (nout ? nout : 1));
-  int64_t *ro = tr_xmalloc(sizeof(int64_t) * (nred ? nred : 1));
+  void *offs[2];
+  size_t noffs[2] = {nout, nred}, eoffs[2] = {sizeof(int64_t), sizeof(int64_t)};
+  if (!ev_scratch(c, in, 2, noffs, eoffs, offs)) return TR_ERR_UNSUPPORTED;
+  int64_t *ko = offs[0], *ro = offs[1];
   for (size_t o = 0; o < nout; o++) {
     size_t rem = o;
     ko[o] = 0;
@@ -348,9 +350,13 @@ static tr_status eval_reduce(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_v
      * the same sequence of operations per output as one call each. */
     size_t n = tr_tensor_count(x0);
     if (tr_dtype_is_float(dt)) {
-      double *x = tr_xmalloc(sizeof(double) * (n ? n : 1)), init;
-      double *acc = tr_xmalloc(sizeof(double) * (nout ? nout : 1));
-      double *buf = tr_xmalloc(sizeof(double) * (nout ? nout : 1));
+      void *s[3];
+      size_t ns[3] = {n, nout, nout}, es[3] = {sizeof(double), sizeof(double), sizeof(double)};
+      if (!ev_scratch(c, in, 3, ns, es, s)) {
+        stt = TR_ERR_UNSUPPORTED;
+        goto done;
+      }
+      double *x = s[0], init, *acc = s[1], *buf = s[2];
       ev_load_flts(x0, x);
       ev_load_flts(xs[1], &init);
       for (size_t o = 0; o < nout; o++) acc[o] = init;
@@ -365,9 +371,13 @@ static tr_status eval_reduce(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_v
       free(acc);
       free(buf);
     } else {
-      uint64_t *x = tr_xmalloc(sizeof(uint64_t) * (n ? n : 1)), init;
-      uint64_t *acc = tr_xmalloc(sizeof(uint64_t) * (nout ? nout : 1));
-      uint64_t *buf = tr_xmalloc(sizeof(uint64_t) * (nout ? nout : 1));
+      void *s[3];
+      size_t ns[3] = {n, nout, nout}, es[3] = {sizeof(uint64_t), sizeof(uint64_t), sizeof(uint64_t)};
+      if (!ev_scratch(c, in, 3, ns, es, s)) {
+        stt = TR_ERR_UNSUPPORTED;
+        goto done;
+      }
+      uint64_t *x = s[0], init, *acc = s[1], *buf = s[2];
       ev_load_ints(x0, x);
       ev_load_ints(xs[1], &init);
       for (size_t o = 0; o < nout; o++) acc[o] = init;
@@ -425,6 +435,7 @@ static tr_status eval_reduce(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_v
       }
     }
   }
+done:
   free(ko);
   free(ro);
   if (stt != TR_OK) {

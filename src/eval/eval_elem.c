@@ -253,7 +253,15 @@ void ev_round_flts(tr_dtype dt, double *v, size_t n) {
 static bool is_flt(tr_dtype dt) { return tr_dtypes[dt].kind == TR_DK_FLOAT; }
 static bool is_signed(tr_dtype dt) { return tr_dtypes[dt].kind == TR_DK_SINT; }
 
-static void *xalloc_n(size_t n, size_t es) { return tr_xmalloc(n ? n * es : 1); }
+/* k scratch arrays of n 8-byte elements (double or uint64_t) into s[].
+ * Running out of memory is an error at in, never an abort: what was
+ * allocated and the result r are freed, and false returned. */
+static bool scratch(ev_ctx *c, const tr_instr *in, tr_tensor *r, size_t n, int k, void **s) {
+  size_t ns[3] = {n, n, n}, es[3] = {8, 8, 8};
+  if (ev_scratch(c, in, k, ns, es, s)) return true;
+  tr_tensor_free(r);
+  return false;
+}
 
 /* ---- scalar helpers ---- */
 
@@ -532,7 +540,9 @@ tr_status ev_unary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor 
       slot_put(r->data, es, i, op == TR_OP_ABS ? b & ~sign : b ^ sign);
     }
   } else if (is_flt(dt)) {
-    double *a = xalloc_n(n, sizeof(double));
+    void *s1;
+    if (!scratch(c, in, r, n, 1, &s1)) return TR_ERR_UNSUPPORTED;
+    double *a = s1;
     ev_load_flts(x, a);
     /* Long-double transcendentals cost ~50 ns an element: worth a
      * second core on big arrays (each element is independent). */
@@ -547,7 +557,9 @@ tr_status ev_unary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor 
     }
     free(a);
   } else {
-    uint64_t *a = xalloc_n(n, sizeof(uint64_t));
+    void *s1;
+    if (!scratch(c, in, r, n, 1, &s1)) return TR_ERR_UNSUPPORTED;
+    uint64_t *a = s1;
     ev_load_ints(x, a);
     k->int1(dt, a, a, n);
     ev_store_ints(r, a);
@@ -606,7 +618,9 @@ tr_status ev_binary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_
   if (dt == TR_DT_F32 && f32_binary(in->op, x->data, y->data, r->data, n)) {
     /* done */
   } else if (is_flt(dt)) {
-    double *a = xalloc_n(n, sizeof(double)), *b = xalloc_n(n, sizeof(double));
+    void *s[2];
+    if (!scratch(c, in, r, n, 2, s)) return TR_ERR_UNSUPPORTED;
+    double *a = s[0], *b = s[1];
     ev_load_flts(x, a);
     ev_load_flts(y, b);
     ev_flt_binary(in->op, dt, a, b, a, n);
@@ -614,7 +628,9 @@ tr_status ev_binary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_
     free(a);
     free(b);
   } else {
-    uint64_t *a = xalloc_n(n, sizeof(uint64_t)), *b = xalloc_n(n, sizeof(uint64_t));
+    void *s[2];
+    if (!scratch(c, in, r, n, 2, s)) return TR_ERR_UNSUPPORTED;
+    uint64_t *a = s[0], *b = s[1];
     ev_load_ints(x, a);
     ev_load_ints(y, b);
     ev_int_binary(in->op, dt, a, b, a, n);
@@ -717,7 +733,9 @@ tr_status ev_compare(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr
     }
   } else if (is_flt(dt)) {
     /* Partial order: every direction but NE is false with a NaN. */
-    double *a = xalloc_n(n, sizeof(double)), *b = xalloc_n(n, sizeof(double));
+    void *s[2];
+    if (!scratch(c, in, r, n, 2, s)) return TR_ERR_UNSUPPORTED;
+    double *a = s[0], *b = s[1];
     ev_load_flts(x, a);
     ev_load_flts(y, b);
     for (size_t i = 0; i < n; i++) {
@@ -735,7 +753,9 @@ tr_status ev_compare(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr
     free(a);
     free(b);
   } else {
-    uint64_t *a = xalloc_n(n, sizeof(uint64_t)), *b = xalloc_n(n, sizeof(uint64_t));
+    void *s[2];
+    if (!scratch(c, in, r, n, 2, s)) return TR_ERR_UNSUPPORTED;
+    uint64_t *a = s[0], *b = s[1];
     ev_load_ints(x, a);
     ev_load_ints(y, b);
     bool sg = is_signed(dt);
@@ -814,8 +834,9 @@ tr_status ev_clamp(ev_ctx *c, const tr_instr *in, const tr_tensor *lo, const tr_
   if (!r) return TR_ERR_UNSUPPORTED;
   size_t n = tr_tensor_count(x);
   if (is_flt(dt)) {
-    double *l = xalloc_n(n, sizeof(double)), *v = xalloc_n(n, sizeof(double)),
-           *h = xalloc_n(n, sizeof(double));
+    void *s[3];
+    if (!scratch(c, in, r, n, 3, s)) return TR_ERR_UNSUPPORTED;
+    double *l = s[0], *v = s[1], *h = s[2];
     load_bcast_flts(lo, l, n);
     ev_load_flts(x, v);
     load_bcast_flts(hi, h, n);
@@ -833,8 +854,9 @@ tr_status ev_clamp(ev_ctx *c, const tr_instr *in, const tr_tensor *lo, const tr_
     free(v);
     free(h);
   } else {
-    uint64_t *l = xalloc_n(n, sizeof(uint64_t)), *v = xalloc_n(n, sizeof(uint64_t)),
-             *h = xalloc_n(n, sizeof(uint64_t));
+    void *s[3];
+    if (!scratch(c, in, r, n, 3, s)) return TR_ERR_UNSUPPORTED;
+    uint64_t *l = s[0], *v = s[1], *h = s[2];
     load_bcast_ints(lo, l, n);
     ev_load_ints(x, v);
     load_bcast_ints(hi, h, n);
@@ -919,7 +941,10 @@ tr_tensor *ev_convert_to(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_d
     return ev_convert_complex(c, in, x, dt);
   }
   if (is_flt(st)) {
-    double *a = xalloc_n(n, sizeof(double));
+    bool to_int = !is_flt(dt) && dt != TR_DT_PRED;
+    void *sc[2];
+    if (!scratch(c, in, r, n, to_int ? 2 : 1, sc)) return NULL;
+    double *a = sc[0];
     ev_load_flts(x, a);
     if (is_flt(dt)) {
       /* Widening is exact; narrowing rounds once from the exact value. */
@@ -930,7 +955,7 @@ tr_tensor *ev_convert_to(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_d
       unsigned char *p = r->data;
       for (size_t i = 0; i < n; i++) p[i] = a[i] != 0;
     } else {
-      uint64_t *v = xalloc_n(n, sizeof(uint64_t));
+      uint64_t *v = sc[1];
       for (size_t i = 0; i < n; i++) v[i] = flt_to_int(dt, a[i]);
       ev_store_ints(r, v);
       free(v);
@@ -938,13 +963,15 @@ tr_tensor *ev_convert_to(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_d
     free(a);
     return r;
   }
-  uint64_t *v = xalloc_n(n, sizeof(uint64_t));
+  void *sc[2];
+  if (!scratch(c, in, r, n, is_flt(dt) ? 2 : 1, sc)) return NULL;
+  uint64_t *v = sc[0];
   ev_load_ints(x, v);
   if (is_flt(dt)) {
     /* int -> float rounds to nearest even; to a type narrower than f32 it
      * goes through f32 as XLA does (int -> f32 -> f8; Eigen's bf16/half
      * constructors take a float). */
-    double *a = xalloc_n(n, sizeof(double));
+    double *a = sc[1];
     bool sg = is_signed(st);
     for (size_t i = 0; i < n; i++) {
       if (dt == TR_DT_F64) a[i] = sg ? (double)(int64_t)v[i] : (double)v[i];
@@ -977,7 +1004,9 @@ tr_status ev_iota(ev_ctx *c, const tr_instr *in, tr_tensor **out) {
     /* E: static_cast<complex<T>>(index), one rounding to the component. */
     for (size_t i = 0; i < n; i++) tr_tensor_set_c(r, i, (double)((i / inner) % size), 0);
   } else if (is_flt(s->dtype)) {
-    double *a = xalloc_n(n, sizeof(double));
+    void *s1;
+    if (!scratch(c, in, r, n, 1, &s1)) return TR_ERR_UNSUPPORTED;
+    double *a = s1;
     for (size_t i = 0; i < n; i++) a[i] = (double)((i / inner) % size);
     /* One rounding for every float type, fnuz f8 included: the notes
      * (§16) say XLA goes through f16 there, but jaxlib 0.10.2's folder
@@ -987,7 +1016,9 @@ tr_status ev_iota(ev_ctx *c, const tr_instr *in, tr_tensor **out) {
     free(a);
   } else {
     /* Integers: the index truncated to the type (it wraps). */
-    uint64_t *v = xalloc_n(n, sizeof(uint64_t));
+    void *s1;
+    if (!scratch(c, in, r, n, 1, &s1)) return TR_ERR_UNSUPPORTED;
+    uint64_t *v = s1;
     for (size_t i = 0; i < n; i++) v[i] = (i / inner) % size;
     ev_store_ints(r, v);
     free(v);
@@ -1113,7 +1144,9 @@ tr_status ev_reduce_precision(ev_ctx *c, const tr_instr *in, const tr_tensor *x,
     return TR_OK;
   }
   /* Narrower types are exact in f32, and the reduced value fits back. */
-  double *a = xalloc_n(n, sizeof(double));
+  void *s1;
+  if (!scratch(c, in, r, n, 1, &s1)) return TR_ERR_UNSUPPORTED;
+  double *a = s1;
   ev_load_flts(x, a);
   for (size_t i = 0; i < n; i++) {
     float f = (float)a[i];

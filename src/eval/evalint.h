@@ -53,6 +53,10 @@ tr_tensor *ev_new(ev_ctx *c, const tr_instr *in, tr_dtype dt, int rank,
 /* A copy of t; NULL after a located error when memory runs out
  * (budget.c). */
 tr_tensor *ev_clone(ev_ctx *c, const tr_instr *in, const tr_tensor *t);
+/* k scratch arrays of a kernel, s[i] of n[i] elements of es[i] bytes: all
+ * of them, or none (false) after a located "out of memory" error at in
+ * (budget.c). The caller frees each. */
+bool ev_scratch(ev_ctx *c, const tr_instr *in, int k, const size_t *n, const size_t *es, void **s);
 
 /* Canonical forms: integers and pred as uint64 holding the value sign- or
  * zero-extended from the element type (pred 0/1), floats as the exact

@@ -342,10 +342,13 @@ void tr_drop_entry_layout(tr_module *m);
 /* ---- text ---- */
 typedef struct {
   bool fill_elided;     /* give elided constants deterministic values */
+  size_t arena_limit;   /* fail as out of memory once the module holds this
+                           many bytes (a test of that path); 0: no limit */
 } tr_parse_opts;
 
 /* Parses HLO text. On error returns NULL and adds "file:line:col: ..."
- * diagnostics. Never aborts on malformed input. */
+ * diagnostics. Never aborts on malformed input; running out of memory is
+ * an error too ("out of memory", at the token being read). */
 tr_module *tr_parse(const char *file, const char *text, size_t len,
                     const tr_parse_opts *opts, tr_diag *d);
 tr_module *tr_parse_file(const char *path, const tr_parse_opts *opts,

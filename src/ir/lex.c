@@ -8,14 +8,39 @@
 #include <string.h>
 
 void lex_init(lexer *lx, const tr_src *src) {
+  memset(lx, 0, sizeof *lx);
   lx->src = src;
-  lx->pos = 0;
-  lx->strbuf = NULL;
 }
 
 void lex_free(lexer *lx) {
   free(lx->strbuf);
-  lx->strbuf = NULL;
+  free(lx->scratch);
+  lx->strbuf = lx->scratch = NULL;
+  lx->strcap = lx->scratchcap = 0;
+}
+
+/* Appends c to the string being built in lx->scratch (n bytes so far).
+ * The buffer belongs to the lexer, so a failed allocation (a jump to the
+ * parser, tr_arena_catch) leaks nothing: lex_free frees it. */
+static void scratch_put(lexer *lx, size_t *n, char c) {
+  if (*n + 2 > lx->scratchcap) {
+    size_t cap = lx->scratchcap ? lx->scratchcap * 2 : 64;
+    lx->scratch = tr_arena_heap(lx->fail, lx->scratch, cap);
+    lx->scratchcap = cap;
+  }
+  lx->scratch[(*n)++] = c;
+  lx->scratch[*n] = 0;
+}
+
+/* strtod of the n bytes at s (a number token: no NUL inside). */
+static double text_to_double(lexer *lx, size_t s, size_t n, bool *ok) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) scratch_put(lx, &k, lx->src->text[s + i]);
+  char *end;
+  errno = 0;
+  double f = strtod(lx->scratch, &end);
+  *ok = *end == 0 && !(errno == ERANGE && isinf(f));
+  return f;
 }
 
 static int at(const lexer *lx, size_t i) {
@@ -207,16 +232,10 @@ static token lex_number(lexer *lx, token t) {
     if (at(lx, e) == '+' || at(lx, e) == '-') e++;
     if (i > d0 && (at(lx, i) == 'p' || at(lx, i) == 'P') && at(lx, e) >= 0 && isdigit(at(lx, e))) {
       e = digits(lx, e);
-      char *tmp = tr_xmalloc(e - s + 1);
-      memcpy(tmp, lx->src->text + s, e - s);
-      tmp[e - s] = 0;
-      char *end;
-      errno = 0;
+      bool good;
       t.kind = TK_FLOAT;
-      t.f = strtod(tmp, &end);
-      bool bad = *end != 0 || (errno == ERANGE && isinf(t.f));
-      free(tmp);
-      if (bad) return err_tok(s, "malformed or out-of-range hex float");
+      t.f = text_to_double(lx, s, e - s, &good);
+      if (!good) return err_tok(s, "malformed or out-of-range hex float");
       t.neg = at(lx, s) == '-';
       t.len = e - s;
       lx->pos = e;
@@ -224,12 +243,9 @@ static token lex_number(lexer *lx, token t) {
     }
   }
   if ((n = match_float(lx, s)) > 0) {
-    char *tmp = tr_xmalloc(n + 1);
-    memcpy(tmp, lx->src->text + s, n);
-    tmp[n] = 0;
+    bool good;
     t.kind = TK_FLOAT;
-    t.f = strtod(tmp, NULL);
-    free(tmp);
+    t.f = text_to_double(lx, s, n, &good);
     t.neg = at(lx, s) == '-';
     t.len = n;
     lx->pos = s + n;
@@ -275,11 +291,10 @@ static token lex_number(lexer *lx, token t) {
 static token lex_string(lexer *lx, token t) {
   char q = (char)at(lx, lx->pos);
   size_t i = lx->pos + 1;
-  tr_buf b = {0};
+  size_t n = 0; /* bytes in lx->scratch */
   for (;;) {
     int c = at(lx, i);
     if (c < 0) {
-      tr_buf_free(&b);
       return err_tok(t.off, "unterminated string");
     }
     if (c == q) break;
@@ -287,12 +302,12 @@ static token lex_string(lexer *lx, token t) {
       int e = at(lx, i + 1);
       i += 2;
       switch (e) {
-      case 'n': tr_buf_putc(&b, '\n'); break;
-      case 't': tr_buf_putc(&b, '\t'); break;
-      case 'r': tr_buf_putc(&b, '\r'); break;
-      case '\\': tr_buf_putc(&b, '\\'); break;
-      case '"': tr_buf_putc(&b, '"'); break;
-      case '\'': tr_buf_putc(&b, '\''); break;
+      case 'n': scratch_put(lx, &n, '\n'); break;
+      case 't': scratch_put(lx, &n, '\t'); break;
+      case 'r': scratch_put(lx, &n, '\r'); break;
+      case '\\': scratch_put(lx, &n, '\\'); break;
+      case '"': scratch_put(lx, &n, '"'); break;
+      case '\'': scratch_put(lx, &n, '\''); break;
       case 'x': {
         unsigned v = 0;
         int k = 0;
@@ -302,10 +317,9 @@ static token lex_string(lexer *lx, token t) {
           k++;
         }
         if (!k) {
-          tr_buf_free(&b);
-          return err_tok(i - 2, "malformed \\x escape in string");
+              return err_tok(i - 2, "malformed \\x escape in string");
         }
-        tr_buf_putc(&b, (char)v);
+        scratch_put(lx, &n, (char)v);
         break;
       }
       default:
@@ -313,25 +327,27 @@ static token lex_string(lexer *lx, token t) {
           unsigned v = (unsigned)(e - '0');
           for (int k = 0; k < 2 && at(lx, i) >= '0' && at(lx, i) <= '7'; k++)
             v = v * 8 + (unsigned)(at(lx, i++) - '0');
-          tr_buf_putc(&b, (char)v);
+          scratch_put(lx, &n, (char)v);
         } else if (e < 0) {
-          tr_buf_free(&b);
-          return err_tok(t.off, "unterminated string");
+              return err_tok(t.off, "unterminated string");
         } else {
-          tr_buf_putc(&b, (char)e); /* unknown escape: keep the character */
+          scratch_put(lx, &n, (char)e); /* unknown escape: keep the character */
         }
       }
       continue;
     }
-    tr_buf_putc(&b, (char)c);
+    scratch_put(lx, &n, (char)c);
     i++;
   }
-  if (memchr(b.p ? b.p : "", 0, b.n)) {
-    tr_buf_free(&b);
-    return err_tok(t.off, "strings may not contain a NUL character");
-  }
-  free(lx->strbuf);
-  lx->strbuf = b.p ? b.p : tr_xcalloc(1, 1);
+  if (!n) { scratch_put(lx, &n, 0); n = 0; } /* "" needs a buffer too */
+  if (memchr(lx->scratch, 0, n)) return err_tok(t.off, "strings may not contain a NUL character");
+  /* The new string becomes the token's; the old one's buffer is reused. */
+  char *sp = lx->strbuf;
+  size_t sc = lx->strcap;
+  lx->strbuf = lx->scratch;
+  lx->strcap = lx->scratchcap;
+  lx->scratch = sp;
+  lx->scratchcap = sc;
   t.kind = TK_STRING;
   t.str = lx->strbuf;
   t.len = i + 1 - lx->pos;

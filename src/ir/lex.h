@@ -43,6 +43,10 @@ typedef struct {
   const tr_src *src; /* text being read */
   size_t pos;        /* next unread byte */
   char *strbuf;      /* storage of the last string token */
+  char *scratch;     /* where the next string token is built */
+  size_t strcap, scratchcap; /* their sizes */
+  tr_arena *fail;    /* allocations fail as this arena's do (tr_arena_catch);
+                        NULL: abort */
 } lexer;
 
 void lex_init(lexer *lx, const tr_src *src);

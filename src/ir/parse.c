@@ -10,6 +10,11 @@
 #include <string.h>
 
 /* ---- parser state ---- */
+struct saved_names {
+  tr_strmap names;
+  struct saved_names *up;
+};
+
 typedef struct {
   lexer lx;              /* token source */
   token tok;             /* current token */
@@ -23,6 +28,8 @@ typedef struct {
   tr_strmap anames;      /* attribute names of anames_for, an instruction
                             with many (duplicates found in linear time) */
   const tr_instr *anames_for;
+  struct saved_names *saved; /* names maps of the computations around an
+                            inline one (arena-held, so a jump can free them) */
   bool failed;           /* an error was reported */
   int depth;             /* nesting of shapes, literals, nested instructions */
   size_t lc_off;         /* line/col cache: offset ... */
@@ -767,8 +774,12 @@ static tr_comp *parse_inline_comp(parser *p) {
     perr(p, lbrace, "inline computations nested too deeply");
     return NULL;
   }
-  tr_strmap saved = p->names;
+  struct saved_names *saved = tr_arena_alloc(p->m->arena, sizeof *saved);
+  saved->names = p->names;
+  saved->up = p->saved;
+  p->saved = saved;
   memset(&p->names, 0, sizeof p->names);
+  p->names.fail = p->m->arena;
   tr_comp *c = tr_comp_new(p->m, name);
   linecol(p, lbrace, &c->line, &c->col);
   p->comp = c;
@@ -776,7 +787,8 @@ static tr_comp *parse_inline_comp(parser *p) {
   bool ok = advance(p) && parse_body(p, c, lbrace) && bind_params(p, c, lbrace);
   p->depth--;
   tr_strmap_free(&p->names);
-  p->names = saved;
+  p->names = saved->names;
+  p->saved = saved->up;
   p->comp = outer;
   if (!ok) return NULL;
   tr_strmap_put(&p->comps, c->name, c);
@@ -1401,6 +1413,29 @@ static bool parse_module(parser *p) {
   return true;
 }
 
+/* Parses the module with every allocation of it, its name maps and the
+ * lexer set to jump back here when memory runs out (tr_arena_catch): the
+ * parser needs no NULL checks, and running out is an error at the token
+ * being read, never an abort. *oom tells. p is not changed after setjmp
+ * (only what it points to), so it is still valid after the jump. */
+static bool parse_caught(parser *p, bool *oom) {
+  jmp_buf jb;
+  if (setjmp(jb)) {
+    *oom = true;
+    return false;
+  }
+  tr_arena *a = p->m->arena;
+  tr_arena_catch(a, &jb);
+  p->lx.fail = p->names.fail = p->comps.fail = p->anames.fail = a;
+  p->m->file = tr_arena_strdup(a, p->src->file);
+  /* Names and strings are C strings: a NUL byte cannot be kept. */
+  const char *nul = memchr(p->src->text, 0, p->src->len);
+  bool ok = nul ? perr(p, (size_t)(nul - p->src->text), "NUL byte in text") : parse_module(p);
+  tr_arena_catch(a, NULL);
+  p->lx.fail = NULL;
+  return ok;
+}
+
 tr_module *tr_parse(const char *file, const char *text, size_t len, const tr_parse_opts *opts,
                     tr_diag *d) {
   static const tr_parse_opts defaults = {false};
@@ -1413,16 +1448,20 @@ tr_module *tr_parse(const char *file, const char *text, size_t len, const tr_par
   p.lc_line = p.lc_col = 1;
   lex_init(&p.lx, &src);
   p.m = tr_module_new("module");
-  p.m->file = tr_arena_strdup(p.m->arena, src.file);
-  /* Names and strings are C strings: a NUL byte cannot be kept. */
-  const char *nul = memchr(text, 0, len);
-  bool ok = nul ? perr(&p, (size_t)(nul - text), "NUL byte in text") : parse_module(&p);
+  if (p.opts->arena_limit) tr_arena_set_limit(p.m->arena, p.opts->arena_limit);
+  bool oom = false;
+  bool ok = parse_caught(&p, &oom);
   lex_free(&p.lx);
+  for (struct saved_names *s = p.saved; s; s = s->up) tr_strmap_free(&s->names);
   tr_strmap_free(&p.names);
   tr_strmap_free(&p.anames);
   tr_strmap_free(&p.comps);
   if (!ok || p.failed) {
-    tr_module_free(p.m);
+    size_t used = tr_arena_used(p.m->arena);
+    tr_module_free(p.m); /* first: the message needs a little memory */
+    if (oom)
+      tr_diag_at(d, &src, p.tok.off < len ? p.tok.off : len,
+                 "out of memory: the module built so far holds %zu bytes; the text has %zu", used, len);
     return NULL;
   }
   return p.m;

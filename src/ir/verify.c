@@ -19,6 +19,7 @@ typedef struct {
   const tr_comp **comp; /* id -> computation of the module */
   unsigned char *seen;  /* id -> instruction defined already (in walk order) */
   tr_arena *a;          /* inferred shapes, freed at the end */
+  const tr_instr **holder; /* check_params' table (here, so a jump frees it) */
 } vctx;
 
 static void report(vctx *v, int line, int col, const char *what, const char *name,
@@ -268,7 +269,9 @@ static void check_params(vctx *v, const tr_comp *k) {
   bool numbered = true;
   for (int i = 0; i < k->ninstrs; i++)
     if (k->instrs[i]->op == TR_OP_PARAMETER) np++;
-  const tr_instr **holder = tr_xcalloc((size_t)np + 1, sizeof *holder);
+  v->holder = tr_arena_heap(v->a, NULL, ((size_t)np + 1) * sizeof *v->holder);
+  const tr_instr **holder = v->holder;
+  memset(holder, 0, ((size_t)np + 1) * sizeof *holder);
   for (int i = 0; i < k->ninstrs; i++) {
     const tr_instr *p = k->instrs[i];
     if (p->op != TR_OP_PARAMETER) continue;
@@ -289,6 +292,7 @@ static void check_params(vctx *v, const tr_comp *k) {
     }
   }
   free(holder);
+  v->holder = NULL;
   /* The table is only worth a word when the numbering itself is sound. */
   if (numbered && k->params) {
     bool table_ok = k->nparams == np;
@@ -309,6 +313,31 @@ static void check_comp(vctx *v, const tr_comp *k) {
   for (int i = 0; i < k->ninstrs && v->nerrs <= MAX_ERRORS; i++) check_instr(v, k, k->instrs[i]);
 }
 
+/* The checks, with every allocation of v's arena (and the tables) set to
+ * jump back here when memory runs out (tr_arena_catch): an error, never an
+ * abort. Returns false then. v is not changed after setjmp (only what it
+ * points to). */
+static bool verify_caught(vctx *v) {
+  jmp_buf jb;
+  if (setjmp(jb)) return false;
+  tr_arena_catch(v->a, &jb);
+  const tr_module *m = v->m;
+  size_t n = (size_t)v->nids + 1;
+  v->comp = tr_arena_heap(v->a, NULL, n * sizeof(tr_comp *));
+  memset(v->comp, 0, n * sizeof(tr_comp *));
+  v->seen = tr_arena_heap(v->a, NULL, n);
+  memset(v->seen, 0, n);
+  for (int i = 0; i < m->ncomps; i++) {
+    const tr_comp *k = m->comps[i];
+    if (k && k->id >= 0 && k->id < v->nids) v->comp[k->id] = k;
+  }
+  if (!m->entry) merr(v, "module %s has no ENTRY computation", m->name ? m->name : "");
+  else if (!in_module(v, m->entry)) merr(v, "the ENTRY computation is not in the module");
+  for (int i = 0; i < m->ncomps && v->nerrs <= MAX_ERRORS; i++) check_comp(v, m->comps[i]);
+  tr_arena_catch(v->a, NULL);
+  return true;
+}
+
 tr_status tr_verify(const tr_module *m, tr_diag *d) {
   vctx v;
   memset(&v, 0, sizeof v);
@@ -318,18 +347,17 @@ tr_status tr_verify(const tr_module *m, tr_diag *d) {
   /* Every id comes from next_id, so the maps below cover them all; an
    * instruction id out of range (a broken builder) skips the order check. */
   v.nids = m->next_id > 0 ? m->next_id : 0;
-  v.comp = tr_xcalloc((size_t)v.nids + 1, sizeof(tr_comp *));
-  v.seen = tr_xcalloc((size_t)v.nids + 1, 1);
   v.a = tr_arena_new();
-  for (int i = 0; i < m->ncomps; i++) {
-    const tr_comp *k = m->comps[i];
-    if (k && k->id >= 0 && k->id < v.nids) v.comp[k->id] = k;
-  }
-  if (!m->entry) merr(&v, "module %s has no ENTRY computation", m->name ? m->name : "");
-  else if (!in_module(&v, m->entry)) merr(&v, "the ENTRY computation is not in the module");
-  for (int i = 0; i < m->ncomps && v.nerrs <= MAX_ERRORS; i++) check_comp(&v, m->comps[i]);
+  bool done = verify_caught(&v);
+  size_t used = tr_arena_used(v.a);
   tr_arena_free(v.a);
   free(v.comp);
   free(v.seen);
+  free(v.holder);
+  if (!done) {
+    tr_diag_errorf(d, "%s: error: out of memory verifying the module (%d instructions; %zu bytes of "
+                   "inferred shapes so far)", v.file, v.nids, used);
+    return TR_ERR_UNSUPPORTED;
+  }
   return v.nerrs ? TR_ERR_INVALID : TR_OK;
 }

@@ -30,7 +30,8 @@
 #define PROTOCOL_VERSION 1
 #define ERR_TAIL (64 * 1024)          /* stderr bytes kept */
 #define MAX_LINE (16 * 1024 * 1024)   /* a reply longer than this is garbage */
-#define EXIT_GRACE_S 2.0              /* shutdown / EOF before SIGKILL */
+#define EXIT_GRACE_S 2.0              /* shutdown / EOF before SIGTERM */
+#define KEEPER_GRACE_S 2.0            /* SIGTERM to the keeper before SIGKILL */
 #define MAX_START_FAILS 2             /* failed restarts in a row before the
                                          target is given up */
 #define REPLY_SLACK ((size_t)1 << 20) /* .npy header and slack over the
@@ -211,31 +212,37 @@ static void drain_err(proc *p) {
   }
 }
 
-/* Reaps the child, waiting up to grace seconds for it to exit, then
- * SIGKILLs its process group. The group kill happens while the child is
- * still unreaped (alive or a zombie), so its pid, which is the group id,
- * cannot have been reused by an unrelated process. Records how it ended. */
+/* Reaps the child (the keeper, keeper.c), waiting up to grace seconds for
+ * it to exit; then asks the keeper to stop (SIGTERM: it kills the adapter
+ * and everything the adapter started, and reaps them), and SIGKILLs it if
+ * it has not within KEEPER_GRACE_S. Records how it ended. */
 static void reap(proc *p, double grace) {
   if (p->pid < 0) return;
-  double deadline = now_s() + grace;
   bool gone = false; /* reaped by someone else (SIGCHLD ignored) */
-  for (;;) {
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    int w = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT);
-    if (w == 0 && si.si_pid == p->pid) break; /* exited; still a zombie */
-    if (w < 0 && errno != EINTR) {
-      gone = true;
-      break;
+  bool exited = false;
+  for (int round = 0; round < 2 && !exited && !gone; round++) {
+    double deadline = now_s() + (round == 0 ? grace : KEEPER_GRACE_S);
+    if (round == 1) kill(p->pid, SIGTERM);
+    for (;;) {
+      siginfo_t si;
+      memset(&si, 0, sizeof si);
+      int w = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT);
+      if (w == 0 && si.si_pid == p->pid) { /* exited; still a zombie */
+        exited = true;
+        break;
+      }
+      if (w < 0 && errno != EINTR) {
+        gone = true;
+        break;
+      }
+      if (now_s() >= deadline) break;
+      sleep_ms(5);
     }
-    if (now_s() >= deadline) break;
-    sleep_ms(5);
   }
   int st = 0;
   pid_t r = -1;
   if (!gone) {
-    kill(-p->pid, SIGKILL); /* the group: helpers the child started */
-    kill(p->pid, SIGKILL);
+    if (!exited) kill(p->pid, SIGKILL); /* the adapter dies with it */
     while ((r = waitpid(p->pid, &st, 0)) < 0 && errno == EINTR) {}
   }
   if (r == p->pid) {
@@ -281,6 +288,7 @@ static tr_status spawn(proc *p, tr_diag *d) {
     }
     return TR_ERR_IO;
   }
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     tr_diag_errorf(d, "cmd: fork: %s", strerror(errno));
@@ -289,11 +297,9 @@ static tr_status spawn(proc *p, tr_diag *d) {
     return TR_ERR_IO;
   }
   if (pid == 0) {
-    /* Child: async-signal-safe calls only. Own process group, so a kill
-     * reaches helpers it starts; default signal mask and SIGPIPE. */
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
+    /* Child: async-signal-safe calls only. It becomes the keeper
+     * (keeper.c), in its own process group (a terminal's Ctrl-C reaches
+     * trench, not the target mid-request), which runs the adapter. */
     signal(SIGPIPE, SIG_DFL);
     setpgid(0, 0);
     if (move_fd(sv[1], 0) < 0 || move_fd(op[1], 1) < 0 ||
@@ -302,16 +308,14 @@ static tr_status spawn(proc *p, tr_diag *d) {
       if (write(xp[1], &e, sizeof e) < 0) {}
       _exit(127);
     }
-    execv(p->argv[0], p->argv);
-    int e = errno;
-    if (write(xp[1], &e, sizeof e) < 0) {}
-    _exit(127);
+    tr_keeper_run(p->argv, xp[1], parent, p->tmp);
   }
   close(sv[1]);
   close(op[1]);
   close(ep[1]);
   close(xp[1]);
-  /* exec closes xp[1] (CLOEXEC): EOF means it ran; 4 bytes mean errno. */
+  /* The adapter's exec closes xp[1] (CLOEXEC), the keeper closes its own
+   * copy: EOF means it ran; 4 bytes mean errno. */
   int e = 0;
   ssize_t k;
   while ((k = read(xp[0], &e, sizeof e)) < 0 && errno == EINTR) {}

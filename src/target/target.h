@@ -118,12 +118,13 @@ struct tr_target {
 
 /* What a signal handler needs to clean up after a process target when
  * trench is interrupted (SIGINT, SIGTERM, SIGHUP; src/cli/guard.c): the
- * running child's pid, which is also its process group, and the private
- * folder. The target keeps it current; the handler only reads it, with
- * async-signal-safe calls (kill, fork, execve of rm). The caller owns the
- * storage: a handler can reach nothing else. */
+ * running child's pid (the keeper of keeper.c: SIGTERM makes it kill the
+ * adapter and all it started, then exit) and the private folder. The
+ * target keeps it current; the handler only reads it, with
+ * async-signal-safe calls (kill, waitpid, fork, execve of rm). The caller
+ * owns the storage: a handler can reach nothing else. */
 typedef struct {
-  volatile sig_atomic_t pid; /* running child (and its group); 0: none */
+  volatile sig_atomic_t pid; /* running child (the keeper); 0: none */
   char tmp[4096];            /* private folder; "" when none */
 } tr_target_guard;
 
@@ -149,7 +150,10 @@ void tr_target_config_init(tr_target_config *c);
  *   interp                the reference interpreter (exact mode)
  * Starts the child and exchanges hello, so a misspelt program or a child
  * that cannot start is reported here (TR_ERR_IO / TR_ERR_USAGE), not on
- * the first run. cfg may be NULL for the defaults. */
+ * the first run. cfg may be NULL for the defaults. A cmd: child runs under
+ * a keeper (keeper.c) that ends it when the thread that started it exits
+ * (Linux's parent-death signal follows the thread): open and use a target
+ * from a thread that outlives it, such as the main thread. */
 tr_status tr_target_open(const char *spec, const tr_target_config *cfg,
                          tr_target **out, tr_diag *d);
 tr_status tr_target_run(tr_target *t, const tr_module *m,
@@ -184,7 +188,15 @@ bool tr_text_is_mlir(const char *text, size_t len);
  * module; *hlo gets the HLO text as t wrote it (heap). */
 tr_status tr_mlir_convert(tr_target *t, const char *file, const char *text, tr_module **m,
                           char **hlo, tr_diag *d);
-/* Process id of the running child, or -1 when none (tests). */
+/* Process id of the running child (the keeper), or -1 when none (tests). */
 int tr_proc_pid(const tr_target *t);
+/* ---- the keeper (keeper.c) ----
+ * Runs in the child of a fork (async-signal-safe calls only) and never
+ * returns: a subreaper that execs argv (argv[0] a path) with the
+ * descriptors it was given, writes errno to errfd (a CLOEXEC pipe) when
+ * that fails, kills and reaps every process the adapter leaves when it
+ * ends, when SIGTERM comes, or when trench (pid trench) dies (then it
+ * also removes the folder tmp), then exits as the adapter did. */
+_Noreturn void tr_keeper_run(char **argv, int errfd, pid_t trench, char *tmp);
 
 #endif

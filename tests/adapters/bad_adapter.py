@@ -25,14 +25,23 @@ Usage: bad_adapter.py MODE [ARG...]
   outside             name a regular file outside the request's folder
   rm-folder           on the first run, delete trench's private folder and
                       answer "error"; answer later runs normally
-  setsid-crash SECS   start a helper in its own session (it keeps stdout
-                      open for SECS seconds), then exit(3) without answering
+  setsid-crash SECS [MARKER]
+                      start a helper in its own session (it keeps stdout
+                      open for SECS seconds; MARKER, when given, in its
+                      environment as TRENCH_FAULT_MARKER), then exit(3)
+                      without answering
   slow-hello SECS     sleep SECS before answering hello
   crash-then-dead MARKER
                       crash on the first run (creating file MARKER); every
                       later start finds MARKER and never answers hello
   pidfile FILE MODE ARG...
                       write the adapter's pid to FILE, then act as MODE
+  daemon MARKER MODE ARG...
+                      first start a daemon (fork, setsid, fork again: it
+                      is re-parented when its first parent exits) that
+                      sleeps an hour with MARKER in its environment as
+                      TRENCH_FAULT_MARKER and holds the adapter's stdout
+                      and stderr, then act as MODE
 """
 import json
 import os
@@ -46,11 +55,35 @@ import echo_adapter as echo  # noqa: E402
 
 mode = sys.argv[1] if len(sys.argv) > 1 else ""
 args = sys.argv[2:]
+first_run = [True]
+
+
+def marked_env(marker):
+    env = dict(os.environ)
+    if marker:
+        env["TRENCH_FAULT_MARKER"] = marker
+    return env
+
+
+def start_daemon(marker):
+    """A double-forked daemon in its own session: no process group and no
+    parent of trench's choosing holds it."""
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execve("/bin/sleep", ["sleep", "3600"], marked_env(marker))
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
+if mode == "daemon":
+    start_daemon(args[0])
+    mode, args = args[1], args[2:]
 if mode == "pidfile":
     with open(args[0], "w") as f:
         f.write("%d\n" % os.getpid())
     mode, args = args[1], args[2:]
-first_run = [True]
 
 
 def uses(req, opcode):
@@ -83,7 +116,8 @@ def run(req):
         return {"status": "error", "message": "deleted the private folder"}
     if mode == "setsid-crash":
         import subprocess
-        subprocess.Popen(["sleep", args[0]], start_new_session=True)
+        subprocess.Popen(["sleep", args[0]], start_new_session=True,
+                         env=marked_env(args[1] if len(args) > 1 else ""))
         os._exit(3)
     if mode == "crash-then-dead":
         open(args[0], "w").close()

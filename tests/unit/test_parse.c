@@ -241,7 +241,7 @@ TR_TEST(parse_elided_constant_fill) {
   tr_module *m = parse_str(text, &d);
   CHECK(m && find(m, "c")->literal->elided && find(m, "c")->literal->data == NULL);
   tr_module_free(m);
-  tr_parse_opts fill = {true};
+  tr_parse_opts fill = {.fill_elided = true};
   tr_module *a = tr_parse("t.hlo", text, strlen(text), &fill, &d);
   tr_module *b = tr_parse("t.hlo", text, strlen(text), &fill, &d);
   CHECK(a && b);
@@ -430,7 +430,7 @@ TR_TEST(parse_elided_fill_prints_values) {
                      "  t = (f32[2], f32[2]) constant({...})\n"
                      "  ROOT r = (f32[3,5], bf16[7], s32[2,2]) tuple(a, b, c)\n}\n";
   tr_diag d = {0};
-  tr_parse_opts fill = {true};
+  tr_parse_opts fill = {.fill_elided = true};
   tr_module *m = tr_parse("t.hlo", text, strlen(text), &fill, &d);
   CHECK(m != NULL);
   if (!m) return;
@@ -485,7 +485,7 @@ TR_TEST(parse_tf_benchmark_forms) {
       "  ROOT %add-0-CastToFp32-0-AutoMixedPrecision.1 = f32[1,2,2,2]{3,2,1,0} convert(%Relu6.5)\n"
       "}\n";
   tr_diag d = {0};
-  tr_parse_opts fill = {true};
+  tr_parse_opts fill = {.fill_elided = true};
   tr_module *m = tr_parse("t.hlo", text, strlen(text), &fill, &d);
   CHECK(m != NULL);
   if (!m) {
@@ -566,4 +566,44 @@ TR_TEST(parse_short_real_buffer_huge_constant) {
     tr_module_free(m);
   }
   tr_diag_clear(&d);
+}
+
+/* Out of memory while parsing (arena_limit stands in for malloc failing:
+ * the same jump) is a located error at the token being read, for every
+ * limit from the first allocation to just short of the whole module; with
+ * room enough the same text parses. Strings (the lexer's buffers) and many
+ * names (the name maps' growth) are on the way. */
+TR_TEST(parse_out_of_memory) {
+  tr_buf t = {0};
+  tr_buf_puts(&t, "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n");
+  for (int i = 0; i < 300; i++) {
+    if (i) tr_buf_printf(&t, "  n%d = f32[4] negate(n%d), metadata={op_name=\"%0300d\"}\n", i, i - 1, i);
+    else tr_buf_printf(&t, "  n0 = f32[4] negate(p), metadata={op_name=\"%0300d\"}\n", i);
+  }
+  tr_buf_puts(&t, "  ROOT r = f32[4] negate(n299)\n}\n");
+  tr_diag d = {0};
+  tr_module *whole = tr_parse("oom.hlo", t.p, t.n, NULL, &d);
+  CHECK(whole != NULL);
+  size_t need = whole ? tr_arena_used(whole->arena) : 0;
+  tr_module_free(whole);
+  int fails = 0;
+  for (size_t lim = 1; lim < need; lim = lim * 3 / 2 + 1) {
+    tr_parse_opts o = {.arena_limit = lim};
+    tr_diag_clear(&d);
+    tr_module *m = tr_parse("oom.hlo", t.p, t.n, &o, &d);
+    CHECK(m == NULL);
+    tr_module_free(m);
+    CHECK_CONTAINS(tr_diag_first(&d), "oom.hlo:");
+    CHECK_CONTAINS(tr_diag_first(&d), ": error: out of memory: the module built so far holds");
+    fails++;
+  }
+  CHECK(fails > 10);
+  tr_parse_opts roomy = {.arena_limit = need + 4096};
+  tr_diag_clear(&d);
+  tr_module *m = tr_parse("oom.hlo", t.p, t.n, &roomy, &d);
+  CHECK(m != NULL);
+  CHECK(m && tr_verify(m, &d) == TR_OK);
+  tr_module_free(m);
+  tr_diag_clear(&d);
+  tr_buf_free(&t);
 }
