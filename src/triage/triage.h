@@ -81,6 +81,9 @@ typedef struct {
   tr_op culprit_op;       /* TR_OP_COUNT if none */
   int culprit_pos;        /* its position in the entry's order, -1 */
   int bisect_runs;        /* target runs of the bisection alone */
+  char inner[128];        /* a call-like culprit's wrong instruction
+                             inside it (inlined and bisected again), "" */
+  tr_op inner_op;         /* its op; TR_OP_COUNT if none */
   /* cross-check: the culprit alone fed the reference's operand values,
    * and the anchored per-instruction check's first mismatch */
   char alone[32];         /* "wrong", "right" (needs context), "" */
@@ -115,6 +118,8 @@ typedef struct {
   char *reduced_text;     /* the reduced module, or NULL */
   int reduced_instrs;
   int candidates, accepted;
+  tr_op reduced_op;       /* the culprit's op in the reduced module (it
+                             follows the culprit through inlining) */
   tr_tensor **reduced_inputs; /* the reduced module's inputs (owned) */
   int nreduced_inputs;
 
