@@ -4,7 +4,9 @@
 # fuzz`, default corpus, no trigger module) against
 # builtin:jit=tcc,inject=NAME, time-boxed and stopped at its first finding;
 # then `trench reduce` on that finding's bundle. One row per defect:
-#   culprit   the instruction the bisection names (%name:op)
+#   culprit   the instruction the bisection names (%name:op); for a
+#             call, conditional or while, %name>%inner:op names the one
+#             inside it (inlined and bisected again)
 #   op-ok     whether its op is one the defect corrupts (the table below,
 #             read off the defect's code in src/comp)
 #   pass      the guilty pass by translation validation (codegen: every
@@ -106,6 +108,8 @@ name, want, ops, fz, tr = sys.argv[2:7]
 i, p, f, red = L["instruction"], L["passes"], L["fuel"], L["reduce"]
 op = i.get("op") or ""
 cul = ("%" + i["culprit"] + ":" + op) if i.get("culprit") else "-"
+if i.get("inner"):  # a call-like culprit: the instruction inside it
+    op = i["inner_op"]; cul = "%" + i["culprit"] + ">%" + i["inner"] + ":" + op
 opok = bool(op) and (ops == "any" or op in ops.split())
 ps = p.get("pass") or "-"
 pok = ps == want or (ps == "codegen" and want == "emit")

@@ -155,6 +155,15 @@ bool tr_triage_keeps_sig(tr_target *t, const tr_module *m, tr_tensor *const *ins
  * expectation for builtin; repro.py for xla-cpu). */
 tr_status tr_triage_write(const char *dir, const tr_triage_report *r, tr_diag *d);
 
+/* A finding's bundle (tr_check --save: module.hlo, inN.npy): the module
+ * (verified) and its inputs (bundle.c). */
+tr_status tr_triage_load_bundle(const char *dir, tr_module **m, tr_tensor ***ins, int *nins, tr_diag *d);
+/* Isolates and reduces the bundle's finding on target (opened with tc)
+ * and writes the triage bundle into DIR/triage. What a fuzz campaign runs
+ * in the background for each new finding. */
+tr_status tr_triage_bundle(const char *dir, const char *target, const tr_target_config *tc,
+                           const tr_profile *profile, tr_diag *d);
+
 /* The report as JSON (every level), markdown and HTML. */
 cJSON *tr_triage_json(const tr_triage_report *r);
 void tr_triage_markdown(tr_buf *b, const tr_triage_report *r);
