@@ -50,6 +50,15 @@ static void after_pass(void *user, const char *pass, int run, bool changed, cons
   s->run = run;
 }
 
+bool tg_can_validate(tr_target *t) {
+  tr_bc_ctx ctx;
+  tr_diag cd = {0};
+  bool ok = tr_builtin_comp_ctx(t, &ctx, &cd);
+  if (ok) tr_bc_ctx_free(&ctx);
+  tr_diag_clear(&cd);
+  return ok;
+}
+
 bool tg_validate_passes(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
                         const tr_triage_opts *o, char *guilty, size_t nguilty, int *run,
                         tr_module **opt, tr_diag *d) {

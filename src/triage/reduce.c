@@ -157,7 +157,7 @@ static bool accept(judge *j, const cand *c) {
 bool tr_triage_keeps_sig(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
                          const tr_triage_opts *o, tr_triage_report *r) {
   tg_ctx g = {t, o, r, NULL};
-  judge j = {&g, r->sig, true, r->guilty_pass[0] != 0, r->culprit_op, NULL, TR_OP_COUNT};
+  judge j = {&g, r->sig, true, r->guilty_pass[0] != 0 && tg_can_validate(t), r->culprit_op, NULL, TR_OP_COUNT};
   cand c = cand_of(tr_module_clone(m), ins, nins);
   bool k = keeps(&j, &c, NULL);
   cand_free(&c);
@@ -496,7 +496,9 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
     lv->ms = tg_now_ms() - t0;
     return TR_OK;
   }
-  j.check_pass = r->guilty_pass[0] != 0 && r->passes.state != TR_LEVEL_SKIPPED;
+  /* The guilty pass is re-judged where one compile tells it (builtin);
+   * a target judged on its own pass dumps keeps the other fields. */
+  j.check_pass = r->guilty_pass[0] != 0 && r->passes.state != TR_LEVEL_SKIPPED && tg_can_validate(t);
   cand cur = orig;
   if (array_params(cur.m)) drop_params(&cur);
   int budget = o->max_candidates > 0 ? o->max_candidates : 5000;

@@ -65,6 +65,8 @@ int tg_bisect(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr **bl, 
 bool tg_validate_passes(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
                         const tr_triage_opts *o, char *guilty, size_t nguilty, int *run,
                         tr_module **opt, tr_diag *d);
+/* Whether tg_validate_passes can judge modules on t (builtin). */
+bool tg_can_validate(tr_target *t);
 tr_status tg_passes_level(tg_ctx *g, const tr_module *m, tr_module **opt);
 tr_status tg_kernel_level(tg_ctx *g, const tr_module *opt);
 tr_status tg_disable_level(tg_ctx *g, const tr_module *m);
