@@ -35,7 +35,10 @@ static tr_module *prefix_module(const tr_module *m, const tr_instr **bl, int k, 
   for (int j = 0; j <= k; j++) {
     const tr_instr *in = bl[j];
     bool live = in == m->entry->root || j == k;
-    for (int u = 0; u < in->nusers && !live; u++) live = pos[in->users[u]->id] > cut;
+    /* The root reads its operands last, wherever it is written (a
+     * module may have dead instructions after it). */
+    for (int u = 0; u < in->nusers && !live; u++)
+      live = pos[in->users[u]->id] > cut || in->users[u] == m->entry->root;
     if (live) ids[n++] = in->id;
   }
   tr_module *x = tg_with_root(m, ids, n);

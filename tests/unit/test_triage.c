@@ -187,3 +187,32 @@ out:
   tr_target_close(t);
   tr_module_free(m);
 }
+
+/* A module may have dead instructions written after its root (mutators
+ * append them): the root's operands are still live at every cut, so the
+ * bisection names the planted shift, not "nothing". */
+TR_TEST(triage_bisect_with_dead_code_after_the_root) {
+  const char *text = "HloModule dead\nENTRY e {\n  p = s32[8] parameter(0)\n  q = s32[8] parameter(1)\n"
+                     "  c = s32[] constant(33)\n  k = s32[8] broadcast(c), dimensions={}\n"
+                     "  a = s32[8] add(p, q)\n  s = s32[8] shift-left(a, k)\n  x = s32[8] xor(s, p)\n"
+                     "  ROOT r = (s32[8], s32[8]) tuple(x, q)\n  d = s32[8] subtract(p, q)\n"
+                     "  d2 = s32[8] multiply(d, d)\n}\n";
+  tr_module *m = parse(text);
+  tr_target *t = open_t("builtin:inject=emit-shift-amount-mod-width");
+  CHECK(m && t);
+  if (!m || !t) goto out;
+  tr_triage_opts o;
+  tr_triage_opts_init(&o);
+  o.nseeds = 1;
+  o.no_passes = true;
+  tr_triage_report r;
+  tr_diag d = {0};
+  CHECK(tr_isolate(t, m, &o, &r, &d) == TR_OK);
+  CHECK_EQ_INT(r.instr.state, TR_LEVEL_FOUND);
+  CHECK(strcmp(r.culprit, "s") == 0);
+  tr_triage_report_free(&r);
+  tr_diag_clear(&d);
+out:
+  tr_target_close(t);
+  tr_module_free(m);
+}
