@@ -22,8 +22,8 @@
 #                             [--only NAME] [--keep DIR] [--reuse]
 #   --budget S  campaign seconds per defect (60); --jobs J workers (1)
 #   --keep DIR  keep the campaigns (DIR/NAME) and triage bundles there
-#   --reuse     with --keep: a defect whose campaign in DIR already has a
-#               finding is not fuzzed again (re-triage after a change)
+#   --reuse     with --keep: a defect whose campaign in DIR already ran
+#               is not fuzzed again (re-triage after a change)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -79,7 +79,7 @@ for d in $(awk '{ print $1 }' "$tmp/passes"); do
   [ -n "$only" ] && [ "$d" != "$only" ] && continue
   want=$(awk -v n="$d" '$1 == n { print $2 }' "$tmp/passes")
   out=$work/$d
-  if [ "$reuse" = 1 ] && [ -d "$out/findings" ] && [ -n "$(ls "$out/findings")" ]; then
+  if [ "$reuse" = 1 ] && [ -f "$out/fuzz_s" ] && [ -f "$out/log.jsonl" ]; then
     fz=$(cat "$out/fuzz_s" 2>/dev/null || echo "-")
   else
     rm -rf "$out"

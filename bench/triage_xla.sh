@@ -4,7 +4,12 @@
 # the guilty pass by translation validation on XLA's own pass dumps, the
 # kernel of XLA's optimized module, the passes whose disabling removes
 # the bug (XLA's xla_disable_hlo_passes, each pass that changed the module
-# tried alone), whether the per-instruction check agrees, target runs.
+# tried alone), whether the per-instruction check agrees, target runs;
+# then `trench check` of the whole module and with --per-instruction
+# (exit 1: fails, 0: passes) on the same seeds. Ends with every finding
+# whose whole-module check fails while --per-instruction passes, and
+# where isolation put it (a pass by the dumps or disabling, or a fused
+# kernel; "NOT isolated" otherwise).
 # Usage: bench/triage_xla.sh [TRENCH] [TARGET]   (TARGET: xla-cpu[@VER])
 set -u
 T=${1:-build/trench}
@@ -13,23 +18,38 @@ TGT=${2:-xla-cpu}
 [ -d tests/findings ] || { echo "no tests/findings" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '%-44s %-9s %-24s %-22s %-18s %-22s %-6s %4s\n' finding kind culprit pass-by-dumps kernel disabling-fixes per-i runs
+printf '%-44s %-9s %-24s %-22s %-18s %-22s %-6s %4s %s\n' finding kind culprit pass-by-dumps kernel disabling-fixes per-i runs whole/per-instr
+: > "$tmp/ctx"
 for f in tests/findings/*.hlo; do
+  "$T" check "$f" --target "$TGT" --seeds 2 --timeout 20 > /dev/null 2>&1; w=$?
+  "$T" check "$f" --target "$TGT" --seeds 2 --timeout 20 --per-instruction > /dev/null 2>&1; pi=$?
   "$T" isolate "$f" --target "$TGT" --seeds 2 --timeout 20 --json > "$tmp/r.json" 2>/dev/null
-  python3 - "$tmp/r.json" "$(basename "$f" .hlo)" <<'PY'
+  python3 - "$tmp/r.json" "$(basename "$f" .hlo)" "$w/$pi" "$tmp/ctx" <<'PY'
 import json, sys
+wp = sys.argv[3]
+needs_ctx = wp == "1/0"  # whole module fails, per instruction passes
 try:
     r = json.load(open(sys.argv[1]))
 except Exception:
-    print("%-44s (no finding or no report)" % sys.argv[2][:44]); sys.exit(0)
+    print("%-44s (no finding or no report) %s" % (sys.argv[2][:44], wp))
+    if needs_ctx: open(sys.argv[4], "a").write("%s: NOT isolated (no report)\n" % sys.argv[2])
+    sys.exit(0)
 L = r["levels"]; i, k, d, p = L["instruction"], L["kernel"], L["disable"], L["passes"]
 if L["outputs"]["state"] != "found":
-    print("%-44s %-9s" % (sys.argv[2][:44], "none")); sys.exit(0)
+    print("%-44s %-9s %s" % (sys.argv[2][:44], "none", wp))
+    if needs_ctx: open(sys.argv[4], "a").write("%s: NOT isolated (isolate saw no finding)\n" % sys.argv[2])
+    sys.exit(0)
+if needs_ctx:
+    where = ("pass " + p["pass"]) if p["state"] == "found" else ("kernel %" + k["kernel"]) if k["kernel"] else \
+            ("disabling " + d["fixed_by_disabling"]) if d["fixed_by_disabling"] else "NOT isolated"
+    open(sys.argv[4], "a").write("%s: %s\n" % (sys.argv[2], where))
 cul = ("%" + i["culprit"] + ":" + i["op"]) if i["culprit"] else "-"
 pi = "agree" if i["agree"] else ("none" if not i["per_instruction"] else "%" + i["per_instruction"])
 tv = p["pass"] if p["state"] in ("found", "none") else p["state"]
-print("%-44s %-9s %-24s %-22s %-18s %-22s %-6s %4d" % (sys.argv[2][:44], r["signature"]["kind"][:9], cul[:24],
+print("%-44s %-9s %-24s %-22s %-18s %-22s %-6s %4d %s" % (sys.argv[2][:44], r["signature"]["kind"][:9], cul[:24],
       tv[:22], (("%" + k["kernel"]) if k["kernel"] else "-")[:18], (d["fixed_by_disabling"] or d["state"])[:22],
-      pi[:6], r["target_runs"]))
+      pi[:6], r["target_runs"], wp))
 PY
 done
+echo "whole-module check fails while --per-instruction passes: $(wc -l < "$tmp/ctx")"
+sed 's/^/  /' "$tmp/ctx"
