@@ -11,7 +11,8 @@
 #             read off the defect's code in src/comp)
 #   pass      the guilty pass by translation validation (codegen: every
 #             pass keeps the result) and whether it is the registry's
-#   rule      the rewrite rule by fuel bisection (rewrite defects)
+#   rule      the rewrite rule by fuel bisection (rewrite defects) and the
+#             instruction that application rewrote (@%name)
 #   runs      target runs of every level; size: reduced entry instructions
 #   fuzz/tri  seconds to the first finding, seconds of triage
 # Ends with the counts: found, culprit op right, pass right, both, and the
@@ -73,7 +74,7 @@ ops_of() {
 }
 
 "$trench" defects --json | python3 -c "import json,sys; [print(e['name'], e['pass']) for e in json.load(sys.stdin)]" > "$tmp/passes"
-printf '%-40s %-22s %-5s %-15s %-24s %5s %5s %6s %6s\n' defect culprit op-ok pass rule runs size fuzz-s tri-s
+printf '%-40s %-26s %-5s %-15s %-42s %5s %5s %6s %6s\n' defect culprit op-ok pass rule runs size fuzz-s tri-s
 : > "$tmp/lines"
 for d in $(awk '{ print $1 }' "$tmp/passes"); do
   [ -n "$only" ] && [ "$d" != "$only" ] && continue
@@ -113,8 +114,9 @@ if i.get("inner"):  # a call-like culprit: the instruction inside it
 opok = bool(op) and (ops == "any" or op in ops.split())
 ps = p.get("pass") or "-"
 pok = ps == want or (ps == "codegen" and want == "emit")
-print("%-40s %-22s %-5s %-15s %-24s %5d %5s %6s %6s" % (name, cul[:22], "yes" if opok else "NO",
-      (ps + ("" if pok else "!"))[:15], (f.get("rule") or "-")[:24], r["target_runs"],
+rule = (f.get("rule") or "-") + ("@%" + f["instruction"] if f.get("instruction") else "")
+print("%-40s %-26s %-5s %-15s %-42s %5d %5s %6s %6s" % (name, cul[:26], "yes" if opok else "NO",
+      (ps + ("" if pok else "!"))[:15], rule[:42], r["target_runs"],
       red.get("instructions_after", "-"), fz, tr))
 PY
     printf '%-40s (no report: %s)\n' "$d" "$(head -c 120 "$out/reduce.err" | tr '\n' ' ')" >> "$tmp/lines"
