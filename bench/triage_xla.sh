@@ -10,10 +10,13 @@
 # whose whole-module check fails while --per-instruction passes, and
 # where isolation put it (a pass by the dumps or disabling, or a fused
 # kernel; "NOT isolated" otherwise).
-# Usage: bench/triage_xla.sh [TRENCH] [TARGET]   (TARGET: xla-cpu[@VER])
+# Usage: bench/triage_xla.sh [TRENCH] [TARGET] [ctx]   (TARGET: xla-cpu[@VER])
+#   ctx: isolate only the findings whose whole-module check fails while
+#   --per-instruction passes (the others get their two checks only)
 set -u
 T=${1:-build/trench}
 TGT=${2:-xla-cpu}
+ONLY=${3:-}
 [ -x "$T" ] || { echo "no $T: run make" >&2; exit 2; }
 [ -d tests/findings ] || { echo "no tests/findings" >&2; exit 2; }
 tmp=$(mktemp -d)
@@ -23,7 +26,10 @@ printf '%-44s %-9s %-24s %-22s %-18s %-22s %-6s %4s %s\n' finding kind culprit p
 for f in tests/findings/*.hlo; do
   "$T" check "$f" --target "$TGT" --seeds 2 --timeout 20 > /dev/null 2>&1; w=$?
   "$T" check "$f" --target "$TGT" --seeds 2 --timeout 20 --per-instruction > /dev/null 2>&1; pi=$?
-  "$T" isolate "$f" --target "$TGT" --seeds 2 --timeout 20 --json > "$tmp/r.json" 2>/dev/null
+  rm -f "$tmp/r.json"
+  if [ "$ONLY" != ctx ] || [ "$w/$pi" = 1/0 ]; then
+    "$T" isolate "$f" --target "$TGT" --seeds 2 --timeout 20 --json > "$tmp/r.json" 2>/dev/null
+  fi
   python3 - "$tmp/r.json" "$(basename "$f" .hlo)" "$w/$pi" "$tmp/ctx" <<'PY'
 import json, sys
 wp = sys.argv[3]
