@@ -349,7 +349,8 @@ static bool move_inline(const cand *cur, int id, cand *out) {
   tr_module *x = tg_move_inline(cur->m, id, cur->ins, cur->nins);
   if (!x) return false;
   *out = cand_of(x, cur->ins, cur->nins);
-  return finish(out, cur) || true; /* the loop or branch is gone even when the count is not lower */
+  finish(out, cur);
+  return true; /* a call, branch or loop fewer, even when the count is not lower */
 }
 
 /* Flags the ops of c and of what it calls. */

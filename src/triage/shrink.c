@@ -132,7 +132,10 @@ tr_module *tg_move_shrink(const tr_module *m, int pi, int k, int64_t n, tr_tenso
                           tr_tensor ***outs) {
   const tr_comp *e0 = m->entry;
   *outs = NULL;
-  if (pi >= e0->nparams || pi >= nins) return NULL;
+  /* Inputs are the parameters' leaves: one each only for array ones. */
+  if (pi >= e0->nparams || e0->nparams != nins) return NULL;
+  for (int i = 0; i < e0->nparams; i++)
+    if (!tr_shape_is_array(e0->params[i]->shape)) return NULL;
   const tr_shape *s = e0->params[pi]->shape;
   if (!tr_shape_is_array(s) || k >= s->rank || s->dims[k] <= n || n < 1) return NULL;
   int rank = s->rank;
