@@ -7,8 +7,10 @@
  * every level records what it found and how many target runs it cost.
  *
  * One file per level: outputs.c, bisect.c, passes.c, fusion.c,
- * disable.c; reduce.c the reducer; report.c the bundle and the reports;
- * triage.c what they share. */
+ * disable.c; reduce.c the reducer and shrink.c its structural moves;
+ * report.c the bundle and the reports; bundle.c a finding's bundle in,
+ * triage out (what a fuzz campaign runs per finding); triage.c what they
+ * share. */
 #ifndef TR_TRIAGE_H
 #define TR_TRIAGE_H
 
