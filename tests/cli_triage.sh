@@ -42,6 +42,16 @@ expect 0 '^check: pass' -- "$trench" check "$tmp/b/regress.hlo" --target builtin
 expect 1 'Culprit instruction\*\*: `%r` \(add\)' -- "$trench" isolate "$tmp/c" --target builtin:inject=emit-tail-mask-short
 [ -s "$tmp/c/triage/report.json" ] && ok || bad "no triage bundle inside the check bundle"
 
+# A campaign with --triage: its finding's bundle is isolated and reduced
+# in the background (BUNDLE/triage), and the summary counts it.
+expect 1 'triaged +1 +\(0 failed' -- "$trench" fuzz --target builtin:inject=emit-tail-mask-short \
+  --corpus "$d/emit-tail-mask-short.hlo" --no-gen --count 3 --until-finding --triage --out "$tmp/f" -q
+fb=$(ls -d "$tmp"/f/findings/*/ 2>/dev/null | head -1)
+for f in report.md report.json reduced.hlo; do
+  [ -n "$fb" ] && [ -s "$fb/triage/$f" ] && ok || bad "the campaign's finding has no triage/$f"
+done
+[ -n "$fb" ] && [ ! -e "$fb/triage.err" ] && ok || bad "the campaign's triage failed: $(cat "$fb/triage.err" 2>/dev/null)"
+
 expect 2 'MODULE or BUNDLE' -- "$trench" isolate
 expect 2 'unknown option' -- "$trench" reduce "$d/emit-tail-mask-short.hlo" --bogus
 expect 0 'Usage: trench reduce' -- "$trench" reduce --help

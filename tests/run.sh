@@ -41,6 +41,7 @@ suite cli_triage offline bash "$here/cli_triage.sh" "$build/trench" "$here"
 # Real XLA through jax: creates the project virtualenv on first use.
 suite xla xla bash "$here/adapters/test_xla.sh" "$build"
 suite findings xla bash "$here/findings.sh" "$build/trench" "$here"
+suite cli_triage_xla xla bash "$here/cli_triage_xla.sh" "$build/trench" "$here"
 
 # Run them, at most $jobs at a time; each writes its own log.
 running=0

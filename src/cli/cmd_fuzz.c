@@ -48,6 +48,9 @@ const cli_cmd cli_cmd_fuzz = {
   "  -o, --out DIR          the campaign folder (fuzz-out)\n"
   "      --resume           continue the campaign in DIR\n"
   "      --until-finding    stop at the first finding\n"
+  "      --triage           isolate and reduce each new finding in the\n"
+  "                         background (trench reduce; BUNDLE/triage)\n"
+  "      --triage-timeout S one finding's triage (600)\n"
   "      --mutator-cmd CMD  also mutate with CMD (sh -c): module text on\n"
   "                         stdin, a module on stdout, $TRENCH_SEED set\n"
   "      --generator-cmd CMD  also test modules CMD prints ($TRENCH_SEED)\n"
@@ -169,6 +172,8 @@ static int run_fuzz(int argc, char **argv) {
     } else if (cli_opt_is(&o, "-o", "--out")) fo.out = cli_opt_value(&o);
     else if (cli_opt_flag(&o, NULL, "--resume")) fo.resume = true;
     else if (cli_opt_flag(&o, NULL, "--until-finding")) fo.until_finding = true;
+    else if (cli_opt_flag(&o, NULL, "--triage")) fo.triage = true;
+    else if (cli_opt_is(&o, NULL, "--triage-timeout")) fo.triage_timeout_s = parse_duration(cmd, cli_opt_value(&o));
     else if (cli_opt_is(&o, NULL, "--mutator-cmd")) fo.mutator_cmd = cli_opt_value(&o);
     else if (cli_opt_is(&o, NULL, "--generator-cmd")) fo.generator_cmd = cli_opt_value(&o);
     else if (cli_opt_is(&o, NULL, "--profile")) profile_arg = cli_opt_value(&o);

@@ -10,6 +10,7 @@
 #include "campaign.h"
 
 #include "mutate.h"
+#include "../triage/triage.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -232,6 +233,12 @@ typedef struct {
   char *fatal;      /* a worker could not start (the target): why */
   tr_target *t;     /* worker: its target */
   const char *target_name, *target_version;
+  /* --triage: bundles waiting, the one being triaged by a child */
+  char **tq;
+  int ntq, captq;
+  pid_t tpid;
+  double tsince;
+  long triaged, triage_failed;
 } camp;
 
 static bool done_get(const camp *c, long t) {
@@ -708,6 +715,80 @@ static void retarget_readme(const char *dest, const char *work) {
   free(text);
 }
 
+/* ---- background triage (--triage) ----
+ * Each new finding's bundle is isolated and reduced (tr_triage_bundle) by
+ * a child process, one at a time, while the workers go on; the child
+ * writes BUNDLE/triage (report.md, reduced.hlo, ...) or, when triage
+ * fails, BUNDLE/triage.err. A child past triage_timeout_s is killed and
+ * its bundle says so. */
+static void triage_queue(camp *c, const char *bundle) {
+  if (c->ntq == c->captq) {
+    c->captq = c->captq ? 2 * c->captq : 8;
+    c->tq = tr_xrealloc(c->tq, sizeof(char *) * (size_t)c->captq);
+  }
+  c->tq[c->ntq++] = tr_xstrdup(bundle);
+}
+
+static void triage_note(const char *bundle, const char *what) {
+  char p[4400];
+  snprintf(p, sizeof p, "%s/triage.err", bundle);
+  write_file(p, what);
+}
+
+/* Reaps the child when it is done (or past its time, or wait and it is
+ * the end), then starts the next bundle unless stopping. */
+static void triage_pump(camp *c, bool stopping) {
+  const tr_fuzz_opts *o = c->o;
+  double limit = o->triage_timeout_s > 0 ? o->triage_timeout_s : 600;
+  while (c->tpid > 0) {
+    int status = 0;
+    pid_t r = waitpid(c->tpid, &status, stopping ? 0 : WNOHANG);
+    if (r == c->tpid) {
+      bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      c->triaged += ok;
+      c->triage_failed += !ok;
+      if (!ok && !WIFEXITED(status)) triage_note(c->tq[0], "triage did not finish (killed or crashed)\n");
+      c->tpid = 0;
+      free(c->tq[0]);
+      memmove(c->tq, c->tq + 1, sizeof(char *) * (size_t)--c->ntq);
+      break;
+    }
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      c->tpid = 0;
+      break;
+    }
+    if (now_s() - c->tsince > limit || (o->stop && *o->stop)) {
+      kill(c->tpid, SIGKILL);
+      stopping = true; /* reap it now */
+      continue;
+    }
+    return; /* still running */
+  }
+  if (c->tpid > 0 || c->ntq == 0 || (o->stop && *o->stop)) return;
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(c->log_fd);
+    tr_diag d = {0};
+    tr_status st = tr_triage_bundle(c->tq[0], o->target, &o->tcfg, o->profile, &d);
+    if (st != TR_OK) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s\n", tr_diag_first(&d) ? tr_diag_first(&d) : "triage failed");
+      triage_note(c->tq[0], msg);
+    }
+    _exit(st == TR_OK ? 0 : 1);
+  }
+  if (pid < 0) {
+    triage_note(c->tq[0], "cannot start the triage process\n");
+    free(c->tq[0]);
+    memmove(c->tq, c->tq + 1, sizeof(char *) * (size_t)--c->ntq);
+    c->triage_failed++;
+    return;
+  }
+  c->tpid = pid;
+  c->tsince = now_s();
+}
+
 /* A result line from a worker: rename a new finding's bundle into place,
  * log, count. */
 static void take_result(camp *c, worker *w, const char *line) {
@@ -735,6 +816,7 @@ static void take_result(camp *c, worker *w, const char *line) {
       if (rename(work, dest) == 0) {
         cJSON_AddStringToObject(ev, "bundle", dest);
         retarget_readme(dest, work);
+        if (c->o->triage) triage_queue(c, dest);
       }
       else cJSON_AddStringToObject(ev, "why", "cannot move the bundle into findings/");
     } else {
@@ -810,6 +892,8 @@ static void summary(camp *c, FILE *f) {
   fprintf(f, "  %-14s %8ld\n", "trench-crash", s->trench_crash);
   if (s->corpus_skipped) fprintf(f, "  %-14s %8ld\n", "corpus-skipped", s->corpus_skipped);
   fprintf(f, "  %-14s %8ld  (%d unique)\n", "findings", s->findings, c->nsigs);
+  if (o->triage)
+    fprintf(f, "  %-14s %8ld  (%ld failed: BUNDLE/triage.err)\n", "triaged", s->triaged, s->triage_failed);
   if (c->nsigs) {
     fprintf(f, "  %-40s %6s %10s  %s\n", "signature", "count", "first test", "bundle");
     for (int i = 0; i < c->nsigs; i++)
@@ -831,6 +915,10 @@ static void write_summary_json(camp *c) {
   cJSON_AddNumberToObject(j, "trench_crash", (double)s->trench_crash);
   cJSON_AddNumberToObject(j, "findings", (double)s->findings);
   cJSON_AddNumberToObject(j, "unique", c->nsigs);
+  if (c->o->triage) {
+    cJSON_AddNumberToObject(j, "triaged", (double)s->triaged);
+    cJSON_AddNumberToObject(j, "triage_failed", (double)s->triage_failed);
+  }
   cJSON_AddNumberToObject(j, "wall_s", s->wall_s);
   cJSON_AddNumberToObject(j, "run_tests", (double)s->run_tests);
   cJSON *sg = cJSON_AddArrayToObject(j, "signatures");
@@ -902,6 +990,8 @@ static void camp_free(camp *c) {
   free(c->cor.mods);
   free(c->done);
   free(c->sigs);
+  for (int i = 0; i < c->ntq; i++) free(c->tq[i]);
+  free(c->tq);
   if (c->log_fd >= 0) close(c->log_fd);
 }
 
@@ -1095,6 +1185,7 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
         if (more && !spawn(&c, w, ws, nw)) more = false;
       }
     }
+    if (o->triage) triage_pump(&c, false);
     if (o->progress && now_s() - last_prog > 0.5) {
       progress(&c, t0, false);
       last_prog = now_s();
@@ -1102,6 +1193,15 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
   }
   for (int i = 0; i < nw; i++) reap(&ws[i]);
   free(ws);
+  /* The findings still being triaged or waiting: each within its time. */
+  while (c.tpid > 0 || (c.ntq > 0 && !(o->stop && *o->stop))) {
+    if (o->progress)
+      fprintf(stderr, "\r\033[K[fuzz] triage of %d finding%s", c.ntq, c.ntq == 1 ? "" : "s");
+    triage_pump(&c, false);
+    if (c.tpid > 0) poll(NULL, 0, 100);
+  }
+  c.st.triaged = c.triaged;
+  c.st.triage_failed = c.triage_failed;
   if (c.fatal) {
     tr_diag_errorf(d, "the target %s does not start: %s", o->target, c.fatal);
     free(c.fatal);

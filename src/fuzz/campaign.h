@@ -46,6 +46,9 @@ typedef struct {
                                     default 120 */
   volatile sig_atomic_t *stop;   /* set by a signal handler: wind down */
   FILE *summary;                 /* the closing table; NULL: none */
+  bool triage;                   /* isolate and reduce each new finding in
+                                    the background (BUNDLE/triage) */
+  double triage_timeout_s;       /* one finding's triage; default 600 */
 } tr_fuzz_opts;
 
 void tr_fuzz_opts_init(tr_fuzz_opts *o);
@@ -55,6 +58,7 @@ typedef struct {
   long corpus_skipped;           /* corpus files that do not parse/verify */
   double wall_s;                 /* this run's wall time */
   long run_tests;                /* tests this run (not resumed ones) */
+  long triaged, triage_failed;   /* --triage: bundles triaged, failed */
 } tr_fuzz_stats;
 
 /* Runs (or resumes) a campaign. TR_OK when it ran to its end, findings

@@ -35,7 +35,10 @@ static tr_module *prefix_module(const tr_module *m, const tr_instr **bl, int k, 
   for (int j = 0; j <= k; j++) {
     const tr_instr *in = bl[j];
     bool live = in == m->entry->root || j == k;
-    for (int u = 0; u < in->nusers && !live; u++) live = pos[in->users[u]->id] > cut;
+    /* The root reads its operands last, wherever it is written (a
+     * module may have dead instructions after it). */
+    for (int u = 0; u < in->nusers && !live; u++)
+      live = pos[in->users[u]->id] > cut || in->users[u] == m->entry->root;
     if (live) ids[n++] = in->id;
   }
   tr_module *x = tg_with_root(m, ids, n);
@@ -135,6 +138,43 @@ static void per_instruction(tg_ctx *g, tr_level *lv, const tr_module *m, char *o
   tr_diag_clear(&dd);
 }
 
+/* A culprit that only wraps computations (call, conditional, while):
+ * inline it (the branch the reference takes; one trip of a loop) and
+ * bisect again, keeping the context, to the wrong instruction inside;
+ * deeper while the culprit found is call-like again. Names it in
+ * r->inner (an instruction of the inlined copy: the callee's name, made
+ * unique in the entry). */
+static void descend(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in) {
+  tr_triage_report *r = g->r;
+  tr_module *cur = NULL;
+  int id = in->id;
+  for (int depth = 0; depth < 4; depth++) {
+    const tr_module *base = cur ? cur : m;
+    const tr_instr *c = NULL;
+    for (int i = 0; i < base->entry->ninstrs; i++)
+      if (base->entry->instrs[i]->id == id) c = base->entry->instrs[i];
+    if (!c || (c->op != TR_OP_CALL && c->op != TR_OP_CONDITIONAL && c->op != TR_OP_WHILE)) break;
+    tr_module *x = tg_move_inline(base, id, r->inputs, r->ninputs);
+    if (!x) break;
+    int nbl = 0;
+    const tr_instr **bl = tg_blamable(x, &nbl);
+    int k = tg_bisect(g, lv, x, bl, nbl, r->inputs, r->ninputs, &r->sig);
+    /* Only an instruction the inlining made (not one of the caller's)
+     * is inside the culprit. */
+    bool inside = k >= 0 && !tr_comp_find(m->entry, bl[k]->name);
+    if (inside) {
+      snprintf(r->inner, sizeof r->inner, "%s", bl[k]->name);
+      r->inner_op = bl[k]->op;
+      id = bl[k]->id;
+    }
+    free(bl);
+    tr_module_free(cur);
+    cur = x;
+    if (!inside) break;
+  }
+  tr_module_free(cur);
+}
+
 tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
   tr_triage_report *r = g->r;
   tr_level *lv = &r->instr;
@@ -154,6 +194,8 @@ tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
   snprintf(r->culprit, sizeof r->culprit, "%s", in->name);
   r->culprit_op = in->op;
   r->culprit_pos = k;
+  r->inner_op = TR_OP_COUNT;
+  descend(g, lv, m, in);
   int a = alone(g, lv, m, in);
   snprintf(r->alone, sizeof r->alone, "%s", a == 1 ? "wrong" : a == 0 ? "right" : "unknown");
   per_instruction(g, lv, m, r->per_instr, sizeof r->per_instr);
@@ -165,8 +207,11 @@ tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
   if (!r->per_instr[0]) snprintf(pi, sizeof pi, "; the per-instruction check names nothing (it changes the context)");
   else if (strcmp(r->per_instr, in->name) == 0) snprintf(pi, sizeof pi, "; the per-instruction check agrees");
   else snprintf(pi, sizeof pi, "; the per-instruction check names %%%s instead", r->per_instr);
-  tg_note(lv, "%%%s (%s, %d of %d in program order; bisection %d runs)%s%s", in->name, tr_ops[in->op].name,
-          k + 1, nbl, r->bisect_runs, why, pi);
+  char inner[200] = "";
+  if (r->inner[0])
+    snprintf(inner, sizeof inner, "; inside it (inlined, bisected again) %%%s (%s)", r->inner, tr_ops[r->inner_op].name);
+  tg_note(lv, "%%%s (%s, %d of %d in program order; bisection %d runs)%s%s%s", in->name, tr_ops[in->op].name,
+          k + 1, nbl, r->bisect_runs, inner, why, pi);
   free(bl);
   lv->ms = tg_now_ms() - t0;
   return TR_OK;

@@ -121,10 +121,14 @@ static void fuel(tg_ctx *g, const tr_module *m) {
   tr_module *x = tr_module_clone(m);
   bool ok = tr_bc_pipeline_run(&ctx, x, &dd) == TR_OK;
   tr_module_free(x);
+  /* A pipeline that fails (a pass left an invalid module: a
+   * compile-error finding) has logged the rewrites before it stopped;
+   * the bisection below runs over those. */
   int64_t total = ctx.nlog;
-  if (!ok || total == 0) {
+  if (total == 0) {
     lv->state = TR_LEVEL_NONE;
-    tg_note(lv, ok ? "the compiler applies no rewrite to this module" : "the pipeline fails on this module");
+    tg_note(lv, ok ? "the compiler applies no rewrite to this module"
+                   : "the pipeline fails on this module before any rewrite");
     tr_bc_ctx_free(&ctx);
     tr_diag_clear(&dd);
     return;

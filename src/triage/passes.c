@@ -50,6 +50,15 @@ static void after_pass(void *user, const char *pass, int run, bool changed, cons
   s->run = run;
 }
 
+bool tg_can_validate(tr_target *t) {
+  tr_bc_ctx ctx;
+  tr_diag cd = {0};
+  bool ok = tr_builtin_comp_ctx(t, &ctx, &cd);
+  if (ok) tr_bc_ctx_free(&ctx);
+  tr_diag_clear(&cd);
+  return ok;
+}
+
 bool tg_validate_passes(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
                         const tr_triage_opts *o, char *guilty, size_t nguilty, int *run,
                         tr_module **opt, tr_diag *d) {
@@ -72,10 +81,23 @@ bool tg_validate_passes(tr_target *t, const tr_module *m, tr_tensor *const *ins,
   memset(&so, 0, sizeof so);
   bool ok = tr_eval_shadow(m, &so, ins, nins, &s.ref, &s.nref, &cd) == TR_OK;
   tr_module *x = ok ? tr_module_clone(m) : NULL;
+  bool invalid = false;
   if (ok) {
     ctx.after_pass = after_pass;
     ctx.after_pass_user = &s;
     ok = tr_bc_pipeline_run(&ctx, x, &cd) == TR_OK;
+    /* A pass that leaves an invalid module (pipeline.c says which) is
+     * guilty too, unless an earlier one already changed the result. */
+    const char *why = ok ? NULL : tr_diag_first(&cd);
+    const char *at = why ? strstr(why, "pass ") : NULL;
+    const char *end = at ? strstr(at, " left an invalid module") : NULL;
+    if (end && !s.found && end - at - 5 > 0 && end - at - 5 < (int)sizeof s.pass) {
+      snprintf(s.pass, sizeof s.pass, "%.*s", (int)(end - at - 5), at + 5);
+      s.found = invalid = ok = true;
+      s.run = 0;
+    } else if (!ok && s.found) {
+      ok = true;
+    }
   }
   if (ok) {
     if (s.found) {
@@ -84,7 +106,7 @@ bool tg_validate_passes(tr_target *t, const tr_module *m, tr_tensor *const *ins,
     } else {
       snprintf(guilty, nguilty, "codegen");
     }
-    if (opt) {
+    if (opt && !invalid) {
       *opt = x;
       x = NULL;
     }
@@ -223,6 +245,9 @@ tr_status tg_passes_level(tg_ctx *g, const tr_module *m, tr_module **opt) {
   } else if (strcmp(r->guilty_pass, "codegen") == 0) {
     lv->state = TR_LEVEL_NONE;
     tg_note(lv, "every pass keeps the result (translation validation, one compile): code generation is wrong");
+  } else if (r->guilty_run == 0) {
+    lv->state = TR_LEVEL_FOUND;
+    tg_note(lv, "pass %s leaves an invalid module (the pipeline's verifier, one compile)", r->guilty_pass);
   } else {
     lv->state = TR_LEVEL_FOUND;
     tg_note(lv, "pass %s (pass run %d) changes the result (translation validation, one compile)",

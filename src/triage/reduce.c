@@ -15,6 +15,9 @@
  *   const     replace a value whose recorded elements are all equal by a
  *             broadcast scalar constant
  *   splat     simplify a constant: every element made its first one
+ *   inline    a call, a conditional's taken branch, one trip of a while
+ *   shrink    a dimension made 1 or half; narrow: a narrower dtype
+ *             (shrink.c)
  * after each, dead instructions and unused parameters (with their inputs)
  * go. The reproduction rate of the original is measured first, and each
  * accepted candidate is run a second time before it is kept. */
@@ -82,7 +85,24 @@ typedef struct {
   tr_check_sig want;   /* kind, value kind, op */
   bool fixed_op;       /* want.op must match */
   bool check_pass;     /* the guilty pass must stay r->guilty_pass */
+  /* The signature's op follows the culprit: a candidate whose first
+   * wrong output comes from another op is bisected, and kept when its
+   * culprit is still of op cul_op (or, inlining the culprit, one of the
+   * ops of what was inlined: follow). */
+  tr_op cul_op;        /* TR_OP_COUNT: unknown, the output's op decides */
+  const bool *follow;  /* NULL, or TR_OP_COUNT flags */
+  tr_op got_cul;       /* the culprit op the last kept candidate showed */
 } judge;
+
+/* The op of c's culprit by prefix bisection, TR_OP_COUNT when none. */
+static tr_op culprit_op(judge *j, const cand *c) {
+  int nbl = 0;
+  const tr_instr **bl = tg_blamable(c->m, &nbl);
+  int k = tg_bisect(j->g, &j->g->r->reduce, c->m, bl, nbl, c->ins, c->nins, &j->want);
+  tr_op op = k >= 0 ? bl[k]->op : TR_OP_COUNT;
+  free(bl);
+  return op;
+}
 
 /* Whether candidate c shows the same bug. */
 static bool keeps(judge *j, const cand *c, tr_check_sig *got) {
@@ -96,9 +116,18 @@ static bool keeps(judge *j, const cand *c, tr_check_sig *got) {
   bool ok = tg_check(g, &g->r->reduce, c->m, c->ins, c->nins, &cr) == TR_OK;
   ok = ok && cr.outcome == TR_CHECK_FINDING && strcmp(cr.sig.kind, j->want.kind) == 0 &&
        strcmp(cr.sig.value_kind, j->want.value_kind) == 0;
-  if (ok && j->fixed_op) ok = cr.sig.op == j->want.op;
+  tr_op out_op = cr.sig.op;
   if (got) *got = cr.sig;
   tr_check_report_free(&cr);
+  j->got_cul = j->cul_op;
+  if (ok && j->fixed_op && (out_op != j->want.op || j->follow)) {
+    ok = false;
+    if (j->cul_op < TR_OP_COUNT) {
+      tr_op op = culprit_op(j, c);
+      ok = op < TR_OP_COUNT && (op == j->cul_op || (j->follow && j->follow[op]));
+      j->got_cul = op;
+    }
+  }
   if (ok && j->check_pass) {
     char pass[64];
     int run = 0;
@@ -113,8 +142,14 @@ static bool keeps(judge *j, const cand *c, tr_check_sig *got) {
 /* keeps, confirmed by a second run: a candidate that shows the bug once
  * and not again is refused, and the finding is called flaky. */
 static bool accept(judge *j, const cand *c) {
-  if (!keeps(j, c, NULL)) return false;
-  if (keeps(j, c, NULL)) return true;
+  tr_check_sig got;
+  if (!keeps(j, c, &got)) return false;
+  tr_op cul = j->got_cul;
+  if (keeps(j, c, NULL)) {
+    j->want.op = got.op;
+    j->cul_op = cul;
+    return true;
+  }
   j->g->r->flaky = true;
   return false;
 }
@@ -122,7 +157,7 @@ static bool accept(judge *j, const cand *c) {
 bool tr_triage_keeps_sig(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
                          const tr_triage_opts *o, tr_triage_report *r) {
   tg_ctx g = {t, o, r, NULL};
-  judge j = {&g, r->sig, true, r->guilty_pass[0] != 0};
+  judge j = {&g, r->sig, true, r->guilty_pass[0] != 0 && tg_can_validate(t), r->culprit_op, NULL, TR_OP_COUNT};
   cand c = cand_of(tr_module_clone(m), ins, nins);
   bool k = keeps(&j, &c, NULL);
   cand_free(&c);
@@ -242,14 +277,30 @@ static bool move_drop(const cand *cur, int i, cand *out) {
   return finish(out, cur);
 }
 
+static bool move_gte(const cand *cur, int id, cand *out);
+
 /* Forward operand opi of the instruction with id to its users. */
 static bool move_forward(const cand *cur, int id, int opi, cand *out) {
   tr_instr *in = by_id(cur->m->entry, id);
   if (!in || in->op == TR_OP_PARAMETER || opi >= in->noperands) return false;
-  if (!tr_shape_equal(in->operands[opi]->shape, in->shape)) return false;
+  if (!tr_shape_equal(in->operands[opi]->shape, in->shape)) return opi == 0 && move_gte(cur, id, out);
   tr_module *x = tr_module_clone(cur->m);
   tr_instr *xi = by_id(x->entry, id);
   tr_instr_replace_uses(xi, xi->operands[opi]);
+  tr_drop_entry_layout(x);
+  *out = cand_of(x, cur->ins, cur->nins);
+  return finish(out, cur);
+}
+
+/* Forward the element of a tuple that a get-tuple-element reads. */
+static bool move_gte(const cand *cur, int id, cand *out) {
+  tr_instr *in = by_id(cur->m->entry, id);
+  if (!in || in->op != TR_OP_GET_TUPLE_ELEMENT || in->operands[0]->op != TR_OP_TUPLE) return false;
+  int64_t k = tr_attr_int(in, TR_ATTR_INDEX, -1);
+  if (k < 0 || k >= in->operands[0]->noperands) return false;
+  tr_module *x = tr_module_clone(cur->m);
+  tr_instr *xi = by_id(x->entry, id);
+  tr_instr_replace_uses(xi, xi->operands[0]->operands[k]);
   tr_drop_entry_layout(x);
   *out = cand_of(x, cur->ins, cur->nins);
   return finish(out, cur);
@@ -293,6 +344,68 @@ static bool move_param(const cand *cur, int id, cand *out) {
   return finish(out, cur);
 }
 
+/* Inline the call-like instruction with id (shrink.c). */
+static bool move_inline(const cand *cur, int id, cand *out) {
+  tr_module *x = tg_move_inline(cur->m, id, cur->ins, cur->nins);
+  if (!x) return false;
+  *out = cand_of(x, cur->ins, cur->nins);
+  finish(out, cur);
+  return true; /* a call, branch or loop fewer, even when the count is not lower */
+}
+
+/* Flags the ops of c and of what it calls. */
+static void ops_of(const tr_comp *c, bool *flags, int depth) {
+  if (depth > 8) return;
+  for (int i = 0; i < c->ninstrs; i++) {
+    flags[c->instrs[i]->op] = true;
+    tr_comp *callees[16];
+    int n = tr_instr_called(c->instrs[i], callees, 16);
+    for (int k = 0; k < n && k < 16; k++) ops_of(callees[k], flags, depth + 1);
+  }
+}
+
+/* Tries candidate c (made or not); on acceptance it replaces *cur. */
+static bool try_cand(judge *j, cand *cur, bool made, cand *c, const char *what, int at) {
+  if (made && accept(j, c)) {
+    cand_free(cur);
+    *cur = *c;
+    tg_progress(j->g, "reduce: %s at #%d -> %d instructions", what, at, tg_count(cur->m));
+    return true;
+  }
+  cand_free(c);
+  return false;
+}
+
+/* The moves that change shapes and dtypes everywhere: shrink a dim of a
+ * parameter (and of everything of its shape) to 1 or to half, narrow a
+ * dtype. */
+static bool shape_moves(judge *j, cand *cur, int budget) {
+  for (int w = 0; w < tg_narrow_count() && j->g->r->candidates < budget; w++) {
+    cand c;
+    memset(&c, 0, sizeof c);
+    tr_tensor **v = NULL;
+    tr_module *x = tg_move_narrow(cur->m, w, cur->ins, cur->nins, &v);
+    if (x) c = (cand){x, v, cur->nins};
+    if (try_cand(j, cur, x != NULL, &c, "narrow", w)) return true;
+  }
+  const tr_comp *e = cur->m->entry;
+  for (int p = 0; p < e->nparams; p++) {
+    const tr_shape *s = e->params[p]->shape;
+    for (int k = 0; tr_shape_is_array(s) && k < s->rank; k++)
+      for (int h = 0; h < 2 && j->g->r->candidates < budget; h++) {
+        int64_t n = h == 0 ? 1 : s->dims[k] / 2;
+        if (n < 1 || n >= s->dims[k] || (h == 1 && n == 1)) continue;
+        cand c;
+        memset(&c, 0, sizeof c);
+        tr_tensor **v = NULL;
+        tr_module *x = tg_move_shrink(cur->m, p, k, n, cur->ins, cur->nins, &v);
+        if (x) c = (cand){x, v, cur->nins};
+        if (try_cand(j, cur, x != NULL, &c, "shrink", p)) return true;
+      }
+  }
+  return false;
+}
+
 /* One round: tries every move on every instruction; returns true and
  * replaces *cur at the first candidate that keeps the signature. */
 static bool round_once(judge *j, cand *cur, int budget) {
@@ -305,39 +418,47 @@ static bool round_once(judge *j, cand *cur, int budget) {
   for (int i = 0; i < nroot && !taken && j->g->r->candidates < budget; i++) {
     cand c;
     memset(&c, 0, sizeof c);
-    if (move_drop(cur, i, &c) && accept(j, &c)) {
-      cand_free(cur);
-      *cur = c;
-      taken = true;
-      tg_progress(j->g, "reduce: dropped output %d -> %d instructions", i, tg_count(cur->m));
-    } else {
-      cand_free(&c);
-    }
+    taken = try_cand(j, cur, move_drop(cur, i, &c), &c, "drop output", i);
   }
-  for (int pass = 0; pass < 5 && !taken; pass++)
+  static const char *const names[] = {"root", "inline", "forward", "const", "param", "splat"};
+  for (int pass = 0; pass < 6 && !taken; pass++)
     for (int i = n - 1; i >= 0 && !taken && j->g->r->candidates < budget; i--) {
       int nops = 1;
       const tr_instr *in = by_id(cur->m->entry, ids[i]);
-      if (pass == 1) nops = in ? in->noperands : 0;
+      if (pass == 2) nops = in ? in->noperands : 0;
       for (int k = 0; k < nops && !taken; k++) {
         cand c;
         memset(&c, 0, sizeof c);
-        bool made = pass == 0   ? move_root(cur, ids[i], &c)
-                    : pass == 1 ? move_forward(cur, ids[i], k, &c)
-                    : pass == 2 ? move_const(cur, ids[i], &c)
-                    : pass == 3 ? move_param(cur, ids[i], &c)
-                                : move_splat(cur, ids[i], &c);
-        if (made && accept(j, &c)) {
-          cand_free(cur);
-          *cur = c;
-          taken = true;
-          static const char *const names[] = {"root", "forward", "const", "param", "splat"};
-          tg_progress(j->g, "reduce: %s at #%d -> %d instructions", names[pass], ids[i], tg_count(cur->m));
-        } else {
-          cand_free(&c);
+        if (pass == 1) {
+          /* Inlining the culprit itself: its op may become one of the
+           * inlined ops (the call was only its wrapper). */
+          bool made = move_inline(cur, ids[i], &c);
+          judge jc = *j;
+          bool *flags = NULL;
+          if (made && in->op == j->cul_op) {
+            flags = tr_xcalloc(TR_OP_COUNT, sizeof *flags);
+            tr_comp *callees[16];
+            int nc = tr_instr_called(in, callees, 16);
+            for (int q = 0; q < nc && q < 16; q++) ops_of(callees[q], flags, 0);
+            jc.follow = flags;
+          }
+          taken = try_cand(&jc, cur, made, &c, names[pass], ids[i]);
+          if (taken) {
+            jc.follow = NULL;
+            *j = jc;
+          }
+          free(flags);
+          continue;
         }
+        bool made = pass == 0   ? move_root(cur, ids[i], &c)
+                    : pass == 2 ? move_forward(cur, ids[i], k, &c)
+                    : pass == 3 ? move_const(cur, ids[i], &c)
+                    : pass == 4 ? move_param(cur, ids[i], &c)
+                                : move_splat(cur, ids[i], &c);
+        taken = try_cand(j, cur, made, &c, names[pass], ids[i]);
       }
     }
+  if (!taken && j->g->r->candidates < budget) taken = shape_moves(j, cur, budget);
   free(ids);
   return taken;
 }
@@ -358,7 +479,7 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
   }
   /* Reproduction rate of the original on the failing inputs. */
   int nrep = o->repro_runs > 0 ? o->repro_runs : 3;
-  judge j = {&g, r->sig, true, false};
+  judge j = {&g, r->sig, true, false, r->culprit_op, NULL, TR_OP_COUNT};
   cand orig = cand_of(tr_module_clone(m), r->inputs, r->ninputs);
   r->repro_of = nrep;
   for (int i = 0; i < nrep; i++) {
@@ -376,7 +497,9 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
     lv->ms = tg_now_ms() - t0;
     return TR_OK;
   }
-  j.check_pass = r->guilty_pass[0] != 0 && r->passes.state != TR_LEVEL_SKIPPED;
+  /* The guilty pass is re-judged where one compile tells it (builtin);
+   * a target judged on its own pass dumps keeps the other fields. */
+  j.check_pass = r->guilty_pass[0] != 0 && r->passes.state != TR_LEVEL_SKIPPED && tg_can_validate(t);
   cand cur = orig;
   if (array_params(cur.m)) drop_params(&cur);
   int budget = o->max_candidates > 0 ? o->max_candidates : 5000;
@@ -403,6 +526,7 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
   free(r->reduced_text);
   r->reduced_text = b.p;
   r->reduced_instrs = tg_count(cur.m);
+  r->reduced_op = j.cul_op;
   r->reduced_inputs = cur.ins;
   r->nreduced_inputs = cur.nins;
   cur.ins = NULL;

@@ -58,6 +58,8 @@ cJSON *tr_triage_json(const tr_triage_report *r) {
       cJSON_AddStringToObject(l, "alone", r->alone);
       cJSON_AddStringToObject(l, "per_instruction", r->per_instr);
       cJSON_AddBoolToObject(l, "agree", r->agree);
+      cJSON_AddStringToObject(l, "inner", r->inner);
+      cJSON_AddStringToObject(l, "inner_op", r->inner[0] ? tr_ops[r->inner_op].name : "");
     } else if (i == 2) {
       cJSON_AddStringToObject(l, "pass", r->guilty_pass);
       cJSON_AddNumberToObject(l, "pass_run", r->guilty_run);
@@ -79,6 +81,7 @@ cJSON *tr_triage_json(const tr_triage_report *r) {
       cJSON_AddNumberToObject(l, "instructions_after", r->reduced_instrs);
       cJSON_AddNumberToObject(l, "candidates", r->candidates);
       cJSON_AddNumberToObject(l, "accepted", r->accepted);
+      cJSON_AddStringToObject(l, "culprit_op", r->reduced_op < TR_OP_COUNT ? tr_ops[r->reduced_op].name : "");
     }
   }
   cJSON_AddNumberToObject(js, "target_runs", r->total_runs);
@@ -96,7 +99,9 @@ static void md_summary(tr_buf *b, const tr_triage_report *r) {
                   r->failing_outputs, r->first_output, r->first_index, r->first_target, r->first_value,
                   r->first_bound);
   if (r->culprit[0])
-    tr_buf_printf(b, "- **Culprit instruction**: `%%%s` (%s)\n", r->culprit, tr_ops[r->culprit_op].name);
+    tr_buf_printf(b, "- **Culprit instruction**: `%%%s` (%s)%s%s%s%s\n", r->culprit, tr_ops[r->culprit_op].name,
+                  r->inner[0] ? "; inside it `%" : "", r->inner, r->inner[0] ? "` " : "",
+                  r->inner[0] ? tr_ops[r->inner_op].name : "");
   if (r->kernel_name[0])
     tr_buf_printf(b, "- **Fused kernel**: `%%%s`%s%s%s\n", r->kernel_name, r->kernel_instr[0] ? ", inside it `%" : "",
                   r->kernel_instr, r->kernel_instr[0] ? "`" : "");

@@ -204,6 +204,8 @@ tr_status tr_isolate(tr_target *t, const tr_module *m, const tr_triage_opts *o,
   r->module_text = b.p ? b.p : tr_xstrdup("");
   r->module_instrs = tg_count(m);
   r->culprit_op = TR_OP_COUNT;
+  r->inner_op = TR_OP_COUNT;
+  r->reduced_op = TR_OP_COUNT;
   r->culprit_pos = -1;
   tr_status st = tg_outputs(&g, m);
   if (st == TR_OK && r->outputs.state == TR_LEVEL_FOUND) st = tg_bisect_level(&g, m);

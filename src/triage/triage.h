@@ -7,8 +7,10 @@
  * every level records what it found and how many target runs it cost.
  *
  * One file per level: outputs.c, bisect.c, passes.c, fusion.c,
- * disable.c; reduce.c the reducer; report.c the bundle and the reports;
- * triage.c what they share. */
+ * disable.c; reduce.c the reducer and shrink.c its structural moves;
+ * report.c the bundle and the reports; bundle.c a finding's bundle in,
+ * triage out (what a fuzz campaign runs per finding); triage.c what they
+ * share. */
 #ifndef TR_TRIAGE_H
 #define TR_TRIAGE_H
 
@@ -81,6 +83,9 @@ typedef struct {
   tr_op culprit_op;       /* TR_OP_COUNT if none */
   int culprit_pos;        /* its position in the entry's order, -1 */
   int bisect_runs;        /* target runs of the bisection alone */
+  char inner[128];        /* a call-like culprit's wrong instruction
+                             inside it (inlined and bisected again), "" */
+  tr_op inner_op;         /* its op; TR_OP_COUNT if none */
   /* cross-check: the culprit alone fed the reference's operand values,
    * and the anchored per-instruction check's first mismatch */
   char alone[32];         /* "wrong", "right" (needs context), "" */
@@ -115,6 +120,8 @@ typedef struct {
   char *reduced_text;     /* the reduced module, or NULL */
   int reduced_instrs;
   int candidates, accepted;
+  tr_op reduced_op;       /* the culprit's op in the reduced module (it
+                             follows the culprit through inlining) */
   tr_tensor **reduced_inputs; /* the reduced module's inputs (owned) */
   int nreduced_inputs;
 
@@ -149,6 +156,15 @@ bool tr_triage_keeps_sig(tr_target *t, const tr_module *m, tr_tensor *const *ins
  * report.html and the regression artifacts (regress.hlo with its
  * expectation for builtin; repro.py for xla-cpu). */
 tr_status tr_triage_write(const char *dir, const tr_triage_report *r, tr_diag *d);
+
+/* A finding's bundle (tr_check --save: module.hlo, inN.npy): the module
+ * (verified) and its inputs (bundle.c). */
+tr_status tr_triage_load_bundle(const char *dir, tr_module **m, tr_tensor ***ins, int *nins, tr_diag *d);
+/* Isolates and reduces the bundle's finding on target (opened with tc)
+ * and writes the triage bundle into DIR/triage. What a fuzz campaign runs
+ * in the background for each new finding. */
+tr_status tr_triage_bundle(const char *dir, const char *target, const tr_target_config *tc,
+                           const tr_profile *profile, tr_diag *d);
 
 /* The report as JSON (every level), markdown and HTML. */
 cJSON *tr_triage_json(const tr_triage_report *r);

@@ -65,8 +65,22 @@ int tg_bisect(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr **bl, 
 bool tg_validate_passes(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
                         const tr_triage_opts *o, char *guilty, size_t nguilty, int *run,
                         tr_module **opt, tr_diag *d);
+/* Whether tg_validate_passes can judge modules on t (builtin). */
+bool tg_can_validate(tr_target *t);
 tr_status tg_passes_level(tg_ctx *g, const tr_module *m, tr_module **opt);
 tr_status tg_kernel_level(tg_ctx *g, const tr_module *opt);
 tr_status tg_disable_level(tg_ctx *g, const tr_module *m);
+
+/* The reducer's structural moves (shrink.c): each returns a new module
+ * (and, for shrink and narrow, its inputs in *outs), or NULL when the
+ * move does not apply. inline: the call, the conditional's branch taken
+ * on ins, or one trip of the while with id; shrink: dim k of parameter
+ * pi (and of everything of its dims) cut to n; narrow: the which-th
+ * narrowing (f64->f32, s64->s32, u64->u32, c128->c64) everywhere. */
+tr_module *tg_move_inline(const tr_module *m, int id, tr_tensor *const *ins, int nins);
+tr_module *tg_move_shrink(const tr_module *m, int pi, int k, int64_t n, tr_tensor *const *ins, int nins,
+                          tr_tensor ***outs);
+int tg_narrow_count(void);
+tr_module *tg_move_narrow(const tr_module *m, int which, tr_tensor *const *ins, int nins, tr_tensor ***outs);
 
 #endif

@@ -148,3 +148,71 @@ out:
   tr_module_free(ms);
   tr_module_free(mn);
 }
+
+/* The reducer's structural moves: the tail-mask defect wrongs an f64 add
+ * inside a called computation. Isolation names the call and, inlined
+ * and bisected again, the add inside it; the reducer inlines the call
+ * (its signature's op follows the culprit from call to add), narrows f64
+ * to f32 and forwards the tuple, leaving the add alone. */
+TR_TEST(triage_reducer_inlines_narrows_and_follows_the_culprit) {
+  const char *text = "HloModule wrapped\n%f (t: (f64[4,13], f64[4,13])) -> f64[4,13] {\n"
+                     "  t = (f64[4,13], f64[4,13]) parameter(0)\n  a = f64[4,13] get-tuple-element(t), index=0\n"
+                     "  b = f64[4,13] get-tuple-element(t), index=1\n  ROOT s = f64[4,13] add(a, b)\n}\n"
+                     "ENTRY e {\n  p = f64[4,13] parameter(0)\n  q = f64[4,13] parameter(1)\n"
+                     "  t = (f64[4,13], f64[4,13]) tuple(p, q)\n  c = f64[4,13] call(t), to_apply=%f\n"
+                     "  ROOT n = f64[4,13] negate(c)\n}\n";
+  tr_module *m = parse(text);
+  tr_target *t = open_t("builtin:inject=emit-tail-mask-short");
+  CHECK(m && t);
+  if (!m || !t) goto out;
+  tr_triage_opts o;
+  tr_triage_opts_init(&o);
+  o.nseeds = 1;
+  o.repro_runs = 1;
+  tr_triage_report r;
+  tr_diag d = {0};
+  CHECK(tr_isolate(t, m, &o, &r, &d) == TR_OK);
+  CHECK(strcmp(r.culprit, "c") == 0);
+  CHECK_EQ_INT(r.inner_op, TR_OP_ADD);
+  CHECK(tr_reduce(t, m, &o, &r, &d) == TR_OK);
+  CHECK_EQ_INT(r.reduce.state, TR_LEVEL_FOUND);
+  CHECK_EQ_INT(r.reduced_op, TR_OP_ADD);
+  CHECK(r.reduced_text && !strstr(r.reduced_text, "call(") && !strstr(r.reduced_text, "f64") &&
+        strstr(r.reduced_text, "f32") && strstr(r.reduced_text, "add("));
+  CHECK(r.reduced_instrs <= 3);
+  if (r.reduced_text && r.reduced_instrs > 3) fprintf(stderr, "%s", r.reduced_text);
+  tr_triage_report_free(&r);
+  tr_diag_clear(&d);
+out:
+  tr_target_close(t);
+  tr_module_free(m);
+}
+
+/* A module may have dead instructions written after its root (mutators
+ * append them): the root's operands are still live at every cut, so the
+ * bisection names the planted shift, not "nothing". */
+TR_TEST(triage_bisect_with_dead_code_after_the_root) {
+  const char *text = "HloModule dead\nENTRY e {\n  p = s32[8] parameter(0)\n  q = s32[8] parameter(1)\n"
+                     "  c = s32[] constant(33)\n  k = s32[8] broadcast(c), dimensions={}\n"
+                     "  a = s32[8] add(p, q)\n  s = s32[8] shift-left(a, k)\n  x = s32[8] xor(s, p)\n"
+                     "  ROOT r = (s32[8], s32[8]) tuple(x, q)\n  d = s32[8] subtract(p, q)\n"
+                     "  d2 = s32[8] multiply(d, d)\n}\n";
+  tr_module *m = parse(text);
+  tr_target *t = open_t("builtin:inject=emit-shift-amount-mod-width");
+  CHECK(m && t);
+  if (!m || !t) goto out;
+  tr_triage_opts o;
+  tr_triage_opts_init(&o);
+  o.nseeds = 1;
+  o.no_passes = true;
+  tr_triage_report r;
+  tr_diag d = {0};
+  CHECK(tr_isolate(t, m, &o, &r, &d) == TR_OK);
+  CHECK_EQ_INT(r.instr.state, TR_LEVEL_FOUND);
+  CHECK(strcmp(r.culprit, "s") == 0);
+  tr_triage_report_free(&r);
+  tr_diag_clear(&d);
+out:
+  tr_target_close(t);
+  tr_module_free(m);
+}
