@@ -848,23 +848,21 @@ static bool flush_reaches(const sh_val *a, size_t i, double mn) {
  * with a bound reaching the unflushed value (below mn) or keeps its
  * value with a bound reaching 0 (above). */
 static sh_val *flush_val(sh_ctx *c, const tr_instr *in, sh_val *v) {
-  if (v->token) return sh_ref(v);
-  if (!v->arr) {
-    sh_val **el = tr_xcalloc(v->nelems > 0 ? (size_t)v->nelems : 1, sizeof(sh_val *));
+  if (v->hd.kind == EV_TOKEN) return sh_ref(v);
+  if (!sh_is_arr(v)) {
+    int n = v->hd.nelems;
+    sh_val *t = sh_tuple(n, NULL);
     bool same = true;
-    for (int i = 0; i < v->nelems; i++) {
-      if (!(el[i] = flush_val(c, in, v->elems[i]))) {
-        for (int j = 0; j < i; j++) sh_unref(el[j]);
-        free(el);
+    for (int i = 0; i < n; i++) {
+      if (!(sh_elems(t)[i] = flush_val(c, in, sh_elems(v)[i]))) {
+        sh_unref(t);
         return NULL;
       }
-      same = same && el[i] == v->elems[i];
+      same = same && sh_elems(t)[i] == sh_elems(v)[i];
     }
-    sh_val *t = same ? sh_ref(v) : sh_tuple(v->nelems, el);
-    if (same)
-      for (int i = 0; i < v->nelems; i++) sh_unref(el[i]);
-    free(el);
-    return t;
+    if (!same) return t;
+    sh_unref(t);
+    return sh_ref(v);
   }
   double mn = flush_min(c, v->dt);
   if (!(mn > 0)) return sh_ref(v);
