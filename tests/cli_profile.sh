@@ -251,4 +251,9 @@ ENTRY e {
 HLO
 expect 0 'excused 4 by reduce-init-identity' -- "$trench" check "$tmp/rinit.hlo" --target xla-cpu --seeds 1
 expect 1 'out0: mismatch .*reference 100' -- "$trench" check "$tmp/rinit.hlo" --target xla-cpu --seeds 1 --strict
+# A binary copied out of its tree finds no profiles: it says so rather
+# than judging silently without one.
+mkdir -p "$tmp/moved/bin" && cp "$trench" "$tmp/moved/bin/trench"
+expect 2 "warning: no profiles folder at .*moved/profiles .*xla-cpu is judged without a profile" -- \
+  env -u TRENCH_HOME "$tmp/moved/bin/trench" check "$mlp" --target xla-cpu --seeds 1
 finish

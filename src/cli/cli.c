@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "../target/target.h"
+#include "../oracle/profile.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -270,6 +271,40 @@ const char *cli_home(char *buf, size_t n) {
     if (sl) *sl = 0;
   }
   return buf;
+}
+
+int cli_profile_open(const char *spec, const char *path_arg, bool strict, tr_profile **out, char *path,
+                     size_t n) {
+  *out = NULL;
+  path[0] = 0;
+  char buf[4096] = "";
+  const char *home = getenv("TRENCH_HOME") ? getenv("TRENCH_HOME") : cli_home(buf, sizeof buf);
+  bool named = !strchr(spec, ':') && !strchr(spec, '/');
+  const char *at = strchr(spec, '@');
+  if (path_arg) {
+    snprintf(path, n, "%s", path_arg);
+  } else if (!strict && named && home && home[0]) {
+    snprintf(path, n, "%s/profiles", home);
+    if (access(path, R_OK | X_OK) != 0) {
+      fprintf(stderr, "trench: warning: no profiles folder at %s (set TRENCH_HOME to trench's source tree); "
+              "%s is judged without a profile\n", path, spec);
+      path[0] = 0;
+      return 0;
+    }
+    snprintf(path, n, "%s/profiles/%.*s.conf", home, (int)strcspn(spec, "@"), spec);
+    if (access(path, R_OK) != 0) path[0] = 0;
+  }
+  if (!path[0]) return 0;
+  /* Rules keyed by release ("@0.4.30 ..."): the release after '@' in the
+   * spec, else the profile's own "release" line. */
+  tr_diag d = {0};
+  if (tr_profile_load_release(path, at && named ? at + 1 : NULL, out, &d) != TR_OK) {
+    tr_diag_print(&d, stderr);
+    tr_diag_clear(&d);
+    path[0] = 0;
+    return CLI_EXIT_USAGE;
+  }
+  return 0;
 }
 
 tr_module *cli_load_source(const char *path, tr_target *(*get_conv)(void *ctx), void *ctx,

@@ -6,6 +6,7 @@
 
 #include "../base/base.h"
 #include "../ir/ir.h"
+#include "../oracle/profile.h"
 #include "../target/target.h"
 
 #define TRENCH_VERSION "0.1.0"
@@ -148,6 +149,17 @@ tr_module *cli_load_opts(const char *path, bool verify, const tr_parse_opts *po,
 /* trench's source tree for targets and profiles: NULL when $TRENCH_HOME
  * is set (the library reads it), else the folder above BUILD/trench. */
 const char *cli_home(char *buf, size_t n);
+
+/* The profile a command applies for target SPEC: PATH_ARG (--profile)
+ * when given; none under --strict or for cmd: and file targets; else
+ * HOME/profiles/NAME.conf for NAME[@VER] when it exists (HOME:
+ * $TRENCH_HOME, else the tree above BUILD/trench), with the rules keyed
+ * by VER. When HOME has no profiles/ folder at all (a binary copied out
+ * of its tree) a warning says the target is judged without one. *out
+ * gets the profile (NULL: none), path (n bytes) the file read or "".
+ * Returns 0, or CLI_EXIT_USAGE after printing the error. */
+int cli_profile_open(const char *spec, const char *path_arg, bool strict, tr_profile **out, char *path,
+                     size_t n);
 typedef struct tr_target tr_target;
 tr_module *cli_load_source(const char *path, tr_target *(*conv)(void *ctx), void *ctx,
                            const tr_parse_opts *po, char **mlir, int *exit_code);

@@ -471,44 +471,18 @@ static int run(int argc, char **argv) {
   /* The reference never runs unbounded in a check: --ref-timeout, else
    * --timeout, else 60 s (a runaway loop costs one verdict). */
   if (!env.co.ref_timeout_s) env.co.ref_timeout_s = timeout > 0 ? timeout : 60;
-  tr_diag d = {0};
   tr_target_config tc;
   tr_target_config_init(&tc);
   /* Without TRENCH_HOME, the source tree is the one this binary was built
    * in (BUILD/trench): where adapters/ and .venv/ are. */
   char home[4096] = "";
-  if (!getenv("TRENCH_HOME")) {
-    ssize_t n = readlink("/proc/self/exe", home, sizeof home - 1);
-    if (n > 0) {
-      home[n] = 0;
-      for (int up = 0; up < 2; up++) {
-        char *sl = strrchr(home, '/');
-        if (sl) *sl = 0;
-      }
-      tc.home = home;
-    }
-  }
+  tc.home = cli_home(home, sizeof home);
   if (timeout > 0) tc.timeout_s = timeout;
   if (start_timeout > 0) tc.start_timeout_s = start_timeout;
   tc.guard = cli_guard_slot();
-  /* The profile: --profile, else HOME/profiles/NAME.conf for a target
-   * named NAME (or NAME@VERSION) when that file exists. */
   tr_profile *prof = NULL;
   char ppath[4200] = "";
-  const char *phome = getenv("TRENCH_HOME") ? getenv("TRENCH_HOME") : home;
-  if (profile_arg) {
-    snprintf(ppath, sizeof ppath, "%s", profile_arg);
-  } else if (!strict && phome[0] && !strchr(spec, ':') && !strchr(spec, '/')) {
-    size_t nl = strcspn(spec, "@");
-    snprintf(ppath, sizeof ppath, "%s/profiles/%.*s.conf", phome, (int)nl, spec);
-    if (access(ppath, R_OK) != 0) ppath[0] = 0;
-  }
-  /* Rules keyed by release ("@0.4.30 ..."): the release after '@' in the
-   * spec, else the profile's own "release" line. */
-  const char *at = strchr(spec, '@');
-  if (ppath[0] && tr_profile_load_release(ppath, at && !strchr(spec, ':') ? at + 1 : NULL, &prof, &d) != TR_OK) {
-    tr_diag_print(&d, stderr);
-    tr_diag_clear(&d);
+  if (cli_profile_open(spec, profile_arg, strict, &prof, ppath, sizeof ppath)) {
     free(files);
     free(paths);
     return CLI_EXIT_USAGE;
@@ -517,7 +491,7 @@ static int run(int argc, char **argv) {
    * the first module needs it (target_get). */
   env.tc = &tc;
   env.co.profile = prof;
-  env.co.profile_path = prof ? (profile_arg ? profile_arg : ppath) : NULL;
+  env.co.profile_path = prof ? ppath : NULL;
   if (log_path && (env.log_fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666)) < 0) {
     fprintf(stderr, "trench check: cannot open the log %s: %s\n", log_path, strerror(errno));
     tr_profile_free(prof);

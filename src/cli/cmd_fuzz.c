@@ -215,16 +215,7 @@ static int run_fuzz(int argc, char **argv) {
   char ppath[4300] = "";
   tr_profile *prof = NULL;
   tr_diag d = {0};
-  if (profile_arg) {
-    snprintf(ppath, sizeof ppath, "%s", profile_arg);
-  } else if (!strict && home[0] && !strchr(fo.target, ':') && !strchr(fo.target, '/')) {
-    size_t nl = strcspn(fo.target, "@");
-    snprintf(ppath, sizeof ppath, "%s/profiles/%.*s.conf", home, (int)nl, fo.target);
-    if (access(ppath, R_OK) != 0) ppath[0] = 0;
-  }
-  if (ppath[0] && tr_profile_load(ppath, &prof, &d) != TR_OK) {
-    tr_diag_print(&d, stderr);
-    tr_diag_clear(&d);
+  if (cli_profile_open(fo.target, profile_arg, strict, &prof, ppath, sizeof ppath)) {
     free(corp);
     return CLI_EXIT_USAGE;
   }

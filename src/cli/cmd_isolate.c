@@ -144,32 +144,12 @@ int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce) {
   tr_target_config_init(&tc);
   tc.guard = cli_guard_slot();
   char home[4096] = "";
-  if (!getenv("TRENCH_HOME")) {
-    ssize_t n = readlink("/proc/self/exe", home, sizeof home - 1);
-    if (n > 0) {
-      home[n] = 0;
-      for (int up = 0; up < 2; up++) {
-        char *sl = strrchr(home, '/');
-        if (sl) *sl = 0;
-      }
-      tc.home = home;
-    }
-  }
+  tc.home = cli_home(home, sizeof home);
   if (to.timeout_s > 0) tc.timeout_s = to.timeout_s;
   if (start_timeout > 0) tc.start_timeout_s = start_timeout;
   tr_profile *prof = NULL;
   char ppath[4200] = "";
-  const char *phome = getenv("TRENCH_HOME") ? getenv("TRENCH_HOME") : home;
-  if (profile_arg) snprintf(ppath, sizeof ppath, "%s", profile_arg);
-  else if (!strict && phome[0] && !strchr(spec, ':') && !strchr(spec, '/')) {
-    size_t nl = strcspn(spec, "@");
-    snprintf(ppath, sizeof ppath, "%s/profiles/%.*s.conf", phome, (int)nl, spec);
-    if (access(ppath, R_OK) != 0) ppath[0] = 0;
-  }
-  if (ppath[0] && tr_profile_load(ppath, &prof, &d) != TR_OK) {
-    tr_diag_print(&d, stderr);
-    return CLI_EXIT_USAGE;
-  }
+  if (cli_profile_open(spec, profile_arg, strict, &prof, ppath, sizeof ppath)) return CLI_EXIT_USAGE;
   to.profile = prof;
   tr_target *t = NULL;
   if (tr_target_open(spec, &tc, &t, &d) != TR_OK) {
