@@ -72,11 +72,13 @@ NIBBLE = {"s4", "u4"}
 # What iree-compile says when it has no lowering for something: the module
 # is outside what IREE handles, not a miscompilation. ("Dialect `mhlo' not
 # found": XLA's converter keeps the ops StableHLO lacks, erf, topk, ..., as
-# mhlo ops, which IREE's StableHLO input does not read.)
+# mhlo ops, which IREE's StableHLO input does not read. "undefined symbol:
+# sin": an op IREE neither approximates nor can call, f64 sin, cos, tanh
+# on llvm-cpu, whose executables link no libm.)
 UNSUPPORTED = re.compile(r"failed to legalize|not supported|unsupported|unhandled|"
                          r"not implemented|unimplemented|no lowering|cannot lower|"
                          r"failed to convert|illegal op|is not a valid|expected .*type|"
-                         r"Dialect `mhlo' not found",
+                         r"Dialect `mhlo' not found|undefined symbol: ",
                          re.I)
 
 
