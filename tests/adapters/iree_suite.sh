@@ -7,16 +7,19 @@
 # must be listed in tests/adapters/iree-expected with the real IREE bug it
 # shows (docs/FINDINGS.md), and a listed module must still show it. Ends
 # with one line "N passed, N failed" counting modules.
-# Usage: tests/adapters/iree_suite.sh [--slice] [BUILD_DIR]
+# Usage: tests/adapters/iree_suite.sh [--slice | --shard K/N] [BUILD_DIR]
 #   --slice  every 40th module plus the known findings (tests/iree.sh)
+#   --shard K/N  the modules whose index is K mod N (0 <= K < N): the suite
+#            in N parts, whose counts add up, for a busy machine
 #   IREE_SUITE_ARGS: more `trench check` options
 #   IREE_SUITE_TARGET: another release, e.g. iree-cpu@3.12.0 (its virtualenv
 #            from scripts/venv-iree.sh --iree 3.12.0)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-slice=0
+slice=0 shard=""
 if [ "${1:-}" = "--slice" ]; then slice=1; shift; fi
+if [ "${1:-}" = "--shard" ]; then shard=$2; shift 2; fi
 build=${1:-$root/build}
 case $build in /*) ;; *) build=$PWD/$build;; esac
 suite=$root/tests/xla-suite
@@ -37,6 +40,8 @@ if [ $slice = 1 ]; then
   grep -v '^#' "$expected" | awk 'NF { print $1 }' | while read -r m; do
     echo "$suite/$m.hlo"; done >> "$tmp/list"
   sort -u "$tmp/list" -o "$tmp/list"
+elif [ -n "$shard" ]; then
+  awk -v k="${shard%/*}" -v n="${shard#*/}" '(NR - 1) % n == k' "$tmp/all" > "$tmp/list"
 else
   cp "$tmp/all" "$tmp/list"
 fi
