@@ -935,7 +935,12 @@ static bool parse_typed_attr(parser *p, tr_attr *at, size_t off) {
   case TR_AK_PADDING: {
     ivec v = {0};
     bool interior = false;
-    if (!parse_pad_spec(p, &v, &interior)) return false;
+    /* A rank-0 pad prints as "padding=" with nothing after it (XLA's
+     * printer joins zero dims); take that as an empty spec. */
+    const char *t = p->src->text;
+    bool empty = p->tok.kind == TK_COMMA || p->tok.kind == TK_RBRACE || p->tok.kind == TK_EOF ||
+                 (p->tok.kind != TK_PAD && memchr(t + off, '\n', p->tok.off - off) != NULL);
+    if (!empty && !parse_pad_spec(p, &v, &interior)) return false;
     int n = v.n / 3;
     tr_pad_dim *pd = tr_arena_alloc(a, sizeof(tr_pad_dim) * (size_t)(n + 1));
     for (int i = 0; i < n; i++) pd[i] = (tr_pad_dim){v.v[3 * i], v.v[3 * i + 1], v.v[3 * i + 2]};
