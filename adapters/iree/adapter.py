@@ -113,8 +113,11 @@ class Converter:
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
         if not line:
+            # XLA's own converter crashed (jaxlib 0.10.2 on a tuple all-to-all,
+            # docs/FINDINGS.md 6): IREE never saw the module.
             self.proc = None
-            raise Refusal("error", "the StableHLO converter (stablehlo.py) died")
+            raise Refusal("unsupported", "XLA's HLO -> StableHLO converter "
+                          "(stablehlo.py under the XLA virtualenv) died on this module")
         return json.loads(line)
 
     def close(self):
@@ -154,6 +157,10 @@ def iree_compile(mlir_path, flags, workdir):
     if p.returncode < 0:
         raise Refusal("compile_error", "iree-compile died of signal %d: %s"
                       % (-p.returncode, errors_of(p.stderr)))
+    if p.returncode != 0 and ("crash backtrace" in p.stderr or "Stack dump" in p.stderr):
+        # LLVM's crash handler prints the stack and exits: a compiler crash.
+        raise Refusal("compile_error", "iree-compile crashed (exit %d) in %s"
+                      % (p.returncode, crash_frame(p.stderr)))
     if p.returncode != 0:
         why = errors_of(p.stderr)
         if UNSUPPORTED.search(why):
@@ -162,6 +169,15 @@ def iree_compile(mlir_path, flags, workdir):
                       % (p.returncode, why))
     with open(vmfb, "rb") as f:
         return f.read()
+
+
+def crash_frame(stderr):
+    """The first stack frame of a crash past the signal handlers."""
+    for line in stderr.splitlines():
+        m = re.match(r"\s*#\d+ 0x[0-9a-f]+ (.*)", line)
+        if m and not re.search(r"Signals\.cpp|libc\.so|PrintStackTrace|SignalHandler", m.group(1)):
+            return m.group(1)[:300]
+    return "?"
 
 
 def errors_of(stderr):
@@ -246,6 +262,14 @@ class Adapter:
                                  "want_hlo": want_received})
             if rep.get("status") != "ok":
                 raise Refusal(rep.get("status", "error"), rep.get("message", "?"))
+            with open(rep["mlir"]) as f:
+                if "stablehlo.rng_bit_generator" in f.read():
+                    # StableHLO leaves the bits to the implementation ("not
+                    # guaranteed to be deterministic between implementations");
+                    # trench's reference draws XLA's.
+                    raise Refusal("unsupported", "rng-bit-generator: its bits are "
+                                  "implementation-defined in StableHLO, and IREE's need "
+                                  "not be XLA's")
             for d, _ in rep["params"] + rep["results"]:
                 if d not in DTYPES:
                     raise Refusal("unsupported", "element type %s: IREE's runtime has "
@@ -313,7 +337,10 @@ class Adapter:
             runner.ctx.invoke(runner.fn, args, rets)
             t4 = time.perf_counter()
         except Exception as e:
-            raise Refusal("error", "execution failed: " + clip(str(e)))
+            msg = clip(str(e))
+            if "UNIMPLEMENTED" in msg:  # the driver lacks it: collectives on local-task
+                raise Refusal("unsupported", "IREE's runtime: " + msg)
+            raise Refusal("error", "execution failed: " + msg)
         if len(rets) != len(results):
             raise Refusal("error", "IREE returned %d outputs, the module's root has %d leaves"
                           % (len(rets), len(results)))
