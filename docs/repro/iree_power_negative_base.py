@@ -23,5 +23,5 @@ b = np.array([-8, 3, 2, 0.5], np.float32)
 got = ctx.modules.module["main"](a, b).to_host()
 for x, y, g in zip(a, b, got):
     w = np.power(np.float64(x), np.float64(y))
-    print("pow(%r, %r) = %r expected %r %s" % (float(x), float(y), float(g), w,
+    print("pow(%r, %r) = %r expected %r %s" % (float(x), float(y), float(g), float(w),
           "" if abs(g - w) <= 1e-6 * abs(w) else "WRONG"))
