@@ -25,8 +25,9 @@ echo "iree: virtualenv ready in $(( $(date +%s) - start )) s"
 suite=$tests/xla-suite
 
 # 1. Modules that pass, with the version in the report.
-expect 0 '"name": "iree-cpu"' -- "$trench" check "$suite/abs_f32.hlo" --target iree-cpu --json
-expect 0 'version.*iree-base-compiler 3\.' -- "$trench" check "$suite/abs_f32.hlo" --target iree-cpu --json
+expect 0 '"target_name":[[:space:]]*"iree-cpu"' -- "$trench" check "$suite/abs_f32.hlo" --target iree-cpu --json
+expect 0 '"target_version":[[:space:]]*"iree-base-compiler 3\.13\.0 \(iree-compile 3\.' -- \
+  "$trench" check "$suite/abs_f32.hlo" --target iree-cpu --json
 expect 0 'check: (pass|weak)' -- "$trench" check "$suite/tuple_gte.hlo" "$suite/abs_bf16.hlo" \
   "$suite/multiply_f16.hlo" "$suite/dot_batch_f32.hlo" --target iree-cpu
 # f64 stays f64: a/b with a tight f64 bound passes only when IREE does not

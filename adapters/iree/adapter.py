@@ -380,8 +380,9 @@ def main():
         try:
             if op == "hello":
                 rep = {"status": "ok", "protocol": PROTOCOL, "name": "iree-cpu",
-                       "version": "iree-base-compiler %s iree-base-runtime %s"
-                       % (ad.version, rt_version()),
+                       "version": "iree-base-compiler %s (iree-compile %s) iree-base-runtime %s"
+                       % (pkg_version("iree-base-compiler"), ad.version,
+                          pkg_version("iree-base-runtime")),
                        "capabilities": ["timings", "received_hlo"]}
             elif op == "run":
                 rep = ad.run(req)
@@ -405,10 +406,10 @@ def main():
     os._exit(0)
 
 
-def rt_version():
+def pkg_version(name):
     try:
         from importlib.metadata import version
-        return version("iree-base-runtime")
+        return version(name)
     except Exception:
         return "?"
 
