@@ -74,11 +74,14 @@ NIBBLE = {"s4", "u4"}
 # found": XLA's converter keeps the ops StableHLO lacks, erf, topk, ..., as
 # mhlo ops, which IREE's StableHLO input does not read. "undefined symbol:
 # sin": an op IREE neither approximates nor can call, f64 sin, cos, tanh
-# on llvm-cpu, whose executables link no libm.)
+# on llvm-cpu, whose executables link no libm. "does not have integral
+# number of total bytes": an s4/u4 tensor of odd size, which IREE's packed
+# storage cannot hold.)
 UNSUPPORTED = re.compile(r"failed to legalize|not supported|unsupported|unhandled|"
                          r"not implemented|unimplemented|no lowering|cannot lower|"
                          r"failed to convert|illegal op|is not a valid|expected .*type|"
-                         r"Dialect `mhlo' not found|undefined symbol: ",
+                         r"Dialect `mhlo' not found|undefined symbol: |"
+                         r"does not have integral number of total bytes",
                          re.I)
 
 
