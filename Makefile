@@ -61,7 +61,7 @@ endif
 # Plain `make` installs nothing (`make deps` does). The commands a fresh
 # machine starts with (test, demo, the check tiers, benchmarks) install
 # the missing Debian packages first, once per build folder.
-ifneq ($(filter test check check-xla demo bench bench-builtin xla-suite check-torch torch-suite,$(MAKECMDGOALS)),)
+ifneq ($(filter test check check-xla demo bench bench-builtin xla-suite check-torch torch-suite check-iree iree-suite,$(MAKECMDGOALS)),)
 DEPS_STAMP := $(BUILD)/.deps
 endif
 $(BUILD)/.deps: scripts/deps.sh
@@ -221,3 +221,14 @@ xla-versions: $(BUILD)/.deps $(BUILD)/trench
 	@bash tests/adapters/xla_versions.sh $(BUILD)
 
 .PHONY: xla-versions
+
+# The IREE tier (tests/iree.sh): installs IREE's compiler and runtime into
+# .venv/iree (scripts/venv-iree.sh) and checks the iree-cpu target; not
+# part of test. iree-suite: the whole acceptance suite on iree-cpu.
+check-iree: $(BUILD)/.deps $(BUILD)/trench
+	@bash tests/iree.sh $(BUILD)/trench tests
+
+iree-suite: $(BUILD)/.deps $(BUILD)/trench
+	@bash tests/adapters/iree_suite.sh $(BUILD)
+
+.PHONY: check-iree iree-suite

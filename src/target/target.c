@@ -99,6 +99,41 @@ static tr_status open_xla(const char *spec, const tr_target_config *cfg,
   return s;
 }
 
+/* iree-cpu[@VER]: the IREE adapter under HOME/.venv/iree[-VER]; its
+ * HLO -> StableHLO step runs under the XLA virtualenv, HOME/.venv. */
+static tr_status open_iree(const char *spec, const tr_target_config *cfg,
+                           tr_target **out, tr_diag *d) {
+  const char *home = cfg->home ? cfg->home : getenv("TRENCH_HOME");
+  const char *ver = strchr(spec, '@');
+  if (!home || !*home) {
+    tr_diag_errorf(d, "target '%s' needs trench's source folder (set "
+                   "TRENCH_HOME)", spec);
+    return TR_ERR_USAGE;
+  }
+  if (ver && (!ver[1] || strspn(ver + 1, "0123456789.") != strlen(ver + 1))) {
+    tr_diag_errorf(d, "target '%s': expected iree-cpu@VERSION such as "
+                   "iree-cpu@3.13.0", spec);
+    return TR_ERR_USAGE;
+  }
+  tr_buf py = {0}, cmd = {0};
+  tr_buf_printf(&py, "%s/.venv/iree%s%s/bin/python", home, ver ? "-" : "",
+                ver ? ver + 1 : "");
+  tr_status s = TR_OK;
+  if (access(py.p, X_OK) != 0) {
+    tr_diag_errorf(d, "target '%s': no virtualenv at %s; create it with "
+                   "scripts/venv-iree.sh%s%s", spec, py.p,
+                   ver ? " --iree " : "", ver ? ver + 1 : "");
+    s = TR_ERR_USAGE;
+  } else {
+    tr_buf_printf(&cmd, "'%s' '%s/adapters/iree/adapter.py' --jax-python "
+                  "'%s/.venv/bin/python'", py.p, home, home);
+    s = tr_proc_open(spec, cmd.p, cfg, out, d);
+  }
+  tr_buf_free(&py);
+  tr_buf_free(&cmd);
+  return s;
+}
+
 /* torch-eager[@VER], torch-inductor[@VER]: the PyTorch adapter under
  * .venv-torch (or .venv-torch-VER), made by scripts/venv-torch.sh. */
 static tr_status open_torch(const char *spec, const tr_target_config *cfg,
@@ -151,8 +186,10 @@ tr_status tr_target_open(const char *spec, const tr_target_config *cfg,
   if (!strcmp(spec, "torch-eager") || !strncmp(spec, "torch-eager@", 12) ||
       !strcmp(spec, "torch-inductor") || !strncmp(spec, "torch-inductor@", 15))
     return open_torch(spec, cfg, out, d);
+  if (strcmp(spec, "iree-cpu") == 0 || strncmp(spec, "iree-cpu@", 9) == 0)
+    return open_iree(spec, cfg, out, d);
   tr_diag_errorf(d, "unknown target '%s' (known: interp, cmd:PROGRAM [ARGS...], "
-                 "xla-cpu, xla-cpu@VERSION, torch-eager, torch-inductor)", spec);
+                 "xla-cpu, xla-cpu@VERSION, torch-eager, torch-inductor, iree-cpu, iree-cpu@VERSION)", spec);
   return TR_ERR_USAGE;
 }
 

@@ -147,6 +147,8 @@ void tr_target_config_init(tr_target_config *c);
  *                         HOME/adapters/xla/adapter.py (scripts/venv.sh)
  *   xla-cpu@VER           the same with HOME/.venv/jax-VER (another jax
  *                         release: scripts/venv.sh --jax VER)
+ *   iree-cpu[@VER]        HOME/adapters/iree/adapter.py under
+ *                         HOME/.venv/iree[-VER] (scripts/venv-iree.sh)
  *   interp                the reference interpreter (exact mode)
  * Starts the child and exchanges hello, so a misspelt program or a child
  * that cannot start is reported here (TR_ERR_IO / TR_ERR_USAGE), not on

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""stablehlo.py - the HLO -> StableHLO step of the IREE adapter, run by the
+XLA virtualenv's python (.venv, scripts/venv.sh) because the converter is
+XLA's own (jaxlib). IREE's packages carry no HLO importer.
+
+The conversion is exactly the XLA adapter's (adapters/xla/adapter.py,
+to_mlir: XLA's HLO parser -> HloModuleProto -> hlo_to_stablehlo), imported
+from there so both targets start from the same StableHLO. It also gives
+the way back: XLA's conversion of that StableHLO to HLO text, which the
+IREE adapter returns as the module IREE received, so trench can compare it
+with the module it sent and say when the trip changed something.
+
+A child of adapters/iree/adapter.py; one JSON request per line on stdin,
+one reply per line on stdout:
+  {"module": PATH, "outdir": DIR, "want_hlo": BOOL}
+  {"status": "ok", "mlir": PATH, "hlo": PATH or null,
+   "params": [[DTYPE, [DIMS]], ...], "results": [[DTYPE, [DIMS]], ...]}
+  {"status": "unsupported", "message": WHY}
+DTYPE is HLO's name of the element type (f32, bf16, pred, s4, ...); params
+and results are the array leaves of the entry's parameters and root,
+depth-first, which is also the order of the StableHLO function's arguments
+and results.
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "xla"))
+import adapter as xla  # noqa: E402  (takes stdout for replies, as here)
+
+from jax._src.interpreters import mlir as jax_mlir  # noqa: E402
+from jax._src.lib.mlir import ir  # noqa: E402
+
+
+def leaf(shape):
+    """[HLO type name, dims]: the name as XLA prints the shape, f32[4,6]{1,0}."""
+    return [str(shape).split("[", 1)[0], list(shape.dimensions())]
+
+
+def mlir_text(mlir):
+    """hlo_to_stablehlo gives MLIR bytecode; IREE is handed text, which
+    does not tie it to the bytecode version of jaxlib's MLIR."""
+    if isinstance(mlir, str):
+        return mlir
+    with jax_mlir.make_ir_context():
+        mod = ir.Module.parse(mlir)
+        return mod.operation.get_asm(enable_debug_info=False)
+
+
+def convert(req):
+    with open(req["module"]) as f:
+        text = f.read()
+    mlir, pshape = xla.to_mlir(text)
+    mlir = mlir_text(mlir)
+    params = []
+    for s in pshape.parameter_shapes():
+        params += xla.leaves(s)
+    results = xla.leaves(pshape.result_shape())
+    p = os.path.join(req["outdir"], "module.mlir")
+    with open(p, "w") as f:
+        f.write(mlir)
+    rep = {"status": "ok", "mlir": p, "hlo": None,
+           "params": [leaf(s) for s in params],
+           "results": [leaf(s) for s in results]}
+    if req.get("want_hlo"):
+        comp = xla.mlir_to_hlo(mlir)
+        po = xla.HLO.HloPrintOptions()
+        po.print_large_constants = True
+        mod = xla.HLO.hlo_module_from_text(comp.as_hlo_text())
+        h = os.path.join(req["outdir"], "received.hlo")
+        with open(h, "w") as f:
+            f.write(mod.to_string(po))
+        rep["hlo"] = h
+    return rep
+
+
+def main():
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        try:
+            rep = convert(req)
+        except xla.Refusal as e:
+            rep = {"status": e.status, "message": str(e)}
+        except Exception as e:  # a converter bug: say so, keep serving
+            rep = {"status": "error", "message": "stablehlo.py: %s: %s" % (type(e).__name__, e)}
+        xla._PROTO.write(json.dumps(rep) + "\n")
+        xla._PROTO.flush()
+
+
+if __name__ == "__main__":
+    main()
