@@ -66,102 +66,56 @@ int tr_shape_leaves(const tr_shape *s, const tr_shape **out, int max) {
   return 1;
 }
 
-/* xla-cpu[@VER]: the XLA adapter under the project's virtualenv. */
-static tr_status open_xla(const char *spec, const tr_target_config *cfg,
-                          tr_target **out, tr_diag *d) {
-  const char *home = cfg->home ? cfg->home : getenv("TRENCH_HOME");
-  const char *ver = strchr(spec, '@');
-  if (!home || !*home) {
-    tr_diag_errorf(d, "target '%s' needs trench's source folder (set "
-                   "TRENCH_HOME)", spec);
-    return TR_ERR_USAGE;
-  }
-  if (ver && (!ver[1] || strspn(ver + 1, "0123456789.") != strlen(ver + 1))) {
-    tr_diag_errorf(d, "target '%s': expected xla-cpu@VERSION such as "
-                   "xla-cpu@0.4.30", spec);
-    return TR_ERR_USAGE;
-  }
-  tr_buf py = {0}, cmd = {0};
-  if (ver) tr_buf_printf(&py, "%s/.venv/jax-%s/bin/python", home, ver + 1);
-  else tr_buf_printf(&py, "%s/.venv/bin/python", home);
-  tr_status s = TR_OK;
-  if (access(py.p, X_OK) != 0) {
-    tr_diag_errorf(d, "target '%s': no virtualenv at %s; create it with "
-                   "scripts/venv.sh%s%s", spec, py.p, ver ? " --jax " : "",
-                   ver ? ver + 1 : "");
-    s = TR_ERR_USAGE;
-  } else {
-    tr_buf_printf(&cmd, "'%s' '%s/adapters/xla/adapter.py'", py.p, home);
-    s = tr_proc_open(spec, cmd.p, cfg, out, d);
-  }
-  tr_buf_free(&py);
-  tr_buf_free(&cmd);
-  return s;
+/* The adapters trench ships: NAME[@VER] runs HOME/VENV/bin/python (with
+ * a release, HOME/VENV_VER<release>/bin/python) on HOME/SCRIPT, ARGS
+ * after it. The iree adapter's HLO -> StableHLO step runs under the XLA
+ * virtualenv, whose python it is told. */
+typedef struct {
+  const char *name, *venv, *venv_ver, *maker, *maker_opt, *example, *script, *args;
+  bool jax_python;
+} adapter_kind;
+
+static const adapter_kind adapter_kinds[] = {
+  {"xla-cpu", ".venv", ".venv/jax-", "scripts/venv.sh", "--jax", "0.4.30", "adapters/xla/adapter.py", "", false},
+  {"iree-cpu", ".venv/iree", ".venv/iree-", "scripts/venv-iree.sh", "--iree", "3.13.0", "adapters/iree/adapter.py", "",
+   true},
+  {"torch-eager", ".venv-torch", ".venv-torch-", "scripts/venv-torch.sh", "--torch", "2.15.0",
+   "adapters/torch/adapter.py", " --mode eager", false},
+  {"torch-inductor", ".venv-torch", ".venv-torch-", "scripts/venv-torch.sh", "--torch", "2.15.0",
+   "adapters/torch/adapter.py", " --mode inductor", false},
+};
+
+static const adapter_kind *adapter_find(const char *spec) {
+  size_t n = strcspn(spec, "@");
+  for (size_t i = 0; i < sizeof adapter_kinds / sizeof adapter_kinds[0]; i++)
+    if (strlen(adapter_kinds[i].name) == n && strncmp(spec, adapter_kinds[i].name, n) == 0)
+      return &adapter_kinds[i];
+  return NULL;
 }
 
-/* iree-cpu[@VER]: the IREE adapter under HOME/.venv/iree[-VER]; its
- * HLO -> StableHLO step runs under the XLA virtualenv, HOME/.venv. */
-static tr_status open_iree(const char *spec, const tr_target_config *cfg,
-                           tr_target **out, tr_diag *d) {
+static tr_status open_adapter(const adapter_kind *k, const char *spec, const tr_target_config *cfg,
+                              tr_target **out, tr_diag *d) {
   const char *home = cfg->home ? cfg->home : getenv("TRENCH_HOME");
   const char *ver = strchr(spec, '@');
   if (!home || !*home) {
-    tr_diag_errorf(d, "target '%s' needs trench's source folder (set "
-                   "TRENCH_HOME)", spec);
+    tr_diag_errorf(d, "target '%s' needs trench's source folder (set TRENCH_HOME)", spec);
     return TR_ERR_USAGE;
   }
   if (ver && (!ver[1] || strspn(ver + 1, "0123456789.") != strlen(ver + 1))) {
-    tr_diag_errorf(d, "target '%s': expected iree-cpu@VERSION such as "
-                   "iree-cpu@3.13.0", spec);
+    tr_diag_errorf(d, "target '%s': expected %s@VERSION such as %s@%s", spec, k->name, k->name, k->example);
     return TR_ERR_USAGE;
   }
   tr_buf py = {0}, cmd = {0};
-  tr_buf_printf(&py, "%s/.venv/iree%s%s/bin/python", home, ver ? "-" : "",
-                ver ? ver + 1 : "");
+  if (ver) tr_buf_printf(&py, "%s/%s%s/bin/python", home, k->venv_ver, ver + 1);
+  else tr_buf_printf(&py, "%s/%s/bin/python", home, k->venv);
   tr_status s = TR_OK;
   if (access(py.p, X_OK) != 0) {
-    tr_diag_errorf(d, "target '%s': no virtualenv at %s; create it with "
-                   "scripts/venv-iree.sh%s%s", spec, py.p,
-                   ver ? " --iree " : "", ver ? ver + 1 : "");
+    tr_diag_errorf(d, "target '%s': no virtualenv at %s; create it with %s%s%s%s%s", spec, py.p, k->maker,
+                   ver ? " " : "", ver ? k->maker_opt : "", ver ? " " : "", ver ? ver + 1 : "");
     s = TR_ERR_USAGE;
   } else {
-    tr_buf_printf(&cmd, "'%s' '%s/adapters/iree/adapter.py' --jax-python "
-                  "'%s/.venv/bin/python'", py.p, home, home);
-    s = tr_proc_open(spec, cmd.p, cfg, out, d);
-  }
-  tr_buf_free(&py);
-  tr_buf_free(&cmd);
-  return s;
-}
-
-/* torch-eager[@VER], torch-inductor[@VER]: the PyTorch adapter under
- * .venv-torch (or .venv-torch-VER), made by scripts/venv-torch.sh. */
-static tr_status open_torch(const char *spec, const tr_target_config *cfg,
-                            tr_target **out, tr_diag *d) {
-  const char *home = cfg->home ? cfg->home : getenv("TRENCH_HOME");
-  const char *ver = strchr(spec, '@');
-  const char *mode = strncmp(spec, "torch-eager", 11) == 0 ? "eager" : "inductor";
-  if (!home || !*home) {
-    tr_diag_errorf(d, "target '%s' needs trench's source folder (set "
-                   "TRENCH_HOME)", spec);
-    return TR_ERR_USAGE;
-  }
-  if (ver && (!ver[1] || strspn(ver + 1, "0123456789.") != strlen(ver + 1))) {
-    tr_diag_errorf(d, "target '%s': expected torch-%s@VERSION such as "
-                   "torch-%s@2.15.0", spec, mode, mode);
-    return TR_ERR_USAGE;
-  }
-  tr_buf py = {0}, cmd = {0};
-  if (ver) tr_buf_printf(&py, "%s/.venv-torch-%s/bin/python", home, ver + 1);
-  else tr_buf_printf(&py, "%s/.venv-torch/bin/python", home);
-  tr_status s = TR_OK;
-  if (access(py.p, X_OK) != 0) {
-    tr_diag_errorf(d, "target '%s': no virtualenv at %s; create it with "
-                   "scripts/venv-torch.sh%s%s", spec, py.p, ver ? " --torch " : "",
-                   ver ? ver + 1 : "");
-    s = TR_ERR_USAGE;
-  } else {
-    tr_buf_printf(&cmd, "'%s' '%s/adapters/torch/adapter.py' --mode %s", py.p, home, mode);
+    tr_buf_printf(&cmd, "'%s' '%s/%s'%s", py.p, home, k->script, k->args);
+    if (k->jax_python) tr_buf_printf(&cmd, " --jax-python '%s/.venv/bin/python'", home);
     s = tr_proc_open(spec, cmd.p, cfg, out, d);
   }
   tr_buf_free(&py);
@@ -181,15 +135,10 @@ tr_status tr_target_open(const char *spec, const tr_target_config *cfg,
     return tr_proc_open(spec, spec + 4, cfg, out, d);
   if (strcmp(spec, "interp") == 0) return tr_interp_open(out);
   if (strncmp(spec, "builtin", 7) == 0 && (!spec[7] || spec[7] == ':')) return tr_builtin_open(spec, cfg, out, d);
-  if (strcmp(spec, "xla-cpu") == 0 || strncmp(spec, "xla-cpu@", 8) == 0)
-    return open_xla(spec, cfg, out, d);
-  if (!strcmp(spec, "torch-eager") || !strncmp(spec, "torch-eager@", 12) ||
-      !strcmp(spec, "torch-inductor") || !strncmp(spec, "torch-inductor@", 15))
-    return open_torch(spec, cfg, out, d);
-  if (strcmp(spec, "iree-cpu") == 0 || strncmp(spec, "iree-cpu@", 9) == 0)
-    return open_iree(spec, cfg, out, d);
-  tr_diag_errorf(d, "unknown target '%s' (known: interp, cmd:PROGRAM [ARGS...], "
-                 "xla-cpu, xla-cpu@VERSION, torch-eager, torch-inductor, iree-cpu, iree-cpu@VERSION)", spec);
+  const adapter_kind *k = adapter_find(spec);
+  if (k) return open_adapter(k, spec, cfg, out, d);
+  tr_diag_errorf(d, "unknown target '%s' (known: interp, builtin[:OPTIONS], cmd:PROGRAM [ARGS...], "
+                 "xla-cpu, iree-cpu, torch-eager, torch-inductor, each also as NAME@VERSION)", spec);
   return TR_ERR_USAGE;
 }
 
