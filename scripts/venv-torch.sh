@@ -32,20 +32,10 @@ elif [ $# -gt 0 ]; then
   echo "usage: scripts/venv-torch.sh [--torch VERSION]" >&2
   exit 2
 fi
-# One install at a time: test suites run in parallel and may all ask.
-exec 9>"$venv.lock"
-flock 9
-stamp_want="$ver $(cat "$dir/requirements.txt" "$dir/requirements-cuda.txt" | sha256sum | cut -d' ' -f1) $("$py" -c 'import sys; print(sys.version.split()[0])')"
-stamp="$venv/.trench-stamp"
-if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_want" ]; then
-  echo "$venv/bin/python"
-  exit 0
-fi
-start=$(date +%s)
-if [ ! -x "$venv/bin/python" ]; then
-  echo "venv-torch: creating $venv" >&2
-  "$py" -m venv "$venv" >&2
-fi
+tag=venv-torch
+. "$root/scripts/venvlib.sh"
+stamp_want="$ver $(cat "$dir/requirements.txt" "$dir/requirements-cuda.txt" | sha256sum | cut -d' ' -f1) $(venv_pyver)"
+venv_begin "$venv" "$stamp_want"
 # --no-warn-conflicts: pip would list the CUDA packages left out on purpose.
 pip="$venv/bin/python -m pip install -q --disable-pip-version-check --no-warn-conflicts"
 echo "venv-torch: installing torch==$ver (without its CUDA dependencies)" >&2
@@ -61,6 +51,4 @@ if ! "$venv/bin/python" -c 'import torch' >/dev/null 2>&1; then
   $pip "torch==$ver" >&2
 fi
 "$venv/bin/python" -c 'import torch, numpy' >&2
-echo "$stamp_want" > "$stamp"
-echo "venv-torch: ready in $(( $(date +%s) - start )) s" >&2
-echo "$venv/bin/python"
+venv_end "$venv" "$stamp_want"

@@ -30,24 +30,11 @@ elif [ $# -gt 0 ]; then
   echo "usage: scripts/venv.sh [--jax VERSION]" >&2
   exit 2
 fi
-# One install at a time: test suites run in parallel and may all ask.
-mkdir -p "$(dirname "$venv")"
-exec 9>"$venv.lock"
-flock 9
-stamp_want="$(sha256sum "$reqs" | cut -d' ' -f1) $("$py" -c 'import sys; print(sys.version.split()[0])')"
-stamp="$venv/.trench-stamp"
-if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_want" ]; then
-  echo "$venv/bin/python"
-  exit 0
-fi
-start=$(date +%s)
-if [ ! -x "$venv/bin/python" ]; then
-  echo "venv: creating $venv" >&2
-  "$py" -m venv "$venv" >&2
-fi
+tag=venv
+. "$root/scripts/venvlib.sh"
+stamp_want="$(sha256sum "$reqs" | cut -d' ' -f1) $(venv_pyver)"
+venv_begin "$venv" "$stamp_want"
 echo "venv: installing $(grep -v '^#' "$reqs" | tr '\n' ' ')" >&2
 "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$reqs" >&2
 "$venv/bin/python" -c 'import jax, jaxlib, numpy, ml_dtypes' >&2
-echo "$stamp_want" > "$stamp"
-echo "venv: ready in $(( $(date +%s) - start )) s" >&2
-echo "$venv/bin/python"
+venv_end "$venv" "$stamp_want"
