@@ -25,11 +25,11 @@ Options: --jax-python PATH  the XLA virtualenv's python (default: .venv/bin/pyth
 import os
 import sys
 
-# Protocol replies go to a private copy of stdout; fd 1 then points at
-# stderr, so whatever a library prints cannot corrupt the protocol.
-_PROTO = os.fdopen(os.dup(1), "w")
-os.dup2(2, 1)
-sys.stdout = sys.stderr
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from protocol import PROTOCOL, Refusal, claim_stdout, serve  # noqa: E402
+
+# Replies go to a private copy of stdout (before the compiler is imported).
+_PROTO = claim_stdout()
 
 import json  # noqa: E402
 import re  # noqa: E402
@@ -41,7 +41,6 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 import iree.runtime as rt  # noqa: E402
 
-PROTOCOL = 1
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BIN = os.path.dirname(sys.executable)
@@ -83,14 +82,6 @@ UNSUPPORTED = re.compile(r"failed to legalize|not supported|unsupported|unhandle
                          r"Dialect `mhlo' not found|undefined symbol: |"
                          r"does not have integral number of total bytes",
                          re.I)
-
-
-class Refusal(Exception):
-    """A reply status other than ok: (status, message)."""
-
-    def __init__(self, status, message):
-        Exception.__init__(self, message)
-        self.status = status
 
 
 def clip(s, n=4000):
@@ -375,33 +366,11 @@ def main():
         sys.stderr.write("usage: adapter.py [--jax-python PATH]\n")
         sys.exit(2)
     ad = Adapter(jax_python)
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        req = json.loads(line)
-        op = req.get("op")
-        try:
-            if op == "hello":
-                rep = {"status": "ok", "protocol": PROTOCOL, "name": "iree-cpu",
-                       "version": "iree-base-compiler %s (iree-compile %s) iree-base-runtime %s"
-                       % (pkg_version("iree-base-compiler"), ad.version,
-                          pkg_version("iree-base-runtime")),
-                       "capabilities": ["timings", "received_hlo"]}
-            elif op == "run":
-                rep = ad.run(req)
-            elif op == "shutdown":
-                rep = {"status": "ok"}
-            else:
-                rep = {"status": "unsupported", "message": "unknown op %r" % op}
-        except Refusal as e:
-            rep = {"status": e.status, "message": str(e)}
-        except Exception as e:  # an adapter bug: say so, keep serving
-            rep = {"status": "error", "message": "adapter: %s: %s" % (type(e).__name__, e)}
-        rep["id"] = req.get("id")
-        _PROTO.write(json.dumps(rep) + "\n")
-        _PROTO.flush()
-        if op == "shutdown":
-            break
+    hello = {"status": "ok", "protocol": PROTOCOL, "name": "iree-cpu",
+             "version": "iree-base-compiler %s (iree-compile %s) iree-base-runtime %s"
+             % (pkg_version("iree-base-compiler"), ad.version, pkg_version("iree-base-runtime")),
+             "capabilities": ["timings", "received_hlo"]}
+    serve(_PROTO, {"hello": lambda req: dict(hello), "run": ad.run})
     ad.conv.close()
     # The runtime's objects crash Python's teardown now and then (a freed
     # device before a mapped buffer): everything is written, leave at once.

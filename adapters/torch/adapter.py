@@ -25,12 +25,13 @@ the optimized file say which:
 import os
 import sys
 
-_PROTO = os.fdopen(os.dup(1), "w")
-os.dup2(2, 1)
-sys.stdout = sys.stderr
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from protocol import PROTOCOL, Refusal, claim_stdout, serve  # noqa: E402
+
+# Replies go to a private copy of stdout (before the compiler is imported).
+_PROTO = claim_stdout()
 
 import hashlib  # noqa: E402
-import json  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -39,7 +40,6 @@ import torch  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hlo_torch  # noqa: E402
 
-PROTOCOL = 1
 MODE = "eager"
 if "--mode" in sys.argv:
     MODE = sys.argv[sys.argv.index("--mode") + 1]
@@ -58,12 +58,6 @@ def ent_comps(text):
     """Every array shape of the module's instructions, per computation."""
     comps, _ = hlo_torch.parse(text)
     return [[leaf for ins in c.instrs for leaf in ins.shape.leaves()] for c in comps.values()]
-
-
-class Refusal(Exception):
-    def __init__(self, status, message):
-        Exception.__init__(self, message)
-        self.status = status
 
 
 def short(e):
@@ -218,31 +212,10 @@ def run(req):
 
 def main():
     torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        req = json.loads(line)
-        op = req.get("op")
-        try:
-            if op == "hello":
-                rep = {"status": "ok", "protocol": PROTOCOL, "name": "torch-" + MODE,
-                       "version": "torch %s" % torch.__version__,
-                       "capabilities": ["optimized_hlo", "timings"]}
-            elif op == "run":
-                rep = run(req)
-            elif op == "shutdown":
-                rep = {"status": "ok"}
-            else:
-                rep = {"status": "unsupported", "message": "unknown op %r" % op}
-        except Refusal as e:
-            rep = {"status": e.status, "message": str(e)}
-        except Exception as e:
-            rep = {"status": "error", "message": "adapter: " + short(e)}
-        rep["id"] = req.get("id")
-        _PROTO.write(json.dumps(rep) + "\n")
-        _PROTO.flush()
-        if op == "shutdown":
-            break
+    hello = {"status": "ok", "protocol": PROTOCOL, "name": "torch-" + MODE,
+             "version": "torch %s" % torch.__version__,
+             "capabilities": ["optimized_hlo", "timings"]}
+    serve(_PROTO, {"hello": lambda req: dict(hello), "run": run}, describe=short)
 
 
 if __name__ == "__main__":

@@ -24,11 +24,11 @@ Run with the project virtualenv (scripts/venv.sh):
 import os
 import sys
 
-# Protocol replies go to a private copy of stdout; fd 1 then points at
-# stderr, so whatever XLA or a library prints cannot corrupt the protocol.
-_PROTO = os.fdopen(os.dup(1), "w")
-os.dup2(2, 1)
-sys.stdout = sys.stderr
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from protocol import PROTOCOL, Refusal, claim_stdout, serve  # noqa: E402
+
+# Replies go to a private copy of stdout (before the compiler is imported).
+_PROTO = claim_stdout()
 
 # Before jax is imported: CPU only. XLA_FLAGS is left alone (it is read once
 # per process and an unknown flag kills it); everything per-compile goes
@@ -36,7 +36,6 @@ sys.stdout = sys.stderr
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import glob  # noqa: E402
-import json  # noqa: E402
 import re  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
@@ -49,7 +48,6 @@ from jax._src.lib import xla_client as xc  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)  # else device_put narrows 64-bit types
 
-PROTOCOL = 1
 DEV = jax.devices("cpu")[0]
 CLIENT = DEV.client
 
@@ -67,14 +65,6 @@ HLO = hlo_ns()
 
 # The last few compiled executables, by (module text, disabled passes).
 CACHE = {}
-
-
-class Refusal(Exception):
-    """A reply status other than ok: (status, message)."""
-
-    def __init__(self, status, message):
-        Exception.__init__(self, message)
-        self.status = status
 
 
 def first_line(e):
@@ -431,37 +421,12 @@ def convert(req):
 
 
 def main():
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        req = json.loads(line)
-        op = req.get("op")
-        try:
-            if op == "hello":
-                rep = {"status": "ok", "protocol": PROTOCOL, "name": "xla-cpu",
-                       "version": "jax %s jaxlib %s" % (jax.__version__, jaxlib.__version__),
-                       "capabilities": ["optimized_hlo", "disable_passes",
-                                        "list_passes", "timings", "received_hlo",
-                                        "mlir", "pass_dumps"]}
-            elif op == "run":
-                rep = run(req)
-            elif op == "list_passes":
-                rep = list_passes(req)
-            elif op == "convert":
-                rep = convert(req)
-            elif op == "shutdown":
-                rep = {"status": "ok"}
-            else:
-                rep = {"status": "unsupported", "message": "unknown op %r" % op}
-        except Refusal as e:
-            rep = {"status": e.status, "message": str(e)}
-        except Exception as e:  # an adapter bug: say so, keep serving
-            rep = {"status": "error", "message": "adapter: %s: %s" % (type(e).__name__, e)}
-        rep["id"] = req.get("id")
-        _PROTO.write(json.dumps(rep) + "\n")
-        _PROTO.flush()
-        if op == "shutdown":
-            break
+    hello = {"status": "ok", "protocol": PROTOCOL, "name": "xla-cpu",
+             "version": "jax %s jaxlib %s" % (jax.__version__, jaxlib.__version__),
+             "capabilities": ["optimized_hlo", "disable_passes", "list_passes", "timings",
+                              "received_hlo", "mlir", "pass_dumps"]}
+    serve(_PROTO, {"hello": lambda req: dict(hello), "run": run, "list_passes": list_passes,
+                   "convert": convert})
 
 
 if __name__ == "__main__":
