@@ -70,6 +70,24 @@ printf 'HloModule over\nENTRY main {\n  p = f32[] parameter(0)\n  ROOT b = f32[1
 within 10 2 'a result of 25000000000 bytes in shadow form .* is over the limit of 17179869184' -- \
   "$trench" check "$tmp/over.hlo" --target interp --seeds 1 --max-memory 0
 expect 2 'max-memory needs a size' -- "$trench" run "$tmp/big.hlo" --max-memory lots
+printf 'HloModule n\nENTRY main {\n  p = f32[1000] parameter(0)\n  ROOT n = f32[1000] negate(p)\n}\n' > "$tmp/neg1k.hlo"
+# ---- the cost: a module whose work cannot finish before the reference's
+# deadline is declined at once, not after it (a 16x128x128x1024 3x3
+# convolution: 2.5e12 multiply-adds; it fits in memory) ----
+cat > "$tmp/conv.hlo" <<'H'
+HloModule hugeconv
+ENTRY main {
+  a = f32[16,128,128,1024] parameter(0)
+  k = f32[3,3,1024,1024] parameter(1)
+  ROOT c = f32[16,128,128,1024] convolution(a, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+}
+H
+within 2 2 'trench check: declined: .*conv.hlo needs at least 2.47e\+12 scalar operations .*past its deadline of 60 s' -- \
+  "$trench" check "$tmp/conv.hlo" --target interp --max-memory 0
+within 2 1 'trench run: declined: .*conv.hlo needs at least .*deadline of 5 s' -- \
+  "$trench" run "$tmp/conv.hlo" --max-memory 0 --ref-timeout 5
+# A small module that would finish is not declined by a short deadline.
+expect 0 '^out0: f32\[1000\]' -- "$trench" run "$tmp/neg1k.hlo" --ref-timeout 0.5
 # An address-space limit (ulimit -v) cannot be combined with ASan, whose
 # shadow memory needs terabytes of it: those cases run in plain builds.
 asan=false

@@ -226,6 +226,19 @@ bool cli_memory_fits(const tr_module *m, bool shadow, uint64_t extra, uint64_t b
   return false;
 }
 
+bool cli_cost_fits(const tr_module *m, double deadline_s, const char *prefix, const char *name) {
+  if (!(deadline_s > 0)) return true;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  double rate = CLI_REF_OPS_PER_CORE * (double)(cores > 0 ? cores : 1);
+  double ops = tr_eval_estimate_ops(m);
+  if (ops <= rate * deadline_s) return true;
+  fprintf(stderr, "%s: declined: %s needs at least %.3g scalar operations to evaluate (an estimate from its "
+          "shapes); at the reference's fastest rate (%.3g a second on %ld cores) that takes over %.3g s, past its "
+          "deadline of %g s (--ref-timeout, or --timeout)\n", prefix, name, ops, rate, cores > 0 ? cores : 1L,
+          ops / rate, deadline_s);
+  return false;
+}
+
 /* Reads the text here rather than through tr_parse_file so an unreadable
  * file (exit 2) stays apart from a malformed one (exit 1), and "-" works. */
 tr_module *cli_load(const char *path, bool verify, int *exit_code) {

@@ -125,6 +125,14 @@ bool cli_memory_fits(const tr_module *m, bool shadow, uint64_t extra, uint64_t b
                      const char *prefix, const char *name);
 /* "1.5 GiB" */
 void cli_put_bytes(tr_buf *b, uint64_t n);
+/* Whether the reference can finish m before its deadline (seconds; 0:
+ * none): when the module's lower bound of scalar operations
+ * (tr_eval_estimate_ops) over the reference's fastest rate, a ceiling of
+ * CLI_REF_OPS_PER_CORE per online core, already exceeds the deadline, it
+ * prints "PREFIX: declined: ..." and returns false, in microseconds rather
+ * than after the deadline. */
+#define CLI_REF_OPS_PER_CORE 1e10
+bool cli_cost_fits(const tr_module *m, double deadline_s, const char *prefix, const char *name);
 
 /* ---- interruption (guard.c) ---- */
 /* Handles SIGINT, SIGTERM and SIGHUP: kills the adapters of process

@@ -266,12 +266,14 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   }
   /* Over the memory budget: declined before any input is drawn, like a
    * module over the reference's other limits (exit 2, no verdict). */
-  if (!cli_memory_fits(m, true, 0, env->max_memory, "trench check", path)) {
+  bool fits = cli_memory_fits(m, true, 0, env->max_memory, "trench check", path);
+  if (!fits || !cli_cost_fits(m, env->co.ref_timeout_s, "trench check", path)) {
     cJSON *rep = cJSON_CreateObject();
     cJSON_AddStringToObject(rep, "module", path);
     cJSON_AddStringToObject(rep, "target", env->spec);
     cJSON_AddStringToObject(rep, "summary", "declined");
-    cJSON_AddStringToObject(rep, "declined", "over the memory budget (--max-memory)");
+    cJSON_AddStringToObject(rep, "declined", fits ? "past the reference's deadline (--ref-timeout)"
+                                                  : "over the memory budget (--max-memory)");
     if (!env->json_mode) printf("check: declined (%s on %s)\n", path, env->spec);
     fflush(stdout);
     log_report(env, rep);

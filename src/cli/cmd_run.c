@@ -380,7 +380,8 @@ static int run(int argc, char **argv) {
   tr_tensor **ins = NULL, **outs = NULL;
   /* Before any input is drawn: a module over the budget is declined in
    * microseconds instead of swapping or running out of memory midway. */
-  if (!cli_memory_fits(m, shadow, 0, budget, "trench run", cli_input_name(path))) {
+  if (!cli_memory_fits(m, shadow, 0, budget, "trench run", cli_input_name(path)) ||
+      !cli_cost_fits(m, ref_timeout, "trench run", cli_input_name(path))) {
     tr_module_free(m);
     free(files);
     return CLI_EXIT_FINDING;

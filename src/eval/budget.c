@@ -167,3 +167,95 @@ uint64_t tr_eval_estimate_bytes(const tr_module *m, bool shadow) {
   free(e.peak);
   return total >= 1.8e19 ? UINT64_MAX : (uint64_t)total;
 }
+
+/* ---- the cost ----
+ * A lower bound of the scalar operations one evaluation performs, from
+ * the shapes alone: every array result element costs one, a dot or a
+ * convolution one per multiply-add, a reduction one per element read, a
+ * reduce-window one per window element, a sort n log n, and a called
+ * computation its own cost once per call (per element for map, reduce,
+ * sort and scatter appliers). A while loop counts one trip of its body
+ * and a conditional none of its branches: the bound must never exceed
+ * what the evaluation does, so that a caller may decline a module whose
+ * bound alone cannot finish before the reference's deadline. */
+
+static double elems_of(const tr_shape *s) {
+  if (!s) return 0;
+  if (s->dtype == TR_DT_TUPLE) {
+    double n = 0;
+    for (int i = 0; i < s->nelems; i++) n += elems_of(s->elems[i]);
+    return n;
+  }
+  if (!tr_dtype_is_array(s->dtype)) return 0;
+  double n = 1;
+  for (int i = 0; i < s->rank; i++) n *= s->dims[i] > 0 ? (double)s->dims[i] : 0;
+  return n;
+}
+
+static double comp_ops(const tr_comp *k, int depth);
+
+static double instr_ops(const tr_instr *in, int depth) {
+  double out = elems_of(in->shape);
+  const tr_shape *a = in->noperands > 0 && in->operands[0] ? in->operands[0]->shape : NULL;
+  const tr_shape *b = in->noperands > 1 && in->operands[1] ? in->operands[1]->shape : NULL;
+  tr_comp *apply = tr_attr_comp(in, TR_ATTR_TO_APPLY);
+  double per = apply ? comp_ops(apply, depth + 1) : 0;
+  switch (in->op) {
+  case TR_OP_DOT: {
+    int n = 0;
+    const int64_t *cd = tr_attr_ints(in, TR_ATTR_LHS_CONTRACTING_DIMS, &n);
+    double k = 1;
+    for (int i = 0; i < n && a; i++)
+      if (cd[i] >= 0 && cd[i] < a->rank) k *= a->dims[cd[i]] > 0 ? (double)a->dims[cd[i]] : 0;
+    return out * k;
+  }
+  case TR_OP_CONVOLUTION: {
+    /* each result element reads the kernel once per output feature: the
+     * kernel's elements over its largest dim is at most that */
+    double kn = elems_of(b), big = 1;
+    for (int i = 0; b && i < b->rank; i++)
+      if ((double)b->dims[i] > big) big = (double)b->dims[i];
+    return out * (kn / big);
+  }
+  case TR_OP_REDUCE: {
+    double n = 0;
+    for (int i = 0; i < in->noperands / 2; i++) n += in->operands[i] ? elems_of(in->operands[i]->shape) : 0;
+    return n * (1 + per);
+  }
+  case TR_OP_REDUCE_WINDOW: {
+    tr_attr *w = tr_instr_attr(in, TR_ATTR_WINDOW);
+    double win = 1;
+    for (int i = 0; w && w->kind == TR_AK_WINDOW && i < w->n; i++)
+      win *= w->u.win[i].size > 0 ? (double)w->u.win[i].size : 0;
+    return out * win * (1 + per);
+  }
+  case TR_OP_SORT: {
+    double n = a ? elems_of(a) : 0, lg = 1;
+    for (double m = n; m > 2; m /= 2) lg++;
+    return n * lg * (1 + per);
+  }
+  case TR_OP_MAP:
+  case TR_OP_SCATTER:
+    return out * (1 + per);
+  case TR_OP_CONDITIONAL:
+    return out;
+  default: {
+    tr_comp *called[64];
+    int n = tr_instr_called(in, called, 64);
+    double c = 0;
+    for (int i = 0; i < n && i < 64; i++) c += comp_ops(called[i], depth + 1);
+    return out + c;
+  }
+  }
+}
+
+static double comp_ops(const tr_comp *k, int depth) {
+  if (!k || depth > 64) return 0; /* the verifier rejects deeper nesting */
+  double n = 0;
+  for (int i = 0; i < k->ninstrs; i++) n += instr_ops(k->instrs[i], depth);
+  return n;
+}
+
+double tr_eval_estimate_ops(const tr_module *m) {
+  return m && m->entry ? comp_ops(m->entry, 0) : 0;
+}

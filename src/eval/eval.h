@@ -69,6 +69,12 @@ void tr_eval_free_outputs(tr_tensor **outs, int nouts);
  * memory budget before allocating anything. UINT64_MAX when it does not
  * fit in 64 bits. */
 uint64_t tr_eval_estimate_bytes(const tr_module *m, bool shadow);
+/* A lower bound of the scalar operations an evaluation of m performs
+ * (budget.c): result elements, multiply-adds of dots and convolutions,
+ * elements read by reductions and windows, n log n per sort; a while loop
+ * counts one trip. Made from shapes alone, so a caller can decline a
+ * module whose bound cannot finish before the reference's deadline. */
+double tr_eval_estimate_ops(const tr_module *m);
 /* Whether the interpreter evaluates op (for core element types). */
 bool tr_eval_supports(tr_op op);
 
