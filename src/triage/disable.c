@@ -179,13 +179,9 @@ static int try_run_disabled(tg_ctx *g, tr_level *lv, const tr_module *m, const t
   memset(&ro, 0, sizeof ro);
   ro.disable_passes = names;
   ro.ndisable_passes = n;
-  ro.timeout_s = g->o->timeout_s;
   tr_run_result res;
-  tr_run_result_init(&res);
   tr_diag dd = {0};
-  tr_status st = tr_target_run(g->t, m, g->r->inputs, g->r->ninputs, &ro, &res, &dd);
-  lv->runs++;
-  g->r->total_runs++;
+  tr_status st = tg_run(g, lv, m, &ro, &res, &dd);
   int v = -1;
   if (st == TR_OK && res.verdict == TR_VERDICT_OK && res.noutputs == nref) {
     tr_compare_opts co;
@@ -213,13 +209,9 @@ static void disable_by_run_opts(tg_ctx *g, const tr_module *m) {
   tr_run_opts ro;
   memset(&ro, 0, sizeof ro);
   ro.want_passes = true;
-  ro.timeout_s = g->o->timeout_s;
   tr_run_result res;
-  tr_run_result_init(&res);
   tr_diag dd = {0};
-  tr_status st = tr_target_run(g->t, m, r->inputs, r->ninputs, &ro, &res, &dd);
-  lv->runs++;
-  r->total_runs++;
+  tr_status st = tg_run(g, lv, m, &ro, &res, &dd);
   tr_shadow_out *ref = NULL;
   int nref = 0;
   tr_shadow_opts so;

@@ -126,13 +126,9 @@ static bool validate_dumps(tg_ctx *g, const tr_module *m, tr_level *lv, tr_modul
   memset(&ro, 0, sizeof ro);
   ro.want_pass_dumps = true;
   ro.want_optimized_hlo = true;
-  ro.timeout_s = g->o->timeout_s;
   tr_run_result res;
-  tr_run_result_init(&res);
   tr_diag dd = {0};
-  tr_status st = tr_target_run(g->t, m, r->inputs, r->ninputs, &ro, &res, &dd);
-  lv->runs++;
-  r->total_runs++;
+  tr_status st = tg_run(g, lv, m, &ro, &res, &dd);
   if (st == TR_OK && res.optimized_hlo)
     *opt = tr_parse("optimized.hlo", res.optimized_hlo, strlen(res.optimized_hlo), NULL, &dd);
   tv_state s;

@@ -128,6 +128,19 @@ static bool dims_equal(const tr_shape *a, int rank, const int64_t *dims) {
   return true;
 }
 
+/* The end of a move that changes shapes: the candidate with its inputs,
+ * or NULL (both freed) when building either failed. */
+static tr_module *finish_move(tr_module *x, tr_tensor **v, int nins, bool ok, tr_tensor ***outs) {
+  if (!ok) {
+    tr_inputs_free(v, nins);
+    tr_module_free(x);
+    return NULL;
+  }
+  tr_drop_entry_layout(x);
+  *outs = v;
+  return x;
+}
+
 tr_module *tg_move_shrink(const tr_module *m, int pi, int k, int64_t n, tr_tensor *const *ins, int nins,
                           tr_tensor ***outs) {
   const tr_comp *e0 = m->entry;
@@ -205,14 +218,7 @@ tr_module *tg_move_shrink(const tr_module *m, int pi, int k, int64_t n, tr_tenso
     in->shape = sh;
   }
   free(why.p);
-  if (!ok) {
-    tr_inputs_free(v, nins);
-    tr_module_free(x);
-    return NULL;
-  }
-  tr_drop_entry_layout(x);
-  *outs = v;
-  return x;
+  return finish_move(x, v, nins, ok, outs);
 }
 
 /* ---- narrow ---- */
@@ -299,12 +305,5 @@ tr_module *tg_move_narrow(const tr_module *m, int which, tr_tensor *const *ins, 
     v[i] = ins[i]->dtype == a ? convert_tensor(ins[i], b) : tr_tensor_clone(ins[i]);
     ok = v[i] != NULL;
   }
-  if (!ok) {
-    tr_inputs_free(v, nins);
-    tr_module_free(x);
-    return NULL;
-  }
-  tr_drop_entry_layout(x);
-  *outs = v;
-  return x;
+  return finish_move(x, v, nins, ok, outs);
 }

@@ -59,6 +59,15 @@ void tg_progress(tg_ctx *g, const char *fmt, ...) {
 }
 
 /* ---- judging ---- */
+tr_status tg_run(tg_ctx *g, tr_level *lv, const tr_module *m, tr_run_opts *ro, tr_run_result *res, tr_diag *d) {
+  ro->timeout_s = g->o->timeout_s;
+  tr_run_result_init(res);
+  tr_status st = tr_target_run(g->t, m, g->r->inputs, g->r->ninputs, ro, res, d);
+  lv->runs++;
+  g->r->total_runs++;
+  return st;
+}
+
 tr_status tg_check(tg_ctx *g, tr_level *lv, const tr_module *m, tr_tensor *const *ins, int nins,
                    tr_check_report *cr) {
   tr_check_opts co;

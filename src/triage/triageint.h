@@ -19,6 +19,11 @@ typedef struct {
  * non-OK only for trench's own trouble. */
 tr_status tg_check(tg_ctx *g, tr_level *lv, const tr_module *m, tr_tensor *const *ins, int nins,
                    tr_check_report *cr);
+/* One raw run of m on the report's inputs with run options ro (its
+ * timeout set here), counted in lv and in the report's total; res is
+ * initialised here (free it). For the levels that read what a target
+ * says about its passes rather than a verdict. */
+tr_status tg_run(tg_ctx *g, tr_level *lv, const tr_module *m, tr_run_opts *ro, tr_run_result *res, tr_diag *d);
 /* Whether a check found the same kind of bug as r's signature (kind, and
  * the first wrong element's kind when both are mismatches). */
 bool tg_same_kind(const tr_check_report *cr, const tr_check_sig *want);
