@@ -86,6 +86,14 @@ within 2 2 'trench check: declined: .*conv.hlo needs at least 2.47e\+12 scalar o
   "$trench" check "$tmp/conv.hlo" --target interp --max-memory 0
 within 2 1 'trench run: declined: .*conv.hlo needs at least .*deadline of 5 s' -- \
   "$trench" run "$tmp/conv.hlo" --max-memory 0 --ref-timeout 5
+# --max-cost sets that budget in operations: the same convolution declined
+# under 1e12, a 1,000-element negate declined under 100 and run under 1e4.
+within 2 2 'trench check: declined: .*conv.hlo needs at least 2.47e\+12 scalar operations .*over the budget of 1e\+12 \(--max-cost\)' -- \
+  "$trench" check "$tmp/conv.hlo" --target interp --max-memory 0 --max-cost 1e12
+expect 1 'trench run: declined: .*neg1k.hlo needs at least 2e\+03 scalar operations .*over the budget of 100' -- \
+  "$trench" run "$tmp/neg1k.hlo" --max-cost 100
+expect 0 '^out0: f32\[1000\]' -- "$trench" run "$tmp/neg1k.hlo" --max-cost 1e4
+expect 2 "--max-cost needs a number of operations" -- "$trench" run "$tmp/neg1k.hlo" --max-cost x
 # A small module that would finish is not declined by a short deadline.
 expect 0 '^out0: f32\[1000\]' -- "$trench" run "$tmp/neg1k.hlo" --ref-timeout 0.5
 # An address-space limit (ulimit -v) cannot be combined with ASan, whose

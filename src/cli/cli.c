@@ -226,11 +226,29 @@ bool cli_memory_fits(const tr_module *m, bool shadow, uint64_t extra, uint64_t b
   return false;
 }
 
-bool cli_cost_fits(const tr_module *m, double deadline_s, const char *prefix, const char *name) {
+bool cli_opt_max_cost(cli_opts *o, double *max_ops) {
+  if (!cli_opt_is(o, NULL, "--max-cost")) return false;
+  const char *v = cli_opt_value(o);
+  char *end;
+  double n = strtod(v, &end);
+  if (!*v || *end || !(n >= 1) || !(n < 1e300))
+    cli_usage_error(o->cmd, "--max-cost needs a number of operations >= 1 such as 1e12, not '%s'", v);
+  *max_ops = n;
+  return true;
+}
+
+bool cli_cost_fits(const tr_module *m, double deadline_s, double max_ops, const char *prefix,
+                   const char *name) {
+  double ops = tr_eval_estimate_ops(m);
+  if (max_ops > 0) {
+    if (ops <= max_ops) return true;
+    fprintf(stderr, "%s: declined: %s needs at least %.3g scalar operations to evaluate (an estimate from its "
+            "shapes), over the budget of %.3g (--max-cost)\n", prefix, name, ops, max_ops);
+    return false;
+  }
   if (!(deadline_s > 0)) return true;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   double rate = CLI_REF_OPS_PER_CORE * (double)(cores > 0 ? cores : 1);
-  double ops = tr_eval_estimate_ops(m);
   if (ops <= rate * deadline_s) return true;
   fprintf(stderr, "%s: declined: %s needs at least %.3g scalar operations to evaluate (an estimate from its "
           "shapes); at the reference's fastest rate (%.3g a second on %ld cores) that takes over %.3g s, past its "

@@ -132,7 +132,15 @@ void cli_put_bytes(tr_buf *b, uint64_t n);
  * prints "PREFIX: declined: ..." and returns false, in microseconds rather
  * than after the deadline. */
 #define CLI_REF_OPS_PER_CORE 1e10
-bool cli_cost_fits(const tr_module *m, double deadline_s, const char *prefix, const char *name);
+/* max_ops > 0 (--max-cost) replaces that derived budget with a number of
+ * scalar operations the user chose. */
+bool cli_cost_fits(const tr_module *m, double deadline_s, double max_ops, const char *prefix,
+                   const char *name);
+/* --max-cost OPS sets *max_ops; returns whether the current option was it. */
+bool cli_opt_max_cost(cli_opts *o, double *max_ops);
+#define CLI_MAX_COST_HELP \
+  "      --max-cost OPS   decline a module needing over OPS scalar operations\n" \
+  "                       (default: what the reference does before its deadline)\n"
 
 /* ---- interruption (guard.c) ---- */
 /* Handles SIGINT, SIGTERM and SIGHUP: kills the adapters of process

@@ -34,8 +34,8 @@ const cli_cmd cli_cmd_check = {
   "mostly uncertain, values tiny against their bounds), and the target's\n"
   "own: crash, hang, compile-error, error, protocol-error, unsupported.\n"
   "\n"
-  "Targets: builtin, interp (the reference), xla-cpu (XLA through jax; also\n"
-  "takes StableHLO MODULEs), cmd:PROGRAM (docs/PROTOCOL.md).\n"
+  "Targets: builtin, interp (the reference), xla-cpu (also takes StableHLO),\n"
+  "iree-cpu, torch-eager, torch-inductor, cmd:PROGRAM (docs/PROTOCOL.md).\n"
   "\n"
   "Options:\n"
   "      --target T     the target (required)\n"
@@ -58,6 +58,7 @@ const cli_cmd cli_cmd_check = {
   "                     producers stay fused with their user (docs/ORACLE.md)\n"
   CLI_REF_LIMITS_HELP
   "                       (check: the deadline is --timeout or 60 s)\n"
+  CLI_MAX_COST_HELP
   "      --max-memory SIZE  decline a module over this memory budget\n"
   CLI_START_TIMEOUT_HELP
   "      --log FILE     append one JSON line per module to FILE, each synced\n"
@@ -96,6 +97,7 @@ typedef struct {
   bool fill_elided;      /* --fill-elided */
   int log_fd;            /* --log, or -1 */
   uint64_t max_memory;   /* --max-memory (0: no budget) */
+  double max_cost;       /* --max-cost (0: derived from the deadline) */
 } check_env;
 
 /* The target, opened the first time a module needs it: a module declined
@@ -267,12 +269,12 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   /* Over the memory budget: declined before any input is drawn, like a
    * module over the reference's other limits (exit 2, no verdict). */
   bool fits = cli_memory_fits(m, true, 0, env->max_memory, "trench check", path);
-  if (!fits || !cli_cost_fits(m, env->co.ref_timeout_s, "trench check", path)) {
+  if (!fits || !cli_cost_fits(m, env->co.ref_timeout_s, env->max_cost, "trench check", path)) {
     cJSON *rep = cJSON_CreateObject();
     cJSON_AddStringToObject(rep, "module", path);
     cJSON_AddStringToObject(rep, "target", env->spec);
     cJSON_AddStringToObject(rep, "summary", "declined");
-    cJSON_AddStringToObject(rep, "declined", fits ? "past the reference's deadline (--ref-timeout)"
+    cJSON_AddStringToObject(rep, "declined", fits ? "over the cost budget (--max-cost, or the reference's deadline)"
                                                   : "over the memory budget (--max-memory)");
     if (!env->json_mode) printf("check: declined (%s on %s)\n", path, env->spec);
     fflush(stdout);
@@ -450,7 +452,8 @@ static int run(int argc, char **argv) {
       env.save = cli_opt_value(&o);
     } else if (cli_opt_is(&o, NULL, "--log")) {
       log_path = cli_opt_value(&o);
-    } else if (cli_opt_ref_limits(&o, &env.co.ref_timeout_s, &env.co.max_trips)) {
+    } else if (cli_opt_ref_limits(&o, &env.co.ref_timeout_s, &env.co.max_trips) ||
+               cli_opt_max_cost(&o, &env.max_cost)) {
       /* set */
     } else if (cli_opt_is(&o, NULL, "--max-memory")) {
       const char *v = cli_opt_value(&o);

@@ -59,6 +59,7 @@ const cli_cmd cli_cmd_run = {
   "                     and with --out also DIR/shadow_valueN.npy (f64),\n"
   "                     shadow_boundN.npy (f64), shadow_uncertainN.npy (u8)\n"
   CLI_REF_LIMITS_HELP
+  CLI_MAX_COST_HELP
   "      --max-memory SIZE  decline (exit 1) a module whose evaluation needs\n"
   "                     more than SIZE bytes by an estimate from its shapes\n"
   "                     (K, M, G suffixes; 0: no budget; default: the\n"
@@ -309,6 +310,7 @@ static int run(int argc, char **argv) {
   uint64_t budget = cli_memory_available();
   double ref_timeout = 0, start_timeout = 0;
   int64_t max_trips = 0;
+  double max_cost = 0; /* --max-cost (0: from the deadline) */
   const char *conv = "xla-cpu";
   tr_input_config cfg;
   tr_input_config_init(&cfg);
@@ -357,7 +359,8 @@ static int run(int argc, char **argv) {
       const char *v = cli_opt_value(&o);
       if (!cli_parse_size(v, &budget))
         cli_usage_error(cmd, "--max-memory needs a size such as 4G (0: no budget), not '%s'", v);
-    } else if (cli_opt_ref_limits(&o, &ref_timeout, &max_trips)) {
+    } else if (cli_opt_ref_limits(&o, &ref_timeout, &max_trips) ||
+               cli_opt_max_cost(&o, &max_cost)) {
       /* set */
     } else if (cli_opt_is(&o, NULL, "--convert")) {
       conv = cli_opt_value(&o);
@@ -381,7 +384,7 @@ static int run(int argc, char **argv) {
   /* Before any input is drawn: a module over the budget is declined in
    * microseconds instead of swapping or running out of memory midway. */
   if (!cli_memory_fits(m, shadow, 0, budget, "trench run", cli_input_name(path)) ||
-      !cli_cost_fits(m, ref_timeout, "trench run", cli_input_name(path))) {
+      !cli_cost_fits(m, ref_timeout, max_cost, "trench run", cli_input_name(path))) {
     tr_module_free(m);
     free(files);
     return CLI_EXIT_FINDING;
