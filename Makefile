@@ -167,15 +167,18 @@ demo: all
 	$(BUILD)/trench parse -q examples/*.hlo
 	@echo "== a fuzz campaign against the built-in compiler with a planted defect"
 	@echo "== (emit-tail-mask-short; trench defects lists them all): generated and"
-	@echo "== mutated modules, checked against the reference, until the first finding"
+	@echo "== mutated modules, checked against the reference, until the first finding,"
+	@echo "== which is then isolated (instruction, kernel, pass) and reduced"
 	@rm -rf $(BUILD)/demo-fuzz
 	@$(BUILD)/trench fuzz --target builtin:jit=tcc,inject=emit-tail-mask-short --time 60s --jobs 2 \
-	  --seed 1 --until-finding --out $(BUILD)/demo-fuzz; test $$? -le 1
+	  --seed 1 --until-finding --triage --out $(BUILD)/demo-fuzz; test $$? -le 1
 	@b=$$(ls -d $(BUILD)/demo-fuzz/findings/* 2>/dev/null | head -1); \
 	  test -n "$$b" || { echo "demo: no finding"; exit 1; }; \
 	  echo; echo "== the finding's bundle: $$b"; ls $$b | tr "\n" " "; echo; echo; cat $$b/README.md | sed -n '1,/^Files/p'; \
 	  echo "== verdict.txt"; cat $$b/verdict.txt; echo "== fuzz.json"; cat $$b/fuzz.json; \
-	  echo; echo "== module.hlo"; cat $$b/module.hlo
+	  echo; echo "== module.hlo"; cat $$b/module.hlo; \
+	  echo; echo "== its triage (fuzz --triage): $$b/triage/report.md"; \
+	  sed -n '1,/^## Module as triaged/p' $$b/triage/report.md | sed '$$d' 
 
 .PHONY: all test check check-xla check-tsan deps check-san fuzz-parser clean demo fault-san
 -include $(DEPS)
