@@ -298,6 +298,14 @@ static vx *int_elementwise(vr_ctx *r, const tr_instr *in, vx *a, vx *b, int64_t 
   case TR_OP_SHIFT_LEFT: return vx_bv(c, BV_SHL, 0, a, b);
   case TR_OP_SHIFT_RIGHT_LOGICAL: return vx_bv(c, BV_LSHR, 0, a, b);
   case TR_OP_SHIFT_RIGHT_ARITHMETIC: return vx_bv(c, BV_ASHR, 0, a, b);
+  /* XLA: x / 0 = -1 (all ones), MIN / -1 = MIN, x % 0 = x, MIN % -1 = 0,
+   * the remainder has the dividend's sign: Z3's bitvector divisions but
+   * for a signed x / 0 */
+  case TR_OP_DIVIDE:
+    if (!is_signed(dt)) return vx_bv(c, BV_UDIV, 0, a, b);
+    return vx_ite(c, vx_bv(c, BV_EQ, 0, b, vx_bvconst(c, 0, w)), vx_bvconst(c, vx_bvmask(w), w),
+                  vx_bv(c, BV_SDIV, 0, a, b));
+  case TR_OP_REMAINDER: return vx_bv(c, is_signed(dt) ? BV_SREM : BV_UREM, 0, a, b);
   case TR_OP_COMPARE: return cmp(r, in, a, b);
   case TR_OP_CLAMP: {
     vx *e = el(r, in->operands[2], flat);

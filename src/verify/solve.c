@@ -142,6 +142,10 @@ static Z3_ast tr_bv(tz *T, const vx *e) {
   case BV_SHL: return Z3_mk_bvshl(z, a, b);
   case BV_LSHR: return Z3_mk_bvlshr(z, a, b);
   case BV_ASHR: return Z3_mk_bvashr(z, a, b);
+  case BV_UDIV: return Z3_mk_bvudiv(z, a, b);
+  case BV_SDIV: return Z3_mk_bvsdiv(z, a, b);
+  case BV_UREM: return Z3_mk_bvurem(z, a, b);
+  case BV_SREM: return Z3_mk_bvsrem(z, a, b);
   case BV_ZEXT: return Z3_mk_zero_ext(z, (unsigned)(e->w - aw), a);
   case BV_SEXT: return Z3_mk_sign_ext(z, (unsigned)(e->w - aw), a);
   case BV_TRUNC: return Z3_mk_extract(z, (unsigned)e->w - 1, 0, a);

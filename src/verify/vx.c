@@ -466,6 +466,18 @@ static vx *bv_fold(vx_ctx *c, vx_bvop op, int w, const vx *a, const vx *b) {
   case BV_SHL: r = y >= (uint64_t)aw ? 0 : x << y; break;
   case BV_LSHR: r = y >= (uint64_t)aw ? 0 : x >> y; break;
   case BV_ASHR: r = (uint64_t)(sx(x, aw) >> (y >= (uint64_t)aw ? (uint64_t)aw - 1 : y)); break;
+  case BV_UDIV: case BV_UREM: {
+    uint64_t ux = x & vx_bvmask(aw), uy = y & vx_bvmask(aw);
+    r = op == BV_UDIV ? (uy ? ux / uy : ~(uint64_t)0) : (uy ? ux % uy : ux);
+    break;
+  }
+  case BV_SDIV: case BV_SREM: {
+    int64_t sxv = sx(x, aw), syv = sx(y, aw);
+    if (syv == 0) r = op == BV_SDIV ? (uint64_t)(sxv < 0 ? 1 : -1) : (uint64_t)sxv;
+    else if (syv == -1) r = op == BV_SDIV ? 0 - (uint64_t)sxv : 0; /* MIN / -1 wraps */
+    else r = (uint64_t)(op == BV_SDIV ? sxv / syv : sxv % syv);
+    break;
+  }
   case BV_ZEXT: case BV_TRUNC: r = x; break;
   case BV_SEXT: r = (uint64_t)sx(x, aw); break;
   case BV_EQ: return vx_const(c, x == y);
@@ -534,6 +546,14 @@ vx *vx_bv(vx_ctx *c, vx_bvop op, int w, vx *a, vx *b) {
     if (b->kind == VX_BVC && b->a == 1) return a;
     if (a->kind == VX_BVC && a->a == 1) return b;
     break;
+  case BV_UDIV: case BV_SDIV: case BV_UREM: case BV_SREM:
+    if (b->kind == VX_BVC && b->a == 1) return op == BV_UDIV || op == BV_SDIV ? a : vx_bvconst(c, 0, w);
+    /* a divisor made safe by a select (y == 0 ? 1 : y): the division is
+     * distributed over it, so the constant arm folds and the other is the
+     * plain division a reference writes */
+    if (b->kind == VX_ITE && (b->k[1]->kind == VX_BVC || b->k[2]->kind == VX_BVC))
+      return vx_ite(c, b->k[0], vx_bv(c, op, w, a, b->k[1]), vx_bv(c, op, w, a, b->k[2]));
+    break;
   case BV_EQ:
     if (a == b) return vx_const(c, 1);
     break;
@@ -567,7 +587,7 @@ static const char *kind_name(vx_kind k) {
 
 static const char *bv_name(int64_t op) {
   static const char *const names[] = {"bvadd", "bvsub", "bvmul", "bvand", "bvor", "bvxor", "bvshl", "bvlshr",
-    "bvashr", "zext", "sext", "trunc", "bveq", "bvult", "bvule", "bvslt", "bvsle", "sreal", "ureal"};
+    "bvashr", "bvudiv", "bvsdiv", "bvurem", "bvsrem", "zext", "sext", "trunc", "bveq", "bvult", "bvule", "bvslt", "bvsle", "sreal", "ureal"};
   return op >= 0 && op < (int64_t)(sizeof names / sizeof *names) ? names[op] : "bv?";
 }
 

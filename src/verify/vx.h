@@ -36,9 +36,13 @@ typedef enum {
 
 /* Integer data: bitvectors of the element type's width, with the machine's
  * wrap-around. Shifts by the width or more give 0 (all sign bits for
- * ASHR), as XLA's shifts and Z3's bvshl; divisions are not modelled. */
+ * ASHR), as XLA's shifts and Z3's bvshl. Divisions are Z3's total ones:
+ * x udiv 0 = all ones, x urem 0 = x, x sdiv 0 = (x < 0 ? 1 : -1),
+ * x srem 0 = x, MIN sdiv -1 = MIN, MIN srem -1 = 0; whoever has other
+ * semantics (XLA's divide, C's undefined division) says so with an ite. */
 typedef enum {
   BV_ADD, BV_SUB, BV_MUL, BV_AND, BV_OR, BV_XOR, BV_SHL, BV_LSHR, BV_ASHR,
+  BV_UDIV, BV_SDIV, BV_UREM, BV_SREM,
   BV_ZEXT, BV_SEXT, BV_TRUNC,        /* k[0] to width w */
   BV_EQ, BV_ULT, BV_ULE, BV_SLT, BV_SLE, /* booleans */
   BV_SREAL, BV_UREAL                 /* the value as a real, signed or not */
