@@ -70,7 +70,7 @@ typedef struct {
   int epoch;            /* barrier intervals passed in this block */
   int64_t steps, max_steps;
   int idec;
-  int ndiv;             /* divisions on data run: each names its undefined result */
+  int ndiv;             /* undefined results (divisions, conversions) so far: each is a symbol */
   bool failed;
   int nthreads;         /* per block */
   struct pack { int n; int64_t at[16]; sval part[16]; } *packs;
@@ -756,7 +756,15 @@ static sval cast(run *R, thread *T, const vinst *I) {
   case LLVMUIToFP: return sv_f(round_f(R, vx_const(R->cx, (double)zext(a.i, I->srcbits)), I->ty));
   case LLVMFPToSI: case LLVMFPToUI: {
     vx *e = as_f(R, a);
-    if (e->kind != VX_CONST) { fail(R, "float-to-integer conversion of data"); return sv_int(0, I->bits); }
+    if (e->kind != VX_CONST) {
+      /* C leaves a value out of the type's range undefined (LLVM: poison):
+       * there the result is a fresh unknown, as for a division by zero */
+      int w = I->bits;
+      double lo = I->op == LLVMFPToSI ? -ldexp(1, w - 1) - 1 : -1, hi = I->op == LLVMFPToSI ? ldexp(1, w - 1) : ldexp(1, w);
+      vx *in = vx_and(R->cx, vx_lt(R->cx, vx_const(R->cx, lo), e), vx_lt(R->cx, e, vx_const(R->cx, hi)));
+      vx *v = vx_bv(R->cx, BV_FROMREAL, w, e, NULL);
+      return sv_bv(vx_ite(R->cx, in, v, vx_bvundef(R->cx, -2 - R->ndiv++, 0, w)));
+    }
     if (!(fabs(e->c) < 9.2e18)) { fail(R, "float-to-integer conversion out of range"); return sv_int(0, I->bits); }
     return sv_int((int64_t)e->c, I->bits);
   }
@@ -841,6 +849,16 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
   case VC_MAXNUM: return sv_f(vx_max(cx, as_f(R, a0), as_f(R, a1)));
   case VC_MINNUM: return sv_f(vx_min(cx, as_f(R, a0), as_f(R, a1)));
   case VC_FABS: return sv_f(vx_abs(cx, as_f(R, a0)));
+  case VC_ROUNDING: {
+    vx *x = as_f(R, a0);
+    switch (I->fn) {
+    case 0: return sv_f(vx_floor(cx, x));
+    case 1: return sv_f(vx_ceil(cx, x));
+    case 2: return sv_f(vx_trunc(cx, x));
+    case 3: return sv_f(vx_round_afz(cx, x));
+    default: return sv_f(vx_round_even(cx, x));
+    }
+  }
   case VC_FN: return sv_f(round_f(R, vx_fn1(cx, (vx_fn)I->fn, as_f(R, a0)), I->ty));
   case VC_RSQRT: return sv_f(round_f(R, vx_inv(cx, vx_fn1(cx, VX_FN_SQRT, as_f(R, a0))), I->ty));
   case VC_POW: {

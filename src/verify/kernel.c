@@ -43,6 +43,8 @@ static const char cuda_prelude[] =
   "__device__ float fabsf(float); __device__ float rsqrtf(float); __device__ float __expf(float);\n"
   "__device__ float erff(float); __device__ float sinf(float); __device__ float cosf(float);\n"
   "__device__ float __fdividef(float, float);\n"
+  "__device__ float floorf(float); __device__ float ceilf(float); __device__ float truncf(float);\n"
+  "__device__ float roundf(float); __device__ float rintf(float); __device__ float nearbyintf(float);\n"
   "}\n"
   "#define INFINITY __builtin_inff()\n";
 
@@ -224,6 +226,9 @@ static vcall classify_call(const char *nm, int *fn) {
     {"llvm.exp.", VC_FN, VX_FN_EXP}, {"llvm.log.", VC_FN, VX_FN_LOG},
     {"llvm.sin.", VC_FN, VX_FN_SIN}, {"llvm.cos.", VC_FN, VX_FN_COS},
     {"llvm.pow.", VC_POW, 0},
+    {"llvm.floor.", VC_ROUNDING, 0}, {"llvm.ceil.", VC_ROUNDING, 1}, {"llvm.trunc.", VC_ROUNDING, 2},
+    {"llvm.roundeven.", VC_ROUNDING, 4}, {"llvm.round.", VC_ROUNDING, 3},
+    {"llvm.rint.", VC_ROUNDING, 4}, {"llvm.nearbyint.", VC_ROUNDING, 4},
     {"llvm.memset.", VC_MEMSET, 0}, {"llvm.memcpy.", VC_MEMCPY, 0}, {"llvm.memmove.", VC_MEMCPY, 0},
     {"llvm.smax.", VC_SMAX, 0}, {"llvm.smin.", VC_SMIN, 0}, {"llvm.umax.", VC_UMAX, 0},
     {"llvm.umin.", VC_UMIN, 0}, {"llvm.abs.", VC_IABS, 0},
@@ -250,6 +255,10 @@ static vcall classify_call(const char *nm, int *fn) {
     {"fabsf", VC_FABS, 0}, {"fabs", VC_FABS, 0}, {"rsqrtf", VC_RSQRT, 0},
     {"copysign", VC_COPYSIGN, 0}, {"copysignf", VC_COPYSIGN, 0},
     {"fmaf", VC_FMA, 0}, {"fma", VC_FMA, 0}, {"powf", VC_POW, 0},
+    {"floorf", VC_ROUNDING, 0}, {"floor", VC_ROUNDING, 0}, {"ceilf", VC_ROUNDING, 1}, {"ceil", VC_ROUNDING, 1},
+    {"truncf", VC_ROUNDING, 2}, {"trunc", VC_ROUNDING, 2}, {"roundf", VC_ROUNDING, 3}, {"round", VC_ROUNDING, 3},
+    {"rintf", VC_ROUNDING, 4}, {"rint", VC_ROUNDING, 4}, {"nearbyintf", VC_ROUNDING, 4},
+    {"nearbyint", VC_ROUNDING, 4},
     {"memcpy", VC_MEMCPY, 0}, {"memmove", VC_MEMCPY, 0}, {"memset", VC_MEMSET, 0},
     {"malloc", VC_MALLOC, 0}, {"calloc", VC_CALLOC, 0}, {"free", VC_NOP, 0},
   };

@@ -268,11 +268,22 @@ static vx *convert(vr_ctx *r, const tr_instr *in, vx *a) {
   /* from a float */
   if (to == TR_DT_PRED) return vx_not(c, vx_eq(c, a, vx_const(c, 0)));
   if (is_bv(to)) {
-    if (a->kind != VX_CONST) return bad(r, in, "conversion of float data to an integer");
-    double t = trunc(a->c);
-    return vx_bvconst(c, (uint64_t)(int64_t)t, bw(to));
+    /* XLA: toward zero, saturating at the type's bounds (docs/SEMANTICS.md;
+     * NaN does not exist over the reals) */
+    int w = bw(to);
+    double lo = is_signed(to) ? -ldexp(1, w - 1) : 0, hi = is_signed(to) ? ldexp(1, w - 1) - 1 : ldexp(1, w) - 1;
+    vx *vlo = vx_bvconst(c, (uint64_t)(int64_t)lo, w), *vhi = vx_bvconst(c, (uint64_t)hi, w);
+    return vx_ite(c, vx_le(c, a, vx_const(c, lo)), vlo,
+                  vx_ite(c, vx_le(c, vx_const(c, hi), a), vhi, vx_bv(c, BV_FROMREAL, w, a, NULL)));
   }
   return a; /* a float convert is the identity over the reals */
+}
+
+/* Operand k's element for result element flat: clamp takes scalar bounds
+ * with an array operand (XLA broadcasts them). */
+static vx *opnd_el(vr_ctx *r, const tr_instr *in, int k, int64_t flat) {
+  const tr_instr *x = in->operands[k];
+  return el(r, x, x->shape->rank == 0 && in->shape->rank > 0 ? 0 : flat);
 }
 
 static vx *int_elementwise(vr_ctx *r, const tr_instr *in, vx *a, vx *b, int64_t flat) {
@@ -308,7 +319,7 @@ static vx *int_elementwise(vr_ctx *r, const tr_instr *in, vx *a, vx *b, int64_t 
   case TR_OP_REMAINDER: return vx_bv(c, is_signed(dt) ? BV_SREM : BV_UREM, 0, a, b);
   case TR_OP_COMPARE: return cmp(r, in, a, b);
   case TR_OP_CLAMP: {
-    vx *e = el(r, in->operands[2], flat);
+    vx *e = opnd_el(r, in, 2, flat);
     return e ? imax(r, dt, imax(r, dt, b, a, true), e, false) : NULL;
   }
   case TR_OP_CONVERT: case TR_OP_COPY: return convert(r, in, a);
@@ -318,10 +329,10 @@ static vx *int_elementwise(vr_ctx *r, const tr_instr *in, vx *a, vx *b, int64_t 
 
 static vx *elementwise(vr_ctx *r, const tr_instr *in, int64_t flat) {
   vx_ctx *c = r->cx;
-  vx *a = in->noperands > 0 ? el(r, in->operands[0], flat) : NULL;
+  vx *a = in->noperands > 0 ? opnd_el(r, in, 0, flat) : NULL;
   if (in->noperands > 0 && !a) return NULL;
   vx *b = NULL;
-  if (in->noperands > 1 && !(b = el(r, in->operands[1], flat))) return NULL;
+  if (in->noperands > 1 && !(b = opnd_el(r, in, 1, flat))) return NULL;
   if (in->op == TR_OP_CONVERT && (is_bv(in->shape->dtype) || is_bv(in->operands[0]->shape->dtype) ||
                                   in->shape->dtype == TR_DT_PRED))
     return convert(r, in, a);
@@ -352,6 +363,10 @@ static vx *elementwise(vr_ctx *r, const tr_instr *in, int64_t flat) {
   case TR_OP_ERF: return vx_fn1(c, VX_FN_ERF, a);
   case TR_OP_LOG_PLUS_ONE: return vx_fn1(c, VX_FN_LOG1P, a);
   case TR_OP_EXPONENTIAL_MINUS_ONE: return vx_fn1(c, VX_FN_EXPM1, a);
+  case TR_OP_FLOOR: return vx_floor(c, a);
+  case TR_OP_CEIL: return vx_ceil(c, a);
+  case TR_OP_ROUND_NEAREST_AFZ: return vx_round_afz(c, a);
+  case TR_OP_ROUND_NEAREST_EVEN: return vx_round_even(c, a);
   case TR_OP_LOGISTIC: /* 1 / (1 + exp(-x)) */
     return vx_inv(c, vx_add(c, vx_const(c, 1), vx_fn1(c, VX_FN_EXP, vx_neg(c, a))));
   case TR_OP_POWER:
@@ -365,11 +380,11 @@ static vx *elementwise(vr_ctx *r, const tr_instr *in, int64_t flat) {
   case TR_OP_OR: return in->shape->dtype == TR_DT_PRED ? vx_or(c, a, b) : bad(r, in, "bitwise or");
   case TR_OP_NOT: return in->shape->dtype == TR_DT_PRED ? vx_not(c, a) : bad(r, in, "bitwise not");
   case TR_OP_SELECT: {
-    vx *e = el(r, in->operands[2], flat);
+    vx *e = opnd_el(r, in, 2, flat);
     return e ? vx_ite(c, a, b, e) : NULL;
   }
   case TR_OP_CLAMP: {
-    vx *e = el(r, in->operands[2], flat);
+    vx *e = opnd_el(r, in, 2, flat);
     return e ? vx_min(c, vx_max(c, b, a), e) : NULL;
   }
   case TR_OP_CONVERT: case TR_OP_COPY: case TR_OP_REDUCE_PRECISION:
@@ -864,7 +879,7 @@ static vx *el_uncached(vr_ctx *r, const tr_instr *in, int64_t flat) {
   }
   case TR_OP_RESHAPE: case TR_OP_BITCAST:
     if (in->op == TR_OP_BITCAST && in->operands[0]->shape->dtype != s->dtype) return bad(r, in, "a bitcast changing type");
-    return el(r, in->operands[0], flat);
+    return opnd_el(r, in, 0, flat);
   case TR_OP_TRANSPOSE:
     for (int k = 0; k < s->rank; k++) oi[attr_i(in, TR_ATTR_DIMENSIONS, k)] = idx[k];
     return at(r, in->operands[0], oi);

@@ -156,6 +156,13 @@ static Z3_ast tr_bv(tz *T, const vx *e) {
   case BV_SLE: return Z3_mk_bvsle(z, a, b);
   case BV_SREAL: return Z3_mk_int2real(z, Z3_mk_bv2int(z, a, true));
   case BV_UREAL: return Z3_mk_int2real(z, Z3_mk_bv2int(z, a, false));
+  case BV_FROMREAL: {
+    /* toward zero: floor for x >= 0, -floor(-x) below */
+    Z3_ast zero = mk_num(T, 0);
+    Z3_ast t = Z3_mk_ite(z, Z3_mk_ge(z, a, zero), Z3_mk_real2int(z, a),
+                         Z3_mk_unary_minus(z, Z3_mk_real2int(z, Z3_mk_unary_minus(z, a))));
+    return Z3_mk_int2bv(z, (unsigned)e->w, t);
+  }
   }
   return a;
 }
@@ -182,6 +189,7 @@ static Z3_ast tr_raw(tz *T, const vx *e) {
   case VX_AND: return nary(T, e, Z3_mk_and);
   case VX_OR: return nary(T, e, Z3_mk_or);
   case VX_INV: return Z3_mk_div(z, mk_num(T, 1), tr(T, e->k[0]));
+  case VX_FLOOR: return Z3_mk_int2real(z, Z3_mk_real2int(z, tr(T, e->k[0])));
   case VX_MAX: case VX_MIN: {
     Z3_ast acc = tr(T, e->k[0]);
     for (int i = 1; i < e->n; i++) {

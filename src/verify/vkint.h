@@ -30,7 +30,8 @@ typedef enum {
   VC_MEMSET, VC_MEMCPY, VC_SMAX, VC_SMIN, VC_UMAX, VC_UMIN, VC_IABS,
   VC_TID, VC_CTAID, VC_NTID, VC_NCTAID, VC_BARRIER, VC_SHFL_DOWN, VC_SHFL_XOR,
   VC_SHFL_UP, VC_SHFL_IDX, VC_ATOM_ADD_F, VC_RSQRT, VC_TRAP, VC_MALLOC, VC_CALLOC,
-  VC_COPYSIGN, VC_NF_FROM, VC_NF_TO
+  VC_COPYSIGN, VC_NF_FROM, VC_NF_TO,
+  VC_ROUNDING        /* fn: 0 floor, 1 ceil, 2 trunc, 3 round (half away), 4 rint (half even) */
 } vcall;
 
 struct vinst {

@@ -257,6 +257,30 @@ vx *vx_mul(vx_ctx *c, vx *a, vx *b) {
 vx *vx_neg(vx_ctx *c, vx *a) { return vx_mul(c, vx_const(c, -1), a); }
 vx *vx_sub(vx_ctx *c, vx *a, vx *b) { return vx_add(c, a, vx_neg(c, b)); }
 
+vx *vx_floor(vx_ctx *c, vx *a) {
+  if (a->kind == VX_CONST) return vx_const(c, floor(a->c));
+  if (a->kind == VX_FLOOR) return a;
+  return intern(c, VX_FLOOR, 0, 0, 0, &a, 1);
+}
+
+vx *vx_ceil(vx_ctx *c, vx *a) { return vx_neg(c, vx_floor(c, vx_neg(c, a))); }
+
+vx *vx_trunc(vx_ctx *c, vx *a) {
+  return vx_ite(c, vx_le(c, vx_const(c, 0), a), vx_floor(c, a), vx_ceil(c, a));
+}
+
+vx *vx_round_afz(vx_ctx *c, vx *a) {
+  vx *h = vx_const(c, 0.5);
+  return vx_ite(c, vx_le(c, vx_const(c, 0), a), vx_floor(c, vx_add(c, a, h)), vx_neg(c, vx_floor(c, vx_sub(c, h, a))));
+}
+
+vx *vx_round_even(vx_ctx *c, vx *a) {
+  vx *f = vx_floor(c, a), *d = vx_sub(c, a, f), *h = vx_const(c, 0.5);
+  vx *up = vx_add(c, f, vx_const(c, 1));
+  vx *even = vx_eq(c, vx_mul(c, vx_const(c, 2), vx_floor(c, vx_mul(c, h, f))), f);
+  return vx_ite(c, vx_lt(c, d, h), f, vx_ite(c, vx_lt(c, h, d), up, vx_ite(c, even, f, up)));
+}
+
 vx *vx_inv(vx_ctx *c, vx *a) {
   if (a->kind == VX_CONST) return vx_const(c, 1.0 / a->c);
   if (a->kind == VX_INV) return a->k[0];
@@ -487,11 +511,17 @@ static vx *bv_fold(vx_ctx *c, vx_bvop op, int w, const vx *a, const vx *b) {
   case BV_SLE: return vx_const(c, sx(x, aw) <= sx(y, aw));
   case BV_SREAL: return vx_const(c, (double)sx(x, aw));
   case BV_UREAL: return vx_const(c, (double)x);
+  case BV_FROMREAL: break; /* a real operand: vx_bv folds it */
   }
   return vx_bvconst(c, r, w);
 }
 
 vx *vx_bv(vx_ctx *c, vx_bvop op, int w, vx *a, vx *b) {
+  if (op == BV_FROMREAL) {
+    if (a->kind == VX_CONST && fabs(a->c) < 9.2e18) return vx_bvconst(c, (uint64_t)(int64_t)trunc(a->c), w);
+    vx *k[1] = {a};
+    return intern_w(c, VX_BV, w, 0, op, 0, k, 1);
+  }
   bool pred = op >= BV_EQ && op <= BV_SLE;
   if (pred || op == BV_SREAL || op == BV_UREAL) w = 0;
   else if (op != BV_ZEXT && op != BV_SEXT && op != BV_TRUNC) w = a->w;
@@ -572,6 +602,7 @@ static const char *kind_name(vx_kind k) {
   case VX_ADD: return "+";
   case VX_MUL: return "*";
   case VX_INV: return "inv";
+  case VX_FLOOR: return "floor";
   case VX_MAX: return "max";
   case VX_MIN: return "min";
   case VX_ITE: return "ite";
@@ -587,7 +618,7 @@ static const char *kind_name(vx_kind k) {
 
 static const char *bv_name(int64_t op) {
   static const char *const names[] = {"bvadd", "bvsub", "bvmul", "bvand", "bvor", "bvxor", "bvshl", "bvlshr",
-    "bvashr", "bvudiv", "bvsdiv", "bvurem", "bvsrem", "zext", "sext", "trunc", "bveq", "bvult", "bvule", "bvslt", "bvsle", "sreal", "ureal"};
+    "bvashr", "bvudiv", "bvsdiv", "bvurem", "bvsrem", "zext", "sext", "trunc", "bveq", "bvult", "bvule", "bvslt", "bvsle", "sreal", "ureal", "fromreal"};
   return op >= 0 && op < (int64_t)(sizeof names / sizeof *names) ? names[op] : "bv?";
 }
 

@@ -29,6 +29,7 @@ typedef enum {
   VX_NOT,    /* !k[0] */
   VX_AND,    /* n-ary */
   VX_OR,     /* n-ary */
+  VX_FLOOR,  /* floor(k[0]) over the reals (rounding of data) */
   VX_BVC,    /* bitvector constant: bits a (zero-extended) of width w */
   VX_BV      /* bitvector operation a (vx_bvop) on k[]: width w, or a
                 boolean (predicates) or a real (conversions) with w 0 */
@@ -45,7 +46,9 @@ typedef enum {
   BV_UDIV, BV_SDIV, BV_UREM, BV_SREM,
   BV_ZEXT, BV_SEXT, BV_TRUNC,        /* k[0] to width w */
   BV_EQ, BV_ULT, BV_ULE, BV_SLT, BV_SLE, /* booleans */
-  BV_SREAL, BV_UREAL                 /* the value as a real, signed or not */
+  BV_SREAL, BV_UREAL,                /* the value as a real, signed or not */
+  BV_FROMREAL                        /* a real k[0] truncated toward zero,
+                                        modulo 2^w (w given) */
 } vx_bvop;
 
 /* Functions the solver treats as uninterpreted (shared by both sides). */
@@ -98,6 +101,14 @@ vx *vx_eq(vx_ctx *c, vx *a, vx *b);
 vx *vx_not(vx_ctx *c, vx *a);
 vx *vx_and(vx_ctx *c, vx *a, vx *b);
 vx *vx_or(vx_ctx *c, vx *a, vx *b);
+/* Rounding of reals to integers (results are reals): floor, ceil, toward
+ * zero, half away from zero (C's round), half to even (rint, XLA's
+ * round-nearest-even). */
+vx *vx_floor(vx_ctx *c, vx *a);
+vx *vx_ceil(vx_ctx *c, vx *a);
+vx *vx_trunc(vx_ctx *c, vx *a);
+vx *vx_round_afz(vx_ctx *c, vx *a);
+vx *vx_round_even(vx_ctx *c, vx *a);
 /* Bitvectors (w > 0): constants, input symbols, never-written memory,
  * operations (b NULL for the unary ones; predicates and conversions to
  * reals give w 0). vx_ite of two bitvectors is one. */
