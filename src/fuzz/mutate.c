@@ -1369,13 +1369,53 @@ static bool m_move_chain(mz *z) {
   return add_output(z, c, y);
 }
 
+/* ---- self-operand ---- */
+static bool is_binary_pair(const tr_instr *in) {
+  if (!is_value(in) || in->noperands != 2 || in->operands[0] == in->operands[1]) return false;
+  if (!(tr_ops[in->op].flags & TR_OPF_E) && in->op != TR_OP_COMPARE) return false;
+  return tr_shape_is_array(in->operands[0]->shape) && tr_shape_equal(in->operands[0]->shape, in->operands[1]->shape);
+}
+
+static bool m_self_operand(mz *z) {
+  tr_instr *x = pick(z, is_binary_pair);
+  if (!x) return say(z, "no binary op with two operands of one shape"), false;
+  int keep = rndn(z, 2);
+  tr_instr_replace_operand(x, 1 - keep, x->operands[keep]);
+  return true;
+}
+
+/* ---- convert-chain ---- */
+static const tr_dtype chain_types[] = {
+  TR_DT_F32, TR_DT_F64, TR_DT_BF16, TR_DT_F16, TR_DT_F8E4M3FN, TR_DT_F8E5M2, TR_DT_S4, TR_DT_U4, TR_DT_S8,
+  TR_DT_U8, TR_DT_S16, TR_DT_U16, TR_DT_S32, TR_DT_U32, TR_DT_S64, TR_DT_U64, TR_DT_PRED,
+};
+
+static bool m_convert_chain(mz *z) {
+  tr_instr *x = pick(z, is_num_value);
+  if (!x) return say(z, "no value of a real type"), false;
+  tr_comp *c = x->parent;
+  tr_dtype a = x->shape->dtype, b = chain_types[rndn(z, TR_NELEMS(chain_types))];
+  /* mostly across kinds (int <-> float), where folding the pair is wrong */
+  if (rndn(z, 3) && tr_dtype_is_float(a) == tr_dtype_is_float(b)) b = tr_dtype_is_float(a) ? TR_DT_S8 : TR_DT_F32;
+  if (b == a) return say(z, "the same type"), false;
+  bool third = c == z->m->entry && rndn(z, 2);
+  tr_dtype d = third ? chain_types[rndn(z, TR_NELEMS(chain_types))] : a;
+  mz_uses u = uses_of(z, x);
+  tr_instr *y = fin(tr_build_convert(c, x, b, NULL));
+  tr_instr *w = y ? fin(tr_build_convert(c, y, d, NULL)) : NULL;
+  if (!w) return false;
+  if (third) return add_output(z, c, w);
+  rewire(u, x, w);
+  return true;
+}
+
 typedef bool (*mz_fn)(mz *z);
 static const mz_fn mz_fns[TR_MUT_COUNT] = {
   m_boundary_size, m_boundary_const, m_dtype_narrow, m_dtype_widen,  m_transpose_chain,
   m_reshape_chain, m_bitcast_copy,   m_unit_dim,     m_layout,       m_dynamic_slice,
   m_in_place,      m_producer_chain, m_scatter_dup,  m_compare,      m_reduce,
   m_wrap_while,    m_wrap_cond,      m_param_to_const, m_const_to_param, m_metamorphic,
-  m_side_output,   m_operand_slice, m_move_chain,
+  m_side_output,   m_operand_slice, m_move_chain,   m_self_operand, m_convert_chain,
 };
 
 /* Tries per mutation: each on a fresh clone with the next seed. */
