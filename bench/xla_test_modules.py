@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""xla_test_modules.py - pull the HLO modules out of XLA's C++ test files.
+
+Usage: xla_test_modules.py SRC OUT
+  SRC  a folder (searched recursively for *.cc) or a single .cc file:
+       XLA's own tests (xla/tests/*_test.cc, xla/service/cpu/tests/, ...)
+  OUT  a folder; one file per module is written there, named
+       <file stem>.<TestName or line>.hlo (".2", ".3" when a test holds
+       several), and a line per module is printed:
+       "<out file><TAB><source file>:<line>"
+
+XLA's tests keep their modules in C++ raw string literals, R"(...)" or
+R"delim(...)delim", usually `constexpr absl::string_view kHloText = R"(`.
+A literal counts as a module when its text holds `HloModule` or an
+`ENTRY` computation, so the many small strings of a test (pattern
+matchers, expected output, FileCheck patterns with `CHECK`) are skipped.
+Templates are left alone: a literal with `$` placeholders or printf
+`%d`/`%s` holes (filled by absl::Substitute/StrFormat at run time) is
+skipped and counted, since its text is not a module until the test fills
+it. Nothing is rewritten: the module is written as the test holds it, so
+what trench and XLA's parser are handed is XLA's own test input.
+"""
+import os
+import re
+import sys
+
+RAW = re.compile(r'R"([^()\\ \t\n]{0,16})\(')
+TEST = re.compile(r'\b(?:TEST|TEST_F|TEST_P|XLA_TEST_F|XLA_TEST_P|'
+                  r'XLA_TYPED_TEST|TYPED_TEST)\s*\(\s*\w+\s*,\s*(\w+)\s*\)')
+PLACEHOLDER = re.compile(r'\$\w|%[ds]\b|\{\{|\}\}')
+
+
+def literals(text):
+    """Yields (offset of the literal's body, body) for each raw string."""
+    pos = 0
+    while True:
+        m = RAW.search(text, pos)
+        if not m:
+            return
+        end_tok = ")" + m.group(1) + '"'
+        start = m.end()
+        end = text.find(end_tok, start)
+        if end < 0:
+            return
+        yield start, text[start:end]
+        pos = end + len(end_tok)
+
+
+def is_module(body):
+    if "CHECK" in body and "ENTRY" not in body:
+        return False
+    return bool(re.search(r'^\s*HloModule\b', body, re.M) or
+                re.search(r'^\s*ENTRY\b', body, re.M))
+
+
+def extract(path, out, seen, stats):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    stem = os.path.basename(path)
+    stem = stem[:-3] if stem.endswith(".cc") else stem
+    tests = [(m.start(), m.group(1)) for m in TEST.finditer(text)]
+    for off, body in literals(text):
+        if not is_module(body):
+            continue
+        if PLACEHOLDER.search(body):
+            stats["templates"] += 1
+            continue
+        line = text.count("\n", 0, off) + 1
+        name = None
+        for toff, tname in tests:
+            if toff < off:
+                name = tname
+        # A literal before the first test (a shared kHloText) is named by
+        # its line.
+        base = f"{stem}.{name or 'L%d' % line}"
+        n = seen.get(base, 0) + 1
+        seen[base] = n
+        fname = base + (f".{n}" if n > 1 else "") + ".hlo"
+        with open(os.path.join(out, fname), "w", encoding="utf-8") as g:
+            g.write(body.strip("\n") + "\n")
+        stats["modules"] += 1
+        print(f"{os.path.join(out, fname)}\t{path}:{line}")
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    src, out = argv[1], argv[2]
+    os.makedirs(out, exist_ok=True)
+    files = []
+    if os.path.isdir(src):
+        for root, _, names in os.walk(src):
+            files += [os.path.join(root, n) for n in names if n.endswith(".cc")]
+    elif os.path.isfile(src):
+        files = [src]
+    else:
+        print(f"{argv[0]}: no such file or folder: {src}", file=sys.stderr)
+        return 2
+    seen, stats = {}, {"modules": 0, "templates": 0}
+    for p in sorted(files):
+        extract(p, out, seen, stats)
+    print(f"# {len(files)} files, {stats['modules']} modules, "
+          f"{stats['templates']} templates skipped", file=sys.stderr)
+    return 0 if stats["modules"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
