@@ -11,9 +11,11 @@ Usage: xla_test_modules.py SRC OUT
 
 XLA's tests keep their modules in C++ raw string literals, R"(...)" or
 R"delim(...)delim", usually `constexpr absl::string_view kHloText = R"(`.
-A literal counts as a module when its text holds `HloModule` or an
-`ENTRY` computation, so the many small strings of a test (pattern
-matchers, expected output, FileCheck patterns with `CHECK`) are skipped.
+A literal counts as a module when its text holds an `ENTRY` computation,
+so the many small strings of a test (pattern matchers, FileCheck
+patterns) are skipped; a literal built as `absl::StrCat(kPrefix, R"(...)")`
+gets the text of the constant kPrefix (a raw string of shared
+computations) in front, as the test does.
 Templates are left alone: a literal with `$` placeholders or printf
 `%d`/`%s` holes (filled by absl::Substitute/StrFormat at run time) is
 skipped and counted, since its text is not a module until the test fills
@@ -25,13 +27,23 @@ import re
 import sys
 
 RAW = re.compile(r'R"([^()\\ \t\n]{0,16})\(')
+# The test name may be wrapped in macros: DISABLED_ON_GPU(Multioutput).
 TEST = re.compile(r'\b(?:TEST|TEST_F|TEST_P|XLA_TEST_F|XLA_TEST_P|'
-                  r'XLA_TYPED_TEST|TYPED_TEST)\s*\(\s*\w+\s*,\s*(\w+)\s*\)')
-PLACEHOLDER = re.compile(r'\$\w|%[ds]\b|\{\{|\}\}')
+                  r'XLA_TYPED_TEST|TYPED_TEST)\s*\(\s*\w+\s*,\s*'
+                  r'(?:\w+\s*\(\s*)*(\w+)\s*\)')
+PLACEHOLDER = re.compile(r'\$\w|%[ds]\b')
+
+
+NAMED = re.compile(r'(\w+)\s*(?:\[\])?\s*=\s*$')
+STRCAT = re.compile(r'StrCat\(\s*(\w+)\s*,\s*$')
 
 
 def literals(text):
-    """Yields (offset of the literal's body, body) for each raw string."""
+    """Yields (offset of the literal's body, body) for each raw string.
+    A literal named by a constant (`kScalarOps = R"(`) is remembered; a
+    literal that follows it in `absl::StrCat(kScalarOps, R"(` gets its
+    text in front, as the test builds its module."""
+    named = {}
     pos = 0
     while True:
         m = RAW.search(text, pos)
@@ -42,15 +54,22 @@ def literals(text):
         end = text.find(end_tok, start)
         if end < 0:
             return
-        yield start, text[start:end]
+        body = text[start:end]
+        before = text[max(0, m.start() - 200):m.start()]
+        n = NAMED.search(before)
+        if n:
+            named[n.group(1)] = body
+        c = STRCAT.search(before)
+        if c and c.group(1) in named:
+            body = named[c.group(1)] + body
+        yield start, body
         pos = end + len(end_tok)
 
 
 def is_module(body):
-    if "CHECK" in body and "ENTRY" not in body:
-        return False
-    return bool(re.search(r'^\s*HloModule\b', body, re.M) or
-                re.search(r'^\s*ENTRY\b', body, re.M))
+    # A shared prefix of computations (HloModule, no ENTRY) is not a module
+    # by itself; the literals that StrCat it are.
+    return bool(re.search(r'^\s*ENTRY\b', body, re.M))
 
 
 def extract(path, out, seen, stats):
