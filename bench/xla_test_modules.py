@@ -11,15 +11,16 @@ Usage: xla_test_modules.py SRC OUT
 
 XLA's tests keep their modules in C++ raw string literals, R"(...)" or
 R"delim(...)delim", usually `constexpr absl::string_view kHloText = R"(`.
-A literal counts as a module when its text holds an `ENTRY` computation,
-so the many small strings of a test (pattern matchers, FileCheck
-patterns) are skipped; a literal built as `absl::StrCat(kPrefix, R"(...)")`
+A literal counts as a module when its text holds an `ENTRY` computation
+or, as XLA's parser also takes (the last computation is the entry), a
+computation `name {` with instructions, so the many small strings of a
+test (pattern matchers, FileCheck patterns) are skipped; a literal built as `absl::StrCat(kPrefix, R"(...)")`
 gets the text of the constant kPrefix (a raw string of shared
 computations) in front, as the test does.
-Templates are left alone: a literal with `$` placeholders or printf
-`%d`/`%s` holes (filled by absl::Substitute/StrFormat at run time) is
-skipped and counted, since its text is not a module until the test fills
-it. Nothing is rewritten: the module is written as the test holds it, so
+Templates are left alone: a literal handed to absl::StrFormat,
+absl::Substitute or StrReplaceAll (directly or through its constant's
+name), whose holes the test fills at run time, is skipped and counted,
+since its text is not a module until the test fills it. Nothing is rewritten: the module is written as the test holds it, so
 what trench and XLA's parser are handed is XLA's own test input.
 """
 import os
@@ -31,7 +32,7 @@ RAW = re.compile(r'R"([^()\\ \t\n]{0,16})\(')
 TEST = re.compile(r'\b(?:TEST|TEST_F|TEST_P|XLA_TEST_F|XLA_TEST_P|'
                   r'XLA_TYPED_TEST|TYPED_TEST)\s*\(\s*\w+\s*,\s*'
                   r'(?:\w+\s*\(\s*)*(\w+)\s*\)')
-PLACEHOLDER = re.compile(r'\$\w|%[ds]\b')
+FILLER = re.compile(r'(?:StrFormat|Substitute|StrReplaceAll|Printf)\s*\(\s*$')
 
 
 NAMED = re.compile(r'(\w+)\s*(?:\[\])?\s*=\s*$')
@@ -62,14 +63,23 @@ def literals(text):
         c = STRCAT.search(before)
         if c and c.group(1) in named:
             body = named[c.group(1)] + body
-        yield start, body
+        templ = bool(FILLER.search(before))
+        yield start, body, n.group(1) if n else None, templ
         pos = end + len(end_tok)
 
 
+COMP = re.compile(r'^\s*(?:ENTRY\s+)?%?[\w.-]+\s*(?:\([^)]*\)\s*->\s*[^{]*)?\{\s*$', re.M)
+INSTR = re.compile(r'^\s*(?:ROOT\s+)?%?[\w.-]+\s*=\s*\S.*\w[\w-]*\(', re.M)
+
+
 def is_module(body):
-    # A shared prefix of computations (HloModule, no ENTRY) is not a module
-    # by itself; the literals that StrCat it are.
-    return bool(re.search(r'^\s*ENTRY\b', body, re.M))
+    """An ENTRY computation, or (XLA's parser takes the last computation as
+    the entry) a computation header `name {` with instructions in it."""
+    if re.search(r'^\s*//\s*CHECK', body, re.M):
+        return False
+    if re.search(r'^\s*ENTRY\b', body, re.M):
+        return True
+    return bool(COMP.search(body) and INSTR.search(body))
 
 
 def extract(path, out, seen, stats):
@@ -78,10 +88,13 @@ def extract(path, out, seen, stats):
     stem = os.path.basename(path)
     stem = stem[:-3] if stem.endswith(".cc") else stem
     tests = [(m.start(), m.group(1)) for m in TEST.finditer(text)]
-    for off, body in literals(text):
-        if not is_module(body):
+    # Constants other literals are StrCat'ed onto are shared computations,
+    # not modules of their own.
+    prefixes = set(re.findall(r'StrCat\(\s*(\w+)\s*,', text))
+    for off, body, const, templ in literals(text):
+        if const in prefixes or not is_module(body):
             continue
-        if PLACEHOLDER.search(body):
+        if templ or (const and re.search(r'(?:StrFormat|Substitute)\(\s*' + const + r'\b', text)):
             stats["templates"] += 1
             continue
         line = text.count("\n", 0, off) + 1
