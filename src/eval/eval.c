@@ -6,6 +6,7 @@
 #include "core.h"
 
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 /* ---- values ---- */
@@ -454,6 +455,38 @@ done:
 
 /* ---- collectives ---- */
 
+/* The first replica other than 0 that replica_groups (kept verbatim)
+ * names, or -1: "{{0,1,2,3}}" names 1; "{}" and "{{0}}" none. The iota
+ * form "[G,S]<=[N]..." names replica 1 when G*S > 1. A group of several
+ * replicas means a run of that many: an all-reduce over {0,1,2,3} is four
+ * times its operand there, not the operand (XLA's simplifier folds it so),
+ * so one participant cannot model it. */
+static long other_replica(const tr_instr *in) {
+  for (int i = 0; i < in->nattrs; i++) {
+    const tr_attr *a = &in->attrs[i];
+    if (a->key != TR_ATTR_RAW || !a->name || strcmp(a->name, "replica_groups") != 0 || !a->u.s) continue;
+    const char *t = a->u.s;
+    if (*t == '[') {
+      long prod = 1;
+      for (const char *q = t + 1; *q && *q != ']'; q++)
+        if (isdigit((unsigned char)*q)) {
+          char *e;
+          prod *= strtol(q, &e, 10);
+          q = e - 1;
+        }
+      return prod > 1 ? 1 : -1;
+    }
+    for (const char *q = t; *q; q++)
+      if (isdigit((unsigned char)*q)) {
+        char *e;
+        long v = strtol(q, &e, 10);
+        if (v != 0) return v;
+        q = e - 1;
+      }
+  }
+  return -1;
+}
+
 /* With one replica and one partition every collective hands each operand
  * back unchanged (a reduction over one participant is its value), except
  * that collective-permute gives zeros when no pair sends replica 0 to
@@ -466,6 +499,10 @@ static tr_status eval_collective(ev_ctx *c, const tr_instr *in, tr_value **ops, 
         strcmp(m->hattrs[i].text, "1") != 0)
       return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s with %s=%s (one participant is modelled)",
                     ev_opname(in), m->hattrs[i].name, m->hattrs[i].text);
+  long rep = other_replica(in);
+  if (rep >= 0)
+    return ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: %s whose replica_groups name replica %ld (one participant is modelled)",
+                  ev_opname(in), rep);
   const tr_shape *s = in->shape;
   int n = in->noperands;
   bool tuple = s->dtype == TR_DT_TUPLE;

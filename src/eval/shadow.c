@@ -537,11 +537,29 @@ static tr_status from_exact(sh_ctx *c, const tr_instr *in, const tr_value *v, bo
   return TR_OK;
 }
 
+/* A scatter of one integer array whose combiner is one associative,
+ * commutative op of that type (add and multiply wrap around; and, or,
+ * xor, max, min): every order of the duplicate updates gives the same
+ * bits, so the unspecified combine order leaves no choice. */
+static bool scatter_order_free(const tr_instr *in) {
+  const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
+  tr_op op;
+  bool swap;
+  if (in->noperands != 3 || !k || !in->shape || !tr_shape_is_array(in->shape)) return false;
+  tr_dtype dt = in->shape->dtype;
+  if (tr_dtypes[dt].kind != TR_DK_SINT && tr_dtypes[dt].kind != TR_DK_UINT) return false;
+  if (!ev_simple_binary(k, dt, &op, &swap)) return false;
+  return op == TR_OP_ADD || op == TR_OP_MULTIPLY || op == TR_OP_AND || op == TR_OP_OR ||
+         op == TR_OP_XOR || op == TR_OP_MAXIMUM || op == TR_OP_MINIMUM;
+}
+
 /* Ops whose integer results a correct implementation may choose
  * differently from the reference even on exact operands: scatter's
- * combine order and select-and-scatter's ties are unspecified, the
- * default rng algorithm is the implementation's. */
+ * combine order (unless the combiner makes it moot) and
+ * select-and-scatter's ties are unspecified, the default rng algorithm
+ * is the implementation's. */
 static bool free_choice(const tr_instr *in) {
+  if (in->op == TR_OP_SCATTER && scatter_order_free(in)) return false;
   if (in->op == TR_OP_RNG_BIT_GENERATOR) {
     const tr_attr *aa = tr_instr_attr(in, TR_ATTR_ALGORITHM);
     return !aa || !aa->u.s || strcmp(aa->u.s, "rng_default") == 0;

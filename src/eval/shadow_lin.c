@@ -862,11 +862,57 @@ static tr_tensor *f64_of(sh_ctx *c, const tr_instr *in, const sh_val *a, f64kind
   return t;
 }
 
+/* An integer (or pred) scatter whose combiner keeps the update (its root
+ * is its second parameter, XLA's TensorFlowScatter "update"): a target
+ * hit by at most one update holds the operand or that update whatever
+ * the order; where two or more hit one target the last writer is the
+ * implementation's choice, so only those elements are marked. Hits are
+ * counted by the exact kernel on f64 ones with the add64 combiner. */
+static bool scatter_overwrite_int(const tr_instr *in, const tr_comp *k) {
+  if (in->noperands != 3 || !k || !k->root || k->nparams != 2 || !in->shape ||
+      !tr_shape_is_array(in->shape))
+    return false;
+  tr_dkind kind = tr_dtypes[in->shape->dtype].kind;
+  return (kind == TR_DK_SINT || kind == TR_DK_UINT || kind == TR_DK_PRED) &&
+         k->root->op == TR_OP_PARAMETER && k->root->param_index == 1;
+}
+
+static tr_status sh_scatter_overwrite(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
+  tr_status st = sh_fallback(c, in, ops, out); /* values, every element marked */
+  if (st != TR_OK || !sh_is_arr(*out)) return st;
+  for (int i = 0; i < 3; i++)
+    if (!sh_is_arr(ops[i]) || !sh_is_exact(ops[i])) return TR_OK;
+  const tr_comp *hadd = helper(c, "add64");
+  if (!hadd) return TR_OK;
+  tr_instr twin = *in;
+  tr_shape ts = *in->shape;
+  ts.dtype = TR_DT_F64;
+  twin.shape = &ts;
+  tr_attr *at = tr_xmalloc(sizeof(tr_attr) * (size_t)(in->nattrs > 0 ? in->nattrs : 1));
+  memcpy(at, in->attrs, sizeof(tr_attr) * (size_t)in->nattrs);
+  for (int i = 0; i < in->nattrs; i++)
+    if (at[i].key == TR_ATTR_TO_APPLY) at[i].u.comp = (tr_comp *)hadd;
+  twin.attrs = at;
+  tr_tensor *tx = f64_of(c, in, ops[0], F_ONE), *tu = f64_of(c, in, ops[2], F_ONE);
+  tr_value *vs[3] = {tx ? tr_value_tensor(tx) : NULL, tr_value_tensor(tr_tensor_clone(ops[1]->t)),
+                     tu ? tr_value_tensor(tu) : NULL};
+  tr_value *r = NULL;
+  if (tx && tu && ev_scatter(&c->ev, &twin, vs, &r) == TR_OK && r && r->t) {
+    const double *n = r->t->data; /* 1 + hits */
+    for (size_t i = 0; i < (*out)->n; i++) (*out)->u[i] = n[i] > 2;
+  }
+  tr_value_unref(r);
+  for (int i = 0; i < 3; i++) tr_value_unref(vs[i]);
+  free(at);
+  return TR_OK;
+}
+
 tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   tr_op bop;
   bool swap;
   const sh_val *x = ops[0];
+  if (scatter_overwrite_int(in, k)) return sh_scatter_overwrite(c, in, ops, out);
   if (in->noperands != 3 || !k || !sh_is_arr(x) || !sh_is_flt(x) || !sh_is_arr(ops[1]) || sh_is_flt(ops[1]) ||
       !sh_is_arr(ops[2]) || ops[2]->dt != x->dt || !ev_simple_binary(k, x->dt, &bop, &swap) ||
       !(bop == TR_OP_ADD || bop == TR_OP_MAXIMUM || bop == TR_OP_MINIMUM))
