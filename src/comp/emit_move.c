@@ -276,10 +276,6 @@ tr_status k_reduce_precision(em *e, const tr_instr *in) {
   bool f64 = dt == TR_DT_F64, wide = dt == TR_DT_F64 || dt == TR_DT_F32;
   int width = f64 ? 64 : 32, sm = f64 ? 52 : 23, se = f64 ? 11 : 8;
   long long m = ma->u.i, ex = ea->u.i;
-  /* The type's own widths or more: the identity, subnormals of narrow
-   * types kept (eval_elem.c ev_reduce_precision); nothing to emit but the
-   * exact trip through the f32 pattern. */
-  if (m >= tr_dtypes[dt].mbits && ex >= tr_dtypes[dt].ebits) m = sm, ex = se;
   tr_buf *k = &e->cur;
   em_elem_head(e, 1);
   /* E's algorithm on the stored pattern (eval_elem.c reduce_prec);
