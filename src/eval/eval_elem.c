@@ -1129,15 +1129,6 @@ tr_status ev_reduce_precision(ev_ctx *c, const tr_instr *in, const tr_tensor *x,
   if (!r) return TR_ERR_UNSUPPORTED;
   size_t n = tr_tensor_count(x);
   int64_t m = ma->u.i, e = ea->u.i;
-  if (m >= tr_dtypes[dt].mbits && e >= tr_dtypes[dt].ebits) {
-    /* The type itself, or a wider one: the identity (StableHLO's "to
-     * another floating-point type ... and back"; XLA's simplifier removes
-     * it), so a narrow type keeps its subnormals (f16 e5m10, f8e4m3fn
-     * e4m3), which the f32 path below would flush. */
-    memcpy(r->data, x->data, r->nbytes);
-    *out = r;
-    return TR_OK;
-  }
   if (dt == TR_DT_F64 || dt == TR_DT_F32) {
     /* On the stored pattern, so NaN payloads (signalling ones too) stay. */
     bool f64 = dt == TR_DT_F64;

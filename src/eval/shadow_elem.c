@@ -812,16 +812,14 @@ tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh
     return sh_fallback(c, in, (sh_val **)&x, out);
   int64_t m = ma->u.i, e = ea->u.i;
   /* As exact mode (eval_elem.c): f64 and f32 are reduced in their own
-   * format, narrower types in f32; so e.g. f16 to e5m9 flushes its
-   * subnormals (no reduced subnormals). The type's own bits or more are
-   * the identity. */
+   * format, narrower types in f32; so e.g. f16 with its own 5 exponent
+   * bits still flushes its subnormals (no reduced subnormals). */
   bool f64 = x->dt == TR_DT_F64;
   int sm = f64 ? 52 : 23, se = f64 ? 11 : 8, sbias = f64 ? 1023 : 127;
   sh_val *o = sh_arr_new(c, in, x->dt, x->rank, x->dims);
   if (!o) return TR_ERR_UNSUPPORTED;
-  if ((m >= sm && e >= se) || (m >= tr_dtypes[x->dt].mbits && e >= tr_dtypes[x->dt].ebits)) {
-    /* Nothing to reduce: the identity (the type's own bits or more keep
-     * its subnormals too: exact mode, ev_reduce_precision). */
+  if (m >= sm && e >= se) {
+    /* Nothing to reduce: the identity. */
     for (size_t i = 0; i < x->n; i++) sh_copy(o, i, x, i);
     *out = o;
     return TR_OK;

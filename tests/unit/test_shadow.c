@@ -1663,12 +1663,11 @@ TR_TEST(shadow_lazy_arguments) {
   for (int i = 0; i < 5; i++) tr_tensor_free(args[i]);
 }
 
-/* reduce-precision to a type's own widths is the identity, for types
- * narrower than f32 too (StableHLO: to a type with those widths and back,
- * as its interpreter computes; XLA CPU's simplifier removes it; XLA's
- * HloEvaluator, which reduces in f32 and flushes f16 and f8e4m3fn
- * subnormals, disagrees): subnormals and -448 stay. Exact inputs take
- * exact mode's result with no bound; inputs with bounds keep theirs. */
+/* reduce-precision to a type's own widths is not the identity for types
+ * narrower than f32: exact mode (like XLA's evaluator and XLA CPU)
+ * reduces in f32 and keeps no reduced subnormals, so f16 and f8e4m3fn
+ * subnormals flush to 0. Exact inputs take exact mode's result with no
+ * bound; inputs with bounds keep the interval rule. */
 TR_TEST(shadow_reduce_precision_own_widths) {
   const char *text = "HloModule rp\nENTRY e {\n  h = f16[4] parameter(0)\n  q = f8e4m3fn[4] parameter(1)\n"
                      "  s = f16[4] parameter(2)\n"
@@ -1683,13 +1682,13 @@ TR_TEST(shadow_reduce_precision_own_widths) {
   tr_tensor *args[3] = {vec(TR_DT_F16, 4, hv), vec(TR_DT_F8E4M3FN, 4, qv), vec(TR_DT_F16, 4, sv)};
   both b;
   if (run_both(text, args, 3, &b, __LINE__)) {
-    /* f16: the subnormals 2^-20 and -3*2^-16 stay, as do 1.5 and 2^-14 */
-    CHECK(b.sh[0].value[0] == ldexp(1.0, -20) && b.sh[0].value[1] == -ldexp(3.0, -16) &&
-          b.sh[0].value[2] == 1.5 && b.sh[0].value[3] == ldexp(1.0, -14));
-    /* f8e4m3fn: the subnormals 2^-7 and 2^-9 stay, and so does -448, its
-     * largest magnitude */
-    CHECK(b.sh[1].value[0] == ldexp(1.0, -7) && b.sh[1].value[1] == ldexp(1.0, -9) && b.sh[1].value[2] == 0.5 &&
-          b.sh[1].value[3] == -448);
+    /* f16: 2^-20 and -3*2^-16 are subnormal: flushed; 1.5 and 2^-14 stay */
+    CHECK(b.sh[0].value[0] == 0 && b.sh[0].value[1] == 0 && b.sh[0].value[2] == 1.5 &&
+          b.sh[0].value[3] == ldexp(1.0, -14));
+    /* f8e4m3fn: 2^-7 and 2^-9 are subnormal (its smallest normal is 2^-6);
+     * -448 = -1.75*2^8 is past 4 exponent bits' range (f32's reduction
+     * gives -inf) and the type stores that as NaN */
+    CHECK(b.sh[1].value[0] == 0 && b.sh[1].value[1] == 0 && b.sh[1].value[2] == 0.5 && isnan(b.sh[1].value[3]));
     int exact = 0;
     for (int o = 0; o < 2; o++)
       for (int k = 0; k < 4; k++) {
