@@ -48,6 +48,26 @@ expect 0 'excused 1 by denormal-flush' -- "$trench" check "$tmp/div64.hlo" --tar
 expect 1 'mismatch.*denormal' -- "$trench" check "$tmp/div64.hlo" --target iree-cpu --strict \
   --input "$tmp/a.npy" --input "$tmp/b.npy"
 
+# An out-of-range float-to-int convert (StableHLO: TBD) is excused on
+# its own elements and on what is computed from them (convert-out-of-
+# range), not on an in-range neighbour; --strict shows it.
+"$jpy" -c 'import numpy as np, sys
+np.save(sys.argv[1], np.array([-1.5, 300.0, 2.5, 7.0], np.float32))' "$tmp/cv.npy"
+cat > "$tmp/cvt.hlo" <<'EOF'
+HloModule cvt
+ENTRY e {
+  a = f32[4] parameter(0)
+  c = s8[4] convert(a)
+  u = u8[4] convert(a)
+  k = u8[4] constant({1, 1, 1, 1})
+  s = u8[4] add(u, k)
+  ROOT t = (s8[4], u8[4]) tuple(c, s)
+}
+EOF
+expect 0 'out1: pass .*excused 2 by convert-out-of-range' -- "$trench" check "$tmp/cvt.hlo" --target iree-cpu \
+  --input "$tmp/cv.npy"
+expect 1 'out1: mismatch' -- "$trench" check "$tmp/cvt.hlo" --target iree-cpu --strict --input "$tmp/cv.npy"
+
 # 2. IREE's refusals are unsupported, with its words.
 expect 0 "unsupported: IREE: failed to legalize operation 'math.absf'" -- \
   "$trench" check "$suite/abs_f8e5m2.hlo" --target iree-cpu --seeds 1

@@ -1084,6 +1084,7 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
   if (opts) {
     c.ev.opts = opts->eval;
     c.flush = opts->flush;
+    c.cvt_undef = opts->cvt_undef;
   }
   if (opts && opts->ulps) {
     c.ut = opts->ulps;

@@ -39,6 +39,13 @@ typedef struct {
    * operand as a zero of its sign and writes a denormal result as one.
    * Moves, select, abs, negate and bit ops keep every value. */
   const bool *flush;
+  /* NULL, or TR_DT_COUNT flags: a float -> integer convert into a flagged
+   * dtype gives an undefined result (StableHLO leaves it TBD) where the
+   * truncated input does not fit the dtype (NaN and inf included) for
+   * some value within the input's bound: that element is marked
+   * uncertain, and so is every element computed from it
+   * (docs/PROFILES.md, convert-out-of-range). */
+  const bool *cvt_undef;
 } tr_shadow_opts;
 
 /* One array leaf of the result. */

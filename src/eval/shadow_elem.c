@@ -712,6 +712,15 @@ static uint64_t flt_to_int(tr_dtype dt, long double v) {
   return (uint64_t)v;
 }
 
+/* Whether v truncated toward zero is not a value of the integer dtype dt
+ * (NaN and inf never are): StableHLO's convert leaves that undefined. */
+static bool int_out_of_range(tr_dtype dt, long double v) {
+  if (!isfinite(v)) return true;
+  long double t = truncl(v);
+  if (tr_dtypes[dt].kind == TR_DK_SINT) return t < (long double)tr_int_min(dt) || t > (long double)(int64_t)tr_int_max(dt);
+  return t < 0 || t > (long double)tr_int_max(dt);
+}
+
 tr_status sh_convert(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **out) {
   tr_dtype dt = in->shape->dtype, st = x->dt;
   bool fs = tr_dtype_is_float(st), fd = tr_dtype_is_float(dt);
@@ -725,6 +734,7 @@ tr_status sh_convert(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **ou
   size_t n = x->n;
   if (fs && !fd) {
     uint64_t *v = tr_xmalloc(sizeof(uint64_t) * (n ? n : 1));
+    bool undef = c->cvt_undef && tr_dtype_is_int(dt) && c->cvt_undef[dt];
     for (size_t i = 0; i < n; i++) {
       long double a = sh_get(x, i), ea = x->e[i];
       v[i] = flt_to_int(dt, a);
@@ -735,6 +745,8 @@ tr_status sh_convert(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **ou
       /* pred is x != 0, not monotone: both ends may be true with 0 between
        * (a product that rounds to 0 in its narrow type) */
       if (dt == TR_DT_PRED && ea > 0 && a - ea <= 0 && a + ea >= 0) o->u[i] = 1;
+      /* A target free to give anything (tr_shadow_opts.cvt_undef). */
+      if (undef && (int_out_of_range(dt, a - ea) || int_out_of_range(dt, a + ea))) o->u[i] = 1;
     }
     ev_store_ints(o->t, v);
     free(v);

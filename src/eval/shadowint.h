@@ -62,6 +62,7 @@ typedef struct {
   tr_module *helpers;     /* f64 combiners for twin kernels, parsed on first use */
   sh_pool pool;           /* buffers for reuse */
   const bool *flush;      /* tr_shadow_opts.flush */
+  const bool *cvt_undef;  /* tr_shadow_opts.cvt_undef */
 } sh_ctx;
 
 /* Rounding facts of a float dtype. */

@@ -5,9 +5,11 @@
 #include <string.h>
 
 /* m on ins under p's table widened by mask, on a target that flushes
- * the dtypes of flush (NULL: none). */
-static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool *flush, const tr_module *m,
-                                  tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
+ * the dtypes of flush (NULL: none) and whose out-of-range float-to-int
+ * converts into the dtypes of undef (NULL: none) give any value. */
+static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool *flush, const bool *undef,
+                                  const tr_module *m, tr_tensor *const *ins, int nins,
+                                  const double *arg_ulps, int *n) {
   tr_ulp_table *t = tr_xmalloc(sizeof *t);
   tr_profile_ulp_table(p, mask, t);
   tr_shadow_opts so;
@@ -15,6 +17,7 @@ static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool
   so.ulps = t;
   so.arg_ulps = arg_ulps;
   so.flush = flush;
+  so.cvt_undef = undef;
   tr_shadow_out *out = NULL;
   tr_diag d = {0};
   if (tr_eval_shadow(m, &so, ins, nins, &out, n, &d) != TR_OK) out = NULL;
@@ -25,7 +28,21 @@ static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool
 
 tr_shadow_out *tr_profile_shadow(const tr_profile *p, unsigned mask, const tr_module *m,
                                  tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
-  return shadow_with(p, mask, NULL, m, ins, nins, arg_ulps, n);
+  return shadow_with(p, mask, NULL, NULL, m, ins, nins, arg_ulps, n);
+}
+
+/* Whether m converts a float to an integer dtype that p's
+ * convert-out-of-range rule names. */
+static bool has_undef_convert(const tr_profile *p, const tr_module *m) {
+  for (int k = 0; k < m->ncomps; k++)
+    for (int i = 0; i < m->comps[k]->ninstrs; i++) {
+      const tr_instr *in = m->comps[k]->instrs[i];
+      if (in->op == TR_OP_CONVERT && in->noperands == 1 && in->shape && in->operands[0]->shape &&
+          tr_dtype_is_float(in->operands[0]->shape->dtype) && tr_dtype_is_int(in->shape->dtype) &&
+          p->cvt_undef[in->shape->dtype])
+        return true;
+    }
+  return false;
 }
 
 void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor *const *ins,
@@ -40,7 +57,14 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
    * their cone of influence. */
   if (p->on[TR_PR_DENORMAL_FLUSH])
     a->alt[TR_PR_DENORMAL_FLUSH] =
-        shadow_with(p, 0, p->flush, m, ins, nins, arg_ulps, &a->nalt[TR_PR_DENORMAL_FLUSH]);
+        shadow_with(p, 0, p->flush, NULL, m, ins, nins, arg_ulps, &a->nalt[TR_PR_DENORMAL_FLUSH]);
+  /* convert-out-of-range: the same module with every out-of-range
+   * float-to-int convert's result, and all computed from it, uncertain.
+   * It differs from the plain reference only on elements whose cone of
+   * influence holds such a convert of such a value. */
+  if (p->on[TR_PR_CONVERT_OUT_OF_RANGE] && has_undef_convert(p, m))
+    a->alt[TR_PR_CONVERT_OUT_OF_RANGE] = shadow_with(p, 0, NULL, p->cvt_undef, m, ins, nins, arg_ulps,
+                                                     &a->nalt[TR_PR_CONVERT_OUT_OF_RANGE]);
   static const tr_prule tables[] = {TR_PR_TRANSCENDENTAL_ULPS, TR_PR_RECIPROCAL_DIVIDE};
   int nrel = 0;
   for (int t = 0; t < TR_NELEMS(tables); t++) {

@@ -116,6 +116,13 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
     if (alt_accepts(o->alt[TR_PR_DENORMAL_FLUSH], ref, i, target, o->k, is_float ? mn : 0))
       return TR_PR_DENORMAL_FLUSH;
   }
+  /* An element computed from an out-of-range float-to-int convert: the
+   * spec gives it no value, so any is right. Only where the reference that
+   * leaves those converts undefined is uncertain (and ref is not). */
+  const tr_shadow_out *cu = o->alt[TR_PR_CONVERT_OUT_OF_RANGE];
+  if (p->on[TR_PR_CONVERT_OUT_OF_RANGE] && cu && cu->n == ref->n && cu->dtype == ref->dtype && cu->uncertain &&
+      cu->uncertain[i])
+    return TR_PR_CONVERT_OUT_OF_RANGE;
   /* Rewrites the target applies: the reference on the rewritten module
    * (integers exactly, floats within its bound). */
   static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP, TR_PR_REDUCE_INIT_IDENTITY};

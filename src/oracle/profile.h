@@ -27,6 +27,9 @@ typedef enum {
   TR_PR_REDUCE_INIT_IDENTITY, /* a reduce's init is taken to be its
                                 reducer's identity (the documented
                                 contract; a size-1 reduce may drop it) */
+  TR_PR_CONVERT_OUT_OF_RANGE, /* a float->int convert whose truncated
+                                value does not fit gives any value (the
+                                spec leaves it undefined) */
   TR_PR_COUNT
 } tr_prule;
 
@@ -48,6 +51,8 @@ typedef struct {
   bool flushres[TR_OP_COUNT][TR_DT_COUNT]; /* flush-results ops per dtype */
   bool zpad[TR_DT_COUNT];              /* conv-zero-pad dtypes */
   bool narrow[TR_DT_COUNT];            /* narrow-in-f32 dtypes */
+  bool cvt_undef[TR_DT_COUNT];         /* convert-out-of-range: integer
+                                          result dtypes of float converts */
   tr_dtype dot_acc[TR_DT_COUNT];       /* dot-accumulate: the accumulator
                                           of dots with this result dtype
                                           (TR_DT_PRED: none) */

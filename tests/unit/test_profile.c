@@ -50,9 +50,11 @@ TR_TEST(profile_parse_good) {
                            "conv-zero-pad f32 bf16\n"
                            "narrow-in-f32 bf16\n"
                            "dot-accumulate bf16=f32 f16=f64\n"
-                           "reduce-init-identity documented\n");
+                           "reduce-init-identity documented\n"
+                           "convert-out-of-range u8 s4\n");
   if (!p) return;
   CHECK_STR(p->target, "xla-cpu");
+  CHECK(p->cvt_undef[TR_DT_U8] && p->cvt_undef[TR_DT_S4] && !p->cvt_undef[TR_DT_S8]);
   CHECK_STR(p->file, "p.conf");
   for (int r = 0; r < TR_PR_COUNT; r++) CHECK(p->on[r]);
   CHECK(p->flush[TR_DT_F32] && p->flush[TR_DT_F64] && p->flush[TR_DT_BF16]);
@@ -900,5 +902,86 @@ TR_TEST(profile_denormal_flush_cone) {
   tr_tensor_free(a);
   tr_diag_clear(&d);
   tr_module_free(m);
+  tr_profile_free(p);
+}
+
+/* convert-out-of-range: only elements computed from a float-to-int
+ * convert whose truncated input does not fit are excused, whatever
+ * value the target gives there; a neighbour computed from in-range
+ * elements, or from no convert at all, is judged as before. */
+TR_TEST(profile_convert_out_of_range_cone) {
+  tr_profile *p = parse_ok("convert-out-of-range u8\n");
+  if (!p) return;
+  parse_err("convert-out-of-range f32\n", "p.conf:1:22: error: 'f32' is not an integer dtype");
+  parse_err("convert-out-of-range\n", "needs the integer dtypes");
+  /* c = u8(a); r = c + c (a u8 op after the convert), and the sum of all
+   * of r (a reduce: one undefined element reaches the whole result). */
+  static const char *src =
+      "HloModule m\nadd {\n  x = u8[] parameter(0)\n  y = u8[] parameter(1)\n"
+      "  ROOT s = u8[] add(x, y)\n}\nENTRY e {\n  a = f32[4] parameter(0)\n"
+      "  c = u8[4] convert(a)\n  r = u8[4] add(c, c)\n  z = u8[] constant(0)\n"
+      "  s = u8[] reduce(c, z), dimensions={0}, to_apply=add\n"
+      "  ROOT t = (u8[4], u8[]) tuple(r, s)\n}\n";
+  tr_diag d = {0};
+  tr_module *m = tr_parse("cvt.hlo", src, strlen(src), NULL, &d);
+  CHECK(m != NULL);
+  if (!m) {
+    tr_profile_free(p);
+    return;
+  }
+  /* -1.5 and 300 do not fit u8 (trunc -1, 300); -0.5 truncates to 0 and
+   * 255.9 to 255, both in range. */
+  double av[] = {-1.5, 300, -0.5, 255.9};
+  tr_tensor *a = vec(TR_DT_F32, av, 4);
+  tr_shadow_out *ref = NULL;
+  int nref = 0;
+  CHECK(tr_eval_shadow(m, NULL, &a, 1, &ref, &nref, &d) == TR_OK);
+  tr_profile_alts alts;
+  tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
+  CHECK(alts.alt[TR_PR_CONVERT_OUT_OF_RANGE] != NULL && alts.nalt[TR_PR_CONVERT_OUT_OF_RANGE] == 2);
+  if (nref == 2 && alts.alt[TR_PR_CONVERT_OUT_OF_RANGE]) {
+    const tr_shadow_out *cu = alts.alt[TR_PR_CONVERT_OUT_OF_RANGE];
+    CHECK(cu[0].uncertain[0] && cu[0].uncertain[1] && !cu[0].uncertain[2] && !cu[0].uncertain[3]);
+    CHECK(cu[1].uncertain[0]);
+    CHECK(!ref[0].uncertain[0] && !ref[0].uncertain[1]);
+    tr_compare_opts o;
+    tr_compare_opts_default(&o);
+    o.profile = p;
+    tr_profile_alts_use(&alts, 0, &o);
+    /* A wrapping target: u8(-1.5) = 255, u8(300) = 44, doubled mod 256. */
+    int64_t want[] = {254, 88, 0, 254};
+    int64_t dims = 4;
+    tr_tensor *t = tr_tensor_new(TR_DT_U8, 1, &dims, NULL);
+    for (int i = 0; i < 4; i++) tr_tensor_set_i(t, (size_t)i, want[i]);
+    tr_compare_result r;
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 0);
+    CHECK_EQ_INT(r.excused_by[TR_PR_CONVERT_OUT_OF_RANGE], 2);
+    /* An in-range element that differs is not excused. */
+    tr_tensor_set_i(t, 2, 6);
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 1);
+    /* Without the rule (strict) the two undefined ones fail too. */
+    o.profile = NULL;
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 3);
+    tr_tensor_free(t);
+  }
+  tr_profile_alts_free(&alts);
+  tr_shadow_free(ref, nref);
+  tr_tensor_free(a);
+  /* Every element in range: no extra reference, nothing to excuse. */
+  double bv[] = {0, 1.9, 254.5, -0.9};
+  tr_tensor *b = vec(TR_DT_F32, bv, 4);
+  tr_profile_alts_compute(p, m, &b, 1, NULL, &alts);
+  if (alts.alt[TR_PR_CONVERT_OUT_OF_RANGE]) {
+    const tr_shadow_out *cu = alts.alt[TR_PR_CONVERT_OUT_OF_RANGE];
+    for (int i = 0; i < 4; i++) CHECK(!cu[0].uncertain[i]);
+    CHECK(!cu[1].uncertain[0]);
+  }
+  tr_profile_alts_free(&alts);
+  tr_tensor_free(b);
+  tr_module_free(m);
+  tr_diag_clear(&d);
   tr_profile_free(p);
 }
