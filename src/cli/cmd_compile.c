@@ -118,8 +118,8 @@ static void print_summary(FILE *f, const tr_bc_ctx *c, int64_t fuel) {
   if (fuel >= 0)
     fprintf(f, "fuel: %lld of %lld used%s\n", (long long)(fuel - c->fuel), (long long)fuel,
             c->fuel == 0 ? " (spent: later rewrites skipped)" : "");
-  free(passes);
-  free(rules);
+  tr_free(passes);
+  tr_free(rules);
 }
 
 static bool parse_count(const char *s, int64_t lo, int64_t hi, int64_t *v) {

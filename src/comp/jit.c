@@ -218,8 +218,8 @@ static void trim_disk(const char *dir) {
     qsort(v, (size_t)n, sizeof *v, by_age);
     for (int i = 0; i < n / 4; i++) remove(v[i].path);
   }
-  for (int i = 0; i < n; i++) free(v[i].path);
-  free(v);
+  for (int i = 0; i < n; i++) tr_free(v[i].path);
+  tr_free(v);
 }
 
 /* Last bytes of a file, for compiler messages. */
@@ -232,7 +232,7 @@ static void tail_into(const char *path, tr_buf *out, size_t max) {
     tr_buf_puts(out, s);
   }
   tr_diag_clear(&ign);
-  free(text);
+  tr_free(text);
 }
 
 /* Runs CC FLAGS -shared -fPIC -o so c -lm with stderr into err. Returns
@@ -261,7 +261,7 @@ static int run_cc(const tr_jit_opts *o, const char *c, const char *so, const cha
   pid_t pid;
   int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
-  free(flags);
+  tr_free(flags);
   if (rc != 0) return -1;
   int st = 0;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
@@ -287,7 +287,7 @@ static void cache_add(tr_jit_code *c) {
       if (cache[i]->refs == 0 && (victim < 0 || cache[i]->used < cache[victim]->used)) victim = i;
     if (victim < 0) return;
     code_close(cache[victim]);
-    free(cache[victim]);
+    tr_free(cache[victim]);
     cache[victim] = cache[--ncache];
   }
   cache[ncache++] = c;
@@ -475,7 +475,7 @@ tr_status tr_jit_compile(const tr_jit_opts *o, const char *src, tr_jit_code **ou
         remove(tmpfinal.p);
       }
       tr_diag_clear(&ign);
-      free(bytes);
+      tr_free(bytes);
     }
     if (s == TR_OK) {
       tr_jit_code *c = load(loadpath, hash, d);
@@ -525,7 +525,7 @@ void tr_jit_release(tr_jit_code *c) {
   for (int i = 0; i < ncache; i++) cached |= cache[i] == c;
   if (!cached && c->refs == 0) {
     code_close(c);
-    free(c);
+    tr_free(c);
   }
   pthread_mutex_unlock(&cache_lock);
 }

@@ -737,7 +737,7 @@ tr_status sh_convert(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **ou
       if (dt == TR_DT_PRED && ea > 0 && a - ea <= 0 && a + ea >= 0) o->u[i] = 1;
     }
     ev_store_ints(o->t, v);
-    free(v);
+    tr_free(v);
     *out = o;
     return TR_OK;
   }
@@ -762,7 +762,7 @@ tr_status sh_convert(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **ou
       }
       o->u[i] = u;
     }
-    free(v);
+    tr_free(v);
     *out = o;
     return TR_OK;
   }
@@ -861,7 +861,7 @@ tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh
     sh_put(o, i, rv, re);
     o->u[i] = u;
   }
-  free(rx);
+  tr_free(rx);
   *out = o;
   return TR_OK;
 }

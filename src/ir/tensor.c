@@ -53,11 +53,11 @@ tr_tensor *tr_tensor_new(tr_dtype dtype, int rank, const int64_t *dims,
   t->dims = tr_xcalloc(rank ? (size_t)rank : 1, sizeof(int64_t));
   /* calloc rather than tr_xcalloc: a big but legal size may still fail,
    * and that is the caller's input, not an internal error. */
-  t->data = calloc(nbytes ? nbytes : 1, 1);
+  t->data = tr_try_calloc(nbytes ? nbytes : 1, 1);
   if (!t->data) {
     tr_diag_errorf(d, "tensor: out of memory for %zu bytes", nbytes);
-    free(t->dims);
-    free(t);
+    tr_free(t->dims);
+    tr_free(t);
     return NULL;
   }
   t->dtype = dtype;
@@ -72,10 +72,10 @@ tr_tensor *tr_tensor_clone(const tr_tensor *t) {
   *c = *t;
   c->dims = tr_xcalloc(t->rank ? (size_t)t->rank : 1, sizeof(int64_t));
   if (t->rank) memcpy(c->dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
-  c->data = malloc(t->nbytes ? t->nbytes : 1);
+  c->data = tr_try_malloc(t->nbytes ? t->nbytes : 1);
   if (!c->data) {
-    free(c->dims);
-    free(c);
+    tr_free(c->dims);
+    tr_free(c);
     return NULL;
   }
   memcpy(c->data, t->data, t->nbytes);
@@ -84,9 +84,9 @@ tr_tensor *tr_tensor_clone(const tr_tensor *t) {
 
 void tr_tensor_free(tr_tensor *t) {
   if (!t) return;
-  free(t->dims);
-  free(t->data);
-  free(t);
+  tr_free(t->dims);
+  tr_free(t->data);
+  tr_free(t);
 }
 
 size_t tr_tensor_count(const tr_tensor *t) {

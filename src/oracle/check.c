@@ -38,14 +38,14 @@ void tr_check_opts_init(tr_check_opts *o) {
 
 void tr_check_report_free(tr_check_report *r) {
   for (int i = 0; i < r->nruns; i++) {
-    free(r->runs[i].message);
-    free(r->runs[i].outs);
-    free(r->runs[i].pi_text);
+    tr_free(r->runs[i].message);
+    tr_free(r->runs[i].outs);
+    tr_free(r->runs[i].pi_text);
   }
-  free(r->runs);
-  free(r->declined);
-  free(r->bundle);
-  free(r->received_text);
+  tr_free(r->runs);
+  tr_free(r->declined);
+  tr_free(r->bundle);
+  tr_free(r->received_text);
   cJSON_Delete(r->json);
   memset(r, 0, sizeof *r);
   r->first_finding = -1;
@@ -121,7 +121,7 @@ static void judge_run(tr_check_run *run, const tr_shadow_out *ref, int nref, con
     run->verdict = TR_VERDICT_PROTOCOL_ERROR;
     char msg[96];
     snprintf(msg, sizeof msg, "%d outputs, expected %d", res->noutputs, nref);
-    free(run->message);
+    tr_free(run->message);
     run->message = tr_xstrdup(msg);
     cJSON_AddStringToObject(js, "message", msg);
     run->finding = true;
@@ -193,8 +193,8 @@ static void judge_run(tr_check_run *run, const tr_shadow_out *ref, int nref, con
       run->finding = true;
     }
   }
-  free(st);
-  free(ds);
+  tr_free(st);
+  tr_free(ds);
 }
 
 /* --per-instruction for one run (anchor.h): the anchored module on the
@@ -362,7 +362,7 @@ static bool write_bundle(const char *work, tr_target *t, const tr_check_opts *o,
     tr_buf_free(&path);
     tr_buf_printf(&path, "%s/report.json", work);
     ok = write_text(path.p, js, d);
-    free(js);
+    tr_free(js);
   }
   if (ok) {
     tr_buf rd = {0};
@@ -505,7 +505,7 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
     double t0 = now_ms();
     tr_diag rd = {0};
     tr_status est = tr_eval_shadow(refm, &so, ins, nins, &ref, &nref, &rd);
-    free(capped);
+    tr_free(capped);
     if (est != TR_OK) {
       /* The reference declines: no verdict for this module. */
       tr_buf msg = {0};

@@ -39,7 +39,7 @@ static char *dup_or_null(const char *s) { return s ? tr_xstrdup(s) : NULL; }
 static void set_message(tr_run_result *r, tr_verdict v, const tr_diag *d, const char *fallback) {
   r->verdict = v;
   const char *first = tr_diag_first(d);
-  free(r->message);
+  tr_free(r->message);
   r->message = tr_xstrdup(first ? first : fallback);
 }
 
@@ -184,7 +184,7 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
       outs[i] = tr_tensor_new(lv[i]->dtype, lv[i]->rank, lv[i]->dims, &cd);
       if (!outs[i]) {
         for (int j = 0; j < i; j++) tr_tensor_free(outs[j]);
-        free(outs);
+        tr_free(outs);
         set_message(r, TR_VERDICT_UNSUPPORTED, &cd, "unsupported: cannot make the result");
         goto done;
       }
@@ -198,7 +198,7 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
     s = tr_jit_run_forked(fn, iptr, optr, obytes, nout, timeout, &jr, d);
     if (s != TR_OK) {
       for (int i = 0; i < nout; i++) tr_tensor_free(outs[i]);
-      free(outs);
+      tr_free(outs);
       goto fail;
     }
     /* The kernel alone, as XLA's adapter reports its execute; the
@@ -209,7 +209,7 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
       r->noutputs = nout;
     } else {
       for (int i = 0; i < nout; i++) tr_tensor_free(outs[i]);
-      free(outs);
+      tr_free(outs);
       r->verdict = jr.outcome == TR_JIT_RUN_CRASH ? TR_VERDICT_CRASH
                    : jr.outcome == TR_JIT_RUN_HANG ? TR_VERDICT_HANG
                                                    : TR_VERDICT_ERROR;
@@ -244,12 +244,12 @@ static tr_status builtin_list_passes(tr_target *t, const tr_module *m, char ***n
 static void builtin_close(tr_target *t) {
   builtin *b = t->impl;
   if (!b) return;
-  for (int i = 0; i < b->ndisable; i++) free(b->disable[i]);
-  free(b->disable);
-  free(b->cc);
-  free(b->cflags);
-  free(b->tmp_dir);
-  free(b);
+  for (int i = 0; i < b->ndisable; i++) tr_free(b->disable[i]);
+  tr_free(b->disable);
+  tr_free(b->cc);
+  tr_free(b->cflags);
+  tr_free(b->tmp_dir);
+  tr_free(b);
   t->impl = NULL;
 }
 
@@ -372,6 +372,6 @@ tr_status tr_builtin_open(const char *spec, const tr_target_config *cfg, tr_targ
     bc.ndisable = nnames;
     *out = make_target(spec, from_config(&bc, cfg));
   }
-  free(copy);
+  tr_free(copy);
   return s;
 }
