@@ -291,8 +291,12 @@ void tr_arena_catch(tr_arena *a, jmp_buf *jb) { a->oom = jb; }
 
 void tr_arena_set_limit(tr_arena *a, size_t limit) { a->limit = limit; }
 
+/* Inside a heap frame the frame wins over an arena's own catch: the frame
+ * holds the arena's blocks too, and its owner's verdict says "out of
+ * memory" where the catch's (a parser's, a verifier's) would read as bad
+ * input (a compiler pass "leaving an invalid module"). */
 static _Noreturn void arena_out_of_memory(tr_arena *a, size_t n) {
-  if (a && a->oom) longjmp(*a->oom, 1);
+  if (!hs.top && a && a->oom) longjmp(*a->oom, 1);
   tr_heap_raise(n);
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef __GLIBC__
+#include <cjson/cJSON.h>
 #include <malloc.h>
 #endif
 
@@ -89,6 +90,10 @@ int main(int argc, char **argv) {
    * compile, a target reply) fails, as if memory ran out there. */
   const char *hf = getenv("TRENCH_HEAP_FAIL");
   if (hf && *hf) tr_heap_fail_at(strtoull(hf, NULL, 10));
+  /* cJSON's nodes are blocks like any other: an out-of-memory unwind of a
+   * heap frame frees a report or reply it was building. */
+  cJSON_Hooks hooks = {tr_xmalloc, tr_free};
+  cJSON_InitHooks(&hooks);
   if (argc < 2) {
     print_help(stderr);
     return CLI_EXIT_USAGE;

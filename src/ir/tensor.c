@@ -72,12 +72,7 @@ tr_tensor *tr_tensor_clone(const tr_tensor *t) {
   *c = *t;
   c->dims = tr_xcalloc(t->rank ? (size_t)t->rank : 1, sizeof(int64_t));
   if (t->rank) memcpy(c->dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
-  c->data = tr_try_malloc(t->nbytes ? t->nbytes : 1);
-  if (!c->data) {
-    tr_free(c->dims);
-    tr_free(c);
-    return NULL;
-  }
+  c->data = tr_xmalloc(t->nbytes ? t->nbytes : 1);
   memcpy(c->data, t->data, t->nbytes);
   return c;
 }

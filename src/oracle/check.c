@@ -435,15 +435,14 @@ static void make_sig(tr_check_report *r, const tr_module *m) {
   snprintf(s->kind, sizeof s->kind, "per-instruction-mismatch");
 }
 
+#define CHECK_WORK_MAX 4400 /* the bundle's temporary folder's path */
+
 static tr_status fail(tr_check_report *r, tr_status st) {
   r->outcome = TR_CHECK_ERROR;
   return st;
 }
 
-tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_check_report *r,
-                   tr_diag *d) {
-  memset(r, 0, sizeof *r);
-  r->first_finding = -1;
+static void report_head(tr_target *t, const tr_check_opts *o, tr_check_report *r) {
   r->json = cJSON_CreateObject();
   cJSON_AddStringToObject(r->json, "module", o->label);
   cJSON_AddStringToObject(r->json, "target", t->spec ? t->spec : "");
@@ -451,6 +450,11 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
   cJSON_AddStringToObject(r->json, "target_version", t->version ? t->version : "");
   if (o->profile) cJSON_AddStringToObject(r->json, "profile", o->profile_path ? o->profile_path : "");
   else cJSON_AddNullToObject(r->json, "profile");
+}
+
+static tr_status check_body(tr_target *t, const tr_module *m, const tr_check_opts *o,
+                            tr_check_report *r, char *work, tr_diag *d) {
+  report_head(t, o, r);
   if (o->save_dir && !dest_ok(o->save_dir, d)) return fail(r, TR_ERR_IO);
   /* A narrowing profile rule (dot-accumulate) changes the reference: the
    * shadow evaluation runs on the module as the target computes it. */
@@ -469,7 +473,6 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
     tr_module_free(nm);
     return fail(r, st);
   }
-  char work[4400] = "";
   bool saved = false, saved_instr = false, made_work = false;
   int nruns = o->inputs ? 1 : (o->nseeds > 0 ? o->nseeds : 1);
   r->runs = tr_xcalloc((size_t)nruns + 1, sizeof *r->runs);
@@ -557,7 +560,7 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
     tr_profile_alts_free(&pc.a);
     bool want_save = o->save_dir && !saved && (run->finding || (!o->save_findings_only && s == nruns - 1));
     if (o->save_dir && !made_work && (want_save || anch.nparts)) {
-      work_dir(work, sizeof work, o->save_dir);
+      work_dir(work, CHECK_WORK_MAX, o->save_dir);
       if (mkdir(work, 0777) != 0) {
         tr_diag_errorf(d, "cannot create %s: %s", work, strerror(errno));
         st = TR_ERR_IO;
@@ -617,6 +620,51 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
   }
   tr_anchored_free(&anch);
   tr_module_free(nm);
+  return st;
+}
+
+/* The check of one module runs in a heap frame: running out of memory
+ * anywhere in it (inputs, the reference, a target's reply, the comparison,
+ * a bundle) frees what it made and declines the module (not a finding, not
+ * an error of the target), and a campaign goes on with the next. */
+typedef struct {
+  tr_target *t;
+  const tr_module *m;
+  const tr_check_opts *o;
+  tr_check_report *r;
+  tr_diag *d;
+  char work[CHECK_WORK_MAX]; /* the bundle being written, "" when none */
+  tr_status st;
+} check_job;
+
+static void check_job_fn(void *p) {
+  check_job *j = p;
+  j->st = check_body(j->t, j->m, j->o, j->r, j->work, j->d);
+}
+
+tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_check_report *r,
+                   tr_diag *d) {
+  memset(r, 0, sizeof *r);
+  r->first_finding = -1;
+  check_job j = {t, m, o, r, d, "", TR_OK};
+  size_t bytes = 0;
+  bool ok = tr_heap_run(check_job_fn, &j, &bytes);
+  tr_status st = j.st;
+  if (!ok) {
+    if (j.work[0]) remove_tree(j.work); /* never a partial bundle */
+    memset(r, 0, sizeof *r); /* its blocks went with the frame */
+    r->first_finding = -1;
+    tr_diag od = {0};
+    tr_heap_diag(&od, o->label ? o->label : "<module>", "checking the module", bytes);
+    r->declined = tr_xstrdup(tr_diag_first(&od));
+    tr_diag_clear(&od);
+    r->outcome = TR_CHECK_DECLINED;
+    report_head(t, o, r);
+    cJSON_AddArrayToObject(r->json, "runs");
+    cJSON_AddStringToObject(r->json, "summary", tr_check_outcome_name(r->outcome));
+    cJSON_AddStringToObject(r->json, "declined", r->declined);
+    st = TR_OK;
+  }
   return st;
 }
 

@@ -178,6 +178,7 @@ static void describe_status(proc *p, int st) {
     tr_buf_printf(&b, "ended with wait status 0x%x", (unsigned)st);
   tr_free(p->exit_why);
   p->exit_why = tr_xstrdup(tr_buf_str(&b));
+  tr_heap_keep(p->exit_why); /* p's, not a run's heap frame's */
   tr_buf_free(&b);
 }
 
@@ -250,6 +251,7 @@ static void reap(proc *p, double grace) {
   } else {
     tr_free(p->exit_why);
     p->exit_why = tr_xstrdup("ended (exit status unknown)");
+    tr_heap_keep(p->exit_why);
   }
   p->pid = -1;
   if (p->cfg.guard) p->cfg.guard->pid = 0;
@@ -414,7 +416,10 @@ static io_result read_line(proc *p, double deadline, size_t *len) {
     if (f[0].revents) {
       char buf[65536];
       ssize_t k = read(p->fd_out, buf, sizeof buf);
-      if (k > 0) tr_buf_putn(&p->obuf, buf, (size_t)k);
+      if (k > 0) {
+        tr_buf_putn(&p->obuf, buf, (size_t)k);
+        tr_heap_keep(p->obuf.p); /* p's, not a run's heap frame's */
+      }
       else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
         close_fd(&p->fd_out);
         return IO_EOF;
@@ -486,7 +491,7 @@ static exchange talk(proc *p, cJSON *req, const char *what, double timeout) {
   long id = p->next_id++;
   cJSON_AddNumberToObject(req, "id", (double)id);
   char *line = cJSON_PrintUnformatted(req);
-  TR_ASSERT(line);
+  if (!line) tr_heap_raise(0); /* cJSON's allocations failed */
   size_t n = strlen(line);
   line = tr_xrealloc(line, n + 2);
   line[n] = '\n';
@@ -560,6 +565,8 @@ static exchange hello(tr_target *t, proc *p) {
   tr_free(t->version);
   t->name = xstrdup_or_null(jstr(x.reply, "name"));
   t->version = xstrdup_or_null(jstr(x.reply, "version"));
+  tr_heap_keep(t->name); /* the target's, not a run's heap frame's */
+  tr_heap_keep(t->version);
   t->caps = 0;
   const cJSON *caps = cJSON_GetObjectItemCaseSensitive(x.reply, "capabilities");
   const cJSON *c;
@@ -596,11 +603,14 @@ static tr_status ensure_child(tr_target *t, proc *p, exchange *x,
   /* A target that cannot start twice in a row is given up: its failure
    * is reported once (this verdict), later requests are declined at once
    * instead of each waiting out a start timeout. */
-  if (x->verdict != TR_VERDICT_OK && ++p->start_fails >= MAX_START_FAILS && p->nstarts > 1)
+  if (x->verdict != TR_VERDICT_OK && ++p->start_fails >= MAX_START_FAILS && p->nstarts > 1) {
     p->given_up = fmt("the target failed to start %d times in a row (last: %s); it is given up", p->start_fails,
                       x->why ? x->why : "?");
-  else if (x->verdict == TR_VERDICT_OK)
+    tr_heap_keep(p->given_up);
+  }
+  else if (x->verdict == TR_VERDICT_OK) {
     p->start_fails = 0;
+  }
   return TR_OK;
 }
 
@@ -875,12 +885,11 @@ static tr_verdict verdict_of_status(const char *st) {
   return TR_VERDICT_PROTOCOL_ERROR;
 }
 
-static tr_status proc_run(tr_target *t, const tr_module *m,
-                          tr_tensor *const *inputs, int ninputs,
-                          const tr_run_opts *o, tr_run_result *r,
-                          tr_diag *d) {
+static tr_status run_body(tr_target *t, const tr_module *m,
+                         tr_tensor *const *inputs, int ninputs,
+                         const tr_run_opts *o, tr_run_result *r,
+                         tr_diag *d) {
   proc *p = t->impl;
-  tr_run_result_init(r);
   tr_status s = check_inputs(m, inputs, ninputs, d);
   if (s != TR_OK) return s;
   double t0 = now_s();
@@ -984,6 +993,50 @@ static tr_status proc_run(tr_target *t, const tr_module *m,
   rm_tree(dir.p);
   tr_buf_free(&dir);
   if (full) return TR_ERR_IO;
+  r->wall_ms = (now_s() - t0) * 1e3;
+  return TR_OK;
+}
+
+/* One run in a heap frame: running out of memory while writing the request
+ * or reading the reply (its JSON, outputs, dumps) frees what the run made
+ * and is a verdict (declined, not a finding). The child, whose exchange was
+ * cut off, is killed and restarted by the next run. The state that
+ * outlives a run (p's buffers, the target's name) leaves the frame where
+ * it is made (tr_heap_keep). */
+typedef struct {
+  tr_target *t;
+  const tr_module *m;
+  tr_tensor *const *inputs;
+  int ninputs;
+  const tr_run_opts *o;
+  tr_run_result *r;
+  tr_diag *d;
+  tr_status st;
+} run_job;
+
+static void run_job_fn(void *v) {
+  run_job *j = v;
+  j->st = run_body(j->t, j->m, j->inputs, j->ninputs, j->o, j->r, j->d);
+}
+
+static tr_status proc_run(tr_target *t, const tr_module *m,
+                          tr_tensor *const *inputs, int ninputs,
+                          const tr_run_opts *o, tr_run_result *r,
+                          tr_diag *d) {
+  tr_run_result_init(r);
+  double t0 = now_s();
+  run_job j = {t, m, inputs, ninputs, o, r, d, TR_OK};
+  size_t bytes = 0;
+  if (tr_heap_run(run_job_fn, &j, &bytes)) return j.st;
+  proc *p = t->impl;
+  if (p->pid >= 0) reap(p, 0);
+  tr_run_result_init(r); /* its blocks went with the frame */
+  r->verdict = TR_VERDICT_UNSUPPORTED;
+  tr_diag od = {0};
+  tr_heap_diag(&od, m->file ? m->file : "<module>",
+               "sending the module to the target or reading its reply", bytes);
+  r->message = tr_xstrdup(tr_diag_first(&od));
+  tr_diag_clear(&od);
   r->wall_ms = (now_s() - t0) * 1e3;
   return TR_OK;
 }
@@ -1128,6 +1181,10 @@ tr_status tr_proc_open(const char *spec, const char *cmdline,
                        const tr_target_config *cfg, tr_target **out,
                        tr_diag *d) {
   *out = NULL;
+  /* cJSON's trees are a run's like any other block: an out-of-memory
+   * unwind frees them, and a failed one unwinds like tr_xmalloc. */
+  cJSON_Hooks hooks = {tr_xmalloc, tr_free};
+  cJSON_InitHooks(&hooks);
   char **argv;
   int argc;
   tr_status s = split_words(cmdline, &argv, &argc, d);
