@@ -54,6 +54,9 @@ tr_tensor *tr_tensor_new(tr_dtype dtype, int rank, const int64_t *dims,
   /* calloc rather than tr_xcalloc: a big but legal size may still fail,
    * and that is the caller's input, not an internal error. */
   t->data = tr_try_calloc(nbytes ? nbytes : 1, 1);
+  /* In a heap frame (an evaluation, a check) running out of memory is the
+   * frame's verdict, so no caller has to tell it from a NULL it ignores. */
+  if (!t->data && tr_heap_active()) tr_heap_raise(nbytes);
   if (!t->data) {
     tr_diag_errorf(d, "tensor: out of memory for %zu bytes", nbytes);
     tr_free(t->dims);

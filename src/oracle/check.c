@@ -519,6 +519,7 @@ static tr_status check_body(tr_target *t, const tr_module *m, const tr_check_opt
       if (!o->inputs) tr_inputs_free(ins, nins);
       break;
     }
+    tr_diag_clear(&rd); /* notes of a reference that succeeded */
     run->ref_ms = now_ms() - t0;
     r->nruns = s + 1;
     tr_run_opts ro = {0};
