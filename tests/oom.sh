@@ -9,8 +9,8 @@
 # every time in a clean exit (no signal, no "internal error", no sanitizer
 # report: under ASan a leak on the way out fails it too), never in a
 # finding, and the sweep must reach a run that completes. N follows a
-# geometric series (fast, for make check); TRENCH_OOM_FULL=1 takes every N
-# (make fault-san). Then: a campaign goes on after a module runs out of
+# geometric series (fast, for make check); TRENCH_OOM_STEP=K takes every
+# Kth N (make fault-san: 5). Then: a campaign goes on after a module runs out of
 # memory, and address-space limits (ulimit -v, plain builds only) on a big
 # dot and convolution end in a value or a diagnostic.
 # Usage: tests/oom.sh TRENCH TESTS_DIR. Ends with "N passed, N failed".
@@ -24,8 +24,8 @@ modules="xla-suite/dot_batch_f32.hlo xla-suite/convolution_basic_f32.hlo eval/dt
   eval/factorial_loop.hlo xla-suite/gather_f32.hlo xla-suite/scatter_add_f32.hlo
   xla-suite/reduce-window_basedil_add_f32.hlo"
 modes=("run" "run --shadow" "check --target builtin --seeds 1" "compile --run")
-if [ "${TRENCH_OOM_FULL:-0}" = 1 ]; then
-  points=$(seq 1 5000)
+if [ -n "${TRENCH_OOM_STEP:-}" ]; then
+  points=$(seq 1 "$TRENCH_OOM_STEP" 20000)
 else
   points="1 2 3 5 8 13 21 34 55 89 144 233 377 610 987 1597 2584 4181"
 fi
