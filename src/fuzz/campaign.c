@@ -451,6 +451,35 @@ static void sig_name(const tr_check_sig *s, char *out, size_t n) {
 }
 
 /* Makes and checks test t; returns its event (owned by the caller). */
+/* The generator and each mutation run in a heap frame (base.h): running
+ * out of memory in them drops the test or skips the step, and the
+ * campaign goes on. */
+typedef struct {
+  const tr_fuzz_opts *o;
+  uint64_t seed;
+  tr_module *m;
+  tr_diag *d;
+  tr_status st;
+} gen_job;
+
+static void gen_fn(void *p) {
+  gen_job *j = p;
+  j->st = j->o->gen(j->o->gen_user, j->seed, &j->m, j->d);
+}
+
+typedef struct {
+  const tr_module *m;
+  uint64_t seed;
+  tr_mutator used;
+  tr_module *out;
+  tr_status st;
+} mutate_job;
+
+static void mutate_fn(void *p) {
+  mutate_job *j = p;
+  j->st = tr_mutate_any(j->m, j->seed, &j->used, &j->out, NULL);
+}
+
 static cJSON *run_test(camp *c, long t) {
   const tr_fuzz_opts *o = c->o;
   long g = o->shard + (long)o->nshards * t;
@@ -470,7 +499,11 @@ static cJSON *run_test(camp *c, long t) {
   if (o->gen && src-- == 0) {
     uint64_t gs = mix(r, 2);
     tr_diag d = {0};
-    if (o->gen(o->gen_user, gs, &m, &d) != TR_OK) snprintf(why, sizeof why, "generator: %s", tr_diag_first(&d) ? tr_diag_first(&d) : "failed");
+    gen_job gj = {o, gs, NULL, &d, TR_OK};
+    size_t oom = 0;
+    if (!tr_heap_run(gen_fn, &gj, &oom)) snprintf(why, sizeof why, "generator: out of memory (%zu bytes)", oom);
+    else if (gj.st != TR_OK) snprintf(why, sizeof why, "generator: %s", tr_diag_first(&d) ? tr_diag_first(&d) : "failed");
+    else m = gj.m;
     tr_diag_clear(&d);
     snprintf(buf, sizeof buf, "gen:%s:%llu", o->gen_version ? o->gen_version : "?", (unsigned long long)gs);
     cJSON_AddItemToArray(lin, cJSON_CreateString(buf));
@@ -507,8 +540,11 @@ static cJSON *run_test(camp *c, long t) {
         m = NULL;
       }
     } else {
-      tr_mutator used;
-      if (tr_mutate_any(m, ms, &used, &nm, NULL) != TR_OK) continue;
+      mutate_job mj = {m, ms, 0, NULL, TR_OK};
+      size_t oom = 0;
+      if (!tr_heap_run(mutate_fn, &mj, &oom) || mj.st != TR_OK) continue; /* no mutation this step */
+      tr_mutator used = mj.used;
+      nm = mj.out;
       snprintf(buf, sizeof buf, "%s:%llu", tr_mutators[used].name, (unsigned long long)ms);
       cJSON_AddItemToArray(lin, cJSON_CreateString(buf));
     }
