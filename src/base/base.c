@@ -39,7 +39,6 @@ typedef struct heap_frame {
   jmp_buf jb;
   struct heap_frame *up;
   uint64_t serial; /* blocks with this serial or newer are the frame's */
-  size_t bytes;    /* the failed request */
 } heap_frame;
 
 typedef struct {
@@ -49,6 +48,9 @@ typedef struct {
   uint64_t *vals;      /* serial << 1 | kind */
   size_t cap, n;
   uint64_t fail_at;    /* tests: allocations left before one fails; 0 off */
+  size_t failed;       /* the request that failed (kept here, not in the
+                          frame: tr_heap_run's locals are indeterminate
+                          after the longjmp if changed since setjmp) */
 } heap_state;
 
 static _Thread_local heap_state hs;
@@ -115,7 +117,7 @@ static bool heap_grow(void) {
 _Noreturn void tr_heap_raise(size_t n) {
   heap_frame *f = hs.top;
   if (!f) tr_assert_fail("out of memory", __FILE__, __LINE__);
-  f->bytes = n;
+  hs.failed = n;
   longjmp(f->jb, 1);
 }
 
@@ -227,12 +229,11 @@ bool tr_heap_run(void (*fn)(void *), void *ctx, size_t *bytes) {
   heap_frame f;
   f.up = hs.top;
   f.serial = ++hs.serial;
-  f.bytes = 0;
   hs.top = &f;
   if (setjmp(f.jb)) {
     heap_unwind(f.serial);
     heap_leave(&f);
-    if (bytes) *bytes = f.bytes;
+    if (bytes) *bytes = hs.failed;
     return false;
   }
   fn(ctx);
