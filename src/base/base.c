@@ -165,7 +165,7 @@ static void *heap_alloc(void *old, size_t n, bool zero, bool must) {
     if (old) p = realloc(old, n ? n : 1);
     else p = zero ? calloc(n ? n : 1, 1) : malloc(n ? n : 1);
   }
-  if (p && old) {
+  if (p && was) {
     if (at != SIZE_MAX && (uintptr_t)p != was) {
       uint64_t v = hs.vals[at];
       heap_remove_at(at);
