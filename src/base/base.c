@@ -156,24 +156,27 @@ void tr_free(void *p) {
 }
 
 static void *heap_alloc(void *old, size_t n, bool zero, bool must) {
-  /* A block the frame holds moves with a realloc; one it does not (made
-   * outside the frame) stays its owner's. Looked up before the realloc. */
-  size_t at = old ? heap_find(old) : SIZE_MAX;
-  uintptr_t was = (uintptr_t)old;
+  /* A block the frame holds moves with a realloc: its entry is taken out
+   * before and put back under the new pointer after (or the old one when
+   * realloc fails); one it does not hold (made outside the frame) stays
+   * its owner's. */
+  uint64_t v = 0;
+  bool held = false;
+  if (old) {
+    size_t at = heap_find(old);
+    if (at != SIZE_MAX) {
+      v = hs.vals[at];
+      heap_remove_at(at);
+      held = true;
+    }
+  }
   void *p = NULL;
   if (!heap_injected()) {
     if (old) p = realloc(old, n ? n : 1);
     else p = zero ? calloc(n ? n : 1, 1) : malloc(n ? n : 1);
   }
-  if (p && was) {
-    if (at != SIZE_MAX && (uintptr_t)p != was) {
-      uint64_t v = hs.vals[at];
-      heap_remove_at(at);
-      heap_put(p, v);
-    }
-    return p;
-  }
-  if (p && !heap_record(p, HK_BLOCK)) {
+  if (held) heap_put(p ? p : old, v); /* the slot freed above: no growth */
+  if (p && !old && !heap_record(p, HK_BLOCK)) {
     free(p);
     p = NULL;
   }
