@@ -80,6 +80,22 @@ if printf '%s\n' "$out" | grep -q '^check: declined (.*dot_batch_f32.hlo' &&
    printf '%s\n' "$out" | grep -q '^check: pass (.*gather_f32.hlo'; then ok
 else bad "check after an out-of-memory module"; printf '%s\n' "$out" | tail -5; fi
 
+# A process target: out of memory while writing the request or reading the
+# reply is the run's verdict (unsupported, not the target's crash), the
+# child is restarted for the next run, and nothing leaks.
+root=$(cd "$tests/.." && pwd)
+echo_t="cmd:python3 $root/adapters/example/echo_adapter.py"
+nreply=0
+for n in $(seq 1 "${TRENCH_OOM_STEP:-13}" 260); do
+  out=$(TRENCH_HEAP_FAIL=$n timeout -k 2 60 "$trench" check --target "$echo_t" --seeds 1 "$tests/xla-suite/gather_f32.hlo" 2>&1)
+  rc=$?
+  if { [ $rc != 0 ] && [ $rc != 2 ]; } || printf '%s\n' "$out" | grep -Eq 'internal error|Sanitizer|runtime error|^check: finding'; then
+    bad "check on the echo adapter, TRENCH_HEAP_FAIL=$n: exit $rc"; printf '%s\n' "$out" | tail -4
+  fi
+  printf '%s\n' "$out" | grep -q 'out of memory sending the module to the target or reading its reply' && nreply=$((nreply + 1))
+done
+if [ $nreply -gt 0 ]; then ok; else bad "no injection hit the process target's request or reply"; fi
+
 # Address-space limits (real exhaustion) cannot be combined with ASan,
 # whose shadow memory needs terabytes of it: plain builds only. Each limit,
 # from too small to enough, ends in a value or a clean error; some limits
