@@ -147,6 +147,7 @@ fault-san:
 	FAULT_SAN_SECONDS=$(FAULT_SAN_SECONDS) bash tests/fault_san.sh build-san/trench tests
 	TRENCH_MUTANTS=10 build-san/unit tests mutate
 	bash tests/fault.sh build-san/trench tests
+	TRENCH_OOM_STEP=5 bash tests/oom.sh build-san/trench tests
 
 FUZZ_SECONDS ?= 600
 fuzz-parser:

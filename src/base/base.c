@@ -26,22 +26,222 @@ void tr_assert_fail(const char *what, const char *file, int line) {
   abort();
 }
 
-void *tr_xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) tr_assert_fail("out of memory", __FILE__, __LINE__);
+/* ---- heap frames ----
+ * Each thread keeps a table of the blocks allocated while it is inside a
+ * frame: pointer -> (serial of the frame that made it, kind). A frame
+ * unwinding frees the blocks whose serial is its own or newer (inner frames
+ * that ended normally handed theirs to it); the table is emptied when the
+ * outermost frame ends. Open addressing with linear probing and backward
+ * shift deletion, in raw malloc memory (the table is not itself recorded). */
+enum { HK_BLOCK = 0, HK_ARENA = 1 };
+
+typedef struct heap_frame {
+  jmp_buf jb;
+  struct heap_frame *up;
+  uint64_t serial; /* blocks with this serial or newer are the frame's */
+} heap_frame;
+
+typedef struct {
+  heap_frame *top;     /* innermost frame; NULL: none */
+  uint64_t serial;     /* last serial handed out */
+  void **keys;         /* NULL = empty slot */
+  uint64_t *vals;      /* serial << 1 | kind */
+  size_t cap, n;
+  uint64_t fail_at;    /* tests: allocations left before one fails; 0 off */
+  size_t failed;       /* the request that failed (kept here, not in the
+                          frame: tr_heap_run's locals are indeterminate
+                          after the longjmp if changed since setjmp) */
+} heap_state;
+
+static _Thread_local heap_state hs;
+
+static size_t heap_slot(const void *p) {
+  uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+  return (size_t)(h >> 17) & (hs.cap - 1);
+}
+
+static size_t heap_find(const void *p) {
+  if (!hs.cap) return SIZE_MAX;
+  for (size_t i = heap_slot(p);; i = (i + 1) & (hs.cap - 1)) {
+    if (!hs.keys[i]) return SIZE_MAX;
+    if (hs.keys[i] == p) return i;
+  }
+}
+
+static void heap_remove_at(size_t i) {
+  size_t m = hs.cap - 1;
+  hs.keys[i] = NULL;
+  hs.n--;
+  for (size_t j = (i + 1) & m; hs.keys[j]; j = (j + 1) & m) {
+    size_t h = heap_slot(hs.keys[j]);
+    /* Move j back into the hole unless its home lies cyclically in (i, j]. */
+    if (i <= j ? (i < h && h <= j) : (i < h || h <= j)) continue;
+    hs.keys[i] = hs.keys[j];
+    hs.vals[i] = hs.vals[j];
+    hs.keys[j] = NULL;
+    i = j;
+  }
+}
+
+static void heap_put(void *p, uint64_t v) {
+  size_t i = heap_slot(p);
+  while (hs.keys[i] && hs.keys[i] != p) i = (i + 1) & (hs.cap - 1);
+  if (!hs.keys[i]) hs.n++;
+  hs.keys[i] = p;
+  hs.vals[i] = v;
+}
+
+static bool heap_grow(void) {
+  size_t cap = hs.cap ? hs.cap * 2 : 256;
+  void **keys = calloc(cap, sizeof(void *));
+  uint64_t *vals = malloc(cap * sizeof(uint64_t));
+  if (!keys || !vals) {
+    free(keys);
+    free(vals);
+    return false;
+  }
+  void **ok = hs.keys;
+  uint64_t *ov = hs.vals;
+  size_t oc = hs.cap;
+  hs.keys = keys;
+  hs.vals = vals;
+  hs.cap = cap;
+  hs.n = 0;
+  for (size_t i = 0; i < oc; i++)
+    if (ok[i]) heap_put(ok[i], ov[i]);
+  free(ok);
+  free(ov);
+  return true;
+}
+
+_Noreturn void tr_heap_raise(size_t n) {
+  heap_frame *f = hs.top;
+  if (!f) tr_assert_fail("out of memory", __FILE__, __LINE__);
+  hs.failed = n;
+  longjmp(f->jb, 1);
+}
+
+/* Whether the next allocation in a frame is to fail (tests). */
+static bool heap_injected(void) {
+  return hs.top && hs.fail_at && --hs.fail_at == 0;
+}
+
+/* Records p (just allocated, of kind k) in the innermost frame; a table
+ * that cannot grow fails the allocation. */
+static bool heap_record(void *p, int k) {
+  if (!hs.top) return true;
+  if ((hs.n + 1) * 2 > hs.cap && !heap_grow()) return false;
+  heap_put(p, hs.serial << 1 | (uint64_t)k);
+  return true;
+}
+
+static void heap_forget(void *p) {
+  if (!hs.n) return;
+  size_t i = heap_find(p);
+  if (i != SIZE_MAX) heap_remove_at(i);
+}
+
+bool tr_heap_active(void) { return hs.top != NULL; }
+
+void tr_heap_fail_at(uint64_t nth) { hs.fail_at = nth; }
+
+void tr_heap_keep(void *p) {
+  if (p) heap_forget(p);
+}
+
+void tr_free(void *p) {
+  if (!p) return;
+  heap_forget(p);
+  free(p);
+}
+
+static void *heap_alloc(void *old, size_t n, bool zero, bool must) {
+  /* A block the frame holds moves with a realloc: its entry is taken out
+   * before and put back under the new pointer after (or the old one when
+   * realloc fails); one it does not hold (made outside the frame) stays
+   * its owner's. */
+  uint64_t v = 0;
+  bool held = false;
+  if (old) {
+    size_t at = heap_find(old);
+    if (at != SIZE_MAX) {
+      v = hs.vals[at];
+      heap_remove_at(at);
+      held = true;
+    }
+  }
+  void *p = NULL;
+  if (!heap_injected()) {
+    if (old) p = realloc(old, n ? n : 1);
+    else p = zero ? calloc(n ? n : 1, 1) : malloc(n ? n : 1);
+  }
+  if (held) heap_put(p ? p : old, v); /* the slot freed above: no growth */
+  if (p && !old && !heap_record(p, HK_BLOCK)) {
+    free(p);
+    p = NULL;
+  }
+  if (!p && must) tr_heap_raise(n);
   return p;
 }
+
+void *tr_xmalloc(size_t n) { return heap_alloc(NULL, n, false, true); }
 
 void *tr_xcalloc(size_t n, size_t m) {
-  void *p = calloc(n ? n : 1, m ? m : 1);
-  if (!p) tr_assert_fail("out of memory", __FILE__, __LINE__);
-  return p;
+  if (m && n > SIZE_MAX / m) tr_heap_raise(SIZE_MAX);
+  return heap_alloc(NULL, n * m, true, true);
 }
 
-void *tr_xrealloc(void *p, size_t n) {
-  p = realloc(p, n ? n : 1);
-  if (!p) tr_assert_fail("out of memory", __FILE__, __LINE__);
-  return p;
+void *tr_xrealloc(void *p, size_t n) { return heap_alloc(p, n, false, true); }
+
+void *tr_try_malloc(size_t n) { return heap_alloc(NULL, n, false, false); }
+
+void *tr_try_calloc(size_t n, size_t m) {
+  if (m && n > SIZE_MAX / m) return NULL;
+  return heap_alloc(NULL, n * m, true, false);
+}
+
+static void arena_free_chunks(tr_arena *a);
+
+/* Frees every block of the frame with serial s or newer. */
+static void heap_unwind(uint64_t s) {
+  for (size_t i = 0; i < hs.cap;) {
+    void *p = hs.keys[i];
+    if (!p || (hs.vals[i] >> 1) < s) {
+      i++;
+      continue;
+    }
+    int k = (int)(hs.vals[i] & 1);
+    heap_remove_at(i); /* re-examines slot i: an entry may have moved in */
+    if (k == HK_ARENA) arena_free_chunks(p);
+    free(p);
+  }
+}
+
+static void heap_leave(heap_frame *f) {
+  hs.top = f->up;
+  if (!hs.top) {
+    free(hs.keys);
+    free(hs.vals);
+    hs.keys = NULL;
+    hs.vals = NULL;
+    hs.cap = hs.n = 0;
+  }
+}
+
+bool tr_heap_run(void (*fn)(void *), void *ctx, size_t *bytes) {
+  heap_frame f;
+  f.up = hs.top;
+  f.serial = ++hs.serial;
+  hs.top = &f;
+  if (setjmp(f.jb)) {
+    heap_unwind(f.serial);
+    heap_leave(&f);
+    if (bytes) *bytes = hs.failed;
+    return false;
+  }
+  fn(ctx);
+  heap_leave(&f);
+  return true;
 }
 
 char *tr_xstrdup(const char *s) {
@@ -65,43 +265,66 @@ struct tr_arena {
   size_t limit; /* fail past this many bytes (tests); 0: none */
 };
 
-tr_arena *tr_arena_new(void) { return tr_xcalloc(1, sizeof(tr_arena)); }
+/* An arena made inside a frame is recorded as one: an unwind frees its
+ * chunks with it. */
+tr_arena *tr_arena_new(void) {
+  tr_arena *a = heap_injected() ? NULL : calloc(1, sizeof(tr_arena));
+  if (a && !heap_record(a, HK_ARENA)) {
+    free(a);
+    a = NULL;
+  }
+  if (!a) tr_heap_raise(sizeof(tr_arena));
+  return a;
+}
 
-void tr_arena_free(tr_arena *a) {
-  if (!a) return;
+static void arena_free_chunks(tr_arena *a) {
   for (chunk *c = a->head, *n; c; c = n) {
     n = c->next;
     free(c);
   }
-  free(a);
+  a->head = NULL;
+}
+
+void tr_arena_free(tr_arena *a) {
+  if (!a) return;
+  arena_free_chunks(a);
+  tr_free(a);
 }
 
 void tr_arena_catch(tr_arena *a, jmp_buf *jb) { a->oom = jb; }
 
 void tr_arena_set_limit(tr_arena *a, size_t limit) { a->limit = limit; }
 
-static _Noreturn void arena_out_of_memory(tr_arena *a) {
-  if (a && a->oom) longjmp(*a->oom, 1);
-  tr_assert_fail("out of memory", __FILE__, __LINE__);
+/* Inside a heap frame the frame wins over an arena's own catch: the frame
+ * holds the arena's blocks too, and its owner's verdict says "out of
+ * memory" where the catch's (a parser's, a verifier's) would read as bad
+ * input (a compiler pass "leaving an invalid module"). */
+static _Noreturn void arena_out_of_memory(tr_arena *a, size_t n) {
+  if (!hs.top && a && a->oom) longjmp(*a->oom, 1);
+  tr_heap_raise(n);
 }
 
 void *tr_arena_heap(tr_arena *a, void *p, size_t n) {
-  void *q = a && a->limit && a->total + n > a->limit ? NULL : realloc(p, n ? n : 1);
-  if (!q) arena_out_of_memory(a);
-  return q;
+  if (a && a->limit && a->total + n > a->limit) arena_out_of_memory(a, n);
+  if (a && a->oom) {
+    void *q = heap_alloc(p, n, false, false);
+    if (!q) arena_out_of_memory(a, n);
+    return q;
+  }
+  return heap_alloc(p, n, false, true);
 }
 
 void *tr_arena_alloc(tr_arena *a, size_t n) {
-  if (n > SIZE_MAX - 64) arena_out_of_memory(a);
+  if (n > SIZE_MAX - 64) arena_out_of_memory(a, n);
   n = (n + 15) & ~(size_t)15;
-  if (a->limit && a->total + n > a->limit) arena_out_of_memory(a);
+  if (a->limit && a->total + n > a->limit) arena_out_of_memory(a, n);
   chunk *c = a->head;
   if (!c || c->size - c->used < n) {
     size_t sz = n > 16384 ? n : 16384;
     /* Small requests get a fresh chunk; a big one gets its own chunk placed
      * behind the current one so the current chunk's free space is kept. */
-    chunk *nc = malloc(sizeof(chunk) + sz);
-    if (!nc) arena_out_of_memory(a);
+    chunk *nc = heap_injected() ? NULL : malloc(sizeof(chunk) + sz);
+    if (!nc) arena_out_of_memory(a, sz);
     nc->size = sz;
     nc->used = 0;
     if (c && n > 4096) {
@@ -179,7 +402,7 @@ void tr_buf_printf(tr_buf *b, const char *fmt, ...) {
 const char *tr_buf_str(const tr_buf *b) { return b->p ? b->p : ""; }
 
 void tr_buf_free(tr_buf *b) {
-  free(b->p);
+  tr_free(b->p);
   b->p = NULL;
   b->n = b->cap = 0;
 }
@@ -190,6 +413,10 @@ static void diag_push(tr_diag *d, char *msg) {
     d->cap = d->cap ? d->cap * 2 : 4;
     d->msgs = tr_xrealloc(d->msgs, (size_t)d->cap * sizeof(char *));
   }
+  /* A diagnostic outlives the frame it was made in: its owner reads it
+   * after an unwind. */
+  tr_heap_keep(d->msgs);
+  tr_heap_keep(msg);
   d->msgs[d->nmsgs++] = msg;
 }
 
@@ -201,6 +428,12 @@ void tr_diag_errorf(tr_diag *d, const char *fmt, ...) {
   tr_buf_vprintf(&b, fmt, ap);
   va_end(ap);
   diag_push(d, b.p ? b.p : tr_xstrdup(""));
+}
+
+void tr_heap_diag(tr_diag *d, const char *where, const char *what, size_t bytes) {
+  if (bytes == SIZE_MAX)
+    tr_diag_errorf(d, "%s: error: out of memory %s (a size past the address space)", where, what);
+  else tr_diag_errorf(d, "%s: error: out of memory %s (%zu bytes)", where, what, bytes);
 }
 
 void tr_src_linecol(const tr_src *src, size_t off, int *line, int *col) {
@@ -267,8 +500,8 @@ const char *tr_diag_first(const tr_diag *d) {
 }
 
 void tr_diag_clear(tr_diag *d) {
-  for (int i = 0; i < d->nmsgs; i++) free(d->msgs[i]);
-  free(d->msgs);
+  for (int i = 0; i < d->nmsgs; i++) tr_free(d->msgs[i]);
+  tr_free(d->msgs);
   d->msgs = NULL;
   d->nmsgs = d->cap = 0;
 }
@@ -344,7 +577,7 @@ tr_status tr_read_file_max(const char *path, size_t max, char **out, size_t *len
     if (n == cap) {
       if (cap > max) {
         read_too_big(d, path, max);
-        free(buf);
+        tr_free(buf);
         close(fd);
         return TR_ERR_IO;
       }
@@ -352,7 +585,7 @@ tr_status tr_read_file_max(const char *path, size_t max, char **out, size_t *len
       char *nb = realloc(buf, nc + 1);
       if (!nb) {
         tr_diag_errorf(d, "%s: out of memory for %zu bytes", path, nc);
-        free(buf);
+        tr_free(buf);
         close(fd);
         return TR_ERR_IO;
       }
@@ -363,7 +596,7 @@ tr_status tr_read_file_max(const char *path, size_t max, char **out, size_t *len
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) {
       tr_diag_errorf(d, "%s: cannot read: %s", path, strerror(errno));
-      free(buf);
+      tr_free(buf);
       close(fd);
       return TR_ERR_IO;
     }
@@ -373,7 +606,7 @@ tr_status tr_read_file_max(const char *path, size_t max, char **out, size_t *len
   close(fd);
   if (n > max) {
     read_too_big(d, path, max);
-    free(buf);
+    tr_free(buf);
     return TR_ERR_IO;
   }
   buf[n] = 0;
@@ -404,7 +637,7 @@ static void strmap_grow(tr_strmap *t) {
   t->vals = vals;
   for (size_t i = 0; i < o.cap; i++)
     if (o.keys[i]) tr_strmap_put(t, o.keys[i], o.vals[i]);
-  free(o.keys); /* and o.vals with it */
+  tr_free(o.keys); /* and o.vals with it */
 }
 
 void tr_strmap_put(tr_strmap *t, const char *k, void *v) {
@@ -433,7 +666,7 @@ void tr_strmap_clear(tr_strmap *t) {
 
 void tr_strmap_free(tr_strmap *t) {
   tr_arena *fail = t->fail;
-  free(t->keys); /* and t->vals with it */
+  tr_free(t->keys); /* and t->vals with it */
   memset(t, 0, sizeof *t);
   t->fail = fail;
 }

@@ -28,12 +28,48 @@ _Noreturn void tr_assert_fail(const char *what, const char *file, int line);
 
 #define TR_NELEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* malloc/realloc that abort on exhaustion (not on bad input: callers bound
- * sizes taken from input before allocating). */
+/* malloc/realloc that never return NULL (callers bound sizes taken from
+ * input before allocating). On exhaustion inside a heap frame (below) they
+ * unwind the frame; outside any frame they abort. Free their blocks with
+ * tr_free. */
 void *tr_xmalloc(size_t n);
 void *tr_xcalloc(size_t n, size_t m);
 void *tr_xrealloc(void *p, size_t n);
 char *tr_xstrdup(const char *s);
+/* malloc/calloc that return NULL on exhaustion (a big size that comes from
+ * the input, checked by the caller), recorded in the frame like tr_x*. */
+void *tr_try_malloc(size_t n);
+void *tr_try_calloc(size_t n, size_t m);
+/* tr_free(p) for any heap block (NULL is fine); a block a frame holds leaves
+ * it. Every block that tr_x* or tr_try_* made must be freed through it. */
+void tr_free(void *p);
+
+/* ---- heap frames: out of memory in a whole operation ----
+ * Lua's way for a call tree whose leaves allocate (evaluator kernels, the
+ * compiler's passes, tr_buf growth) and have no context to report through:
+ * tr_heap_run(fn, ctx, &bytes) runs fn(ctx) in a frame. Each tr_x* and
+ * tr_try_* allocation this thread makes in it (and each arena it creates)
+ * is recorded; when one fails, every block the frame still holds is freed
+ * and tr_heap_run returns false with the failed request's size in *bytes,
+ * so the owner reports a verdict and goes on, leaking nothing. Blocks that
+ * are still live when fn returns belong to the caller again (an enclosing
+ * frame, if any). fn must publish results only through ctx, and the
+ * caller must not use pointers in ctx after a failure. The frame pointer is
+ * thread-local (the one thing that is): the leaves have no context, and
+ * each worker thread of a parallel kernel needs its own frame
+ * (src/eval/par.c). Frames nest. */
+bool tr_heap_run(void (*fn)(void *), void *ctx, size_t *bytes);
+/* Whether this thread is inside a frame. */
+bool tr_heap_active(void);
+/* Out of memory for a request of n bytes made some other way (a pool, a
+ * worker thread): unwinds the innermost frame, or aborts outside one. */
+_Noreturn void tr_heap_raise(size_t n);
+/* p (a recorded block) now belongs to something outside every frame (a
+ * diagnostic of the caller's): a later unwind leaves it alone. */
+void tr_heap_keep(void *p);
+/* For tests (TRENCH_HEAP_FAIL): the nth allocation this thread makes
+ * inside frames from now on fails, as if malloc returned NULL; 0: none. */
+void tr_heap_fail_at(uint64_t nth);
 
 /* ---- arena: bump allocation, freed all at once ---- */
 typedef struct tr_arena tr_arena;
@@ -99,6 +135,10 @@ void tr_diag_vat(tr_diag *d, const tr_src *src, size_t off, const char *fmt,
 void tr_src_linecol(const tr_src *src, size_t off, int *line, int *col);
 void tr_diag_print(const tr_diag *d, FILE *f);
 const char *tr_diag_first(const tr_diag *d); /* NULL when none */
+/* The verdict of a heap frame that ran out of memory (tr_heap_run):
+ * "<where>: error: out of memory <what> (N bytes)", one wording for every
+ * owner (where: file or file:line:col; what: "evaluating %dot.3"). */
+void tr_heap_diag(tr_diag *d, const char *where, const char *what, size_t bytes);
 void tr_diag_clear(tr_diag *d);
 
 /* Reads a whole file (NUL-terminated). Returns TR_ERR_IO with a message.

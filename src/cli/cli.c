@@ -287,7 +287,7 @@ tr_module *cli_load_opts(const char *path, bool verify, const tr_parse_opts *po,
     tr_diag_errorf(&d, "%s: failed without a diagnostic", name);
   tr_diag_print(&d, stderr);
   tr_diag_clear(&d);
-  free(text);
+  tr_free(text);
   *exit_code = m ? CLI_EXIT_OK : CLI_EXIT_FINDING;
   return m;
 }
@@ -346,25 +346,25 @@ tr_module *cli_load_source(const char *path, tr_target *(*get_conv)(void *ctx), 
   size_t len = 0;
   if (strcmp(path, "-") == 0 || tr_read_file(path, &text, &len, &d) != TR_OK || !tr_text_is_mlir(text, len)) {
     tr_diag_clear(&d);
-    free(text);
+    tr_free(text);
     return cli_load_opts(path, true, po, exit_code);
   }
   /* The target is asked for only now: an HLO module never waits for it. */
   tr_target *conv = get_conv ? get_conv(ctx) : NULL;
   if (!conv) {
     fprintf(stderr, "%s: StableHLO/MHLO text needs a target that converts it to HLO (xla-cpu)\n", path);
-    free(text);
+    tr_free(text);
     *exit_code = CLI_EXIT_USAGE;
     return NULL;
   }
   tr_module *m = NULL;
   char *hlo = NULL;
   tr_status st = tr_mlir_convert(conv, path, text, &m, &hlo, &d);
-  free(hlo);
+  tr_free(hlo);
   if (st != TR_OK) {
     tr_diag_print(&d, stderr);
     tr_diag_clear(&d);
-    free(text);
+    tr_free(text);
     *exit_code = st == TR_ERR_SYNTAX || st == TR_ERR_INVALID ? CLI_EXIT_FINDING : CLI_EXIT_USAGE;
     return NULL;
   }

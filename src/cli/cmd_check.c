@@ -209,7 +209,7 @@ static bool read_inputs(const check_env *env, const tr_module *m, tr_tensor ***o
     if (d.nmsgs) tr_diag_print(&d, stderr);
     else fprintf(stderr, "trench check: MODULE takes %d inputs, %d --input given\n", nins, env->nfiles);
     tr_diag_clear(&d);
-    free(lv);
+    tr_free(lv);
     return false;
   }
   tr_tensor **ins = tr_xcalloc((size_t)nins + 1, sizeof *ins);
@@ -222,7 +222,7 @@ static bool read_inputs(const check_env *env, const tr_module *m, tr_tensor ***o
       ok = false;
     }
   }
-  free(lv);
+  tr_free(lv);
   if (!ok) {
     tr_diag_print(&d, stderr);
     tr_diag_clear(&d);
@@ -242,7 +242,7 @@ static void log_report(const check_env *env, cJSON *rep) {
   s[n] = '\n'; /* the NUL becomes the newline; written as n + 1 bytes */
   if (write(env->log_fd, s, n + 1) != (ssize_t)(n + 1) || fsync(env->log_fd) != 0)
     fprintf(stderr, "trench check: cannot append to the log: %s\n", strerror(errno));
-  free(s);
+  tr_free(s);
 }
 
 /* Checks one module over every seed; returns its exit code and sets
@@ -282,12 +282,12 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
     tot->errors++;
     *report = rep;
     tr_module_free(m);
-    free(mlir);
+    tr_free(mlir);
     return CLI_EXIT_USAGE;
   }
   if (!target_get(env)) {
     tr_module_free(m);
-    free(mlir);
+    tr_free(mlir);
     return CLI_EXIT_USAGE;
   }
   tr_check_opts co = env->co;
@@ -366,7 +366,7 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
   tr_check_report_free(&r);
   if (ins) tr_inputs_free(ins, nins);
   tr_module_free(m);
-  free(mlir);
+  tr_free(mlir);
   return rc;
 }
 
@@ -488,8 +488,8 @@ static int run(int argc, char **argv) {
   tr_profile *prof = NULL;
   char ppath[4200] = "";
   if (cli_profile_open(spec, profile_arg, strict, &prof, ppath, sizeof ppath)) {
-    free(files);
-    free(paths);
+    tr_free(files);
+    tr_free(paths);
     return CLI_EXIT_USAGE;
   }
   /* One target process for every module: the adapter starts once, when
@@ -500,8 +500,8 @@ static int run(int argc, char **argv) {
   if (log_path && (env.log_fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666)) < 0) {
     fprintf(stderr, "trench check: cannot open the log %s: %s\n", log_path, strerror(errno));
     tr_profile_free(prof);
-    free(files);
-    free(paths);
+    tr_free(files);
+    tr_free(paths);
     return CLI_EXIT_USAGE;
   }
   if (prof && !env.json_mode) printf("profile: %s (--strict to see every deviation)\n", ppath);
@@ -517,8 +517,8 @@ static int run(int argc, char **argv) {
       cJSON_Delete(rep);
       cJSON_Delete(all);
       tr_profile_free(prof);
-      free(files);
-      free(paths);
+      tr_free(files);
+      tr_free(paths);
       return CLI_EXIT_USAGE;
     }
     if (!rep) continue;
@@ -528,7 +528,7 @@ static int run(int argc, char **argv) {
   if (env.json_mode) {
     char *s = cJSON_Print(all ? all : one);
     puts(s);
-    free(s);
+    tr_free(s);
   } else if (env.many) {
     printf("check: %d modules, %d checks: %d pass, %d weak, %d mismatch, %d unsupported, "
            "%d crash, %d other, %d errors (on %s)\n",
@@ -552,7 +552,7 @@ static int run(int argc, char **argv) {
   if (env.log_fd >= 0) close(env.log_fd);
   tr_target_close(env.t);
   tr_profile_free(prof);
-  free(files);
-  free(paths);
+  tr_free(files);
+  tr_free(paths);
   return cli_finish(code);
 }

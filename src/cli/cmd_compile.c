@@ -118,8 +118,8 @@ static void print_summary(FILE *f, const tr_bc_ctx *c, int64_t fuel) {
   if (fuel >= 0)
     fprintf(f, "fuel: %lld of %lld used%s\n", (long long)(fuel - c->fuel), (long long)fuel,
             c->fuel == 0 ? " (spent: later rewrites skipped)" : "");
-  free(passes);
-  free(rules);
+  tr_free(passes);
+  tr_free(rules);
 }
 
 static bool parse_count(const char *s, int64_t lo, int64_t hi, int64_t *v) {
@@ -168,6 +168,37 @@ static size_t count_diffs(const tr_tensor *a, const tr_tensor *b, size_t *first)
 /* --run: the module once through the builtin target configured as this
  * compile (same passes, fuel, defects, emitter options, backend) and
  * through the reference, on the same drawn inputs. */
+/* The pass pipeline and the emitter run in heap frames (base.h): out of
+ * memory in them is a verdict, declined, not a finding and not an abort.
+ * The passes run on a clone made in the frame, so an unwind leaves the
+ * loaded module whole. */
+typedef struct {
+  tr_bc_ctx *ctx;
+  const tr_module *m;
+  tr_module *opt;
+  tr_diag *d;
+  tr_status s;
+} pipe_job;
+
+static void pipe_fn(void *p) {
+  pipe_job *j = p;
+  j->opt = tr_module_clone(j->m);
+  j->s = tr_bc_pipeline_run(j->ctx, j->opt, j->d);
+}
+
+typedef struct {
+  const tr_module *m;
+  const tr_emit_opts *eo;
+  tr_buf c;
+  tr_diag *d;
+  tr_status s;
+} emit_job;
+
+static void emit_fn(void *p) {
+  emit_job *j = p;
+  j->s = tr_emit_c(j->m, j->eo, &j->c, j->d);
+}
+
 static int run_once(const tr_module *m, const tr_builtin_config *bc, uint64_t seed,
                     const tr_eval_opts *limits) {
   tr_diag d = {0};
@@ -339,7 +370,22 @@ static int run(int argc, char **argv) {
   ctx.inject = eo.inject; /* one defect set for passes and emitter, as builtin */
   ctx.dump_after = dump_after;
   ctx.dump = &dump;
-  tr_status s = tr_bc_pipeline_run(&ctx, m, &d);
+  pipe_job pj = {&ctx, m, NULL, &d, TR_OK};
+  size_t oom = 0;
+  if (!tr_heap_run(pipe_fn, &pj, &oom)) {
+    /* ctx was fresh: its log and the dump were made in the frame. */
+    ctx.log = NULL;
+    ctx.nlog = ctx.caplog = 0;
+    ctx.napplied = 0;
+    dump = (tr_buf){0};
+    tr_heap_diag(&d, cli_input_name(module), "compiling the module", oom);
+    tr_diag_print(&d, stderr);
+    rc = CLI_EXIT_USAGE; /* declined, not a finding */
+    goto done;
+  }
+  tr_module_free(m);
+  m = pj.opt;
+  tr_status s = pj.s;
   if (dump.n) fwrite(dump.p, 1, dump.n, stderr);
   if (s != TR_OK) {
     tr_diag_print(&d, stderr);
@@ -350,8 +396,15 @@ static int run(int argc, char **argv) {
   if (!quiet) print_summary(stderr, &ctx, fuel);
   if (strcmp(emit_what, "hlo") == 0) tr_print_module(&text, m);
   if (strcmp(emit_what, "c") == 0 || jit) {
-    tr_buf c = {0};
-    s = tr_emit_c(m, &eo, &c, &d);
+    emit_job ej = {m, &eo, {0}, &d, TR_OK};
+    if (!tr_heap_run(emit_fn, &ej, &oom)) {
+      tr_heap_diag(&d, cli_input_name(module), "emitting C for the module", oom);
+      tr_diag_print(&d, stderr);
+      rc = CLI_EXIT_USAGE; /* declined, not a finding */
+      goto done;
+    }
+    tr_buf c = ej.c;
+    s = ej.s;
     if (s != TR_OK) {
       tr_buf_free(&c);
       tr_diag_print(&d, stderr);

@@ -58,7 +58,7 @@ static int run(int argc, char **argv) {
     }
     char *s = cJSON_PrintUnformatted(a);
     if (s) printf("%s\n", s);
-    free(s);
+    tr_free(s);
     cJSON_Delete(a);
     return CLI_EXIT_OK;
   }

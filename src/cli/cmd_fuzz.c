@@ -217,7 +217,7 @@ static int run_fuzz(int argc, char **argv) {
   tr_profile *prof = NULL;
   tr_diag d = {0};
   if (cli_profile_open(fo.target, profile_arg, strict, &prof, ppath, sizeof ppath)) {
-    free(corp);
+    tr_free(corp);
     return CLI_EXIT_USAGE;
   }
   fo.profile = prof;
@@ -233,7 +233,7 @@ static int run_fuzz(int argc, char **argv) {
   tr_fuzz_stats st;
   tr_status s = tr_fuzz_run(&fo, &st, &d);
   tr_profile_free(prof);
-  free(corp);
+  tr_free(corp);
   if (s != TR_OK) {
     tr_diag_print(&d, stderr);
     tr_diag_clear(&d);
@@ -263,7 +263,7 @@ static int run_merge(int argc, char **argv) {
   tr_fuzz_stats st;
   tr_diag d = {0};
   tr_status s = tr_fuzz_merge(out, ins, nins, &st, stdout, &d);
-  free(ins);
+  tr_free(ins);
   if (s != TR_OK) {
     tr_diag_print(&d, stderr);
     tr_diag_clear(&d);

@@ -157,8 +157,8 @@ int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce) {
     tr_diag_clear(&d);
     tr_profile_free(prof);
     tr_inputs_free(ins, ninp);
-    for (int i = 0; i < nbundle; i++) free(bundle_ins[i]);
-    free(bundle_ins);
+    for (int i = 0; i < nbundle; i++) tr_free(bundle_ins[i]);
+    tr_free(bundle_ins);
     tr_module_free(m);
     return CLI_EXIT_USAGE;
   }
@@ -174,7 +174,7 @@ int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce) {
       cJSON *js = tr_triage_json(&r);
       char *s = cJSON_Print(js);
       printf("%s\n", s);
-      free(s);
+      tr_free(s);
       cJSON_Delete(js);
     } else {
       tr_buf b = {0};
@@ -195,8 +195,8 @@ int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce) {
   tr_target_close(t);
   tr_profile_free(prof);
   tr_inputs_free(ins, ninp);
-  for (int i = 0; i < nbundle; i++) free(bundle_ins[i]);
-  free(bundle_ins);
+  for (int i = 0; i < nbundle; i++) tr_free(bundle_ins[i]);
+  tr_free(bundle_ins);
   tr_module_free(m);
   tr_diag_clear(&d);
   return cli_finish(rc);

@@ -93,6 +93,6 @@ static int run(int argc, char **argv) {
     }
     tr_module_free(m);
   }
-  free(files);
+  tr_free(files);
   return rc;
 }

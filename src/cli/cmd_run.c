@@ -102,7 +102,7 @@ static tr_module *load_mlir(const char *path, const char *text, const char *conv
   }
   tr_diag_print(&d, stderr);
   tr_diag_clear(&d);
-  free(hlo);
+  tr_free(hlo);
   tr_target_close(t);
   return m;
 }
@@ -120,7 +120,7 @@ static tr_module *load(const char *path, bool fill_elided, const char *conv, dou
   }
   if (tr_text_is_mlir(text, len)) {
     tr_module *m = load_mlir(name, text, conv, start_timeout, rc);
-    free(text);
+    tr_free(text);
     return m;
   }
   tr_parse_opts po = {.fill_elided = fill_elided};
@@ -134,7 +134,7 @@ static tr_module *load(const char *path, bool fill_elided, const char *conv, dou
     tr_diag_errorf(&d, "%s: failed without a diagnostic", name);
   tr_diag_print(&d, stderr);
   tr_diag_clear(&d);
-  free(text);
+  tr_free(text);
   *rc = m ? CLI_EXIT_OK : CLI_EXIT_FINDING;
   return m;
 }
@@ -374,7 +374,7 @@ static int run(int argc, char **argv) {
   int rc;
   tr_module *m = load(path, fill_elided, conv, start_timeout, &rc);
   if (!m) {
-    free(files);
+    tr_free(files);
     return rc;
   }
   tr_diag d = {0};
@@ -386,7 +386,7 @@ static int run(int argc, char **argv) {
   if (!cli_memory_fits(m, shadow, 0, budget, "trench run", cli_input_name(path)) ||
       !cli_cost_fits(m, ref_timeout, max_cost, "trench run", cli_input_name(path))) {
     tr_module_free(m);
-    free(files);
+    tr_free(files);
     return CLI_EXIT_FINDING;
   }
   if (tr_inputs_plan(m, &cfg, &lv, &n, &d) != TR_OK) {
@@ -481,8 +481,8 @@ done:
   tr_diag_clear(&d);
   tr_eval_free_outputs(outs, nouts);
   tr_inputs_free(ins, n);
-  free(lv);
-  free(files);
+  tr_free(lv);
+  tr_free(files);
   tr_module_free(m);
   return rc;
 }

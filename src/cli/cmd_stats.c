@@ -156,7 +156,7 @@ static void stats_compute(const tr_module *m, mod_stats *st) {
       if (in->shape) count_dtypes(dtcount, in->shape);
     }
   }
-  free(is_body);
+  tr_free(is_body);
   for (int op = 0; op < TR_OP_COUNT; op++)
     hist_add(&st->ops, tr_ops[op].name[0] ? tr_ops[op].name : "?", opcount[op]);
   for (int t = 0; t < TR_DT_COUNT; t++)
@@ -166,8 +166,8 @@ static void stats_compute(const tr_module *m, mod_stats *st) {
 }
 
 static void stats_free(mod_stats *st) {
-  free(st->ops.v);
-  free(st->dtypes.v);
+  tr_free(st->ops.v);
+  tr_free(st->dtypes.v);
 }
 
 static void print_hist(const char *title, const hist *h) {
@@ -323,10 +323,10 @@ static int run(int argc, char **argv) {
   if (json) {
     char *s = cJSON_Print(root);
     if (s) printf("%s\n", s);
-    free(s);
+    tr_free(s);
     cJSON_Delete(root);
   }
-  for (int j = 0; j < M_COUNT; j++) free(vals[j]);
-  free(files);
+  for (int j = 0; j < M_COUNT; j++) tr_free(vals[j]);
+  tr_free(files);
   return rc;
 }

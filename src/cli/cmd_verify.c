@@ -92,6 +92,6 @@ static int run(int argc, char **argv) {
   fflush(NULL);
   execv(path, av);
   fprintf(stderr, "trench verify: cannot run %s (make builds it next to trench): %s\n", path, strerror(errno));
-  free(av);
+  tr_free(av);
   return CLI_EXIT_USAGE;
 }

@@ -2,8 +2,10 @@
  * "help" command and dispatch to the subcommands in cmd_<name>.c. */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 #ifdef __GLIBC__
+#include <cjson/cJSON.h>
 #include <malloc.h>
 #endif
 
@@ -84,6 +86,14 @@ int main(int argc, char **argv) {
   /* Every line a person or a script reads is out as soon as it is
    * printed: a killed or aborted run keeps what it reached. */
   setvbuf(stdout, NULL, _IOLBF, 0);
+  /* Tests: the Nth allocation inside a heap frame (an evaluation, a
+   * compile, a target reply) fails, as if memory ran out there. */
+  const char *hf = getenv("TRENCH_HEAP_FAIL");
+  if (hf && *hf) tr_heap_fail_at(strtoull(hf, NULL, 10));
+  /* cJSON's nodes are blocks like any other: an out-of-memory unwind of a
+   * heap frame frees a report or reply it was building. */
+  cJSON_Hooks hooks = {tr_xmalloc, tr_free};
+  cJSON_InitHooks(&hooks);
   if (argc < 2) {
     print_help(stderr);
     return CLI_EXIT_USAGE;

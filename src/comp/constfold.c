@@ -77,7 +77,7 @@ static tr_comp *copy_comp(copier *cp, const tr_comp *k, int depth) {
     cp->imap[x->id] = y;
     ok = remap_calls(cp, y, depth);
   }
-  free(ops);
+  tr_free(ops);
   if (!ok) return NULL;
   nk->root = k->root ? cp->imap[k->root->id] : NULL;
   nk->nparams = k->nparams;
@@ -112,7 +112,7 @@ static tr_tensor *eval_alone(const tr_module *m, tr_instr *in) {
     tr_buf_free(&b);
   }
   e->root = tr_bc_copy_instr(e, NULL, in, "r", NULL, ops, in->noperands);
-  free(ops);
+  tr_free(ops);
   tr_tensor *res = NULL;
   if (remap_calls(&cp, e->root, 0)) {
     /* Callees first, as in a parsed module: the entry goes last. */
@@ -130,8 +130,8 @@ static tr_tensor *eval_alone(const tr_module *m, tr_instr *in) {
     tr_eval_free_outputs(outs, nouts);
     tr_diag_clear(&d);
   }
-  free(cp.cmap);
-  free(cp.imap);
+  tr_free(cp.cmap);
+  tr_free(cp.imap);
   tr_module_free(t);
   return res;
 }
@@ -210,7 +210,7 @@ static bool fold_comp(tr_bc_ctx *c, tr_module *m, tr_comp *k, bool *changed) {
     }
     tr_tensor_free(t);
   }
-  free(list);
+  tr_free(list);
   return fuel;
 }
 
@@ -222,6 +222,6 @@ tr_status tr_pass_constfold(tr_bc_ctx *c, tr_module *m, bool *changed, tr_diag *
   memcpy(comps, m->comps, sizeof(tr_comp *) * (size_t)n);
   for (int i = 0; i < n; i++)
     if (!fold_comp(c, m, comps[i], changed)) break;
-  free(comps);
+  tr_free(comps);
   return TR_OK;
 }

@@ -96,9 +96,9 @@ static bool cse_comp(tr_bc_ctx *c, tr_comp *k, bool *changed) {
     tr_bc_replace_uses(in, tab[at].in);
     *changed = true;
   }
-  for (size_t i = 0; i < cap; i++) free(tab[i].key);
-  free(tab);
-  free(list);
+  for (size_t i = 0; i < cap; i++) tr_free(tab[i].key);
+  tr_free(tab);
+  tr_free(list);
   tr_buf_free(&b);
   return fuel;
 }

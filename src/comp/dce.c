@@ -39,7 +39,7 @@ static void mark_live(const tr_comp *k, unsigned char *live) {
       tr_comp **all = tr_xmalloc(sizeof(tr_comp *) * (size_t)n);
       tr_instr_called(k->instrs[i], all, n);
       for (int j = 0; j < n; j++) mark_live(all[j], live);
-      free(all);
+      tr_free(all);
     } else {
       for (int j = 0; j < n; j++) mark_live(called[j], live);
     }
@@ -76,8 +76,8 @@ tr_status tr_pass_dce(tr_bc_ctx *c, tr_module *m, bool *changed, tr_diag *d) {
       module_drop_comp(m, k);
       *changed = true;
     }
-    free(order);
+    tr_free(order);
   }
-  free(mark);
+  tr_free(mark);
   return TR_OK;
 }

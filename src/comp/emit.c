@@ -958,9 +958,9 @@ static tr_status emit_instr(em *e, const tr_comp *c, const tr_instr *in, tr_buf 
     if (strcmp(res[j], rl->leaf[j]) != 0)
       tr_buf_printf(body, "  tr_pack4(%s, %s, %lldLL, 0);\n", rl->leaf[j], res[j],
                     (long long)count_of(rl->shape[j]));
-    free(res[j]);
+    tr_free(res[j]);
   }
-  for (int i = 0; i < in->noperands; i++) free(args[i]);
+  for (int i = 0; i < in->noperands; i++) tr_free(args[i]);
   return TR_OK;
 }
 
@@ -980,7 +980,7 @@ static void mark_live(const tr_comp *c, bool *live) {
         stack[n++] = x->operands[i];
       }
   }
-  free(stack);
+  tr_free(stack);
 }
 
 tr_status emit_comp(em *e, const tr_comp *c) {
@@ -994,7 +994,7 @@ tr_status emit_comp(em *e, const tr_comp *c) {
   tr_status s = TR_OK;
   for (int i = 0; i < c->ninstrs && s == TR_OK; i++)
     if (live[c->instrs[i]->id]) s = emit_instr(e, c, c->instrs[i], &body);
-  free(live);
+  tr_free(live);
   if (s == TR_OK && !c->root) s = TR_ERR_UNSUPPORTED;
   if (s == TR_OK) {
     tr_buf *f = &e->funcs;
@@ -1093,8 +1093,8 @@ tr_status tr_emit_c(const tr_module *m, const tr_emit_opts *o, tr_buf *out, tr_d
   e.done = tr_xcalloc((size_t)e.nids + 1, 1);
   if (o->lanes < 1 || o->tile < 1) {
     tr_diag_errorf(d, "emit: lanes and tile must be at least 1");
-    free(e.lv);
-    free(e.done);
+    tr_free(e.lv);
+    tr_free(e.done);
     return TR_ERR_USAGE;
   }
   /* The entry's in[] and out[] hold at most TR_EMIT_MAX_LEAVES each. */
@@ -1112,15 +1112,15 @@ tr_status tr_emit_c(const tr_module *m, const tr_emit_opts *o, tr_buf *out, tr_d
     emit_entry(&e, out);
   }
   for (int i = 0; i <= e.nids; i++) {
-    for (int j = 0; j < e.lv[i].n; j++) free(e.lv[i].leaf[j]);
-    free(e.lv[i].leaf);
-    free(e.lv[i].shape);
+    for (int j = 0; j < e.lv[i].n; j++) tr_free(e.lv[i].leaf[j]);
+    tr_free(e.lv[i].leaf);
+    tr_free(e.lv[i].shape);
   }
-  free(e.lv);
-  free(e.done);
-  for (int i = 0; i < e.nk; i++) free(e.ktext[i]);
-  free(e.ktext);
-  free(e.kid);
+  tr_free(e.lv);
+  tr_free(e.done);
+  for (int i = 0; i < e.nk; i++) tr_free(e.ktext[i]);
+  tr_free(e.ktext);
+  tr_free(e.kid);
   tr_buf_free(&e.kern);
   tr_buf_free(&e.cur);
   tr_buf_free(&e.funcs);

@@ -224,9 +224,9 @@ static void build(fz *f, tr_instr *r) {
     }
     f->made[f->nmade++] = fi;
   }
-  free(ops);
-  free(map);
-  free(order);
+  tr_free(ops);
+  tr_free(map);
+  tr_free(order);
 }
 
 /* A consumer a fusion may be grown from. */
@@ -251,7 +251,7 @@ static void fuse_producers(fz *f) {
     for (int k = 0; k < f->nmem; k++) f->grp[f->mem[k]->id] = M_NONE;
     f->nmem = 0;
   }
-  free(list);
+  tr_free(list);
 }
 
 /* ---- sibling (multi-output) fusion ---- */
@@ -259,7 +259,7 @@ static void fuse_producers(fz *f) {
 /* Positions of c's instructions by id, rebuilt after each merge (which
  * inserts and removes instructions). */
 static void number(fz *f) {
-  free(f->pos);
+  tr_free(f->pos);
   f->npos = f->m->next_id + 1;
   f->pos = tr_xmalloc(sizeof(int) * (size_t)f->npos);
   for (int i = 0; i < f->npos; i++) f->pos[i] = -1;
@@ -321,8 +321,8 @@ static tr_instr *inline_fused(tr_comp *nk, const tr_instr *fi, tr_instr **ext, t
     map[x->id] = tr_bc_copy_instr(nk, NULL, x, tr_bc_unique_name(nk, x->name), NULL, ops, x->noperands);
   }
   tr_instr *root = map[k->root->id];
-  free(ops);
-  free(map);
+  tr_free(ops);
+  tr_free(map);
   return root;
 }
 
@@ -385,8 +385,8 @@ static void fuse_siblings(fz *f) {
       number(f);
       done[i] = done[j] = 1;
     }
-  free(done);
-  free(f->pos);
+  tr_free(done);
+  tr_free(f->pos);
 }
 
 /* ---- the pass ---- */
@@ -434,13 +434,13 @@ tr_status tr_pass_fusion(tr_bc_ctx *c, tr_module *m, bool *changed, tr_diag *d) 
     }
     fuse_producers(&f);
     fuse_siblings(&f);
-    free(f.grp);
-    free(f.pinned);
-    free(f.mem);
-    free(f.made);
+    tr_free(f.grp);
+    tr_free(f.pinned);
+    tr_free(f.mem);
+    tr_free(f.made);
   }
   *changed = c->napplied != before;
-  free(comps);
-  free(code);
+  tr_free(comps);
+  tr_free(code);
   return TR_OK;
 }

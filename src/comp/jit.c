@@ -218,8 +218,8 @@ static void trim_disk(const char *dir) {
     qsort(v, (size_t)n, sizeof *v, by_age);
     for (int i = 0; i < n / 4; i++) remove(v[i].path);
   }
-  for (int i = 0; i < n; i++) free(v[i].path);
-  free(v);
+  for (int i = 0; i < n; i++) tr_free(v[i].path);
+  tr_free(v);
 }
 
 /* Last bytes of a file, for compiler messages. */
@@ -232,7 +232,7 @@ static void tail_into(const char *path, tr_buf *out, size_t max) {
     tr_buf_puts(out, s);
   }
   tr_diag_clear(&ign);
-  free(text);
+  tr_free(text);
 }
 
 /* Runs CC FLAGS -shared -fPIC -o so c -lm with stderr into err. Returns
@@ -261,7 +261,7 @@ static int run_cc(const tr_jit_opts *o, const char *c, const char *so, const cha
   pid_t pid;
   int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
-  free(flags);
+  tr_free(flags);
   if (rc != 0) return -1;
   int st = 0;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
@@ -287,7 +287,7 @@ static void cache_add(tr_jit_code *c) {
       if (cache[i]->refs == 0 && (victim < 0 || cache[i]->used < cache[victim]->used)) victim = i;
     if (victim < 0) return;
     code_close(cache[victim]);
-    free(cache[victim]);
+    tr_free(cache[victim]);
     cache[victim] = cache[--ncache];
   }
   cache[ncache++] = c;
@@ -301,6 +301,7 @@ static tr_jit_code *load(const char *path, const char *hash, tr_diag *d) {
     return NULL;
   }
   tr_jit_code *c = tr_xcalloc(1, sizeof *c);
+  tr_heap_keep(c); /* the cache's and its holders', not a heap frame's */
   memcpy(c->hash, hash, 33);
   c->dl = dl;
   c->refs = 1;
@@ -313,11 +314,17 @@ static tr_jit_code *load(const char *path, const char *hash, tr_diag *d) {
 #ifdef TRENCH_HAVE_TCC
 /* Keeps tcc's messages (each "<string>:LINE: error: ..."), the last ones
  * when there are many. */
+typedef struct {
+  char s[8192];
+  size_t n;
+} tcc_msgs;
+
+/* A fixed buffer: libtcc calls this from inside a compile, where running
+ * out of memory must not jump out of libtcc (a heap frame's unwind). */
 static void tcc_message(void *opaque, const char *msg) {
-  tr_buf *b = opaque;
-  if (b->n > 8000) return;
-  tr_buf_puts(b, msg);
-  tr_buf_putc(b, '\n');
+  tcc_msgs *b = opaque;
+  int k = snprintf(b->s + b->n, sizeof b->s - b->n, "%s\n", msg);
+  if (k > 0) b->n += (size_t)k < sizeof b->s - b->n ? (size_t)k : sizeof b->s - b->n - 1;
 }
 
 static void tcc_quiet(void *opaque, const char *msg) { (void)opaque; (void)msg; }
@@ -328,31 +335,36 @@ static void tcc_quiet(void *opaque, const char *msg) { (void)opaque; (void)msg; 
 static tr_status compile_tcc(const char *src, const char *hash, tr_jit_code **out, double *ms,
                              tr_diag *d) {
   double t0 = now_ms();
+  /* Allocated first: between tcc_new and the code's holder nothing may
+   * run out of memory, or libtcc's state would be lost in an unwind. */
+  tr_jit_code *c = tr_xcalloc(1, sizeof *c);
   TCCState *t = tcc_new();
   if (!t) {
+    tr_free(c);
     tr_diag_errorf(d, "jit: tcc_new failed");
     return TR_ERR_IO;
   }
-  tr_buf msg = {0};
+  tcc_msgs msg;
+  msg.n = 0;
+  msg.s[0] = 0;
   tcc_set_error_func(t, &msg, tcc_message);
   tcc_set_options(t, "-w");
   tcc_set_output_type(t, TCC_OUTPUT_MEMORY);
   tr_status s = TR_OK;
-  if (tcc_compile_string(t, src) != 0 || tcc_relocate(t, TCC_RELOCATE_AUTO) < 0) {
-    const char *m = tr_buf_str(&msg);
-    size_t n = strlen(m);
-    tr_diag_errorf(d, "jit: libtcc failed: %s", n > 1500 ? m + n - 1500 : m);
+  if (tcc_compile_string(t, src) != 0 || tcc_relocate(t, TCC_RELOCATE_AUTO) < 0)
     s = TR_ERR_INVALID;
-  }
   *ms = now_ms() - t0;
-  tr_buf_free(&msg);
   if (s != TR_OK) {
     tcc_delete(t);
+    tr_free(c);
+    const char *m = msg.s;
+    size_t n = strlen(m);
+    tr_diag_errorf(d, "jit: libtcc failed: %s", n > 1500 ? m + n - 1500 : m);
     return s;
   }
   /* Messages must not reach a buffer that is gone. */
   tcc_set_error_func(t, NULL, tcc_quiet);
-  tr_jit_code *c = tr_xcalloc(1, sizeof *c);
+  tr_heap_keep(c); /* the cache's and its holders', not a heap frame's */
   memcpy(c->hash, hash, 33);
   c->tcc = t;
   c->refs = 1;
@@ -369,12 +381,9 @@ static tr_status compile_tcc(const char *src, const char *hash, tr_jit_code **ou
 }
 #endif
 
-tr_status tr_jit_compile(const tr_jit_opts *o, const char *src, tr_jit_code **out,
-                         tr_jit_stats *st, tr_diag *d) {
-  tr_jit_stats dummy;
-  if (!st) st = &dummy;
-  memset(st, 0, sizeof *st);
-  *out = NULL;
+/* The compile, with cache_lock held by the caller. */
+static tr_status compile_locked(const tr_jit_opts *o, const char *src, tr_jit_code **out,
+                                tr_jit_stats *st, tr_diag *d) {
   char hash[33];
   tr_jit_hash_text(o, src, hash);
   bool use_mem = !(o && o->no_cache);
@@ -386,9 +395,6 @@ tr_status tr_jit_compile(const tr_jit_opts *o, const char *src, tr_jit_code **ou
     return TR_ERR_UNSUPPORTED;
   }
 #endif
-  /* The lock is held across the compile, so two threads asking for the
-   * same text compile it once. */
-  pthread_mutex_lock(&cache_lock);
   if (use_mem) {
     tr_jit_code *c = cache_find(hash);
     if (c) {
@@ -396,7 +402,6 @@ tr_status tr_jit_compile(const tr_jit_opts *o, const char *src, tr_jit_code **ou
       c->used = ++cache_tick;
       st->memory_hit = true;
       *out = c;
-      pthread_mutex_unlock(&cache_lock);
       return TR_OK;
     }
   }
@@ -407,7 +412,6 @@ tr_status tr_jit_compile(const tr_jit_opts *o, const char *src, tr_jit_code **ou
       if (use_mem) cache_add(c);
       *out = c;
     }
-    pthread_mutex_unlock(&cache_lock);
     return s;
   }
   tr_buf dir = {0}, cpath = {0}, sopath = {0}, errpath = {0}, final = {0}, tmpfinal = {0};
@@ -475,7 +479,7 @@ tr_status tr_jit_compile(const tr_jit_opts *o, const char *src, tr_jit_code **ou
         remove(tmpfinal.p);
       }
       tr_diag_clear(&ign);
-      free(bytes);
+      tr_free(bytes);
     }
     if (s == TR_OK) {
       tr_jit_code *c = load(loadpath, hash, d);
@@ -489,7 +493,6 @@ tr_status tr_jit_compile(const tr_jit_opts *o, const char *src, tr_jit_code **ou
     tr_buf_free(&tmpl);
   }
 done:
-  pthread_mutex_unlock(&cache_lock);
   tr_buf_free(&dir);
   tr_buf_free(&cpath);
   tr_buf_free(&sopath);
@@ -497,6 +500,43 @@ done:
   tr_buf_free(&final);
   tr_buf_free(&tmpfinal);
   return s;
+}
+
+typedef struct {
+  const tr_jit_opts *o;
+  const char *src;
+  tr_jit_code **out;
+  tr_jit_stats *st;
+  tr_diag *d;
+  tr_status s;
+} compile_job;
+
+static void compile_job_fn(void *p) {
+  compile_job *j = p;
+  j->s = compile_locked(j->o, j->src, j->out, j->st, j->d);
+}
+
+tr_status tr_jit_compile(const tr_jit_opts *o, const char *src, tr_jit_code **out,
+                         tr_jit_stats *st, tr_diag *d) {
+  tr_jit_stats dummy;
+  if (!st) st = &dummy;
+  memset(st, 0, sizeof *st);
+  *out = NULL;
+  /* The lock is held across the compile, so two threads asking for the
+   * same text compile it once; the compile runs in its own heap frame so
+   * that running out of memory in it lets go of the lock before the
+   * caller's frame unwinds. */
+  compile_job j = {o, src, out, st, d, TR_OK};
+  size_t bytes = 0;
+  pthread_mutex_lock(&cache_lock);
+  bool ok = tr_heap_run(compile_job_fn, &j, &bytes);
+  pthread_mutex_unlock(&cache_lock);
+  if (!ok) {
+    tr_jit_release(*out);
+    *out = NULL;
+    tr_heap_raise(bytes);
+  }
+  return j.s;
 }
 
 tr_jit_entry tr_jit_symbol(tr_jit_code *c, const char *name) {
@@ -525,7 +565,7 @@ void tr_jit_release(tr_jit_code *c) {
   for (int i = 0; i < ncache; i++) cached |= cache[i] == c;
   if (!cached && c->refs == 0) {
     code_close(c);
-    free(c);
+    tr_free(c);
   }
   pthread_mutex_unlock(&cache_lock);
 }

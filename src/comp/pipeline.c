@@ -97,15 +97,15 @@ void tr_bc_ctx_init(tr_bc_ctx *c) {
 }
 
 void tr_bc_ctx_free(tr_bc_ctx *c) {
-  for (int i = 0; i < c->ndisabled_passes; i++) free(c->disabled_passes[i]);
-  for (int i = 0; i < c->ndisabled_rules; i++) free(c->disabled_rules[i]);
+  for (int i = 0; i < c->ndisabled_passes; i++) tr_free(c->disabled_passes[i]);
+  for (int i = 0; i < c->ndisabled_rules; i++) tr_free(c->disabled_rules[i]);
   for (int i = 0; i < c->nlog; i++) {
-    free(c->log[i].comp);
-    free(c->log[i].instr);
+    tr_free(c->log[i].comp);
+    tr_free(c->log[i].instr);
   }
-  free(c->disabled_passes);
-  free(c->disabled_rules);
-  free(c->log);
+  tr_free(c->disabled_passes);
+  tr_free(c->disabled_rules);
+  tr_free(c->log);
   memset(c, 0, sizeof *c);
 }
 

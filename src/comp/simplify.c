@@ -48,7 +48,7 @@ static void simplify_comp(simp *s, tr_comp *c, const bool *enabled, bool *change
         }
       }
     }
-    free(list);
+    tr_free(list);
     if (!any) break;
     *changed = true;
   }
@@ -64,6 +64,6 @@ tr_status tr_pass_simplify(tr_bc_ctx *c, tr_module *m, bool *changed, tr_diag *d
   tr_comp **comps = tr_xmalloc(sizeof(tr_comp *) * (size_t)(n ? n : 1));
   memcpy(comps, m->comps, sizeof(tr_comp *) * (size_t)n);
   for (int i = 0; i < n && c->fuel != 0; i++) simplify_comp(&s, comps[i], enabled, changed);
-  free(comps);
+  tr_free(comps);
   return TR_OK;
 }

@@ -426,7 +426,7 @@ bool rule_concat_empty_operand(simp *s, tr_instr *in) {
     if (in->operands[i]->shape->dims[d] != 0) ops[k++] = in->operands[i];
   tr_instr *t = k == 1 ? ops[0] : emit(s, in, TR_OP_CONCATENATE, like(s, in), ops, k);
   if (k > 1) copy_attrs(s, t, in, TR_ATTR_COUNT, TR_ATTR_COUNT);
-  free(ops);
+  tr_free(ops);
   return replace(s, in, t);
 }
 
@@ -487,7 +487,7 @@ bool rule_concat_adjacent_slices(simp *s, tr_instr *in) {
     t = emit(s, in, TR_OP_CONCATENATE, like(s, in), ops, k);
     copy_attrs(s, t, in, TR_ATTR_COUNT, TR_ATTR_COUNT);
   }
-  free(ops);
+  tr_free(ops);
   return replace(s, in, t);
 }
 

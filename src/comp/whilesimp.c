@@ -289,7 +289,7 @@ static void mark_closure(ws *s, tr_instr *x, unsigned char bit) {
     }
     for (int i = 0; i < y->noperands; i++) stack[n++] = y->operands[i];
   }
-  free(stack);
+  tr_free(stack);
 }
 
 static int count_marked(ws *s, const tr_comp *k, unsigned char bit) {
@@ -369,8 +369,8 @@ static bool rule_unroll(ws *s, tr_instr *w) {
     state = map[body->root->id];
   }
   clear_marks(s, body);
-  free(map);
-  free(ops);
+  tr_free(map);
+  tr_free(ops);
   tr_bc_replace_uses(w, state);
   return true;
 }
@@ -397,7 +397,7 @@ static tr_instr **copy_pruned(ws *s, tr_comp *k, tr_comp *nk, tr_instr *np, cons
     if (is_state_elem(x, k, &idx)) tr_instr_attr(y, TR_ATTR_INDEX)->u.i = newidx[idx];
     map[x->id] = y;
   }
-  free(ops);
+  tr_free(ops);
   return map;
 }
 
@@ -459,7 +459,7 @@ static bool rule_remove_dead_state(ws *s, tr_instr *w) {
   for (int e = 0; e < n; e++) nlive += live[e];
   if (!ok || nlive == 0 || nlive == n || !fire(s, "while-remove-dead-state", w)) {
     clear_marks(s, body);
-    free(live);
+    tr_free(live);
     return false;
   }
   tr_arena *a = s->m->arena;
@@ -483,10 +483,10 @@ static bool rule_remove_dead_state(ws *s, tr_instr *w) {
     for (int e = 0; e < n; e++) condidx[e] = e;
   }
   tr_instr **map = copy_pruned(s, cond, ncond, np, condidx, 4);
-  if (condidx != newidx) free(condidx);
+  if (condidx != newidx) tr_free(condidx);
   ncond->root = map[cond->root->id];
   clear_marks(s, cond);
-  free(map);
+  tr_free(map);
 
   /* The body: the updates of live elements, and a new root tuple. */
   tr_comp *nbody = pruned_comp(s, body, tr_shape_clone(a, nsh), &np);
@@ -497,7 +497,7 @@ static bool rule_remove_dead_state(ws *s, tr_instr *w) {
   nbody->root = tr_bc_copy_instr(nbody, NULL, body->root, body->root->name, tr_shape_clone(a, nsh),
                                    ops, nlive);
   clear_marks(s, body);
-  free(map);
+  tr_free(map);
 
   /* The caller: a pruned init, the new loop, and its element reads. */
   tr_instr *init = w->operands[0];
@@ -545,11 +545,11 @@ static bool rule_remove_dead_state(ws *s, tr_instr *w) {
   for (int i = 0; i < nu; i++)
     if (us[i]->parent == s->c && !us[i]->nusers && us[i] != s->c->root) tr_comp_remove(s->c, us[i]);
   if (!w->nusers) tr_comp_remove(s->c, w);
-  free(us);
-  free(ops);
-  free(elems);
-  free(newidx);
-  free(live);
+  tr_free(us);
+  tr_free(ops);
+  tr_free(elems);
+  tr_free(newidx);
+  tr_free(live);
   return true;
 }
 
@@ -570,7 +570,7 @@ static bool simplify_comp(ws *s, tr_comp *c) {
         continue;
       if (rule_zero_trip(s, w) || rule_remove_dead_state(s, w) || rule_unroll(s, w)) any = true;
     }
-    free(list);
+    tr_free(list);
     if (!any) break;
     changed = true;
   }
@@ -586,7 +586,7 @@ tr_status tr_pass_whilesimp(tr_bc_ctx *c, tr_module *m, bool *changed, tr_diag *
   memcpy(comps, m->comps, sizeof(tr_comp *) * (size_t)n);
   for (int i = 0; i < n && c->fuel != 0; i++)
     if (simplify_comp(&s, comps[i])) *changed = true;
-  free(s.mark);
-  free(comps);
+  tr_free(s.mark);
+  tr_free(comps);
   return TR_OK;
 }

@@ -23,9 +23,9 @@ tr_tensor *ev_clone(ev_ctx *c, const tr_instr *in, const tr_tensor *t) {
 bool ev_scratch(ev_ctx *c, const tr_instr *in, int k, const size_t *n, const size_t *es, void **s) {
   for (int i = 0; i < k; i++) {
     size_t m = n[i] ? n[i] : 1;
-    s[i] = m <= SIZE_MAX / es[i] ? malloc(m * es[i]) : NULL;
+    s[i] = m <= SIZE_MAX / es[i] ? tr_try_malloc(m * es[i]) : NULL;
     if (s[i]) continue;
-    for (int j = 0; j < i; j++) free(s[j]);
+    for (int j = 0; j < i; j++) tr_free(s[j]);
     ev_err(c, in, TR_ERR_UNSUPPORTED, "unsupported: out of memory for a scratch array of %zu elements of %zu bytes",
            n[i], es[i]);
     return false;
@@ -106,9 +106,9 @@ static double comp_peak(est *e, const tr_comp *k) {
   int maxid = 0;
   for (int i = 0; i < n; i++)
     if (k->instrs[i]->id > maxid) maxid = k->instrs[i]->id;
-  int *pos = malloc(sizeof(int) * ((size_t)maxid + 1));
-  int *last = malloc(sizeof(int) * ((size_t)n + 1));
-  double *bytes = malloc(sizeof(double) * ((size_t)n + 1));
+  int *pos = tr_try_malloc(sizeof(int) * ((size_t)maxid + 1));
+  int *last = tr_try_malloc(sizeof(int) * ((size_t)n + 1));
+  double *bytes = tr_try_malloc(sizeof(double) * ((size_t)n + 1));
   double peak = 0;
   if (pos && last && bytes) {
     for (int i = 0; i < n; i++)
@@ -137,9 +137,9 @@ static double comp_peak(est *e, const tr_comp *k) {
       }
     }
   }
-  free(pos);
-  free(last);
-  free(bytes);
+  tr_free(pos);
+  tr_free(last);
+  tr_free(bytes);
   e->depth--;
   if (k->id >= 0 && k->id < e->npeak) e->peak[k->id] = peak;
   return peak;
@@ -149,7 +149,7 @@ uint64_t tr_eval_estimate_bytes(const tr_module *m, bool shadow) {
   if (!m || !m->entry) return 0;
   est e = {m, shadow, NULL, 0, 0};
   e.npeak = m->next_id > 0 ? m->next_id : 0;
-  e.peak = malloc(sizeof(double) * ((size_t)e.npeak + 1));
+  e.peak = tr_try_malloc(sizeof(double) * ((size_t)e.npeak + 1));
   if (!e.peak) return UINT64_MAX;
   for (int i = 0; i < e.npeak; i++) e.peak[i] = -1;
   /* The caller's arguments (exact tensors), the entry's copy of them in
@@ -164,7 +164,7 @@ uint64_t tr_eval_estimate_bytes(const tr_module *m, bool shadow) {
   double outs = m->entry->root ? shape_bytes(&exact, m->entry->root->shape) : 0;
   if (shadow && m->entry->root) outs += shape_bytes(&e, m->entry->root->shape);
   double total = args + comp_peak(&e, m->entry) + outs;
-  free(e.peak);
+  tr_free(e.peak);
   return total >= 1.8e19 ? UINT64_MAX : (uint64_t)total;
 }
 

@@ -38,6 +38,18 @@ tr_status ev_trip(ev_ctx *c, const tr_instr *in, int64_t trips) {
                 (long long)c->max_trips);
 }
 
+tr_status ev_oom(ev_ctx *c, size_t bytes) {
+  const tr_instr *in = c->at;
+  const char *file = c->m->file ? c->m->file : "<module>";
+  char where[512], what[300];
+  if (in && in->line > 0) snprintf(where, sizeof where, "%s:%d:%d", file, in->line, in->col);
+  else snprintf(where, sizeof where, "%s", file);
+  if (in) snprintf(what, sizeof what, "evaluating %%%s", in->name);
+  else snprintf(what, sizeof what, "evaluating the module");
+  tr_heap_diag(c->d, where, what, bytes);
+  return TR_ERR_UNSUPPORTED;
+}
+
 /* ---- per-module tables ---- */
 
 void evc_begin(ev_ctx *c, const tr_module *m) {
@@ -55,11 +67,11 @@ void evc_begin(ev_ctx *c, const tr_module *m) {
 
 void evc_end(ev_ctx *c) {
   for (int i = 0; i < c->nids; i++) {
-    free(c->info[i].live);
-    free(c->info[i].lastuse);
+    tr_free(c->info[i].live);
+    tr_free(c->info[i].lastuse);
   }
-  free(c->info);
-  free(c->pos);
+  tr_free(c->info);
+  tr_free(c->pos);
   c->info = NULL;
   c->pos = NULL;
   c->nids = 0;
@@ -94,8 +106,8 @@ ev_compinfo *ev_comp_info(ev_ctx *c, const tr_instr *caller, const tr_comp *k) {
     for (int j = 0; j < in->noperands; j++) {
       const tr_instr *o = in->operands[j];
       if (!o || o->parent != k || o->id < 0 || o->id >= c->nids || c->pos[o->id] >= i) {
-        free(live);
-        free(last);
+        tr_free(live);
+        tr_free(last);
         ev_err(c, in, TR_ERR_INVALID, "operand %d is not defined before its use", j);
         return NULL;
       }
@@ -159,6 +171,7 @@ tr_status evc_call(const ev_core *k, const tr_instr *caller, const tr_comp *comp
   for (int i = 0; i < n && st == TR_OK; i++) {
     const tr_instr *in = comp->instrs[i];
     if (!ci->live[i]) continue;
+    if (c->depth == 1) c->at = in;
     if ((st = ev_tick(c, in)) != TR_OK) break;
     if (in->op == TR_OP_PARAMETER) {
       if (in->param_index < 0 || in->param_index >= np || !params[in->param_index]) {
@@ -170,7 +183,7 @@ tr_status evc_call(const ev_core *k, const tr_instr *caller, const tr_comp *comp
       continue;
     }
     if (in->noperands > cap) {
-      if (ops != small) free(ops);
+      if (ops != small) tr_free(ops);
       cap = in->noperands;
       ops = tr_xmalloc(sizeof(ev_v *) * (size_t)cap);
     }
@@ -197,8 +210,8 @@ tr_status evc_call(const ev_core *k, const tr_instr *caller, const tr_comp *comp
   }
   if (st == TR_OK) *out = ev_value_ref(vals[pos[comp->root->id]]);
   for (int i = 0; i < n; i++) ev_value_unref(D->layout, vals[i]);
-  free(vals);
-  if (ops != small) free(ops);
+  tr_free(vals);
+  if (ops != small) tr_free(ops);
   c->depth--;
   return st;
 }
@@ -310,7 +323,7 @@ static tr_status route_map(const ev_core *k, const tr_instr *in, ev_v **ops, ev_
                   tr_dtype_name(s->dtype));
     ev_value_unref(D->layout, v);
   }
-  free(args);
+  tr_free(args);
   if (st != TR_OK) {
     ev_value_unref(D->layout, r);
     return st;

@@ -128,7 +128,7 @@ tr_status evc_route_scan(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v 
     }
     ev_value_unref(D->layout, r);
   }
-  free(args);
+  tr_free(args);
   if (st == TR_OK) {
     if (s->dtype == TR_DT_TUPLE) {
       *out = ev_value_tuple(D->layout, nout + nc, outs); /* takes the references */
@@ -138,6 +138,6 @@ tr_status evc_route_scan(const ev_core *k, const tr_instr *in, ev_v **ops, ev_v 
   } else {
     for (int j = 0; j < nout + nc; j++) ev_value_unref(D->layout, outs[j]);
   }
-  free(outs);
+  tr_free(outs);
   return st;
 }

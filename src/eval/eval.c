@@ -368,9 +368,9 @@ static tr_status eval_reduce(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_v
         ev_round_flts(dt, acc, nout);
       }
       ev_store_flts(res[0], acc);
-      free(x);
-      free(acc);
-      free(buf);
+      tr_free(x);
+      tr_free(acc);
+      tr_free(buf);
     } else {
       void *s[3];
       size_t ns[3] = {n, nout, nout}, es[3] = {sizeof(uint64_t), sizeof(uint64_t), sizeof(uint64_t)};
@@ -390,9 +390,9 @@ static tr_status eval_reduce(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_v
         ev_canon_ints(dt, acc, nout);
       }
       ev_store_ints(res[0], acc);
-      free(x);
-      free(acc);
-      free(buf);
+      tr_free(x);
+      tr_free(acc);
+      tr_free(buf);
     }
   } else {
     /* One call of to_apply per (output, reduced element). */
@@ -437,8 +437,8 @@ static tr_status eval_reduce(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_v
     }
   }
 done:
-  free(ko);
-  free(ro);
+  tr_free(ko);
+  tr_free(ro);
   if (stt != TR_OK) {
     for (int i = 0; i < nin; i++) tr_tensor_free(res[i]);
     return stt;
@@ -710,7 +710,7 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
     for (int i = 0; i < in->noperands && st == TR_OK; i++)
       if (!(ts[i] = ev_want_tensor(c, in, ops[i], i))) st = TR_ERR_INVALID;
     if (st == TR_OK) st = ev_move(c, in, ts, in->noperands, &r);
-    free(ts);
+    tr_free(ts);
     break;
   }
   case TR_OP_REDUCE_PRECISION: st = ev_reduce_precision(c, in, t[0], &r); break;
@@ -753,20 +753,23 @@ static tr_status eval_instr(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_va
 
 /* ---- entry ---- */
 
-tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts, tr_tensor *const *args,
-                      int nargs, tr_tensor ***outs, int *nouts, tr_diag *d) {
-  *outs = NULL;
-  *nouts = 0;
+/* One evaluation, run in a heap frame: everything it allocates is freed
+ * if memory runs out anywhere in it (a kernel, a clone, a worker thread),
+ * and the verdict names the entry instruction it was evaluating. */
+typedef struct {
   ev_ctx c;
-  memset(&c, 0, sizeof c);
-  c.m = m;
-  c.d = d;
-  if (opts) c.opts = *opts;
-  if (!m->entry) {
-    tr_diag_errorf(d, "%s: error: module has no ENTRY computation", m->file ? m->file : "<module>");
-    return TR_ERR_INVALID;
-  }
-  if (!c.opts.verified) {
+  tr_tensor *const *args;
+  int nargs;
+  tr_tensor **outs;
+  int nouts;
+  tr_status st;
+} eval_job;
+
+static tr_status eval_body(ev_ctx *c, tr_tensor *const *args, int nargs, tr_tensor ***outs,
+                           int *nouts) {
+  const tr_module *m = c->m;
+  tr_diag *d = c->d;
+  if (!c->opts.verified) {
     tr_status vs = tr_verify(m, d);
     if (vs != TR_OK) return vs;
   }
@@ -774,14 +777,14 @@ tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts, tr_tensor *c
    * (desugar.c), evaluated on a rewritten copy. */
   tr_module *sync = tr_desugared_copy(m);
   if (sync) {
-    tr_eval_opts o2 = c.opts;
+    tr_eval_opts o2 = c->opts;
     o2.verified = false; /* the inserted ops get their shapes checked */
     tr_status s = tr_eval_opt(sync, &o2, args, nargs, outs, nouts, d);
     tr_module_free(sync);
     return s;
   }
-  evc_begin(&c, m);
-  ev_core core = {&exact_domain, &c, &c};
+  evc_begin(c, m);
+  ev_core core = {&exact_domain, c, c};
   const tr_comp *e = m->entry;
   int np = e->nparams;
   ev_v **params = tr_xcalloc(np > 0 ? (size_t)np : 1, sizeof(ev_v *));
@@ -792,9 +795,9 @@ tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts, tr_tensor *c
     ev_v **lv = evc_leaves(&core, res, nouts);
     *outs = tr_xcalloc(*nouts > 0 ? (size_t)*nouts : 1, sizeof(tr_tensor *));
     for (int i = 0; i < *nouts; i++) (*outs)[i] = tr_tensor_clone(V(lv[i])->t);
-    free(lv);
+    tr_free(lv);
     for (int i = 0; i < *nouts && st == TR_OK; i++)
-      if (!(*outs)[i]) st = ev_err(&c, e->root, TR_ERR_UNSUPPORTED, "unsupported: out of memory copying output %d", i);
+      if (!(*outs)[i]) st = ev_err(c, e->root, TR_ERR_UNSUPPORTED, "unsupported: out of memory copying output %d", i);
     if (st != TR_OK) {
       tr_eval_free_outputs(*outs, *nouts);
       *outs = NULL;
@@ -803,9 +806,36 @@ tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts, tr_tensor *c
   }
   tr_value_unref(V(res));
   for (int i = 0; i < np; i++) tr_value_unref(V(params[i]));
-  free(params);
-  evc_end(&c);
+  tr_free(params);
+  evc_end(c);
   return st;
+}
+
+static void eval_run(void *p) {
+  eval_job *j = p;
+  j->st = eval_body(&j->c, j->args, j->nargs, &j->outs, &j->nouts);
+}
+
+tr_status tr_eval_opt(const tr_module *m, const tr_eval_opts *opts, tr_tensor *const *args,
+                      int nargs, tr_tensor ***outs, int *nouts, tr_diag *d) {
+  *outs = NULL;
+  *nouts = 0;
+  if (!m->entry) {
+    tr_diag_errorf(d, "%s: error: module has no ENTRY computation", m->file ? m->file : "<module>");
+    return TR_ERR_INVALID;
+  }
+  eval_job j;
+  memset(&j, 0, sizeof j);
+  j.c.m = m;
+  j.c.d = d;
+  if (opts) j.c.opts = *opts;
+  j.args = args;
+  j.nargs = nargs;
+  size_t bytes = 0;
+  if (!tr_heap_run(eval_run, &j, &bytes)) return ev_oom(&j.c, bytes);
+  *outs = j.outs;
+  *nouts = j.nouts;
+  return j.st;
 }
 
 /* ---- hooks for shadow mode (shadow.c) ---- */
@@ -835,5 +865,5 @@ bool tr_eval_supports(tr_op op) { return (unsigned)op < TR_OP_COUNT && implement
 void tr_eval_free_outputs(tr_tensor **outs, int nouts) {
   if (!outs) return;
   for (int i = 0; i < nouts; i++) tr_tensor_free(outs[i]);
-  free(outs);
+  tr_free(outs);
 }

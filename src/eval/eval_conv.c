@@ -87,8 +87,8 @@ static bool tap_ok(const cgeom *g, const int64_t *o, size_t kp) {
           wk[n] = (int64_t)((kp * e->cg + ci) * e->nf + f);                                    \
         }                                                                                      \
     T v = ev_nan_dot_##SUF(xp, ak, e->wp, wk, n);                                              \
-    free(ak);                                                                                  \
-    free(wk);                                                                                  \
+    tr_free(ak);                                                                                  \
+    tr_free(wk);                                                                                  \
     return v;                                                                                  \
   }                                                                                            \
                                                                                                \
@@ -134,7 +134,7 @@ static bool tap_ok(const cgeom *g, const int64_t *o, size_t kp) {
       T *rp = e->r + (int64_t)b * e->rb + g->po[p] + e->rf;                                    \
       for (size_t f = 0; f < e->nf; f++) rp[(int64_t)f * e->rfs] = acc[f];                     \
     }                                                                                          \
-    free(acc);                                                                                 \
+    tr_free(acc);                                                                                 \
   }                                                                                            \
                                                                                                \
   /* Depthwise (one input feature per group): per pixel, the vectors run  \
@@ -194,14 +194,14 @@ static bool tap_ok(const cgeom *g, const int64_t *o, size_t kp) {
             wk[t] = g->wk[taps[t]] + (int64_t)f * e->wos;                                      \
           }                                                                                    \
           acc[f] = ev_nan_dot_##SUF(xp, ak, e->w, wk, nt);                                     \
-          free(ak);                                                                            \
-          free(wk);                                                                            \
+          tr_free(ak);                                                                            \
+          tr_free(wk);                                                                            \
         }                                                                                      \
       T *rp = e->r + (int64_t)b * e->rbs + g->po[p];                                           \
       for (size_t f = 0; f < nf; f++) rp[(int64_t)f * e->rfs] = acc[f];                        \
     }                                                                                          \
-    free(acc);                                                                                 \
-    free(taps);                                                                                \
+    tr_free(acc);                                                                                 \
+    tr_free(taps);                                                                                \
   }                                                                                            \
                                                                                                \
   /* Output features [f0, f1): one feature group fg and batch group bgi. */                  \
@@ -238,8 +238,8 @@ static bool tap_ok(const cgeom *g, const int64_t *o, size_t kp) {
           const T *cp = cm + (b * ninner + i) * nf;                                            \
           for (size_t f = 0; f < nf; f++) rp[(int64_t)f * rfs] = cp[f];                        \
         }                                                                                      \
-      free(bb);                                                                                \
-      free(cm);                                                                                \
+      tr_free(bb);                                                                                \
+      tr_free(cm);                                                                                \
     }                                                                                          \
     if (nedge) {                                                                               \
       T *wp = tr_xmalloc(sizeof(T) * atleast1(K * nf));                                   \
@@ -248,13 +248,13 @@ static bool tap_ok(const cgeom *g, const int64_t *o, size_t kp) {
       edge_##SUF e = {g, x, wp, r, edge, nedge, cg, nf, xf, xb0, xbs, rbs,                     \
                       (int64_t)f0 * rfs, xfs, rfs};                                            \
       ev_par_for(threads, nbo * nedge, edge_run_##SUF, &e);                                    \
-      free(wp);                                                                                \
+      tr_free(wp);                                                                                \
     }                                                                                          \
-    free(ak);                                                                                  \
-    free(bk);                                                                                  \
-    free(bj);                                                                                  \
-    free(ab);                                                                                  \
-    free(ai);                                                                                  \
+    tr_free(ak);                                                                                  \
+    tr_free(bk);                                                                                  \
+    tr_free(bj);                                                                                  \
+    tr_free(ab);                                                                                  \
+    tr_free(ai);                                                                                  \
   }
 
 /* ev_mm_* or ev_mm_*_any (par.h) */
@@ -345,7 +345,7 @@ static bool conv_fast(const tr_convdims *cd, const tr_window_dim *win,
     for (size_t i = 0; i < nx; i++) fx[i] = (float)d[i];
     ev_load_flts(y, d);
     for (size_t i = 0; i < ny; i++) fy[i] = (float)d[i];
-    free(d);
+    tr_free(d);
   }
   if (Cg == 1 && G > 1 && B == 1) {
     /* Depthwise: one pass over the pixels for all groups. */
@@ -384,18 +384,18 @@ static bool conv_fast(const tr_convdims *cd, const tr_window_dim *win,
     double *d = tr_xmalloc(sizeof(double) * nr);
     for (size_t i = 0; i < nr; i++) d[i] = fr[i];
     ev_store_flts(r, d); /* rounds once to dt, as the plain loop does */
-    free(d);
+    tr_free(d);
   }
-  free(fx);
-  free(fy);
-  free(fr);
-  free(g.kidx);
-  free(g.xk);
-  free(g.wk);
-  free(g.px);
-  free(g.po);
-  free(inner);
-  free(edge);
+  tr_free(fx);
+  tr_free(fy);
+  tr_free(fr);
+  tr_free(g.kidx);
+  tr_free(g.xk);
+  tr_free(g.wk);
+  tr_free(g.px);
+  tr_free(g.po);
+  tr_free(inner);
+  tr_free(edge);
   return true;
 }
 
@@ -519,12 +519,12 @@ tr_status ev_convolution(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, con
   }
   if (flt) ev_store_flts(r, fr);
   else if (!cplx) ev_store_ints(r, ir);
-  free(fx);
-  free(fy);
-  free(fr);
-  free(ix);
-  free(iy);
-  free(ir);
+  tr_free(fx);
+  tr_free(fy);
+  tr_free(fr);
+  tr_free(ix);
+  tr_free(iy);
+  tr_free(ir);
   tr_tensor_free(x);
   tr_tensor_free(y);
   *out = r;

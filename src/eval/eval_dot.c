@@ -213,7 +213,7 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
                                   j->bsrc + j->bb[b] + j->bj[c], j->bk, j->k);              \
         }                                                                                      \
     }                                                                                          \
-    free(ap);                                                                                  \
+    tr_free(ap);                                                                                  \
   }                                                                                            \
                                                                                                \
   ATTR static void matmul_##SUF(const T *a, const int64_t *ab, const int64_t *ai,              \
@@ -226,7 +226,7 @@ double ev_nan_dot_f64(const double *a, const int64_t *ak, const double *b, const
     j.bp = tr_xmalloc(sizeof(T) * nb * j.strips * NR_##SUF * (k ? k : 1));                     \
     ev_par_for(nthreads, nb * j.strips, pack_b_##SUF, &j);                                     \
     ev_par_for(nthreads, nb * j.mblocks * j.nblocks, mm_run_##SUF, &j);                        \
-    free(j.bp);                                                                                \
+    tr_free(j.bp);                                                                                \
   }
 
 /* c + a·b: the product rounded, then the sum (ISO C mode does not
@@ -405,10 +405,10 @@ tr_status ev_dot(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, const tr_te
       ev_mm_f32(fx, xb, xm, kx, fy, yb, ky, yn, fr, nb, m, n, nk, threads);
       for (size_t i = 0; i < nr; i++) d[i] = fr[i];
       ev_store_flts(r, d); /* rounds once to dt */
-      free(d);
-      free(fx);
-      free(fy);
-      free(fr);
+      tr_free(d);
+      tr_free(fx);
+      tr_free(fy);
+      tr_free(fr);
     } else {
       (c->fused ? ev_mm_f32_any : ev_mm_f32)(fx, xb, xm, kx, fy, yb, ky, yn, fr, nb, m, n, nk, threads);
     }
@@ -426,17 +426,17 @@ tr_status ev_dot(ev_ctx *c, const tr_instr *in, const tr_tensor *x0, const tr_te
     imm job = {ix, yp, xb, xm, kx, ir, m, n, nk, dt == TR_DT_PRED};
     ev_par_for(threads, nb * m, imm_run, &job);
     ev_store_ints(r, ir);
-    free(ix);
-    free(iy);
-    free(yp);
-    free(ir);
+    tr_free(ix);
+    tr_free(iy);
+    tr_free(yp);
+    tr_free(ir);
   }
-  free(xb);
-  free(yb);
-  free(xm);
-  free(yn);
-  free(kx);
-  free(ky);
+  tr_free(xb);
+  tr_free(yb);
+  tr_free(xm);
+  tr_free(yn);
+  tr_free(kx);
+  tr_free(ky);
   tr_tensor_free(x);
   tr_tensor_free(y);
   *out = r;

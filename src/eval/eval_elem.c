@@ -555,7 +555,7 @@ tr_status ev_unary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor 
       ev_par_for(ev_par_threads(50.0 * (double)n), n, flt_unary_chunk, &j);
       ev_store_flts(r, a);
     }
-    free(a);
+    tr_free(a);
   } else {
     void *s1;
     if (!scratch(c, in, r, n, 1, &s1)) return TR_ERR_UNSUPPORTED;
@@ -563,7 +563,7 @@ tr_status ev_unary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor 
     ev_load_ints(x, a);
     k->int1(dt, a, a, n);
     ev_store_ints(r, a);
-    free(a);
+    tr_free(a);
   }
   *out = r;
   return TR_OK;
@@ -625,8 +625,8 @@ tr_status ev_binary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_
     ev_load_flts(y, b);
     ev_flt_binary(in->op, dt, a, b, a, n);
     ev_store_flts(r, a);
-    free(a);
-    free(b);
+    tr_free(a);
+    tr_free(b);
   } else {
     void *s[2];
     if (!scratch(c, in, r, n, 2, s)) return TR_ERR_UNSUPPORTED;
@@ -635,8 +635,8 @@ tr_status ev_binary(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_
     ev_load_ints(y, b);
     ev_int_binary(in->op, dt, a, b, a, n);
     ev_store_ints(r, a);
-    free(a);
-    free(b);
+    tr_free(a);
+    tr_free(b);
   }
   *out = r;
   return TR_OK;
@@ -750,8 +750,8 @@ tr_status ev_compare(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr
       }
       p[i] = v;
     }
-    free(a);
-    free(b);
+    tr_free(a);
+    tr_free(b);
   } else {
     void *s[2];
     if (!scratch(c, in, r, n, 2, s)) return TR_ERR_UNSUPPORTED;
@@ -764,8 +764,8 @@ tr_status ev_compare(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr
                   : (a[i] > b[i]) - (a[i] < b[i]);
       p[i] = ev_cmp_ok(dir, c3);
     }
-    free(a);
-    free(b);
+    tr_free(a);
+    tr_free(b);
   }
   *out = r;
   return TR_OK;
@@ -850,9 +850,9 @@ tr_status ev_clamp(ev_ctx *c, const tr_instr *in, const tr_tensor *lo, const tr_
       }
     }
     ev_store_flts(r, v);
-    free(l);
-    free(v);
-    free(h);
+    tr_free(l);
+    tr_free(v);
+    tr_free(h);
   } else {
     void *s[3];
     if (!scratch(c, in, r, n, 3, s)) return TR_ERR_UNSUPPORTED;
@@ -868,9 +868,9 @@ tr_status ev_clamp(ev_ctx *c, const tr_instr *in, const tr_tensor *lo, const tr_
       v[i] = lt2 ? mx : h[i];
     }
     ev_store_ints(r, v);
-    free(l);
-    free(v);
-    free(h);
+    tr_free(l);
+    tr_free(v);
+    tr_free(h);
   }
   *out = r;
   return TR_OK;
@@ -958,9 +958,9 @@ tr_tensor *ev_convert_to(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_d
       uint64_t *v = sc[1];
       for (size_t i = 0; i < n; i++) v[i] = flt_to_int(dt, a[i]);
       ev_store_ints(r, v);
-      free(v);
+      tr_free(v);
     }
-    free(a);
+    tr_free(a);
     return r;
   }
   void *sc[2];
@@ -978,13 +978,13 @@ tr_tensor *ev_convert_to(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_d
       else a[i] = sg ? (double)(float)(int64_t)v[i] : (double)(float)v[i];
     }
     ev_store_flts(r, a);
-    free(a);
+    tr_free(a);
   } else {
     /* int <-> int keeps the low bits of the source value, extended by the
      * source's signedness; to pred it is x != 0. */
     ev_store_ints(r, v);
   }
-  free(v);
+  tr_free(v);
   return r;
 }
 
@@ -1013,7 +1013,7 @@ tr_status ev_iota(ev_ctx *c, const tr_instr *in, tr_tensor **out) {
      * and CPU code both round f8e5m2fnuz iota 2305 to 2560 directly (f16
      * first would give 2048). */
     ev_store_flts(r, a);
-    free(a);
+    tr_free(a);
   } else {
     /* Integers: the index truncated to the type (it wraps). */
     void *s1;
@@ -1021,7 +1021,7 @@ tr_status ev_iota(ev_ctx *c, const tr_instr *in, tr_tensor **out) {
     uint64_t *v = s1;
     for (size_t i = 0; i < n; i++) v[i] = (i / inner) % size;
     ev_store_ints(r, v);
-    free(v);
+    tr_free(v);
   }
   *out = r;
   return TR_OK;
@@ -1080,7 +1080,7 @@ tr_status ev_bitcast(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tenso
     else if (sg) v = (uint64_t)ev_sext(s->dtype, v);
     slot_put(r->data, oes, j, v);
   }
-  free(bs);
+  tr_free(bs);
   *out = r;
   return TR_OK;
 }
@@ -1157,7 +1157,7 @@ tr_status ev_reduce_precision(ev_ctx *c, const tr_instr *in, const tr_tensor *x,
     a[i] = f;
   }
   ev_store_flts(r, a);
-  free(a);
+  tr_free(a);
   *out = r;
   return TR_OK;
 }

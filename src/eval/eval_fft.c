@@ -78,10 +78,10 @@ static void dft_axis(work *w, int a, int sign) {
         w->im[base + (size_t)k * stride] = ai;
       }
     }
-  free(cs);
-  free(sn);
-  free(xr);
-  free(xi);
+  tr_free(cs);
+  tr_free(sn);
+  tr_free(xr);
+  tr_free(xi);
 }
 
 /* Complex to real along the last axis of w (whose last dim holds bins
@@ -105,8 +105,8 @@ static void c2r_last(const work *w, int64_t n, long double *out) {
       out[l * (size_t)n + (size_t)j] = acc / (long double)n;
     }
   }
-  free(cs);
-  free(sn);
+  tr_free(cs);
+  tr_free(sn);
 }
 
 tr_status ev_fft_spec_of(ev_ctx *c, const tr_instr *in, const tr_shape *x, ev_fft_spec *p) {
@@ -193,7 +193,7 @@ tr_status ev_fft(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor **
     long double *y = tr_xcalloc(no ? no : 1, sizeof(long double));
     c2r_last(&w, p.len[p.r - 1], y);
     for (size_t i = 0; i < no; i++) tr_tensor_set_f(r, i, (double)y[i]);
-    free(y);
+    tr_free(y);
   } else {
     int sign = p.type == EV_FFT_IFFT ? +1 : -1;
     for (int a = p.r; a >= 1; a--) dft_axis(&w, a, sign); /* innermost first */
@@ -205,8 +205,8 @@ tr_status ev_fft(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_tensor **
         tr_tensor_set_c(r, o, (double)w.re[l * (size_t)full + (size_t)k],
                         (double)w.im[l * (size_t)full + (size_t)k]);
   }
-  free(w.re);
-  free(w.im);
+  tr_free(w.re);
+  tr_free(w.im);
   *out = r;
   return TR_OK;
 }

@@ -99,7 +99,7 @@ tr_status ev_gather(ev_ctx *c, const tr_instr *in, const tr_tensor *x, const tr_
     for (int d = 0; d < s->rank; d++) of = of * (size_t)s->dims[d] + (size_t)o[d];
     memcpy((char *)r->data + of * es, (const char *)x->data + (size_t)flat * es, es);
   } while (next_index(o, s->dims, s->rank));
-  free(vals);
+  tr_free(vals);
   if (st != TR_OK) {
     tr_tensor_free(r);
     return st;
@@ -247,11 +247,11 @@ tr_status ev_scatter(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **o
   } while (st == TR_OK && next_index(sc, usz, nsc));
   if (fast && flt) ev_store_flts(res[0], fx);
   else if (fast) ev_store_ints(res[0], ix);
-  free(fx);
-  free(fu);
-  free(ix);
-  free(iu);
-  free(vals);
+  tr_free(fx);
+  tr_free(fu);
+  tr_free(ix);
+  tr_free(iu);
+  tr_free(vals);
   if (st != TR_OK) {
     for (int i = 0; i < nin; i++) tr_tensor_free(res[i]);
     return st;

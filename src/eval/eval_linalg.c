@@ -60,7 +60,7 @@ static void cholesky_c(const tr_tensor *a, tr_tensor *res, bool lower) {
       for (size_t j = 0; j < n; j++)
         cset(res, base + i * n + j, lower ? (j <= i ? l[i * n + j] : 0) : (i <= j ? l[j * n + i] : 0));
   }
-  free(l);
+  tr_free(l);
 }
 
 tr_status ev_cholesky(ev_ctx *c, const tr_instr *in, const tr_tensor *a, tr_tensor **out) {
@@ -101,8 +101,8 @@ tr_status ev_cholesky(ev_ctx *c, const tr_instr *in, const tr_tensor *a, tr_tens
         m[i * n + j] = lower ? (double)(j <= i ? l[i * n + j] : 0) : (double)(i <= j ? l[j * n + i] : 0);
   }
   ev_store_flts(res, x);
-  free(x);
-  free(l);
+  tr_free(x);
+  tr_free(l);
   *out = res;
   return TR_OK;
 }
@@ -133,7 +133,7 @@ static void trsolve_c(const tr_tensor *a, tr_tensor *res, size_t m, size_t rows,
 #undef RHS
 #undef T
   }
-  free(y);
+  tr_free(y);
 }
 
 tr_status ev_triangular_solve(ev_ctx *c, const tr_instr *in, const tr_tensor *a,
@@ -194,9 +194,9 @@ tr_status ev_triangular_solve(ev_ctx *c, const tr_instr *in, const tr_tensor *a,
 #undef T
   }
   ev_store_flts(res, xb);
-  free(xa);
-  free(xb);
-  free(y);
+  tr_free(xa);
+  tr_free(xb);
+  tr_free(y);
   *out = res;
   return TR_OK;
 }

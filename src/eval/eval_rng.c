@@ -89,7 +89,7 @@ tr_status ev_rng_bit_generator(ev_ctx *c, const tr_instr *in, const tr_tensor *s
   tr_tensor *nst = data ? ev_new(c, in, TR_DT_U64, 1, st->dims) : NULL;
   if (!nst) {
     tr_tensor_free(data);
-    free(state);
+    tr_free(state);
     return TR_ERR_UNSUPPORTED;
   }
   size_t n = tr_tensor_count(data);
@@ -110,7 +110,7 @@ tr_status ev_rng_bit_generator(ev_ctx *c, const tr_instr *in, const tr_tensor *s
         v[i] = w[i];
       }
     }
-    free(w);
+    tr_free(w);
     uint64_t nlo = lo + nv4, nhi = hi + (nlo < lo ? 1 : 0);
     ns_out[1] = nlo;
     if (ns >= 3) ns_out[2] = nhi;
@@ -173,9 +173,9 @@ tr_status ev_rng_bit_generator(ev_ctx *c, const tr_instr *in, const tr_tensor *s
   }
   ev_store_ints(data, v); /* narrow types keep the low bits */
   ev_store_ints(nst, ns_out);
-  free(v);
-  free(ns_out);
-  free(state);
+  tr_free(v);
+  tr_free(ns_out);
+  tr_free(state);
   tr_value *el[2] = {tr_value_tensor(nst), tr_value_tensor(data)};
   *out = tr_value_tuple(2, el);
   return TR_OK;

@@ -149,9 +149,9 @@ tr_status ev_sort(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_value **out)
                (const char *)xs[i]->data + (size_t)off[perm[j]] * es, es);
     }
   }
-  free(off);
-  free(perm);
-  free(tmp);
+  tr_free(off);
+  tr_free(perm);
+  tr_free(tmp);
   if (s.st != TR_OK) {
     for (int i = 0; i < n; i++) tr_tensor_free(res[i]);
     return s.st;
@@ -207,9 +207,9 @@ tr_status ev_topk(ev_ctx *c, const tr_instr *in, const tr_tensor *x, tr_value **
       memcpy((char *)idx->data + o * 4, &v, 4);
     }
   }
-  free(off);
-  free(perm);
-  free(tmp);
+  tr_free(off);
+  tr_free(perm);
+  tr_free(tmp);
   tr_value *el[2] = {tr_value_tensor(vals), tr_value_tensor(idx)};
   *out = tr_value_tuple(2, el);
   return TR_OK;

@@ -139,13 +139,13 @@ tr_status ev_reduce_window(ev_ctx *c, const tr_instr *in, tr_value **ops, tr_val
     } while (next_index(w, wsize, x->rank));
     if (flt) ev_store_flts(res[0], facc);
     else ev_store_ints(res[0], iacc);
-    free(src);
-    free(fx);
-    free(facc);
-    free(fbuf);
-    free(ix);
-    free(iacc);
-    free(ibuf);
+    tr_free(src);
+    tr_free(fx);
+    tr_free(facc);
+    tr_free(fbuf);
+    tr_free(ix);
+    tr_free(iacc);
+    tr_free(ibuf);
     *out = pack(res, 1, in->shape);
     return TR_OK;
   }

@@ -27,6 +27,8 @@ typedef struct {
   int64_t max_trips;    /* while trip limit; 0 = none */
   double deadline;      /* monotonic time the evaluation must end by; 0 = none */
   unsigned ticks;       /* instructions since the clock was last read */
+  const tr_instr *at;   /* the entry instruction being evaluated: named
+                           when memory runs out (ev_oom) */
 } ev_ctx;
 
 /* ---- limits (core.c) ---- */
@@ -44,6 +46,12 @@ const char *ev_opname(const tr_instr *in);
 /* Adds "file:line:col: error: in %name: msg" and returns code. */
 tr_status ev_err(ev_ctx *c, const tr_instr *in, tr_status code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* The verdict of an evaluation whose heap frame ran out of memory
+ * (tr_heap_run) on a request of `bytes`: "file:line:col: error: out of
+ * memory evaluating %name (N bytes)" at c->at; TR_ERR_UNSUPPORTED (declined,
+ * not a finding). */
+tr_status ev_oom(ev_ctx *c, size_t bytes);
 
 /* A zero-filled result tensor of the array shape s; NULL after a located
  * error when it is too big. */

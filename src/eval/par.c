@@ -5,6 +5,8 @@
  * after it finds nothing to do and exits). */
 #include "par.h"
 
+#include "../base/base.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -34,7 +36,11 @@ int ev_par_threads(double work) {
  * taken, not for the helper itself: on a loaded machine a helper may be
  * scheduled milliseconds late, and the caller then does the work alone
  * instead of waiting (a late helper finds nothing left and exits). So the
- * helpers are detached and the job is freed by whoever leaves it last. */
+ * helpers are detached and the job is freed by whoever leaves it last.
+ * Running out of memory in a chunk cannot jump across threads: each chunk
+ * runs in a heap frame of the thread that runs it (tr_heap_run), a failed
+ * one marks the job, the rest are skipped, and the caller raises the
+ * failure in its own frame once every taken chunk is accounted for. */
 typedef struct {
   ev_par_fn fn;
   void *ctx;
@@ -42,6 +48,8 @@ typedef struct {
   atomic_size_t next;   /* first item not yet taken */
   size_t done;          /* items finished (under mu) */
   int refs;             /* threads still holding the job (under mu) */
+  atomic_bool oom;      /* a chunk ran out of memory: skip the rest */
+  size_t oom_bytes;     /* its request (under mu) */
   pthread_mutex_t mu;
   pthread_cond_t cv;    /* signalled when done reaches n */
 } par_job;
@@ -58,13 +66,30 @@ static void par_release(par_job *j) {
   }
 }
 
+typedef struct {
+  par_job *j;
+  size_t lo, hi;
+} par_chunk;
+
+static void par_run_chunk(void *p) {
+  par_chunk *c = p;
+  c->j->fn(c->j->ctx, c->lo, c->hi);
+}
+
 /* Takes and runs chunks until none are left. */
 static void par_work(par_job *j) {
   for (;;) {
     size_t lo = atomic_fetch_add(&j->next, j->grain);
     if (lo >= j->n) break;
     size_t hi = j->n - lo < j->grain ? j->n : lo + j->grain;
-    j->fn(j->ctx, lo, hi);
+    par_chunk c = {j, lo, hi};
+    size_t bytes = 0;
+    if (!atomic_load(&j->oom) && !tr_heap_run(par_run_chunk, &c, &bytes)) {
+      pthread_mutex_lock(&j->mu);
+      if (!atomic_load(&j->oom)) j->oom_bytes = bytes;
+      atomic_store(&j->oom, true);
+      pthread_mutex_unlock(&j->mu);
+    }
     pthread_mutex_lock(&j->mu);
     j->done += hi - lo;
     if (j->done == j->n) pthread_cond_broadcast(&j->cv);
@@ -98,6 +123,8 @@ void ev_par_for(int nthreads, size_t n, ev_par_fn fn, void *ctx) {
   atomic_init(&j->next, 0);
   j->done = 0;
   j->refs = 1;
+  atomic_init(&j->oom, false);
+  j->oom_bytes = 0;
   pthread_mutex_init(&j->mu, NULL);
   pthread_cond_init(&j->cv, NULL);
   pthread_attr_t at;
@@ -114,6 +141,9 @@ void ev_par_for(int nthreads, size_t n, ev_par_fn fn, void *ctx) {
   par_work(j);
   pthread_mutex_lock(&j->mu);
   while (j->done < j->n) pthread_cond_wait(&j->cv, &j->mu);
+  bool oom = atomic_load(&j->oom);
+  size_t bytes = j->oom_bytes;
   pthread_mutex_unlock(&j->mu);
   par_release(j);
+  if (oom) tr_heap_raise(bytes);
 }

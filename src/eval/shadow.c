@@ -223,12 +223,12 @@ static void *pool_try(sh_pool *pl, size_t bytes, bool zero) {
       return p;
     }
   }
-  return zero ? calloc(bytes, 1) : malloc(bytes);
+  return zero ? tr_try_calloc(bytes, 1) : tr_try_malloc(bytes);
 }
 
 void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero) {
   void *p = pool_try(pl, bytes, zero);
-  if (!p) tr_assert_fail("out of memory", __FILE__, __LINE__);
+  if (!p) tr_heap_raise(bytes);
   return p;
 }
 
@@ -237,7 +237,7 @@ void *sh_pool_take(sh_pool *pl, size_t bytes, bool zero) {
 void sh_pool_give(sh_pool *pl, void *p, size_t bytes) {
   if (!p) return;
   if (!pl || bytes < POOL_MIN || bytes > SH_POOL_MAX_BYTES) {
-    free(p);
+    tr_free(p);
     return;
   }
   /* Full (in count or bytes): drop the smallest buffers while they are
@@ -247,10 +247,10 @@ void sh_pool_give(sh_pool *pl, void *p, size_t bytes) {
     for (int i = 1; i < pl->n; i++)
       if (pl->bytes[i] < pl->bytes[small]) small = i;
     if (pl->n == 0 || pl->bytes[small] >= bytes) {
-      free(p);
+      tr_free(p);
       return;
     }
-    free(pl->p[small]);
+    tr_free(pl->p[small]);
     pl->held -= pl->bytes[small];
     pl->n--;
     pl->p[small] = pl->p[pl->n];
@@ -284,7 +284,7 @@ void sh_pool_drop(sh_ctx *c, tr_tensor *t) {
 }
 
 static void pool_free(sh_pool *pl) {
-  for (int i = 0; i < pl->n; i++) free(pl->p[i]);
+  for (int i = 0; i < pl->n; i++) tr_free(pl->p[i]);
   pl->n = 0;
   pl->held = 0;
 }
@@ -298,10 +298,10 @@ static void s_drop(ev_v *w) {
   sh_val *v = V(w);
   tr_tensor_free(v->t);
   tr_tensor_free(v->bits);
-  free(v->dims);
+  tr_free(v->dims);
   size_t m = v->n ? v->n : 1;
   sh_pool_give(v->pool, v->d, m * sizeof(double));
-  free(v->lv);
+  tr_free(v->lv);
   sh_pool_give(v->pool, v->e, m * sizeof(double));
   sh_pool_give(v->pool, v->u, m);
 }
@@ -342,7 +342,7 @@ static sh_val *arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, con
   bool ok = true;
   if (flt) {
     if (sh_narrow(dt)) ok = (v->d = pool_try(&c->pool, m * sizeof(double), zero)) != NULL;
-    else ok = (v->lv = calloc(m, sizeof(long double))) != NULL;
+    else ok = (v->lv = tr_try_calloc(m, sizeof(long double))) != NULL;
     ok = ok && (v->e = pool_try(&c->pool, m * sizeof(double), zero)) != NULL;
   } else if (tr_dtypes[dt].kind == TR_DK_COMPLEX) {
     /* One bound per element for both parts, around the values in t. */
@@ -394,7 +394,7 @@ tr_tensor *sh_round_tensor(sh_ctx *c, const tr_instr *in, const sh_val *a) {
     double *d = tr_xmalloc(sizeof(double) * (a->n ? a->n : 1));
     for (size_t i = 0; i < a->n; i++) d[i] = (double)a->lv[i];
     ev_store_flts(t, d);
-    free(d);
+    tr_free(d);
   }
   sh_bits_apply(a, t);
   return t;
@@ -489,7 +489,7 @@ tr_status sh_from_tensor(sh_ctx *c, const tr_instr *in, const tr_tensor *t, bool
       double *d = tr_xmalloc(sizeof(double) * (r->n ? r->n : 1));
       ev_load_flts(t, d);
       for (size_t i = 0; i < r->n; i++) r->lv[i] = d[i];
-      free(d);
+      tr_free(d);
     }
   } else {
     memcpy(r->t->data, t->data, t->nbytes);
@@ -586,7 +586,7 @@ tr_status sh_fallback(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out)
   if (st == TR_OK) st = from_exact(c, in, r, exact, exact && bits, out);
   tr_value_unref(r);
   for (int i = 0; i < in->noperands; i++) tr_value_unref(xs[i]);
-  free(xs);
+  tr_free(xs);
   return st;
 }
 
@@ -786,7 +786,7 @@ static tr_status sh_instr_rule(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_v
       sh_val **el = tr_xcalloc(in->noperands > 0 ? (size_t)in->noperands : 1, sizeof(sh_val *));
       for (int i = 0; i < in->noperands; i++) el[i] = sh_ref(ops[i]);
       *out = sh_tuple(in->noperands, el);
-      free(el);
+      tr_free(el);
     }
     return TR_OK;
   }
@@ -920,7 +920,7 @@ static tr_status sh_instr_flushed(sh_ctx *c, const tr_instr *in, sh_val **ops, s
   sh_val *r = NULL;
   if (st == TR_OK) st = rule(c, in, fl, &r);
   for (int i = 0; i < n; i++) sh_unref(fl[i]);
-  free(fl);
+  tr_free(fl);
   *out = NULL;
   if (st != TR_OK) {
     sh_unref(r);
@@ -1072,39 +1072,36 @@ static void arg_bounds(sh_ctx *c, sh_val *v, const double *ulps, int *k) {
   }
 }
 
-tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tensor *const *args,
-                         int nargs, tr_shadow_out **outs, int *nouts, tr_diag *d) {
-  *outs = NULL;
-  *nouts = 0;
-  sh_ctx c;
-  memset(&c, 0, sizeof c);
+static tr_status shadow_body(sh_ctx *c, const tr_module *m, const tr_shadow_opts *opts,
+                             tr_tensor *const *args, int nargs, tr_shadow_out **outs, int *nouts,
+                             tr_diag *d) {
   tr_ulp_table *deftab = NULL;
-  c.ev.m = m;
-  c.ev.d = d;
+  c->ev.m = m;
+  c->ev.d = d;
   if (opts) {
-    c.ev.opts = opts->eval;
-    c.flush = opts->flush;
-    c.cvt_undef = opts->cvt_undef;
+    c->ev.opts = opts->eval;
+    c->flush = opts->flush;
+    c->cvt_undef = opts->cvt_undef;
   }
   if (opts && opts->ulps) {
-    c.ut = opts->ulps;
+    c->ut = opts->ulps;
   } else {
     deftab = tr_xmalloc(sizeof *deftab);
     tr_ulp_table_default(deftab);
-    c.ut = deftab;
+    c->ut = deftab;
   }
   if (!m->entry) {
     tr_diag_errorf(d, "%s: error: module has no ENTRY computation", m->file ? m->file : "<module>");
-    free(deftab);
+    tr_free(deftab);
     return TR_ERR_INVALID;
   }
-  if (!c.ev.opts.verified) {
+  if (!c->ev.opts.verified) {
     tr_status vs = tr_verify(m, d);
     if (vs != TR_OK) {
-      free(deftab);
+      tr_free(deftab);
       return vs;
     }
-    c.ev.opts.verified = true;
+    c->ev.opts.verified = true;
   }
   /* As tr_eval_opt: each async pair is its synchronous op. */
   tr_module *sync = tr_desugared_copy(m);
@@ -1112,26 +1109,26 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
     tr_shadow_opts o2;
     if (opts) o2 = *opts;
     else memset(&o2, 0, sizeof o2);
-    o2.ulps = c.ut;
-    o2.eval = c.ev.opts;
+    o2.ulps = c->ut;
+    o2.eval = c->ev.opts;
     o2.eval.verified = false;
     tr_status s = tr_eval_shadow(sync, &o2, args, nargs, outs, nouts, d);
     tr_module_free(sync);
-    free(deftab);
+    tr_free(deftab);
     return s;
   }
-  evc_begin(&c.ev, m);
-  ev_core core = {&shadow_domain, &c, &c.ev};
+  evc_begin(&c->ev, m);
+  ev_core core = {&shadow_domain, c, &c->ev};
   const tr_comp *e = m->entry;
   int np = e->nparams;
   sh_val **params = tr_xcalloc(np > 0 ? (size_t)np : 1, sizeof(sh_val *));
   tr_status st = evc_bind(&core, e, args, nargs, (ev_v **)params);
   if (st == TR_OK && opts && opts->arg_ulps) {
     int k = 0;
-    for (int i = 0; i < np; i++) arg_bounds(&c, params[i], opts->arg_ulps, &k);
+    for (int i = 0; i < np; i++) arg_bounds(c, params[i], opts->arg_ulps, &k);
   }
   sh_val *res = NULL;
-  if (st == TR_OK) st = sh_call(&c, NULL, e, params, np, &res);
+  if (st == TR_OK) st = sh_call(c, NULL, e, params, np, &res);
   /* The arguments let go first: a result leaf that is an argument (a step
    * function returning its weights) is then held by the result alone and
    * hands its planes over. */
@@ -1140,27 +1137,61 @@ tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tens
     int n = 0;
     sh_val **leaves = (sh_val **)evc_leaves(&core, W(res), &n);
     *outs = tr_xcalloc(n > 0 ? (size_t)n : 1, sizeof(tr_shadow_out));
-    for (int i = 0; i < n; i++) make_out(&c, leaves[i], &(*outs)[i]);
+    for (int i = 0; i < n; i++) make_out(c, leaves[i], &(*outs)[i]);
     *nouts = n;
-    free(leaves);
+    tr_free(leaves);
   }
   sh_unref(res);
-  free(params);
-  evc_end(&c.ev);
-  free(deftab);
-  pool_free(&c.pool);
-  if (c.helpers) tr_module_free(c.helpers);
+  tr_free(params);
+  evc_end(&c->ev);
+  tr_free(deftab);
+  pool_free(&c->pool);
+  if (c->helpers) tr_module_free(c->helpers);
   return st;
+}
+
+/* One shadow evaluation in a heap frame, as tr_eval_opt's (eval.c). */
+typedef struct {
+  sh_ctx c;
+  const tr_shadow_opts *opts;
+  tr_tensor *const *args;
+  int nargs;
+  tr_shadow_out *outs;
+  int nouts;
+  tr_status st;
+} shadow_job;
+
+static void shadow_run(void *p) {
+  shadow_job *j = p;
+  j->st = shadow_body(&j->c, j->c.ev.m, j->opts, j->args, j->nargs, &j->outs, &j->nouts, j->c.ev.d);
+}
+
+tr_status tr_eval_shadow(const tr_module *m, const tr_shadow_opts *opts, tr_tensor *const *args,
+                         int nargs, tr_shadow_out **outs, int *nouts, tr_diag *d) {
+  *outs = NULL;
+  *nouts = 0;
+  shadow_job j;
+  memset(&j, 0, sizeof j);
+  j.c.ev.m = m;
+  j.c.ev.d = d;
+  j.opts = opts;
+  j.args = args;
+  j.nargs = nargs;
+  size_t bytes = 0;
+  if (!tr_heap_run(shadow_run, &j, &bytes)) return ev_oom(&j.c.ev, bytes);
+  *outs = j.outs;
+  *nouts = j.nouts;
+  return j.st;
 }
 
 void tr_shadow_free(tr_shadow_out *outs, int nouts) {
   if (!outs) return;
   for (int i = 0; i < nouts; i++) {
-    free(outs[i].dims);
-    free(outs[i].value);
-    free(outs[i].bound);
-    free(outs[i].uncertain);
+    tr_free(outs[i].dims);
+    tr_free(outs[i].value);
+    tr_free(outs[i].bound);
+    tr_free(outs[i].uncertain);
     tr_tensor_free(outs[i].exact);
   }
-  free(outs);
+  tr_free(outs);
 }

@@ -762,7 +762,7 @@ static tr_status twin_sums(sh_ctx *c, const tr_instr *in, sh_val **ops, const sh
     tr_value_unref(r);
     for (int i = 0; i < 3; i++) tr_value_unref(vs[i]);
   }
-  free(at);
+  tr_free(at);
   tr_module_free(h);
   return st;
 }
@@ -821,7 +821,7 @@ static bool cplx_sum_bound(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *
   for (int k = 0; k < NPLANES; k++) {
     tr_tensor_free(pl[k]);
     tr_tensor_free(ipl[k]);
-    free(sums[k]);
+    tr_free(sums[k]);
   }
   return ok;
 }

@@ -749,7 +749,7 @@ tr_status sh_convert(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **ou
       if (undef && (int_out_of_range(dt, a - ea) || int_out_of_range(dt, a + ea))) o->u[i] = 1;
     }
     ev_store_ints(o->t, v);
-    free(v);
+    tr_free(v);
     *out = o;
     return TR_OK;
   }
@@ -774,7 +774,7 @@ tr_status sh_convert(sh_ctx *c, const tr_instr *in, const sh_val *x, sh_val **ou
       }
       o->u[i] = u;
     }
-    free(v);
+    tr_free(v);
     *out = o;
     return TR_OK;
   }
@@ -873,7 +873,7 @@ tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh
     sh_put(o, i, rv, re);
     o->u[i] = u;
   }
-  free(rx);
+  tr_free(rx);
   *out = o;
   return TR_OK;
 }

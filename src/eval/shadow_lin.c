@@ -367,8 +367,8 @@ tr_status sh_reduce(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
       *out = sh_tuple(nin, res);
     }
   }
-  free(ko);
-  free(ro);
+  tr_free(ko);
+  tr_free(ro);
   return st;
 }
 
@@ -809,7 +809,7 @@ tr_status sh_reduce_window(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *
     reduce_one(bop, &f, kk, x, ops[1], 0, src, false, cnt, r, q);
     next_ix(o, r->dims, rank);
   }
-  free(src);
+  tr_free(src);
   *out = r;
   return TR_OK;
 }
@@ -903,7 +903,7 @@ static tr_status sh_scatter_overwrite(sh_ctx *c, const tr_instr *in, sh_val **op
   }
   tr_value_unref(r);
   for (int i = 0; i < 3; i++) tr_value_unref(vs[i]);
-  free(at);
+  tr_free(at);
   return TR_OK;
 }
 
@@ -960,9 +960,9 @@ tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
     tr_value_unref(r);
     for (int i = 0; i < 3; i++) tr_value_unref(vs[i]);
   }
-  free(at);
-  free(at2);
-  free(at3);
+  tr_free(at);
+  tr_free(at2);
+  tr_free(at3);
   sh_val *o = NULL;
   if (st == TR_OK && !(o = sh_arr_new(c, in, x->dt, x->rank, x->dims))) st = TR_ERR_UNSUPPORTED;
   if (st == TR_OK) {
@@ -1107,11 +1107,11 @@ tr_status sh_select_and_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
       sh_put(r, i, v, up(b));
     }
   }
-  free(S);
-  free(E);
-  free(M);
-  free(N);
-  free(offs);
+  tr_free(S);
+  tr_free(E);
+  tr_free(M);
+  tr_free(N);
+  tr_free(offs);
   if (st != TR_OK) {
     sh_unref(r);
     return st;

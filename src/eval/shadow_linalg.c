@@ -121,12 +121,12 @@ tr_status sh_triangular_solve(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_va
       }
     }
   }
-  free(L);
-  free(Li);
-  free(E);
-  free(y);
-  free(w);
-  free(ec);
+  tr_free(L);
+  tr_free(Li);
+  tr_free(E);
+  tr_free(y);
+  tr_free(w);
+  tr_free(ec);
   *out = o;
   return TR_OK;
 }
@@ -227,11 +227,11 @@ tr_status sh_cholesky(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out)
       }
 #undef AX
   }
-  free(L);
-  free(Li);
-  free(D);
-  free(M);
-  free(T);
+  tr_free(L);
+  tr_free(Li);
+  tr_free(D);
+  tr_free(M);
+  tr_free(T);
   *out = o;
   return TR_OK;
 }

@@ -144,7 +144,7 @@ tr_status sh_move(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
     int64_t *ids = tr_xmalloc(sizeof(int64_t) * (ops[0]->n ? ops[0]->n : 1));
     for (size_t i = 0; i < ops[0]->n; i++) ids[i] = (int64_t)i;
     tr_status st = follow_ids(c, in, ops, ids, ops[0]->t, false, out);
-    free(ids);
+    tr_free(ids);
     if (st == TR_OK && ops[0]->bits) (*out)->bits = tr_tensor_clone(ops[0]->bits);
     return st;
   }
@@ -167,12 +167,12 @@ tr_status sh_move(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
     tr_tensor **vs = tr_xcalloc((size_t)nops, sizeof(tr_tensor *));
     for (int i = 0; i < nops; i++) vs[i] = ops[i]->t;
     st = ev_move(&c->ev, in, vs, nops, &ints);
-    free(vs);
+    tr_free(vs);
   }
   if (st == TR_OK) st = follow_ids(c, in, ops, ids->data, ints, unsure, out);
   if (st == TR_OK) st = sh_bits_move(c, in, ops, nops, nd, NULL, *out);
   for (int i = 0; i < nd; i++) tr_tensor_free(ts[i]);
-  free(ts);
+  tr_free(ts);
   tr_tensor_free(ids);
   tr_tensor_free(ints);
   return st;

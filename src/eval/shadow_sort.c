@@ -236,11 +236,11 @@ tr_status sh_sort(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
       }
     }
   }
-  free(off);
-  free(perm);
-  free(tmp);
-  free(mark);
-  free(iv);
+  tr_free(off);
+  tr_free(perm);
+  tr_free(tmp);
+  tr_free(mark);
+  tr_free(iv);
   if (s.st != TR_OK) {
     for (int i = 0; i < n; i++) sh_unref(res[i]);
     return s.st;
@@ -305,11 +305,11 @@ tr_status sh_topk(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
       idx->u[o] = vals->u[o];
     }
   }
-  free(off);
-  free(perm);
-  free(tmp);
-  free(mark);
-  free(iv);
+  tr_free(off);
+  tr_free(perm);
+  tr_free(tmp);
+  tr_free(mark);
+  tr_free(iv);
   sh_val *el[2] = {vals, idx};
   *out = sh_tuple(2, el);
   return TR_OK;

@@ -35,6 +35,6 @@ void ev_value_unref(const ev_layout *l, ev_v *v) {
   if (!v || --v->refs > 0) return;
   if (v->kind == EV_ARRAY) l->drop(v);
   for (int i = 0; i < v->nelems; i++) ev_value_unref(l, v->elems[i]);
-  free(v->elems);
-  free(v);
+  tr_free(v->elems);
+  tr_free(v);
 }

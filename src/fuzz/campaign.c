@@ -97,7 +97,7 @@ static bool copy_file(const char *from, const char *to) {
   int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   bool ok = fd >= 0 && write_all(fd, text, len);
   if (fd >= 0 && close(fd) != 0) ok = false;
-  free(text);
+  tr_free(text);
   return ok;
 }
 
@@ -195,9 +195,9 @@ static tr_module *corpus_load(const tr_fuzz_opts *o, const char *path, tr_target
                      path, o->target);
     else
       tr_mlir_convert(*conv, path, text, &m, &hlo, d);
-    free(hlo);
+    tr_free(hlo);
   }
-  free(text);
+  tr_free(text);
   return m;
 }
 
@@ -287,7 +287,7 @@ static void log_line(camp *c, cJSON *ev, bool sync) {
     fprintf(stderr, "trench fuzz: cannot write the log: %s (going on)\n", strerror(errno));
     c->warned_log = true;
   }
-  free(s);
+  tr_free(s);
 }
 
 /* Counts one test event into the totals (also when read back on resume). */
@@ -451,6 +451,35 @@ static void sig_name(const tr_check_sig *s, char *out, size_t n) {
 }
 
 /* Makes and checks test t; returns its event (owned by the caller). */
+/* The generator and each mutation run in a heap frame (base.h): running
+ * out of memory in them drops the test or skips the step, and the
+ * campaign goes on. */
+typedef struct {
+  const tr_fuzz_opts *o;
+  uint64_t seed;
+  tr_module *m;
+  tr_diag *d;
+  tr_status st;
+} gen_job;
+
+static void gen_fn(void *p) {
+  gen_job *j = p;
+  j->st = j->o->gen(j->o->gen_user, j->seed, &j->m, j->d);
+}
+
+typedef struct {
+  const tr_module *m;
+  uint64_t seed;
+  tr_mutator used;
+  tr_module *out;
+  tr_status st;
+} mutate_job;
+
+static void mutate_fn(void *p) {
+  mutate_job *j = p;
+  j->st = tr_mutate_any(j->m, j->seed, &j->used, &j->out, NULL);
+}
+
 static cJSON *run_test(camp *c, long t) {
   const tr_fuzz_opts *o = c->o;
   long g = o->shard + (long)o->nshards * t;
@@ -470,7 +499,11 @@ static cJSON *run_test(camp *c, long t) {
   if (o->gen && src-- == 0) {
     uint64_t gs = mix(r, 2);
     tr_diag d = {0};
-    if (o->gen(o->gen_user, gs, &m, &d) != TR_OK) snprintf(why, sizeof why, "generator: %s", tr_diag_first(&d) ? tr_diag_first(&d) : "failed");
+    gen_job gj = {o, gs, NULL, &d, TR_OK};
+    size_t oom = 0;
+    if (!tr_heap_run(gen_fn, &gj, &oom)) snprintf(why, sizeof why, "generator: out of memory (%zu bytes)", oom);
+    else if (gj.st != TR_OK) snprintf(why, sizeof why, "generator: %s", tr_diag_first(&d) ? tr_diag_first(&d) : "failed");
+    else m = gj.m;
     tr_diag_clear(&d);
     snprintf(buf, sizeof buf, "gen:%s:%llu", o->gen_version ? o->gen_version : "?", (unsigned long long)gs);
     cJSON_AddItemToArray(lin, cJSON_CreateString(buf));
@@ -478,7 +511,7 @@ static cJSON *run_test(camp *c, long t) {
     uint64_t gs = mix(r, 3);
     char *text = run_external(o->generator_cmd, NULL, gs, why, sizeof why);
     if (text) m = parse_external(text, why, sizeof why);
-    free(text);
+    tr_free(text);
     snprintf(buf, sizeof buf, "generator-cmd:%llu", (unsigned long long)gs);
     cJSON_AddItemToArray(lin, cJSON_CreateString(buf));
   } else if (c->cor.n) {
@@ -499,7 +532,7 @@ static cJSON *run_test(camp *c, long t) {
       char *res = run_external(o->mutator_cmd, tr_buf_str(&text), ms, why, sizeof why);
       tr_buf_free(&text);
       if (res) nm = parse_external(res, why, sizeof why);
-      free(res);
+      tr_free(res);
       snprintf(buf, sizeof buf, "mutator-cmd:%llu", (unsigned long long)ms);
       cJSON_AddItemToArray(lin, cJSON_CreateString(buf));
       if (!nm) {
@@ -507,8 +540,11 @@ static cJSON *run_test(camp *c, long t) {
         m = NULL;
       }
     } else {
-      tr_mutator used;
-      if (tr_mutate_any(m, ms, &used, &nm, NULL) != TR_OK) continue;
+      mutate_job mj = {m, ms, 0, NULL, TR_OK};
+      size_t oom = 0;
+      if (!tr_heap_run(mutate_fn, &mj, &oom) || mj.st != TR_OK) continue; /* no mutation this step */
+      tr_mutator used = mj.used;
+      nm = mj.out;
       snprintf(buf, sizeof buf, "%s:%llu", tr_mutators[used].name, (unsigned long long)ms);
       cJSON_AddItemToArray(lin, cJSON_CreateString(buf));
     }
@@ -580,7 +616,7 @@ static cJSON *run_test(camp *c, long t) {
       char p[4400];
       snprintf(p, sizeof p, "%s/fuzz.json", rep.bundle);
       bool ok = write_file(p, js);
-      free(js);
+      tr_free(js);
       cJSON_Delete(fz);
       tr_buf vt = {0};
       for (int i = 0; i < rep.nruns; i++) tr_check_run_text(&vt, &rep, i);
@@ -631,7 +667,7 @@ static void worker_main(camp *c, int in, int out) {
     s[n] = '\n';
     s[n + 1] = 0;
     bool ok = write_all(out, s, n + 1);
-    free(s);
+    tr_free(s);
     cJSON_Delete(ev);
     if (!ok) break;
   }
@@ -677,7 +713,7 @@ static bool spawn(camp *c, worker *w, worker *all, int nw) {
 }
 
 static void reap(worker *w) {
-  free(w->line); /* a restarted worker starts a fresh line */
+  tr_free(w->line); /* a restarted worker starts a fresh line */
   w->line = NULL;
   w->capline = w->nline = 0;
   if (w->pid <= 0) return;
@@ -715,7 +751,7 @@ static void retarget_readme(const char *dest, const char *work) {
   }
   write_file(p, tr_buf_str(&b));
   tr_buf_free(&b);
-  free(text);
+  tr_free(text);
 }
 
 /* ---- background triage (--triage) ----
@@ -752,7 +788,7 @@ static void triage_pump(camp *c, bool stopping) {
       c->triage_failed += !ok;
       if (!ok && !WIFEXITED(status)) triage_note(c->tq[0], "triage did not finish (killed or crashed)\n");
       c->tpid = 0;
-      free(c->tq[0]);
+      tr_free(c->tq[0]);
       memmove(c->tq, c->tq + 1, sizeof(char *) * (size_t)--c->ntq);
       break;
     }
@@ -783,7 +819,7 @@ static void triage_pump(camp *c, bool stopping) {
   }
   if (pid < 0) {
     triage_note(c->tq[0], "cannot start the triage process\n");
-    free(c->tq[0]);
+    tr_free(c->tq[0]);
     memmove(c->tq, c->tq + 1, sizeof(char *) * (size_t)--c->ntq);
     c->triage_failed++;
     return;
@@ -936,7 +972,7 @@ static void write_summary_json(camp *c) {
   char p[4400];
   snprintf(p, sizeof p, "%s/summary.json", c->o->out);
   write_file(p, txt);
-  free(txt);
+  tr_free(txt);
   cJSON_Delete(j);
 }
 
@@ -965,7 +1001,7 @@ static void read_log(camp *c, const char *path, cJSON *collect) {
     }
     p = nl + 1;
   }
-  free(text);
+  tr_free(text);
 }
 
 static cJSON *campaign_json(const tr_fuzz_opts *o, const corpus *cor) {
@@ -986,15 +1022,15 @@ static cJSON *campaign_json(const tr_fuzz_opts *o, const corpus *cor) {
 
 static void camp_free(camp *c) {
   for (int i = 0; i < c->cor.n; i++) {
-    free(c->cor.paths[i]);
+    tr_free(c->cor.paths[i]);
     tr_module_free(c->cor.mods ? c->cor.mods[i] : NULL);
   }
-  free(c->cor.paths);
-  free(c->cor.mods);
-  free(c->done);
-  free(c->sigs);
-  for (int i = 0; i < c->ntq; i++) free(c->tq[i]);
-  free(c->tq);
+  tr_free(c->cor.paths);
+  tr_free(c->cor.mods);
+  tr_free(c->done);
+  tr_free(c->sigs);
+  for (int i = 0; i < c->ntq; i++) tr_free(c->tq[i]);
+  tr_free(c->tq);
   if (c->log_fd >= 0) close(c->log_fd);
 }
 
@@ -1032,7 +1068,7 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
     if (!m) {
       fprintf(stderr, "trench fuzz: corpus file skipped: %s\n", tr_diag_first(&pd) ? tr_diag_first(&pd) : c.cor.paths[i]);
       c.st.corpus_skipped++;
-      free(c.cor.paths[i]);
+      tr_free(c.cor.paths[i]);
     } else {
       c.cor.paths[kept] = c.cor.paths[i];
       c.cor.mods[kept++] = m;
@@ -1064,7 +1100,7 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
     char *text = NULL;
     size_t len = 0;
     cJSON *have = tr_read_file(p, &text, &len, d) == TR_OK ? cJSON_Parse(text) : NULL;
-    free(text);
+    tr_free(text);
     bool same = have && cJSON_Compare(have, want, true);
     cJSON_Delete(have);
     if (!same) {
@@ -1076,7 +1112,7 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
   } else {
     char *txt = cJSON_Print(want);
     bool ok = write_file(p, txt);
-    free(txt);
+    tr_free(txt);
     if (!ok) {
       tr_diag_errorf(d, "cannot write %s: %s", p, strerror(errno));
       cJSON_Delete(want);
@@ -1200,7 +1236,7 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
     }
   }
   for (int i = 0; i < nw; i++) reap(&ws[i]);
-  free(ws);
+  tr_free(ws);
   /* The findings still being triaged or waiting: each within its time. */
   while (c.tpid > 0 || (c.ntq > 0 && !(o->stop && *o->stop))) {
     if (o->progress)
@@ -1212,7 +1248,7 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
   c.st.triage_failed = c.triage_failed;
   if (c.fatal) {
     tr_diag_errorf(d, "the target %s does not start: %s", o->target, c.fatal);
-    free(c.fatal);
+    tr_free(c.fatal);
     camp_free(&c);
     return TR_ERR_USAGE;
   }
@@ -1276,7 +1312,7 @@ tr_status tr_fuzz_merge(const char *out, const char *const *ins, int nins, tr_fu
       return TR_ERR_USAGE;
     }
     cJSON *cj = cJSON_Parse(text);
-    free(text);
+    tr_free(text);
     if (cj) cJSON_AddItemToArray(camps, cj);
     snprintf(p, sizeof p, "%s/log.jsonl", ins[k]);
     cJSON *evs = cJSON_CreateArray();
@@ -1312,7 +1348,7 @@ tr_status tr_fuzz_merge(const char *out, const char *const *ins, int nins, tr_fu
     log_line(&c, v[i], false);
   }
   if (c.log_fd >= 0) fsync(c.log_fd);
-  free(v);
+  tr_free(v);
   cJSON_Delete(all);
   cJSON *mj = cJSON_CreateObject();
   cJSON_AddStringToObject(mj, "kind", "trench-fuzz-merge");
@@ -1320,7 +1356,7 @@ tr_status tr_fuzz_merge(const char *out, const char *const *ins, int nins, tr_fu
   char *txt = cJSON_Print(mj);
   snprintf(p, sizeof p, "%s/campaign.json", out);
   write_file(p, txt);
-  free(txt);
+  tr_free(txt);
   cJSON_Delete(mj);
   c.st.unique = c.nsigs;
   c.st.run_tests = c.st.tests;

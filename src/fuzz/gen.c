@@ -223,7 +223,7 @@ tr_instr *gen_constant(gen_ctx *g, const tr_shape *s) {
     else gen_value(g, s->dtype, data + i * es);
   }
   tr_instr *in = tr_build_constant(g->c, s, data);
-  free(data);
+  tr_free(data);
   return in;
 }
 
@@ -438,7 +438,7 @@ void gen_enter(gen_ctx *g, tr_comp *k, gen_saved *s) {
 }
 
 void gen_leave(gen_ctx *g, gen_saved *s) {
-  free(g->pool);
+  tr_free(g->pool);
   g->c = s->c;
   g->pool = s->pool;
   g->npool = s->npool;
@@ -622,7 +622,7 @@ static void twin(gen_ctx *g, int upto, tr_instr **outs, int *nouts, int maxouts)
       tr_instr **ops = tr_xcalloc((size_t)in->noperands + 1, sizeof(tr_instr *));
       for (int k = 0; k < in->noperands; k++) ops[k] = map[in->operands[k]->id];
       t = tr_build_begin(c, in->op, ops, in->noperands);
-      free(ops);
+      tr_free(ops);
       t->attrs = in->attrs; /* shared: attributes are never edited */
       t->nattrs = in->nattrs;
       t->literal = in->literal;
@@ -633,7 +633,7 @@ static void twin(gen_ctx *g, int upto, tr_instr **outs, int *nouts, int maxouts)
   }
   for (int i = 0; i < nbase && *nouts < maxouts; i++)
     if (map[outs[i]->id]) outs[(*nouts)++] = map[outs[i]->id];
-  free(map);
+  tr_free(map);
 }
 
 tr_status tr_gen_module(const tr_gen_opts *o, tr_module **out, tr_diag *d) {
@@ -708,8 +708,8 @@ tr_status tr_gen_module(const tr_gen_opts *o, tr_module **out, tr_diag *d) {
   tr_comp **order = tr_xcalloc((size_t)g.m->ncomps, sizeof(tr_comp *));
   tr_module_callee_order(g.m, order);
   memcpy(g.m->comps, order, sizeof(tr_comp *) * (size_t)g.m->ncomps);
-  free(order);
-  free(g.pool);
+  tr_free(order);
+  tr_free(g.pool);
   tr_buf_free(&g.why);
   st = tr_verify(g.m, d);
   if (st) {

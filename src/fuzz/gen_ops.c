@@ -596,7 +596,7 @@ static tr_instr *index_array(gen_ctx *g, tr_dtype it, const tr_shape *is, const 
     memcpy(data + i * es, &v, es);
   }
   tr_instr *in = tr_build_constant(g->c, is, data);
-  free(data);
+  tr_free(data);
   return in;
 }
 

@@ -19,7 +19,7 @@ static void reach_comp(const tr_comp *c, unsigned char *reach, int nids) {
     tr_comp **called = tr_xmalloc(sizeof(tr_comp *) * (size_t)n);
     tr_instr_called(c->instrs[i], called, n);
     for (int k = 0; k < n; k++) reach_comp(called[k], reach, nids);
-    free(called);
+    tr_free(called);
   }
 }
 
@@ -60,8 +60,8 @@ tr_module *tr_extract_group(const tr_module *m, const tr_instr *const *group, in
   }
   for (int g = 0; g < ngroup; g++)
     if (!xg[g]) {
-      free(xg);
-      free(member);
+      tr_free(xg);
+      tr_free(member);
       tr_module_free(x);
       return NULL;
     }
@@ -135,15 +135,15 @@ tr_module *tr_extract_group(const tr_module *m, const tr_instr *const *group, in
       if (xi->attrs[i].key != TR_ATTR_CONTROL_PREDECESSORS) xi->attrs[na++] = xi->attrs[i];
     xi->nattrs = na;
     xi->operands = xi->noperands ? tr_arena_memdup(x->arena, ops, sizeof(tr_instr *) * (size_t)xi->noperands) : NULL;
-    free(ops);
+    tr_free(ops);
   }
   for (int g = 0; g < ngroup; g++) tr_comp_append(e, xg[g]);
   e->root = root;
   if (old_parent->root && member[old_parent->root->id]) old_parent->root = NULL;
-  free(outside);
-  free(made);
-  free(member);
-  free(xg);
+  tr_free(outside);
+  tr_free(made);
+  tr_free(member);
+  tr_free(xg);
 
   /* Keep only the computations the new entry reaches, in their order
    * (callees before callers; the entry last). */
@@ -153,7 +153,7 @@ tr_module *tr_extract_group(const tr_module *m, const tr_instr *const *group, in
   for (int i = 0; i < x->ncomps; i++)
     if (reach[x->comps[i]->id]) x->comps[nc++] = x->comps[i];
   x->ncomps = nc;
-  free(reach);
+  tr_free(reach);
   tr_module_rebuild_users(x);
   tr_drop_entry_layout(x);
   if (nsources) *nsources = e->nparams;

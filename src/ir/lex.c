@@ -13,8 +13,8 @@ void lex_init(lexer *lx, const tr_src *src) {
 }
 
 void lex_free(lexer *lx) {
-  free(lx->strbuf);
-  free(lx->scratch);
+  tr_free(lx->strbuf);
+  tr_free(lx->scratch);
   lx->strbuf = lx->scratch = NULL;
   lx->strcap = lx->scratchcap = 0;
 }

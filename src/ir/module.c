@@ -291,7 +291,7 @@ void tr_instr_replace_uses(tr_instr *old, tr_instr *with) {
   for (int k = 0; k < n; k++)
     for (int i = 0; i < us[k]->noperands; i++)
       if (us[k]->operands[i] == old) tr_instr_replace_operand(us[k], i, with);
-  free(us);
+  tr_free(us);
   if (old->parent && old->parent->root == old) old->parent->root = with;
 }
 
@@ -332,7 +332,7 @@ static void callee_visit(const tr_module *m, tr_comp *c, unsigned char *done, tr
       tr_comp **all = tr_xmalloc(sizeof(tr_comp *) * (size_t)k);
       tr_instr_called(c->instrs[i], all, k);
       for (int j = 0; j < k; j++) callee_visit(m, all[j], done, out, n);
-      free(all);
+      tr_free(all);
     } else {
       for (int j = 0; j < k; j++) callee_visit(m, called[j], done, out, n);
     }
@@ -347,7 +347,7 @@ void tr_module_callee_order(const tr_module *m, tr_comp **out) {
   for (int i = 0; i < m->ncomps; i++) done[m->comps[i]->id] = 1;
   int n = 0;
   for (int i = 0; i < m->ncomps; i++) callee_visit(m, m->comps[i], done, out, &n);
-  free(done);
+  tr_free(done);
 }
 
 tr_attr *tr_instr_attr(const tr_instr *in, tr_attr_key k) {
@@ -555,7 +555,7 @@ tr_module *tr_module_clone(const tr_module *m) {
       tr_instr **ops = tr_xmalloc(sizeof(tr_instr *) * (size_t)(si->noperands + 1));
       for (int k = 0; k < si->noperands; k++) ops[k] = cl.imap[si->operands[k]->id];
       tr_instr_set_operands(di, ops, si->noperands);
-      free(ops);
+      tr_free(ops);
       di->nattrs = si->nattrs;
       di->attrs = tr_arena_alloc(a, sizeof(tr_attr) * (size_t)(si->nattrs + 1));
       for (int k = 0; k < si->nattrs; k++) clone_attr(&cl, &di->attrs[k], &si->attrs[k]);
@@ -566,7 +566,7 @@ tr_module *tr_module_clone(const tr_module *m) {
     for (int k = 0; k < sc->nparams; k++)
       dc->params[k] = sc->params[k] ? cl.imap[sc->params[k]->id] : NULL;
   }
-  free(cl.imap);
-  free(cl.cmap);
+  tr_free(cl.imap);
+  tr_free(cl.cmap);
   return d;
 }

@@ -591,7 +591,7 @@ tr_status tr_npy_read(const char *path, tr_dtype expect, tr_tensor **out,
   tr_status s = tr_read_file(path, &text, &len, d);
   if (s != TR_OK) return s;
   s = tr_npy_parse(path, text, len, expect, out, d);
-  free(text);
+  tr_free(text);
   return s;
 }
 

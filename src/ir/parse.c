@@ -1472,6 +1472,6 @@ tr_module *tr_parse_file(const char *path, const tr_parse_opts *opts, tr_diag *d
   size_t len;
   if (tr_read_file(path, &text, &len, d) != TR_OK) return NULL;
   tr_module *m = tr_parse(path, text, len, opts, d);
-  free(text);
+  tr_free(text);
   return m;
 }

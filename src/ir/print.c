@@ -363,5 +363,5 @@ void tr_print_module(tr_buf *b, const tr_module *m) {
   tr_comp **order = tr_xmalloc(sizeof(tr_comp *) * (size_t)(m->ncomps + 1));
   tr_module_callee_order(m, order);
   for (int i = 0; i < m->ncomps; i++) print_comp(b, order[i]);
-  free(order);
+  tr_free(order);
 }

@@ -27,8 +27,8 @@ typedef struct {
 static int tab_intern(keytab *t, char *key, char *show) {
   intptr_t i = (intptr_t)tr_strmap_get(&t->index, key);
   if (i) {
-    free(key);
-    free(show);
+    tr_free(key);
+    tr_free(show);
     return (int)i - 1;
   }
   if (t->n == t->cap) {
@@ -44,11 +44,11 @@ static int tab_intern(keytab *t, char *key, char *show) {
 
 static void tab_free(keytab *t) {
   for (int i = 0; i < t->n; i++) {
-    free(t->keys[i]);
-    free(t->shows[i]);
+    tr_free(t->keys[i]);
+    tr_free(t->shows[i]);
   }
-  free(t->keys);
-  free(t->shows);
+  tr_free(t->keys);
+  tr_free(t->shows);
   tr_strmap_free(&t->index);
 }
 
@@ -313,7 +313,7 @@ static int number_instr(numbering *nb, const tr_instr *in) {
       tr_buf_printf(&k, "%s#%d", i ? ", " : "", ord[i]);
       tr_buf_printf(&s, "%s%s", i ? ", " : "", in->operands[i]->opname);
     }
-    free(ord);
+    tr_free(ord);
   }
   tr_buf_putc(&k, ')');
   tr_buf_putc(&s, ')');
@@ -355,11 +355,11 @@ static int number_instr(numbering *nb, const tr_instr *in) {
   for (int i = 0; i < na; i++) {
     tr_buf_printf(&k, ", %s", attrs[i]);
     tr_buf_printf(&s, ", %s", shows[i]);
-    free(attrs[i]);
-    free(shows[i]);
+    tr_free(attrs[i]);
+    tr_free(shows[i]);
   }
-  free(attrs);
-  free(shows);
+  tr_free(attrs);
+  tr_free(shows);
   tr_buf_free(&at);
   return tab_intern(nb->tab, take(&k), take(&s));
 }
@@ -390,7 +390,7 @@ static void number_comp(numbering *nb, const tr_comp *c) {
       sp--;
     }
   }
-  free(stack);
+  tr_free(stack);
   tr_buf k = {0};
   tr_buf_puts(&k, "computation(");
   for (int i = 0; i < c->nparams; i++) {
@@ -423,7 +423,7 @@ static void number_module(numbering *nb, const tr_module *m) {
   tr_comp **order = tr_xmalloc(sizeof(tr_comp *) * (size_t)(m->ncomps + 1));
   tr_module_callee_order(m, order);
   for (int c = 0; c < m->ncomps; c++) number_comp(nb, order[c]);
-  free(order);
+  tr_free(order);
 }
 
 static int cmp_int(const void *a, const void *b) {
@@ -492,22 +492,22 @@ bool tr_module_same_program(const tr_module *a, const tr_module *b, tr_buf *diff
                  na.num[a->entry->root->id] == nbb.num[b->entry->root->id];
     *dead_only = !same && roots;
   }
-  free(ea); free(eb); free(ca); free(cb);
-  free(na.num); free(na.cnum); free(nbb.num); free(nbb.cnum);
+  tr_free(ea); tr_free(eb); tr_free(ca); tr_free(cb);
+  tr_free(na.num); tr_free(na.cnum); tr_free(nbb.num); tr_free(nbb.cnum);
   tab_free(&tab);
   return same;
 }
 
 static void numbering_free(numbering *nb) {
   for (int i = 0; nb->splat && i < nb->nids; i++) {
-    free(nb->splat[i]);
-    free(nb->leaves[i]);
+    tr_free(nb->splat[i]);
+    tr_free(nb->leaves[i]);
   }
-  free(nb->splat);
-  free(nb->leaves);
-  free((void *)nb->base);
-  free(nb->num);
-  free(nb->cnum);
+  tr_free(nb->splat);
+  tr_free(nb->leaves);
+  tr_free((void *)nb->base);
+  tr_free(nb->num);
+  tr_free(nb->cnum);
 }
 
 /* Numbers of the entry's instructions with side effects, sorted. */
@@ -537,8 +537,8 @@ bool tr_module_same_canonical(const tr_module *a, const tr_module *b) {
   int *ea = effect_numbers(&na, a, &nea), *eb = effect_numbers(&nbb, b, &neb);
   bool same = na.num[a->entry->root->id] == nbb.num[b->entry->root->id] && nea == neb &&
               (nea == 0 || memcmp(ea, eb, sizeof(int) * (size_t)nea) == 0);
-  free(ea);
-  free(eb);
+  tr_free(ea);
+  tr_free(eb);
   numbering_free(&na);
   numbering_free(&nbb);
   tab_free(&tab);

@@ -53,11 +53,14 @@ tr_tensor *tr_tensor_new(tr_dtype dtype, int rank, const int64_t *dims,
   t->dims = tr_xcalloc(rank ? (size_t)rank : 1, sizeof(int64_t));
   /* calloc rather than tr_xcalloc: a big but legal size may still fail,
    * and that is the caller's input, not an internal error. */
-  t->data = calloc(nbytes ? nbytes : 1, 1);
+  t->data = tr_try_calloc(nbytes ? nbytes : 1, 1);
+  /* In a heap frame (an evaluation, a check) running out of memory is the
+   * frame's verdict, so no caller has to tell it from a NULL it ignores. */
+  if (!t->data && tr_heap_active()) tr_heap_raise(nbytes);
   if (!t->data) {
     tr_diag_errorf(d, "tensor: out of memory for %zu bytes", nbytes);
-    free(t->dims);
-    free(t);
+    tr_free(t->dims);
+    tr_free(t);
     return NULL;
   }
   t->dtype = dtype;
@@ -72,21 +75,16 @@ tr_tensor *tr_tensor_clone(const tr_tensor *t) {
   *c = *t;
   c->dims = tr_xcalloc(t->rank ? (size_t)t->rank : 1, sizeof(int64_t));
   if (t->rank) memcpy(c->dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
-  c->data = malloc(t->nbytes ? t->nbytes : 1);
-  if (!c->data) {
-    free(c->dims);
-    free(c);
-    return NULL;
-  }
+  c->data = tr_xmalloc(t->nbytes ? t->nbytes : 1);
   memcpy(c->data, t->data, t->nbytes);
   return c;
 }
 
 void tr_tensor_free(tr_tensor *t) {
   if (!t) return;
-  free(t->dims);
-  free(t->data);
-  free(t);
+  tr_free(t->dims);
+  tr_free(t->data);
+  tr_free(t);
 }
 
 size_t tr_tensor_count(const tr_tensor *t) {

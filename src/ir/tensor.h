@@ -29,11 +29,12 @@ typedef struct {
  * not an array type, rank or a dim is out of range, the product of the
  * nonzero dims times the element size overflows int64 (numpy's rule: an
  * empty array may have other huge dims), or the bytes pass
- * TR_TENSOR_MAX_BYTES. */
+ * TR_TENSOR_MAX_BYTES; and when its data cannot be allocated (outside a
+ * heap frame: inside one that unwinds the frame, base.h). */
 tr_tensor *tr_tensor_new(tr_dtype dtype, int rank, const int64_t *dims,
                          tr_diag *d);
-/* A copy of t, or NULL when its data cannot be allocated (a legal but
- * huge tensor is the input's doing, not an internal error). */
+/* A copy of t. Out of memory unwinds the heap frame it runs in (base.h:
+ * the evaluation's, the check's), which makes it a verdict. */
 tr_tensor *tr_tensor_clone(const tr_tensor *t);
 void tr_tensor_free(tr_tensor *t); /* NULL is fine */
 /* Number of elements (the product of dims; 1 for a scalar). */

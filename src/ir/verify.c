@@ -291,7 +291,7 @@ static void check_params(vctx *v, const tr_comp *k) {
       holder[p->param_index] = p;
     }
   }
-  free(holder);
+  tr_free(holder);
   v->holder = NULL;
   /* The table is only worth a word when the numbering itself is sound. */
   if (numbered && k->params) {
@@ -351,9 +351,9 @@ tr_status tr_verify(const tr_module *m, tr_diag *d) {
   bool done = verify_caught(&v);
   size_t used = tr_arena_used(v.a);
   tr_arena_free(v.a);
-  free(v.comp);
-  free(v.seen);
-  free(v.holder);
+  tr_free(v.comp);
+  tr_free(v.seen);
+  tr_free(v.holder);
   if (!done) {
     tr_diag_errorf(d, "%s: error: out of memory verifying the module (%d instructions; %zu bytes of "
                    "inferred shapes so far)", v.file, v.nids, used);

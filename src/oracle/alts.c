@@ -22,7 +22,7 @@ static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool
   tr_diag d = {0};
   if (tr_eval_shadow(m, &so, ins, nins, &out, n, &d) != TR_OK) out = NULL;
   tr_diag_clear(&d);
-  free(t);
+  tr_free(t);
   return out;
 }
 

@@ -94,16 +94,16 @@ static tr_module *make_part(const tr_anchored *an, bool with_root, int a0, int a
   for (int i = 0; i < l.e->ninstrs; i++) byid[l.e->instrs[i]->id] = l.e->instrs[i];
   if (with_root) add_leaves(&l, byid[m->entry->root->id]);
   for (int k = a0; k < a1; k++) add_leaves(&l, byid[an->anchors[k].in->id]);
-  free(byid);
+  tr_free(byid);
   tr_shape **shapes = tr_xcalloc((size_t)l.n + 1, sizeof *shapes);
   for (int i = 0; i < l.n; i++) shapes[i] = l.leaves[i]->shape;
   tr_instr *root = tr_instr_new(x, TR_OP_TUPLE, "trench.anchors", tr_shape_tuple(x->arena, l.n, shapes));
   while (tr_comp_find(l.e, root->name)) root->name = tr_arena_strdup(x->arena, "trench.anchors.1");
-  free(shapes);
+  tr_free(shapes);
   tr_comp_append(l.e, root);
   tr_instr_set_operands(root, l.leaves, l.n);
   l.e->root = root;
-  free(l.leaves);
+  tr_free(l.leaves);
   tr_drop_entry_layout(x);
   *nleaves = l.n;
   return x;
@@ -111,7 +111,7 @@ static tr_module *make_part(const tr_anchored *an, bool with_root, int a0, int a
 
 static void free_parts(tr_anchored *a) {
   for (int p = 0; p < a->nparts; p++) tr_module_free(a->parts[p]);
-  free(a->parts);
+  tr_free(a->parts);
   a->parts = NULL;
   a->nparts = 0;
 }
@@ -172,7 +172,7 @@ tr_status tr_anchor_module(const tr_module *m, bool chains, tr_anchored *out, tr
     for (int j = 0; j <= i; j++)
       if (head[oe->instrs[j]->id] == in) a->members[a->nmembers++] = oe->instrs[j];
   }
-  free(head);
+  tr_free(head);
   out->nleaves = n;
   tr_status st = tr_anchor_split(out, 0, d);
   if (st != TR_OK) tr_anchored_free(out);
@@ -181,8 +181,8 @@ tr_status tr_anchor_module(const tr_module *m, bool chains, tr_anchored *out, tr
 
 void tr_anchored_free(tr_anchored *a) {
   free_parts(a);
-  for (int i = 0; i < a->nanchors; i++) free((void *)a->anchors[i].members);
-  free(a->anchors);
+  for (int i = 0; i < a->nanchors; i++) tr_free((void *)a->anchors[i].members);
+  tr_free(a->anchors);
   memset(a, 0, sizeof *a);
 }
 
@@ -203,14 +203,14 @@ tr_status tr_anchor_run(tr_anchored *a, tr_target *t, tr_tensor *const *ins, int
       if (r.verdict != TR_VERDICT_OK || res->noutputs + r.noutputs > a->nleaves) {
         /* Keep the part's verdict and words, drop what came before. */
         for (int i = 0; i < res->noutputs; i++) tr_tensor_free(res->outputs[i]);
-        free(res->outputs);
+        tr_free(res->outputs);
         tr_tensor **keep = r.outputs;
         int nkeep = r.noutputs;
         *res = r;
         if (res->verdict == TR_VERDICT_OK) {
           res->verdict = TR_VERDICT_PROTOCOL_ERROR;
           for (int i = 0; i < nkeep; i++) tr_tensor_free(keep[i]);
-          free(keep);
+          tr_free(keep);
           res->outputs = NULL;
           res->noutputs = 0;
         }
@@ -426,10 +426,10 @@ static leafvals *resolve_vals(const tr_anchored *a, tr_tensor *const *ins, int n
 }
 
 static void free_vals(const tr_anchored *a, leafvals *vals, tr_tensor **own, int nown) {
-  for (int i = 0; i < a->src->next_id; i++) free(vals[i].t);
-  free(vals);
+  for (int i = 0; i < a->src->next_id; i++) tr_free(vals[i].t);
+  tr_free(vals);
   for (int i = 0; i < nown; i++) tr_tensor_free(own[i]);
-  free(own);
+  tr_free(own);
 }
 
 tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
@@ -533,10 +533,10 @@ tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
         }
       }
     }
-    for (int g = 0; g < 2; g++) free(in_rule[g]);
-    free(w.ins);
-    free(w.in_ulps);
-    free(srcs);
+    for (int g = 0; g < 2; g++) tr_free(in_rule[g]);
+    tr_free(w.ins);
+    tr_free(w.in_ulps);
+    tr_free(srcs);
     tr_module_free(x);
     tr_module_free(nx);
     if (r->status) {
@@ -563,7 +563,7 @@ tr_status tr_anchor_judge(const tr_anchored *a, tr_tensor *const *ins, int nins,
 }
 
 void tr_anchor_summary_free(tr_anchor_summary *s) {
-  free(s->per);
+  tr_free(s->per);
   memset(s, 0, sizeof *s);
 }
 
@@ -589,7 +589,7 @@ static const tr_shape *leaf_shape(const tr_instr *in, int j) {
   const tr_shape **ls = tr_xcalloc((size_t)n + 1, sizeof *ls);
   tr_shape_leaves(in->shape, ls, n);
   const tr_shape *s = ls[j];
-  free(ls);
+  tr_free(ls);
   return s;
 }
 
@@ -773,7 +773,7 @@ tr_status tr_anchor_save(const char *dir, const tr_anchored *a, int k, tr_tensor
   tr_buf_free(&path);
   tr_buf_free(&cmd);
   free_vals(a, vals, own, nown);
-  free(srcs);
+  tr_free(srcs);
   tr_module_free(x);
   return st;
 }

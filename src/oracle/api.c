@@ -41,7 +41,7 @@ int trench_eval(const tr_module *m, unsigned long long seed, trench_tensor ***ou
     tr_inputs_free(ins, nins);
     char *msg = take_diag(&d, "evaluation failed");
     if (err) *err = msg;
-    else free(msg);
+    else tr_free(msg);
     return -1;
   }
   tr_inputs_free(ins, nins);
@@ -67,7 +67,7 @@ trench_target *trench_target_open(const char *spec, const char *home, char **err
   if (tr_target_open(spec, &c, &t, &d) != TR_OK) {
     char *msg = take_diag(&d, "cannot open the target");
     if (err) *err = msg;
-    else free(msg);
+    else tr_free(msg);
     return NULL;
   }
   return t;
@@ -104,8 +104,8 @@ trench_report *trench_check(trench_target *t, const tr_module *m, const trench_c
   if (path[0] && !o->strict && tr_profile_load(path, &rep->profile, &d) != TR_OK) {
     char *msg = take_diag(&d, "cannot load the profile");
     if (err) *err = msg;
-    else free(msg);
-    free(rep);
+    else tr_free(msg);
+    tr_free(rep);
     return NULL;
   }
   tr_check_opts co;
@@ -119,7 +119,7 @@ trench_report *trench_check(trench_target *t, const tr_module *m, const trench_c
   if (tr_check(t, m, &co, &rep->r, &d) != TR_OK) {
     char *msg = take_diag(&d, "the check failed");
     if (err) *err = msg;
-    else free(msg);
+    else tr_free(msg);
     trench_report_free(rep);
     return NULL;
   }
@@ -141,5 +141,5 @@ void trench_report_free(trench_report *r) {
   if (!r) return;
   tr_check_report_free(&r->r);
   tr_profile_free(r->profile);
-  free(r);
+  tr_free(r);
 }

@@ -38,14 +38,14 @@ void tr_check_opts_init(tr_check_opts *o) {
 
 void tr_check_report_free(tr_check_report *r) {
   for (int i = 0; i < r->nruns; i++) {
-    free(r->runs[i].message);
-    free(r->runs[i].outs);
-    free(r->runs[i].pi_text);
+    tr_free(r->runs[i].message);
+    tr_free(r->runs[i].outs);
+    tr_free(r->runs[i].pi_text);
   }
-  free(r->runs);
-  free(r->declined);
-  free(r->bundle);
-  free(r->received_text);
+  tr_free(r->runs);
+  tr_free(r->declined);
+  tr_free(r->bundle);
+  tr_free(r->received_text);
   cJSON_Delete(r->json);
   memset(r, 0, sizeof *r);
   r->first_finding = -1;
@@ -121,7 +121,7 @@ static void judge_run(tr_check_run *run, const tr_shadow_out *ref, int nref, con
     run->verdict = TR_VERDICT_PROTOCOL_ERROR;
     char msg[96];
     snprintf(msg, sizeof msg, "%d outputs, expected %d", res->noutputs, nref);
-    free(run->message);
+    tr_free(run->message);
     run->message = tr_xstrdup(msg);
     cJSON_AddStringToObject(js, "message", msg);
     run->finding = true;
@@ -193,8 +193,8 @@ static void judge_run(tr_check_run *run, const tr_shadow_out *ref, int nref, con
       run->finding = true;
     }
   }
-  free(st);
-  free(ds);
+  tr_free(st);
+  tr_free(ds);
 }
 
 /* --per-instruction for one run (anchor.h): the anchored module on the
@@ -362,7 +362,7 @@ static bool write_bundle(const char *work, tr_target *t, const tr_check_opts *o,
     tr_buf_free(&path);
     tr_buf_printf(&path, "%s/report.json", work);
     ok = write_text(path.p, js, d);
-    free(js);
+    tr_free(js);
   }
   if (ok) {
     tr_buf rd = {0};
@@ -435,15 +435,14 @@ static void make_sig(tr_check_report *r, const tr_module *m) {
   snprintf(s->kind, sizeof s->kind, "per-instruction-mismatch");
 }
 
+#define CHECK_WORK_MAX 4400 /* the bundle's temporary folder's path */
+
 static tr_status fail(tr_check_report *r, tr_status st) {
   r->outcome = TR_CHECK_ERROR;
   return st;
 }
 
-tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_check_report *r,
-                   tr_diag *d) {
-  memset(r, 0, sizeof *r);
-  r->first_finding = -1;
+static void report_head(tr_target *t, const tr_check_opts *o, tr_check_report *r) {
   r->json = cJSON_CreateObject();
   cJSON_AddStringToObject(r->json, "module", o->label);
   cJSON_AddStringToObject(r->json, "target", t->spec ? t->spec : "");
@@ -451,6 +450,11 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
   cJSON_AddStringToObject(r->json, "target_version", t->version ? t->version : "");
   if (o->profile) cJSON_AddStringToObject(r->json, "profile", o->profile_path ? o->profile_path : "");
   else cJSON_AddNullToObject(r->json, "profile");
+}
+
+static tr_status check_body(tr_target *t, const tr_module *m, const tr_check_opts *o,
+                            tr_check_report *r, char *work, tr_diag *d) {
+  report_head(t, o, r);
   if (o->save_dir && !dest_ok(o->save_dir, d)) return fail(r, TR_ERR_IO);
   /* A narrowing profile rule (dot-accumulate) changes the reference: the
    * shadow evaluation runs on the module as the target computes it. */
@@ -469,7 +473,6 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
     tr_module_free(nm);
     return fail(r, st);
   }
-  char work[4400] = "";
   bool saved = false, saved_instr = false, made_work = false;
   int nruns = o->inputs ? 1 : (o->nseeds > 0 ? o->nseeds : 1);
   r->runs = tr_xcalloc((size_t)nruns + 1, sizeof *r->runs);
@@ -505,7 +508,7 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
     double t0 = now_ms();
     tr_diag rd = {0};
     tr_status est = tr_eval_shadow(refm, &so, ins, nins, &ref, &nref, &rd);
-    free(capped);
+    tr_free(capped);
     if (est != TR_OK) {
       /* The reference declines: no verdict for this module. */
       tr_buf msg = {0};
@@ -516,6 +519,7 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
       if (!o->inputs) tr_inputs_free(ins, nins);
       break;
     }
+    tr_diag_clear(&rd); /* notes of a reference that succeeded */
     run->ref_ms = now_ms() - t0;
     r->nruns = s + 1;
     tr_run_opts ro = {0};
@@ -557,7 +561,7 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
     tr_profile_alts_free(&pc.a);
     bool want_save = o->save_dir && !saved && (run->finding || (!o->save_findings_only && s == nruns - 1));
     if (o->save_dir && !made_work && (want_save || anch.nparts)) {
-      work_dir(work, sizeof work, o->save_dir);
+      work_dir(work, CHECK_WORK_MAX, o->save_dir);
       if (mkdir(work, 0777) != 0) {
         tr_diag_errorf(d, "cannot create %s: %s", work, strerror(errno));
         st = TR_ERR_IO;
@@ -617,6 +621,51 @@ tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_
   }
   tr_anchored_free(&anch);
   tr_module_free(nm);
+  return st;
+}
+
+/* The check of one module runs in a heap frame: running out of memory
+ * anywhere in it (inputs, the reference, a target's reply, the comparison,
+ * a bundle) frees what it made and declines the module (not a finding, not
+ * an error of the target), and a campaign goes on with the next. */
+typedef struct {
+  tr_target *t;
+  const tr_module *m;
+  const tr_check_opts *o;
+  tr_check_report *r;
+  tr_diag *d;
+  char work[CHECK_WORK_MAX]; /* the bundle being written, "" when none */
+  tr_status st;
+} check_job;
+
+static void check_job_fn(void *p) {
+  check_job *j = p;
+  j->st = check_body(j->t, j->m, j->o, j->r, j->work, j->d);
+}
+
+tr_status tr_check(tr_target *t, const tr_module *m, const tr_check_opts *o, tr_check_report *r,
+                   tr_diag *d) {
+  memset(r, 0, sizeof *r);
+  r->first_finding = -1;
+  check_job j = {t, m, o, r, d, "", TR_OK};
+  size_t bytes = 0;
+  bool ok = tr_heap_run(check_job_fn, &j, &bytes);
+  tr_status st = j.st;
+  if (!ok) {
+    if (j.work[0]) remove_tree(j.work); /* never a partial bundle */
+    memset(r, 0, sizeof *r); /* its blocks went with the frame */
+    r->first_finding = -1;
+    tr_diag od = {0};
+    tr_heap_diag(&od, o->label ? o->label : "<module>", "checking the module", bytes);
+    r->declined = tr_xstrdup(tr_diag_first(&od));
+    tr_diag_clear(&od);
+    r->outcome = TR_CHECK_DECLINED;
+    report_head(t, o, r);
+    cJSON_AddArrayToObject(r->json, "runs");
+    cJSON_AddStringToObject(r->json, "summary", tr_check_outcome_name(r->outcome));
+    cJSON_AddStringToObject(r->json, "declined", r->declined);
+    st = TR_OK;
+  }
   return st;
 }
 

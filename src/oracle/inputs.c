@@ -699,7 +699,7 @@ static walk_slot *walk_lookup(walker *w, uint64_t a, uint64_t b, int val, bool *
       while (nt[h].used) h = (h + 1) & (ncap - 1);
       nt[h] = w->tab[i];
     }
-    free(w->tab);
+    tr_free(w->tab);
     w->tab = nt;
     w->captab = ncap;
   }
@@ -859,10 +859,10 @@ static void walk_leaf(idx_use *u, const tr_instr *p, const int64_t *path, int np
     walk_state s = w.todo[--w.ntodo];
     walk_step(&w, &s);
   }
-  free(w.nodes);
-  free(w.sites);
-  free(w.tab);
-  free(w.todo);
+  tr_free(w.nodes);
+  tr_free(w.sites);
+  tr_free(w.tab);
+  tr_free(w.todo);
 }
 
 typedef struct {
@@ -946,12 +946,12 @@ tr_status tr_inputs_plan(const tr_module *m, const tr_input_config *cfg,
     const tr_instr *p = c->params[i];
     if (!p) {
       tr_diag_errorf(d, "inputs: entry parameter %d is missing", i);
-      free(l.v);
+      tr_free(l.v);
       return TR_ERR_INVALID;
     }
     tr_status st = add_leaves(&l, p, p->shape, path, 0, cfg, d);
     if (st != TR_OK) {
-      free(l.v);
+      tr_free(l.v);
       return st;
     }
   }
@@ -984,7 +984,7 @@ tr_status tr_inputs_make(const tr_module *m, const tr_input_config *cfg,
     st = ts[j] ? tr_input_fill(ts[j], &lv[j].spec, cfg->seed, (uint64_t)j, d)
                : TR_ERR_UNSUPPORTED;
   }
-  free(lv);
+  tr_free(lv);
   if (st != TR_OK) {
     tr_inputs_free(ts, n);
     return st;
@@ -997,5 +997,5 @@ tr_status tr_inputs_make(const tr_module *m, const tr_input_config *cfg,
 void tr_inputs_free(tr_tensor **ts, int n) {
   if (!ts) return;
   for (int i = 0; i < n; i++) tr_tensor_free(ts[i]);
-  free(ts);
+  tr_free(ts);
 }

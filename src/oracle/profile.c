@@ -414,9 +414,9 @@ tr_status tr_profile_parse_release(const char *file, const char *text, size_t le
         err(&ps, ps.ulps_at[op][dt], "%s %s=%g exceeds its contract, %g ulps (a 'contract %s' line)",
             tr_prule_name(ps.p->ulps_rule[op][dt]), tr_ops[op].name, u, c, tr_dtypes[dt].name);
     }
-  free(ps.ulps_at);
+  tr_free(ps.ulps_at);
   if (rel) ps.p->release = tr_xstrdup(rel);
-  free(deflt);
+  tr_free(deflt);
   if (ps.errors) {
     tr_profile_free(ps.p);
     return TR_ERR_SYNTAX;
@@ -438,7 +438,7 @@ tr_status tr_profile_load_release(const char *path, const char *release, tr_prof
   tr_status s = tr_read_file(path, &text, &len, d);
   if (s != TR_OK) return s;
   s = tr_profile_parse_release(path, text, len, release, out, d);
-  free(text);
+  tr_free(text);
   return s;
 }
 
@@ -449,16 +449,16 @@ tr_status tr_profile_load(const char *path, tr_profile **out, tr_diag *d) {
   tr_status s = tr_read_file(path, &text, &len, d);
   if (s != TR_OK) return s;
   s = tr_profile_parse(path, text, len, out, d);
-  free(text);
+  tr_free(text);
   return s;
 }
 
 void tr_profile_free(tr_profile *p) {
   if (!p) return;
-  free(p->file);
-  free(p->target);
-  free(p->release);
-  free(p);
+  tr_free(p->file);
+  tr_free(p->target);
+  tr_free(p->release);
+  tr_free(p);
 }
 
 void tr_profile_ulp_table(const tr_profile *p, unsigned mask, tr_ulp_table *t) {

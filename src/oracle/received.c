@@ -46,7 +46,7 @@ void tr_received_json(cJSON *obj, const tr_received *r) {
     memcpy(line, p, n);
     line[n] = 0;
     cJSON_AddItemToArray(a, cJSON_CreateString(line));
-    free(line);
+    tr_free(line);
     p = e ? e + 1 : p + n;
   }
 }
@@ -86,7 +86,7 @@ void tr_received_line(tr_buf *b, const tr_received *r, bool show_diff) {
 }
 
 void tr_received_free(tr_received *r) {
-  free(r->diff);
-  free(r->error);
+  tr_free(r->diff);
+  tr_free(r->error);
   memset(r, 0, sizeof *r);
 }

@@ -39,7 +39,7 @@ static char *dup_or_null(const char *s) { return s ? tr_xstrdup(s) : NULL; }
 static void set_message(tr_run_result *r, tr_verdict v, const tr_diag *d, const char *fallback) {
   r->verdict = v;
   const char *first = tr_diag_first(d);
-  free(r->message);
+  tr_free(r->message);
   r->message = tr_xstrdup(first ? first : fallback);
 }
 
@@ -94,11 +94,10 @@ static void passes_changed(const tr_bc_ctx *c, tr_run_result *r) {
   }
 }
 
-static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const *inputs,
-                             int ninputs, const tr_run_opts *o, tr_run_result *r, tr_diag *d) {
+static tr_status run_body(tr_target *t, const tr_module *m, tr_tensor *const *inputs, int ninputs,
+                         const tr_run_opts *o, tr_run_result *r, tr_diag *d, tr_jit_code **code,
+                         double t0) {
   builtin *b = t->impl;
-  tr_run_result_init(r);
-  double t0 = now_ms();
   if (!m->entry) {
     tr_diag_errorf(d, "builtin: the module has no entry computation");
     return TR_ERR_INVALID;
@@ -127,7 +126,6 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
   tr_module *opt = tr_module_clone(m);
   tr_diag cd = {0};
   tr_buf src = {0};
-  tr_jit_code *code = NULL;
   double c0 = now_ms();
   s = tr_bc_pipeline_run(&ctx, opt, &cd);
   if (o->want_passes) passes_changed(&ctx, r);
@@ -149,7 +147,7 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
     goto done;
   }
   tr_jit_stats js;
-  s = tr_jit_compile(&b->jit, tr_buf_str(&src), &code, &js, &cd);
+  s = tr_jit_compile(&b->jit, tr_buf_str(&src), code, &js, &cd);
   r->compile_ms = now_ms() - c0;
   if (s == TR_ERR_INVALID) {
     set_message(r, TR_VERDICT_COMPILE_ERROR, &cd, "the C compiler failed");
@@ -160,7 +158,7 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
     for (int i = 0; i < cd.nmsgs; i++) tr_diag_errorf(d, "%s", cd.msgs[i]);
     goto fail;
   }
-  tr_jit_entry fn = tr_jit_symbol(code, TR_EMIT_ENTRY);
+  tr_jit_entry fn = tr_jit_symbol(*code, TR_EMIT_ENTRY);
   if (!fn) {
     tr_diag_errorf(d, "builtin: the compiled unit has no %s", TR_EMIT_ENTRY);
     s = TR_ERR_IO;
@@ -184,7 +182,7 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
       outs[i] = tr_tensor_new(lv[i]->dtype, lv[i]->rank, lv[i]->dims, &cd);
       if (!outs[i]) {
         for (int j = 0; j < i; j++) tr_tensor_free(outs[j]);
-        free(outs);
+        tr_free(outs);
         set_message(r, TR_VERDICT_UNSUPPORTED, &cd, "unsupported: cannot make the result");
         goto done;
       }
@@ -198,7 +196,7 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
     s = tr_jit_run_forked(fn, iptr, optr, obytes, nout, timeout, &jr, d);
     if (s != TR_OK) {
       for (int i = 0; i < nout; i++) tr_tensor_free(outs[i]);
-      free(outs);
+      tr_free(outs);
       goto fail;
     }
     /* The kernel alone, as XLA's adapter reports its execute; the
@@ -209,7 +207,7 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
       r->noutputs = nout;
     } else {
       for (int i = 0; i < nout; i++) tr_tensor_free(outs[i]);
-      free(outs);
+      tr_free(outs);
       r->verdict = jr.outcome == TR_JIT_RUN_CRASH ? TR_VERDICT_CRASH
                    : jr.outcome == TR_JIT_RUN_HANG ? TR_VERDICT_HANG
                                                    : TR_VERDICT_ERROR;
@@ -219,12 +217,53 @@ static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const 
 done:
   s = TR_OK;
 fail:
-  tr_jit_release(code);
+  tr_jit_release(*code);
+  *code = NULL;
   tr_buf_free(&src);
   tr_diag_clear(&cd);
   tr_module_free(opt);
   r->wall_ms = now_ms() - t0;
   return s;
+}
+
+/* One run in a heap frame: running out of memory anywhere in the passes,
+ * the emitter, the compile or the outputs frees what the run made and is
+ * a verdict (declined, not a finding). The compiled code belongs to the
+ * jit's cache, not the frame, so it is released here. */
+typedef struct {
+  tr_target *t;
+  const tr_module *m;
+  tr_tensor *const *inputs;
+  int ninputs;
+  const tr_run_opts *o;
+  tr_run_result *r;
+  tr_diag *d;
+  tr_jit_code *code;
+  double t0;
+  tr_status st;
+} run_job;
+
+static void run_job_fn(void *p) {
+  run_job *j = p;
+  j->st = run_body(j->t, j->m, j->inputs, j->ninputs, j->o, j->r, j->d, &j->code, j->t0);
+}
+
+static tr_status builtin_run(tr_target *t, const tr_module *m, tr_tensor *const *inputs,
+                             int ninputs, const tr_run_opts *o, tr_run_result *r, tr_diag *d) {
+  tr_run_result_init(r);
+  run_job j = {t, m, inputs, ninputs, o, r, d, NULL, now_ms(), TR_OK};
+  size_t bytes = 0;
+  if (tr_heap_run(run_job_fn, &j, &bytes)) return j.st;
+  tr_jit_release(j.code);
+  tr_run_result_init(r); /* its blocks went with the frame */
+  r->verdict = TR_VERDICT_UNSUPPORTED;
+  tr_diag od = {0};
+  tr_heap_diag(&od, m->file ? m->file : "<module>", "compiling and running the module in builtin",
+               bytes);
+  r->message = tr_xstrdup(tr_diag_first(&od));
+  tr_diag_clear(&od);
+  r->wall_ms = now_ms() - j.t0;
+  return TR_OK;
 }
 
 static tr_status builtin_list_passes(tr_target *t, const tr_module *m, char ***names, int *nnames,
@@ -244,12 +283,12 @@ static tr_status builtin_list_passes(tr_target *t, const tr_module *m, char ***n
 static void builtin_close(tr_target *t) {
   builtin *b = t->impl;
   if (!b) return;
-  for (int i = 0; i < b->ndisable; i++) free(b->disable[i]);
-  free(b->disable);
-  free(b->cc);
-  free(b->cflags);
-  free(b->tmp_dir);
-  free(b);
+  for (int i = 0; i < b->ndisable; i++) tr_free(b->disable[i]);
+  tr_free(b->disable);
+  tr_free(b->cc);
+  tr_free(b->cflags);
+  tr_free(b->tmp_dir);
+  tr_free(b);
   t->impl = NULL;
 }
 
@@ -372,6 +411,6 @@ tr_status tr_builtin_open(const char *spec, const tr_target_config *cfg, tr_targ
     bc.ndisable = nnames;
     *out = make_target(spec, from_config(&bc, cfg));
   }
-  free(copy);
+  tr_free(copy);
   return s;
 }

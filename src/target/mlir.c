@@ -41,7 +41,7 @@ tr_status tr_mlir_convert(tr_target *t, const char *file, const char *text, tr_m
     *m = NULL;
   }
   if (!*m) {
-    free(*hlo);
+    tr_free(*hlo);
     *hlo = NULL;
     return TR_ERR_SYNTAX;
   }

@@ -100,8 +100,8 @@ static tr_status split_words(const char *s, char ***argv, int *argc,
         if (!*p) {
           tr_diag_errorf(d, "cmd: unterminated %c quote in '%s'", q, s);
           tr_buf_free(&w);
-          for (int i = 0; i < n; i++) free(v[i]);
-          free(v);
+          for (int i = 0; i < n; i++) tr_free(v[i]);
+          tr_free(v);
           return TR_ERR_USAGE;
         }
         p++;
@@ -123,7 +123,7 @@ static tr_status split_words(const char *s, char ***argv, int *argc,
   }
   tr_buf_free(&w);
   if (n == 0) {
-    free(v);
+    tr_free(v);
     tr_diag_errorf(d, "cmd: no program given (cmd:PROGRAM [ARGS...])");
     return TR_ERR_USAGE;
   }
@@ -176,8 +176,9 @@ static void describe_status(proc *p, int st) {
                   strsignal(WTERMSIG(st)));
   else
     tr_buf_printf(&b, "ended with wait status 0x%x", (unsigned)st);
-  free(p->exit_why);
+  tr_free(p->exit_why);
   p->exit_why = tr_xstrdup(tr_buf_str(&b));
+  tr_heap_keep(p->exit_why); /* p's, not a run's heap frame's */
   tr_buf_free(&b);
 }
 
@@ -248,8 +249,9 @@ static void reap(proc *p, double grace) {
   if (r == p->pid) {
     describe_status(p, st);
   } else {
-    free(p->exit_why);
+    tr_free(p->exit_why);
     p->exit_why = tr_xstrdup("ended (exit status unknown)");
+    tr_heap_keep(p->exit_why);
   }
   p->pid = -1;
   if (p->cfg.guard) p->cfg.guard->pid = 0;
@@ -414,7 +416,10 @@ static io_result read_line(proc *p, double deadline, size_t *len) {
     if (f[0].revents) {
       char buf[65536];
       ssize_t k = read(p->fd_out, buf, sizeof buf);
-      if (k > 0) tr_buf_putn(&p->obuf, buf, (size_t)k);
+      if (k > 0) {
+        tr_buf_putn(&p->obuf, buf, (size_t)k);
+        tr_heap_keep(p->obuf.p); /* p's, not a run's heap frame's */
+      }
       else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
         close_fd(&p->fd_out);
         return IO_EOF;
@@ -486,13 +491,13 @@ static exchange talk(proc *p, cJSON *req, const char *what, double timeout) {
   long id = p->next_id++;
   cJSON_AddNumberToObject(req, "id", (double)id);
   char *line = cJSON_PrintUnformatted(req);
-  TR_ASSERT(line);
+  if (!line) tr_heap_raise(0); /* cJSON's allocations failed */
   size_t n = strlen(line);
   line = tr_xrealloc(line, n + 2);
   line[n] = '\n';
   line[n + 1] = 0;
   io_result io = send_all(p, line, n + 1, deadline);
-  free(line);
+  tr_free(line);
   size_t len = 0;
   if (io == IO_OK) io = read_line(p, deadline, &len);
   if (io != IO_OK) {
@@ -556,10 +561,12 @@ static exchange hello(tr_target *t, proc *p) {
     reap(p, 0);
     return x;
   }
-  free(t->name);
-  free(t->version);
+  tr_free(t->name);
+  tr_free(t->version);
   t->name = xstrdup_or_null(jstr(x.reply, "name"));
   t->version = xstrdup_or_null(jstr(x.reply, "version"));
+  tr_heap_keep(t->name); /* the target's, not a run's heap frame's */
+  tr_heap_keep(t->version);
   t->caps = 0;
   const cJSON *caps = cJSON_GetObjectItemCaseSensitive(x.reply, "capabilities");
   const cJSON *c;
@@ -596,11 +603,14 @@ static tr_status ensure_child(tr_target *t, proc *p, exchange *x,
   /* A target that cannot start twice in a row is given up: its failure
    * is reported once (this verdict), later requests are declined at once
    * instead of each waiting out a start timeout. */
-  if (x->verdict != TR_VERDICT_OK && ++p->start_fails >= MAX_START_FAILS && p->nstarts > 1)
+  if (x->verdict != TR_VERDICT_OK && ++p->start_fails >= MAX_START_FAILS && p->nstarts > 1) {
     p->given_up = fmt("the target failed to start %d times in a row (last: %s); it is given up", p->start_fails,
                       x->why ? x->why : "?");
-  else if (x->verdict == TR_VERDICT_OK)
+    tr_heap_keep(p->given_up);
+  }
+  else if (x->verdict == TR_VERDICT_OK) {
     p->start_fails = 0;
+  }
   return TR_OK;
 }
 
@@ -669,8 +679,8 @@ static char *reply_path_problem(const char *dir, const char *path, size_t max) {
     why = fmt("'%s' is not a regular file", path);
   else if ((uint64_t)st.st_size > max)
     why = fmt("'%s' has %lld bytes, more than the %zu its output can take", path, (long long)st.st_size, max);
-  free(rdir);
-  free(rp);
+  tr_free(rdir);
+  tr_free(rp);
   return why;
 }
 
@@ -694,11 +704,11 @@ static void take_outputs(const tr_module *m, const char *dir, const cJSON *rep,
   int n = cJSON_IsArray(outs) ? cJSON_GetArraySize(outs) : -1;
   if (n != nleaves) {
     r->verdict = TR_VERDICT_PROTOCOL_ERROR;
-    free(r->message);
+    tr_free(r->message);
     r->message = n < 0 ? fmt("reply has no \"outputs\" list")
                        : fmt("reply names %d outputs, the module's root has %d "
                              "array leaves", n, nleaves);
-    free(leaves);
+    tr_free(leaves);
     return;
   }
   r->outputs = tr_xcalloc((size_t)(n + 1), sizeof *r->outputs);
@@ -712,7 +722,7 @@ static void take_outputs(const tr_module *m, const char *dir, const cJSON *rep,
       msg = fmt("output %d is not a path string", i);
     } else if ((bad_path = reply_path_problem(dir, o->valuestring, npy_cap(leaves[i])))) {
       msg = fmt("output %d: %s", i, bad_path);
-      free(bad_path);
+      tr_free(bad_path);
     } else if (tr_npy_read(o->valuestring, leaves[i]->dtype, &tt, &d) != TR_OK) {
       msg = fmt("output %d: %s", i, tr_diag_first(&d));
     } else if (!dims_match(leaves[i], tt)) {
@@ -729,16 +739,16 @@ static void take_outputs(const tr_module *m, const char *dir, const cJSON *rep,
     tr_diag_clear(&d);
     if (!tt) {
       r->verdict = TR_VERDICT_PROTOCOL_ERROR;
-      free(r->message);
+      tr_free(r->message);
       r->message = msg;
       break;
     }
     r->outputs[r->noutputs++] = tt;
   }
-  free(leaves);
+  tr_free(leaves);
   if (r->verdict != TR_VERDICT_OK) {
     for (int i = 0; i < r->noutputs; i++) tr_tensor_free(r->outputs[i]);
-    free(r->outputs);
+    tr_free(r->outputs);
     r->outputs = NULL;
     r->noutputs = 0;
   }
@@ -754,10 +764,10 @@ static void read_hlo_file(const char *dir, const cJSON *rep, const char *key, ch
   if (!err) *out = read_text(path, &err);
   if (!*out) {
     r->verdict = TR_VERDICT_PROTOCOL_ERROR;
-    free(r->message);
+    tr_free(r->message);
     r->message = fmt("%s: %s", key, err);
   }
-  free(err);
+  tr_free(err);
 }
 
 /* Writes the module and the inputs into a fresh request folder. */
@@ -832,11 +842,11 @@ static tr_status check_inputs(const tr_module *m, tr_tensor *const *inputs,
                        tr_buf_str(&a), i, tr_buf_str(&b));
         tr_buf_free(&a);
         tr_buf_free(&b);
-        free(lv);
+        tr_free(lv);
         return TR_ERR_INVALID;
       }
     }
-    free(lv);
+    tr_free(lv);
   }
   if (k != ninputs) {
     tr_diag_errorf(d, "%d inputs given, the module's parameters have %d array "
@@ -863,7 +873,7 @@ static bool tmp_too_full(const proc *p, const tr_module *m, uint64_t *avail, uin
     int64_t c = tr_shape_count(lv[i]);
     if (c > 0) *need += (uint64_t)c * (uint64_t)tr_dtype_size(lv[i]->dtype) + 256;
   }
-  free(lv);
+  tr_free(lv);
   return *avail < *need;
 }
 
@@ -875,12 +885,11 @@ static tr_verdict verdict_of_status(const char *st) {
   return TR_VERDICT_PROTOCOL_ERROR;
 }
 
-static tr_status proc_run(tr_target *t, const tr_module *m,
-                          tr_tensor *const *inputs, int ninputs,
-                          const tr_run_opts *o, tr_run_result *r,
-                          tr_diag *d) {
+static tr_status run_body(tr_target *t, const tr_module *m,
+                         tr_tensor *const *inputs, int ninputs,
+                         const tr_run_opts *o, tr_run_result *r,
+                         tr_diag *d) {
   proc *p = t->impl;
-  tr_run_result_init(r);
   tr_status s = check_inputs(m, inputs, ninputs, d);
   if (s != TR_OK) return s;
   double t0 = now_s();
@@ -891,7 +900,7 @@ static tr_status proc_run(tr_target *t, const tr_module *m,
     r->verdict = x.verdict;
     r->message = fmt("restarting the target: %s", x.why);
     r->stderr_tail = err_tail(p, 0);
-    free(x.why);
+    tr_free(x.why);
     r->wall_ms = (now_s() - t0) * 1e3;
     return TR_OK;
   }
@@ -952,9 +961,9 @@ static tr_status proc_run(tr_target *t, const tr_module *m,
         cJSON_ArrayForEach(c, pd) {
           const char *name = jstr(c, "pass"), *path = jstr(c, "path");
           char *err = NULL, *text = path ? read_text(path, &err) : NULL;
-          free(err);
+          tr_free(err);
           if (!name || !text) {
-            free(text);
+            tr_free(text);
             continue;
           }
           r->pass_dump_names[r->npass_dumps] = tr_xstrdup(name);
@@ -988,6 +997,50 @@ static tr_status proc_run(tr_target *t, const tr_module *m,
   return TR_OK;
 }
 
+/* One run in a heap frame: running out of memory while writing the request
+ * or reading the reply (its JSON, outputs, dumps) frees what the run made
+ * and is a verdict (declined, not a finding). The child, whose exchange was
+ * cut off, is killed and restarted by the next run. The state that
+ * outlives a run (p's buffers, the target's name) leaves the frame where
+ * it is made (tr_heap_keep). */
+typedef struct {
+  tr_target *t;
+  const tr_module *m;
+  tr_tensor *const *inputs;
+  int ninputs;
+  const tr_run_opts *o;
+  tr_run_result *r;
+  tr_diag *d;
+  tr_status st;
+} run_job;
+
+static void run_job_fn(void *v) {
+  run_job *j = v;
+  j->st = run_body(j->t, j->m, j->inputs, j->ninputs, j->o, j->r, j->d);
+}
+
+static tr_status proc_run(tr_target *t, const tr_module *m,
+                          tr_tensor *const *inputs, int ninputs,
+                          const tr_run_opts *o, tr_run_result *r,
+                          tr_diag *d) {
+  tr_run_result_init(r);
+  double t0 = now_s();
+  run_job j = {t, m, inputs, ninputs, o, r, d, TR_OK};
+  size_t bytes = 0;
+  if (tr_heap_run(run_job_fn, &j, &bytes)) return j.st;
+  proc *p = t->impl;
+  if (p->pid >= 0) reap(p, 0);
+  tr_run_result_init(r); /* its blocks went with the frame */
+  r->verdict = TR_VERDICT_UNSUPPORTED;
+  tr_diag od = {0};
+  tr_heap_diag(&od, m->file ? m->file : "<module>",
+               "sending the module to the target or reading its reply", bytes);
+  r->message = tr_xstrdup(tr_diag_first(&od));
+  tr_diag_clear(&od);
+  r->wall_ms = (now_s() - t0) * 1e3;
+  return TR_OK;
+}
+
 static tr_status proc_list_passes(tr_target *t, const tr_module *m,
                                   char ***names, int *nnames, tr_diag *d) {
   proc *p = t->impl;
@@ -1005,7 +1058,7 @@ static tr_status proc_list_passes(tr_target *t, const tr_module *m,
   tr_status s = ensure_child(t, p, &x, d);
   if (s == TR_OK && x.verdict != TR_VERDICT_OK) {
     tr_diag_errorf(d, "%s: %s", t->spec, x.why);
-    free(x.why);
+    tr_free(x.why);
     return TR_ERR_IO;
   }
   if (s != TR_OK) return s;
@@ -1017,7 +1070,7 @@ static tr_status proc_list_passes(tr_target *t, const tr_module *m,
     x = talk(p, req, "list_passes", p->cfg.timeout_s);
     if (x.verdict != TR_VERDICT_OK) {
       tr_diag_errorf(d, "%s: %s", t->spec, x.why);
-      free(x.why);
+      tr_free(x.why);
       s = TR_ERR_IO;
     } else if (strcmp(jstr(x.reply, "status"), "ok") != 0) {
       tr_diag_errorf(d, "%s: list_passes: %s: %s", t->spec,
@@ -1051,7 +1104,7 @@ tr_status tr_proc_convert(tr_target *t, const char *text, char **hlo, tr_diag *d
   tr_status s = ensure_child(t, p, &x, d);
   if (s == TR_OK && x.verdict != TR_VERDICT_OK) {
     tr_diag_errorf(d, "%s: %s", t->spec, x.why);
-    free(x.why);
+    tr_free(x.why);
     return TR_ERR_IO;
   }
   if (s != TR_OK) return s;
@@ -1063,7 +1116,7 @@ tr_status tr_proc_convert(tr_target *t, const char *text, char **hlo, tr_diag *d
     x = talk(p, req, "convert", p->cfg.timeout_s);
     if (x.verdict != TR_VERDICT_OK) {
       tr_diag_errorf(d, "%s: %s", t->spec, x.why);
-      free(x.why);
+      tr_free(x.why);
       s = TR_ERR_IO;
     } else if (strcmp(jstr(x.reply, "status"), "ok") != 0) {
       tr_diag_errorf(d, "%s: convert: %s: %s", t->spec, jstr(x.reply, "status"),
@@ -1097,7 +1150,7 @@ static void proc_close(tr_target *t) {
     exchange x = talk(p, req, "shutdown", EXIT_GRACE_S);
     cJSON_Delete(req);
     cJSON_Delete(x.reply);
-    free(x.why);
+    tr_free(x.why);
     if (p->pid >= 0) {
       close_fd(&p->fd_in);
       reap(p, EXIT_GRACE_S);
@@ -1105,14 +1158,14 @@ static void proc_close(tr_target *t) {
   }
   if (p->tmp) rm_tree(p->tmp);
   if (p->cfg.guard) p->cfg.guard->tmp[0] = 0;
-  free(p->tmp);
-  free(p->given_up);
-  for (int i = 0; i < p->argc; i++) free(p->argv[i]);
-  free(p->argv);
+  tr_free(p->tmp);
+  tr_free(p->given_up);
+  for (int i = 0; i < p->argc; i++) tr_free(p->argv[i]);
+  tr_free(p->argv);
   tr_buf_free(&p->obuf);
-  free(p->err);
-  free(p->exit_why);
-  free(p);
+  tr_free(p->err);
+  tr_free(p->exit_why);
+  tr_free(p);
   t->impl = NULL;
 }
 
@@ -1128,6 +1181,10 @@ tr_status tr_proc_open(const char *spec, const char *cmdline,
                        const tr_target_config *cfg, tr_target **out,
                        tr_diag *d) {
   *out = NULL;
+  /* cJSON's trees are a run's like any other block: an out-of-memory
+   * unwind frees them, and a failed one unwinds like tr_xmalloc. */
+  cJSON_Hooks hooks = {tr_xmalloc, tr_free};
+  cJSON_InitHooks(&hooks);
   char **argv;
   int argc;
   tr_status s = split_words(cmdline, &argv, &argc, d);
@@ -1135,11 +1192,11 @@ tr_status tr_proc_open(const char *spec, const char *cmdline,
   char *prog = resolve_program(argv[0]);
   if (!prog) {
     tr_diag_errorf(d, "cmd: program '%s' not found on PATH", argv[0]);
-    for (int i = 0; i < argc; i++) free(argv[i]);
-    free(argv);
+    for (int i = 0; i < argc; i++) tr_free(argv[i]);
+    tr_free(argv);
     return TR_ERR_USAGE;
   }
-  free(argv[0]);
+  tr_free(argv[0]);
   argv[0] = prog;
   proc *p = tr_xcalloc(1, sizeof *p);
   p->argv = argv;
@@ -1181,7 +1238,7 @@ tr_status tr_proc_open(const char *spec, const char *cmdline,
                    p->nerr ? "; its stderr ends with:\n" : "",
                    (int)(p->nerr > 2000 ? 2000 : p->nerr),
                    p->err + (p->nerr > 2000 ? p->nerr - 2000 : 0));
-    free(x.why);
+    tr_free(x.why);
     s = TR_ERR_IO;
   }
   if (s != TR_OK) {

@@ -28,19 +28,19 @@ void tr_run_result_init(tr_run_result *r) {
 
 void tr_run_result_free(tr_run_result *r) {
   for (int i = 0; i < r->noutputs; i++) tr_tensor_free(r->outputs[i]);
-  free(r->outputs);
-  free(r->optimized_hlo);
-  free(r->received_hlo);
-  free(r->message);
-  free(r->stderr_tail);
-  for (int i = 0; i < r->npasses_changed; i++) free(r->passes_changed[i]);
-  free(r->passes_changed);
+  tr_free(r->outputs);
+  tr_free(r->optimized_hlo);
+  tr_free(r->received_hlo);
+  tr_free(r->message);
+  tr_free(r->stderr_tail);
+  for (int i = 0; i < r->npasses_changed; i++) tr_free(r->passes_changed[i]);
+  tr_free(r->passes_changed);
   for (int i = 0; i < r->npass_dumps; i++) {
-    free(r->pass_dump_names[i]);
-    free(r->pass_dump_texts[i]);
+    tr_free(r->pass_dump_names[i]);
+    tr_free(r->pass_dump_texts[i]);
   }
-  free(r->pass_dump_names);
-  free(r->pass_dump_texts);
+  tr_free(r->pass_dump_names);
+  tr_free(r->pass_dump_texts);
   tr_run_result_init(r);
 }
 
@@ -175,8 +175,8 @@ tr_status tr_target_list_passes(tr_target *t, const tr_module *m,
 void tr_target_close(tr_target *t) {
   if (!t) return;
   if (t->ops && t->ops->close) t->ops->close(t); /* NULL: nothing held */
-  free(t->spec);
-  free(t->name);
-  free(t->version);
-  free(t);
+  tr_free(t->spec);
+  tr_free(t->name);
+  tr_free(t->version);
+  tr_free(t);
 }

@@ -42,7 +42,7 @@ static tr_module *prefix_module(const tr_module *m, const tr_instr **bl, int k, 
     if (live) ids[n++] = in->id;
   }
   tr_module *x = tg_with_root(m, ids, n);
-  free(ids);
+  tr_free(ids);
   return x;
 }
 
@@ -58,7 +58,7 @@ int tg_bisect(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr **bl, 
     bool bad = x && tg_fails(g, lv, x, ins, nins, want);
     tr_module_free(x);
     if (!bad) {
-      free(pos);
+      tr_free(pos);
       return -1;
     }
   }
@@ -71,7 +71,7 @@ int tg_bisect(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr **bl, 
     if (bad) hi = mid;
     else lo = mid;
   }
-  free(pos);
+  tr_free(pos);
   return hi;
 }
 
@@ -97,10 +97,10 @@ static int alone(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in
     }
     tr_diag_clear(&dd);
     tr_eval_free_outputs(vals, nvals);
-    free(ids);
+    tr_free(ids);
     tr_module_free(x);
   }
-  free(src);
+  tr_free(src);
   return verdict;
 }
 
@@ -167,7 +167,7 @@ static void descend(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr 
       r->inner_op = bl[k]->op;
       id = bl[k]->id;
     }
-    free(bl);
+    tr_free(bl);
     tr_module_free(cur);
     cur = x;
     if (!inside) break;
@@ -186,7 +186,7 @@ tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
   if (k < 0) {
     lv->state = TR_LEVEL_NONE;
     tg_note(lv, "no prefix of the %d instructions fails; the finding is in what no cut returns", nbl);
-    free(bl);
+    tr_free(bl);
     lv->ms = tg_now_ms() - t0;
     return TR_OK;
   }
@@ -212,7 +212,7 @@ tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
     snprintf(inner, sizeof inner, "; inside it (inlined, bisected again) %%%s (%s)", r->inner, tr_ops[r->inner_op].name);
   tg_note(lv, "%%%s (%s, %d of %d in program order; bisection %d runs)%s%s%s", in->name, tr_ops[in->op].name,
           k + 1, nbl, r->bisect_runs, inner, why, pi);
-  free(bl);
+  tr_free(bl);
   lv->ms = tg_now_ms() - t0;
   return TR_OK;
 }

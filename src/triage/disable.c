@@ -54,7 +54,7 @@ static int try_disabled(tg_ctx *g, tr_level *lv, const tr_module *m, const char 
   for (int i = 0; i < n; i++) tr_buf_printf(&b, "%sdisable=%s", i ? "," : "", names[i]);
   char *spec = spec_with(g->t->spec, b.p);
   int v = try_spec(g, lv, m, spec);
-  free(spec);
+  tr_free(spec);
   tr_buf_free(&b);
   return v;
 }
@@ -88,10 +88,10 @@ static void disable_passes(tg_ctx *g, const tr_module *m) {
       } else {
         i++;
       }
-      free(rest);
+      tr_free(rest);
     }
     for (int i = 0; i < ns; i++) tr_buf_printf(&fix, "%s%s", i ? "+" : "", set[i]);
-    free(set);
+    tr_free(set);
   }
   snprintf(r->disabled_fix, sizeof r->disabled_fix, "%s", tr_buf_str(&fix));
   if (fix.n) {
@@ -139,7 +139,7 @@ static void fuel(tg_ctx *g, const tr_module *m) {
   snprintf(opt, sizeof opt, "fuel=0");
   char *spec = spec_with(g->t->spec, opt);
   int v0 = try_spec(g, lv, m, spec);
-  free(spec);
+  tr_free(spec);
   if (v0 != 0) {
     lv->state = v0 == 1 ? TR_LEVEL_NONE : TR_LEVEL_UNRESOLVED;
     tg_note(lv, v0 == 1 ? "wrong even with no rewrite applied (fuel 0): no single rewrite is to blame"
@@ -152,7 +152,7 @@ static void fuel(tg_ctx *g, const tr_module *m) {
     snprintf(opt, sizeof opt, "fuel=%lld", (long long)mid);
     spec = spec_with(g->t->spec, opt);
     int v = try_spec(g, lv, m, spec);
-    free(spec);
+    tr_free(spec);
     tg_progress(g, "fuel %lld of %lld: %s", (long long)mid, (long long)total, v == 1 ? "wrong" : "right");
     if (v == 1) hi = mid;
     else lo = mid;

@@ -17,7 +17,7 @@ static tr_status operand_values(const tr_module *m, const tr_instr *in, tr_tenso
   int *ids = tr_xcalloc((size_t)in->noperands + 1, sizeof *ids);
   for (int i = 0; i < in->noperands; i++) ids[i] = in->operands[i]->id;
   tr_status st = tg_ref_values(m, ids, in->noperands, ins, nins, vals, nvals, d);
-  free(ids);
+  tr_free(ids);
   return st;
 }
 
@@ -55,13 +55,13 @@ tr_status tg_kernel_level(tg_ctx *g, const tr_module *opt) {
   if (k < 0) {
     lv->state = TR_LEVEL_UNRESOLVED;
     tg_note(lv, "the optimized module, compiled again, does not fail the same way");
-    free(bl);
+    tr_free(bl);
     lv->ms = tg_now_ms() - t0;
     return TR_OK;
   }
   const tr_instr *kin = bl[k];
   snprintf(r->kernel_name, sizeof r->kernel_name, "%s", kin->name);
-  free(bl);
+  tr_free(bl);
   tr_tensor **vals = NULL;
   int nvals = 0;
   tr_diag dd = {0};
@@ -91,7 +91,7 @@ tr_status tg_kernel_level(tg_ctx *g, const tr_module *opt) {
       snprintf(any.kind, sizeof any.kind, "%s", r->sig.kind);
       int j = tg_bisect(g, lv, body, bb, nb, vals, nvals, &any);
       if (j >= 0) snprintf(r->kernel_instr, sizeof r->kernel_instr, "%s", bb[j]->name);
-      free(bb);
+      tr_free(bb);
     }
   }
   lv->state = TR_LEVEL_FOUND;

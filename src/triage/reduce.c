@@ -100,7 +100,7 @@ static tr_op culprit_op(judge *j, const cand *c) {
   const tr_instr **bl = tg_blamable(c->m, &nbl);
   int k = tg_bisect(j->g, &j->g->r->reduce, c->m, bl, nbl, c->ins, c->nins, &j->want);
   tr_op op = k >= 0 ? bl[k]->op : TR_OP_COUNT;
-  free(bl);
+  tr_free(bl);
   return op;
 }
 
@@ -271,7 +271,7 @@ static bool move_drop(const cand *cur, int i, cand *out) {
   for (int k = 0; k < root->noperands; k++)
     if (k != i) ids[n++] = root->operands[k]->id;
   tr_module *x = tg_with_root(cur->m, ids, n);
-  free(ids);
+  tr_free(ids);
   if (!x) return false;
   *out = cand_of(x, cur->ins, cur->nins);
   return finish(out, cur);
@@ -340,7 +340,7 @@ static bool move_param(const cand *cur, int id, cand *out) {
   tr_drop_entry_layout(x);
   *out = cand_of(x, cur->ins, cur->nins);
   out->ins[out->nins++] = v[0];
-  free(v);
+  tr_free(v);
   return finish(out, cur);
 }
 
@@ -447,7 +447,7 @@ static bool round_once(judge *j, cand *cur, int budget) {
             jc.follow = NULL;
             *j = jc;
           }
-          free(flags);
+          tr_free(flags);
           continue;
         }
         bool made = pass == 0   ? move_root(cur, ids[i], &c)
@@ -459,7 +459,7 @@ static bool round_once(judge *j, cand *cur, int budget) {
       }
     }
   if (!taken && j->g->r->candidates < budget) taken = shape_moves(j, cur, budget);
-  free(ids);
+  tr_free(ids);
   return taken;
 }
 
@@ -523,7 +523,7 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
   while (r->candidates < budget && round_once(&j, &cur, budget)) r->accepted++;
   tr_buf b = {0};
   tr_print_module(&b, cur.m);
-  free(r->reduced_text);
+  tr_free(r->reduced_text);
   r->reduced_text = b.p;
   r->reduced_instrs = tg_count(cur.m);
   r->reduced_op = j.cul_op;

@@ -163,7 +163,7 @@ static void html_module(tr_buf *b, const char *text, const char *mark1, const ch
     html_esc(b, line);
     if (hit) tr_buf_puts(b, "</mark>");
     tr_buf_putc(b, '\n');
-    free(line);
+    tr_free(line);
     p += n + (e ? 1 : 0);
   }
   tr_buf_puts(b, "</pre>\n");
@@ -188,7 +188,7 @@ void tr_triage_html(tr_buf *b, const tr_triage_report *r) {
     tr_buf_puts(b, "<li>");
     html_esc(b, line);
     tr_buf_puts(b, "</li>\n");
-    free(line);
+    tr_free(line);
     p += n + (e ? 1 : 0);
   }
   tr_buf_free(&s);
@@ -312,7 +312,7 @@ tr_status tr_triage_write(const char *dir, const tr_triage_report *r, tr_diag *d
     tr_buf_printf(&b, "%s\n", s);
     st = write_text(dir, "report.json", b.p, d);
     tr_buf_free(&b);
-    free(s);
+    tr_free(s);
     cJSON_Delete(js);
   }
   if (st == TR_OK) {

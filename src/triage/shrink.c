@@ -43,8 +43,8 @@ static tr_instr *inline_body(tr_module *x, tr_comp *e, tr_instr *pos, const tr_c
     map[b->id] = tr_bc_copy_instr(e, pos, b, tr_bc_unique_name(e, b->name), NULL, ops, b->noperands);
   }
   tr_instr *root = map[body->root->id];
-  free(map);
-  free(ops);
+  tr_free(map);
+  tr_free(ops);
   return root;
 }
 
@@ -174,7 +174,7 @@ tr_module *tg_move_shrink(const tr_module *m, int pi, int k, int64_t n, tr_tenso
       size_t es = (size_t)tr_dtype_size(t->dtype);
       void *cut = cut_rows(t->data, rank, t->dims, k, n, es);
       memcpy(v[i]->data, cut, v[i]->nbytes);
-      free(cut);
+      tr_free(cut);
     } else {
       v[i] = tr_tensor_clone(t);
       ok = v[i] != NULL;
@@ -210,14 +210,14 @@ tr_module *tg_move_shrink(const tr_module *m, int pi, int k, int64_t n, tr_tenso
           size_t es = (size_t)tr_dtype_size(sh->dtype);
           void *cut = cut_rows(lit->data, rank, old, k, n, es);
           nl->data = tr_arena_memdup(x->arena, cut, (size_t)tr_shape_count(sh) * es + 1);
-          free(cut);
+          tr_free(cut);
           in->literal = nl;
         }
       }
     }
     in->shape = sh;
   }
-  free(why.p);
+  tr_free(why.p);
   return finish_move(x, v, nins, ok, outs);
 }
 

@@ -25,12 +25,12 @@ const char *tr_level_state_name(tr_level_state s) {
 }
 
 void tr_triage_report_free(tr_triage_report *r) {
-  free(r->target);
-  free(r->label);
-  free(r->module_text);
+  tr_free(r->target);
+  tr_free(r->label);
+  tr_free(r->module_text);
   tr_inputs_free(r->inputs, r->ninputs);
-  free(r->kernel_text);
-  free(r->reduced_text);
+  tr_free(r->kernel_text);
+  tr_free(r->reduced_text);
   tr_inputs_free(r->reduced_inputs, r->nreduced_inputs);
   memset(r, 0, sizeof *r);
 }
@@ -148,7 +148,7 @@ void tg_dce(tr_module *m) {
     if (m->comps[i]->id >= 0 && m->comps[i]->id <= m->next_id && seen[m->comps[i]->id])
       m->comps[k++] = m->comps[i];
   m->ncomps = k;
-  free(seen);
+  tr_free(seen);
 }
 
 static tr_instr *find_id(const tr_comp *c, int id) {
@@ -164,7 +164,7 @@ tr_module *tg_with_root(const tr_module *m, const int *ids, int nids) {
   for (int i = 0; i < nids; i++) {
     ops[i] = find_id(e, ids[i]);
     if (!ops[i]) {
-      free(ops);
+      tr_free(ops);
       tr_module_free(x);
       return NULL;
     }
@@ -179,7 +179,7 @@ tr_module *tg_with_root(const tr_module *m, const int *ids, int nids) {
     tr_comp_append(e, root);
     tr_instr_set_operands(root, ops, nids);
   }
-  free(ops);
+  tr_free(ops);
   e->root = root;
   tr_drop_entry_layout(x);
   tg_dce(x);

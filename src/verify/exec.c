@@ -144,7 +144,7 @@ static void track_alloc(mbuf *B) {
 }
 
 static void free_buf(mbuf *B) {
-  free(B->cell); free(B->w_thr); free(B->w_ep); free(B->r_thr); free(B->r_ep); free(B->r_multi);
+  tr_free(B->cell); tr_free(B->w_thr); tr_free(B->w_ep); tr_free(B->r_thr); tr_free(B->r_ep); tr_free(B->r_multi);
   memset(B, 0, sizeof *B);
 }
 
@@ -802,7 +802,7 @@ static void push_frame(run *R, thread *T, int fn, int ret_slot) {
 }
 
 static void pop_frame(thread *T) {
-  free(T->fr[T->nfr - 1].slots);
+  tr_free(T->fr[T->nfr - 1].slots);
   T->nfr--;
 }
 
@@ -1422,9 +1422,9 @@ static void run_block(run *R) {
   }
   for (int t = 0; t < n; t++) {
     while (ts[t].nfr) pop_frame(&ts[t]);
-    free(ts[t].fr);
+    tr_free(ts[t].fr);
   }
-  free(ts);
+  tr_free(ts);
   for (int b = first_local; b < R->nbufs; b++) free_buf(&R->bufs[b]);
   R->nbufs = first_local;
 }
@@ -1504,22 +1504,22 @@ tr_status vk_run(const vk_kernel *k, vx_ctx *cx, const vk_run_cfg *cfg, vk_resul
   }
   r->steps = R.steps;
   for (int b = 0; b < R.nbufs; b++) free_buf(&R.bufs[b]);
-  free(R.bufs);
-  free(R.gbuf);
-  free(R.packs);
+  tr_free(R.bufs);
+  tr_free(R.gbuf);
+  tr_free(R.packs);
   if (R.failed && r->st == TR_OK) r->st = TR_ERR_UNSUPPORTED;
   return r->st;
 }
 
 void vk_result_free(vk_result *r, int nbufs) {
-  for (int p = 0; r->val && p < nbufs; p++) free(r->val[p]);
-  for (int p = 0; r->writer_block && p < nbufs; p++) free(r->writer_block[p]);
-  for (int p = 0; r->writer_first && p < nbufs; p++) free(r->writer_first[p]);
-  free(r->val);
-  free(r->writer_block);
-  free(r->writer_first);
-  free(r->dec);
-  free(r->conds);
-  free(r->issues);
+  for (int p = 0; r->val && p < nbufs; p++) tr_free(r->val[p]);
+  for (int p = 0; r->writer_block && p < nbufs; p++) tr_free(r->writer_block[p]);
+  for (int p = 0; r->writer_first && p < nbufs; p++) tr_free(r->writer_first[p]);
+  tr_free(r->val);
+  tr_free(r->writer_block);
+  tr_free(r->writer_first);
+  tr_free(r->dec);
+  tr_free(r->conds);
+  tr_free(r->issues);
   memset(r, 0, sizeof *r);
 }

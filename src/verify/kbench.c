@@ -174,7 +174,7 @@ static char *kwarg_string(const char *src, const char *call, const char *key) {
     r++;
     while (*r == ' ' || *r == '(' || *r == '\n') r++;
     char *v = py_string(r, NULL);
-    if (v) { free(found); found = v; }
+    if (v) { tr_free(found); found = v; }
   }
   return found;
 }
@@ -255,14 +255,14 @@ static bool split_source(const char *cu, tr_buf *dev, tr_buf *host, tr_diag *d) 
     const char *o = r + 3;
     while (*o == ' ' || *o == '\n') o++;
     if (nc < 2 || *o != '(') {
-      for (int i = 0; i < nc; i++) free(cfg[i]);
+      for (int i = 0; i < nc; i++) tr_free(cfg[i]);
       tr_diag_errorf(d, "kernel: a launch needs <<<grid, block>>>(arguments)");
       tr_buf_free(&h);
       return false;
     }
     tr_buf_printf(host, "%.*strench_launch(\"%.*s\", dim3(%s), dim3(%s), (size_t)(%s)", (int)(ns - t), t, (int)(ne - ns), ns,
                   cfg[0], cfg[1], nc > 2 ? cfg[2] : "0");
-    for (int i = 0; i < nc; i++) free(cfg[i]);
+    for (int i = 0; i < nc; i++) tr_free(cfg[i]);
     o++;
     const char *sp = o;
     while (*sp == ' ' || *sp == '\n') sp++;
@@ -380,7 +380,7 @@ tr_status vk_kbench_prepare(const char *py, const vk_kbench_io *io, vk_kbench_la
   if (run_capture(cc, NULL, errp, 120) != 0) {
     char *why = first_line_of(errp);
     tr_diag_errorf(d, "%s: the host wrapper '%s' does not build against trench's torch stub: %s", py, fname, why ? why : "clang++-14 failed");
-    free(why);
+    tr_free(why);
     goto out;
   }
   char *rn[] = {exe, NULL};
@@ -388,7 +388,7 @@ tr_status vk_kbench_prepare(const char *py, const vk_kbench_io *io, vk_kbench_la
   if (rc != 0) {
     char *why = first_line_of(errp);
     tr_diag_errorf(d, "%s: the host wrapper '%s' failed on the reference's shapes (status %d)%s%s", py, fname, rc, why ? ": " : "", why ? why : "");
-    free(why);
+    tr_free(why);
     goto out;
   }
   /* the record */
@@ -411,7 +411,7 @@ tr_status vk_kbench_prepare(const char *py, const vk_kbench_io *io, vk_kbench_la
         snprintf(args, sizeof args, "%s", line + used);
     }
   }
-  free(rec);
+  tr_free(rec);
   if (nl != 1) {
     tr_diag_errorf(d, "%s: the host wrapper '%s' made %d kernel launches (verify takes exactly one)", py, fname, nl);
     goto out;
@@ -479,9 +479,9 @@ tr_status vk_kbench_prepare(const char *py, const vk_kbench_io *io, vk_kbench_la
   snprintf(L->kernel_name, sizeof L->kernel_name, "%s", lname);
   st = TR_OK;
 out:
-  free(src);
-  free(cu);
-  free(fn);
+  tr_free(src);
+  tr_free(cu);
+  tr_free(fn);
   tr_buf_free(&dev);
   tr_buf_free(&host);
   tr_buf_free(&txt);

@@ -73,7 +73,7 @@ static void add_file_diag(tr_diag *d, const char *what, const char *errpath) {
     if (len > 2000) txt[2000] = 0;
     tr_diag_errorf(d, "%s:\n%s", what, txt);
   } else tr_diag_errorf(d, "%s", what);
-  free(txt);
+  tr_free(txt);
   tr_diag_clear(&tmp);
 }
 
@@ -426,7 +426,7 @@ static void decode_func(dec *D, LLVMValueRef f, vfunc *F) {
     for (LLVMValueRef i = LLVMGetFirstInstruction(D->blocks[b]); i; i = LLVMGetNextInstruction(i))
       F->blocks[b].ins[j++] = *decode_inst(D, i, LLVMGetInstructionOpcode(i));
   }
-  free(D->keys); free(D->vals); free(D->blocks);
+  tr_free(D->keys); tr_free(D->vals); tr_free(D->blocks);
   D->keys = NULL; D->vals = NULL; D->blocks = NULL;
 }
 
@@ -450,7 +450,7 @@ static tr_status decode_module(vk_kernel *k, tr_diag *d) {
     }
   if (k->nfuncs == 0) {
     tr_diag_errorf(d, "kernel: the source defines no function");
-    free(D.fvals);
+    tr_free(D.fvals);
     return TR_ERR_INVALID;
   }
   if (k->entry < 0) k->entry = 0;
@@ -460,8 +460,8 @@ static tr_status decode_module(vk_kernel *k, tr_diag *d) {
     if (is_nf_conv(D.fvals[i], nm)) { k->funcs[i].name = nm; continue; } /* taken as a summary, never run */
     decode_func(&D, D.fvals[i], &k->funcs[i]);
   }
-  free(D.fvals);
-  free(D.gvals);
+  tr_free(D.fvals);
+  tr_free(D.gvals);
   return D.bad ? TR_ERR_UNSUPPORTED : TR_OK;
 }
 
@@ -497,7 +497,7 @@ tr_status vk_load(const char *path, const vk_compile_opts *o, vk_kernel **out, t
   argv[n++] = (char *)path; argv[n++] = "-o"; argv[n++] = ll;
   argv[n] = NULL;
   int rc = run_cmd(argv, err);
-  free(flags);
+  tr_free(flags);
   if (rc != 0) {
     add_file_diag(d, rc == 127 ? "kernel: clang-14 is not installed (scripts/deps.sh installs it)"
                                : "kernel: clang-14 failed", err);
@@ -534,9 +534,9 @@ void vk_free(vk_kernel *k) {
   if (!k) return;
   if (k->mod) LLVMDisposeModule(k->mod);
   if (k->ctx) LLVMContextDispose(k->ctx);
-  free(k->globals);
+  tr_free(k->globals);
   tr_arena_free(k->arena);
-  free(k);
+  tr_free(k);
 }
 
 int vk_nparams(const vk_kernel *k) { return k->funcs[k->entry].nparams; }

@@ -26,7 +26,7 @@ tr_status vk_native_build(const char *src, const char *so_path, const char *cfla
   argv[n++] = (char *)src; argv[n++] = "-o"; argv[n++] = (char *)so_path; argv[n++] = "-lm";
   argv[n] = NULL;
   pid_t p = fork();
-  if (p < 0) { free(flags); tr_diag_errorf(d, "native: fork failed"); return TR_ERR_IO; }
+  if (p < 0) { tr_free(flags); tr_diag_errorf(d, "native: fork failed"); return TR_ERR_IO; }
   if (p == 0) {
     if (!freopen("/dev/null", "w", stderr)) _exit(126);
     execvp(argv[0], argv);
@@ -34,7 +34,7 @@ tr_status vk_native_build(const char *src, const char *so_path, const char *cfla
   }
   int st;
   while (waitpid(p, &st, 0) < 0 && errno == EINTR) {}
-  free(flags);
+  tr_free(flags);
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
     tr_diag_errorf(d, "native: clang-14 could not build %s", src);
     return TR_ERR_INVALID;

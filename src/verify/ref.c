@@ -41,9 +41,9 @@ struct vr_ctx {
 };
 
 static void vstate_free(vstate *s) {
-  for (int i = 0; i < s->n; i++) free(s->leaf[i]);
-  free(s->leaf);
-  free(s->count);
+  for (int i = 0; i < s->n; i++) tr_free(s->leaf[i]);
+  tr_free(s->leaf);
+  tr_free(s->count);
   memset(s, 0, sizeof *s);
 }
 
@@ -70,13 +70,13 @@ vr_ctx *vr_new(const tr_module *m, vx_ctx *cx, tr_tensor *const *ints) {
 
 void vr_free(vr_ctx *r) {
   if (!r) return;
-  free(r->outs);
-  free(r->tab);
+  tr_free(r->outs);
+  tr_free(r->tab);
   for (int i = 0; i < r->nframes; i++) vstate_free(&r->frames[i].st);
   for (int i = 0; i < r->nloops; i++) vstate_free(&r->loops[i].st);
-  free(r->frames);
-  free(r->loops);
-  free(r);
+  tr_free(r->frames);
+  tr_free(r->loops);
+  tr_free(r);
 }
 
 static void mark_cone(const tr_instr *in, bool *idx, int depth) {
@@ -121,7 +121,7 @@ static void memo_put(vr_ctx *r, int id, int fr, int64_t flat, vx *v) {
     r->tab = tr_xcalloc(r->cap, sizeof *r->tab);
     r->n = 0;
     for (size_t i = 0; i < oc; i++) if (old[i].v) memo_put(r, old[i].id, old[i].fr, old[i].flat, old[i].v);
-    free(old);
+    tr_free(old);
   }
   size_t i = mhash(id, fr, flat, r->cap);
   while (r->tab[i].v) i = (i + 1) & (r->cap - 1);
@@ -418,7 +418,7 @@ static vx *reduce(vr_ctx *r, const tr_instr *in, int64_t flat) {
   vb_push(&terms, init);
   for (;;) {
     vx *e = at(r, x, xidx);
-    if (!e) { free(terms.v); return NULL; }
+    if (!e) { tr_free(terms.v); return NULL; }
     vb_push(&terms, e);
     int k = nr - 1;
     while (k >= 0 && ++xidx[rdims[k]] == x->shape->dims[rdims[k]]) xidx[rdims[k--]] = 0;
@@ -427,7 +427,7 @@ static vx *reduce(vr_ctx *r, const tr_instr *in, int64_t flat) {
   bool empty = false;
   for (int k = 0; k < nr; k++) empty |= x->shape->dims[rdims[k]] == 0;
   vx *v = empty ? init : combine_dt(r, op, in->shape->dtype, terms.v, terms.n);
-  free(terms.v);
+  tr_free(terms.v);
   return v;
 }
 
@@ -454,7 +454,7 @@ static vx *reduce_window(vr_ctx *r, const tr_instr *in, int64_t flat) {
     bool inside = true;
     for (int d = 0; d < rank && inside; d++) {
       const tr_window_dim *wd = wa ? &wa->u.win[d] : NULL;
-      if (wd && wd->reversal) { free(terms.v); return bad(r, in, "window reversal"); }
+      if (wd && wd->reversal) { tr_free(terms.v); return bad(r, in, "window reversal"); }
       int64_t stride = wd ? wd->stride : 1, lo = wd ? wd->pad_lo : 0;
       int64_t ld = wd && wd->lhs_dilate > 1 ? wd->lhs_dilate : 1, rd = wd && wd->rhs_dilate > 1 ? wd->rhs_dilate : 1;
       int64_t p = oidx[d] * stride + w[d] * rd - lo;
@@ -465,7 +465,7 @@ static vx *reduce_window(vr_ctx *r, const tr_instr *in, int64_t flat) {
     }
     if (inside) {
       vx *e = at(r, x, xi);
-      if (!e) { free(terms.v); return NULL; }
+      if (!e) { tr_free(terms.v); return NULL; }
       vb_push(&terms, e);
     }
     int d = rank - 1;
@@ -474,7 +474,7 @@ static vx *reduce_window(vr_ctx *r, const tr_instr *in, int64_t flat) {
   }
 out:;
   vx *v = combine_dt(r, op, in->shape->dtype, terms.v, terms.n);
-  free(terms.v);
+  tr_free(terms.v);
   return v;
 }
 
@@ -528,14 +528,14 @@ static vx *dot(vr_ctx *r, const tr_instr *in, int64_t flat) {
       ri[attr_i(in, TR_ATTR_RHS_CONTRACTING_DIMS, k)] = cidx[k];
     }
     vx *a = at(r, L, li), *b = a ? at(r, Rr, ri) : NULL;
-    if (!b) { free(terms.v); return NULL; }
+    if (!b) { tr_free(terms.v); return NULL; }
     vx *pt = prod_term(r, in, a, b);
-    if (!pt) { free(terms.v); return NULL; }
+    if (!pt) { tr_free(terms.v); return NULL; }
     vb_push(&terms, pt);
     for (int k = nc - 1; k >= 0 && ++cidx[k] == cdim[k]; k--) cidx[k] = 0;
   }
   vx *v = sum_terms(r, in, terms.v, terms.n);
-  free(terms.v);
+  tr_free(terms.v);
   return v;
 }
 
@@ -576,14 +576,14 @@ static vx *convolution(vr_ctx *r, const tr_instr *in, int64_t flat) {
         xi[cd->in_spatial[s]] = p;
         ki[cd->k_spatial[s]] = kpos;
       }
-      if (r->bad) { free(terms.v); return bad(r, in, "window reversal"); }
+      if (r->bad) { tr_free(terms.v); return bad(r, in, "window reversal"); }
       if (inside) {
         xi[cd->in_feature] = g * cin + ci;
         ki[cd->k_in] = ci;
         vx *a = at(r, X, xi), *b = a ? at(r, K, ki) : NULL;
-        if (!b) { free(terms.v); return NULL; }
+        if (!b) { tr_free(terms.v); return NULL; }
         vx *t = prod_term(r, in, a, b);
-        if (!t) { free(terms.v); return NULL; }
+        if (!t) { tr_free(terms.v); return NULL; }
         vb_push(&terms, t);
       }
       int s = ns - 1;
@@ -593,7 +593,7 @@ static vx *convolution(vr_ctx *r, const tr_instr *in, int64_t flat) {
   }
   (void)total;
   vx *v = sum_terms(r, in, terms.v, terms.n);
-  free(terms.v);
+  tr_free(terms.v);
   return v;
 }
 
@@ -659,7 +659,7 @@ static vx **all_elems(vr_ctx *r, const tr_instr *in, int64_t *count) {
   if (n < 0 || r->work > VR_LOOP_WORK) { bad(r, in, "loops over more than 20 million elements"); return NULL; }
   vx **v = tr_xcalloc((size_t)n + 1, sizeof *v);
   for (int64_t i = 0; i < n; i++)
-    if (!(v[i] = el(r, in, i))) { free(v); return NULL; }
+    if (!(v[i] = el(r, in, i))) { tr_free(v); return NULL; }
   *count = n;
   return v;
 }

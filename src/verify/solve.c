@@ -82,7 +82,7 @@ static void put(tz *T, uint32_t id, Z3_ast a) {
     T->vals = tr_xcalloc(T->cap, sizeof *T->vals);
     T->n = 0;
     for (size_t i = 0; i < oc; i++) if (ok[i]) put(T, ok[i] - 1, ov[i]);
-    free(ok); free(ov);
+    tr_free(ok); tr_free(ov);
   }
   size_t i = (id * 2654435761u) & (T->cap - 1);
   while (T->keys[i]) i = (i + 1) & (T->cap - 1);
@@ -98,7 +98,7 @@ static Z3_ast nary(tz *T, const vx *e, Z3_ast (*f)(Z3_context, unsigned, const Z
   Z3_ast *a = tr_xmalloc((size_t)e->n * sizeof *a);
   for (int i = 0; i < e->n; i++) a[i] = tr(T, e->k[i]);
   Z3_ast r = f(T->z, (unsigned)e->n, a);
-  free(a);
+  tr_free(a);
   return r;
 }
 
@@ -112,7 +112,7 @@ static Z3_ast mk_exp(tz *T, const vx *arg) {
     Z3_ast *f = tr_xmalloc((size_t)arg->n * sizeof *f);
     for (int i = 0; i < arg->n; i++) f[i] = mk_exp(T, arg->k[i]);
     Z3_ast r = Z3_mk_mul(z, (unsigned)arg->n, f);
-    free(f);
+    tr_free(f);
     return r;
   }
   if (arg->kind == VX_MUL && arg->n == 2 && arg->k[0]->kind == VX_CONST && arg->k[0]->c == -1)
@@ -259,7 +259,7 @@ static void tz_init(tz *T, unsigned timeout_ms) {
 
 static void tz_free(tz *T) {
   Z3_del_context(T->z);
-  free(T->keys); free(T->vals); free(T->syms); free(T->axioms);
+  tr_free(T->keys); tr_free(T->vals); tr_free(T->syms); tr_free(T->axioms);
 }
 
 static vs_answer solve(tz *T, Z3_ast goal, const vs_query *q, vs_model *m, char *why, size_t nwhy) {
@@ -335,14 +335,14 @@ vs_answer vs_find_above(vx *pc, vx **ka, int nk, vx **ra, int nr, double limit, 
   all[nr] = Z3_mk_or(z, (unsigned)nk, any);
   all[nr + 1] = as_bool(&T, pc);
   vs_answer a = solve(&T, Z3_mk_and(z, (unsigned)nr + 2, all), q, m, why, nwhy);
-  free(any); free(all);
+  tr_free(any); tr_free(all);
   tz_free(&T);
   return a;
 }
 
 void vs_model_free(vs_model *m) {
-  free(m->syms);
-  free(m->vals);
-  free(m->bits);
+  tr_free(m->syms);
+  tr_free(m->vals);
+  tr_free(m->bits);
   memset(m, 0, sizeof *m);
 }

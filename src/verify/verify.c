@@ -132,7 +132,7 @@ static tr_tensor **make_bufs(vctx *V, const vs_model *m) {
 
 static void free_bufs(vctx *V, tr_tensor **b) {
   for (int p = 0; b && p < V->nbufs; p++) tr_tensor_free(b[p]);
-  free(b);
+  tr_free(b);
 }
 
 static void fill_cfg(vctx *V, vk_run_cfg *c) {
@@ -254,7 +254,7 @@ static bool save_bundle(vctx *V, tr_tensor **b, const char *what) {
     f = fopen(p, "w");
     if (f) { fwrite(src, 1, len, f); fclose(f); }
   }
-  free(src);
+  tr_free(src);
   tr_buf cmd = {0};
   tr_buf_printf(&cmd, "trench run %s/module.hlo", dir);
   for (int i = 0; i < V->nin; i++) {
@@ -316,13 +316,13 @@ static void explore(vctx *V, const unsigned char *mask) {
     int j = r->ndec - 1;
     while (j >= 0 && r->dec[j] == 0) j--;
     if (j < 0) { V->paths_complete = true; break; }
-    free(dec);
+    tr_free(dec);
     dec = tr_xmalloc((size_t)(j + 1) * sizeof *dec);
     memcpy(dec, r->dec, (size_t)j * sizeof *dec);
     dec[j] = 0;
     ndec = j + 1;
   }
-  free(dec);
+  tr_free(dec);
 }
 
 /* ---- locations ---- */
@@ -854,10 +854,10 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
           V.paths_complete ? "" : " (incomplete)");
 done:
   vr_free(R);
-  free(L);
-  free(mask);
+  tr_free(L);
+  tr_free(mask);
   for (int i = 0; i < V.npaths; i++) vk_result_free(&V.paths[i], V.nbufs);
-  free(V.paths);
+  tr_free(V.paths);
   if (V.base) tr_inputs_free(V.base, V.nin);
   vk_free(V.k);
   vx_ctx_free(V.cx);

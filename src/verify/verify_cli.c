@@ -41,7 +41,7 @@ static void read_launch(const cli_cmd *me, const char *path, unsigned grid[3], u
     if (g && !have_g) { sscanf(g + 5, "%63[0-9,]", tmp); parse_dim3(me, tmp, grid, "trench-launch grid"); }
     if (b && !have_b) { sscanf(b + 6, "%63[0-9,]", tmp); parse_dim3(me, tmp, block, "trench-launch block"); }
   }
-  free(txt);
+  tr_free(txt);
 }
 
 static long num(const cli_cmd *me, const char *s, const char *what, long lo, long hi) {

@@ -33,8 +33,8 @@ vx_ctx *vx_ctx_new(void) {
 void vx_ctx_free(vx_ctx *c) {
   if (!c) return;
   tr_arena_free(c->arena);
-  free(c->tab);
-  free(c);
+  tr_free(c->tab);
+  tr_free(c);
 }
 
 size_t vx_ctx_nodes(const vx_ctx *c) { return c->count; }
@@ -54,7 +54,7 @@ static void grow(vx_ctx *c) {
       e->next = nt[j];
       nt[j] = e;
     }
-  free(c->tab);
+  tr_free(c->tab);
   c->tab = nt;
   c->cap = ncap;
 }
@@ -108,12 +108,12 @@ static void vl_push(vlist *l, vx *e) {
     int nc = l->cap * 2;
     vx **nv = tr_xmalloc((size_t)nc * sizeof *nv);
     memcpy(nv, l->v, (size_t)l->n * sizeof *nv);
-    if (l->v != l->inl) free(l->v);
+    if (l->v != l->inl) tr_free(l->v);
     l->v = nv; l->cap = nc;
   }
   l->v[l->n++] = e;
 }
-static void vl_free(vlist *l) { if (l->v != l->inl) free(l->v); }
+static void vl_free(vlist *l) { if (l->v != l->inl) tr_free(l->v); }
 
 /* ---- sums: terms coef * base ---- */
 typedef struct { vx *base; double coef; } term;
@@ -177,7 +177,7 @@ static vx *mk_sum(vx_ctx *c, vx **ops, int n) {
     }
     i = j;
   }
-  free(ts);
+  tr_free(ts);
   vx *r;
   if (out.n == 0) r = vx_const(c, 0);
   else if (out.n == 1) r = out.v[0];
@@ -659,7 +659,7 @@ int vx_collect(const vx *e, vx_kind kind, int f, vx **out, int max) {
   visit v = {0};
   int n = 0;
   collect(&v, e, kind, f, out, max, &n);
-  free(v.seen);
+  tr_free(v.seen);
   return n;
 }
 
