@@ -946,6 +946,12 @@ tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
             u = 1;
           }
         }
+        /* A target that flushes denormals (DAZ/FTZ, the denormal-flush
+         * rule's alternative reference) reads each of the n terms and
+         * writes each of the n - 1 partial sums of a touched element
+         * with an error below the smallest normal; an untouched element
+         * (n = 1) is only copied. */
+        if (n > 1 && c->flush && c->flush[x->dt]) b += 2 * n * ldexpl(1.0L, 1 - tr_dtypes[x->dt].bias);
         eb = up(b);
       }
       sh_put(o, i, r, eb);
