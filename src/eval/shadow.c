@@ -909,6 +909,47 @@ static sh_val *flush_val(sh_ctx *c, const tr_instr *in, sh_val *v) {
   return r;
 }
 
+/* How many times the combiner of a reduce or reduce-window may run into
+ * one result element on a flushing target, each run a partial result
+ * that the target may flush (FTZ) while a correct run keeps it; 0 for
+ * other ops and for max/min combiners, which make no new values. */
+static double flush_partials(const tr_instr *in, const sh_val *x, const sh_val *r) {
+  if (in->op != TR_OP_REDUCE && in->op != TR_OP_REDUCE_WINDOW) return 0;
+  const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
+  tr_op bop;
+  bool swap;
+  if (!k || !x || !sh_is_arr(x)) return 0;
+  if (ev_simple_binary(k, x->dt, &bop, &swap) && (bop == TR_OP_MAXIMUM || bop == TR_OP_MINIMUM)) return 0;
+  if (in->op == TR_OP_REDUCE) {
+    size_t nr = sh_is_arr(r) ? r->n : 0;
+    return nr ? (double)x->n / (double)nr : 0;
+  }
+  const tr_attr *w = tr_instr_attr(in, TR_ATTR_WINDOW);
+  double win = 1;
+  for (int i = 0; w && w->kind == TR_AK_WINDOW && i < w->n; i++) win *= (double)w->u.win[i].size;
+  return win;
+}
+
+/* r with every finite element's bound widened by k smallest normals of
+ * its dtype where c flushes it (a new value, or r itself with one more
+ * reference); NULL after a located error. Each of k flushed partial
+ * results is off by less than the smallest normal. */
+static sh_val *flush_widen(sh_ctx *c, const tr_instr *in, sh_val *r, double k) {
+  double mn = sh_is_arr(r) ? flush_min(c, r->dt) : 0;
+  if (!(mn > 0) || !(k > 0) || !r->n) return sh_ref(r);
+  sh_materialize(c, r);
+  sh_val *w = sh_arr_new_raw(c, in, r->dt, r->rank, r->dims);
+  if (!w) return NULL;
+  if (r->d) memcpy(w->d, r->d, sizeof(double) * r->n);
+  else memcpy(w->lv, r->lv, sizeof(long double) * r->n);
+  memcpy(w->e, r->e, sizeof(double) * r->n);
+  memcpy(w->u, r->u, r->n);
+  if (r->bits) w->bits = tr_tensor_clone(r->bits);
+  for (size_t i = 0; i < r->n; i++)
+    if (isfinite((double)sh_get(r, i))) w->e[i] += k * mn;
+  return w;
+}
+
 /* in on a flushing target: its operands flushed, then its result. */
 static tr_status sh_instr_flushed(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out,
                                   tr_status (*rule)(sh_ctx *, const tr_instr *, sh_val **, sh_val **)) {
@@ -925,6 +966,13 @@ static tr_status sh_instr_flushed(sh_ctx *c, const tr_instr *in, sh_val **ops, s
   if (st != TR_OK) {
     sh_unref(r);
     return st;
+  }
+  double k = r && n > 0 ? flush_partials(in, ops[0], r) : 0;
+  if (k > 0) {
+    sh_val *w = flush_widen(c, in, r, k);
+    sh_unref(r);
+    r = w;
+    if (!r) st = TR_ERR_UNSUPPORTED;
   }
   if (r && !(*out = flush_val(c, in, r))) st = TR_ERR_UNSUPPORTED;
   sh_unref(r);

@@ -597,6 +597,14 @@ static void dot_out_chunk(void *ctx, size_t lo, size_t hi) {
   }
 }
 
+/* Whether every element of v is finite. */
+static bool all_finite(sh_ctx *c, const sh_val *v) {
+  sh_materialize(c, (sh_val *)v);
+  for (size_t i = 0; i < v->n; i++)
+    if (!isfinite(sh_get(v, i))) return false;
+  return true;
+}
+
 /* Dot and convolution (docs/ORACLE.md, "Contractions"). With m = |v| + e
  * per operand element, c1 = 1 + dbl and c2 = n·unit + dbl, the bound is
  *   c1·Σ(e_x·|v_y| + m_x·e_y) + c2·Σ m_x·m_y + c3
@@ -695,6 +703,7 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
   if (st == TR_OK && !(o = sh_arr_new_raw(c, in, dt, s->rank, s->dims))) st = TR_ERR_UNSUPPORTED;
   if (st == TR_OK) {
     bool exact_in = !xe && !ye;
+    int fin_ops = -1; /* f64: whether every operand element is finite (-1: not looked) */
     const double *pv = V->data;
     bk.w1 = mag_of(W1, nterms);
     bk.w2 = mag_of(W2, nterms);
@@ -712,9 +721,13 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
       if (!isfinite(r) || !isfinite(mag) || !isfinite(b)) {
         /* inf or NaN operands, or an uncertain one: a NaN of exact
          * operands is NaN in any order; an inf may meet a partial sum
-         * that overflowed the other way, so it is not judged. */
+         * that overflowed the other way, so it is not judged. f64 sums
+         * in the f64 kernel, which overflows itself: with finite
+         * operands a NaN there is max + max - max·2, an inf in another
+         * order (XLA CPU: -inf, --dist boundary). */
+        if (dt == TR_DT_F64 && fin_ops < 0) fin_ops = all_finite(c, x) && all_finite(c, y);
         sh_put(o, i, isinf(r) && !f.has_inf ? (long double)NAN : r, 0);
-        o->u[i] = !(exact_in && isnan(r));
+        o->u[i] = !(exact_in && isnan(r) && !(dt == TR_DT_F64 && fin_ops));
         continue;
       }
       if (mag + b >= f.lim) {
@@ -992,6 +1005,12 @@ tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
             u = 1;
           }
         }
+        /* A target that flushes denormals (DAZ/FTZ, the denormal-flush
+         * rule's alternative reference) reads each of the n terms and
+         * writes each of the n - 1 partial sums of a touched element
+         * with an error below the smallest normal; an untouched element
+         * (n = 1) is only copied. */
+        if (n > 1 && c->flush && c->flush[x->dt]) b += 2 * n * ldexpl(1.0L, 1 - tr_dtypes[x->dt].bias);
         eb = up(b);
       }
       sh_put(o, i, r, eb);

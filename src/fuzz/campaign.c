@@ -575,6 +575,7 @@ static cJSON *run_test(camp *c, long t) {
   co.draw.special_rate = mix(r, 10) % 3 == 0 ? 0.05 : 0;
   co.profile = o->profile;
   co.profile_path = o->profile_path;
+  /* per target (src/target/target.c): a run that overruns it is a hang */
   co.timeout_s = tr_target_run_timeout(o->target);
   co.ref_timeout_s = 20;
   co.max_trips = 100000;

@@ -965,6 +965,33 @@ TR_TEST(profile_convert_out_of_range_cone) {
     o.profile = NULL;
     CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
     CHECK_EQ_INT(r.failing, 3);
+
+/* Judges t against module src on input(s) a under profile p: the number
+ * of failing and of denormal-flush-excused elements of output 0. */
+static void flush_judge(tr_profile *p, const char *src, tr_tensor **a, int na, const double *tv, tr_dtype dt,
+                        int n, int *fail_strict, int *fail, int *excused) {
+  tr_diag d = {0};
+  *fail_strict = *fail = *excused = -1;
+  tr_module *m = tr_parse("partials.hlo", src, strlen(src), NULL, &d);
+  CHECK(m != NULL);
+  if (!m) return;
+  tr_shadow_out *ref = NULL;
+  int nref = 0;
+  CHECK(tr_eval_shadow(m, NULL, a, na, &ref, &nref, &d) == TR_OK);
+  tr_profile_alts alts;
+  tr_profile_alts_compute(p, m, a, na, NULL, &alts);
+  if (nref == 1) {
+    tr_compare_opts o;
+    tr_compare_opts_default(&o);
+    tr_compare_result r;
+    tr_tensor *t = vec(dt, tv, n);
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    *fail_strict = r.failing;
+    o.profile = p;
+    tr_profile_alts_use(&alts, 0, &o);
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    *fail = r.failing;
+    *excused = r.excused_by[TR_PR_DENORMAL_FLUSH];
     tr_tensor_free(t);
   }
   tr_profile_alts_free(&alts);
@@ -983,5 +1010,72 @@ TR_TEST(profile_convert_out_of_range_cone) {
   tr_tensor_free(b);
   tr_module_free(m);
   tr_diag_clear(&d);
+
+  tr_module_free(m);
+  tr_diag_clear(&d);
+}
+
+/* denormal-flush and the partial results of a reduction: all four inputs
+ * are normal, but a flushing target's running sum passes through
+ * denormals (1.81e-38 - 2.79e-38) and flushes them, so XLA CPU's bf16
+ * reduce-window and f32 reduce give -0 where the sum is -1.74e-38 (a
+ * 10-minute xla-cpu campaign). The same for a scatter-add whose operand
+ * and update are denormals (DAZ). A max reduction makes no new values and
+ * gets no such excuse; a value off by more than the flushed partials is
+ * still a failure. */
+TR_TEST(profile_denormal_flush_partials) {
+  tr_profile *p = parse_ok("denormal-flush f32 f64\n");
+  if (!p) return;
+  double av[] = {1.80915930e-38, -2.79179910e-38, 1.30406400e-38, -2.05711510e-38};
+  tr_tensor *a = vec(TR_DT_F32, av, 4);
+  int fs, f, e;
+  static const char *sum =
+      "HloModule m\nadd { x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT s = f32[] add(x, y) }\n"
+      "ENTRY e {\n  a = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+      "  ROOT r = f32[1] reduce-window(a, z), window={size=4 stride=4}, to_apply=add\n}\n";
+  double t0[] = {-0.0};
+  flush_judge(p, sum, &a, 1, t0, TR_DT_F32, 1, &fs, &f, &e);
+  CHECK_EQ_INT(fs, 1);
+  CHECK_EQ_INT(f, 0);
+  CHECK_EQ_INT(e, 1);
+  static const char *red =
+      "HloModule m\nadd { x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT s = f32[] add(x, y) }\n"
+      "ENTRY e {\n  a = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+      "  r = f32[] reduce(a, z), dimensions={0}, to_apply=add\n  ROOT b = f32[1] reshape(r)\n}\n";
+  flush_judge(p, red, &a, 1, t0, TR_DT_F32, 1, &fs, &f, &e);
+  CHECK_EQ_INT(f, 0);
+  CHECK_EQ_INT(e, 1);
+  double tfar[] = {-1e-36};
+  flush_judge(p, red, &a, 1, tfar, TR_DT_F32, 1, &fs, &f, &e);
+  CHECK_EQ_INT(f, 1);
+  static const char *mx =
+      "HloModule m\nmx { x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT s = f32[] maximum(x, y) }\n"
+      "ENTRY e {\n  a = f32[4] parameter(0)\n  z = f32[] constant(-inf)\n"
+      "  r = f32[] reduce(a, z), dimensions={0}, to_apply=mx\n  ROOT b = f32[1] reshape(r)\n}\n";
+  flush_judge(p, mx, &a, 1, t0, TR_DT_F32, 1, &fs, &f, &e);
+  CHECK_EQ_INT(f, 1);
+  tr_tensor_free(a);
+  /* scatter-add of a denormal update into a denormal operand element:
+   * -1.59e-308 + -6.71e-309 = -2.26e-308 (normal), -0 on a DAZ target;
+   * the untouched element is copied and stays what it was. */
+  static const char *sc =
+      "HloModule m\nadd { x = f64[] parameter(0)\n y = f64[] parameter(1)\n ROOT s = f64[] add(x, y) }\n"
+      "ENTRY e {\n  a = f64[2] parameter(0)\n  u = f64[] parameter(1)\n  i = s32[1] constant({0})\n"
+      "  ROOT r = f64[2] scatter(a, i, u), update_window_dims={}, inserted_window_dims={0},"
+      " scatter_dims_to_operand_dims={0}, index_vector_dim=0, to_apply=add\n}\n";
+  double ov[] = {-1.59291046e-308, 5}, uv[] = {-6.70560149e-309};
+  tr_tensor *in[2] = {vec(TR_DT_F64, ov, 2), NULL};
+  in[1] = tr_tensor_new(TR_DT_F64, 0, NULL, NULL);
+  if (in[1]) tr_tensor_set_f(in[1], 0, uv[0]);
+  double ts[] = {-0.0, 5};
+  flush_judge(p, sc, in, 2, ts, TR_DT_F64, 2, &fs, &f, &e);
+  CHECK_EQ_INT(fs, 1);
+  CHECK_EQ_INT(f, 0);
+  CHECK_EQ_INT(e, 1);
+  double ts2[] = {-0.0, 0.0};
+  flush_judge(p, sc, in, 2, ts2, TR_DT_F64, 2, &fs, &f, &e);
+  CHECK_EQ_INT(f, 1); /* the copied 5 */
+  tr_tensor_free(in[0]);
+  tr_tensor_free(in[1]);
   tr_profile_free(p);
 }
