@@ -965,6 +965,26 @@ TR_TEST(profile_convert_out_of_range_cone) {
     o.profile = NULL;
     CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
     CHECK_EQ_INT(r.failing, 3);
+    tr_tensor_free(t);
+  }
+  tr_profile_alts_free(&alts);
+  tr_shadow_free(ref, nref);
+  tr_tensor_free(a);
+  /* Every element in range: no extra reference, nothing to excuse. */
+  double bv[] = {0, 1.9, 254.5, -0.9};
+  tr_tensor *b = vec(TR_DT_F32, bv, 4);
+  tr_profile_alts_compute(p, m, &b, 1, NULL, &alts);
+  if (alts.alt[TR_PR_CONVERT_OUT_OF_RANGE]) {
+    const tr_shadow_out *cu = alts.alt[TR_PR_CONVERT_OUT_OF_RANGE];
+    for (int i = 0; i < 4; i++) CHECK(!cu[0].uncertain[i]);
+    CHECK(!cu[1].uncertain[0]);
+  }
+  tr_profile_alts_free(&alts);
+  tr_tensor_free(b);
+  tr_module_free(m);
+  tr_diag_clear(&d);
+  tr_profile_free(p);
+}
 
 /* Judges t against module src on input(s) a under profile p: the number
  * of failing and of denormal-flush-excused elements of output 0. */
@@ -996,21 +1016,6 @@ static void flush_judge(tr_profile *p, const char *src, tr_tensor **a, int na, c
   }
   tr_profile_alts_free(&alts);
   tr_shadow_free(ref, nref);
-  tr_tensor_free(a);
-  /* Every element in range: no extra reference, nothing to excuse. */
-  double bv[] = {0, 1.9, 254.5, -0.9};
-  tr_tensor *b = vec(TR_DT_F32, bv, 4);
-  tr_profile_alts_compute(p, m, &b, 1, NULL, &alts);
-  if (alts.alt[TR_PR_CONVERT_OUT_OF_RANGE]) {
-    const tr_shadow_out *cu = alts.alt[TR_PR_CONVERT_OUT_OF_RANGE];
-    for (int i = 0; i < 4; i++) CHECK(!cu[0].uncertain[i]);
-    CHECK(!cu[1].uncertain[0]);
-  }
-  tr_profile_alts_free(&alts);
-  tr_tensor_free(b);
-  tr_module_free(m);
-  tr_diag_clear(&d);
-
   tr_module_free(m);
   tr_diag_clear(&d);
 }
