@@ -64,7 +64,7 @@ gen_class gen_class_of(const char *types) {
 /* Relative frequency of each element type: f32 dominates (the values
  * checks judge best), every other evaluated type stays common enough to
  * meet every op. */
-static int dtype_weight(tr_dtype dt) {
+int gen_dtype_weight(tr_dtype dt) {
   switch (dt) {
   case TR_DT_F32: return 12;
   case TR_DT_S32: case TR_DT_F64: case TR_DT_PRED: return 4;
@@ -78,12 +78,12 @@ tr_dtype gen_dtype(gen_ctx *g, gen_class k, bool cplx) {
   int total = 0;
   for (int t = 0; t < TR_DT_COUNT; t++)
     if (g->dt_ok[t] && gen_in_class((tr_dtype)t, k) && (cplx || !is_cplx((tr_dtype)t)))
-      total += dtype_weight((tr_dtype)t);
+      total += gen_dtype_weight((tr_dtype)t);
   if (!total) return TR_DT_COUNT;
   int64_t r = gen_below(g, total);
   for (int t = 0; t < TR_DT_COUNT; t++)
     if (g->dt_ok[t] && gen_in_class((tr_dtype)t, k) && (cplx || !is_cplx((tr_dtype)t)) &&
-        (r -= dtype_weight((tr_dtype)t)) < 0)
+        (r -= gen_dtype_weight((tr_dtype)t)) < 0)
       return (tr_dtype)t;
   return TR_DT_COUNT;
 }
@@ -146,6 +146,15 @@ static double float_value(gen_ctx *g, tr_dtype dt) {
     int n = TR_NELEMS(sp);
     if (!tr_float_has_inf(dt)) n -= 3; /* overflow gives NaN or max there */
     return sp[gen_below(g, n)];
+  }
+  if (r < 50) {
+    /* the edges of a narrower float type (an f16 subnormal, a bf16
+     * rounding tie, an f8 overflow): ordinary values here, edges once a
+     * conversion, folded or compiled, narrows them */
+    tr_dtype nt = (tr_dtype)gen_below(g, TR_DT_COUNT);
+    if (tr_dtype_is_float(nt) && tr_dtypes[nt].mbits < tr_dtypes[dt].mbits &&
+        tr_dtypes[nt].ebits <= tr_dtypes[dt].ebits)
+      return gen_float_edge(g, nt);
   }
   if (r < 100) {
     /* far ranges: |x| of 5 to 20 (transcendentals), large and tiny */
@@ -611,11 +620,26 @@ static void twin(gen_ctx *g, int upto, tr_instr **outs, int *nouts, int maxouts)
   int n = upto;
   tr_instr **map = tr_xcalloc((size_t)g->m->next_id + 1, sizeof(tr_instr *));
   int nbase = *nouts;
+  tr_instr *watch[2];
+  int nwatch = 0;
   for (int i = 0; i < n; i++) {
     tr_instr *in = c->instrs[i];
     tr_instr *t = NULL;
     if (in->op == TR_OP_PARAMETER) {
-      t = gen_constant(g, in->shape);
+      /* a parameter that a convert reads: half the time values at the
+       * edges of the convert's type, where folding it goes wrong */
+      tr_instr *cv = NULL;
+      for (int u = 0; u < in->nusers && !cv; u++)
+        if (in->users[u]->op == TR_OP_CONVERT && tr_shape_is_array(in->users[u]->shape))
+          cv = in->users[u];
+      if (cv && gen_edges_apply(in->shape->dtype, cv->shape->dtype) && gen_chance(g, 50)) {
+        t = gen_edge_constant(g, in->shape, cv->shape->dtype);
+        /* and the folded conversion is an output (what uses it may
+         * make it uncertain) */
+        if (nwatch < (int)TR_NELEMS(watch)) watch[nwatch++] = cv;
+      } else {
+        t = gen_constant(g, in->shape);
+      }
     } else if (in->op == TR_OP_CONSTANT) {
       t = in;
     } else {
@@ -633,6 +657,12 @@ static void twin(gen_ctx *g, int upto, tr_instr **outs, int *nouts, int maxouts)
   }
   for (int i = 0; i < nbase && *nouts < maxouts; i++)
     if (map[outs[i]->id]) outs[(*nouts)++] = map[outs[i]->id];
+  for (int i = 0; i < nwatch && *nouts < maxouts; i++) {
+    tr_instr *t = map[watch[i]->id];
+    bool dup = false;
+    for (int k = 0; k < *nouts; k++) dup |= outs[k] == t;
+    if (t && !dup) outs[(*nouts)++] = t;
+  }
   tr_free(map);
 }
 
@@ -678,6 +708,8 @@ tr_status tr_gen_module(const tr_gen_opts *o, tr_module **out, tr_diag *d) {
   enum { MAXOUT = 8 };
   tr_instr *outs[MAXOUT];
   int nouts = 0;
+  for (int i = 0; i < g.nwatch; i++)
+    if (g.watch[i]->nusers > 0) outs[nouts++] = g.watch[i];
   for (int i = g.c->ninstrs - 1; i >= 0 && nouts < MAXOUT / 2; i--) {
     tr_instr *in = g.c->instrs[i];
     /* a broadcast scalar is one value many times: a weak output */

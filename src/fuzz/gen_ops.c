@@ -172,55 +172,6 @@ static tr_instr *mk_clamp(gen_ctx *g, tr_op op) {
   return end(g, tr_build_begin(g->c, op, ops, 3), NULL);
 }
 
-static tr_instr *mk_convert(gen_ctx *g, tr_op op) {
-  tr_instr *x = gen_pick(g);
-  bool cplx = is_cplx(x->shape->dtype);
-  tr_dtype to = gen_dtype(g, GC_ANY, cplx || gen_chance(g, 20));
-  if (to == TR_DT_COUNT || to == x->shape->dtype) return NULL;
-  if (cplx && !is_cplx(to)) return NULL;
-  /* float -> pred is true almost everywhere */
-  if (to == TR_DT_PRED && tr_dtype_is_float(x->shape->dtype) && gen_chance(g, 80)) return NULL;
-  return tr_build_convert(g->c, x, to, &g->why);
-}
-
-/* Types of equal width for bitcast-convert (pred and sub-byte excluded). */
-static tr_instr *mk_bitcast_convert(gen_ctx *g, tr_op op) {
-  /* the bits of a computed float are as uncertain as its last ulp: a
-   * leaf or an integer makes a checkable output more often */
-  tr_instr *x = gen_pick(g);
-  for (int tries = 0; tries < 4 && tr_dtype_is_float(x->shape->dtype) && x->op != TR_OP_PARAMETER &&
-                      x->op != TR_OP_CONSTANT;
-       tries++)
-    x = gen_pick(g);
-  tr_dtype from = x->shape->dtype;
-  int bits = tr_dtypes[from].bits;
-  if (from == TR_DT_PRED || bits < 8 || is_cplx(from)) return NULL;
-  tr_dtype cand[TR_DT_COUNT];
-  int n = 0;
-  for (int t = 0; t < TR_DT_COUNT; t++) {
-    tr_dtype dt = (tr_dtype)t;
-    if (!g->dt_ok[t] || dt == TR_DT_PRED || tr_dtypes[t].bits < 8 || is_cplx(dt) || dt == from) continue;
-    int ob = tr_dtypes[t].bits;
-    /* same width; a wider target needs the minor dim to be the ratio */
-    if (ob == bits || (ob < bits && gen_chance(g, 30)) ||
-        (ob > bits && x->shape->rank > 0 && x->shape->dims[x->shape->rank - 1] == ob / bits))
-      cand[n++] = dt;
-  }
-  if (!n) return NULL;
-  tr_dtype to = cand[gen_below(g, n)];
-  int ob = tr_dtypes[to].bits;
-  int64_t dims[8];
-  int rank = x->shape->rank;
-  copy_dims(dims, x->shape->dims, rank);
-  if (ob < bits) {
-    if (rank >= 7) return NULL;
-    dims[rank++] = bits / ob;
-  } else if (ob > bits) {
-    rank--;
-  }
-  return end(g, tr_build_begin(g->c, op, &x, 1), tr_shape_array(A(g), to, rank, dims));
-}
-
 /* ---- shape and data movement ---- */
 static tr_instr *mk_broadcast(gen_ctx *g, tr_op op) {
   tr_instr *x = gen_pick(g);
@@ -356,13 +307,15 @@ static tr_instr *mk_slice(gen_ctx *g, tr_op op) {
     sl[d].limit = gen_chance(g, 40) ? n : sl[d].start + part_size(g, n - sl[d].start);
     sl[d].stride = gen_chance(g, 70) ? 1 : 2 + gen_below(g, 3);
     int64_t m = grid ? x->operands[0]->shape->dims[d] : 0;
-    if (grid && pa->u.pad[d].lo >= 0 && m > 0) {
+    if (grid && m > 0) {
       /* a slice of a pad that starts on its operand's grid (where a
        * simplifier folds it into a slice of the operand), with strides
-       * that are and are not multiples of the grid step */
+       * that are and are not multiples of the grid step; a negative low
+       * padding crops the grid's first points */
       int64_t q = pa->u.pad[d].interior + 1, lo = pa->u.pad[d].lo;
+      int64_t first = lo < 0 ? (-lo + q - 1) / q : 0;
       int64_t last = lo + (m - 1) * q < n - 1 ? lo + (m - 1) * q : n - 1;
-      int64_t start = lo + gen_below(g, m) * q;
+      int64_t start = lo + (first + gen_below(g, m - first)) * q;
       if (start > last) continue;
       sl[d].start = start;
       sl[d].stride = 1 + gen_below(g, 2 * q + 1);
@@ -1468,8 +1421,8 @@ const gen_maker gen_makers[TR_OP_COUNT] = {
   [TR_OP_PARTITION_ID] = mk_id, [TR_OP_REPLICA_ID] = mk_id,
   [TR_OP_AFTER_ALL] = mk_add_dependency, [TR_OP_ADD_DEPENDENCY] = mk_add_dependency,
   [TR_OP_BROADCAST] = mk_broadcast, [TR_OP_RESHAPE] = mk_reshape, [TR_OP_BITCAST] = mk_reshape,
-  [TR_OP_TRANSPOSE] = mk_transpose, [TR_OP_COPY] = mk_unary, [TR_OP_CONVERT] = mk_convert,
-  [TR_OP_BITCAST_CONVERT] = mk_bitcast_convert, [TR_OP_REDUCE_PRECISION] = mk_unary,
+  [TR_OP_TRANSPOSE] = mk_transpose, [TR_OP_COPY] = mk_unary, [TR_OP_CONVERT] = gen_mk_convert,
+  [TR_OP_BITCAST_CONVERT] = gen_mk_bitcast_convert, [TR_OP_REDUCE_PRECISION] = mk_unary,
   [TR_OP_SLICE] = mk_slice, [TR_OP_DYNAMIC_SLICE] = mk_dynamic_slice,
   [TR_OP_DYNAMIC_UPDATE_SLICE] = mk_dynamic_update_slice, [TR_OP_CONCATENATE] = mk_concatenate,
   [TR_OP_PAD] = mk_pad, [TR_OP_REVERSE] = mk_reverse, [TR_OP_GATHER] = mk_gather,

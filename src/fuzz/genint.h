@@ -1,7 +1,8 @@
 /* genint.h - what the generator's files share: the generation context, its
  * random source, element type and shape choosers, leaves and the value
  * pool. gen.c drives a module; gen_ops.c holds the op makers, one per
- * opcode family, in a table keyed by opcode. */
+ * opcode family, in a table keyed by opcode; gen_convert.c the
+ * conversions and the values at their edges. */
 #ifndef TR_GENINT_H
 #define TR_GENINT_H
 
@@ -26,11 +27,30 @@ typedef struct {
   tr_instr *prefer;          /* the operand gen_pick returns next: the
                                 previous op's result (a chain), or NULL */
   tr_buf why;                /* the builder's last refusal */
+  tr_instr *watch[2];        /* entry values made outputs whatever uses
+                                them (a conversion of edge values) */
+  int nwatch;
 } gen_ctx;
 
 typedef tr_instr *(*gen_maker)(gen_ctx *g, tr_op op);
 /* The op makers (gen_ops.c), NULL where the generator makes no op. */
 extern const gen_maker gen_makers[TR_OP_COUNT];
+/* convert and bitcast-convert (gen_convert.c: values at a conversion's
+ * edges). */
+tr_instr *gen_mk_convert(gen_ctx *g, tr_op op);
+tr_instr *gen_mk_bitcast_convert(gen_ctx *g, tr_op op);
+/* A constant of shape s (a float or integer type) whose elements are
+ * mostly at the edges of type to (overflow, subnormals, rounding ties,
+ * integer ends), stored as s's type holds them, the rest ordinary
+ * values. Not pushed to the pool. */
+tr_instr *gen_edge_constant(gen_ctx *g, const tr_shape *s, tr_dtype to);
+/* One value at an edge of float type t: its largest finite value and
+ * just past it, its smallest normal, subnormals and their ties, ties of
+ * its rounding, the first integers it cannot hold; either sign. */
+double gen_float_edge(gen_ctx *g, tr_dtype t);
+/* Whether the edges of to differ from what values of from reach: a float
+ * destination from a float or integer, or an integer one from a float. */
+bool gen_edges_apply(tr_dtype from, tr_dtype to);
 
 /* ---- random choices ---- */
 uint64_t gen_rand(gen_ctx *g);
@@ -45,6 +65,8 @@ gen_class gen_class_of(const char *types);
 /* An allowed element type of class k (complex only when cplx), weighted
  * toward f32; TR_DT_COUNT when none is allowed. */
 tr_dtype gen_dtype(gen_ctx *g, gen_class k, bool cplx);
+/* gen_dtype's relative frequency of dt. */
+int gen_dtype_weight(tr_dtype dt);
 /* One dimension size: 1, small, primes, lane/tile sizes +-1, rarely 0. */
 int64_t gen_dim(gen_ctx *g);
 int gen_rank(gen_ctx *g);
