@@ -335,10 +335,13 @@ static tr_status compile_tcc(const char *src, const char *hash, tr_jit_code **ou
   }
   tr_buf msg = {0};
   tcc_set_error_func(t, &msg, tcc_message);
-  tcc_set_options(t, "-w");
   tcc_set_output_type(t, TCC_OUTPUT_MEMORY);
   tr_status s = TR_OK;
-  if (tcc_compile_string(t, src) != 0 || tcc_relocate(t, TCC_RELOCATE_AUTO) < 0) {
+  /* Warnings stay on for one reason: the prelude declares the library
+   * functions itself (no system headers), and an undeclared one would be
+   * implicitly int, a wrong result instead of an error. */
+  if (tcc_compile_string(t, src) != 0 || strstr(tr_buf_str(&msg), "implicit declaration") ||
+      tcc_relocate(t, TCC_RELOCATE_AUTO) < 0) {
     const char *m = tr_buf_str(&msg);
     size_t n = strlen(m);
     tr_diag_errorf(d, "jit: libtcc failed: %s", n > 1500 ? m + n - 1500 : m);
