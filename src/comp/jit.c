@@ -38,6 +38,12 @@ extern char **environ;
 /* Loaded objects kept at most; released unused ones beyond it are closed
  * so a long fuzz campaign does not map thousands of objects. */
 #define JIT_CACHE_MAX 256
+/* libtcc states kept at most: each holds its sections and symbol tables
+ * (hundreds of KB), and a fuzz campaign compiles a new unit a test, so
+ * 256 of them were most of a campaign worker's memory growth. A unit is
+ * reused across one test's input seeds and a triage's runs; recompiling
+ * one that fell out costs milliseconds. */
+#define JIT_TCC_CACHE_MAX 16
 /* Objects kept on disk; past it the least recently used quarter goes. */
 #define JIT_DISK_MAX 2048
 
@@ -281,10 +287,15 @@ static tr_jit_code *cache_find(const char *hash) {
  * when full. Without room c stays out of the cache and is closed on
  * release. */
 static void cache_add(tr_jit_code *c) {
-  if (ncache == JIT_CACHE_MAX) {
+  int ntcc = 0;
+  for (int i = 0; i < ncache; i++) ntcc += cache[i]->tcc != NULL;
+  bool tcc_full = c->tcc && ntcc >= JIT_TCC_CACHE_MAX;
+  if (ncache == JIT_CACHE_MAX || tcc_full) {
     int victim = -1;
     for (int i = 0; i < ncache; i++)
-      if (cache[i]->refs == 0 && (victim < 0 || cache[i]->used < cache[victim]->used)) victim = i;
+      if (cache[i]->refs == 0 && (!tcc_full || cache[i]->tcc) &&
+          (victim < 0 || cache[i]->used < cache[victim]->used))
+        victim = i;
     if (victim < 0) return;
     code_close(cache[victim]);
     free(cache[victim]);
