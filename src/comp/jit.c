@@ -346,6 +346,7 @@ static tr_status compile_tcc(const char *src, const char *hash, tr_jit_code **ou
   }
   tr_buf msg = {0};
   tcc_set_error_func(t, &msg, tcc_message);
+  tcc_set_options(t, "-Wimplicit-function-declaration"); /* off by default in libtcc */
   tcc_set_output_type(t, TCC_OUTPUT_MEMORY);
   tr_status s = TR_OK;
   /* Warnings stay on for one reason: the prelude declares the library
