@@ -2,8 +2,9 @@
  * within a computation, an instruction identical to an earlier one (same
  * op, operands, attributes, shape with layout, and literal bits) is
  * replaced by the earlier one. Identity is decided on the canonical
- * printed form minus the name, so every attribute kind and literal the
- * printer knows counts, and -0.0 differs from 0.0. Side-effecting ops
+ * printed form minus the name, so every attribute kind the printer knows
+ * counts, with a literal's bytes in place of its text (-0.0 differs from
+ * 0.0). Side-effecting ops
  * (TR_OPF_S, which includes rng) are never merged: two draws are two
  * values. A commutative op (ops.def flag C) is keyed with its two operands
  * in a canonical order, so add(a, b) and add(b, a) merge; not float
@@ -42,9 +43,49 @@ static bool swappable(const tr_instr *in) {
   return !(f & TR_OPF_I) || !tr_dtype_is_float(in->shape->dtype);
 }
 
+/* A literal's bytes in hex: the same identity as its printed form (which
+ * is exact, NaN payloads included) without formatting every float as the
+ * shortest decimal that reads back, the pass's main cost on constants. */
+static void key_literal(tr_buf *b, const tr_literal *lit) {
+  static const char hex[] = "0123456789abcdef";
+  if (lit->elided) {
+    tr_buf_puts(b, "{...}");
+    return;
+  }
+  if (lit->shape->dtype == TR_DT_TUPLE) {
+    tr_buf_putc(b, '(');
+    for (int i = 0; i < lit->nelems; i++) {
+      key_literal(b, lit->elems[i]);
+      tr_buf_putc(b, ',');
+    }
+    tr_buf_putc(b, ')');
+    return;
+  }
+  size_t es = (size_t)tr_dtype_size(lit->shape->dtype);
+  const unsigned char *p = lit->single ? lit->one : lit->data;
+  int64_t count = lit->single || lit->shape->rank == 0 ? 1 : tr_shape_count(lit->shape);
+  size_t n = p && count > 0 ? es * (size_t)count : 0;
+  tr_buf_putc(b, lit->single ? 's' : 'd');
+  for (size_t i = 0; i < n; i++) {
+    tr_buf_putc(b, hex[p[i] >> 4]);
+    tr_buf_putc(b, hex[p[i] & 15]);
+  }
+}
+
 /* in's printed form, its operands in canonical order (by id) where they
- * may be swapped: the swap is undone before returning. */
+ * may be swapped: the swap is undone before returning. A constant's
+ * literal is keyed by its bytes (key_literal). */
 static void print_key(tr_buf *b, tr_instr *in) {
+  if (in->op == TR_OP_CONSTANT && in->literal) {
+    tr_literal *lit = in->literal, elided = *lit;
+    elided.elided = true;
+    in->literal = &elided;
+    tr_print_instr(b, in);
+    in->literal = lit;
+    tr_buf_puts(b, " #");
+    key_literal(b, lit);
+    return;
+  }
   bool swap = swappable(in) && in->operands[1]->id < in->operands[0]->id;
   if (swap) {
     tr_instr *t = in->operands[0];

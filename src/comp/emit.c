@@ -497,20 +497,31 @@ static bool input_fusable(const tr_comp *c) {
 
 static void emit_constant_data(em *e, int id, int leaf, const tr_literal *lit, int64_t nbytes) {
   tr_buf *k = &e->kern; /* data, not a kernel */
-  tr_buf_printf(k, "static const u8 c%d_%d[%lld] = {", id, leaf, (long long)(nbytes > 0 ? nbytes : 1));
+  tr_buf_printf(k, "static const u8 c%d_%d[%lld] = ", id, leaf, (long long)(nbytes > 0 ? nbytes : 1));
+  if (nbytes == 0) {
+    tr_buf_puts(k, "{0};\n");
+    return;
+  }
+  /* A string of octal escapes (no terminating zero: the array's size is
+   * given): one token per line for the C compiler's lexer instead of two
+   * per byte, and no printf per byte here. */
   const unsigned char *p = lit->data;
   bool packed = is4(lit->shape->dtype);
+  int64_t n = count_of(lit->shape);
+  char esc[4] = {'\\', 0, 0, 0};
   for (int64_t i = 0; i < nbytes; i++) {
     unsigned v = p[i];
     if (packed) { /* two elements of one byte each, low nibble first */
-      int64_t n = count_of(lit->shape);
       v = p[2 * i] & 15u;
       if (2 * i + 1 < n) v |= (p[2 * i + 1] & 15u) << 4;
     }
-    tr_buf_printf(k, "%s%s%u", i ? "," : "", i % 24 ? "" : "\n", v);
+    if (i % 32 == 0) tr_buf_puts(k, i ? "\"\n\"" : "\n\"");
+    esc[1] = (char)('0' + (v >> 6));
+    esc[2] = (char)('0' + ((v >> 3) & 7));
+    esc[3] = (char)('0' + (v & 7));
+    tr_buf_putn(k, esc, 4);
   }
-  if (nbytes == 0) tr_buf_puts(k, "0");
-  tr_buf_puts(k, "};\n");
+  tr_buf_puts(k, "\";\n");
 }
 
 /* Emits "const T v<id> = ...;" for every instruction of c but skip, as

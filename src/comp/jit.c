@@ -38,6 +38,12 @@ extern char **environ;
 /* Loaded objects kept at most; released unused ones beyond it are closed
  * so a long fuzz campaign does not map thousands of objects. */
 #define JIT_CACHE_MAX 256
+/* libtcc states kept at most: each holds its sections and symbol tables
+ * (hundreds of KB), and a fuzz campaign compiles a new unit a test, so
+ * 256 of them were most of a campaign worker's memory growth. A unit is
+ * reused across one test's input seeds and a triage's runs; recompiling
+ * one that fell out costs milliseconds. */
+#define JIT_TCC_CACHE_MAX 16
 /* Objects kept on disk; past it the least recently used quarter goes. */
 #define JIT_DISK_MAX 2048
 
@@ -281,10 +287,15 @@ static tr_jit_code *cache_find(const char *hash) {
  * when full. Without room c stays out of the cache and is closed on
  * release. */
 static void cache_add(tr_jit_code *c) {
-  if (ncache == JIT_CACHE_MAX) {
+  int ntcc = 0;
+  for (int i = 0; i < ncache; i++) ntcc += cache[i]->tcc != NULL;
+  bool tcc_full = c->tcc && ntcc >= JIT_TCC_CACHE_MAX;
+  if (ncache == JIT_CACHE_MAX || tcc_full) {
     int victim = -1;
     for (int i = 0; i < ncache; i++)
-      if (cache[i]->refs == 0 && (victim < 0 || cache[i]->used < cache[victim]->used)) victim = i;
+      if (cache[i]->refs == 0 && (!tcc_full || cache[i]->tcc) &&
+          (victim < 0 || cache[i]->used < cache[victim]->used))
+        victim = i;
     if (victim < 0) return;
     code_close(cache[victim]);
     tr_free(cache[victim]);
@@ -317,6 +328,7 @@ static tr_jit_code *load(const char *path, const char *hash, tr_diag *d) {
 typedef struct {
   char s[8192];
   size_t n;
+  bool implicit; /* a function was called undeclared */
 } tcc_msgs;
 
 /* A fixed buffer: libtcc calls this from inside a compile, where running
@@ -325,6 +337,7 @@ static void tcc_message(void *opaque, const char *msg) {
   tcc_msgs *b = opaque;
   int k = snprintf(b->s + b->n, sizeof b->s - b->n, "%s\n", msg);
   if (k > 0) b->n += (size_t)k < sizeof b->s - b->n ? (size_t)k : sizeof b->s - b->n - 1;
+  if (strstr(msg, "implicit declaration")) b->implicit = true;
 }
 
 static void tcc_quiet(void *opaque, const char *msg) { (void)opaque; (void)msg; }
@@ -347,11 +360,15 @@ static tr_status compile_tcc(const char *src, const char *hash, tr_jit_code **ou
   tcc_msgs msg;
   msg.n = 0;
   msg.s[0] = 0;
+  msg.implicit = false;
   tcc_set_error_func(t, &msg, tcc_message);
-  tcc_set_options(t, "-w");
+  tcc_set_options(t, "-Wimplicit-function-declaration"); /* off by default in libtcc */
   tcc_set_output_type(t, TCC_OUTPUT_MEMORY);
   tr_status s = TR_OK;
-  if (tcc_compile_string(t, src) != 0 || tcc_relocate(t, TCC_RELOCATE_AUTO) < 0)
+  /* Warnings stay on for one reason: the prelude declares the library
+   * functions itself (no system headers), and an undeclared one would be
+   * implicitly int, a wrong result instead of an error. */
+  if (tcc_compile_string(t, src) != 0 || msg.implicit || tcc_relocate(t, TCC_RELOCATE_AUTO) < 0)
     s = TR_ERR_INVALID;
   *ms = now_ms() - t0;
   if (s != TR_OK) {

@@ -18,8 +18,16 @@
 #define PAR_MIN_WORK 200000.0
 #define PAR_MAX_THREADS 16
 
+/* The online CPU count, read once: glibc's sysconf opens and parses
+ * /sys/devices/system/cpu/online on every call, and the evaluator asks
+ * per kernel (dozens of times a fuzz test). Set once, read-only after. */
+static long online_cpus;
+static pthread_once_t online_once = PTHREAD_ONCE_INIT;
+static void read_online_cpus(void) { online_cpus = sysconf(_SC_NPROCESSORS_ONLN); }
+
 int ev_par_threads(double work) {
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  pthread_once(&online_once, read_online_cpus);
+  long cpus = online_cpus;
   int t = cpus < 1 ? 1 : cpus > PAR_MAX_THREADS ? PAR_MAX_THREADS : (int)cpus;
   const char *env = getenv("TRENCH_THREADS");
   if (env && *env) {

@@ -523,7 +523,10 @@ static tr_status check_body(tr_target *t, const tr_module *m, const tr_check_opt
     run->ref_ms = now_ms() - t0;
     r->nruns = s + 1;
     tr_run_opts ro = {0};
-    ro.want_optimized_hlo = o->save_dir != NULL;
+    /* With bundles for findings only, the optimized module is fetched
+     * by a second run when there is one (below): printing it on every
+     * run was a fuzz campaign's largest cost after the reference. */
+    ro.want_optimized_hlo = o->save_dir != NULL && !o->save_findings_only;
     ro.timeout_s = o->timeout_s;
     ro.module_text = o->module_text;
     /* The first run asks what the target received (compiling is cached,
@@ -583,6 +586,22 @@ static tr_status check_body(tr_target *t, const tr_module *m, const tr_check_opt
     }
     if (run->weak) nweak++;
     if (res.verdict == TR_VERDICT_UNSUPPORTED) nunsupported++;
+    if (st == TR_OK && want_save && !res.optimized_hlo && (t->caps & TR_CAP_OPTIMIZED_HLO)) {
+      /* The same module on the same inputs again, for its optimized form
+       * only: this run's verdict and outputs stay the ones judged. */
+      tr_run_opts ro2 = ro;
+      ro2.want_optimized_hlo = true;
+      ro2.want_received_hlo = false;
+      tr_run_result res2;
+      tr_run_result_init(&res2);
+      tr_diag d2 = {0};
+      if (tr_target_run(t, m, ins, nins, &ro2, &res2, &d2) == TR_OK && res2.optimized_hlo) {
+        res.optimized_hlo = res2.optimized_hlo;
+        res2.optimized_hlo = NULL;
+      }
+      tr_run_result_free(&res2);
+      tr_diag_clear(&d2);
+    }
     if (st == TR_OK && want_save) {
       if (!write_bundle(work, t, o, m, ins, nins, ref, nref, &res, js, d)) st = TR_ERR_IO;
       saved = true;
