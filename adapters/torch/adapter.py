@@ -36,6 +36,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+import torch._dynamo  # noqa: E402,F401  (torch 2.1 does not import it with torch)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hlo_torch  # noqa: E402
@@ -76,7 +77,7 @@ def not_implemented(e):
 def load(path, shape):
     a = np.load(path)
     dt = shape.torch_dtype()
-    if dt in (torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2):
+    if dt == torch.bfloat16 or dt in hlo_torch.FLOAT8:
         raw = np.ascontiguousarray(a).view(np.uint16 if dt == torch.bfloat16 else np.uint8)
         t = torch.from_numpy(raw.copy())
         return t.view(dt).reshape(shape.dims)
@@ -90,7 +91,7 @@ def save(path, t, shape):
             t.dtype, list(t.shape), shape.dtype, shape.dims))
     if t.dtype == torch.bfloat16:
         a = t.view(torch.int16).numpy().view(np.uint16)
-    elif t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
+    elif t.dtype in hlo_torch.FLOAT8:
         a = t.view(torch.uint8).numpy().view(np.dtype("V1"))
     else:
         a = t.numpy()
@@ -110,7 +111,7 @@ def realise(args, how):
         return out
     if how == "grad":
         return [x.requires_grad_(True) if x.is_floating_point() and x.dtype not in
-                (torch.float8_e4m3fn, torch.float8_e5m2) else x for x in args]
+                hlo_torch.FLOAT8 else x for x in args]
     return args
 
 

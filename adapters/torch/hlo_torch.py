@@ -23,13 +23,15 @@ class Unsupported(Exception):
 
 # --- parsing --------------------------------------------------------------
 
-DTYPES = {
-    "pred": torch.bool, "s8": torch.int8, "s16": torch.int16, "s32": torch.int32,
-    "s64": torch.int64, "u8": torch.uint8, "u16": torch.uint16, "u32": torch.uint32,
-    "u64": torch.uint64, "f16": torch.float16, "bf16": torch.bfloat16,
-    "f32": torch.float32, "f64": torch.float64,
-    "f8e4m3fn": torch.float8_e4m3fn, "f8e5m2": torch.float8_e5m2,
-}
+# Element types by their torch name: a release without one (uint16/32/64
+# came in 2.3, float8 in 2.1) leaves it out, and a module using it is
+# answered unsupported on that release.
+DTYPES = {k: getattr(torch, v) for k, v in (
+    ("pred", "bool"), ("s8", "int8"), ("s16", "int16"), ("s32", "int32"), ("s64", "int64"),
+    ("u8", "uint8"), ("u16", "uint16"), ("u32", "uint32"), ("u64", "uint64"),
+    ("f16", "float16"), ("bf16", "bfloat16"), ("f32", "float32"), ("f64", "float64"),
+    ("f8e4m3fn", "float8_e4m3fn"), ("f8e5m2", "float8_e5m2")) if hasattr(torch, v)}
+FLOAT8 = tuple(DTYPES[k] for k in ("f8e4m3fn", "f8e5m2") if k in DTYPES)
 
 
 class Shape:
@@ -45,7 +47,7 @@ class Shape:
 
     def torch_dtype(self):
         if self.dtype not in DTYPES:
-            raise Unsupported("element type %s has no torch dtype" % self.dtype)
+            raise Unsupported("element type %s has no torch dtype (torch %s)" % (self.dtype, torch.__version__))
         return DTYPES[self.dtype]
 
 
