@@ -536,7 +536,7 @@ static cJSON *run_test(camp *c, long t) {
   co.draw.special_rate = mix(r, 10) % 4 == 0 ? 0.02 : 0;
   co.profile = o->profile;
   co.profile_path = o->profile_path;
-  co.timeout_s = 20;
+  co.timeout_s = tr_target_run_timeout(o->target);
   co.ref_timeout_s = 20;
   co.max_trips = 100000;
   co.stop_at_finding = true;
@@ -1108,6 +1108,11 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
   int idle_deaths = 0;
   bool more = true;
   double deadline = o->time_s > 0 ? t0 + o->time_s : 0, last_prog = 0;
+  /* A test runs the target once per seed: a slow target's runs must fit
+   * in its watchdog (the runs' timeouts, and the reference's 20 s). */
+  double test_limit = o->test_timeout_s;
+  double runs = tr_target_run_timeout(o->target) * (o->nseeds > 0 ? o->nseeds : 1) + 20;
+  if (runs > test_limit) test_limit = runs;
   for (int i = 0; i < nw; i++)
     if (!spawn(&c, &ws[i], ws, nw)) {
       tr_diag_errorf(d, "cannot start a worker: %s", strerror(errno));
@@ -1165,7 +1170,7 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
         reap(w);
         continue;
       }
-      bool overran = !dead && w->t >= 0 && now_s() - w->since > o->test_timeout_s;
+      bool overran = !dead && w->t >= 0 && now_s() - w->since > test_limit;
       if ((dead || overran) && w->t >= 0) {
         /* trench's own crash or hang on this test: logged, not retried. */
         cJSON *ev = cJSON_CreateObject();

@@ -69,20 +69,23 @@ int tr_shape_leaves(const tr_shape *s, const tr_shape **out, int max) {
 /* The adapters trench ships: NAME[@VER] runs HOME/VENV/bin/python (with
  * a release, HOME/VENV_VER<release>/bin/python) on HOME/SCRIPT, ARGS
  * after it. The iree adapter's HLO -> StableHLO step runs under the XLA
- * virtualenv, whose python it is told. */
+ * virtualenv, whose python it is told. run_timeout_s: the per-run
+ * timeout a fuzz campaign gives it (0: the default), for compilers whose
+ * compile alone takes longer than a quick test allows. */
 typedef struct {
   const char *name, *venv, *venv_ver, *maker, *maker_opt, *example, *script, *args;
   bool jax_python;
+  double run_timeout_s;
 } adapter_kind;
 
 static const adapter_kind adapter_kinds[] = {
-  {"xla-cpu", ".venv", ".venv/jax-", "scripts/venv.sh", "--jax", "0.4.30", "adapters/xla/adapter.py", "", false},
+  {"xla-cpu", ".venv", ".venv/jax-", "scripts/venv.sh", "--jax", "0.4.30", "adapters/xla/adapter.py", "", false, 0},
   {"iree-cpu", ".venv/iree", ".venv/iree-", "scripts/venv-iree.sh", "--iree", "3.13.0", "adapters/iree/adapter.py", "",
-   true},
+   true, 120},
   {"torch-eager", ".venv-torch", ".venv-torch-", "scripts/venv-torch.sh", "--torch", "2.15.0",
-   "adapters/torch/adapter.py", " --mode eager", false},
+   "adapters/torch/adapter.py", " --mode eager", false, 0},
   {"torch-inductor", ".venv-torch", ".venv-torch-", "scripts/venv-torch.sh", "--torch", "2.15.0",
-   "adapters/torch/adapter.py", " --mode inductor", false},
+   "adapters/torch/adapter.py", " --mode inductor", false, 0},
 };
 
 static const adapter_kind *adapter_find(const char *spec) {
@@ -121,6 +124,11 @@ static tr_status open_adapter(const adapter_kind *k, const char *spec, const tr_
   tr_buf_free(&py);
   tr_buf_free(&cmd);
   return s;
+}
+
+double tr_target_run_timeout(const char *spec) {
+  const adapter_kind *k = adapter_find(spec);
+  return k && k->run_timeout_s > 0 ? k->run_timeout_s : 20;
 }
 
 tr_status tr_target_open(const char *spec, const tr_target_config *cfg,

@@ -158,6 +158,11 @@ void tr_target_config_init(tr_target_config *c);
  * from a thread that outlives it, such as the main thread. */
 tr_status tr_target_open(const char *spec, const tr_target_config *cfg,
                          tr_target **out, tr_diag *d);
+/* The per-run timeout, in seconds, that a fuzz campaign gives spec's
+ * runs: 20, or more for a shipped adapter whose compiler is slow
+ * (iree-cpu: iree-compile takes seconds per module, minutes on a loaded
+ * machine). */
+double tr_target_run_timeout(const char *spec);
 tr_status tr_target_run(tr_target *t, const tr_module *m,
                         tr_tensor *const *inputs, int ninputs,
                         const tr_run_opts *o, tr_run_result *r, tr_diag *d);
