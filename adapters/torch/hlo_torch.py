@@ -668,9 +668,19 @@ def _window(attr, r):
     return w
 
 
+# Forms of the element-wise calls (the adapter's realisations): "call"
+# writes torch.add(a, b); "inplace" the in-place method on a clone of the
+# first operand, a.clone().add_(b); "out" the call into a fresh buffer,
+# torch.add(a, b, out=torch.empty_like(a)). Only where the result has the
+# first operand's dtype and shape (so neither form changes what is
+# computed) and torch has the in-place method.
+FORMS = ("call", "inplace", "out")
+
+
 class Lowering:
-    def __init__(self, comps, entry):
-        self.comps, self.entry = comps, entry
+    def __init__(self, comps, entry, form="call"):
+        self.comps, self.entry, self.form = comps, entry, form
+        self.shapes = {}      # instruction name -> Shape, per computation
         self.consts = []      # numpy arrays and dtypes, bound as C[i]
         self.lines = []
         self.done = set()
@@ -707,6 +717,20 @@ class Lowering:
         desc = (d == "GT") != (a > b)
         return a // 2, desc
 
+    def form_call(self, ins, fn, a):
+        """fn(a...) in this lowering's form (FORMS)."""
+        plain = "%s(%s)" % (fn, ", ".join(a))
+        first = self.shapes.get(ins.operands[0])
+        if self.form == "call" or not fn.startswith("torch.") or fn == "torch.clone" or first is None or \
+                first.elems is not None or first.dtype != ins.shape.dtype or first.dims != ins.shape.dims:
+            return plain
+        name = fn[len("torch."):]
+        if self.form == "inplace":
+            if not hasattr(torch.Tensor, name + "_"):
+                return plain
+            return "%s.clone().%s_(%s)" % (a[0], name, ", ".join(a[1:]))
+        return "%s(%s, out=torch.empty_like(%s))" % (fn, ", ".join(a), a[0])
+
     def const_ref(self, arr, dtype):
         self.consts.append((arr, dtype))
         return "C[%d]" % (len(self.consts) - 1)
@@ -720,10 +744,12 @@ class Lowering:
             raise Unsupported("no computation %s" % cname)
         body = []
         params = [_pyname(c.params[i].name) for i in sorted(c.params)]
+        outer, self.shapes = self.shapes, {ins.name: ins.shape for ins in c.instrs}
         for ins in c.instrs:
             if ins.op == "parameter":
                 continue
             body.append("    %s = %s" % (_pyname(ins.name), self.expr(ins)))
+        self.shapes = outer
         body.append("    return %s" % _pyname(c.root.name))
         self.lines += ["def f_%s(%s):" % (_pyname(cname), ", ".join(params))] + body + [""]
         return "f_" + _pyname(cname)
@@ -733,11 +759,11 @@ class Lowering:
         sh = ins.shape
         dt = lambda: "torch.%s" % str(sh.torch_dtype()).split(".")[1]  # noqa: E731
         if op in UNARY:
-            return "%s(%s)" % (UNARY[op], a[0])
+            return self.form_call(ins, UNARY[op], a)
         if op == "not":
-            return "torch.bitwise_not(%s)" % a[0]
+            return self.form_call(ins, "torch.bitwise_not", a)
         if op in BINARY:
-            return "%s(%s, %s)" % (BINARY[op], a[0], a[1])
+            return self.form_call(ins, BINARY[op], a)
         if op in ("divide", "remainder", "power"):
             ints_ = sh.dtype[0] in "su"
             if op == "divide":
@@ -879,12 +905,12 @@ def loop(cond, body, state):
     return state
 
 
-def lower(text):
+def lower(text, form="call"):
     """HLO text -> (Python source defining f_main and the entry's name,
     constants list). The source expects names torch, H (this module) and C
-    (the constants, as tensors)."""
+    (the constants, as tensors). form: one of FORMS."""
     comps, entry = parse(text)
-    lw = Lowering(comps, entry)
+    lw = Lowering(comps, entry, form)
     for c in comps.values():
         for ins in c.instrs:
             for s in ins.shape.leaves():
@@ -894,10 +920,10 @@ def lower(text):
     return "\n".join(lw.lines), fn, lw.consts, ent
 
 
-def build(text):
+def build(text, form="call"):
     """HLO text -> (python function of the entry's array leaves returning
     its root's leaves as a list, the generated source, entry computation)."""
-    src, fn, consts, ent = lower(text)
+    src, fn, consts, ent = lower(text, form)
     C = [const(arr, dt) for arr, dt in consts]
     ns = {"torch": torch, "H": __import__(__name__), "C": C}
     exec(compile(src, "<hlo:%s>" % ent.name, "exec"), ns)
