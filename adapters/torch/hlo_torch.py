@@ -234,6 +234,11 @@ def convert(x, dtype):
         mid = torch.where(hi | lo, torch.zeros_like(d), d).to(dtype)
         mid = torch.where(hi, torch.full_like(mid, info.max), mid)
         return torch.where(lo, torch.full_like(mid, info.min), mid)
+    if dtype == DTYPES.get("f8e4m3fn") and x.is_floating_point():
+        # torch saturates to +-448 (inf too); HLO rounds, and e4m3fn has
+        # no inf: beyond 464 (halfway to 480) the result is NaN.
+        big = x.abs() > 464
+        return torch.where(big | torch.isnan(x), torch.full_like(x, float("nan")), x).to(dtype)
     return x.to(dtype)
 
 
@@ -617,7 +622,9 @@ def topk(x, k, largest):
 
 
 def bitcast(x, dtype, out):
-    return x.contiguous().view(dtype).reshape(out)
+    """HLO bitcast-convert: flattened first, since torch cannot view a 0-d
+    tensor as a type of another width (f32[] -> f8e4m3fn[4])."""
+    return x.contiguous().reshape(-1).view(dtype).reshape(out)
 
 
 def branch(i, fs, args):
