@@ -1,5 +1,5 @@
-"""pytorch/pytorch#126848, #135758 (torch 2.4.0 and 2.5.1; 2.2.2 and
-2.15.0 are right): loading Inductor's compiled C++ sets flush-to-zero for
+"""pytorch/pytorch#126848, #135758 (torch 2.4.0 and 2.5.1; 2.2.2, 2.6.0
+and 2.15.0 are right): loading Inductor's compiled C++ sets flush-to-zero for
 the process; subnormal f32 results become 0, in eager code run after it
 too.
     pip install torch==2.4.0; python torch_denormal_ftz.py"""
