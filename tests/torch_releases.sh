@@ -23,8 +23,7 @@ for m in "$here"/torch-findings/*.hlo; do
   line=$(sed -n 2p "$m")
   broken=$(printf '%s\n' "$line" | sed -n 's/.*broken: *\([0-9.]*\).*/\1/p')
   fixed=$(printf '%s\n' "$line" | sed -n 's/.*fixed: *\([0-9.]*\).*/\1/p')
-  # shellcheck disable=SC2206
-  opts=($(printf '%s\n' "$line" | sed -n 's/.*options: *//p'))
+  read -r -a opts <<< "$(printf '%s\n' "$line" | sed -n 's/.*options: *//p')"
   if [ -z "$broken" ] || [ -z "$fixed" ]; then bad "$m: no '// broken: VER  fixed: VER' line"; continue; fi
   # The default release (requirements-torch.txt) is the plain target.
   t_broken=torch-inductor@$broken t_fixed=torch-inductor@$fixed
