@@ -248,6 +248,14 @@ def run(req):
                     any(s.dtype in LIMITED for c in ent_comps(text) for s in c):
                 raise Refusal("unsupported", "torch.compile on a limited-support dtype "
                               "(uint16/32/64, float8): " + short(e))
+            # An op eager torch has no kernel for either (bool bmm) is
+            # the translation's reach, not a compiler bug.
+            try:
+                with torch.no_grad():
+                    fn(*realise([load(p, s) for p, s in zip(req["inputs"], leaves)], "plain"))
+            except Exception as e2:
+                if not_implemented(e2):
+                    raise Refusal("unsupported", "torch has no kernel (eager too): " + short(e2))
             raise Refusal("compile_error", "Inductor failed: " + short(e))
         raise Refusal("error", "running failed: " + short(e))
     t3 = time.perf_counter()
