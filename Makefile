@@ -61,7 +61,7 @@ endif
 # Plain `make` installs nothing (`make deps` does). The commands a fresh
 # machine starts with (test, demo, the check tiers, benchmarks) install
 # the missing Debian packages first, once per build folder.
-ifneq ($(filter test check check-xla demo bench bench-builtin xla-suite check-torch torch-suite check-iree iree-suite,$(MAKECMDGOALS)),)
+ifneq ($(filter test check check-xla demo bench bench-builtin xla-suite check-torch torch-suite check-torch-releases check-iree iree-suite,$(MAKECMDGOALS)),)
 DEPS_STAMP := $(BUILD)/.deps
 endif
 $(BUILD)/.deps: scripts/deps.sh
@@ -216,7 +216,12 @@ check-torch: $(BUILD)/.deps $(BUILD)/trench
 torch-suite: $(BUILD)/.deps $(BUILD)/trench
 	@bash tests/adapters/torch_suite.sh $(TORCH_SUITE_ARGS) $(BUILD)
 
-.PHONY: check-torch torch-suite
+# Past torch.compile bugs (tests/torch-findings): found on the broken
+# release, not on the fixed one; installs those releases (GBs).
+check-torch-releases: $(BUILD)/.deps $(BUILD)/trench
+	@bash tests/torch_releases.sh $(BUILD)
+
+.PHONY: check-torch torch-suite check-torch-releases
 
 # The release sweep (tests/adapters/xla_versions.sh): the acceptance suite
 # on every installed jax release (scripts/venv.sh --jax VER), findings per

@@ -38,13 +38,23 @@ stamp_want="$ver $(cat "$dir/requirements.txt" "$dir/requirements-cuda.txt" | sh
 venv_begin "$venv" "$stamp_want"
 # --no-warn-conflicts: pip would list the CUDA packages left out on purpose.
 pip="$venv/bin/python -m pip install -q --disable-pip-version-check --no-warn-conflicts"
-echo "venv-torch: installing torch==$ver (without its CUDA dependencies)" >&2
-$pip --no-deps "torch==$ver" >&2
-$pip -r "$dir/requirements.txt" >&2
-# Only the libraries torch's own shared objects link against; the pins are
-# those of torch's metadata for the default release.
 if [ "$ver" = "$(sed -n 's/^torch==//p' "$dir/requirements-torch.txt")" ]; then
+  echo "venv-torch: installing torch==$ver (without its CUDA dependencies)" >&2
+  $pip --no-deps "torch==$ver" >&2
+  $pip -r "$dir/requirements.txt" >&2
+  # Only the libraries torch's own shared objects link against; the pins
+  # are those of torch's metadata for the default release.
   $pip --no-deps -r "$dir/requirements-cuda.txt" >&2
+else
+  # Another release (the release sweep, past bugs): its own dependency
+  # set, as pip resolves it; the pins above are the default release's.
+  # Releases before 2.3 were built against numpy 1 and cannot load 2.
+  case $ver in
+    1.*|2.[012]|2.[012].*) np='numpy<2';;
+    *) np=numpy;;
+  esac
+  echo "venv-torch: installing torch==$ver with its dependencies" >&2
+  $pip "torch==$ver" "$np" >&2
 fi
 if ! "$venv/bin/python" -c 'import torch' >/dev/null 2>&1; then
   echo "venv-torch: import torch fails without the full CUDA set; installing torch's dependencies" >&2

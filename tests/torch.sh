@@ -61,7 +61,7 @@ files=("$here/torch/convert_f32.hlo")
 for m in $eager; do
   if [ -f "$suite/$m.hlo" ]; then files+=("$suite/$m.hlo"); else bad "no module $suite/$m.hlo"; fi
 done
-for how in plain grad noncontig second; do
+for how in plain grad noncontig offset channels_last mutate inplace out second; do
   while read -r name s msg; do
     case $s in
       pass|weak) ok ;;
@@ -69,6 +69,12 @@ for how in plain grad noncontig second; do
     esac
   done < <(TRENCH_TORCH_REALISATION=$how summary torch-eager "${files[@]}")
 done
+# The realisation is named in the report, and a run with the same module
+# and inputs picks the same one (a bundle replays it).
+r1=$(summary torch-eager "$suite/abs_f32.hlo" | grep -o 'realisation [a-z_]*' | head -1)
+r2=$(summary torch-eager "$suite/abs_f32.hlo" | grep -o 'realisation [a-z_]*' | head -1)
+if [ -n "$r1" ] && [ "$r1" = "$r2" ]; then ok; else bad "realisation not reported or not repeated: '$r1' '$r2'"; fi
+expect 0 '"message":[[:space:]]*"realisation mutate"' -- env TRENCH_TORCH_REALISATION=mutate "$trench" check "$suite/abs_f32.hlo" --target torch-eager --seeds 1 --json
 n=$(TRENCH_TORCH_REALISATION=plain summary torch-eager "${files[@]}" | wc -l)
 [ "$n" = "${#files[@]}" ] && ok || bad "torch-eager answered $n of ${#files[@]} modules"
 

@@ -16,11 +16,19 @@ not change its result; which one a run uses is picked from the inputs'
 bytes (so a replay with the same inputs picks the same) unless
 TRENCH_TORCH_REALISATION names one. The reply's "realisation" key and
 the optimized file say which:
-  plain       inputs as given, under torch.no_grad
-  grad        inputs as given, grad mode on (floating inputs require grad)
-  noncontig   inputs as non-contiguous views (every other element of a buffer)
-  second      the compiled function is called twice; the second result counts
-  dynamic     (inductor) torch._dynamo.maybe_mark_dynamic on every input dim > 1
+  plain         inputs as given, under torch.no_grad
+  grad          inputs as given, grad mode on (floating inputs require grad)
+  noncontig     inputs as non-contiguous views (every other element of a buffer)
+  offset        inputs as views at an offset into a larger buffer (not copies)
+  channels_last inputs of rank 4 (5) in channels-last (3d) memory format
+  mutate        each input arrives negated (bitwise-not for pred) and the
+                function first negates it back in place through a flat
+                view of it: a mutation of a view of an input
+  inplace       element-wise ops as in-place methods on a clone of their
+                first operand (a.clone().add_(b))
+  out           element-wise ops written into a fresh buffer (out=)
+  second        the compiled function is called twice; the second result counts
+  dynamic       (inductor) torch._dynamo.maybe_mark_dynamic on every input dim > 1
 """
 import os
 import sys
@@ -36,6 +44,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+import torch._dynamo  # noqa: E402,F401  (torch 2.1 does not import it with torch)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hlo_torch  # noqa: E402
@@ -46,9 +55,11 @@ if "--mode" in sys.argv:
 if MODE not in ("eager", "inductor"):
     sys.stderr.write("adapter.py: --mode eager|inductor\n")
     sys.exit(2)
-REALISATIONS = ["plain", "grad", "noncontig", "second"] + (["dynamic"] if MODE == "inductor" else [])
-CACHE = {}  # module text -> (run function, source, entry)
-COMPILED = {}  # inductor: the module text compiled last and its function
+REALISATIONS = ["plain", "grad", "noncontig", "offset", "channels_last", "mutate", "inplace",
+                "out", "second"] + (["dynamic"] if MODE == "inductor" else [])
+FORM = {"inplace": "inplace", "out": "out"}  # realisation -> hlo_torch form
+CACHE = {}  # (module text, form) -> (run function, source, entry)
+COMPILED = {}  # inductor: the module text compiled last and its functions by variant
 
 
 LIMITED = ("u16", "u32", "u64", "f8e4m3fn", "f8e5m2")
@@ -76,7 +87,7 @@ def not_implemented(e):
 def load(path, shape):
     a = np.load(path)
     dt = shape.torch_dtype()
-    if dt in (torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2):
+    if dt == torch.bfloat16 or dt in hlo_torch.FLOAT8:
         raw = np.ascontiguousarray(a).view(np.uint16 if dt == torch.bfloat16 else np.uint8)
         t = torch.from_numpy(raw.copy())
         return t.view(dt).reshape(shape.dims)
@@ -90,11 +101,24 @@ def save(path, t, shape):
             t.dtype, list(t.shape), shape.dtype, shape.dims))
     if t.dtype == torch.bfloat16:
         a = t.view(torch.int16).numpy().view(np.uint16)
-    elif t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
+    elif t.dtype in hlo_torch.FLOAT8:
         a = t.view(torch.uint8).numpy().view(np.dtype("V1"))
     else:
         a = t.numpy()
     np.save(path, a)
+
+
+def negate(x):
+    """The mutate realisation's involution: -x (integers wrap, so -(-MIN) is
+    MIN), bitwise-not for pred."""
+    return torch.bitwise_not(x) if x.dtype == torch.bool else torch.neg(x)
+
+
+def mutable(x):
+    """Inputs the mutate realisation negates: not float8 and not the
+    uint16/32/64 types torch has few kernels for."""
+    return x.dtype not in hlo_torch.FLOAT8 and x.dtype not in \
+        tuple(hlo_torch.DTYPES[k] for k in LIMITED if k in hlo_torch.DTYPES)
 
 
 def realise(args, how):
@@ -108,10 +132,39 @@ def realise(args, how):
             buf.copy_(x)
             out.append(buf)
         return out
+    if how == "offset":
+        out = []
+        for i, x in enumerate(args):  # a view starting 1 + i elements into its buffer
+            k = 1 + i
+            buf = torch.empty(x.numel() + k, dtype=x.dtype)
+            v = buf[k:].view(x.shape)
+            v.copy_(x)
+            out.append(v)
+        return out
+    if how == "channels_last":
+        fmt = {4: torch.channels_last, 5: torch.channels_last_3d}
+        return [x.contiguous(memory_format=fmt[x.dim()]) if x.dim() in fmt else x for x in args]
+    if how == "mutate":
+        return [negate(x) if mutable(x) else x for x in args]
     if how == "grad":
         return [x.requires_grad_(True) if x.is_floating_point() and x.dtype not in
-                (torch.float8_e4m3fn, torch.float8_e5m2) else x for x in args]
+                hlo_torch.FLOAT8 else x for x in args]
     return args
+
+
+def mutating(fn):
+    """fn behind the mutate realisation: undoes realise()'s negation in
+    place, through a flat view of each input, then calls fn."""
+    def run(*args):
+        for x in args:
+            if mutable(x):
+                v = x.view(-1)
+                if x.dtype == torch.bool:
+                    v.bitwise_not_()
+                else:
+                    v.neg_()
+        return fn(*args)
+    return run
 
 
 def pick(text, inputs):
@@ -133,25 +186,28 @@ def run(req):
         text = f.read()
     opts = req.get("options") or {}
     t0 = time.perf_counter()
-    hit = CACHE.get(text)
+    how = pick(text, req["inputs"])
+    form = FORM.get(how, "call")
+    hit = CACHE.get((text, form))
     if hit is None:
         try:
-            fn, src, ent = hlo_torch.build(text)
+            fn, src, ent = hlo_torch.build(text, form)
         except hlo_torch.Unsupported as e:
             raise Refusal("unsupported", str(e))
         except Exception as e:
             raise Refusal("unsupported", "cannot read the module: " + short(e))
         if len(CACHE) >= 16:  # a campaign sends a new module each time
             CACHE.clear()
-        hit = CACHE[text] = (fn, src, ent)
+        hit = CACHE[(text, form)] = (fn, src, ent)
     fn, src, ent = hit
     params = [ent.params[i].shape for i in sorted(ent.params)]
     leaves = [x for s in params for x in s.leaves()]
     results = ent.root.shape.leaves()
     if len(leaves) != len(req["inputs"]):
         raise Refusal("error", "%d inputs for %d parameter leaves" % (len(req["inputs"]), len(leaves)))
-    how = pick(text, req["inputs"])
     args = realise([load(p, s) for p, s in zip(req["inputs"], leaves)], how)
+    if how == "mutate":
+        fn = mutating(fn)
     if MODE == "inductor":
         if COMPILED.get("text") != text:
             # A new module: drop the last one's graphs (dynamo's cache
@@ -159,8 +215,12 @@ def run(req):
             torch._dynamo.reset()
             COMPILED.clear()
             COMPILED["text"] = text
-            COMPILED["fn"] = torch.compile(fn, backend="inductor", fullgraph=False)
-        target = COMPILED["fn"]
+        # One compiled function per source form and wrapper; the other
+        # realisations share it (dynamo's guards decide on recompiling).
+        variant = "mutate" if how == "mutate" else form
+        if variant not in COMPILED:
+            COMPILED[variant] = torch.compile(fn, backend="inductor", fullgraph=False)
+        target = COMPILED[variant]
         if how == "dynamic":
             for x in args:
                 for d in range(x.dim()):
@@ -188,6 +248,14 @@ def run(req):
                     any(s.dtype in LIMITED for c in ent_comps(text) for s in c):
                 raise Refusal("unsupported", "torch.compile on a limited-support dtype "
                               "(uint16/32/64, float8): " + short(e))
+            # An op eager torch has no kernel for either (bool bmm) is
+            # the translation's reach, not a compiler bug.
+            try:
+                with torch.no_grad():
+                    fn(*realise([load(p, s) for p, s in zip(req["inputs"], leaves)], "plain"))
+            except Exception as e2:
+                if not_implemented(e2):
+                    raise Refusal("unsupported", "torch has no kernel (eager too): " + short(e2))
             raise Refusal("compile_error", "Inductor failed: " + short(e))
         raise Refusal("error", "running failed: " + short(e))
     t3 = time.perf_counter()

@@ -23,13 +23,15 @@ class Unsupported(Exception):
 
 # --- parsing --------------------------------------------------------------
 
-DTYPES = {
-    "pred": torch.bool, "s8": torch.int8, "s16": torch.int16, "s32": torch.int32,
-    "s64": torch.int64, "u8": torch.uint8, "u16": torch.uint16, "u32": torch.uint32,
-    "u64": torch.uint64, "f16": torch.float16, "bf16": torch.bfloat16,
-    "f32": torch.float32, "f64": torch.float64,
-    "f8e4m3fn": torch.float8_e4m3fn, "f8e5m2": torch.float8_e5m2,
-}
+# Element types by their torch name: a release without one (uint16/32/64
+# came in 2.3, float8 in 2.1) leaves it out, and a module using it is
+# answered unsupported on that release.
+DTYPES = {k: getattr(torch, v) for k, v in (
+    ("pred", "bool"), ("s8", "int8"), ("s16", "int16"), ("s32", "int32"), ("s64", "int64"),
+    ("u8", "uint8"), ("u16", "uint16"), ("u32", "uint32"), ("u64", "uint64"),
+    ("f16", "float16"), ("bf16", "bfloat16"), ("f32", "float32"), ("f64", "float64"),
+    ("f8e4m3fn", "float8_e4m3fn"), ("f8e5m2", "float8_e5m2")) if hasattr(torch, v)}
+FLOAT8 = tuple(DTYPES[k] for k in ("f8e4m3fn", "f8e5m2") if k in DTYPES)
 
 
 class Shape:
@@ -45,7 +47,7 @@ class Shape:
 
     def torch_dtype(self):
         if self.dtype not in DTYPES:
-            raise Unsupported("element type %s has no torch dtype" % self.dtype)
+            raise Unsupported("element type %s has no torch dtype (torch %s)" % (self.dtype, torch.__version__))
         return DTYPES[self.dtype]
 
 
@@ -232,6 +234,11 @@ def convert(x, dtype):
         mid = torch.where(hi | lo, torch.zeros_like(d), d).to(dtype)
         mid = torch.where(hi, torch.full_like(mid, info.max), mid)
         return torch.where(lo, torch.full_like(mid, info.min), mid)
+    if dtype == DTYPES.get("f8e4m3fn") and x.is_floating_point():
+        # torch saturates to +-448 (inf too); HLO rounds, and e4m3fn has
+        # no inf: beyond 464 (halfway to 480) the result is NaN.
+        big = x.abs() > 464
+        return torch.where(big | torch.isnan(x), torch.full_like(x, float("nan")), x).to(dtype)
     return x.to(dtype)
 
 
@@ -615,7 +622,9 @@ def topk(x, k, largest):
 
 
 def bitcast(x, dtype, out):
-    return x.contiguous().view(dtype).reshape(out)
+    """HLO bitcast-convert: flattened first, since torch cannot view a 0-d
+    tensor as a type of another width (f32[] -> f8e4m3fn[4])."""
+    return x.contiguous().reshape(-1).view(dtype).reshape(out)
 
 
 def branch(i, fs, args):
@@ -666,9 +675,19 @@ def _window(attr, r):
     return w
 
 
+# Forms of the element-wise calls (the adapter's realisations): "call"
+# writes torch.add(a, b); "inplace" the in-place method on a clone of the
+# first operand, a.clone().add_(b); "out" the call into a fresh buffer,
+# torch.add(a, b, out=torch.empty_like(a)). Only where the result has the
+# first operand's dtype and shape (so neither form changes what is
+# computed) and torch has the in-place method.
+FORMS = ("call", "inplace", "out")
+
+
 class Lowering:
-    def __init__(self, comps, entry):
-        self.comps, self.entry = comps, entry
+    def __init__(self, comps, entry, form="call"):
+        self.comps, self.entry, self.form = comps, entry, form
+        self.shapes = {}      # instruction name -> Shape, per computation
         self.consts = []      # numpy arrays and dtypes, bound as C[i]
         self.lines = []
         self.done = set()
@@ -705,6 +724,20 @@ class Lowering:
         desc = (d == "GT") != (a > b)
         return a // 2, desc
 
+    def form_call(self, ins, fn, a):
+        """fn(a...) in this lowering's form (FORMS)."""
+        plain = "%s(%s)" % (fn, ", ".join(a))
+        first = self.shapes.get(ins.operands[0])
+        if self.form == "call" or not fn.startswith("torch.") or fn == "torch.clone" or first is None or \
+                first.elems is not None or first.dtype != ins.shape.dtype or first.dims != ins.shape.dims:
+            return plain
+        name = fn[len("torch."):]
+        if self.form == "inplace":
+            if not hasattr(torch.Tensor, name + "_"):
+                return plain
+            return "%s.clone().%s_(%s)" % (a[0], name, ", ".join(a[1:]))
+        return "%s(%s, out=torch.empty_like(%s))" % (fn, ", ".join(a), a[0])
+
     def const_ref(self, arr, dtype):
         self.consts.append((arr, dtype))
         return "C[%d]" % (len(self.consts) - 1)
@@ -718,10 +751,12 @@ class Lowering:
             raise Unsupported("no computation %s" % cname)
         body = []
         params = [_pyname(c.params[i].name) for i in sorted(c.params)]
+        outer, self.shapes = self.shapes, {ins.name: ins.shape for ins in c.instrs}
         for ins in c.instrs:
             if ins.op == "parameter":
                 continue
             body.append("    %s = %s" % (_pyname(ins.name), self.expr(ins)))
+        self.shapes = outer
         body.append("    return %s" % _pyname(c.root.name))
         self.lines += ["def f_%s(%s):" % (_pyname(cname), ", ".join(params))] + body + [""]
         return "f_" + _pyname(cname)
@@ -731,11 +766,11 @@ class Lowering:
         sh = ins.shape
         dt = lambda: "torch.%s" % str(sh.torch_dtype()).split(".")[1]  # noqa: E731
         if op in UNARY:
-            return "%s(%s)" % (UNARY[op], a[0])
+            return self.form_call(ins, UNARY[op], a)
         if op == "not":
-            return "torch.bitwise_not(%s)" % a[0]
+            return self.form_call(ins, "torch.bitwise_not", a)
         if op in BINARY:
-            return "%s(%s, %s)" % (BINARY[op], a[0], a[1])
+            return self.form_call(ins, BINARY[op], a)
         if op in ("divide", "remainder", "power"):
             ints_ = sh.dtype[0] in "su"
             if op == "divide":
@@ -877,12 +912,12 @@ def loop(cond, body, state):
     return state
 
 
-def lower(text):
+def lower(text, form="call"):
     """HLO text -> (Python source defining f_main and the entry's name,
     constants list). The source expects names torch, H (this module) and C
-    (the constants, as tensors)."""
+    (the constants, as tensors). form: one of FORMS."""
     comps, entry = parse(text)
-    lw = Lowering(comps, entry)
+    lw = Lowering(comps, entry, form)
     for c in comps.values():
         for ins in c.instrs:
             for s in ins.shape.leaves():
@@ -892,10 +927,10 @@ def lower(text):
     return "\n".join(lw.lines), fn, lw.consts, ent
 
 
-def build(text):
+def build(text, form="call"):
     """HLO text -> (python function of the entry's array leaves returning
     its root's leaves as a list, the generated source, entry computation)."""
-    src, fn, consts, ent = lower(text)
+    src, fn, consts, ent = lower(text, form)
     C = [const(arr, dt) for arr, dt in consts]
     ns = {"torch": torch, "H": __import__(__name__), "C": C}
     exec(compile(src, "<hlo:%s>" % ent.name, "exec"), ns)

@@ -57,8 +57,9 @@ const cli_cmd cli_cmd_fuzz = {
   "      --profile FILE     the target's semantic profile\n"
   "      --strict           no profile\n"
   "      --test-timeout S   a test on trench's side (120; at least the\n"
-  "                         target's runs: 20 s per seed, iree-cpu 120)\n"
-  CLI_START_TIMEOUT_HELP
+  "                         target's runs: 20 s per seed for builtin and\n"
+  "                         interp, 60 for process targets, iree-cpu 120,\n"
+  "                         torch-inductor 180)\n"  CLI_START_TIMEOUT_HELP
   "  -q, --quiet            no progress line\n"
   "  -h, --help             show this help\n"
   "\n"

@@ -110,6 +110,9 @@ static void prof_opts(const prof_ctx *pc, int i, tr_compare_opts *co) {
 static void judge_run(tr_check_run *run, const tr_shadow_out *ref, int nref, const tr_run_result *res,
                       double k, prof_ctx *pc, cJSON *js) {
   cJSON_AddStringToObject(js, "verdict", tr_verdict_name(res->verdict));
+  /* An ok reply's message says how the target ran the module (torch: its
+   * realisation), so the report and a bundle's report.json keep it. */
+  if (res->verdict == TR_VERDICT_OK && res->message) cJSON_AddStringToObject(js, "message", res->message);
   if (res->verdict != TR_VERDICT_OK) {
     if (res->message) cJSON_AddStringToObject(js, "message", res->message);
     if (res->stderr_tail) cJSON_AddStringToObject(js, "stderr", res->stderr_tail);

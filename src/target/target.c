@@ -85,7 +85,7 @@ static const adapter_kind adapter_kinds[] = {
   {"torch-eager", ".venv-torch", ".venv-torch-", "scripts/venv-torch.sh", "--torch", "2.15.0",
    "adapters/torch/adapter.py", " --mode eager", false, 0},
   {"torch-inductor", ".venv-torch", ".venv-torch-", "scripts/venv-torch.sh", "--torch", "2.15.0",
-   "adapters/torch/adapter.py", " --mode inductor", false, 120},
+   "adapters/torch/adapter.py", " --mode inductor", false, 180},
 };
 
 static const adapter_kind *adapter_find(const char *spec) {

@@ -161,7 +161,8 @@ tr_status tr_target_open(const char *spec, const tr_target_config *cfg,
 /* The per-run timeout, in seconds, that a fuzz campaign gives spec's
  * runs: 20, or more for a shipped adapter whose compiler is slow
  * (iree-cpu: iree-compile takes seconds per module, minutes on a loaded
- * machine). */
+ * machine; torch-inductor: each new module is C++ compiled, 10-60 s
+ * under load). */
 double tr_target_run_timeout(const char *spec);
 tr_status tr_target_run(tr_target *t, const tr_module *m,
                         tr_tensor *const *inputs, int ninputs,
