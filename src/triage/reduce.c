@@ -104,7 +104,34 @@ typedef struct {
   tr_op cul_op;        /* TR_OP_COUNT: unknown, the output's op decides */
   const bool *follow;  /* NULL, or TR_OP_COUNT flags */
   tr_op got_cul;       /* the culprit op the last kept candidate showed */
+  double ref_s;        /* reference seconds a candidate with a loop gets */
 } judge;
+
+static bool has_while(const tr_module *m) {
+  for (int c = 0; c < m->ncomps; c++)
+    for (int i = 0; i < m->comps[c]->ninstrs; i++)
+      if (m->comps[c]->instrs[i]->op == TR_OP_WHILE) return true;
+  return false;
+}
+
+/* Whether the reference finishes c within the judge's time: a forward
+ * inside a loop's body can make the loop endless (the counter's
+ * increment forwarded), and such a candidate is refused before the
+ * target runs it to its timeout. */
+static bool ref_finishes(const judge *j, const cand *c) {
+  if (!has_while(c->m)) return true;
+  tr_eval_opts eo;
+  memset(&eo, 0, sizeof eo);
+  eo.verified = true;
+  eo.deadline_s = j->ref_s;
+  tr_tensor **v = NULL;
+  int nv = 0;
+  tr_diag dd = {0};
+  tr_status st = tr_eval_opt(c->m, &eo, c->ins, c->nins, &v, &nv, &dd);
+  tr_eval_free_outputs(v, nv);
+  tr_diag_clear(&dd);
+  return st == TR_OK;
+}
 
 /* The op of c's culprit by prefix bisection, TR_OP_COUNT when none. */
 static tr_op culprit_op(judge *j, const cand *c) {
@@ -124,6 +151,7 @@ static bool keeps(judge *j, const cand *c, tr_check_sig *got) {
   tr_diag_clear(&vd);
   if (!valid) return false;
   g->r->candidates++;
+  if (!ref_finishes(j, c)) return false;
   tr_check_report cr;
   bool ok = tg_check(g, &g->r->reduce, c->m, c->ins, c->nins, &cr) == TR_OK;
   ok = ok && cr.outcome == TR_CHECK_FINDING && strcmp(cr.sig.kind, j->want.kind) == 0 &&
@@ -169,7 +197,7 @@ static bool accept(judge *j, const cand *c) {
 bool tr_triage_keeps_sig(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
                          const tr_triage_opts *o, tr_triage_report *r) {
   tg_ctx g = {t, o, r, NULL};
-  judge j = {&g, r->sig, true, r->guilty_pass[0] != 0 && tg_can_validate(t), r->culprit_op, NULL, TR_OP_COUNT};
+  judge j = {&g, r->sig, true, r->guilty_pass[0] != 0 && tg_can_validate(t), r->culprit_op, NULL, TR_OP_COUNT, 0};
   cand c = cand_of(tr_module_clone(m), ins, nins);
   bool k = keeps(&j, &c, NULL);
   cand_free(&c);
@@ -503,8 +531,21 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
   }
   /* Reproduction rate of the original on the failing inputs. */
   int nrep = o->repro_runs > 0 ? o->repro_runs : 3;
-  judge j = {&g, r->sig, true, false, r->culprit_op, NULL, TR_OP_COUNT};
+  judge j = {&g, r->sig, true, false, r->culprit_op, NULL, TR_OP_COUNT, 0};
   cand orig = cand_of(tr_module_clone(m), r->inputs, r->ninputs);
+  /* A candidate with a loop gets ten times the original's reference
+   * time (at least a second). */
+  {
+    double t1 = tg_now_ms();
+    tr_tensor **v = NULL;
+    int nv = 0;
+    tr_diag dd = {0};
+    tr_eval(m, r->inputs, r->ninputs, &v, &nv, &dd);
+    tr_eval_free_outputs(v, nv);
+    tr_diag_clear(&dd);
+    double s = 10 * (tg_now_ms() - t1) / 1e3;
+    j.ref_s = s > 1 ? s : 1;
+  }
   r->repro_of = nrep;
   for (int i = 0; i < nrep; i++) {
     tr_check_report cr;
