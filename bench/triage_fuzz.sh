@@ -13,15 +13,19 @@
 #             pass keeps the result) and whether it is the registry's
 #   rule      the rewrite rule by fuel bisection (rewrite defects) and the
 #             instruction that application rewrote (@%name)
-#   runs      target runs of every level; size: reduced entry instructions
+#   runs      target runs of every level; size: reduced entry instructions;
+#   all       reduced instructions of every computation (bodies of calls,
+#             loops, fusions, reduce computations included)
 #   fuzz/tri  seconds to the first finding, seconds of triage
-# Ends with the counts: found, culprit op right, pass right, both, and the
-# median reduced size. A defect the campaign does not find within the
+# Ends with the counts: found, culprit op right, pass right, rule found
+# for a rewrite defect (pass not codegen), all three, and the median
+# reduced sizes. A defect the campaign does not find within the
 # budget is "not found" (it counts against the rate).
 #
 # Usage: bench/triage_fuzz.sh [BUILD_DIR] [--budget S] [--jobs J] [--seed S]
 #                             [--only NAME] [--keep DIR] [--reuse]
-#   --budget S  campaign seconds per defect (60); --jobs J workers (1)
+#   --budget S  campaign seconds per defect (900: the slowest defect took
+#               484 s on a loaded machine); --jobs J workers (1)
 #   --keep DIR  keep the campaigns (DIR/NAME) and triage bundles there
 #   --reuse     with --keep: a defect whose campaign in DIR already ran
 #               is not fuzzed again (re-triage after a change)
@@ -30,7 +34,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 build=build
 if [ $# -gt 0 ] && [ -x "$1/trench" ]; then build=$1; shift; fi
-budget=60 jobs=1 seed=1 only= keep= reuse=0
+budget=900 jobs=1 seed=1 only= keep= reuse=0
 while [ $# -gt 0 ]; do
   case $1 in
     --budget) budget=$2; shift 2 ;;
@@ -74,7 +78,7 @@ ops_of() {
 }
 
 "$trench" defects --json | python3 -c "import json,sys; [print(e['name'], e['pass']) for e in json.load(sys.stdin)]" > "$tmp/passes"
-printf '%-40s %-26s %-5s %-15s %-42s %5s %5s %6s %6s\n' defect culprit op-ok pass rule runs size fuzz-s tri-s
+printf '%-40s %-26s %-5s %-15s %-42s %5s %5s %4s %6s %6s\n' defect culprit op-ok pass rule runs size all fuzz-s tri-s
 : > "$tmp/lines"
 for d in $(awk '{ print $1 }' "$tmp/passes"); do
   [ -n "$only" ] && [ "$d" != "$only" ] && continue
@@ -115,9 +119,9 @@ opok = bool(op) and (ops == "any" or op in ops.split())
 ps = p.get("pass") or "-"
 pok = ps == want or (ps == "codegen" and want == "emit")
 rule = (f.get("rule") or "-") + ("@%" + f["instruction"] if f.get("instruction") else "")
-print("%-40s %-26s %-5s %-15s %-42s %5d %5s %6s %6s" % (name, cul[:26], "yes" if opok else "NO",
+print("%-40s %-26s %-5s %-15s %-42s %5d %5s %4s %6s %6s" % (name, cul[:26], "yes" if opok else "NO",
       (ps + ("" if pok else "!"))[:15], rule[:42], r["target_runs"],
-      red.get("instructions_after", "-"), fz, tr))
+      red.get("instructions_after", "-"), red.get("instructions_all_after", "-"), fz, tr))
 PY
     printf '%-40s (no report: %s)\n' "$d" "$(head -c 120 "$out/reduce.err" | tr '\n' ' ')" >> "$tmp/lines"
   tail -1 "$tmp/lines"
@@ -126,14 +130,22 @@ python3 - "$tmp/lines" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 n = len(rows)
-tri = [r for r in rows if len(r) >= 9 and r[1] not in ("not", "(no")]
+tri = [r for r in rows if len(r) >= 10 and r[1] not in ("not", "(no")]
 found = len(tri) + sum(1 for r in rows if r[1] == "(no")
 opok = sum(1 for r in tri if r[2] == "yes")
 pok = sum(1 for r in tri if not r[3].endswith("!"))
 both = sum(1 for r in tri if r[2] == "yes" and not r[3].endswith("!"))
-sizes = sorted(int(r[6]) for r in tri if r[6].isdigit())
-med = "-" if not sizes else (sizes[(len(sizes) - 1) // 2] if len(sizes) % 2 else (sizes[len(sizes) // 2 - 1] + sizes[len(sizes) // 2]) / 2)
+# A rewrite defect (a pass, not codegen, to blame) needs its rule too.
+rok = lambda r: r[3].startswith("codegen") or r[4] != "-"
+rules = sum(1 for r in tri if rok(r))
+allok = sum(1 for r in tri if r[2] == "yes" and not r[3].endswith("!") and rok(r))
+def median(col):
+    v = sorted(int(r[col]) for r in tri if r[col].isdigit())
+    return "-" if not v else (v[(len(v) - 1) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2)
+med, med_all = median(6), median(7)
 print("defects %d; first finding within the budget %d; triaged %d; culprit op right %d; pass right %d; "
-      "both %d (%.0f%% of defects, %.0f%% of findings); median reduced size %s instructions" %
-      (n, found, len(tri), opok, pok, both, 100.0 * both / max(n, 1), 100.0 * both / max(found, 1), med))
+      "both %d; rule where a pass is to blame %d; all three %d (%.0f%% of defects, %.0f%% of findings); "
+      "median reduced size %s instructions (entry), %s (all computations)" %
+      (n, found, len(tri), opok, pok, both, rules, allok, 100.0 * allok / max(n, 1), 100.0 * allok / max(found, 1),
+       med, med_all))
 PY

@@ -9,7 +9,9 @@
 # (exit 1: fails, 0: passes) on the same seeds. A module's documented
 # inputs ("// expect-input: NUMPY_EXPR" lines, as tests/findings.sh
 # reads them; numpy of the project venv) replace the seeds, and its
-# "// expect-args:" (less --per-instruction) go to the checks. Ends with every finding
+# "// expect-args:" (less --per-instruction) go to the checks; isolation
+# runs on the whole check's bundle (the inputs it failed on) when there
+# is one. Ends with every finding
 # whose whole-module check fails while --per-instruction passes, and
 # where isolation put it (a pass by the dumps or disabling, or a fused
 # kernel; "NOT isolated" otherwise).
@@ -42,13 +44,18 @@ for f in tests/findings/*.hlo; do
   args=$(sed -n 's|^// expect-args: ||p' "$f" | head -n 1 | sed 's/--per-instruction//')
   case $args in *--seeds*) [ $i = 0 ] && ins="" ;; esac
   # shellcheck disable=SC2086
-  "$T" check "$f" --target "$TGT" $ins $args --timeout 20 > /dev/null 2>&1; w=$?
+  rm -rf "$tmp/b"
+  "$T" check "$f" --target "$TGT" $ins $args --timeout 20 --save "$tmp/b" > /dev/null 2>&1; w=$?
   # shellcheck disable=SC2086
   "$T" check "$f" --target "$TGT" $ins $args --timeout 20 --per-instruction > /dev/null 2>&1; pi=$?
   rm -f "$tmp/r.json"
   if [ "$ONLY" != ctx ] || [ "$w/$pi" = 1/0 ]; then
+    # The whole check's bundle holds the inputs it failed on (options
+    # such as --dist that isolate lacks made them); else the module.
+    src=$f iins=$ins
+    [ -f "$tmp/b/module.hlo" ] && src=$tmp/b iins=
     # shellcheck disable=SC2086
-    "$T" isolate "$f" --target "$TGT" $ins --timeout 20 --json > "$tmp/r.json" 2>/dev/null
+    "$T" isolate "$src" --target "$TGT" $iins --timeout 20 --json > "$tmp/r.json" 2>/dev/null
   fi
   python3 - "$tmp/r.json" "$name" "$w/$pi" "$tmp/ctx" <<'PY'
 import json, sys

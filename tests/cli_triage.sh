@@ -16,6 +16,9 @@ d="$tests/defects"
 spec=builtin:inject=simplify-slice-of-slice-stride
 expect 1 'Guilty pass\*\*: simplify' -- "$trench" isolate "$d/simplify-slice-of-slice-stride.hlo" --target "$spec" --seeds 1
 expect 1 'Rule\*\*: slice-of-slice' -- "$trench" isolate "$d/simplify-slice-of-slice-stride.hlo" --target "$spec" --seeds 1
+# Fuel 0 does not run the whole module (a reduce-window only simplify
+# makes emittable): the rule is found on the culprit's cone.
+expect 1 "Rule\\*\\*: slice-of-slice .*at \`%o\`" -- "$trench" isolate "$tests/triage/fuel_cone_slice.hlo" --target "$spec" --seeds 1
 # A code generation defect: every pass keeps the result.
 expect 1 'every pass keeps the result' -- "$trench" isolate "$d/emit-tail-mask-short.hlo" --target builtin:inject=emit-tail-mask-short --seeds 1
 # No defect: nothing to triage.

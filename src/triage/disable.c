@@ -109,14 +109,17 @@ static void disable_passes(tg_ctx *g, const tr_module *m) {
   tr_buf_free(&unres);
 }
 
-static void fuel(tg_ctx *g, const tr_module *m) {
+/* Fuel bisection of m; where says on what ("" or " on the culprit's
+ * cone"). Returns the try of fuel 0 (0 right, 1 wrong, -1 the target did
+ * not run) or 2 when there is no rewrite to bisect. */
+static int fuel_on(tg_ctx *g, const tr_module *m, const char *where) {
   tr_triage_report *r = g->r;
   tr_level *lv = &r->fuel;
   tr_bc_ctx ctx;
   tr_diag dd = {0};
   if (!tr_builtin_comp_ctx(g->t, &ctx, &dd)) {
     tr_diag_clear(&dd);
-    return;
+    return 2;
   }
   tr_module *x = tr_module_clone(m);
   bool ok = tr_bc_pipeline_run(&ctx, x, &dd) == TR_OK;
@@ -127,11 +130,11 @@ static void fuel(tg_ctx *g, const tr_module *m) {
   int64_t total = ctx.nlog;
   if (total == 0) {
     lv->state = TR_LEVEL_NONE;
-    tg_note(lv, ok ? "the compiler applies no rewrite to this module"
-                   : "the pipeline fails on this module before any rewrite");
+    tg_note(lv, ok ? "the compiler applies no rewrite to this module%s"
+                   : "the pipeline fails on this module%s before any rewrite", where);
     tr_bc_ctx_free(&ctx);
     tr_diag_clear(&dd);
-    return;
+    return 2;
   }
   /* fuel=0 must pass and fuel=total fail; bisect between. */
   int64_t lo = 0, hi = total;
@@ -142,10 +145,11 @@ static void fuel(tg_ctx *g, const tr_module *m) {
   tr_free(spec);
   if (v0 != 0) {
     lv->state = v0 == 1 ? TR_LEVEL_NONE : TR_LEVEL_UNRESOLVED;
-    tg_note(lv, v0 == 1 ? "wrong even with no rewrite applied (fuel 0): no single rewrite is to blame"
-                        : "with fuel 0 the target does not run");
+    tg_note(lv, v0 == 1 ? "wrong even with no rewrite applied (fuel 0)%s: no single rewrite is to blame"
+                        : "with fuel 0 the target does not run%s", where);
     tr_bc_ctx_free(&ctx);
-    return;
+    tr_diag_clear(&dd);
+    return v0;
   }
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
@@ -163,10 +167,36 @@ static void fuel(tg_ctx *g, const tr_module *m) {
   snprintf(r->rule_pass, sizeof r->rule_pass, "%s", w->pass);
   snprintf(r->rule_instr, sizeof r->rule_instr, "%s", w->instr ? w->instr : "");
   lv->state = TR_LEVEL_FOUND;
-  tg_note(lv, "rewrite %lld of %lld: rule %s of pass %s at %%%s", (long long)hi, (long long)total, w->rule,
+  tg_note(lv, "rewrite %lld of %lld%s: rule %s of pass %s at %%%s", (long long)hi, (long long)total, where, w->rule,
           w->pass, r->rule_instr);
   tr_bc_ctx_free(&ctx);
   tr_diag_clear(&dd);
+  return 0;
+}
+
+/* Fuel on the whole module; where fuel 0 does not run (a part of the
+ * module only some rewrite makes compilable, e.g. an op builtin supports
+ * only once a pass removed or rewrote it), again on the culprit's cone:
+ * the culprit as the root, what it does not need dropped, the inputs
+ * the same. The rewrite that breaks the culprit is in that cone. */
+static void fuel(tg_ctx *g, const tr_module *m) {
+  tr_triage_report *r = g->r;
+  if (fuel_on(g, m, "") != -1 || !r->culprit[0]) return;
+  const tr_instr *c = tr_comp_find(m->entry, r->culprit);
+  if (!c || c == m->entry->root) return;
+  int id = c->id;
+  tr_module *x = tg_with_root(m, &id, 1);
+  if (!x) return;
+  char first[sizeof r->fuel.note];
+  snprintf(first, sizeof first, "%s", r->fuel.note);
+  int v = fuel_on(g, x, " on the culprit's cone");
+  if (v != 0) {
+    char second[sizeof r->fuel.note];
+    snprintf(second, sizeof second, "%s", r->fuel.note);
+    tg_note(&r->fuel, "%s; %s", first, second);
+    r->fuel.state = TR_LEVEL_UNRESOLVED;
+  }
+  tr_module_free(x);
 }
 
 /* ---- targets with TR_CAP_DISABLE_PASSES (XLA): run options ---- */

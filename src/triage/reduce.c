@@ -11,10 +11,13 @@
  *   drop      drop one output of a tuple root
  *   root      return an intermediate value instead of the root
  *   forward   delete an instruction by forwarding an operand of its shape
+ *             (also inside called computations: while and conditional
+ *             bodies, calls, fusions, reduce/sort/scatter computations)
  *   param     replace a value by a new parameter fed its recorded value
  *   const     replace a value whose recorded elements are all equal by a
  *             broadcast scalar constant
  *   splat     simplify a constant: every element made its first one
+ *             (in any computation)
  *   inline    a call, a conditional's taken branch, one trip of a while
  *   shrink    a dimension made 1 or half; narrow: a narrower dtype
  *             (shrink.c)
@@ -80,6 +83,15 @@ static tr_instr *by_id(const tr_comp *e, int id) {
   return NULL;
 }
 
+/* The instruction with id in any computation of m (ids are the
+ * module's): the moves that stay legal inside a called computation
+ * (forward, splat) look there too. */
+static tr_instr *any_by_id(const tr_module *m, int id) {
+  tr_instr *in = by_id(m->entry, id);
+  for (int c = 0; c < m->ncomps && !in; c++) in = by_id(m->comps[c], id);
+  return in;
+}
+
 typedef struct {
   tg_ctx *g;
   tr_check_sig want;   /* kind, value kind, op */
@@ -92,7 +104,34 @@ typedef struct {
   tr_op cul_op;        /* TR_OP_COUNT: unknown, the output's op decides */
   const bool *follow;  /* NULL, or TR_OP_COUNT flags */
   tr_op got_cul;       /* the culprit op the last kept candidate showed */
+  double ref_s;        /* reference seconds a candidate with a loop gets */
 } judge;
+
+static bool has_while(const tr_module *m) {
+  for (int c = 0; c < m->ncomps; c++)
+    for (int i = 0; i < m->comps[c]->ninstrs; i++)
+      if (m->comps[c]->instrs[i]->op == TR_OP_WHILE) return true;
+  return false;
+}
+
+/* Whether the reference finishes c within the judge's time: a forward
+ * inside a loop's body can make the loop endless (the counter's
+ * increment forwarded), and such a candidate is refused before the
+ * target runs it to its timeout. */
+static bool ref_finishes(const judge *j, const cand *c) {
+  if (!has_while(c->m)) return true;
+  tr_eval_opts eo;
+  memset(&eo, 0, sizeof eo);
+  eo.verified = true;
+  eo.deadline_s = j->ref_s;
+  tr_tensor **v = NULL;
+  int nv = 0;
+  tr_diag dd = {0};
+  tr_status st = tr_eval_opt(c->m, &eo, c->ins, c->nins, &v, &nv, &dd);
+  tr_eval_free_outputs(v, nv);
+  tr_diag_clear(&dd);
+  return st == TR_OK;
+}
 
 /* The op of c's culprit by prefix bisection, TR_OP_COUNT when none. */
 static tr_op culprit_op(judge *j, const cand *c) {
@@ -112,6 +151,7 @@ static bool keeps(judge *j, const cand *c, tr_check_sig *got) {
   tr_diag_clear(&vd);
   if (!valid) return false;
   g->r->candidates++;
+  if (!ref_finishes(j, c)) return false;
   tr_check_report cr;
   bool ok = tg_check(g, &g->r->reduce, c->m, c->ins, c->nins, &cr) == TR_OK;
   ok = ok && cr.outcome == TR_CHECK_FINDING && strcmp(cr.sig.kind, j->want.kind) == 0 &&
@@ -157,7 +197,7 @@ static bool accept(judge *j, const cand *c) {
 bool tr_triage_keeps_sig(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
                          const tr_triage_opts *o, tr_triage_report *r) {
   tg_ctx g = {t, o, r, NULL};
-  judge j = {&g, r->sig, true, r->guilty_pass[0] != 0 && tg_can_validate(t), r->culprit_op, NULL, TR_OP_COUNT};
+  judge j = {&g, r->sig, true, r->guilty_pass[0] != 0 && tg_can_validate(t), r->culprit_op, NULL, TR_OP_COUNT, 0};
   cand c = cand_of(tr_module_clone(m), ins, nins);
   bool k = keeps(&j, &c, NULL);
   cand_free(&c);
@@ -170,7 +210,7 @@ bool tr_triage_keeps_sig(tr_target *t, const tr_module *m, tr_tensor *const *ins
 static bool finish(cand *c, const cand *cur) {
   tg_dce(c->m);
   if (array_params(c->m)) drop_params(c);
-  return tg_count(c->m) < tg_count(cur->m) || c->nins < cur->nins;
+  return tg_count_all(c->m) < tg_count_all(cur->m) || c->nins < cur->nins;
 }
 
 /* Whether every element of an array (slots of size bytes) equals the first. */
@@ -237,14 +277,14 @@ static bool move_const(const cand *cur, int id, cand *out) {
 
 /* Make every element of the constant with id its first one. */
 static bool move_splat(const cand *cur, int id, cand *out) {
-  tr_instr *in = by_id(cur->m->entry, id);
+  tr_instr *in = any_by_id(cur->m, id);
   if (!in || in->op != TR_OP_CONSTANT || !in->literal || !in->literal->data || !tr_shape_is_array(in->shape))
     return false;
   size_t size = (size_t)tr_dtype_size(in->shape->dtype);
   int64_t n = tr_shape_count(in->shape);
   if (size == 0 || n < 2 || uniform(in->literal->data, (size_t)n, size)) return false;
   tr_module *x = tr_module_clone(cur->m);
-  tr_instr *xi = by_id(x->entry, id);
+  tr_instr *xi = any_by_id(x, id);
   char *data = tr_arena_alloc(x->arena, size * (size_t)n);
   for (int64_t i = 0; i < n; i++) memcpy(data + (size_t)i * size, xi->literal->data, size);
   xi->literal->data = data;
@@ -281,11 +321,11 @@ static bool move_gte(const cand *cur, int id, cand *out);
 
 /* Forward operand opi of the instruction with id to its users. */
 static bool move_forward(const cand *cur, int id, int opi, cand *out) {
-  tr_instr *in = by_id(cur->m->entry, id);
+  tr_instr *in = any_by_id(cur->m, id);
   if (!in || in->op == TR_OP_PARAMETER || opi >= in->noperands) return false;
   if (!tr_shape_equal(in->operands[opi]->shape, in->shape)) return opi == 0 && move_gte(cur, id, out);
   tr_module *x = tr_module_clone(cur->m);
-  tr_instr *xi = by_id(x->entry, id);
+  tr_instr *xi = any_by_id(x, id);
   tr_instr_replace_uses(xi, xi->operands[opi]);
   tr_drop_entry_layout(x);
   *out = cand_of(x, cur->ins, cur->nins);
@@ -294,12 +334,12 @@ static bool move_forward(const cand *cur, int id, int opi, cand *out) {
 
 /* Forward the element of a tuple that a get-tuple-element reads. */
 static bool move_gte(const cand *cur, int id, cand *out) {
-  tr_instr *in = by_id(cur->m->entry, id);
+  tr_instr *in = any_by_id(cur->m, id);
   if (!in || in->op != TR_OP_GET_TUPLE_ELEMENT || in->operands[0]->op != TR_OP_TUPLE) return false;
   int64_t k = tr_attr_int(in, TR_ATTR_INDEX, -1);
   if (k < 0 || k >= in->operands[0]->noperands) return false;
   tr_module *x = tr_module_clone(cur->m);
-  tr_instr *xi = by_id(x->entry, id);
+  tr_instr *xi = any_by_id(x, id);
   tr_instr_replace_uses(xi, xi->operands[0]->operands[k]);
   tr_drop_entry_layout(x);
   *out = cand_of(x, cur->ins, cur->nins);
@@ -369,7 +409,8 @@ static bool try_cand(judge *j, cand *cur, bool made, cand *c, const char *what, 
   if (made && accept(j, c)) {
     cand_free(cur);
     *cur = *c;
-    tg_progress(j->g, "reduce: %s at #%d -> %d instructions", what, at, tg_count(cur->m));
+    tg_progress(j->g, "reduce: %s at #%d -> %d instructions (%d in all computations)", what, at, tg_count(cur->m),
+                tg_count_all(cur->m));
     return true;
   }
   cand_free(c);
@@ -409,10 +450,18 @@ static bool shape_moves(judge *j, cand *cur, int budget) {
 /* One round: tries every move on every instruction; returns true and
  * replaces *cur at the first candidate that keeps the signature. */
 static bool round_once(judge *j, cand *cur, int budget) {
-  const tr_comp *e = cur->m->entry;
-  int n = e->ninstrs;
-  int *ids = tr_xcalloc((size_t)n + 1, sizeof *ids);
-  for (int i = 0; i < n; i++) ids[i] = e->instrs[i]->id;
+  const tr_module *m = cur->m;
+  const tr_comp *e = m->entry;
+  /* The called computations' instructions first, the entry's last: the
+   * walk goes backwards, from the entry's root. Only forward and splat
+   * apply inside a called computation (its signature stays). */
+  int n = 0;
+  for (int c = 0; c < m->ncomps; c++) n += m->comps[c] != e ? m->comps[c]->ninstrs : 0;
+  int *ids = tr_xcalloc((size_t)(n + e->ninstrs) + 1, sizeof *ids);
+  n = 0;
+  for (int c = 0; c < m->ncomps; c++)
+    for (int i = 0; m->comps[c] != e && i < m->comps[c]->ninstrs; i++) ids[n++] = m->comps[c]->instrs[i]->id;
+  for (int i = 0; i < e->ninstrs; i++) ids[n++] = e->instrs[i]->id;
   bool taken = false;
   int nroot = e->root->op == TR_OP_TUPLE ? e->root->noperands : 0;
   for (int i = 0; i < nroot && !taken && j->g->r->candidates < budget; i++) {
@@ -425,7 +474,10 @@ static bool round_once(judge *j, cand *cur, int budget) {
     for (int i = n - 1; i >= 0 && !taken && j->g->r->candidates < budget; i--) {
       int nops = 1;
       const tr_instr *in = by_id(cur->m->entry, ids[i]);
-      if (pass == 2) nops = in ? in->noperands : 0;
+      if (pass == 2) {
+        const tr_instr *a = any_by_id(cur->m, ids[i]);
+        nops = a ? a->noperands : 0;
+      }
       for (int k = 0; k < nops && !taken; k++) {
         cand c;
         memset(&c, 0, sizeof c);
@@ -479,8 +531,21 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
   }
   /* Reproduction rate of the original on the failing inputs. */
   int nrep = o->repro_runs > 0 ? o->repro_runs : 3;
-  judge j = {&g, r->sig, true, false, r->culprit_op, NULL, TR_OP_COUNT};
+  judge j = {&g, r->sig, true, false, r->culprit_op, NULL, TR_OP_COUNT, 0};
   cand orig = cand_of(tr_module_clone(m), r->inputs, r->ninputs);
+  /* A candidate with a loop gets ten times the original's reference
+   * time (at least a second). */
+  {
+    double t1 = tg_now_ms();
+    tr_tensor **v = NULL;
+    int nv = 0;
+    tr_diag dd = {0};
+    tr_eval(m, r->inputs, r->ninputs, &v, &nv, &dd);
+    tr_eval_free_outputs(v, nv);
+    tr_diag_clear(&dd);
+    double s = 10 * (tg_now_ms() - t1) / 1e3;
+    j.ref_s = s > 1 ? s : 1;
+  }
   r->repro_of = nrep;
   for (int i = 0; i < nrep; i++) {
     tr_check_report cr;
@@ -526,6 +591,7 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
   tr_free(r->reduced_text);
   r->reduced_text = b.p;
   r->reduced_instrs = tg_count(cur.m);
+  r->reduced_instrs_all = tg_count_all(cur.m);
   r->reduced_op = j.cul_op;
   r->reduced_inputs = cur.ins;
   r->nreduced_inputs = cur.nins;
@@ -533,8 +599,8 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
   cur.nins = 0;
   cand_free(&cur);
   lv->state = TR_LEVEL_FOUND;
-  tg_note(lv, "%d -> %d instructions (%d candidates, %d kept%s); signature %s, op %s, value %s%s%s; reproduced %d of %d%s",
-          r->module_instrs, r->reduced_instrs, r->candidates, r->accepted,
+  tg_note(lv, "%d -> %d instructions (%d -> %d in all computations; %d candidates, %d kept%s); signature %s, op %s, value %s%s%s; reproduced %d of %d%s",
+          r->module_instrs, r->reduced_instrs, r->module_instrs_all, r->reduced_instrs_all, r->candidates, r->accepted,
           r->candidates >= budget ? ", candidate budget spent: not 1-minimal" : ", 1-minimal for the moves",
           r->sig.kind, j.want.op < TR_OP_COUNT ? tr_ops[j.want.op].name : "-", r->sig.value_kind,
           j.check_pass ? ", pass " : "", j.check_pass ? r->guilty_pass : "", r->repro_ok, r->repro_of,

@@ -79,6 +79,8 @@ cJSON *tr_triage_json(const tr_triage_report *r) {
       cJSON_AddBoolToObject(l, "flaky", r->flaky);
       cJSON_AddNumberToObject(l, "instructions_before", r->module_instrs);
       cJSON_AddNumberToObject(l, "instructions_after", r->reduced_instrs);
+      cJSON_AddNumberToObject(l, "instructions_all_before", r->module_instrs_all);
+      cJSON_AddNumberToObject(l, "instructions_all_after", r->reduced_instrs_all);
       cJSON_AddNumberToObject(l, "candidates", r->candidates);
       cJSON_AddNumberToObject(l, "accepted", r->accepted);
       cJSON_AddStringToObject(l, "culprit_op", r->reduced_op < TR_OP_COUNT ? tr_ops[r->reduced_op].name : "");
@@ -109,8 +111,9 @@ static void md_summary(tr_buf *b, const tr_triage_report *r) {
   if (r->rule[0]) tr_buf_printf(b, "- **Rule**: %s (pass %s, rewrite %lld, at `%%%s`)\n", r->rule, r->rule_pass,
                                 (long long)r->fuel_n, r->rule_instr);
   if (r->reduced_text)
-    tr_buf_printf(b, "- **Reduced**: %d -> %d instructions; reproduced %d of %d%s\n", r->module_instrs,
-                  r->reduced_instrs, r->repro_ok, r->repro_of, r->flaky ? " (flaky)" : "");
+    tr_buf_printf(b, "- **Reduced**: %d -> %d instructions (%d -> %d in all computations); reproduced %d of %d%s\n",
+                  r->module_instrs, r->reduced_instrs, r->module_instrs_all, r->reduced_instrs_all, r->repro_ok,
+                  r->repro_of, r->flaky ? " (flaky)" : "");
   tr_buf_printf(b, "- **Target runs**: %d in %.1f s\n", r->total_runs, r->total_ms / 1e3);
 }
 

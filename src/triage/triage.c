@@ -120,6 +120,14 @@ const tr_instr **tg_blamable(const tr_module *m, int *n) {
 
 int tg_count(const tr_module *m) { return m->entry ? m->entry->ninstrs : 0; }
 
+int tg_count_all(const tr_module *m) {
+  int n = 0;
+  for (int i = 0; i < m->ncomps; i++) n += m->comps[i]->ninstrs;
+  bool has_entry = false;
+  for (int i = 0; i < m->ncomps; i++) has_entry |= m->comps[i] == m->entry;
+  return n + (!has_entry && m->entry ? m->entry->ninstrs : 0);
+}
+
 static void mark_reach(const tr_comp *c, unsigned char *seen, int nids) {
   if (c->id < 0 || c->id >= nids || seen[c->id]) return;
   seen[c->id] = 1;
@@ -130,17 +138,26 @@ static void mark_reach(const tr_comp *c, unsigned char *seen, int nids) {
   }
 }
 
-void tg_dce(tr_module *m) {
-  tr_comp *e = m->entry;
+/* Dead instructions of c go (never parameters: a computation's
+ * signature stays). */
+static void dce_comp(tr_comp *c) {
   for (bool again = true; again;) {
     again = false;
-    for (int i = e->ninstrs - 1; i >= 0; i--) {
-      tr_instr *in = e->instrs[i];
-      if (in == e->root || in->op == TR_OP_PARAMETER || in->nusers > 0) continue;
-      tr_comp_remove(e, in);
+    for (int i = c->ninstrs - 1; i >= 0; i--) {
+      tr_instr *in = c->instrs[i];
+      if (in == c->root || in->op == TR_OP_PARAMETER || in->nusers > 0) continue;
+      tr_comp_remove(c, in);
       again = true;
     }
   }
+}
+
+void tg_dce(tr_module *m) {
+  tr_comp *e = m->entry;
+  /* Every computation: a reducer move inside a body leaves its dead
+   * instructions there. */
+  for (int i = 0; i < m->ncomps; i++) dce_comp(m->comps[i]);
+  dce_comp(e);
   unsigned char *seen = tr_xcalloc((size_t)m->next_id + 1, 1);
   mark_reach(e, seen, m->next_id + 1);
   int k = 0;
@@ -212,6 +229,7 @@ tr_status tr_isolate(tr_target *t, const tr_module *m, const tr_triage_opts *o,
   tr_print_module(&b, m);
   r->module_text = b.p ? b.p : tr_xstrdup("");
   r->module_instrs = tg_count(m);
+  r->module_instrs_all = tg_count_all(m);
   r->culprit_op = TR_OP_COUNT;
   r->inner_op = TR_OP_COUNT;
   r->reduced_op = TR_OP_COUNT;

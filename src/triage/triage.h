@@ -63,6 +63,7 @@ typedef struct {
   char *label;
   char *module_text;      /* the module as triaged */
   int module_instrs;      /* its entry instructions */
+  int module_instrs_all;  /* and those of every computation */
   tr_check_sig sig;       /* the finding's signature */
   uint64_t seed;          /* the failing seed (given: unused) */
   bool given;
@@ -119,6 +120,7 @@ typedef struct {
   bool flaky;
   char *reduced_text;     /* the reduced module, or NULL */
   int reduced_instrs;
+  int reduced_instrs_all; /* every computation's, the entry's included */
   int candidates, accepted;
   tr_op reduced_op;       /* the culprit's op in the reduced module (it
                              follows the culprit through inlining) */

@@ -39,8 +39,8 @@ const tr_instr **tg_blamable(const tr_module *m, int *n);
  * (one: that instruction; several: a tuple), everything else they do not
  * need removed (parameters stay, so the inputs stay the same). */
 tr_module *tg_with_root(const tr_module *m, const int *ids, int nids);
-/* Removes dead entry instructions (never parameters) and computations
- * nothing reaches. */
+/* Removes dead instructions of every computation (never parameters) and
+ * computations nothing reaches. */
 void tg_dce(tr_module *m);
 /* The reference's exact values of instructions of m (by id) on ins:
  * *outs gets one tensor per array leaf, in order. */
@@ -48,6 +48,9 @@ tr_status tg_ref_values(const tr_module *m, const int *ids, int nids, tr_tensor 
                         int nins, tr_tensor ***outs, int *nouts, tr_diag *d);
 /* Entry instructions of m, parameters included (what reports count). */
 int tg_count(const tr_module *m);
+/* Instructions of every computation of m (after tg_dce: the reachable
+ * ones), the entry's included. */
+int tg_count_all(const tr_module *m);
 
 /* Level bookkeeping: wall time from begin to end. */
 double tg_now_ms(void);

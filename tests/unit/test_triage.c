@@ -188,6 +188,46 @@ out:
   tr_module_free(m);
 }
 
+/* Moves inside called computations: a call of two operands (not
+ * inlined: the inline move takes one) whose body wraps the wrong f32 add
+ * of the tail-mask defect in two negates and a multiply by one. The
+ * forward move works inside the body too, so the body keeps its
+ * parameters and the add; the signature (the call as culprit, the add
+ * inside it) stays. */
+TR_TEST(triage_reducer_forwards_inside_a_called_computation) {
+  const char *text = "HloModule body\n%f (x: f32[13], y: f32[13]) -> f32[13] {\n"
+                     "  x = f32[13] parameter(0)\n  y = f32[13] parameter(1)\n  a = f32[13] add(x, y)\n"
+                     "  n = f32[13] negate(a)\n  one = f32[] constant(1)\n"
+                     "  b = f32[13] broadcast(one), dimensions={}\n  m = f32[13] multiply(n, b)\n"
+                     "  ROOT r = f32[13] negate(m)\n}\n"
+                     "ENTRY e {\n  p = f32[13] parameter(0)\n  q = f32[13] parameter(1)\n"
+                     "  ROOT c = f32[13] call(p, q), to_apply=%f\n}\n";
+  tr_module *m = parse(text);
+  tr_target *t = open_t("builtin:inject=emit-tail-mask-short");
+  CHECK(m && t);
+  if (!m || !t) goto out;
+  tr_triage_opts o;
+  tr_triage_opts_init(&o);
+  o.nseeds = 1;
+  o.repro_runs = 1;
+  tr_triage_report r;
+  tr_diag d = {0};
+  CHECK(tr_isolate(t, m, &o, &r, &d) == TR_OK);
+  CHECK(strcmp(r.culprit, "c") == 0);
+  CHECK(tr_reduce(t, m, &o, &r, &d) == TR_OK);
+  CHECK_EQ_INT(r.reduce.state, TR_LEVEL_FOUND);
+  CHECK_EQ_INT(r.module_instrs_all, 11);
+  CHECK(r.reduced_instrs_all < r.module_instrs_all);
+  CHECK(r.reduced_text && strstr(r.reduced_text, "call(") && strstr(r.reduced_text, "add(") &&
+        !strstr(r.reduced_text, "multiply(") && !strstr(r.reduced_text, "negate("));
+  if (r.reduced_text && strstr(r.reduced_text, "negate(")) fprintf(stderr, "%s", r.reduced_text);
+  tr_triage_report_free(&r);
+  tr_diag_clear(&d);
+out:
+  tr_target_close(t);
+  tr_module_free(m);
+}
+
 /* A module may have dead instructions written after its root (mutators
  * append them): the root's operands are still live at every cut, so the
  * bisection names the planted shift, not "nothing". */
