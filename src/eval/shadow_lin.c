@@ -149,9 +149,14 @@ static void reduce_gen(tr_op op, const sh_fmt *f, double k, const sh_val *x, con
   /* Multiply: |prod(a') - prod(a)| <= prod(|a|+e) - prod(|a|). */
   long double pr = sh_get(init, 0), pmag = fabsl(sh_get(init, 0)) + init->e[0], pabs = fabsl(sh_get(init, 0));
   long double big = pmag > 1 ? pmag : 1, small = pabs < 1 ? pabs : 1;
+  /* a term whose interval holds 0 without being 0: with an inf term the
+   * product may be NaN (pmag and pabs are both inf then, so their
+   * difference cannot tell) */
+  bool may0 = init->e[0] > 0 && pabs <= init->e[0];
   for (size_t q = 0; q < nred; q++) {
     size_t i = (size_t)(base + ro[q]);
     long double a = fabsl(sh_get(x, i));
+    may0 |= x->e[i] > 0 && a <= x->e[i];
     pr *= sh_get(x, i);
     pmag *= a + x->e[i];
     pabs *= a;
@@ -163,7 +168,7 @@ static void reduce_gen(tr_op op, const sh_fmt *f, double k, const sh_val *x, con
     *re = 0;
     /* inf times an interval holding 0; or times finite terms whose
      * partial product may underflow to 0 in some order (inf * 0 = NaN) */
-    *ru = u | (pmag != pabs) | (!isnan(pr) && small < ldexpl(1.0L, f->emin));
+    *ru = u | (pmag != pabs) | (!isnan(pr) && (may0 || small < ldexpl(1.0L, f->emin)));
     return;
   }
   long double b = (pmag - pabs) + ((long double)(n - 1) * unit + (long double)(2 * n) * f->slack) * pmag +

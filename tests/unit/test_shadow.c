@@ -284,6 +284,32 @@ TR_TEST(shadow_reduce_precision_subnormal) {
   tr_tensor_free(args[0]);
 }
 
+/* A product reduce of inf with a term whose bound holds 0: the fuzzer's
+ * reduce-precision to 2 exponent bits of expm1's 1.7e-29 gives 0 (the
+ * shadow keeps 1.7e-29 with a bound of 1.5),
+ * so inf * 0 * -1 is NaN while the shadow's values multiply to -inf. The
+ * element must be uncertain, never a certain -inf. */
+TR_TEST(shadow_reduce_product_inf_times_maybe_zero) {
+  const char *text =
+      "HloModule m\nmul {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT m = f32[] multiply(a, b)\n}\nENTRY e {\n  x = f32[1,3] parameter(0)\n"
+      "  y = f32[1,3] exponential-minus-one(x)\n"
+      "  r = f32[1,3] reduce-precision(y), exponent_bits=2, mantissa_bits=1\n"
+      "  one = f32[] constant(1)\n  ROOT p = f32[1] reduce(r, one), dimensions={1}, to_apply=mul\n}\n";
+  double vx[3] = {1.1385647e+26, 1.6810504e-29, -2.0528463e+13}; /* expm1: inf, 1.7e-29, -1 */
+  int64_t dims[2] = {1, 3};
+  tr_tensor *x = tr_tensor_new(TR_DT_F32, 2, dims, NULL);
+  for (int i = 0; i < 3; i++) tr_tensor_set_f(x, (size_t)i, vx[i]);
+  tr_tensor *args[1] = {x};
+  both b;
+  if (run_both(text, args, 1, &b, __LINE__)) {
+    CHECK(isnan(tr_tensor_get_f(b.ex[0], 0)));
+    CHECK(b.sh[0].uncertain[0]);
+  }
+  both_free(&b);
+  tr_tensor_free(x);
+}
+
 TR_TEST(shadow_marks_compare_floor_convert) {
   /* x = 3 + (-2^-25): the shadow is just below 3, the f32 result is 3,
    * and the bound (2^-23) reaches 3 on both sides. */
