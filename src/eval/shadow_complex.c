@@ -735,15 +735,9 @@ static tr_status twin_sums(sh_ctx *c, const tr_instr *in, sh_val **ops, const sh
     if (h) tr_module_free(h);
     return TR_ERR_UNSUPPORTED;
   }
-  tr_instr twin = *in;
-  tr_shape ts = *in->shape;
-  ts.dtype = TR_DT_F64;
-  twin.shape = &ts;
-  tr_attr *at = tr_xmalloc(sizeof(tr_attr) * (size_t)(in->nattrs > 0 ? in->nattrs : 1));
-  memcpy(at, in->attrs, sizeof(tr_attr) * (size_t)in->nattrs);
-  for (int i = 0; i < in->nattrs; i++)
-    if (at[i].key == TR_ATTR_TO_APPLY) at[i].u.comp = (tr_comp *)add64;
-  twin.attrs = at;
+  tr_instr twin;
+  tr_shape ts;
+  tr_attr *at = sh_f64_twin(in, add64, &twin, &ts);
   tr_status st = TR_OK;
   for (int k = 0; k < NPLANES && st == TR_OK; k++) {
     tr_value *vs[3] = {0}, *r = NULL;

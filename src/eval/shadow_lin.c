@@ -902,15 +902,9 @@ static tr_status sh_scatter_overwrite(sh_ctx *c, const tr_instr *in, sh_val **op
     if (!sh_is_arr(ops[i]) || !sh_is_exact(ops[i])) return TR_OK;
   const tr_comp *hadd = helper(c, "add64");
   if (!hadd) return TR_OK;
-  tr_instr twin = *in;
-  tr_shape ts = *in->shape;
-  ts.dtype = TR_DT_F64;
-  twin.shape = &ts;
-  tr_attr *at = tr_xmalloc(sizeof(tr_attr) * (size_t)(in->nattrs > 0 ? in->nattrs : 1));
-  memcpy(at, in->attrs, sizeof(tr_attr) * (size_t)in->nattrs);
-  for (int i = 0; i < in->nattrs; i++)
-    if (at[i].key == TR_ATTR_TO_APPLY) at[i].u.comp = (tr_comp *)hadd;
-  twin.attrs = at;
+  tr_instr twin;
+  tr_shape ts;
+  tr_attr *at = sh_f64_twin(in, hadd, &twin, &ts);
   tr_tensor *tx = f64_of(c, in, ops[0], F_ONE), *tu = f64_of(c, in, ops[2], F_ONE);
   tr_value *vs[3] = {tx ? tr_value_tensor(tx) : NULL, tr_value_tensor(tr_tensor_clone(ops[1]->t)),
                      tu ? tr_value_tensor(tu) : NULL};
@@ -923,6 +917,19 @@ static tr_status sh_scatter_overwrite(sh_ctx *c, const tr_instr *in, sh_val **op
   for (int i = 0; i < 3; i++) tr_value_unref(vs[i]);
   tr_free(at);
   return TR_OK;
+}
+
+tr_attr *sh_f64_twin(const tr_instr *in, const tr_comp *comp, tr_instr *twin, tr_shape *ts) {
+  *twin = *in;
+  *ts = *in->shape;
+  ts->dtype = TR_DT_F64;
+  twin->shape = ts;
+  tr_attr *at = tr_xmalloc(sizeof(tr_attr) * (size_t)(in->nattrs > 0 ? in->nattrs : 1));
+  memcpy(at, in->attrs, sizeof(tr_attr) * (size_t)in->nattrs);
+  for (int i = 0; i < in->nattrs; i++)
+    if (at[i].key == TR_ATTR_TO_APPLY) at[i].u.comp = (tr_comp *)comp;
+  twin->attrs = at;
+  return at;
 }
 
 tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {

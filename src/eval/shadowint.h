@@ -142,6 +142,10 @@ tr_status sh_call(sh_ctx *c, const tr_instr *caller, const tr_comp *k, sh_val *c
  * uncertain; integer results (and bitcasts' floats) certain only when
  * every operand is exact and certain and the op leaves no choice. */
 tr_status sh_fallback(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);
+/* A copy of in that computes in f64 with its to_apply replaced by comp
+ * (an exact twin run by the exact evaluator): fills *twin and *ts and
+ * returns the attribute array it points to, the caller's to tr_free. */
+tr_attr *sh_f64_twin(const tr_instr *in, const tr_comp *comp, tr_instr *twin, tr_shape *ts);
 /* A scalar holding element i of a (same dtype). */
 sh_val *sh_scalar_at(sh_ctx *c, const tr_instr *in, const sh_val *a, size_t i);
 
