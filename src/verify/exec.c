@@ -8,77 +8,13 @@
  * released or the warp's shuffle exchanged; global and shared accesses
  * are checked for races between threads within a barrier interval (and
  * between blocks, which never synchronise). */
-#include "vkint.h"
+#include "exec.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* SV_FBITS: an integer holding the bit pattern of float data (e) of the
- * float type buf - 1 (f32, f64, or a narrow format such as bf16), as code
- * that moves floats through integer copies makes; it may be widened,
- * narrowed back to the format's width, masked to it, stored, decoded and
- * reinterpreted as a float, nothing else. A float cell stored from one
- * keeps its format in buf. */
-/* SV_PACK: several whole cells moved as one wider integer (a memcpy of
- * two floats becomes one 8-byte load and store); i indexes the run's
- * packs. It may only be stored back. */
-/* SV_BV: integer data, a bitvector vx of the value's width. */
-enum { SV_NONE, SV_INT, SV_PTR, SV_F, SV_B, SV_FBITS, SV_PACK, SV_BV };
-typedef struct {
-  uint8_t k;
-  uint8_t sz;     /* bytes when in memory */
-  int32_t buf;    /* SV_PTR: buffer, -1 null */
-  int64_t i;      /* SV_INT value (sign-extended), SV_PTR offset */
-  vx *e;          /* SV_F, SV_B */
-} sval;
-
-typedef struct {
-  int64_t bytes;
-  sval *cell;           /* per byte offset */
-  int param;            /* parameter index or -1 */
-  bool shared, is_out, local;
-  int32_t *w_thr, *w_ep, *r_thr, *r_ep; /* race tracking per byte (thread+1, epoch) */
-  uint8_t *r_multi;
-} mbuf;
-
-typedef struct { int fn, blk, prev, pc, ret_slot; sval *slots; } frame;
-enum { T_RUN, T_BARRIER, T_SHFL, T_DONE };
-typedef struct {
-  frame *fr;
-  int nfr, capfr;
-  int state;
-  unsigned tid[3];
-  int lin;              /* linear thread index in the block */
-  vx *shfl_val;         /* at a shuffle: this lane's value */
-  int shfl_kind;
-  int64_t shfl_arg;
-  int shfl_slot;
-} thread;
-
-typedef struct {
-  const vk_kernel *k;
-  vx_ctx *cx;
-  const vk_run_cfg *cfg;
-  vk_result *r;
-  tr_diag *d;
-  mbuf *bufs;
-  int nbufs, capbufs;
-  int *gbuf;            /* global index -> buffer (shared: this block's) */
-  unsigned bid[3];
-  int blin;             /* linear block index */
-  int epoch;            /* barrier intervals passed in this block */
-  int64_t steps, max_steps;
-  int idec;
-  int ndiv;             /* undefined results (divisions, conversions) so far: each is a symbol */
-  bool failed;
-  int nthreads;         /* per block */
-  struct pack { int n; int64_t at[16]; sval part[16]; } *packs;
-  int npacks;
-} run;
-
-static bool fail(run *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(run *R, const char *fmt, ...) {
+bool ex_fail(run *R, const char *fmt, ...) {
   if (R->failed) return false;
   R->failed = true;
   va_list ap;
@@ -91,29 +27,6 @@ static bool fail(run *R, const char *fmt, ...) {
   return false;
 }
 
-static int64_t sext(int64_t v, int bits) {
-  if (bits <= 0 || bits >= 64) return v;
-  uint64_t u = (uint64_t)v << (64 - bits);
-  return (int64_t)u >> (64 - bits);
-}
-static uint64_t zext(int64_t v, int bits) {
-  if (bits <= 0 || bits >= 64) return (uint64_t)v;
-  return (uint64_t)v & ((UINT64_C(1) << bits) - 1);
-}
-
-static sval sv_int(int64_t v, int bits) { sval s = {SV_INT, 0, 0, sext(v, bits), NULL}; return s; }
-static sval sv_f(vx *e) { sval s = {SV_F, 0, 0, 0, e}; return s; }
-/* Integer data; a constant result is a plain integer again. */
-static sval sv_bv(vx *e) {
-  if (e->kind == VX_BVC) return sv_int(e->a, e->w);
-  sval s = {SV_BV, 0, 0, 0, e};
-  return s;
-}
-static sval sv_b(vx *e) {
-  if (e->kind == VX_CONST) return sv_int(e->c != 0, 1);
-  sval s = {SV_B, 0, 0, 0, e};
-  return s;
-}
 
 static int new_buf(run *R, int64_t bytes, int param) {
   if (R->nbufs == R->capbufs) {
@@ -225,7 +138,7 @@ static sval entry_value(run *R, int b, int64_t off, const vinst *I) {
     if (isf && !B->is_out) return sv_f(vx_sym(R->cx, p, e));
     if (B->is_out && cfg->zero_out) return isf ? sv_f(vx_const(R->cx, 0)) : sv_int(0, es * 8);
     if (isf) return sv_f(undef(R, p, off));
-    if (cfg->concrete) { fail(R, "integer buffer %d has no values", p); return sv_int(0, 32); }
+    if (cfg->concrete) { ex_fail(R, "integer buffer %d has no values", p); return sv_int(0, 32); }
     /* integer data: a symbol of the element type's width, extended to
      * its storage as the type is (sign for signed types) */
     tr_dtype dt = cfg->dtype[p];
@@ -238,7 +151,7 @@ static sval entry_value(run *R, int b, int64_t off, const vinst *I) {
   if (B->shared)
     issue(R, VK_ISSUE_UNINIT_SHARED, b, off, "shared memory read before any thread wrote it");
   if (I->mty == VT_F32 || I->mty == VT_F64) return sv_f(undef(R, 1000 + b, off));
-  fail(R, "an integer or pointer is read from memory never written");
+  ex_fail(R, "an integer or pointer is read from memory never written");
   return sv_int(0, 32);
 }
 
@@ -317,14 +230,14 @@ static sval pack_cells(run *R, const mbuf *B, int64_t off, int64_t sz, const vin
 }
 
 static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
-  if (p.k != SV_PTR || p.buf < 0) { fail(R, "load through a null or non-pointer value"); return sv_int(0, 32); }
+  if (p.k != SV_PTR || p.buf < 0) { ex_fail(R, "load through a null or non-pointer value"); return sv_int(0, 32); }
   mbuf *B = &R->bufs[p.buf];
   int64_t off = p.i, sz = I->size;
   if (off < 0 || off + sz > B->bytes) {
     issue(R, VK_ISSUE_OOB_READ, p.buf, off, "read of %lld bytes at byte offset %lld of a %lld-byte buffer",
           (long long)sz, (long long)off, (long long)B->bytes);
     if (I->mty == VT_F32 || I->mty == VT_F64) return sv_f(undef(R, 2000 + p.buf, off));
-    fail(R, "an out-of-bounds read gives an integer or pointer (the run stops there)");
+    ex_fail(R, "an out-of-bounds read gives an integer or pointer (the run stops there)");
     return sv_int(0, 32);
   }
   if (R->k->cuda) race_check(R, p.buf, off, sz, T, false);
@@ -338,7 +251,7 @@ static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
   } else if (c.k == SV_NONE || c.sz != sz) {
     /* assembled from the bytes of concrete cells */
     unsigned char b[16];
-    if (sz > 16) { fail(R, "a memory access of %lld bytes", (long long)sz); return sv_int(0, 32); }
+    if (sz > 16) { ex_fail(R, "a memory access of %lld bytes", (long long)sz); return sv_int(0, 32); }
     int64_t s0 = cover(B, off);
     if (s0 >= 0 && B->cell[s0].k == SV_BV && I->mty == VT_INT && off + sz <= s0 + B->cell[s0].sz) {
       /* bytes of integer data: shift and truncate */
@@ -352,7 +265,7 @@ static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
       int64_t s = cover(B, o);
       unsigned char cb[8];
       if (s < 0 || !cell_bytes(&B->cell[s], cb)) {
-        fail(R, "data read with another size than it was written at byte %lld (a %d-byte read)", (long long)off, (int)sz);
+        ex_fail(R, "data read with another size than it was written at byte %lld (a %d-byte read)", (long long)off, (int)sz);
         return sv_int(0, 32);
       }
       int csz = B->cell[s].sz ? B->cell[s].sz : 1;
@@ -362,7 +275,7 @@ static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
   }
   if ((I->mty == VT_F32 || I->mty == VT_F64) && c.k == SV_INT) {
     unsigned char b[8];
-    if (!cell_bytes(&c, b)) { fail(R, "float read of a pointer"); return sv_int(0, 32); }
+    if (!cell_bytes(&c, b)) { ex_fail(R, "float read of a pointer"); return sv_int(0, 32); }
     return from_bytes(R, b, sz, I->mty, 0);
   }
   if (I->mty == VT_INT && c.k == SV_F && c.e->kind == VX_CONST && (sz == 4 || sz == 8)) {
@@ -375,14 +288,14 @@ static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
     if (dt < 0 && B->param >= 0 && tr_dtype_is_float(R->cfg->dtype[B->param]) &&
         tr_dtype_size(R->cfg->dtype[B->param]) == sz)
       dt = R->cfg->dtype[B->param];
-    if (dt < 0 || tr_dtype_size((tr_dtype)dt) != sz) { fail(R, "integer read of float data"); return sv_int(0, 32); }
+    if (dt < 0 || tr_dtype_size((tr_dtype)dt) != sz) { ex_fail(R, "integer read of float data"); return sv_int(0, 32); }
     c.k = SV_FBITS;
     c.buf = dt + 1;
     c.sz = 0;
     return c;
   }
   if (c.k == SV_BV) {
-    if (I->mty != VT_INT) { fail(R, "a float or pointer read of integer data"); return sv_int(0, 32); }
+    if (I->mty != VT_INT) { ex_fail(R, "a float or pointer read of integer data"); return sv_int(0, 32); }
     if (c.e->w != I->mbits) return sv_bv(vx_bv(R->cx, BV_TRUNC, I->mbits, c.e, NULL));
     c.sz = 0;
     return c;
@@ -393,7 +306,7 @@ static sval mem_load(run *R, const thread *T, sval p, const vinst *I) {
 }
 
 static void mem_store(run *R, const thread *T, sval p, sval v, const vinst *I) {
-  if (p.k != SV_PTR || p.buf < 0) { fail(R, "store through a null or non-pointer value"); return; }
+  if (p.k != SV_PTR || p.buf < 0) { ex_fail(R, "store through a null or non-pointer value"); return; }
   mbuf *B = &R->bufs[p.buf];
   int64_t off = p.i, sz = I->size;
   if (off < 0 || off + sz > B->bytes) {
@@ -402,7 +315,7 @@ static void mem_store(run *R, const thread *T, sval p, sval v, const vinst *I) {
     return;
   }
   if (R->k->cuda) race_check(R, p.buf, off, sz, T, true);
-  if (v.k == SV_B) { fail(R, "a comparison of data is stored to memory"); return; }
+  if (v.k == SV_B) { ex_fail(R, "a comparison of data is stored to memory"); return; }
   if (v.k == SV_FBITS) v.k = SV_F;
   if (v.k == SV_PACK) {
     struct pack P = R->packs[v.i];
@@ -411,22 +324,22 @@ static void mem_store(run *R, const thread *T, sval p, sval v, const vinst *I) {
       pi.size = P.part[j].sz ? P.part[j].sz : 1;
       sval q = p;
       q.i += P.at[j];
-      if (p.i + P.at[j] + pi.size > p.i + sz) { fail(R, "a pack stored with a narrower size"); return; }
+      if (p.i + P.at[j] + pi.size > p.i + sz) { ex_fail(R, "a pack stored with a narrower size"); return; }
       mem_store(R, T, q, P.part[j], &pi);
     }
     return;
   }
   /* cells this store overlaps in part keep their other bytes */
   int64_t s0 = cover(B, off);
-  if (s0 >= 0 && s0 < off && !split_cell(B, s0)) { fail(R, "a store into the middle of data at byte %lld", (long long)off); return; }
+  if (s0 >= 0 && s0 < off && !split_cell(B, s0)) { ex_fail(R, "a store into the middle of data at byte %lld", (long long)off); return; }
   for (int64_t o = off + 1; o < off + sz; o++) {
     if (B->cell[o].k == SV_NONE) continue;
     int csz = B->cell[o].sz ? B->cell[o].sz : 1;
-    if (o + csz > off + sz && !split_cell(B, o)) { fail(R, "a store over part of data at byte %lld", (long long)o); return; }
+    if (o + csz > off + sz && !split_cell(B, o)) { ex_fail(R, "a store over part of data at byte %lld", (long long)o); return; }
     B->cell[o].k = SV_NONE;
   }
   if (B->cell[off].k != SV_NONE && B->cell[off].sz > sz && !split_cell(B, off)) {
-    fail(R, "a store over part of data at byte %lld", (long long)off);
+    ex_fail(R, "a store over part of data at byte %lld", (long long)off);
     return;
   }
   for (int64_t o = off + 1; o < off + sz; o++) B->cell[o].k = SV_NONE;
@@ -455,13 +368,13 @@ static bool decide(run *R, vx *cond) {
   r->conds[r->ndec] = cond;
   r->ndec++;
   r->pc = vx_and(R->cx, r->pc, take ? cond : vx_not(R->cx, cond));
-  if (r->ndec > 4096) fail(R, "more than 4096 branches on data in one run");
+  if (r->ndec > 4096) ex_fail(R, "more than 4096 branches on data in one run");
   return take != 0;
 }
 
 static sval eval_cexpr(run *R, thread *T, const vinst *I);
 
-static sval oper(run *R, thread *T, const voper *o) {
+sval ex_oper(run *R, thread *T, const voper *o) {
   frame *F = &T->fr[T->nfr - 1];
   switch (o->k) {
   case VO_SLOT: return F->slots[o->idx];
@@ -471,14 +384,14 @@ static sval oper(run *R, thread *T, const voper *o) {
   case VO_UNDEF: return sv_int(0, 64); /* undef: any value; 0 is one */
   case VO_GLOBAL: { sval s = {SV_PTR, 0, R->gbuf[o->idx], 0, NULL}; return s; }
   case VO_CEXPR: return eval_cexpr(R, T, o->ce);
-  default: fail(R, "unsupported operand"); return sv_int(0, 64);
+  default: ex_fail(R, "unsupported operand"); return sv_int(0, 64);
   }
 }
 
-static vx *as_f(run *R, sval s) {
+vx *ex_as_f(run *R, sval s) {
   if (s.k == SV_F) return s.e;
   if (s.k == SV_INT) return vx_const(R->cx, (double)s.i);
-  fail(R, "float operand expected");
+  ex_fail(R, "float operand expected");
   return vx_const(R->cx, 0);
 }
 
@@ -493,18 +406,18 @@ static int64_t truth(run *R, sval c) {
   if (c.k == SV_INT) return c.i & 1;
   if (c.k == SV_BV) return decide(R, vx_bv(R->cx, BV_EQ, 0, vx_bv(R->cx, BV_TRUNC, 1, c.e, NULL), vx_bvconst(R->cx, 1, 1)));
   if (c.k == SV_B) return decide(R, c.e);
-  fail(R, "branch on a non-boolean value");
+  ex_fail(R, "branch on a non-boolean value");
   return 0;
 }
 
 static sval gep(run *R, thread *T, const vinst *I) {
-  sval p = oper(R, T, &I->ops[0]);
-  if (p.k != SV_PTR) { fail(R, "getelementptr on a non-pointer"); return p; }
+  sval p = ex_oper(R, T, &I->ops[0]);
+  if (p.k != SV_PTR) { ex_fail(R, "getelementptr on a non-pointer"); return p; }
   int64_t off = p.i + I->off;
   for (int j = 1; j < I->nops; j++) {
     if (!I->scale[j - 1]) continue;
-    sval ix = oper(R, T, &I->ops[j]);
-    if (ix.k != SV_INT) { fail(R, "an address depends on data (index is not an integer)"); return p; }
+    sval ix = ex_oper(R, T, &I->ops[j]);
+    if (ix.k != SV_INT) { ex_fail(R, "an address depends on data (index is not an integer)"); return p; }
     off += ix.i * I->scale[j - 1];
   }
   p.i = off;
@@ -512,13 +425,13 @@ static sval gep(run *R, thread *T, const vinst *I) {
 }
 
 /* An integer operand as a bitvector of width w (a boolean as 0/1). */
-static vx *as_bv(run *R, sval s, int w) {
+vx *ex_as_bv(run *R, sval s, int w) {
   if (s.k == SV_BV) {
     if (s.e->w == w) return s.e;
     return vx_bv(R->cx, s.e->w < w ? BV_ZEXT : BV_TRUNC, w, s.e, NULL);
   }
   if (s.k == SV_B) return vx_ite(R->cx, s.e, vx_bvconst(R->cx, 1, w), vx_bvconst(R->cx, 0, w));
-  if (s.k != SV_INT) fail(R, "integer data mixed with a pointer or float");
+  if (s.k != SV_INT) ex_fail(R, "integer data mixed with a pointer or float");
   return vx_bvconst(R->cx, (uint64_t)s.i, w);
 }
 
@@ -528,12 +441,12 @@ static sval icmp(run *R, const vinst *I, sval a, sval b) {
     else if (I->pred == LLVMIntEQ || I->pred == LLVMIntNE) {
       bool eq = a.k == b.k && a.buf == b.buf && a.i == b.i;
       return sv_int(I->pred == LLVMIntEQ ? eq : !eq, 1);
-    } else { fail(R, "comparison of pointers into different buffers"); return sv_int(0, 1); }
+    } else { ex_fail(R, "comparison of pointers into different buffers"); return sv_int(0, 1); }
   }
   if ((a.k == SV_BV || b.k == SV_BV) && (a.k == SV_INT || a.k == SV_BV || a.k == SV_B) &&
       (b.k == SV_INT || b.k == SV_BV || b.k == SV_B)) {
     int w = I->srcbits ? I->srcbits : a.k == SV_BV ? a.e->w : b.e->w;
-    vx *x = as_bv(R, a, w), *y = as_bv(R, b, w);
+    vx *x = ex_as_bv(R, a, w), *y = ex_as_bv(R, b, w);
     vx_ctx *cx = R->cx;
     switch ((LLVMIntPredicate)I->pred) {
     case LLVMIntEQ: return sv_b(vx_bv(cx, BV_EQ, 0, x, y));
@@ -548,7 +461,7 @@ static sval icmp(run *R, const vinst *I, sval a, sval b) {
     default: return sv_b(vx_bv(cx, BV_SLE, 0, y, x));
     }
   }
-  if (a.k != SV_INT || b.k != SV_INT) { fail(R, "integer comparison of data"); return sv_int(0, 1); }
+  if (a.k != SV_INT || b.k != SV_INT) { ex_fail(R, "integer comparison of data"); return sv_int(0, 1); }
   int bits = 64;
   uint64_t ua = (uint64_t)a.i, ub = (uint64_t)b.i;
   (void)bits;
@@ -576,7 +489,7 @@ static sval icmp(run *R, const vinst *I, sval a, sval b) {
 }
 
 static sval fcmp(run *R, const vinst *I, sval a, sval b) {
-  vx *x = as_f(R, a), *y = as_f(R, b), *c;
+  vx *x = ex_as_f(R, a), *y = ex_as_f(R, b), *c;
   vx_ctx *cx = R->cx;
   switch ((LLVMRealPredicate)I->pred) {
   case LLVMRealOEQ: case LLVMRealUEQ: c = vx_eq(cx, x, y); break;
@@ -627,7 +540,7 @@ static sval ibin(run *R, const vinst *I, sval a, sval b) {
     }
   }
   if ((a.k == SV_BV || b.k == SV_BV) && a.k != SV_PTR && b.k != SV_PTR && a.k != SV_FBITS && b.k != SV_FBITS) {
-    vx *x = as_bv(R, a, bits), *y = as_bv(R, b, bits);
+    vx *x = ex_as_bv(R, a, bits), *y = ex_as_bv(R, b, bits);
     vx_bvop op;
     switch (I->op) {
     case LLVMAdd: op = BV_ADD; break;
@@ -643,7 +556,7 @@ static sval ibin(run *R, const vinst *I, sval a, sval b) {
     case LLVMSDiv: op = BV_SDIV; break;
     case LLVMURem: op = BV_UREM; break;
     case LLVMSRem: op = BV_SREM; break;
-    default: fail(R, "integer opcode %d on data", (int)I->op); return sv_int(0, bits);
+    default: ex_fail(R, "integer opcode %d on data", (int)I->op); return sv_int(0, bits);
     }
     vx *v = vx_bv(R->cx, op, bits, x, y);
     if (op >= BV_UDIV && op <= BV_SREM) v = c_division(R, op, bits, x, y, v);
@@ -665,7 +578,7 @@ static sval ibin(run *R, const vinst *I, sval a, sval b) {
     return a;
   }
   if (a.k != SV_INT || b.k != SV_INT) {
-    fail(R, "integer arithmetic (opcode %d) on %s", (int)I->op, a.k == SV_PTR || b.k == SV_PTR ? "pointers" : "data");
+    ex_fail(R, "integer arithmetic (opcode %d) on %s", (int)I->op, a.k == SV_PTR || b.k == SV_PTR ? "pointers" : "data");
     return sv_int(0, bits);
   }
   int64_t x = a.i, y = b.i;
@@ -675,23 +588,23 @@ static sval ibin(run *R, const vinst *I, sval a, sval b) {
   case LLVMAdd: r = (int64_t)((uint64_t)x + (uint64_t)y); break;
   case LLVMSub: r = (int64_t)((uint64_t)x - (uint64_t)y); break;
   case LLVMMul: r = (int64_t)((uint64_t)x * (uint64_t)y); break;
-  case LLVMSDiv: if (!y) { fail(R, "integer division by zero"); break; } r = (y == -1) ? (int64_t)(0 - (uint64_t)x) : x / y; break;
-  case LLVMUDiv: if (!uy) { fail(R, "integer division by zero"); break; } r = (int64_t)(ux / uy); break;
-  case LLVMSRem: if (!y) { fail(R, "integer division by zero"); break; } r = (y == -1) ? 0 : x % y; break;
-  case LLVMURem: if (!uy) { fail(R, "integer division by zero"); break; } r = (int64_t)(ux % uy); break;
+  case LLVMSDiv: if (!y) { ex_fail(R, "integer division by zero"); break; } r = (y == -1) ? (int64_t)(0 - (uint64_t)x) : x / y; break;
+  case LLVMUDiv: if (!uy) { ex_fail(R, "integer division by zero"); break; } r = (int64_t)(ux / uy); break;
+  case LLVMSRem: if (!y) { ex_fail(R, "integer division by zero"); break; } r = (y == -1) ? 0 : x % y; break;
+  case LLVMURem: if (!uy) { ex_fail(R, "integer division by zero"); break; } r = (int64_t)(ux % uy); break;
   case LLVMShl: r = uy >= 64 ? 0 : (int64_t)((uint64_t)x << uy); break;
   case LLVMLShr: r = uy >= 64 ? 0 : (int64_t)(ux >> uy); break;
   case LLVMAShr: r = uy >= 64 ? (x < 0 ? -1 : 0) : x >> uy; break;
   case LLVMAnd: r = x & y; break;
   case LLVMOr: r = x | y; break;
   case LLVMXor: r = x ^ y; break;
-  default: fail(R, "integer op %d", (int)I->op);
+  default: ex_fail(R, "integer op %d", (int)I->op);
   }
   return sv_int(r, bits);
 }
 
 static sval fbin(run *R, const vinst *I, sval a, sval b) {
-  vx *x = as_f(R, a), *y = as_f(R, b), *r;
+  vx *x = ex_as_f(R, a), *y = ex_as_f(R, b), *r;
   vx_ctx *cx = R->cx;
   switch (I->op) {
   case LLVMFAdd: r = vx_add(cx, x, y); break;
@@ -700,17 +613,17 @@ static sval fbin(run *R, const vinst *I, sval a, sval b) {
   case LLVMFDiv: r = vx_div(cx, x, y); break;
   default:
     if (x->kind == VX_CONST && y->kind == VX_CONST) { r = vx_const(cx, fmod(x->c, y->c)); break; }
-    fail(R, "frem of data");
+    ex_fail(R, "frem of data");
     r = x;
   }
   return sv_f(round_f(R, r, I->ty));
 }
 
 static sval cast(run *R, thread *T, const vinst *I) {
-  sval a = oper(R, T, &I->ops[0]);
+  sval a = ex_oper(R, T, &I->ops[0]);
   if (a.k == SV_PACK) {
     if (I->op == LLVMFreeze || (I->op == LLVMBitCast && I->ty == VT_INT)) return a;
-    fail(R, "arithmetic on several data cells moved as one integer");
+    ex_fail(R, "arithmetic on several data cells moved as one integer");
     return sv_int(0, I->bits);
   }
   if (a.k == SV_FBITS) {
@@ -721,12 +634,12 @@ static sval cast(run *R, thread *T, const vinst *I) {
       a.k = SV_F;
       return a;
     }
-    fail(R, "arithmetic on the bits of float data");
+    ex_fail(R, "arithmetic on the bits of float data");
     return sv_int(0, I->bits);
   }
   if (a.k == SV_BV || (a.k == SV_B && (I->op == LLVMZExt || I->op == LLVMSExt) && I->bits > 1)) {
     vx_ctx *cx = R->cx;
-    vx *e = a.k == SV_B ? vx_bv(cx, BV_TRUNC, 1, as_bv(R, a, 8), NULL) : a.e;
+    vx *e = a.k == SV_B ? vx_bv(cx, BV_TRUNC, 1, ex_as_bv(R, a, 8), NULL) : a.e;
     switch (I->op) {
     case LLVMZExt: return sv_bv(vx_bv(cx, BV_ZEXT, I->bits, e, NULL));
     case LLVMSExt: return sv_bv(vx_bv(cx, BV_SEXT, I->bits, e, NULL));
@@ -739,7 +652,7 @@ static sval cast(run *R, thread *T, const vinst *I) {
     case LLVMBitCast: if (I->ty == VT_INT) return a; break;
     default: break;
     }
-    fail(R, "a conversion of integer data (cast %d)", (int)I->op);
+    ex_fail(R, "a conversion of integer data (cast %d)", (int)I->op);
     return sv_int(0, I->bits);
   }
   switch (I->op) {
@@ -755,7 +668,7 @@ static sval cast(run *R, thread *T, const vinst *I) {
   case LLVMSIToFP: return sv_f(round_f(R, vx_const(R->cx, (double)sext(a.i, I->srcbits)), I->ty));
   case LLVMUIToFP: return sv_f(round_f(R, vx_const(R->cx, (double)zext(a.i, I->srcbits)), I->ty));
   case LLVMFPToSI: case LLVMFPToUI: {
-    vx *e = as_f(R, a);
+    vx *e = ex_as_f(R, a);
     if (e->kind != VX_CONST) {
       /* C leaves a value out of the type's range undefined (LLVM: poison):
        * there the result is a fresh unknown, as for a division by zero */
@@ -765,29 +678,29 @@ static sval cast(run *R, thread *T, const vinst *I) {
       vx *v = vx_bv(R->cx, BV_FROMREAL, w, e, NULL);
       return sv_bv(vx_ite(R->cx, in, v, vx_bvundef(R->cx, -2 - R->ndiv++, 0, w)));
     }
-    if (!(fabs(e->c) < 9.2e18)) { fail(R, "float-to-integer conversion out of range"); return sv_int(0, I->bits); }
+    if (!(fabs(e->c) < 9.2e18)) { ex_fail(R, "float-to-integer conversion out of range"); return sv_int(0, I->bits); }
     return sv_int((int64_t)e->c, I->bits);
   }
   case LLVMFPExt: return a;
-  case LLVMFPTrunc: return sv_f(round_f(R, as_f(R, a), I->ty));
+  case LLVMFPTrunc: return sv_f(round_f(R, ex_as_f(R, a), I->ty));
   case LLVMBitCast: case LLVMAddrSpaceCast: case LLVMFreeze:
     if ((I->ty == VT_INT) != (a.k == SV_INT) && a.k != SV_PTR && I->ty != VT_PTR) {
-      fail(R, "bitcast between float and integer");
+      ex_fail(R, "bitcast between float and integer");
     }
     return a;
   case LLVMPtrToInt:
     if (a.k == SV_PTR && a.buf < 0) return sv_int(a.i, I->bits);
-    fail(R, "pointer-to-integer conversion");
+    ex_fail(R, "pointer-to-integer conversion");
     return sv_int(0, I->bits);
-  default: fail(R, "cast %d", (int)I->op); return a;
+  default: ex_fail(R, "cast %d", (int)I->op); return a;
   }
 }
 
 static sval eval_cexpr(run *R, thread *T, const vinst *I) {
   switch (I->op) {
   case LLVMGetElementPtr: return gep(R, T, I);
-  case LLVMBitCast: case LLVMAddrSpaceCast: return oper(R, T, &I->ops[0]);
-  default: fail(R, "constant expression %d", (int)I->op); return sv_int(0, 64);
+  case LLVMBitCast: case LLVMAddrSpaceCast: return ex_oper(R, T, &I->ops[0]);
+  default: ex_fail(R, "constant expression %d", (int)I->op); return sv_int(0, 64);
   }
 }
 
@@ -814,13 +727,13 @@ static void jump(run *R, thread *T, int b) {
   int nphi = 0;
   while (nphi < B->n && B->ins[nphi].op == LLVMPHI) nphi++;
   sval tmp[64];
-  if (nphi > 64) { fail(R, "more than 64 phis in a block"); return; }
+  if (nphi > 64) { ex_fail(R, "more than 64 phis in a block"); return; }
   for (int i = 0; i < nphi; i++) {
     const vinst *I = &B->ins[i];
     int j = 0;
     while (j < I->nops && I->inblk[j] != from) j++;
-    if (j == I->nops) { fail(R, "phi without an incoming value"); return; }
-    tmp[i] = oper(R, T, &I->ops[j]);
+    if (j == I->nops) { ex_fail(R, "phi without an incoming value"); return; }
+    tmp[i] = ex_oper(R, T, &I->ops[j]);
   }
   for (int i = 0; i < nphi; i++) F->slots[B->ins[i].slot] = tmp[i];
   F->prev = from;
@@ -830,11 +743,11 @@ static void jump(run *R, thread *T, int b) {
 
 static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
   vx_ctx *cx = R->cx;
-  sval a0 = I->nops > 0 ? oper(R, T, &I->ops[0]) : sv_int(0, 32);
-  sval a1 = I->nops > 1 ? oper(R, T, &I->ops[1]) : sv_int(0, 32);
+  sval a0 = I->nops > 0 ? ex_oper(R, T, &I->ops[0]) : sv_int(0, 32);
+  sval a1 = I->nops > 1 ? ex_oper(R, T, &I->ops[1]) : sv_int(0, 32);
   bool iminmax = I->call == VC_SMAX || I->call == VC_SMIN || I->call == VC_UMAX || I->call == VC_UMIN || I->call == VC_IABS;
   if (iminmax && (a0.k == SV_BV || a1.k == SV_BV)) {
-    vx *x = as_bv(R, a0, I->bits), *y = I->call == VC_IABS ? vx_bvconst(cx, 0, I->bits) : as_bv(R, a1, I->bits);
+    vx *x = ex_as_bv(R, a0, I->bits), *y = I->call == VC_IABS ? vx_bvconst(cx, 0, I->bits) : ex_as_bv(R, a1, I->bits);
     vx *lt = vx_bv(cx, I->call == VC_UMAX || I->call == VC_UMIN ? BV_ULT : BV_SLT, 0, x, y);
     if (I->call == VC_IABS) return sv_bv(vx_ite(cx, lt, vx_bv(cx, BV_SUB, I->bits, y, x), x));
     bool mx = I->call == VC_SMAX || I->call == VC_UMAX;
@@ -843,14 +756,14 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
   switch (I->call) {
   case VC_NOP: return sv_int(0, 32);
   case VC_FMA: {
-    sval a2 = oper(R, T, &I->ops[2]);
-    return sv_f(round_f(R, vx_add(cx, vx_mul(cx, as_f(R, a0), as_f(R, a1)), as_f(R, a2)), I->ty));
+    sval a2 = ex_oper(R, T, &I->ops[2]);
+    return sv_f(round_f(R, vx_add(cx, vx_mul(cx, ex_as_f(R, a0), ex_as_f(R, a1)), ex_as_f(R, a2)), I->ty));
   }
-  case VC_MAXNUM: return sv_f(vx_max(cx, as_f(R, a0), as_f(R, a1)));
-  case VC_MINNUM: return sv_f(vx_min(cx, as_f(R, a0), as_f(R, a1)));
-  case VC_FABS: return sv_f(vx_abs(cx, as_f(R, a0)));
+  case VC_MAXNUM: return sv_f(vx_max(cx, ex_as_f(R, a0), ex_as_f(R, a1)));
+  case VC_MINNUM: return sv_f(vx_min(cx, ex_as_f(R, a0), ex_as_f(R, a1)));
+  case VC_FABS: return sv_f(vx_abs(cx, ex_as_f(R, a0)));
   case VC_ROUNDING: {
-    vx *x = as_f(R, a0);
+    vx *x = ex_as_f(R, a0);
     switch (I->fn) {
     case 0: return sv_f(vx_floor(cx, x));
     case 1: return sv_f(vx_ceil(cx, x));
@@ -859,13 +772,13 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
     default: return sv_f(vx_round_even(cx, x));
     }
   }
-  case VC_FN: return sv_f(round_f(R, vx_fn1(cx, (vx_fn)I->fn, as_f(R, a0)), I->ty));
-  case VC_RSQRT: return sv_f(round_f(R, vx_inv(cx, vx_fn1(cx, VX_FN_SQRT, as_f(R, a0))), I->ty));
+  case VC_FN: return sv_f(round_f(R, vx_fn1(cx, (vx_fn)I->fn, ex_as_f(R, a0)), I->ty));
+  case VC_RSQRT: return sv_f(round_f(R, vx_inv(cx, vx_fn1(cx, VX_FN_SQRT, ex_as_f(R, a0))), I->ty));
   case VC_POW: {
-    vx *x = as_f(R, a0), *y = as_f(R, a1);
+    vx *x = ex_as_f(R, a0), *y = ex_as_f(R, a1);
     if (y->kind == VX_CONST && y->c == 2) return sv_f(vx_mul(cx, x, x));
     if (x->kind == VX_CONST && y->kind == VX_CONST) return sv_f(round_f(R, vx_const(cx, pow(x->c, y->c)), I->ty));
-    fail(R, "pow of data");
+    ex_fail(R, "pow of data");
     return sv_f(x);
   }
   case VC_SMAX: return sv_int(a0.i > a1.i ? a0.i : a1.i, I->bits);
@@ -874,11 +787,11 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
   case VC_UMIN: return sv_int(zext(a0.i, I->bits) < zext(a1.i, I->bits) ? a0.i : a1.i, I->bits);
   case VC_IABS: return sv_int(a0.i < 0 ? -a0.i : a0.i, I->bits);
   case VC_MEMSET: {
-    sval n = oper(R, T, &I->ops[2]);
-    if (a0.k != SV_PTR || a0.buf < 0 || a1.k != SV_INT || n.k != SV_INT) { fail(R, "memset"); return a0; }
+    sval n = ex_oper(R, T, &I->ops[2]);
+    if (a0.k != SV_PTR || a0.buf < 0 || a1.k != SV_INT || n.k != SV_INT) { ex_fail(R, "memset"); return a0; }
     mbuf *B = &R->bufs[a0.buf];
     if (a0.i < 0 || a0.i + n.i > B->bytes) { issue(R, VK_ISSUE_OOB_WRITE, a0.buf, a0.i, "memset past the buffer"); return a0; }
-    if ((a1.i & 0xff) != 0) { fail(R, "memset with a nonzero byte"); return a0; }
+    if ((a1.i & 0xff) != 0) { ex_fail(R, "memset with a nonzero byte"); return a0; }
     for (int64_t o = a0.i; o < a0.i + n.i; o++) { B->cell[o] = sv_int(0, 8); B->cell[o].sz = 1; }
     if (B->param >= 0 && B->is_out) {
       int es = (int)tr_dtype_size(R->cfg->dtype[B->param]);
@@ -887,8 +800,8 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
     return a0;
   }
   case VC_MEMCPY: {
-    sval n = oper(R, T, &I->ops[2]);
-    if (a0.k != SV_PTR || a1.k != SV_PTR || a0.buf < 0 || a1.buf < 0 || n.k != SV_INT) { fail(R, "memcpy"); return a0; }
+    sval n = ex_oper(R, T, &I->ops[2]);
+    if (a0.k != SV_PTR || a1.k != SV_PTR || a0.buf < 0 || a1.buf < 0 || n.k != SV_INT) { ex_fail(R, "memcpy"); return a0; }
     mbuf *D = &R->bufs[a0.buf], *S = &R->bufs[a1.buf];
     if (a0.i < 0 || a0.i + n.i > D->bytes || a1.i < 0 || a1.i + n.i > S->bytes) {
       issue(R, VK_ISSUE_OOB_WRITE, a0.buf, a0.i, "memcpy past a buffer");
@@ -915,10 +828,10 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
     *blocked = true;
     return sv_int(0, 32);
   case VC_SHFL_DOWN: case VC_SHFL_XOR: case VC_SHFL_UP: case VC_SHFL_IDX: {
-    sval v = oper(R, T, &I->ops[1]);
-    sval d = oper(R, T, &I->ops[2]);
-    if (d.k != SV_INT) { fail(R, "shuffle lane depends on data"); return v; }
-    T->shfl_val = as_f(R, v);
+    sval v = ex_oper(R, T, &I->ops[1]);
+    sval d = ex_oper(R, T, &I->ops[2]);
+    if (d.k != SV_INT) { ex_fail(R, "shuffle lane depends on data"); return v; }
+    T->shfl_val = ex_as_f(R, v);
     T->shfl_kind = I->call;
     T->shfl_arg = d.i;
     T->shfl_slot = I->slot;
@@ -930,11 +843,11 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
     vinst li = *I;
     li.mty = VT_F32; li.size = 4;
     sval old = mem_load(R, T, a0, &li);
-    mem_store(R, T, a0, sv_f(vx_add(cx, as_f(R, old), as_f(R, a1))), &li);
+    mem_store(R, T, a0, sv_f(vx_add(cx, ex_as_f(R, old), ex_as_f(R, a1))), &li);
     return old;
   }
   case VC_COPYSIGN: {
-    vx *x = vx_abs(cx, as_f(R, a0)), *y = as_f(R, a1);
+    vx *x = vx_abs(cx, ex_as_f(R, a0)), *y = ex_as_f(R, a1);
     return sv_f(vx_ite(cx, vx_lt(cx, y, vx_const(cx, 0)), vx_neg(cx, x), x));
   }
   case VC_NF_FROM: case VC_NF_TO: {
@@ -942,8 +855,8 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
      * the reals the value is kept, as for every rounding */
     int64_t fp[5];
     for (int j = 0; j < 5; j++) {
-      sval q = oper(R, T, &I->ops[1 + j]);
-      if (q.k != SV_INT) { fail(R, "a float format that depends on data"); return a0; }
+      sval q = ex_oper(R, T, &I->ops[1 + j]);
+      if (q.k != SV_INT) { ex_fail(R, "a float format that depends on data"); return a0; }
       fp[j] = q.i;
     }
     int dt = -1;
@@ -951,22 +864,22 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
       if (tr_dtypes[t].kind == TR_DK_FLOAT && tr_dtypes[t].bits == fp[0] && tr_dtypes[t].ebits == fp[1] &&
           tr_dtypes[t].mbits == fp[2] && tr_dtypes[t].bias == fp[3] && (int64_t)tr_dtypes[t].fstyle == fp[4])
         dt = t;
-    if (dt < 0) { fail(R, "a float format trench does not know"); return a0; }
+    if (dt < 0) { ex_fail(R, "a float format trench does not know"); return a0; }
     if (I->call == VC_NF_FROM) {
-      vx *v = as_f(R, a0);
+      vx *v = ex_as_f(R, a0);
       if (v->kind == VX_CONST) return sv_int((int64_t)tr_float_from_double((tr_dtype)dt, v->c), 64);
       sval r = {SV_FBITS, 0, dt + 1, 0, v};
       return r;
     }
     if (a0.k == SV_INT) return sv_f(vx_const(cx, tr_float_to_double((tr_dtype)dt, zext(a0.i, (int)fp[0]))));
     if (a0.k == SV_FBITS) return sv_f(a0.e);
-    fail(R, "a float decoded from integer data");
+    ex_fail(R, "a float decoded from integer data");
     return sv_f(vx_const(cx, 0));
   }
-  case VC_TRAP: fail(R, "the kernel trapped"); return sv_int(0, 32);
+  case VC_TRAP: ex_fail(R, "the kernel trapped"); return sv_int(0, 32);
   case VC_MALLOC: case VC_CALLOC: {
     int64_t n = I->call == VC_CALLOC ? a0.i * a1.i : a0.i;
-    if (a0.k != SV_INT || n < 0 || n > ((int64_t)1 << 30)) { fail(R, "allocation of a size that is not a small constant"); return a0; }
+    if (a0.k != SV_INT || n < 0 || n > ((int64_t)1 << 30)) { ex_fail(R, "allocation of a size that is not a small constant"); return a0; }
     int b = new_buf(R, n ? n : 1, -1);
     R->bufs[b].local = true;
     if (I->call == VC_CALLOC)
@@ -974,33 +887,33 @@ static sval call(run *R, thread *T, const vinst *I, bool *blocked) {
     sval p = {SV_PTR, 0, b, 0, NULL};
     return p;
   }
-  default: fail(R, "unsupported call"); return sv_int(0, 32);
+  default: ex_fail(R, "unsupported call"); return sv_int(0, 32);
   }
 }
 
 /* The instructions without effects (arithmetic, comparisons, selects,
  * conversions, address arithmetic): *v gets the value. Returns false for
  * any other opcode. Shared by the step loop and the merging of branches. */
-static bool pure_inst(run *R, thread *T, const vinst *I, sval *out) {
+bool ex_pure_inst(run *R, thread *T, const vinst *I, sval *out) {
   sval v = {0};
   switch (I->op) {
   case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMSDiv: case LLVMUDiv: case LLVMSRem:
   case LLVMURem: case LLVMShl: case LLVMLShr: case LLVMAShr: case LLVMAnd: case LLVMOr: case LLVMXor:
-    v = ibin(R, I, oper(R, T, &I->ops[0]), oper(R, T, &I->ops[1]));
+    v = ibin(R, I, ex_oper(R, T, &I->ops[0]), ex_oper(R, T, &I->ops[1]));
     break;
   case LLVMFAdd: case LLVMFSub: case LLVMFMul: case LLVMFDiv: case LLVMFRem:
-    v = fbin(R, I, oper(R, T, &I->ops[0]), oper(R, T, &I->ops[1]));
+    v = fbin(R, I, ex_oper(R, T, &I->ops[0]), ex_oper(R, T, &I->ops[1]));
     break;
-  case LLVMFNeg: v = sv_f(vx_neg(R->cx, as_f(R, oper(R, T, &I->ops[0])))); break;
-  case LLVMICmp: v = icmp(R, I, oper(R, T, &I->ops[0]), oper(R, T, &I->ops[1])); break;
-  case LLVMFCmp: v = fcmp(R, I, oper(R, T, &I->ops[0]), oper(R, T, &I->ops[1])); break;
+  case LLVMFNeg: v = sv_f(vx_neg(R->cx, ex_as_f(R, ex_oper(R, T, &I->ops[0])))); break;
+  case LLVMICmp: v = icmp(R, I, ex_oper(R, T, &I->ops[0]), ex_oper(R, T, &I->ops[1])); break;
+  case LLVMFCmp: v = fcmp(R, I, ex_oper(R, T, &I->ops[0]), ex_oper(R, T, &I->ops[1])); break;
   case LLVMSelect: {
-    sval c = oper(R, T, &I->ops[0]);
-    sval a = oper(R, T, &I->ops[1]), b = oper(R, T, &I->ops[2]);
-    if (c.k == SV_B && (I->ty == VT_F32 || I->ty == VT_F64)) v = sv_f(vx_ite(R->cx, c.e, as_f(R, a), as_f(R, b)));
+    sval c = ex_oper(R, T, &I->ops[0]);
+    sval a = ex_oper(R, T, &I->ops[1]), b = ex_oper(R, T, &I->ops[2]);
+    if (c.k == SV_B && (I->ty == VT_F32 || I->ty == VT_F64)) v = sv_f(vx_ite(R->cx, c.e, ex_as_f(R, a), ex_as_f(R, b)));
     else if (c.k == SV_B && I->ty == VT_INT && I->bits > 1 && a.k != SV_PTR && b.k != SV_PTR && a.k != SV_FBITS &&
              b.k != SV_FBITS && a.k != SV_PACK && b.k != SV_PACK)
-      v = sv_bv(vx_ite(R->cx, c.e, as_bv(R, a, I->bits), as_bv(R, b, I->bits)));
+      v = sv_bv(vx_ite(R->cx, c.e, ex_as_bv(R, a, I->bits), ex_as_bv(R, b, I->bits)));
     else if (c.k == SV_BV) v = truth(R, c) ? a : b;
     else if (c.k == SV_INT && (a.k == SV_BV || b.k == SV_BV)) v = (c.i & 1) ? a : b;
     else if (c.k == SV_B && I->ty == VT_INT && I->bits == 1 && (a.k == SV_B || a.k == SV_INT) &&
@@ -1026,216 +939,6 @@ static bool pure_inst(run *R, thread *T, const vinst *I, sval *out) {
   return true;
 }
 
-/* ---- merging a branch on data instead of forking ----
- * clang guards a division or a select of effects behind a branch (a
- * triangle: the arm computes, the join picks with a phi; a diamond: two
- * arms). When the arms only compute (pure_inst) and meet at one join,
- * both run and the join's phis become ites on the condition: one path
- * instead of two for every element of a loop, which would otherwise
- * double the paths per iteration. */
-#define MERGE_MAX_ARM 64    /* instructions of one block of a region */
-#define MERGE_MAX_BLOCKS 32 /* blocks of a region */
-
-static bool pure_op(LLVMOpcode op) {
-  switch (op) {
-  case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMSDiv: case LLVMUDiv: case LLVMSRem: case LLVMURem:
-  case LLVMShl: case LLVMLShr: case LLVMAShr: case LLVMAnd: case LLVMOr: case LLVMXor:
-  case LLVMFAdd: case LLVMFSub: case LLVMFMul: case LLVMFDiv: case LLVMFNeg:
-  case LLVMICmp: case LLVMFCmp: case LLVMSelect:
-  case LLVMZExt: case LLVMSExt: case LLVMTrunc: case LLVMSIToFP: case LLVMUIToFP: case LLVMFPExt:
-  case LLVMFPTrunc: case LLVMFreeze:
-    return true;
-  default: return false;
-  }
-}
-
-/* Whether block b may be run speculatively: phis, pure instructions and
- * a branch. */
-static bool region_block(const vfunc *fn, int b) {
-  const vblock *B = &fn->blocks[b];
-  if (B->n < 1 || B->n > MERGE_MAX_ARM) return false;
-  if (B->ins[B->n - 1].op != LLVMBr) return false;
-  for (int i = 0; i < B->n - 1; i++)
-    if (B->ins[i].op != LLVMPHI && !pure_op(B->ins[i].op)) return false;
-  return true;
-}
-
-static bool val_kind_ok(sval v) { return v.k == SV_INT || v.k == SV_BV || v.k == SV_B || v.k == SV_F; }
-
-/* ce ? a : b for a phi of type ty/bits; false when the two cannot be
- * one value (pointers, packs, float bits). */
-static bool merge_val(run *R, const vinst *phi, vx *ce, sval a, sval b, sval *out) {
-  vx_ctx *c = R->cx;
-  if (a.k == b.k && a.buf == b.buf && a.i == b.i && a.e == b.e) { *out = a; return true; }
-  if (ce->kind == VX_CONST) { *out = ce->c != 0 ? a : b; return true; }
-  if (!val_kind_ok(a) || !val_kind_ok(b)) return false;
-  if (phi->ty == VT_F32 || phi->ty == VT_F64) {
-    if (a.k != SV_F && a.k != SV_INT) return false;
-    if (b.k != SV_F && b.k != SV_INT) return false;
-    *out = sv_f(vx_ite(c, ce, as_f(R, a), as_f(R, b)));
-    return true;
-  }
-  if (phi->ty != VT_INT) return false;
-  if (phi->bits == 1) {
-    vx *x = a.k == SV_B ? a.e : a.k == SV_INT ? vx_const(c, (double)(a.i & 1)) : NULL;
-    vx *y = b.k == SV_B ? b.e : b.k == SV_INT ? vx_const(c, (double)(b.i & 1)) : NULL;
-    if (!x || !y) return false;
-    vx *e = vx_or(c, vx_and(c, ce, x), vx_and(c, vx_not(c, ce), y));
-    if (e->kind == VX_CONST) { *out = sv_int(e->c != 0, 1); return true; }
-    sval sb = {SV_B, 0, 0, 0, e};
-    *out = sb;
-    return true;
-  }
-  if (a.k == SV_F || b.k == SV_F) return false;
-  *out = sv_bv(vx_ite(c, ce, as_bv(R, a, phi->bits), as_bv(R, b, phi->bits)));
-  return true;
-}
-
-typedef struct { int from, to; vx *cond; } medge;
-typedef struct {
-  int blk[MERGE_MAX_BLOCKS];
-  int n;
-  medge e[2 * MERGE_MAX_BLOCKS + 2];
-  int ne;
-} mregion;
-
-static bool in_region(const mregion *M, int b) {
-  for (int i = 0; i < M->n; i++) if (M->blk[i] == b) return true;
-  return false;
-}
-
-/* The value of phi P when control arrives by the region's edges: an ite
- * over the conditions of the edges into its block (exactly one holds). */
-static bool phi_value(run *R, thread *T, const mregion *M, int blk, const vinst *P, sval *out) {
-  sval acc = {0};
-  bool have = false;
-  for (int i = M->ne - 1; i >= 0; i--) {
-    const medge *E = &M->e[i];
-    if (E->to != blk) continue;
-    int j = 0;
-    while (j < P->nops && P->inblk[j] != E->from) j++;
-    if (j == P->nops) return false;
-    sval v = oper(R, T, &P->ops[j]);
-    if (!have) { acc = v; have = true; }
-    else if (!merge_val(R, P, E->cond, v, acc, &acc)) return false;
-  }
-  if (!have) return false;
-  *out = acc;
-  return true;
-}
-
-static vx *reach_of(run *R, const mregion *M, int blk) {
-  vx *r = NULL;
-  for (int i = 0; i < M->ne; i++)
-    if (M->e[i].to == blk) r = r ? vx_or(R->cx, r, M->e[i].cond) : M->e[i].cond;
-  return r;
-}
-
-/* Tries to merge the conditional branch I on the data condition cv: the
- * blocks it reaches that only compute (region_block), up to the one block
- * every path of them leads to (the exit), form an acyclic region; every
- * block of it runs, each phi becomes an ite over the conditions of the
- * edges into it, and T continues at the exit. Returns whether it did.
- * When it did not, nothing visible changed: the slots the region wrote
- * are SSA values that the path taken later writes again. */
-static bool merge_branch(run *R, thread *T, const vinst *I, sval cv) {
-  frame *F = &T->fr[T->nfr - 1];
-  const vfunc *fn = &R->k->funcs[F->fn];
-  int cur = F->blk, exitb = -1;
-  mregion M;
-  M.n = M.ne = 0;
-  int stack[2 * MERGE_MAX_BLOCKS + 2], sp = 0;
-  stack[sp++] = I->succ[1];
-  stack[sp++] = I->succ[0];
-  while (sp > 0) {
-    int b = stack[--sp];
-    if (b == cur) return false;
-    if (b == exitb || in_region(&M, b)) continue;
-    if (!region_block(fn, b)) {
-      if (exitb >= 0) return false;
-      exitb = b;
-      continue;
-    }
-    if (M.n == MERGE_MAX_BLOCKS) return false;
-    M.blk[M.n++] = b;
-    const vinst *t = &fn->blocks[b].ins[fn->blocks[b].n - 1];
-    for (int k = 0; k < t->nsucc; k++) {
-      if (sp == (int)(sizeof stack / sizeof *stack)) return false;
-      stack[sp++] = t->succ[k];
-    }
-  }
-  if (exitb < 0) return false;
-  /* topological order of the region (Kahn): a cycle is refused */
-  int order[MERGE_MAX_BLOCKS], indeg[MERGE_MAX_BLOCKS] = {0}, no = 0;
-  for (int i = 0; i < M.n; i++) {
-    const vinst *t = &fn->blocks[M.blk[i]].ins[fn->blocks[M.blk[i]].n - 1];
-    for (int k = 0; k < t->nsucc; k++)
-      for (int j = 0; j < M.n; j++)
-        if (M.blk[j] == t->succ[k] && !(k == 1 && t->succ[0] == t->succ[1])) indeg[j]++;
-  }
-  bool done[MERGE_MAX_BLOCKS] = {false};
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (int j = 0; j < M.n; j++) {
-      if (done[j] || indeg[j] != 0) continue;
-      done[j] = progress = true;
-      order[no++] = j;
-      const vinst *t = &fn->blocks[M.blk[j]].ins[fn->blocks[M.blk[j]].n - 1];
-      for (int k = 0; k < t->nsucc; k++)
-        for (int i = 0; i < M.n; i++)
-          if (M.blk[i] == t->succ[k] && !(k == 1 && t->succ[0] == t->succ[1])) indeg[i]--;
-    }
-  }
-  if (no != M.n) return false;
-  vx_ctx *c = R->cx;
-  vx *ce = cv.k == SV_B ? cv.e : vx_bv(c, BV_EQ, 0, vx_bv(c, BV_TRUNC, 1, cv.e, NULL), vx_bvconst(c, 1, 1));
-  if (I->succ[0] == I->succ[1]) M.e[M.ne++] = (medge){cur, I->succ[0], vx_const(c, 1)};
-  else {
-    M.e[M.ne++] = (medge){cur, I->succ[0], ce};
-    M.e[M.ne++] = (medge){cur, I->succ[1], vx_not(c, ce)};
-  }
-  for (int oi = 0; oi < no; oi++) {
-    int b = M.blk[order[oi]];
-    const vblock *B = &fn->blocks[b];
-    vx *reach = reach_of(R, &M, b);
-    int i = 0;
-    sval tmp[64];
-    for (; i < B->n && B->ins[i].op == LLVMPHI; i++) {
-      if (i == 64 || !phi_value(R, T, &M, b, &B->ins[i], &tmp[i])) return false;
-    }
-    for (int k = 0; k < i; k++) F->slots[B->ins[k].slot] = tmp[k];
-    for (; i < B->n - 1 && !R->failed; i++) {
-      sval v;
-      if (++R->steps > R->max_steps) { fail(R, "instruction budget of %lld exhausted", (long long)R->max_steps); return true; }
-      if (!pure_inst(R, T, &B->ins[i], &v)) return false;
-      if (B->ins[i].slot >= 0) F->slots[B->ins[i].slot] = v;
-    }
-    if (R->failed) return true;
-    const vinst *t = &B->ins[B->n - 1];
-    if (t->nsucc == 1 || t->succ[0] == t->succ[1]) { M.e[M.ne++] = (medge){b, t->succ[0], reach}; continue; }
-    sval bc = oper(R, T, &t->ops[0]);
-    vx *be;
-    if (bc.k == SV_INT) be = vx_const(c, (double)(bc.i & 1));
-    else if (bc.k == SV_B) be = bc.e;
-    else if (bc.k == SV_BV) be = vx_bv(c, BV_EQ, 0, vx_bv(c, BV_TRUNC, 1, bc.e, NULL), vx_bvconst(c, 1, 1));
-    else return false;
-    M.e[M.ne++] = (medge){b, t->succ[0], vx_and(c, reach, be)};
-    M.e[M.ne++] = (medge){b, t->succ[1], vx_and(c, reach, vx_not(c, be))};
-  }
-  const vblock *J = &fn->blocks[exitb];
-  int nphi = 0;
-  while (nphi < J->n && J->ins[nphi].op == LLVMPHI) nphi++;
-  if (nphi > 64) return false;
-  sval tmp[64];
-  for (int i = 0; i < nphi; i++)
-    if (!phi_value(R, T, &M, exitb, &J->ins[i], &tmp[i])) return false;
-  for (int i = 0; i < nphi; i++) F->slots[J->ins[i].slot] = tmp[i];
-  F->prev = cur;
-  F->blk = exitb;
-  F->pc = nphi;
-  return true;
-}
-
 /* Runs thread T until it blocks, finishes or the run fails. */
 static void step_thread(run *R, thread *T) {
   const vk_kernel *K = R->k;
@@ -1243,14 +946,14 @@ static void step_thread(run *R, thread *T) {
   while (!R->failed && T->state == T_RUN && left-- != 0) {
     frame *F = &T->fr[T->nfr - 1];
     const vblock *B = &K->funcs[F->fn].blocks[F->blk];
-    if (F->pc >= B->n) { fail(R, "fell off a block"); return; }
+    if (F->pc >= B->n) { ex_fail(R, "fell off a block"); return; }
     const vinst *I = &B->ins[F->pc++];
-    if (++R->steps > R->max_steps) { fail(R, "instruction budget of %lld exhausted", (long long)R->max_steps); return; }
+    if (++R->steps > R->max_steps) { ex_fail(R, "instruction budget of %lld exhausted", (long long)R->max_steps); return; }
     sval v = {0};
     bool has = I->slot >= 0;
     switch (I->op) {
     case LLVMRet: {
-      sval rv = I->nops > 0 ? oper(R, T, &I->ops[0]) : sv_int(0, 32);
+      sval rv = I->nops > 0 ? ex_oper(R, T, &I->ops[0]) : sv_int(0, 32);
       int rs = F->ret_slot;
       pop_frame(T);
       if (T->nfr == 0) { T->state = T_DONE; return; }
@@ -1259,13 +962,13 @@ static void step_thread(run *R, thread *T) {
     }
     case LLVMBr: {
       if (I->nsucc == 1) { jump(R, T, I->succ[0]); continue; }
-      sval c = oper(R, T, &I->ops[0]);
-      if ((c.k == SV_B || c.k == SV_BV) && merge_branch(R, T, I, c)) continue;
+      sval c = ex_oper(R, T, &I->ops[0]);
+      if ((c.k == SV_B || c.k == SV_BV) && ex_merge_branch(R, T, I, c)) continue;
       jump(R, T, truth(R, c) ? I->succ[0] : I->succ[1]);
       continue;
     }
     case LLVMSwitch: {
-      sval c = oper(R, T, &I->ops[0]);
+      sval c = ex_oper(R, T, &I->ops[0]);
       int to = I->succ[0];
       if (c.k == SV_BV) {
         /* on data: one decision per case, in order, then the default */
@@ -1276,34 +979,34 @@ static void step_thread(run *R, thread *T) {
         jump(R, T, to);
         continue;
       }
-      if (c.k != SV_INT) { fail(R, "switch on a non-integer value"); return; }
+      if (c.k != SV_INT) { ex_fail(R, "switch on a non-integer value"); return; }
       for (int j = 0; j < I->ncase; j++) if (I->case_val[j] == c.i) to = I->case_blk[j];
       jump(R, T, to);
       continue;
     }
-    case LLVMUnreachable: fail(R, "reached unreachable code"); return;
+    case LLVMUnreachable: ex_fail(R, "reached unreachable code"); return;
     case LLVMAlloca: {
-      sval n = I->nops > 0 ? oper(R, T, &I->ops[0]) : sv_int(1, 32);
+      sval n = I->nops > 0 ? ex_oper(R, T, &I->ops[0]) : sv_int(1, 32);
       int b = new_buf(R, I->size * (n.k == SV_INT && n.i > 0 ? n.i : 1), -1);
       R->bufs[b].local = true;
       v.k = SV_PTR; v.buf = b; v.i = 0;
       break;
     }
-    case LLVMLoad: v = mem_load(R, T, oper(R, T, &I->ops[0]), I); break;
-    case LLVMStore: mem_store(R, T, oper(R, T, &I->ops[1]), oper(R, T, &I->ops[0]), I); break;
+    case LLVMLoad: v = mem_load(R, T, ex_oper(R, T, &I->ops[0]), I); break;
+    case LLVMStore: mem_store(R, T, ex_oper(R, T, &I->ops[1]), ex_oper(R, T, &I->ops[0]), I); break;
     case LLVMAtomicRMW: {
-      sval p = oper(R, T, &I->ops[0]), x = oper(R, T, &I->ops[1]);
+      sval p = ex_oper(R, T, &I->ops[0]), x = ex_oper(R, T, &I->ops[1]);
       vinst li = *I;
       sval old = mem_load(R, T, p, &li);
       sval nw;
       switch ((LLVMAtomicRMWBinOp)I->pred) {
-      case LLVMAtomicRMWBinOpFAdd: nw = sv_f(vx_add(R->cx, as_f(R, old), as_f(R, x))); break;
-      case LLVMAtomicRMWBinOpFSub: nw = sv_f(vx_sub(R->cx, as_f(R, old), as_f(R, x))); break;
+      case LLVMAtomicRMWBinOpFAdd: nw = sv_f(vx_add(R->cx, ex_as_f(R, old), ex_as_f(R, x))); break;
+      case LLVMAtomicRMWBinOpFSub: nw = sv_f(vx_sub(R->cx, ex_as_f(R, old), ex_as_f(R, x))); break;
       case LLVMAtomicRMWBinOpAdd: nw = sv_int(old.i + x.i, I->mbits); break;
       case LLVMAtomicRMWBinOpXchg: nw = x; break;
       case LLVMAtomicRMWBinOpMax: nw = sv_int(old.i > x.i ? old.i : x.i, I->mbits); break;
       case LLVMAtomicRMWBinOpMin: nw = sv_int(old.i < x.i ? old.i : x.i, I->mbits); break;
-      default: fail(R, "atomic operation %d", I->pred); return;
+      default: ex_fail(R, "atomic operation %d", I->pred); return;
       }
       /* atomics do not race with each other: store without tracking */
       if (p.k == SV_PTR && p.buf >= 0 && p.i >= 0 && p.i + I->size <= R->bufs[p.buf].bytes) {
@@ -1319,9 +1022,9 @@ static void step_thread(run *R, thread *T) {
       if (I->call == VC_USER) {
         int fn = I->fn;
         sval args[32];
-        if (I->nops > 32) { fail(R, "call with more than 32 arguments"); return; }
-        for (int j = 0; j < I->nops; j++) args[j] = oper(R, T, &I->ops[j]);
-        if (T->nfr > 256) { fail(R, "call depth over 256"); return; }
+        if (I->nops > 32) { ex_fail(R, "call with more than 32 arguments"); return; }
+        for (int j = 0; j < I->nops; j++) args[j] = ex_oper(R, T, &I->ops[j]);
+        if (T->nfr > 256) { ex_fail(R, "call depth over 256"); return; }
         push_frame(R, T, fn, I->slot);
         for (int j = 0; j < I->nops; j++) T->fr[T->nfr - 1].slots[j] = args[j];
         continue;
@@ -1331,9 +1034,9 @@ static void step_thread(run *R, thread *T) {
         if (blocked) return;
       }
       break;
-    case LLVMPHI: fail(R, "phi after the head of a block"); return;
+    case LLVMPHI: ex_fail(R, "phi after the head of a block"); return;
     default:
-      if (!pure_inst(R, T, I, &v)) { fail(R, "instruction opcode %d is not modelled", (int)I->op); return; }
+      if (!ex_pure_inst(R, T, I, &v)) { ex_fail(R, "instruction opcode %d is not modelled", (int)I->op); return; }
       break;
     }
     if (has && I->slot >= 0) T->fr[T->nfr - 1].slots[I->slot] = v;
@@ -1418,7 +1121,7 @@ static void run_block(run *R) {
       for (int t = 0; t < n; t++) if (ts[t].state == T_BARRIER) ts[t].state = T_RUN;
       continue;
     }
-    fail(R, "threads of block %d wait at different synchronisation points (divergent barrier or partial-warp shuffle)", R->blin);
+    ex_fail(R, "threads of block %d wait at different synchronisation points (divergent barrier or partial-warp shuffle)", R->blin);
   }
   for (int t = 0; t < n; t++) {
     while (ts[t].nfr) pop_frame(&ts[t]);
