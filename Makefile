@@ -104,7 +104,9 @@ $(BUILD)/trench-verify: $(CLI_OBJ) $(VERIFY_OBJ) $(BUILD)/libtrench-internal.a
 $(BUILD)/embed: examples/embed.c include/trench.h $(BUILD)/libtrench.a
 	$(CC) $(CFLAGS) -Iinclude $(PROG_LDFLAGS) -o $@ examples/embed.c $(BUILD)/libtrench.a $(LDLIBS) $(TCC_LIBS)
 
-$(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtrench-internal.a
+# the unit tests link the symbolic reference (no LLVM or Z3 in it) to
+# check ops.def's y column (test_symref.c)
+$(BUILD)/unit: $(TEST_OBJ) $(BUILD)/src/verify/ref.o $(BUILD)/src/verify/vx.o $(BUILD)/libtrench-internal.a
 	$(CC) $(CFLAGS) $(PROG_LDFLAGS) -o $@ $^ $(LDLIBS) $(TCC_LIBS)
 
 # Tiers (tests/run.sh): check = offline unit and CLI suites (under a

@@ -3,7 +3,8 @@
 # targets on real PyTorch. Creates .venv-torch with scripts/venv-torch.sh
 # when needed (a few minutes the first time: the torch wheel is 540 MB;
 # under a second after), then checks
-#   1. a target without its virtualenv is a clear usage error;
+#   1. a target without its virtualenv is a clear usage error, and ops.def's
+#      t column is the set of ops the translation expresses;
 #   2. torch-eager on modules covering every translated op family passes
 #      (or is weak), under every realisation of the adapter;
 #   3. modules the translation cannot express are `unsupported` with the
@@ -46,6 +47,9 @@ for r in reps:
     msgs = [x.get("message", "") for x in r.get("runs", []) if x.get("message")]
     print(os.path.basename(r["module"])[:-4], r.get("summary"), "|".join(msgs)[:300])'
 }
+
+# 1b. ops.def's t column is the translation's op set (tests/torch/optable_t.py).
+expect 0 "optable t: [0-9]+ ops claimed, [0-9]+ refused, 0 disagree" -- "$py" "$here/torch/optable_t.py" "$trench"
 
 # 2. One module per op family, on every realisation.
 eager="abs_f32 add_s32 divide_edges_s32 remainder_s16 power_s32 shift-right-logical_amounts_s32

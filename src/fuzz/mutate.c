@@ -1341,7 +1341,31 @@ static tr_instr *rand_move(mz *z, tr_comp *c, tr_instr *x) {
     return fin(tr_build_reshape(c, x, v, r + 1, NULL));
   }
   default: {
-    int64_t d = rndn(z, r);
+    int64_t d = rndn(z, r), n = x->shape->dims[d];
+    if (n >= 3 && rndn(z, 2)) {
+      /* two or three slices of x along d, concatenated: adjacent, one
+       * apart or overlapping by one (the pairs simplifiers merge) */
+      tr_instr *parts[3];
+      int np = 2 + rndn(z, 2);
+      int64_t at = rndn(z, 2);
+      for (int k = 0; k < np; k++) {
+        int64_t len = 1 + rndn(z, (int)(n / np));
+        if (at < 0) at = 0;
+        if (at + len > n) len = n - at;
+        if (len <= 0) return NULL;
+        tr_slice_dim sd[8];
+        for (int i = 0; i < r; i++) sd[i] = (tr_slice_dim){0, x->shape->dims[i], 1};
+        sd[d].start = at;
+        sd[d].limit = at + len;
+        tr_instr *sl = tr_build_begin(c, TR_OP_SLICE, &x, 1);
+        tr_build_slice(sl, sd, r);
+        if (!(parts[k] = fin(tr_build_end(sl, NULL, NULL)))) return NULL;
+        at += len + rndn(z, 3) - 1;
+      }
+      tr_instr *in = tr_build_begin(c, TR_OP_CONCATENATE, parts, np);
+      tr_build_ints(in, TR_ATTR_DIMENSIONS, &d, 1);
+      return fin(tr_build_end(in, NULL, NULL));
+    }
     if (tr_shape_count(x->shape) * 2 > MZ_MAX_ELEMS) return NULL;
     tr_instr *two[2] = {x, x};
     tr_instr *in = tr_build_begin(c, TR_OP_CONCATENATE, two, 2);
@@ -1378,13 +1402,43 @@ static bool is_binary_pair(const tr_instr *in) {
 
 static bool is_compare_pair(const tr_instr *in) { return in->op == TR_OP_COMPARE && is_binary_pair(in); }
 
+/* v with drawn boundary values (NaN, inf, -0, MIN, MAX, ...) selected in
+ * at about a quarter of its elements: select(mask, values, v), both
+ * constants. NULL when v is too big or not of a real type. */
+static tr_instr *with_boundary_values(mz *z, tr_comp *c, tr_instr *v) {
+  const tr_shape *s = v->shape;
+  int64_t n = tr_shape_count(s);
+  tr_dtype dt = s->dtype;
+  if (n <= 0 || n > 4096 || !is_real(dt)) return NULL;
+  int sz = tr_dtype_size(dt);
+  char *mask = tr_arena_alloc(A(z), (size_t)n), *vals = tr_arena_alloc(A(z), (size_t)(n * sz));
+  memset(vals, 0, (size_t)(n * sz));
+  for (int64_t i = 0; i < n; i++) {
+    mask[i] = i == 0 || rndn(z, 4) == 0;
+    uint64_t b = bits_of(dt, boundary_value(z, dt));
+    memcpy(vals + i * sz, &b, (size_t)(sz < 8 ? sz : 8));
+  }
+  tr_instr *ops[3];
+  ops[0] = fin(tr_build_constant(c, tr_shape_array(A(z), TR_DT_PRED, s->rank, s->dims), mask));
+  ops[1] = fin(tr_build_constant(c, tr_shape_array(A(z), dt, s->rank, s->dims), vals));
+  ops[2] = v;
+  if (!ops[0] || !ops[1]) return NULL;
+  return fin(tr_build_end(tr_build_begin(c, TR_OP_SELECT, ops, 3), NULL, NULL));
+}
+
 static bool m_self_operand(mz *z) {
   /* compare(x, x) half the time when there is one: NaN decides it */
   tr_instr *x = rndn(z, 2) ? pick(z, is_compare_pair) : NULL;
   if (!x) x = pick(z, is_binary_pair);
   if (!x) return say(z, "no binary op with two operands of one shape"), false;
-  int keep = rndn(z, 2);
-  tr_instr_replace_operand(x, 1 - keep, x->operands[keep]);
+  tr_instr *v = x->operands[rndn(z, 2)];
+  /* half the time the shared operand meets the values that break the
+   * identity in some elements, whatever the inputs are */
+  tr_instr *w = rndn(z, 2) ? with_boundary_values(z, x->parent, v) : NULL;
+  if (w) v = w;
+  tr_instr_replace_operand(x, 0, v);
+  tr_instr_replace_operand(x, 1, v);
+  if (w) reorder(x->parent);
   return true;
 }
 

@@ -836,6 +836,9 @@ static vx *el_uncached(vr_ctx *r, const tr_instr *in, int64_t flat) {
   vx_ctx *c = r->cx;
   const tr_shape *s = in->shape;
   int64_t idx[TR_TENSOR_MAX_RANK], oi[TR_TENSOR_MAX_RANK];
+  /* ops.def's y column is the set of ops modelled here: the rest are
+   * declined by name before any rule is tried */
+  if (!tr_op_can(in->op, TR_MODE_SYMBOLIC)) return bad(r, in, tr_ops[in->op].name);
   if (!tr_shape_is_array(s)) return bad(r, in, "tuple values");
   unflat(s, flat, idx);
   switch (in->op) {
