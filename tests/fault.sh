@@ -224,6 +224,9 @@ no_orphan "$mk-ok" "daemon of an adapter that exited normally"
 # A hang: the adapter is killed, with its daemon.
 within 20 1 'seed 0: hang' -- "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 1 --target "$bad daemon $mk-hg hang"
 no_orphan "$mk-hg" "daemon of a hung adapter"
+# A hang saved as a bundle waits out its timeout once: the module is not
+# run a second time for its optimized form.
+within 9 1 'seed 0: hang' -- "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 5 --save "$tmp/hang-save" --target "$bad hang"
 # hello obeys --start-timeout, in every command that opens a target.
 within 5 2 "no reply to 'hello' within 1 s" -- \
   "$trench" check "$tmp/neg.hlo" --seeds 1 --start-timeout 1 --target "$bad slow-hello 30"

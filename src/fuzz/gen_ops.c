@@ -433,7 +433,25 @@ static tr_instr *mk_concatenate(gen_ctx *g, tr_op op) {
   int dim = (int)gen_below(g, s->rank);
   int n = 2 + (int)gen_below(g, 2);
   tr_instr *ops[4] = {x};
-  for (int i = 1; i < n; i++) {
+  if (g->op_ok[TR_OP_SLICE] && s->dims[dim] >= 3 && gen_chance(g, 25)) {
+    /* slices of x along dim, adjacent, one apart or overlapping by one:
+     * the concatenates of slices that simplifiers merge into one slice */
+    int64_t full = s->dims[dim], at = gen_below(g, 2);
+    for (int i = 0; i < n; i++) {
+      int64_t len = 1 + gen_below(g, full / n);
+      if (at + len > full) len = full - at;
+      if (len <= 0) return NULL;
+      tr_slice_dim sd[8];
+      for (int d = 0; d < s->rank; d++) sd[d] = (tr_slice_dim){0, s->dims[d], 1};
+      sd[dim].start = at;
+      sd[dim].limit = at + len;
+      tr_instr *sl = tr_build_begin(g->c, TR_OP_SLICE, &x, 1);
+      tr_build_slice(sl, sd, s->rank);
+      if (!(ops[i] = end(g, sl, NULL))) return NULL;
+      at += len + gen_below(g, 3) - 1;
+    }
+  }
+  for (int i = 1; i < n && ops[0] == x; i++) {
     tr_instr *y = NULL;
     for (int k = g->npool - 1; k >= 0 && !y; k--) {
       tr_instr *c = g->pool[k];

@@ -1402,9 +1402,25 @@ static bool is_binary_pair(const tr_instr *in) {
 
 static bool is_compare_pair(const tr_instr *in) { return in->op == TR_OP_COMPARE && is_binary_pair(in); }
 
-/* v with drawn boundary values (NaN, inf, -0, MIN, MAX, ...) selected in
- * at about a quarter of its elements: select(mask, values, v), both
- * constants. NULL when v is too big or not of a real type. */
+/* The values that break the identities of x op x: NaN (a third of the
+ * draws), infinities, signed zeros and the largest finite for floats;
+ * 0, -1, MIN and MAX for integers. */
+static double identity_breaker(mz *z, tr_dtype dt) {
+  if (tr_dtype_is_float(dt)) {
+    double mx = tr_float_max(dt);
+    double cands[] = {NAN, NAN, NAN, INFINITY, -INFINITY, 0.0, -0.0, mx, -mx};
+    double v = cands[rndn(z, TR_NELEMS(cands))];
+    if ((isnan(v) && !tr_float_has_nan(dt)) || (isinf(v) && !tr_float_has_inf(dt))) v = mx;
+    return v;
+  }
+  double cands[] = {0, -1, (double)tr_int_min(dt), (double)tr_int_max(dt)};
+  double v = cands[rndn(z, TR_NELEMS(cands))];
+  return v < (double)tr_int_min(dt) ? 0 : v;
+}
+
+/* v with identity breakers selected in at about a quarter of its
+ * elements: select(mask, values, v), both constants. NULL when v is too
+ * big or not of a real type. */
 static tr_instr *with_boundary_values(mz *z, tr_comp *c, tr_instr *v) {
   const tr_shape *s = v->shape;
   int64_t n = tr_shape_count(s);
@@ -1415,7 +1431,7 @@ static tr_instr *with_boundary_values(mz *z, tr_comp *c, tr_instr *v) {
   memset(vals, 0, (size_t)(n * sz));
   for (int64_t i = 0; i < n; i++) {
     mask[i] = i == 0 || rndn(z, 4) == 0;
-    uint64_t b = bits_of(dt, boundary_value(z, dt));
+    uint64_t b = bits_of(dt, identity_breaker(z, dt));
     memcpy(vals + i * sz, &b, (size_t)(sz < 8 ? sz : 8));
   }
   tr_instr *ops[3];

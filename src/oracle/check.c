@@ -589,9 +589,11 @@ static tr_status check_body(tr_target *t, const tr_module *m, const tr_check_opt
     }
     if (run->weak) nweak++;
     if (res.verdict == TR_VERDICT_UNSUPPORTED) nunsupported++;
-    if (st == TR_OK && want_save && !res.optimized_hlo && (t->caps & TR_CAP_OPTIMIZED_HLO)) {
+    if (st == TR_OK && want_save && !res.optimized_hlo && (t->caps & TR_CAP_OPTIMIZED_HLO) &&
+        res.verdict != TR_VERDICT_HANG) {
       /* The same module on the same inputs again, for its optimized form
-       * only: this run's verdict and outputs stay the ones judged. */
+       * only: this run's verdict and outputs stay the ones judged. Not
+       * after a hang, which would wait out the timeout a second time. */
       tr_run_opts ro2 = ro;
       ro2.want_optimized_hlo = true;
       ro2.want_received_hlo = false;
