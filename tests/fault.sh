@@ -224,6 +224,13 @@ no_orphan "$mk-ok" "daemon of an adapter that exited normally"
 # A hang: the adapter is killed, with its daemon.
 within 20 1 'seed 0: hang' -- "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 1 --target "$bad daemon $mk-hg hang"
 no_orphan "$mk-hg" "daemon of a hung adapter"
+# A compile error on a module holding a form compilers make themselves
+# (ops.def flag P: bitcast, fusion) is the input contract: unsupported,
+# naming the form; on any other module it is a finding.
+printf 'HloModule bc\nENTRY main {\n  p = f32[4] parameter(0)\n  b = f32[4] bitcast(p)\n  ROOT n = f32[4] negate(b)\n}\n' > "$tmp/bitcast.hlo"
+within 20 0 'holds %b, a bitcast, which compilers make in their own pipeline.*refused: bitcast' -- \
+  "$trench" check "$tmp/bitcast.hlo" --seeds 1 --target "$bad refuse bitcast"
+within 20 1 'seed 0: compile_error: refused: negate' -- "$trench" check "$tmp/neg.hlo" --seeds 1 --target "$bad refuse negate"
 # A hang saved as a bundle waits out its timeout once: the module is not
 # run a second time for its optimized form.
 within 9 1 'seed 0: hang' -- "$trench" check "$tmp/neg.hlo" --seeds 1 --timeout 5 --save "$tmp/hang-save" --target "$bad hang"

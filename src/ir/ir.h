@@ -36,7 +36,11 @@ enum {
   TR_OPF_I = 1 << 3, /* idempotent */
   TR_OPF_S = 1 << 4, /* has side effects / talks to the outside */
   TR_OPF_K = 1 << 5, /* in trench's core op set */
-  TR_OPF_M = 1 << 6  /* moves values only: any element type */
+  TR_OPF_M = 1 << 6, /* moves values only: any element type */
+  TR_OPF_P = 1 << 7  /* a form XLA's compilers make in their own pipeline
+                        (layout assignment, fusion) and take as input only
+                        from it: a target's refusal to compile it is not a
+                        finding */
 };
 
 /* Op classes (ops.def's CLASS column). */

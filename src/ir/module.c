@@ -11,6 +11,7 @@
 #define I TR_OPF_I
 #define S TR_OPF_S
 #define M TR_OPF_M
+#define P TR_OPF_P
 const tr_op_info tr_ops[TR_OP_COUNT] = {
 #define X(En, name, arity, rule, types, flags, attrs, w, cls, modes) \
   {name, arity, TR_RULE_##rule, types, (unsigned)(flags), attrs, w, TR_OPC_##cls, modes},
@@ -23,6 +24,7 @@ const tr_op_info tr_ops[TR_OP_COUNT] = {
 #undef I
 #undef S
 #undef M
+#undef P
 
 const tr_attr_info tr_attrs[TR_ATTR_COUNT] = {
 #define X(En, name, kind, allowed) {name, TR_AK_##kind, allowed},

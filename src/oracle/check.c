@@ -61,6 +61,36 @@ static bool is_finding(tr_verdict v) {
   return v != TR_VERDICT_OK && v != TR_VERDICT_UNSUPPORTED;
 }
 
+/* The first instruction of m, in any computation, of an op that XLA's
+ * compilers make in their own pipeline and refuse as input (ops.def flag
+ * P: bitcast, fusion); NULL when none. */
+static const tr_instr *pipeline_op(const tr_module *m) {
+  for (int c = 0; c < m->ncomps; c++)
+    for (int i = 0; i < m->comps[c]->ninstrs; i++)
+      if (tr_ops[m->comps[c]->instrs[i]->op].flags & TR_OPF_P) return m->comps[c]->instrs[i];
+  return NULL;
+}
+
+/* A compiler outside trench that refuses to compile a module holding such
+ * a form keeps its input contract (XLA: "Unexpected bitcast operation" in
+ * layout assignment; kInput fusions exist only on GPU): unsupported, with
+ * the form named, not a finding. trench's own compiler takes these forms,
+ * so its compile errors stay findings, and so do crashes and wrong values
+ * everywhere. */
+static void pipeline_form(const tr_target *t, const tr_module *m, tr_run_result *res) {
+  if (res->verdict != TR_VERDICT_COMPILE_ERROR || strcmp(t->ops->kind, "cmd") != 0) return;
+  const tr_instr *in = pipeline_op(m);
+  if (!in) return;
+  tr_buf b = {0};
+  tr_buf_printf(&b, "the module holds %%%s, a %s, which compilers make in their own pipeline and do not take as "
+                "input; the target refused to compile it: %s", in->name, tr_ops[in->op].name,
+                res->message ? res->message : "(no message)");
+  tr_free(res->message);
+  res->message = tr_xstrdup(tr_buf_str(&b));
+  tr_buf_free(&b);
+  res->verdict = TR_VERDICT_UNSUPPORTED;
+}
+
 /* Row-major index of flat element i, as "[i,j,k]". */
 static void index_text(char *out, size_t n, const tr_shadow_out *o, size_t i) {
   int64_t idx[TR_TENSOR_MAX_RANK + 1];
@@ -557,6 +587,7 @@ static tr_status check_body(tr_target *t, const tr_module *m, const tr_check_opt
       tr_buf_free(&rb);
       tr_received_free(&rcv);
     }
+    pipeline_form(t, m, &res);
     run->verdict = res.verdict;
     if (res.message) run->message = tr_xstrdup(res.message);
     cJSON *js = cJSON_CreateObject();

@@ -7,6 +7,7 @@ Usage: bad_adapter.py MODE [ARG...]
   crash OPCODE        os._exit(3) on a run whose module uses OPCODE
   segv OPCODE         die of SIGSEGV (os.kill) on such a run
   hang                never answer a run
+  refuse OPCODE       answer compile_error on a run whose module uses OPCODE
   hang-hello          never answer hello
   garbage             answer a run with a line that is not JSON
   wrong-id            answer a run with another request's id
@@ -102,6 +103,8 @@ def run(req):
         os.kill(os.getpid(), signal.SIGSEGV)
     if mode == "hang":
         time.sleep(3600)
+    if mode == "refuse" and uses(req, args[0]):
+        return {"status": "compile_error", "message": "refused: %s" % args[0]}
     if mode == "garbage":
         sys.stdout.write("this is not JSON {\n")
         sys.stdout.flush()
