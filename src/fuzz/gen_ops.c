@@ -1328,31 +1328,83 @@ static tr_instr *mk_map(gen_ctx *g, tr_op op) {
   return end(g, in, NULL);
 }
 
-/* while: state (counter, limit, value); runs min(limit, ...) trips with a
- * limit that is constant (0 to 4 trips) or read from the inputs and
- * clamped; the body updates the value (elementwise, or in place through a
- * dynamic-update-slice at the counter). */
+/* A counted loop's shape: the counter starts at i0 and steps by step
+ * (up or down) while compare(counter, limit, dir) holds (or the mirrored
+ * compare(limit, counter), when swap), for `trips` trips. The forms are
+ * the ones loop analyses count differently: exclusive and inclusive
+ * bounds, both directions, steps past 1, NE, starts off zero. */
+typedef struct {
+  int64_t i0, step, limit;
+  const char *dir;
+  bool swap;
+} loop_form;
+
+static loop_form draw_loop(gen_ctx *g, int64_t trips) {
+  loop_form f;
+  int64_t s = 1 + gen_below(g, 3), t = trips;
+  f.i0 = gen_chance(g, 50) ? 0 : gen_below(g, 7) - 3;
+  f.swap = gen_chance(g, 25);
+  switch (gen_below(g, 5)) {
+  case 0: /* up, i < limit: ceil((limit - i0) / s) trips */
+    f.step = s, f.dir = "LT";
+    f.limit = t ? f.i0 + (t - 1) * s + 1 + gen_below(g, s) : f.i0 - gen_below(g, 2);
+    break;
+  case 1: /* up, i <= limit: floor((limit - i0) / s) + 1 trips */
+    f.step = s, f.dir = "LE";
+    f.limit = t ? f.i0 + (t - 1) * s + gen_below(g, s) : f.i0 - 1 - gen_below(g, 2);
+    break;
+  case 2: /* down, i > limit */
+    f.step = -s, f.dir = "GT";
+    f.limit = t ? f.i0 - (t - 1) * s - 1 - gen_below(g, s) : f.i0 + gen_below(g, 2);
+    break;
+  case 3: /* down, i >= limit */
+    f.step = -s, f.dir = "GE";
+    f.limit = t ? f.i0 - (t - 1) * s - gen_below(g, s) : f.i0 + 1 + gen_below(g, 2);
+    break;
+  default: /* i != limit, which the counter meets exactly */
+    f.step = gen_chance(g, 50) ? s : -s, f.dir = "NE";
+    f.limit = f.i0 + t * f.step;
+    break;
+  }
+  return f;
+}
+
+/* The mirrored direction: compare(a, b, d) == compare(b, a, mirror(d)). */
+static const char *mirror_dir(const char *d) {
+  return !strcmp(d, "LT") ? "GT" : !strcmp(d, "GT") ? "LT" : !strcmp(d, "LE") ? "GE" : !strcmp(d, "GE") ? "LE" : d;
+}
+
+/* while: state (counter, limit, value); a counted loop of 0 to 4 trips
+ * (draw_loop), or, on the plain up-and-LT form, min(limit, ...) trips
+ * with a limit read from the inputs and clamped to [0, 4]; the body
+ * updates the value (elementwise, or in place through a
+ * dynamic-update-slice at the counter, which clamps a counter outside
+ * the rows). */
 static tr_instr *mk_while(gen_ctx *g, tr_op op) {
   if (g->depth > 0) return NULL;
   tr_instr *v = gen_pick(g);
   if (is_cplx(v->shape->dtype)) return NULL;
+  loop_form f = draw_loop(g, gen_below(g, 5));
   tr_instr *zero = gen_scalar_const(g, TR_DT_S32, 0), *limit;
   if (!g->consts_only && gen_chance(g, 35)) {
+    f = (loop_form){0, 1, 0, "LT", f.swap};
     tr_instr *p = gen_leaf(g, scalar(g, TR_DT_S32));
     tr_instr *ops[3] = {zero, p, gen_scalar_const(g, TR_DT_S32, 4)};
     limit = end(g, tr_build_begin(g->c, TR_OP_CLAMP, ops, 3), NULL);
     if (!limit) return NULL;
   } else {
-    limit = gen_scalar_const(g, TR_DT_S32, (double)gen_below(g, 5));
+    limit = gen_scalar_const(g, TR_DT_S32, (double)f.limit);
   }
-  tr_instr *st[3] = {zero, limit, v};
+  tr_instr *start = f.i0 ? gen_scalar_const(g, TR_DT_S32, (double)f.i0) : zero;
+  tr_instr *st[3] = {start, limit, v};
   tr_instr *init = tr_build_tuple(g->c, st, 3, &g->why);
   if (!init) return NULL;
   /* condition */
   tr_comp *cond = tr_build_comp(g->m, gen_comp_name(g, "cond"), false);
   tr_instr *cp = tr_build_param(cond, init->shape);
   tr_instr *ci = tr_build_gte(cond, cp, 0, NULL), *cl = tr_build_gte(cond, cp, 1, NULL);
-  tr_build_root(cond, tr_build_compare(cond, ci, cl, "LT", NULL));
+  tr_build_root(cond, f.swap ? tr_build_compare(cond, cl, ci, mirror_dir(f.dir), NULL)
+                             : tr_build_compare(cond, ci, cl, f.dir, NULL));
   /* body */
   tr_comp *body = tr_build_comp(g->m, gen_comp_name(g, "body"), false);
   tr_instr *bp = tr_build_param(body, init->shape);
@@ -1360,8 +1412,10 @@ static tr_instr *mk_while(gen_ctx *g, tr_op op) {
   gen_enter(g, body, &sv);
   tr_instr *bi = tr_build_gte(body, bp, 0, NULL), *bl = tr_build_gte(body, bp, 1, NULL);
   tr_instr *bv = tr_build_gte(body, bp, 2, NULL);
-  tr_instr *one = gen_scalar_const(g, TR_DT_S32, 1);
-  tr_instr *next = tr_build_binary(body, TR_OP_ADD, bi, one, NULL);
+  /* counter + step, or counter - |step| half the time when going down */
+  bool sub = f.step < 0 && gen_chance(g, 50);
+  tr_instr *stepc = gen_scalar_const(g, TR_DT_S32, (double)(sub ? -f.step : f.step));
+  tr_instr *next = tr_build_binary(body, sub ? TR_OP_SUBTRACT : TR_OP_ADD, bi, stepc, NULL);
   tr_instr *nv = NULL;
   const tr_shape *s = bv->shape;
   if (s->rank >= 1 && s->dims[0] >= 1 && gen_chance(g, 40)) {
