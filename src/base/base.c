@@ -430,10 +430,22 @@ void tr_diag_errorf(tr_diag *d, const char *fmt, ...) {
   diag_push(d, b.p ? b.p : tr_xstrdup(""));
 }
 
-void tr_heap_diag(tr_diag *d, const char *where, const char *what, size_t bytes) {
+int tr_heap_msg(char *buf, size_t n, const char *where, const char *what, size_t bytes) {
   if (bytes == SIZE_MAX)
-    tr_diag_errorf(d, "%s: error: out of memory %s (a size past the address space)", where, what);
-  else tr_diag_errorf(d, "%s: error: out of memory %s (%zu bytes)", where, what, bytes);
+    return snprintf(buf, n, "%s: error: out of memory %s (a size past the address space)", where, what);
+  return snprintf(buf, n, "%s: error: out of memory %s (%zu bytes)", where, what, bytes);
+}
+
+void tr_heap_diag(tr_diag *d, const char *where, const char *what, size_t bytes) {
+  if (!d) return;
+  int k = tr_heap_msg(NULL, 0, where, what, bytes);
+  char *s = tr_xmalloc((size_t)(k > 0 ? k : 0) + 1);
+  tr_heap_msg(s, (size_t)(k > 0 ? k : 0) + 1, where, what, bytes);
+  diag_push(d, s);
+}
+
+bool tr_heap_diag_is(const char *msg) {
+  return msg && strstr(msg, ": error: out of memory ") != NULL;
 }
 
 void tr_src_linecol(const tr_src *src, size_t off, int *line, int *col) {

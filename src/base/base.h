@@ -139,6 +139,13 @@ const char *tr_diag_first(const tr_diag *d); /* NULL when none */
  * "<where>: error: out of memory <what> (N bytes)", one wording for every
  * owner (where: file or file:line:col; what: "evaluating %dot.3"). */
 void tr_heap_diag(tr_diag *d, const char *where, const char *what, size_t bytes);
+/* The same verdict into buf (snprintf's contract; allocates nothing: for
+ * an owner that reports right after its frame unwound). */
+int tr_heap_msg(char *buf, size_t n, const char *where, const char *what, size_t bytes);
+/* Whether msg (a diagnostic, a verdict's message, a decline) holds such a
+ * verdict: an owner that judges by another's result (triage reading a
+ * check) must not read "ran out of memory" as "passed". */
+bool tr_heap_diag_is(const char *msg);
 void tr_diag_clear(tr_diag *d);
 
 /* Reads a whole file (NUL-terminated). Returns TR_ERR_IO with a message.

@@ -172,7 +172,7 @@ static bool keeps(judge *j, const cand *c, tr_check_sig *got) {
     char pass[64];
     int run = 0;
     tr_diag dd = {0};
-    ok = tg_validate_passes(g->t, c->m, c->ins, c->nins, g->o, pass, sizeof pass, &run, NULL, &dd) &&
+    ok = tg_validate_passes(g, g->t, c->m, c->ins, c->nins, g->o, pass, sizeof pass, &run, NULL, &dd) &&
          strcmp(pass, g->r->guilty_pass) == 0;
     tr_diag_clear(&dd);
   }
@@ -194,14 +194,35 @@ static bool accept(judge *j, const cand *c) {
   return false;
 }
 
+typedef struct {
+  tg_ctx *g;
+  const tr_module *m;
+  tr_tensor *const *ins;
+  int nins;
+  bool keeps;
+} keeps_job;
+
+static void keeps_fn(void *p) {
+  keeps_job *kj = p;
+  tg_ctx *g = kj->g;
+  judge j = {g, g->r->sig, true, g->r->guilty_pass[0] != 0 && tg_can_validate(g->t), g->r->culprit_op, NULL,
+             TR_OP_COUNT, 0};
+  cand c = cand_of(tr_module_clone(kj->m), kj->ins, kj->nins);
+  kj->keeps = keeps(&j, &c, NULL);
+  cand_free(&c);
+}
+
+/* In a heap frame of its own: running out of memory is "not shown". */
 bool tr_triage_keeps_sig(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
                          const tr_triage_opts *o, tr_triage_report *r) {
-  tg_ctx g = {t, o, r, NULL};
-  judge j = {&g, r->sig, true, r->guilty_pass[0] != 0 && tg_can_validate(t), r->culprit_op, NULL, TR_OP_COUNT, 0};
-  cand c = cand_of(tr_module_clone(m), ins, nins);
-  bool k = keeps(&j, &c, NULL);
-  cand_free(&c);
-  return k;
+  tg_ctx g = {t, o, r, NULL, ""};
+  keeps_job kj = {&g, m, ins, nins, false};
+  int cands = r->candidates;
+  if (!tr_heap_run(keeps_fn, &kj, NULL)) {
+    r->candidates = cands + 1;
+    return false;
+  }
+  return kj.keeps;
 }
 
 /* ---- moves: each makes candidate number i of its kind, or returns
@@ -515,23 +536,17 @@ static bool round_once(judge *j, cand *cur, int budget) {
   return taken;
 }
 
-tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
-                    tr_triage_report *r, tr_diag *d) {
-  tg_ctx g = {t, o, r, d};
+/* The reduction, in the reduce level's heap frame (tg_level). */
+static tr_status reduce_body(tg_ctx *g, void *arg) {
+  const tr_module *m = arg;
+  tr_target *t = g->t;
+  const tr_triage_opts *o = g->o;
+  tr_triage_report *r = g->r;
   double t0 = tg_now_ms();
-  if (!r->target) {
-    tr_status st = tr_isolate(t, m, o, r, d);
-    if (st != TR_OK) return st;
-  }
   tr_level *lv = &r->reduce;
-  if (r->outputs.state != TR_LEVEL_FOUND) {
-    lv->state = TR_LEVEL_SKIPPED;
-    tg_note(lv, "nothing to reduce: no finding");
-    return TR_OK;
-  }
   /* Reproduction rate of the original on the failing inputs. */
   int nrep = o->repro_runs > 0 ? o->repro_runs : 3;
-  judge j = {&g, r->sig, true, false, r->culprit_op, NULL, TR_OP_COUNT, 0};
+  judge j = {g, r->sig, true, false, r->culprit_op, NULL, TR_OP_COUNT, 0};
   cand orig = cand_of(tr_module_clone(m), r->inputs, r->ninputs);
   /* A candidate with a loop gets ten times the original's reference
    * time (at least a second). */
@@ -549,7 +564,7 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
   r->repro_of = nrep;
   for (int i = 0; i < nrep; i++) {
     tr_check_report cr;
-    if (tg_check(&g, lv, m, r->inputs, r->ninputs, &cr) == TR_OK && cr.outcome == TR_CHECK_FINDING &&
+    if (tg_check(g, lv, m, r->inputs, r->ninputs, &cr) == TR_OK && cr.outcome == TR_CHECK_FINDING &&
         strcmp(cr.sig.kind, r->sig.kind) == 0 && strcmp(cr.sig.value_kind, r->sig.value_kind) == 0)
       r->repro_ok++;
     tr_check_report_free(&cr);
@@ -580,7 +595,7 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
       cur = c;
       j = jc;
       r->accepted++;
-      tg_progress(&g, "reduce: culprit %%%s as the root -> %d instructions", r->culprit, tg_count(cur.m));
+      tg_progress(g, "reduce: culprit %%%s as the root -> %d instructions", r->culprit, tg_count(cur.m));
     } else {
       cand_free(&c);
     }
@@ -608,4 +623,23 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
   lv->ms = tg_now_ms() - t0;
   r->total_ms += lv->ms;
   return TR_OK;
+}
+
+tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
+                    tr_triage_report *r, tr_diag *d) {
+  tg_ctx g = {t, o, r, d, ""};
+  if (!r->target) {
+    tr_status st = tr_isolate(t, m, o, r, d);
+    if (st != TR_OK) return st;
+  }
+  tr_level *lv = &r->reduce;
+  if (r->outputs.state != TR_LEVEL_FOUND) {
+    lv->state = TR_LEVEL_SKIPPED;
+    tg_note(lv, "nothing to reduce: no finding");
+    return TR_OK;
+  }
+  bool oom = false;
+  tr_status st = tg_level(&g, lv, "reducing the module", reduce_body, (void *)m, &oom);
+  if (oom) r->total_ms += lv->ms;
+  return st;
 }
