@@ -1,7 +1,9 @@
 /* base.c - arena, string buffer, diagnostics and file reading. */
 #include "base.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -242,6 +244,19 @@ bool tr_heap_run(void (*fn)(void *), void *ctx, size_t *bytes) {
   fn(ctx);
   heap_leave(&f);
   return true;
+}
+
+/* ---- cJSON's allocator ---- */
+void *tr_json_malloc(size_t n) { return heap_alloc(NULL, n, false, hs.top != NULL); }
+
+static void json_hooks_once(void) {
+  cJSON_Hooks h = {tr_json_malloc, tr_free};
+  cJSON_InitHooks(&h);
+}
+
+void tr_json_hooks(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, json_hooks_once);
 }
 
 char *tr_xstrdup(const char *s) {

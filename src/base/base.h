@@ -71,6 +71,19 @@ void tr_heap_keep(void *p);
  * inside frames from now on fails, as if malloc returned NULL; 0: none. */
 void tr_heap_fail_at(uint64_t nth);
 
+/* ---- cJSON's allocator ----
+ * cJSON has one process-wide pair of hooks; trench installs these once,
+ * at startup (tr_json_hooks: main, and any library entry that builds
+ * JSON; later calls do nothing). What they do depends only on the calling
+ * thread's heap frame, never on a setting: inside a frame a node is a
+ * recorded block (an unwind frees a tree half built, and a failed
+ * allocation unwinds, so the tree never silently lacks a member); outside
+ * one it is plain malloc, and a failure is NULL, which cJSON passes up
+ * (cJSON_Create*, cJSON_Add*ToObject, cJSON_Print and cJSON_Parse return
+ * NULL): every caller outside a frame checks what it gets. */
+void *tr_json_malloc(size_t n);
+void tr_json_hooks(void);
+
 /* ---- arena: bump allocation, freed all at once ---- */
 typedef struct tr_arena tr_arena;
 tr_arena *tr_arena_new(void);
