@@ -17,12 +17,19 @@ typedef struct {
   bool cuda;             /* compile as CUDA device code */
   const char *workdir;   /* scratch folder for the IR and prelude */
   const char *cflags;    /* extra flags for clang (may be NULL) */
+  void **llvm_ctx;       /* when not NULL: set to the kernel's LLVM context
+                            as soon as it exists (LLVM's memory is no heap
+                            frame's: the frame's owner disposes of it with
+                            vk_llvm_dispose after an out-of-memory unwind) */
 } vk_compile_opts;
 
 /* Compiles path and loads its function "kernel" (the first defined
  * function when there is none so named). */
 tr_status vk_load(const char *path, const vk_compile_opts *o, vk_kernel **out, tr_diag *d);
 void vk_free(vk_kernel *k);
+/* Disposes of an LLVM context (and the module in it) that vk_load made;
+ * only after an unwind freed its kernel (vk_compile_opts.llvm_ctx). */
+void vk_llvm_dispose(void *ctx);
 /* Pointer parameters of the kernel (every parameter must be one). */
 int vk_nparams(const vk_kernel *k);
 /* The LLVM IR text (for --dump). */
