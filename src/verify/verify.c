@@ -707,9 +707,18 @@ static tr_status setup(vctx *V) {
   ic.seed = o->seed;
   int nins = 0;
   if (tr_inputs_make(o->m, &ic, &V->base, &nins, V->d) != TR_OK) return TR_ERR_INVALID;
-  snprintf(V->work, sizeof V->work, "/tmp/trench-verify-XXXXXX");
+  /* The scratch folder in $TMPDIR (as targets' private folders), short
+   * enough for the paths made in it (kernel.so, wrap.c). */
+  const char *td = getenv("TMPDIR");
+  if (!td || !*td) td = "/tmp";
+  if (snprintf(V->work, sizeof V->work, "%s/trench-verify-XXXXXX", td) >= (int)sizeof V->work - 40) {
+    V->work[0] = 0;
+    tr_diag_errorf(V->d, "verify: TMPDIR is too long a path for the scratch folder: %s", td);
+    return TR_ERR_IO;
+  }
   if (!mkdtemp(V->work)) {
-    tr_diag_errorf(V->d, "verify: cannot create a scratch folder: %s", strerror(errno));
+    tr_diag_errorf(V->d, "verify: cannot create a scratch folder in %s: %s", td, strerror(errno));
+    V->work[0] = 0;
     return TR_ERR_IO;
   }
   if (o->guard_tmp) snprintf(o->guard_tmp, 4096, "%s", V->work);
@@ -910,6 +919,6 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
     st = TR_ERR_UNSUPPORTED;
   }
   if (o->guard_tmp) o->guard_tmp[0] = 0;
-  if (V.work[0] && strcmp(V.work, "/tmp/trench-verify-XXXXXX")) rm_work(V.work);
+  if (V.work[0]) rm_work(V.work);
   return st;
 }
