@@ -53,6 +53,8 @@ typedef struct {
   size_t failed;       /* the request that failed (kept here, not in the
                           frame: tr_heap_run's locals are indeterminate
                           after the longjmp if changed since setjmp) */
+  bool json_failed;    /* a JSON allocation outside frames failed since
+                          the last tr_json_print */
 } heap_state;
 
 static _Thread_local heap_state hs;
@@ -247,7 +249,22 @@ bool tr_heap_run(void (*fn)(void *), void *ctx, size_t *bytes) {
 }
 
 /* ---- cJSON's allocator ---- */
-void *tr_json_malloc(size_t n) { return heap_alloc(NULL, n, false, hs.top != NULL); }
+void *tr_json_malloc(size_t n) {
+  void *p = heap_alloc(NULL, n, false, hs.top != NULL);
+  if (!p) hs.json_failed = true;
+  return p;
+}
+
+char *tr_json_print(const cJSON *item, bool pretty) {
+  char *s = item ? (pretty ? cJSON_Print(item) : cJSON_PrintUnformatted(item)) : NULL;
+  bool failed = hs.json_failed;
+  hs.json_failed = false;
+  if (s && failed) {
+    tr_free(s);
+    s = NULL;
+  }
+  return s;
+}
 
 static void json_hooks_once(void) {
   cJSON_Hooks h = {tr_json_malloc, tr_free};

@@ -83,6 +83,14 @@ void tr_heap_fail_at(uint64_t nth);
  * NULL): every caller outside a frame checks what it gets. */
 void *tr_json_malloc(size_t n);
 void tr_json_hooks(void);
+/* cJSON_Print (pretty) or cJSON_PrintUnformatted of item, or NULL when it
+ * cannot be whole: the print ran out of memory, or a JSON allocation
+ * outside any frame failed on this thread since the last tr_json_print
+ * (a tree built then may lack a member). The one place a tree becomes
+ * text, so one check there covers every cJSON_Add* before it. Free the
+ * text with tr_free. */
+struct cJSON;
+char *tr_json_print(const struct cJSON *item, bool pretty);
 
 /* ---- arena: bump allocation, freed all at once ---- */
 typedef struct tr_arena tr_arena;

@@ -309,7 +309,7 @@ static tr_status write_files(const char *dir, const tr_triage_report *r, tr_diag
   if (st == TR_OK && r->kernel_text) st = write_text(dir, "optimized.hlo", r->kernel_text, d);
   if (st == TR_OK) {
     cJSON *js = tr_triage_json(r);
-    char *s = js ? cJSON_Print(js) : NULL;
+    char *s = tr_json_print(js, true);
     if (!s) {
       cJSON_Delete(js);
       tr_diag_errorf(d, "%s/report.json: cannot make the report", dir);
