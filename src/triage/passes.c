@@ -34,7 +34,7 @@ static bool keeps_result(tv_state *s, const tr_module *m) {
   tr_diag dd = {0};
   bool ok = tr_eval(m, s->ins, s->nins, &outs, &nouts, &dd) == TR_OK && nouts == s->nref;
   /* The reference out of memory says nothing about the pass. */
-  for (int i = 0; i < dd.nmsgs; i++) tg_oom(s->g, dd.msgs[i]);
+  tg_oom_diag(s->g, &dd);
   for (int i = 0; ok && i < nouts; i++) {
     tr_compare_result cr;
     ok = tr_compare_output(&s->ref[i], outs[i], &s->co, &cr, &dd) == TR_OK && !cr.has_fail;
@@ -84,7 +84,7 @@ bool tg_validate_passes(tg_ctx *g, tr_target *t, const tr_module *m, tr_tensor *
   memset(&so, 0, sizeof so);
   s.g = g;
   bool ok = tr_eval_shadow(m, &so, ins, nins, &s.ref, &s.nref, &cd) == TR_OK;
-  for (int i = 0; !ok && i < cd.nmsgs; i++) tg_oom(g, cd.msgs[i]);
+  if (!ok) tg_oom_diag(g, &cd);
   tr_module *x = ok ? tr_module_clone(m) : NULL;
   bool invalid = false;
   if (ok) {

@@ -83,6 +83,17 @@ static void oom_target(tg_ctx *g, const char *msg) {
   if (tr_heap_diag_is(msg)) oom_raise(g, msg, ": error: out of memory ");
 }
 
+void tg_oom_diag(tg_ctx *g, tr_diag *d) {
+  if (!d || !tr_heap_active()) return;
+  for (int i = 0; i < d->nmsgs; i++)
+    if (strstr(d->msgs[i], "out of memory")) {
+      char msg[sizeof g->oom]; /* a copy first: clearing d frees it */
+      snprintf(msg, sizeof msg, "%s", d->msgs[i]);
+      tr_diag_clear(d);
+      oom_raise(g, msg, "out of memory");
+    }
+}
+
 void tg_check_oom(tg_ctx *g, const tr_check_report *cr) {
   tg_oom(g, cr->declined);
   for (int i = 0; i < cr->nruns; i++) oom_target(g, cr->runs[i].message);
@@ -132,7 +143,7 @@ tr_status tg_run(tg_ctx *g, tr_level *lv, const tr_module *m, tr_run_opts *ro, t
   lv->runs++;
   g->r->total_runs++;
   oom_target(g, res->message);
-  for (int i = 0; d && i < d->nmsgs; i++) tg_oom(g, d->msgs[i]);
+  tg_oom_diag(g, d);
   return st;
 }
 
@@ -150,11 +161,11 @@ tr_status tg_check(tg_ctx *g, tr_level *lv, const tr_module *m, tr_tensor *const
   tr_status st = tr_check(g->t, m, &co, cr, &cd);
   if (lv) lv->runs++;
   g->r->total_runs++;
-  for (int i = 0; i < cd.nmsgs; i++) tg_oom(g, cd.msgs[i]);
-  tg_check_oom(g, cr);
+  tg_oom_diag(g, &cd);
   if (st != TR_OK && g->d)
     for (int i = 0; i < cd.nmsgs; i++) tr_diag_errorf(g->d, "%s", cd.msgs[i]);
   tr_diag_clear(&cd);
+  tg_check_oom(g, cr);
   return st;
 }
 

@@ -35,6 +35,10 @@ tr_status tg_level(tg_ctx *g, tr_level *lv, const char *what, tg_level_fn fn, vo
 void tg_oom(tg_ctx *g, const char *msg);
 /* tg_oom on a check's decline and its runs' messages. */
 void tg_check_oom(tg_ctx *g, const tr_check_report *cr);
+/* tg_oom on each message of d, a diagnostic of the level's own (a local):
+ * d is cleared before the unwind (a diagnostic's messages outlive frames,
+ * tr_heap_keep, so an unwind would leave them behind). */
+void tg_oom_diag(tg_ctx *g, tr_diag *d);
 
 /* One judged run of m on the given inputs through tr_check, counted in
  * lv (may be NULL) and in the report's total. cr is filled (free it);

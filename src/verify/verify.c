@@ -209,6 +209,7 @@ static int judge(vctx *V, tr_tensor **b, int *out, int64_t *flat, double *kv, do
     const char *first = tr_diag_first(&d);
     if (first && strstr(first, "out of memory") && tr_heap_active()) {
       snprintf(V->oom, sizeof V->oom, "%s", first);
+      tr_diag_clear(&d); /* its messages are kept: no unwind frees them */
       tr_heap_raise(0);
     }
     tr_diag_errorf(V->d, "reference: %s", tr_diag_first(&d) ? tr_diag_first(&d) : "shadow evaluation failed");
