@@ -49,15 +49,20 @@ static const char cuda_prelude[] =
   "#define INFINITY __builtin_inff()\n";
 
 /* Runs argv; stderr goes to errpath. Returns the exit status or -1. */
-static int run_cmd(char *const *argv, const char *errpath) {
+static int run_cmd(char *const *argv, const char *errpath, const char *workdir) {
+  char **env = vk_env(workdir);
   pid_t p = fork();
-  if (p < 0) return -1;
+  if (p < 0) {
+    vk_env_free(env);
+    return -1;
+  }
   if (p == 0) {
     FILE *f = freopen(errpath, "w", stderr);
     (void)f;
-    execvp(argv[0], argv);
+    execvpe(argv[0], argv, env);
     _exit(127);
   }
+  vk_env_free(env);
   int st;
   while (waitpid(p, &st, 0) < 0)
     if (errno != EINTR) return -1;
@@ -502,7 +507,7 @@ tr_status vk_load(const char *path, const vk_compile_opts *o, vk_kernel **out, t
   if (flags) n += split_flags(flags, argv + n, 16);
   argv[n++] = (char *)path; argv[n++] = "-o"; argv[n++] = ll;
   argv[n] = NULL;
-  int rc = run_cmd(argv, err);
+  int rc = run_cmd(argv, err, o->workdir);
   tr_free(flags);
   if (rc != 0) {
     add_file_diag(d, rc == 127 ? "kernel: clang-14 is not installed (scripts/deps.sh installs it)"

@@ -102,6 +102,12 @@ void vk_result_free(vk_result *r, int nbufs);
 int vk_native_run(const char *so_path, tr_tensor **bufs, int n, int guard, double timeout_s,
                   tr_diag *d);
 /* Compiles a C kernel natively into so_path. */
+/* The environment for a tool trench verify runs (clang, a host wrapper):
+ * the process's with TMPDIR set to dir (the scratch folder), so the tool's
+ * own temporary files (clang's objects) go with the folder even when an
+ * interrupt kills the tool midway. NULL-terminated; vk_env_free. */
+char **vk_env(const char *dir);
+void vk_env_free(char **env);
 tr_status vk_native_build(const char *src, const char *so_path, const char *cflags, tr_diag *d);
 
 /* KernelBench-style Python sources (kbench.c): the CUDA string of a
