@@ -167,6 +167,28 @@ rm -rf "$tmp/tm"; mkdir -p "$tmp/tm"; echo stale > "$tmp/tm/stale.txt"
 if [ -f "$tmp/tm/report.json" ] && [ ! -e "$tmp/tm/stale.txt" ] && ! ls -d "$tmp/tm".tmp-* >/dev/null 2>&1; then ok
 else bad "reduce --save over an existing folder: mixed or left behind"; ls "$tmp/tm" | head; fi
 
+# A campaign's background triage (fuzz --triage) that runs out of memory
+# leaves its reason in BUNDLE/triage.err, no partial BUNDLE/triage, and the
+# campaign ends normally.
+nerr=0
+for n in 20 50 120; do
+  rm -rf "$tmp/tf"
+  out=$(TRENCH_HEAP_FAIL=$n timeout -k 2 120 "$trench" fuzz --target builtin:inject=emit-tail-mask-short \
+    --corpus "$d/emit-tail-mask-short.hlo" --no-gen --count 3 --until-finding --triage --out "$tmp/tf" -q 2>&1)
+  rc=$?
+  if { [ $rc != 0 ] && [ $rc != 1 ]; } || printf '%s\n' "$out" | grep -Eq 'internal error|Sanitizer|runtime error'; then
+    bad "fuzz --triage, TRENCH_HEAP_FAIL=$n: exit $rc"; printf '%s\n' "$out" | tail -4; continue
+  fi
+  for fb in "$tmp"/tf/findings/*/; do
+    [ -d "$fb" ] || continue
+    if [ -e "$fb/triage.err" ]; then
+      grep -q 'out of memory' "$fb/triage.err" && nerr=$((nerr + 1))
+      [ -e "$fb/triage" ] && bad "fuzz --triage, TRENCH_HEAP_FAIL=$n: a failed triage left $fb/triage"
+    fi
+  done
+done
+if [ $nerr -gt 0 ]; then ok; else bad "fuzz --triage: no injection ended a triage in an out-of-memory triage.err"; fi
+
 if [ -x "$(dirname "$trench")/trench-verify" ]; then
   kd=$tests/kernels
   tsweep "verify (counterexample)" "1 2" 1 "" -- "$trench" verify --ref "$kd/rowmax.hlo" --kernel "$kd/rowmax_init0.c" --locations 7
