@@ -389,16 +389,28 @@ tr_status tr_triage_write(const char *dir, const tr_triage_report *r, tr_diag *d
   }
   /* rename replaces a missing or empty folder; a full one is exchanged
    * with the new one and then removed. */
-  if (rename(tmp, dir) != 0) {
-    int e = errno;
-    if ((e == ENOTEMPTY || e == EEXIST) && renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
+  if (rename(tmp, dir) == 0) return TR_OK;
+  int e = errno;
+  if (e == ENOTEMPTY || e == EEXIST) {
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
       remove_tree(tmp); /* the old bundle, now under the temporary name */
       return TR_OK;
     }
-    if (e == ENOTEMPTY || e == EEXIST) e = errno;
-    tr_diag_errorf(d, "%s: cannot move the bundle into place: %s", dir, strerror(e));
-    remove_tree(tmp);
-    return TR_ERR_IO;
+    e = errno;
+    /* A file system without the exchange: the old bundle moves aside
+     * first (for a moment there is none, never a mixed one). */
+    char old[4420];
+    snprintf(old, sizeof old, "%s.old-%s", dir, tmp + strlen(tmp) - 6);
+    if ((e == EINVAL || e == ENOSYS) && rename(dir, old) == 0) {
+      if (rename(tmp, dir) == 0) {
+        remove_tree(old);
+        return TR_OK;
+      }
+      e = errno;
+      rename(old, dir); /* put it back */
+    }
   }
-  return TR_OK;
+  tr_diag_errorf(d, "%s: cannot move the bundle into place: %s", dir, strerror(e));
+  remove_tree(tmp);
+  return TR_ERR_IO;
 }
