@@ -145,7 +145,7 @@ FAULT_SAN_SECONDS ?= 120
 fault-san:
 	$(MAKE) BUILD=build-san OPT="-O1 -g -fno-omit-frame-pointer" \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
-	  LDLIBS="-lcjson -lm -lpthread -fsanitize=address,undefined" build-san/trench build-san/unit
+	  LDLIBS="-lcjson -lm -lpthread -fsanitize=address,undefined" build-san/trench build-san/trench-verify build-san/unit
 	FAULT_SAN_SECONDS=$(FAULT_SAN_SECONDS) bash tests/fault_san.sh build-san/trench tests
 	TRENCH_MUTANTS=10 build-san/unit tests mutate
 	bash tests/fault.sh build-san/trench tests

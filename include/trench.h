@@ -68,7 +68,7 @@ trench_report *trench_check(trench_target *t, const tr_module *m, const trench_c
 /* "pass", "weak", "unsupported", "declined", "finding" or "error". */
 const char *trench_report_outcome(const trench_report *r);
 /* The report as `trench check --json` prints it, or as its text lines;
- * malloc'd, the caller frees. */
+ * malloc'd, the caller frees. The JSON is NULL when memory ran out. */
 char *trench_report_json(const trench_report *r);
 char *trench_report_text(const trench_report *r);
 void trench_report_free(trench_report *r);

@@ -295,6 +295,42 @@ if [ -n "$ap" ] && ! alive "$ap"; then ok; else bad "SIGKILL: adapter ${ap:-?} o
 if [ -z "$(ls -A "$tmp/sigKILL")" ]; then ok; else bad "SIGKILL: left $(ls "$tmp/sigKILL")"; fi
 no_orphan "$mk-KILL" "SIGKILL: the adapter's daemon"
 
+# Triage and trench verify, interrupted: isolate and reduce on a hanging
+# adapter leave no adapter, helper or private folder; trench verify
+# (random mode: a long run) leaves no scratch folder.
+for cmd in isolate reduce; do
+  mkdir -p "$tmp/tg$cmd"
+  TMPDIR="$tmp/tg$cmd" "$trench" $cmd "$tmp/neg.hlo" --seeds 1 --timeout 100 \
+    --target "$bad daemon $mk-$cmd pidfile $tmp/pid$cmd hang" > /dev/null 2>&1 &
+  tp=$!
+  for _ in $(seq 1 100); do [ -s "$tmp/pid$cmd" ] && break; sleep 0.1; done
+  sleep 0.5
+  ap=$(cat "$tmp/pid$cmd" 2>/dev/null)
+  kill -TERM $tp
+  { wait $tp; } 2>/dev/null
+  rc=$?
+  sleep 0.2
+  if [ -n "$ap" ] && ! alive "$ap" && [ -z "$(ls -A "$tmp/tg$cmd")" ] && [ $rc -gt 128 ]; then ok
+  else bad "$cmd, SIGTERM: exit $rc, adapter ${ap:-?} $(alive "${ap:-0}" && echo alive || echo gone), left: $(ls "$tmp/tg$cmd")"
+    [ -n "$ap" ] && alive "$ap" && kill -9 "$ap"
+  fi
+  no_orphan "$mk-$cmd" "$cmd, SIGTERM: the adapter's daemon"
+done
+if [ -x "$(dirname "$trench")/trench-verify" ]; then
+  mkdir -p "$tmp/tv"
+  TMPDIR="$tmp/tv" "$trench" verify --ref "$tests/kernels/matmul.hlo" --kernel "$tests/kernels/matmul_ok.c" \
+    --random 1000000 > /dev/null 2>&1 &
+  tp=$!
+  for _ in $(seq 1 100); do [ -n "$(ls -A "$tmp/tv")" ] && break; sleep 0.1; done
+  sleep 0.5
+  seen=$(ls "$tmp/tv")
+  kill -INT $tp
+  { wait $tp; } 2>/dev/null
+  rc=$?
+  if [ -n "$seen" ] && [ -z "$(ls -A "$tmp/tv")" ] && [ $rc -gt 128 ]; then ok
+  else bad "verify, SIGINT: exit $rc, scratch ${seen:-never made}, left: $(ls "$tmp/tv")"; fi
+fi
+
 # ---- a full TMPDIR is trench's error, not the target's crash ----
 # A small tmpfs in a private mount namespace (unshare -rm: no root needed
 # where user namespaces are allowed).

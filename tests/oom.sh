@@ -96,6 +96,106 @@ for n in $(seq 1 "${TRENCH_OOM_STEP:-13}" 260); do
 done
 if [ $nreply -gt 0 ]; then ok; else bad "no injection hit the process target's request or reply"; fi
 
+# Triage and trench verify (issue 16): isolate and reduce run each level
+# in a heap frame, and a check, run or reference that ran out of memory
+# stops the level (never read as "passes"); trench verify runs in a frame,
+# its Z3 queries in frames of their own. A sweep of N ends every time in an
+# allowed exit with no signal, internal error or sanitizer report, leaves
+# nothing in TMPDIR, and (reduce --save) a bundle that is there whole or
+# not at all, with no temporary folder beside it; some N hit, and the sweep
+# reaches a run that completes. N grows geometrically (x1.15 under
+# TRENCH_OOM_STEP, for make fault-san).
+if [ -n "${TRENCH_OOM_STEP:-}" ]; then
+  tpoints=$(awk 'BEGIN { for (n = 1; n < 400000; n = int(n * 1.15) + 1) print n }')
+else
+  tpoints="1 3 8 21 55 144 377 987 2584 6765 17711 46368 121393 317811"
+fi
+oomform='out of memory (evaluating|compiling|checking|emitting|sending|for |triaging|isolating|validating|disabling|reducing|verifying|writing)|cannot make the result'
+# tsweep NAME "ALLOWED RCS" DONE_RC SAVE -- CMD...: SAVE is the --save folder
+# CMD writes ("" when none).
+tsweep() {
+  local name=$1 allowed=" $2 " done_rc=$3 save=$4 n out rc hits=0 done=false
+  shift 5
+  for n in $tpoints; do
+    rm -rf "$tmp/td" "$save"
+    mkdir -p "$tmp/td"
+    out=$(TMPDIR="$tmp/td" TRENCH_HEAP_FAIL=$n timeout -k 2 120 "$@" 2>&1)
+    rc=$?
+    if [[ $allowed != *" $rc "* ]] || printf '%s\n' "$out" | grep -Eq 'internal error|Sanitizer|runtime error|LLVM failed'; then
+      bad "$name: TRENCH_HEAP_FAIL=$n: exit $rc"; printf '%s\n' "$out" | tail -6; return
+    fi
+    if [ -n "$(ls -A "$tmp/td")" ]; then
+      bad "$name: TRENCH_HEAP_FAIL=$n: left $(ls "$tmp/td" | head -3 | tr '\n' ' ')in TMPDIR"; return
+    fi
+    if [ -n "$save" ]; then
+      if ls -d "$save".tmp-* >/dev/null 2>&1; then bad "$name: TRENCH_HEAP_FAIL=$n: a temporary bundle folder is left"; return; fi
+      if [ -e "$save" ] && ! { [ -f "$save/report.json" ] && [ -f "$save/report.md" ] && [ -f "$save/module.hlo" ]; }; then
+        bad "$name: TRENCH_HEAP_FAIL=$n: a partial bundle: $(ls "$save" | tr '\n' ' ')"; return
+      fi
+      if [ "$rc" = 1 ] && [ ! -e "$save" ]; then bad "$name: TRENCH_HEAP_FAIL=$n: a triaged finding without its bundle"; return; fi
+    fi
+    if printf '%s\n' "$out" | grep -q 'out of memory'; then
+      if ! printf '%s\n' "$out" | grep -Eq "$oomform"; then
+        bad "$name: TRENCH_HEAP_FAIL=$n: an out-of-memory message of no known form"
+        printf '%s\n' "$out" | grep 'out of memory' | head -3; return
+      fi
+      hits=$((hits + 1))
+    elif [ "$rc" = "$done_rc" ]; then
+      done=true
+      break
+    fi
+  done
+  if [ $hits -gt 0 ] && $done; then ok
+  else bad "$name: $hits injections hit, completed: $done"; fi
+}
+d="$tests/defects"
+spec=builtin:inject=simplify-slice-of-slice-stride
+tsweep "reduce --save" "1 2" 1 "$tmp/tb" -- "$trench" reduce "$d/simplify-slice-of-slice-stride.hlo" \
+  --target "$spec" --seeds 1 --save "$tmp/tb"
+tsweep "isolate (codegen, kernel level)" "1 2" 1 "" -- "$trench" isolate "$d/emit-tail-mask-short.hlo" \
+  --target builtin:inject=emit-tail-mask-short --seeds 1
+# A level that runs out of memory says so in the report, and the report
+# is still written whole.
+out=$(TRENCH_HEAP_FAIL=400 "$trench" reduce "$d/simplify-slice-of-slice-stride.hlo" --target "$spec" --seeds 1 \
+  --save "$tmp/tl" 2>&1)
+if printf '%s\n' "$out" | grep -Eq '\| (instruction|passes|kernel|disable|fuel|reduce) +\| error .*out of memory' &&
+   [ -f "$tmp/tl/report.json" ] && grep -Eq '"state":[[:space:]]*"error"' "$tmp/tl/report.json"; then ok
+else bad "reduce, TRENCH_HEAP_FAIL=400: no level in error with its out-of-memory note"; printf '%s\n' "$out" | grep -i 'memory' | head -3; fi
+# A bundle already there is replaced whole, never mixed with the new one.
+rm -rf "$tmp/tm"; mkdir -p "$tmp/tm"; echo stale > "$tmp/tm/stale.txt"
+"$trench" reduce "$d/simplify-slice-of-slice-stride.hlo" --target "$spec" --seeds 1 --save "$tmp/tm" >/dev/null 2>&1
+if [ -f "$tmp/tm/report.json" ] && [ ! -e "$tmp/tm/stale.txt" ] && ! ls -d "$tmp/tm".tmp-* >/dev/null 2>&1; then ok
+else bad "reduce --save over an existing folder: mixed or left behind"; ls "$tmp/tm" | head; fi
+
+# A campaign's background triage (fuzz --triage) that runs out of memory
+# leaves its reason in BUNDLE/triage.err, no partial BUNDLE/triage, and the
+# campaign ends normally.
+nerr=0
+for n in 20 50 120; do
+  rm -rf "$tmp/tf"
+  out=$(TRENCH_HEAP_FAIL=$n timeout -k 2 120 "$trench" fuzz --target builtin:inject=emit-tail-mask-short \
+    --corpus "$d/emit-tail-mask-short.hlo" --no-gen --count 3 --until-finding --triage --out "$tmp/tf" -q 2>&1)
+  rc=$?
+  if { [ $rc != 0 ] && [ $rc != 1 ]; } || printf '%s\n' "$out" | grep -Eq 'internal error|Sanitizer|runtime error'; then
+    bad "fuzz --triage, TRENCH_HEAP_FAIL=$n: exit $rc"; printf '%s\n' "$out" | tail -4; continue
+  fi
+  for fb in "$tmp"/tf/findings/*/; do
+    [ -d "$fb" ] || continue
+    if [ -e "$fb/triage.err" ]; then
+      grep -q 'out of memory' "$fb/triage.err" && nerr=$((nerr + 1))
+      [ -e "$fb/triage" ] && bad "fuzz --triage, TRENCH_HEAP_FAIL=$n: a failed triage left $fb/triage"
+    fi
+  done
+done
+if [ $nerr -gt 0 ]; then ok; else bad "fuzz --triage: no injection ended a triage in an out-of-memory triage.err"; fi
+
+if [ -x "$(dirname "$trench")/trench-verify" ]; then
+  kd=$tests/kernels
+  tsweep "verify (counterexample)" "1 2" 1 "" -- "$trench" verify --ref "$kd/rowmax.hlo" --kernel "$kd/rowmax_init0.c" --locations 7
+  tsweep "verify (z3 equivalence)" "0 2" 0 "" -- "$trench" verify --ref "$kd/chain.hlo" --kernel "$kd/chain_factored.c" --locations 0
+  tsweep "verify (CUDA race)" "1 2" 1 "" -- "$trench" verify --ref "$kd/rowsum.hlo" --kernel "$kd/rowsum_racy.cu" --locations 3
+fi
+
 # Address-space limits (real exhaustion) cannot be combined with ASan,
 # whose shadow memory needs terabytes of it: plain builds only. Each limit,
 # from too small to enough, ends in a value or a clean error; some limits

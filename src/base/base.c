@@ -1,7 +1,9 @@
 /* base.c - arena, string buffer, diagnostics and file reading. */
 #include "base.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -51,6 +53,8 @@ typedef struct {
   size_t failed;       /* the request that failed (kept here, not in the
                           frame: tr_heap_run's locals are indeterminate
                           after the longjmp if changed since setjmp) */
+  bool json_failed;    /* a JSON allocation outside frames failed since
+                          the last tr_json_print */
 } heap_state;
 
 static _Thread_local heap_state hs;
@@ -244,6 +248,34 @@ bool tr_heap_run(void (*fn)(void *), void *ctx, size_t *bytes) {
   return true;
 }
 
+/* ---- cJSON's allocator ---- */
+void *tr_json_malloc(size_t n) {
+  void *p = heap_alloc(NULL, n, false, hs.top != NULL);
+  if (!p) hs.json_failed = true;
+  return p;
+}
+
+char *tr_json_print(const cJSON *item, bool pretty) {
+  char *s = item ? (pretty ? cJSON_Print(item) : cJSON_PrintUnformatted(item)) : NULL;
+  bool failed = hs.json_failed;
+  hs.json_failed = false;
+  if (s && failed) {
+    tr_free(s);
+    s = NULL;
+  }
+  return s;
+}
+
+static void json_hooks_once(void) {
+  cJSON_Hooks h = {tr_json_malloc, tr_free};
+  cJSON_InitHooks(&h);
+}
+
+void tr_json_hooks(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, json_hooks_once);
+}
+
 char *tr_xstrdup(const char *s) {
   size_t n = strlen(s);
   char *p = tr_xmalloc(n + 1);
@@ -430,10 +462,22 @@ void tr_diag_errorf(tr_diag *d, const char *fmt, ...) {
   diag_push(d, b.p ? b.p : tr_xstrdup(""));
 }
 
-void tr_heap_diag(tr_diag *d, const char *where, const char *what, size_t bytes) {
+int tr_heap_msg(char *buf, size_t n, const char *where, const char *what, size_t bytes) {
   if (bytes == SIZE_MAX)
-    tr_diag_errorf(d, "%s: error: out of memory %s (a size past the address space)", where, what);
-  else tr_diag_errorf(d, "%s: error: out of memory %s (%zu bytes)", where, what, bytes);
+    return snprintf(buf, n, "%s: error: out of memory %s (a size past the address space)", where, what);
+  return snprintf(buf, n, "%s: error: out of memory %s (%zu bytes)", where, what, bytes);
+}
+
+void tr_heap_diag(tr_diag *d, const char *where, const char *what, size_t bytes) {
+  if (!d) return;
+  int k = tr_heap_msg(NULL, 0, where, what, bytes);
+  char *s = tr_xmalloc((size_t)(k > 0 ? k : 0) + 1);
+  tr_heap_msg(s, (size_t)(k > 0 ? k : 0) + 1, where, what, bytes);
+  diag_push(d, s);
+}
+
+bool tr_heap_diag_is(const char *msg) {
+  return msg && strstr(msg, ": error: out of memory ") != NULL;
 }
 
 void tr_src_linecol(const tr_src *src, size_t off, int *line, int *col) {

@@ -71,6 +71,27 @@ void tr_heap_keep(void *p);
  * inside frames from now on fails, as if malloc returned NULL; 0: none. */
 void tr_heap_fail_at(uint64_t nth);
 
+/* ---- cJSON's allocator ----
+ * cJSON has one process-wide pair of hooks; trench installs these once,
+ * at startup (tr_json_hooks: main, and any library entry that builds
+ * JSON; later calls do nothing). What they do depends only on the calling
+ * thread's heap frame, never on a setting: inside a frame a node is a
+ * recorded block (an unwind frees a tree half built, and a failed
+ * allocation unwinds, so the tree never silently lacks a member); outside
+ * one it is plain malloc, and a failure is NULL, which cJSON passes up
+ * (cJSON_Create*, cJSON_Add*ToObject, cJSON_Print and cJSON_Parse return
+ * NULL): every caller outside a frame checks what it gets. */
+void *tr_json_malloc(size_t n);
+void tr_json_hooks(void);
+/* cJSON_Print (pretty) or cJSON_PrintUnformatted of item, or NULL when it
+ * cannot be whole: the print ran out of memory, or a JSON allocation
+ * outside any frame failed on this thread since the last tr_json_print
+ * (a tree built then may lack a member). The one place a tree becomes
+ * text, so one check there covers every cJSON_Add* before it. Free the
+ * text with tr_free. */
+struct cJSON;
+char *tr_json_print(const struct cJSON *item, bool pretty);
+
 /* ---- arena: bump allocation, freed all at once ---- */
 typedef struct tr_arena tr_arena;
 tr_arena *tr_arena_new(void);
@@ -139,6 +160,13 @@ const char *tr_diag_first(const tr_diag *d); /* NULL when none */
  * "<where>: error: out of memory <what> (N bytes)", one wording for every
  * owner (where: file or file:line:col; what: "evaluating %dot.3"). */
 void tr_heap_diag(tr_diag *d, const char *where, const char *what, size_t bytes);
+/* The same verdict into buf (snprintf's contract; allocates nothing: for
+ * an owner that reports right after its frame unwound). */
+int tr_heap_msg(char *buf, size_t n, const char *where, const char *what, size_t bytes);
+/* Whether msg (a diagnostic, a verdict's message, a decline) holds such a
+ * verdict: an owner that judges by another's result (triage reading a
+ * check) must not read "ran out of memory" as "passed". */
+bool tr_heap_diag_is(const char *msg);
 void tr_diag_clear(tr_diag *d);
 
 /* Reads a whole file (NUL-terminated). Returns TR_ERR_IO with a message.

@@ -237,7 +237,11 @@ static bool read_inputs(const check_env *env, const tr_module *m, tr_tensor ***o
 /* Appends one line to the --log file and syncs it. */
 static void log_report(const check_env *env, cJSON *rep) {
   if (env->log_fd < 0 || !rep) return;
-  char *s = cJSON_PrintUnformatted(rep);
+  char *s = tr_json_print(rep, false);
+  if (!s) {
+    fprintf(stderr, "trench check: cannot append to the log: out of memory\n");
+    return;
+  }
   size_t n = strlen(s);
   s[n] = '\n'; /* the NUL becomes the newline; written as n + 1 bytes */
   if (write(env->log_fd, s, n + 1) != (ssize_t)(n + 1) || fsync(env->log_fd) != 0)
@@ -526,8 +530,9 @@ static int run(int argc, char **argv) {
     else one = rep;
   }
   if (env.json_mode) {
-    char *s = cJSON_Print(all ? all : one);
-    puts(s);
+    char *s = tr_json_print(all ? all : one, true);
+    if (s) puts(s);
+    else fprintf(stderr, "trench check: out of memory printing the report\n");
     tr_free(s);
   } else if (env.many) {
     printf("check: %d modules, %d checks: %d pass, %d weak, %d mismatch, %d unsupported, "

@@ -172,8 +172,12 @@ int cli_triage_main(const cli_cmd *cmd, int argc, char **argv, bool reduce) {
     rc = r.outputs.state == TR_LEVEL_FOUND ? CLI_EXIT_FINDING : CLI_EXIT_OK;
     if (json) {
       cJSON *js = tr_triage_json(&r);
-      char *s = cJSON_Print(js);
-      printf("%s\n", s);
+      char *s = tr_json_print(js, true);
+      if (s) printf("%s\n", s);
+      else {
+        fprintf(stderr, "trench %s: out of memory printing the report\n", cmd->name);
+        rc = CLI_EXIT_USAGE;
+      }
       tr_free(s);
       cJSON_Delete(js);
     } else {

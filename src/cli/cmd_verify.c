@@ -69,7 +69,7 @@ const cli_cmd cli_cmd_verify = {
   "  0  no counterexample (every verdict equivalent or unknown)\n"
   "  1  a confirmed counterexample (or random: a failing seed); or the\n"
   "     reference or kernel cannot be handled\n"
-  "  2  usage error, unreadable file\n",
+  "  2  usage error, unreadable file, out of memory\n",
   run,
 };
 

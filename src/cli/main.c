@@ -91,9 +91,8 @@ int main(int argc, char **argv) {
   const char *hf = getenv("TRENCH_HEAP_FAIL");
   if (hf && *hf) tr_heap_fail_at(strtoull(hf, NULL, 10));
   /* cJSON's nodes are blocks like any other: an out-of-memory unwind of a
-   * heap frame frees a report or reply it was building. */
-  cJSON_Hooks hooks = {tr_xmalloc, tr_free};
-  cJSON_InitHooks(&hooks);
+   * heap frame frees a report or reply it was building (base.h). */
+  tr_json_hooks();
   if (argc < 2) {
     print_help(stderr);
     return CLI_EXIT_USAGE;

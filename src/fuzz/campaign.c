@@ -64,6 +64,10 @@ static bool write_all(int fd, const char *p, size_t n) {
 }
 
 static bool write_file(const char *path, const char *text) {
+  if (!text) { /* a document tr_json_print could not make whole */
+    errno = ENOMEM;
+    return false;
+  }
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) return false;
   bool ok = write_all(fd, text, strlen(text));
@@ -279,12 +283,15 @@ static sig_entry *sig_add(camp *c, const char *name, long first) {
 /* Appends one event line; fsync when it records a finding. A failing log
  * (full disk) is reported once and the campaign goes on. */
 static void log_line(camp *c, cJSON *ev, bool sync) {
-  char *s = cJSON_PrintUnformatted(ev);
-  size_t n = strlen(s);
-  s = tr_xrealloc(s, n + 2);
-  s[n] = '\n';
-  s[n + 1] = 0;
-  bool ok = c->log_fd >= 0 && write_all(c->log_fd, s, n + 1);
+  char *s = tr_json_print(ev, false);
+  if (!s) errno = ENOMEM;
+  size_t n = s ? strlen(s) : 0;
+  if (s) {
+    s = tr_xrealloc(s, n + 2);
+    s[n] = '\n';
+    s[n + 1] = 0;
+  }
+  bool ok = s && c->log_fd >= 0 && write_all(c->log_fd, s, n + 1);
   if (ok && sync) ok = fsync(c->log_fd) == 0;
   if (!ok && !c->warned_log) {
     fprintf(stderr, "trench fuzz: cannot write the log: %s (going on)\n", strerror(errno));
@@ -616,7 +623,7 @@ static cJSON *run_test(camp *c, long t) {
       cJSON_AddStringToObject(fz, "target_name", c->t->name ? c->t->name : "");
       cJSON_AddStringToObject(fz, "target_version", c->t->version ? c->t->version : "");
       cJSON_AddItemToObject(fz, "lineage", cJSON_Duplicate(lin, true));
-      char *js = cJSON_Print(fz);
+      char *js = tr_json_print(fz, true);
       char p[4400];
       snprintf(p, sizeof p, "%s/fuzz.json", rep.bundle);
       bool ok = write_file(p, js);
@@ -655,8 +662,8 @@ static void worker_main(camp *c, int in, int out) {
     cJSON *ev = cJSON_CreateObject();
     cJSON_AddStringToObject(ev, "ev", "worker-error");
     cJSON_AddStringToObject(ev, "why", tr_diag_first(&d) ? tr_diag_first(&d) : "cannot open the target");
-    char *s = cJSON_PrintUnformatted(ev);
-    write_all(out, s, strlen(s));
+    char *s = tr_json_print(ev, false);
+    if (s) write_all(out, s, strlen(s));
     write_all(out, "\n", 1);
     _exit(3);
   }
@@ -665,7 +672,8 @@ static void worker_main(camp *c, int in, int out) {
   while (f && fgets(line, sizeof line, f)) {
     long t = strtol(line, NULL, 10);
     cJSON *ev = run_test(c, t);
-    char *s = cJSON_PrintUnformatted(ev);
+    char *s = tr_json_print(ev, false);
+    if (!s) break; /* the campaign sees the worker go, as after a crash */
     size_t n = strlen(s);
     s = tr_xrealloc(s, n + 2);
     s[n] = '\n';
@@ -978,7 +986,7 @@ static void write_summary_json(camp *c) {
     cJSON_AddNumberToObject(e, "first", (double)c->sigs[i].first);
     cJSON_AddItemToArray(sg, e);
   }
-  char *txt = cJSON_Print(j);
+  char *txt = tr_json_print(j, true);
   char p[4400];
   snprintf(p, sizeof p, "%s/summary.json", c->o->out);
   write_file(p, txt);
@@ -1120,7 +1128,7 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
       return TR_ERR_USAGE;
     }
   } else {
-    char *txt = cJSON_Print(want);
+    char *txt = tr_json_print(want, true);
     bool ok = write_file(p, txt);
     tr_free(txt);
     if (!ok) {
@@ -1363,7 +1371,7 @@ tr_status tr_fuzz_merge(const char *out, const char *const *ins, int nins, tr_fu
   cJSON *mj = cJSON_CreateObject();
   cJSON_AddStringToObject(mj, "kind", "trench-fuzz-merge");
   cJSON_AddItemToObject(mj, "campaigns", camps);
-  char *txt = cJSON_Print(mj);
+  char *txt = tr_json_print(mj, true);
   snprintf(p, sizeof p, "%s/campaign.json", out);
   write_file(p, txt);
   tr_free(txt);

@@ -91,6 +91,7 @@ static void default_profile(char *out, size_t n, const char *spec) {
 
 trench_report *trench_check(trench_target *t, const tr_module *m, const trench_check_options *o,
                             char **err) {
+  tr_json_hooks(); /* the report's tree in the check's heap frame (base.h) */
   trench_check_options dflt;
   if (!o) {
     trench_check_options_init(&dflt);
@@ -128,7 +129,7 @@ trench_report *trench_check(trench_target *t, const tr_module *m, const trench_c
 
 const char *trench_report_outcome(const trench_report *r) { return tr_check_outcome_name(r->r.outcome); }
 
-char *trench_report_json(const trench_report *r) { return cJSON_Print(r->r.json); }
+char *trench_report_json(const trench_report *r) { return tr_json_print(r->r.json, true); }
 
 char *trench_report_text(const trench_report *r) {
   tr_buf b = {0};

@@ -391,7 +391,8 @@ static bool write_bundle(const char *work, tr_target *t, const tr_check_opts *o,
     ok = write_text(path.p, res->optimized_hlo, d);
   }
   if (ok) {
-    char *js = cJSON_Print(run_js);
+    char *js = tr_json_print(run_js, true);
+    if (!js) tr_heap_raise(0); /* in the check's frame: it unwinds */
     tr_buf_free(&path);
     tr_buf_printf(&path, "%s/report.json", work);
     ok = write_text(path.p, js, d);

@@ -1182,9 +1182,8 @@ tr_status tr_proc_open(const char *spec, const char *cmdline,
                        tr_diag *d) {
   *out = NULL;
   /* cJSON's trees are a run's like any other block: an out-of-memory
-   * unwind frees them, and a failed one unwinds like tr_xmalloc. */
-  cJSON_Hooks hooks = {tr_xmalloc, tr_free};
-  cJSON_InitHooks(&hooks);
+   * unwind frees them (installed once; base.h). */
+  tr_json_hooks();
   char **argv;
   int argc;
   tr_status s = split_words(cmdline, &argv, &argc, d);

@@ -89,6 +89,7 @@ static int alone(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in
     int nvals = 0;
     tr_diag dd = {0};
     tr_status st = nsrc ? tg_ref_values(m, ids, nsrc, g->r->inputs, g->r->ninputs, &vals, &nvals, &dd) : TR_OK;
+    tg_oom_diag(g, &dd);
     if (st == TR_OK) {
       tr_check_report cr;
       if (tg_check(g, lv, x, vals, nvals, &cr) == TR_OK)

@@ -25,6 +25,19 @@ static char *spec_with(const char *spec, const char *opt) {
   return b.p;
 }
 
+typedef struct {
+  tg_ctx *h;
+  tr_level *lv;
+  const tr_module *m;
+  tr_check_report *cr;
+  tr_status st;
+} spec_job;
+
+static void spec_check(void *p) {
+  spec_job *j = p;
+  j->st = tg_check(j->h, j->lv, j->m, j->h->r->inputs, j->h->r->ninputs, j->cr);
+}
+
 /* 1: the finding is there, 0: it is gone, -1: the target did not
  * compile or run (unresolved). */
 static int try_spec(tg_ctx *g, tr_level *lv, const tr_module *m, const char *spec) {
@@ -36,9 +49,20 @@ static int try_spec(tg_ctx *g, tr_level *lv, const tr_module *m, const char *spe
   }
   tg_ctx h = *g;
   h.t = t;
+  h.oom[0] = 0;
   tr_check_report cr;
   int v = -1;
-  if (tg_check(&h, lv, m, g->r->inputs, g->r->ninputs, &cr) == TR_OK) {
+  /* The check in a frame of its own: out of memory closes this target
+   * (an adapter process, a folder) before the level unwinds. */
+  spec_job sj = {&h, lv, m, &cr, TR_OK};
+  size_t bytes = 0;
+  if (!tr_heap_run(spec_check, &sj, &bytes)) {
+    tr_target_close(t);
+    tr_diag_clear(&dd);
+    memcpy(g->oom, h.oom, sizeof g->oom);
+    tr_heap_raise(bytes);
+  }
+  if (sj.st == TR_OK) {
     if (tg_same_kind(&cr, &g->r->sig)) v = 1;
     else if (cr.outcome == TR_CHECK_PASS || cr.outcome == TR_CHECK_WEAK) v = 0;
     else if (cr.outcome == TR_CHECK_FINDING && cr.runs[0].verdict == TR_VERDICT_OK) v = 1; /* another mismatch */

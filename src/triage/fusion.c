@@ -67,6 +67,7 @@ tr_status tg_kernel_level(tg_ctx *g, const tr_module *opt) {
   tr_diag dd = {0};
   if (operand_values(opt, kin, r->inputs, r->ninputs, &vals, &nvals, &dd) != TR_OK) {
     lv->state = TR_LEVEL_FOUND;
+    tg_oom_diag(g, &dd);
     tg_note(lv, "kernel %%%s (%s); the reference cannot give its operands: %s", kin->name,
             tr_ops[kin->op].name, tr_diag_first(&dd) ? tr_diag_first(&dd) : "");
     tr_diag_clear(&dd);

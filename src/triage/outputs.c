@@ -22,6 +22,7 @@ tr_status tg_outputs(tg_ctx *g, const tr_module *m) {
   co.timeout_s = g->o->timeout_s;
   tr_check_report cr;
   tr_status st = tr_check(g->t, m, &co, &cr, g->d);
+  tg_check_oom(g, &cr);
   lv->runs += cr.nruns;
   r->total_runs += cr.nruns;
   if (st != TR_OK) {

@@ -24,6 +24,7 @@ typedef struct {
   bool found;
   char pass[64];
   int run;
+  tg_ctx *g; /* for tg_oom */
 } tv_state;
 
 /* Whether m, evaluated exactly on the inputs, stays within ref's bounds. */
@@ -32,6 +33,8 @@ static bool keeps_result(tv_state *s, const tr_module *m) {
   int nouts = 0;
   tr_diag dd = {0};
   bool ok = tr_eval(m, s->ins, s->nins, &outs, &nouts, &dd) == TR_OK && nouts == s->nref;
+  /* The reference out of memory says nothing about the pass. */
+  tg_oom_diag(s->g, &dd);
   for (int i = 0; ok && i < nouts; i++) {
     tr_compare_result cr;
     ok = tr_compare_output(&s->ref[i], outs[i], &s->co, &cr, &dd) == TR_OK && !cr.has_fail;
@@ -59,7 +62,7 @@ bool tg_can_validate(tr_target *t) {
   return ok;
 }
 
-bool tg_validate_passes(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
+bool tg_validate_passes(tg_ctx *g, tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
                         const tr_triage_opts *o, char *guilty, size_t nguilty, int *run,
                         tr_module **opt, tr_diag *d) {
   if (opt) *opt = NULL;
@@ -79,7 +82,9 @@ bool tg_validate_passes(tr_target *t, const tr_module *m, tr_tensor *const *ins,
   s.co.k = o->k > 0 ? o->k : 1;
   tr_shadow_opts so;
   memset(&so, 0, sizeof so);
+  s.g = g;
   bool ok = tr_eval_shadow(m, &so, ins, nins, &s.ref, &s.nref, &cd) == TR_OK;
+  if (!ok) tg_oom_diag(g, &cd);
   tr_module *x = ok ? tr_module_clone(m) : NULL;
   bool invalid = false;
   if (ok) {
@@ -210,7 +215,7 @@ tr_status tg_passes_level(tg_ctx *g, const tr_module *m, tr_module **opt) {
   tr_level *lv = &r->passes;
   double t0 = tg_now_ms();
   *opt = NULL;
-  bool ok = tg_validate_passes(g->t, m, r->inputs, r->ninputs, g->o, r->guilty_pass,
+  bool ok = tg_validate_passes(g, g->t, m, r->inputs, r->ninputs, g->o, r->guilty_pass,
                                sizeof r->guilty_pass, &r->guilty_run, opt, g->d);
   if (!ok && (g->t->caps & TR_CAP_PASS_DUMPS) && validate_dumps(g, m, lv, opt)) {
     /* done: the target's own dumps */

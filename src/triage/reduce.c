@@ -105,6 +105,8 @@ typedef struct {
   const bool *follow;  /* NULL, or TR_OP_COUNT flags */
   tr_op got_cul;       /* the culprit op the last kept candidate showed */
   double ref_s;        /* reference seconds a candidate with a loop gets */
+  bool *stop;          /* set when judging a candidate ran out of memory
+                          (the reduction ends there; NULL: never) */
 } judge;
 
 static bool has_while(const tr_module *m) {
@@ -172,7 +174,7 @@ static bool keeps(judge *j, const cand *c, tr_check_sig *got) {
     char pass[64];
     int run = 0;
     tr_diag dd = {0};
-    ok = tg_validate_passes(g->t, c->m, c->ins, c->nins, g->o, pass, sizeof pass, &run, NULL, &dd) &&
+    ok = tg_validate_passes(g, g->t, c->m, c->ins, c->nins, g->o, pass, sizeof pass, &run, NULL, &dd) &&
          strcmp(pass, g->r->guilty_pass) == 0;
     tr_diag_clear(&dd);
   }
@@ -194,14 +196,35 @@ static bool accept(judge *j, const cand *c) {
   return false;
 }
 
+typedef struct {
+  tg_ctx *g;
+  const tr_module *m;
+  tr_tensor *const *ins;
+  int nins;
+  bool keeps;
+} keeps_job;
+
+static void keeps_fn(void *p) {
+  keeps_job *kj = p;
+  tg_ctx *g = kj->g;
+  judge j = {g, g->r->sig, true, g->r->guilty_pass[0] != 0 && tg_can_validate(g->t), g->r->culprit_op, NULL,
+             TR_OP_COUNT, 0, NULL};
+  cand c = cand_of(tr_module_clone(kj->m), kj->ins, kj->nins);
+  kj->keeps = keeps(&j, &c, NULL);
+  cand_free(&c);
+}
+
+/* In a heap frame of its own: running out of memory is "not shown". */
 bool tr_triage_keeps_sig(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
                          const tr_triage_opts *o, tr_triage_report *r) {
-  tg_ctx g = {t, o, r, NULL};
-  judge j = {&g, r->sig, true, r->guilty_pass[0] != 0 && tg_can_validate(t), r->culprit_op, NULL, TR_OP_COUNT, 0};
-  cand c = cand_of(tr_module_clone(m), ins, nins);
-  bool k = keeps(&j, &c, NULL);
-  cand_free(&c);
-  return k;
+  tg_ctx g = {t, o, r, NULL, ""};
+  keeps_job kj = {&g, m, ins, nins, false};
+  int cands = r->candidates;
+  if (!tr_heap_run(keeps_fn, &kj, NULL)) {
+    r->candidates = cands + 1;
+    return false;
+  }
+  return kj.keeps;
 }
 
 /* ---- moves: each makes candidate number i of its kind, or returns
@@ -405,8 +428,36 @@ static void ops_of(const tr_comp *c, bool *flags, int depth) {
 }
 
 /* Tries candidate c (made or not); on acceptance it replaces *cur. */
+/* accept in a heap frame of its own: running out of memory while judging
+ * a candidate (its checks, its bisection) refuses it and stops the
+ * reduction, which keeps the smallest module that showed the bug so far
+ * (every one accepted before did): nothing reduced is lost. */
+typedef struct {
+  judge *j;
+  const cand *c;
+  bool ok;
+} accept_job;
+
+static void accept_fn(void *p) {
+  accept_job *a = p;
+  a->ok = accept(a->j, a->c);
+}
+
+static bool accept_or_stop(judge *j, const cand *c) {
+  if (!j->stop) return accept(j, c);
+  if (*j->stop) return false;
+  accept_job a = {j, c, false};
+  size_t bytes = 0;
+  if (tr_heap_run(accept_fn, &a, &bytes)) return a.ok;
+  tg_ctx *g = j->g;
+  if (!g->oom[0])
+    tr_heap_msg(g->oom, sizeof g->oom, g->o->label ? g->o->label : "module", "judging a candidate", bytes);
+  *j->stop = true;
+  return false;
+}
+
 static bool try_cand(judge *j, cand *cur, bool made, cand *c, const char *what, int at) {
-  if (made && accept(j, c)) {
+  if (made && accept_or_stop(j, c)) {
     cand_free(cur);
     *cur = *c;
     tg_progress(j->g, "reduce: %s at #%d -> %d instructions (%d in all computations)", what, at, tg_count(cur->m),
@@ -421,7 +472,7 @@ static bool try_cand(judge *j, cand *cur, bool made, cand *c, const char *what, 
  * parameter (and of everything of its shape) to 1 or to half, narrow a
  * dtype. */
 static bool shape_moves(judge *j, cand *cur, int budget) {
-  for (int w = 0; w < tg_narrow_count() && j->g->r->candidates < budget; w++) {
+  for (int w = 0; w < tg_narrow_count() && j->g->r->candidates < budget && !(j->stop && *j->stop); w++) {
     cand c;
     memset(&c, 0, sizeof c);
     tr_tensor **v = NULL;
@@ -433,7 +484,7 @@ static bool shape_moves(judge *j, cand *cur, int budget) {
   for (int p = 0; p < e->nparams; p++) {
     const tr_shape *s = e->params[p]->shape;
     for (int k = 0; tr_shape_is_array(s) && k < s->rank; k++)
-      for (int h = 0; h < 2 && j->g->r->candidates < budget; h++) {
+      for (int h = 0; h < 2 && j->g->r->candidates < budget && !(j->stop && *j->stop); h++) {
         int64_t n = h == 0 ? 1 : s->dims[k] / 2;
         if (n < 1 || n >= s->dims[k] || (h == 1 && n == 1)) continue;
         cand c;
@@ -464,14 +515,14 @@ static bool round_once(judge *j, cand *cur, int budget) {
   for (int i = 0; i < e->ninstrs; i++) ids[n++] = e->instrs[i]->id;
   bool taken = false;
   int nroot = e->root->op == TR_OP_TUPLE ? e->root->noperands : 0;
-  for (int i = 0; i < nroot && !taken && j->g->r->candidates < budget; i++) {
+  for (int i = 0; i < nroot && !taken && j->g->r->candidates < budget && !(j->stop && *j->stop); i++) {
     cand c;
     memset(&c, 0, sizeof c);
     taken = try_cand(j, cur, move_drop(cur, i, &c), &c, "drop output", i);
   }
   static const char *const names[] = {"root", "inline", "forward", "const", "param", "splat"};
   for (int pass = 0; pass < 6 && !taken; pass++)
-    for (int i = n - 1; i >= 0 && !taken && j->g->r->candidates < budget; i--) {
+    for (int i = n - 1; i >= 0 && !taken && j->g->r->candidates < budget && !(j->stop && *j->stop); i--) {
       int nops = 1;
       const tr_instr *in = by_id(cur->m->entry, ids[i]);
       if (pass == 2) {
@@ -510,28 +561,24 @@ static bool round_once(judge *j, cand *cur, int budget) {
         taken = try_cand(j, cur, made, &c, names[pass], ids[i]);
       }
     }
-  if (!taken && j->g->r->candidates < budget) taken = shape_moves(j, cur, budget);
+  if (!taken && j->g->r->candidates < budget && !(j->stop && *j->stop)) taken = shape_moves(j, cur, budget);
   tr_free(ids);
   return taken;
 }
 
-tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
-                    tr_triage_report *r, tr_diag *d) {
-  tg_ctx g = {t, o, r, d};
+/* The reduction, in the reduce level's heap frame (tg_level). */
+static tr_status reduce_body(tg_ctx *g, void *arg) {
+  const tr_module *m = arg;
+  tr_target *t = g->t;
+  const tr_triage_opts *o = g->o;
+  tr_triage_report *r = g->r;
   double t0 = tg_now_ms();
-  if (!r->target) {
-    tr_status st = tr_isolate(t, m, o, r, d);
-    if (st != TR_OK) return st;
-  }
   tr_level *lv = &r->reduce;
-  if (r->outputs.state != TR_LEVEL_FOUND) {
-    lv->state = TR_LEVEL_SKIPPED;
-    tg_note(lv, "nothing to reduce: no finding");
-    return TR_OK;
-  }
   /* Reproduction rate of the original on the failing inputs. */
   int nrep = o->repro_runs > 0 ? o->repro_runs : 3;
-  judge j = {&g, r->sig, true, false, r->culprit_op, NULL, TR_OP_COUNT, 0};
+  bool stop = false;
+  g->oom[0] = 0;
+  judge j = {g, r->sig, true, false, r->culprit_op, NULL, TR_OP_COUNT, 0, &stop};
   cand orig = cand_of(tr_module_clone(m), r->inputs, r->ninputs);
   /* A candidate with a loop gets ten times the original's reference
    * time (at least a second). */
@@ -549,7 +596,7 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
   r->repro_of = nrep;
   for (int i = 0; i < nrep; i++) {
     tr_check_report cr;
-    if (tg_check(&g, lv, m, r->inputs, r->ninputs, &cr) == TR_OK && cr.outcome == TR_CHECK_FINDING &&
+    if (tg_check(g, lv, m, r->inputs, r->ninputs, &cr) == TR_OK && cr.outcome == TR_CHECK_FINDING &&
         strcmp(cr.sig.kind, r->sig.kind) == 0 && strcmp(cr.sig.value_kind, r->sig.value_kind) == 0)
       r->repro_ok++;
     tr_check_report_free(&cr);
@@ -575,17 +622,17 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
     jc.want.op = r->culprit_op;
     cand c;
     memset(&c, 0, sizeof c);
-    if (move_root(&cur, cul->id, &c) && accept(&jc, &c)) {
+    if (move_root(&cur, cul->id, &c) && accept_or_stop(&jc, &c)) {
       cand_free(&cur);
       cur = c;
       j = jc;
       r->accepted++;
-      tg_progress(&g, "reduce: culprit %%%s as the root -> %d instructions", r->culprit, tg_count(cur.m));
+      tg_progress(g, "reduce: culprit %%%s as the root -> %d instructions", r->culprit, tg_count(cur.m));
     } else {
       cand_free(&c);
     }
   }
-  while (r->candidates < budget && round_once(&j, &cur, budget)) r->accepted++;
+  while (r->candidates < budget && !stop && round_once(&j, &cur, budget)) r->accepted++;
   tr_buf b = {0};
   tr_print_module(&b, cur.m);
   tr_free(r->reduced_text);
@@ -599,13 +646,36 @@ tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
   cur.nins = 0;
   cand_free(&cur);
   lv->state = TR_LEVEL_FOUND;
-  tg_note(lv, "%d -> %d instructions (%d -> %d in all computations; %d candidates, %d kept%s); signature %s, op %s, value %s%s%s; reproduced %d of %d%s",
-          r->module_instrs, r->reduced_instrs, r->module_instrs_all, r->reduced_instrs_all, r->candidates, r->accepted,
-          r->candidates >= budget ? ", candidate budget spent: not 1-minimal" : ", 1-minimal for the moves",
+  char early[sizeof g->oom + 32] = "";
+  if (stop) snprintf(early, sizeof early, "stopped early: %s; ", g->oom);
+  tg_note(lv, "%s%d -> %d instructions (%d -> %d in all computations; %d candidates, %d kept%s); signature %s, op %s, value %s%s%s; reproduced %d of %d%s",
+          early, r->module_instrs, r->reduced_instrs, r->module_instrs_all, r->reduced_instrs_all, r->candidates, r->accepted,
+          r->candidates >= budget ? ", candidate budget spent: not 1-minimal"
+          : stop                  ? ", not 1-minimal"
+                                  : ", 1-minimal for the moves",
           r->sig.kind, j.want.op < TR_OP_COUNT ? tr_ops[j.want.op].name : "-", r->sig.value_kind,
           j.check_pass ? ", pass " : "", j.check_pass ? r->guilty_pass : "", r->repro_ok, r->repro_of,
           r->flaky ? " (flaky)" : "");
   lv->ms = tg_now_ms() - t0;
   r->total_ms += lv->ms;
   return TR_OK;
+}
+
+tr_status tr_reduce(tr_target *t, const tr_module *m, const tr_triage_opts *o,
+                    tr_triage_report *r, tr_diag *d) {
+  tg_ctx g = {t, o, r, d, ""};
+  if (!r->target) {
+    tr_status st = tr_isolate(t, m, o, r, d);
+    if (st != TR_OK) return st;
+  }
+  tr_level *lv = &r->reduce;
+  if (r->outputs.state != TR_LEVEL_FOUND) {
+    lv->state = TR_LEVEL_SKIPPED;
+    tg_note(lv, "nothing to reduce: no finding");
+    return TR_OK;
+  }
+  bool oom = false;
+  tr_status st = tg_level(&g, lv, "reducing the module", reduce_body, (void *)m, &oom);
+  if (oom) r->total_ms += lv->ms;
+  return st;
 }

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <sys/stat.h>
 
 static const char *const level_names[] = {"outputs", "instruction", "passes", "kernel", "disable", "fuel", "reduce"};
@@ -298,11 +300,8 @@ static tr_status write_regression(const char *dir, const tr_triage_report *r, tr
   return st;
 }
 
-tr_status tr_triage_write(const char *dir, const tr_triage_report *r, tr_diag *d) {
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-    tr_diag_errorf(d, "%s: cannot create: %s", dir, strerror(errno));
-    return TR_ERR_IO;
-  }
+/* Every file of the bundle into dir (a fresh temporary folder). */
+static tr_status write_files(const char *dir, const tr_triage_report *r, tr_diag *d) {
   tr_status st = write_text(dir, "module.hlo", r->module_text, d);
   if (st == TR_OK) st = write_npys(dir, "in", r->inputs, r->ninputs, d);
   if (st == TR_OK && r->reduced_text) st = write_text(dir, "reduced.hlo", r->reduced_text, d);
@@ -310,7 +309,12 @@ tr_status tr_triage_write(const char *dir, const tr_triage_report *r, tr_diag *d
   if (st == TR_OK && r->kernel_text) st = write_text(dir, "optimized.hlo", r->kernel_text, d);
   if (st == TR_OK) {
     cJSON *js = tr_triage_json(r);
-    char *s = cJSON_Print(js);
+    char *s = tr_json_print(js, true);
+    if (!s) {
+      cJSON_Delete(js);
+      tr_diag_errorf(d, "%s/report.json: cannot make the report", dir);
+      return TR_ERR_IO;
+    }
     tr_buf b = {0};
     tr_buf_printf(&b, "%s\n", s);
     st = write_text(dir, "report.json", b.p, d);
@@ -332,4 +336,81 @@ tr_status tr_triage_write(const char *dir, const tr_triage_report *r, tr_diag *d
   }
   if (st == TR_OK && r->sig.kind[0]) st = write_regression(dir, r, d);
   return st;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  remove(path);
+  return 0;
+}
+
+static void remove_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+typedef struct {
+  const char *dir;
+  const tr_triage_report *r;
+  tr_diag *d;
+  tr_status st;
+} write_job;
+
+static void write_fn(void *p) {
+  write_job *j = p;
+  j->st = write_files(j->dir, j->r, j->d);
+}
+
+/* The bundle is written into a temporary folder beside dir, in a heap
+ * frame, and moved into place only when complete: a kill, a full disk or
+ * running out of memory midway leaves no partial bundle under dir, and a
+ * bundle already there is swapped out whole (renameat2's exchange), never
+ * mixed with the new files. */
+tr_status tr_triage_write(const char *dir, const tr_triage_report *r, tr_diag *d) {
+  char tmp[4400];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", dir) >= (int)sizeof tmp) {
+    tr_diag_errorf(d, "%s: path too long", dir);
+    return TR_ERR_IO;
+  }
+  if (!mkdtemp(tmp)) {
+    tr_diag_errorf(d, "%s: cannot create a folder beside it: %s", dir, strerror(errno));
+    return TR_ERR_IO;
+  }
+  mode_t um = umask(0);
+  umask(um);
+  chmod(tmp, 0777 & ~um); /* as mkdir would have made it */
+  write_job j = {tmp, r, d, TR_OK};
+  size_t bytes = 0;
+  if (!tr_heap_run(write_fn, &j, &bytes)) {
+    remove_tree(tmp);
+    tr_heap_diag(d, dir, "writing the triage bundle", bytes);
+    return TR_ERR_IO;
+  }
+  if (j.st != TR_OK) {
+    remove_tree(tmp);
+    return j.st;
+  }
+  /* rename replaces a missing or empty folder; a full one is exchanged
+   * with the new one and then removed. */
+  if (rename(tmp, dir) == 0) return TR_OK;
+  int e = errno;
+  if (e == ENOTEMPTY || e == EEXIST) {
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
+      remove_tree(tmp); /* the old bundle, now under the temporary name */
+      return TR_OK;
+    }
+    e = errno;
+    /* A file system without the exchange: the old bundle moves aside
+     * first (for a moment there is none, never a mixed one). */
+    char old[4420];
+    snprintf(old, sizeof old, "%s.old-%s", dir, tmp + strlen(tmp) - 6);
+    if ((e == EINVAL || e == ENOSYS) && rename(dir, old) == 0) {
+      if (rename(tmp, dir) == 0) {
+        remove_tree(old);
+        return TR_OK;
+      }
+      e = errno;
+      rename(old, dir); /* put it back */
+    }
+  }
+  tr_diag_errorf(d, "%s: cannot move the bundle into place: %s", dir, strerror(e));
+  remove_tree(tmp);
+  return TR_ERR_IO;
 }

@@ -58,6 +58,83 @@ void tg_progress(tg_ctx *g, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* ---- out of memory ---- */
+/* Keeps the line of msg that holds needle in g->oom and unwinds. */
+static void oom_raise(tg_ctx *g, const char *msg, const char *needle) {
+  const char *at = msg && tr_heap_active() ? strstr(msg, needle) : NULL;
+  if (!at) return;
+  const char *ls = at, *le = strchr(at, '\n');
+  while (ls > msg && ls[-1] != '\n') ls--;
+  size_t n = le ? (size_t)(le - ls) : strlen(ls);
+  if (n >= sizeof g->oom) n = sizeof g->oom - 1;
+  memcpy(g->oom, ls, n);
+  g->oom[n] = 0;
+  tr_heap_raise(0);
+}
+
+/* trench's own messages (the reference's, a check's diagnostics) say
+ * "out of memory" in a few forms (an evaluator's "unsupported: out of
+ * memory for a result"); a target's message counts only in the heap
+ * frame's own wording, which trench wrote for it (a target that says
+ * "out of memory" itself has a verdict of its own). */
+void tg_oom(tg_ctx *g, const char *msg) { oom_raise(g, msg, "out of memory"); }
+
+static void oom_target(tg_ctx *g, const char *msg) {
+  if (tr_heap_diag_is(msg)) oom_raise(g, msg, ": error: out of memory ");
+}
+
+void tg_oom_diag(tg_ctx *g, tr_diag *d) {
+  if (!d || !tr_heap_active()) return;
+  for (int i = 0; i < d->nmsgs; i++)
+    if (strstr(d->msgs[i], "out of memory")) {
+      char msg[sizeof g->oom]; /* a copy first: clearing d frees it */
+      snprintf(msg, sizeof msg, "%s", d->msgs[i]);
+      tr_diag_clear(d);
+      oom_raise(g, msg, "out of memory");
+    }
+}
+
+void tg_check_oom(tg_ctx *g, const tr_check_report *cr) {
+  tg_oom(g, cr->declined);
+  for (int i = 0; i < cr->nruns; i++) oom_target(g, cr->runs[i].message);
+}
+
+typedef struct {
+  tg_ctx *g;
+  tg_level_fn fn;
+  void *arg;
+  tr_status st;
+} level_job;
+
+static void level_run(void *p) {
+  level_job *j = p;
+  j->st = j->fn(j->g, j->arg);
+}
+
+tr_status tg_level(tg_ctx *g, tr_level *lv, const char *what, tg_level_fn fn, void *arg, bool *oom) {
+  tr_triage_report *r = g->r;
+  /* The report before the level: its blocks are outside the frame. */
+  tr_triage_report before = *r;
+  level_job j = {g, fn, arg, TR_OK};
+  size_t bytes = 0;
+  double t0 = tg_now_ms();
+  g->oom[0] = 0;
+  if (oom) *oom = false;
+  if (tr_heap_run(level_run, &j, &bytes)) return j.st;
+  /* What the level wrote into the report (blocks among it) went with the
+   * frame; its run counts stay, they happened. */
+  int runs = lv->runs, total = r->total_runs;
+  *r = before;
+  lv->runs = runs;
+  r->total_runs = total;
+  lv->state = TR_LEVEL_ERROR;
+  lv->ms = tg_now_ms() - t0;
+  if (g->oom[0]) tg_note(lv, "%s stopped: %s", what, g->oom);
+  else tr_heap_msg(lv->note, sizeof lv->note, g->o->label ? g->o->label : "module", what, bytes);
+  if (oom) *oom = true;
+  return TR_OK;
+}
+
 /* ---- judging ---- */
 tr_status tg_run(tg_ctx *g, tr_level *lv, const tr_module *m, tr_run_opts *ro, tr_run_result *res, tr_diag *d) {
   ro->timeout_s = g->o->timeout_s;
@@ -65,6 +142,8 @@ tr_status tg_run(tg_ctx *g, tr_level *lv, const tr_module *m, tr_run_opts *ro, t
   tr_status st = tr_target_run(g->t, m, g->r->inputs, g->r->ninputs, ro, res, d);
   lv->runs++;
   g->r->total_runs++;
+  oom_target(g, res->message);
+  tg_oom_diag(g, d);
   return st;
 }
 
@@ -82,9 +161,11 @@ tr_status tg_check(tg_ctx *g, tr_level *lv, const tr_module *m, tr_tensor *const
   tr_status st = tr_check(g->t, m, &co, cr, &cd);
   if (lv) lv->runs++;
   g->r->total_runs++;
+  tg_oom_diag(g, &cd);
   if (st != TR_OK && g->d)
     for (int i = 0; i < cd.nmsgs; i++) tr_diag_errorf(g->d, "%s", cd.msgs[i]);
   tr_diag_clear(&cd);
+  tg_check_oom(g, cr);
   return st;
 }
 
@@ -218,29 +299,60 @@ tr_status tg_ref_values(const tr_module *m, const int *ids, int nids, tr_tensor 
 }
 
 /* ---- isolate ---- */
-tr_status tr_isolate(tr_target *t, const tr_module *m, const tr_triage_opts *o,
-                     tr_triage_report *r, tr_diag *d) {
-  memset(r, 0, sizeof *r);
-  tg_ctx g = {t, o, r, d};
-  double t0 = tg_now_ms();
-  r->target = tr_xstrdup(t->spec ? t->spec : "");
-  r->label = tr_xstrdup(o->label ? o->label : "module");
+typedef struct {
+  const tr_module *m;
+  tr_module *opt; /* the passes level's optimized module, or NULL */
+} iso_arg;
+
+static tr_status lv_outputs(tg_ctx *g, void *p) {
+  const tr_module *m = ((iso_arg *)p)->m;
+  tr_triage_report *r = g->r;
+  r->target = tr_xstrdup(g->t->spec ? g->t->spec : "");
+  r->label = tr_xstrdup(g->o->label ? g->o->label : "module");
   tr_buf b = {0};
   tr_print_module(&b, m);
   r->module_text = b.p ? b.p : tr_xstrdup("");
   r->module_instrs = tg_count(m);
   r->module_instrs_all = tg_count_all(m);
+  return tg_outputs(g, m);
+}
+
+static tr_status lv_bisect(tg_ctx *g, void *p) { return tg_bisect_level(g, ((iso_arg *)p)->m); }
+static tr_status lv_passes(tg_ctx *g, void *p) {
+  iso_arg *a = p;
+  return tg_passes_level(g, a->m, &a->opt);
+}
+static tr_status lv_kernel(tg_ctx *g, void *p) { return tg_kernel_level(g, ((iso_arg *)p)->opt); }
+static tr_status lv_disable(tg_ctx *g, void *p) { return tg_disable_level(g, ((iso_arg *)p)->m); }
+
+tr_status tr_isolate(tr_target *t, const tr_module *m, const tr_triage_opts *o,
+                     tr_triage_report *r, tr_diag *d) {
+  memset(r, 0, sizeof *r);
+  tg_ctx g = {t, o, r, d, ""};
+  double t0 = tg_now_ms();
   r->culprit_op = TR_OP_COUNT;
   r->inner_op = TR_OP_COUNT;
   r->reduced_op = TR_OP_COUNT;
   r->culprit_pos = -1;
-  tr_status st = tg_outputs(&g, m);
-  if (st == TR_OK && r->outputs.state == TR_LEVEL_FOUND) st = tg_bisect_level(&g, m);
-  tr_module *opt = NULL;
-  if (st == TR_OK && r->outputs.state == TR_LEVEL_FOUND && !o->no_passes) st = tg_passes_level(&g, m, &opt);
-  if (st == TR_OK && r->outputs.state == TR_LEVEL_FOUND && !o->no_kernel && opt) st = tg_kernel_level(&g, opt);
-  if (st == TR_OK && r->outputs.state == TR_LEVEL_FOUND && !o->no_passes) st = tg_disable_level(&g, m);
-  tr_module_free(opt);
+  iso_arg a = {m, NULL};
+  bool oom = false;
+  tr_status st = tg_level(&g, &r->outputs, "triaging the outputs", lv_outputs, &a, &oom);
+  if (oom) {
+    /* No finding to triage is known: trench's own trouble. */
+    tr_diag_errorf(d, "%s", r->outputs.note);
+    r->total_ms = tg_now_ms() - t0;
+    return TR_ERR_UNSUPPORTED;
+  }
+#define GO (st == TR_OK && !oom && r->outputs.state == TR_LEVEL_FOUND)
+  if (GO) st = tg_level(&g, &r->instr, "isolating the instruction", lv_bisect, &a, &oom);
+  if (GO && !o->no_passes) {
+    st = tg_level(&g, &r->passes, "validating the passes", lv_passes, &a, &oom);
+    if (oom) a.opt = NULL; /* it went with the frame */
+  }
+  if (GO && !o->no_kernel && a.opt) st = tg_level(&g, &r->kernel, "isolating the kernel", lv_kernel, &a, &oom);
+  if (GO && !o->no_passes) st = tg_level(&g, &r->disable, "disabling passes", lv_disable, &a, &oom);
+#undef GO
+  tr_module_free(a.opt);
   r->total_ms = tg_now_ms() - t0;
   return st;
 }

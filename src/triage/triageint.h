@@ -12,7 +12,33 @@ typedef struct {
   const tr_triage_opts *o;
   tr_triage_report *r;
   tr_diag *d;
+  char oom[512]; /* the out-of-memory verdict of a check or reference that
+                    stopped the level (tg_oom), "" when none */
 } tg_ctx;
+
+/* ---- out of memory (issue 16) ----
+ * Every level runs in a heap frame (tg_level): running out of memory in
+ * triage's own bookkeeping unwinds the level, frees what it made, restores
+ * the report as it was before the level and marks the level an error with
+ * the out-of-memory verdict; the levels after it are not run and the
+ * report is still written. A check, a target run or the reference that
+ * itself ran out of memory (its own frame's verdict, tr_heap_diag_is) is
+ * no answer to the level's question (a bisection step read as "passes"
+ * would blame the wrong instruction): tg_oom unwinds the level too. */
+typedef tr_status (*tg_level_fn)(tg_ctx *g, void *arg);
+/* Runs fn(g, arg) as level lv in a heap frame; what names the work in
+ * the verdict ("isolating the instruction"). Returns fn's status, or
+ * TR_OK after an out-of-memory unwind, with *oom set (may be NULL). */
+tr_status tg_level(tg_ctx *g, tr_level *lv, const char *what, tg_level_fn fn, void *arg, bool *oom);
+/* When msg is an out-of-memory verdict and a frame is open: keeps it in
+ * g->oom and unwinds the innermost frame (the level's). */
+void tg_oom(tg_ctx *g, const char *msg);
+/* tg_oom on a check's decline and its runs' messages. */
+void tg_check_oom(tg_ctx *g, const tr_check_report *cr);
+/* tg_oom on each message of d, a diagnostic of the level's own (a local):
+ * d is cleared before the unwind (a diagnostic's messages outlive frames,
+ * tr_heap_keep, so an unwind would leave them behind). */
+void tg_oom_diag(tg_ctx *g, tr_diag *d);
 
 /* One judged run of m on the given inputs through tr_check, counted in
  * lv (may be NULL) and in the report's total. cr is filled (free it);
@@ -70,7 +96,7 @@ int tg_bisect(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr **bl, 
  * when t is not builtin (nothing learnt). guilty gets the pass name or
  * "codegen" (every pass kept the result); *opt the final module when
  * asked. */
-bool tg_validate_passes(tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
+bool tg_validate_passes(tg_ctx *g, tr_target *t, const tr_module *m, tr_tensor *const *ins, int nins,
                         const tr_triage_opts *o, char *guilty, size_t nguilty, int *run,
                         tr_module **opt, tr_diag *d);
 /* Whether tg_validate_passes can judge modules on t (builtin). */

@@ -275,16 +275,22 @@ static bool split_source(const char *cu, tr_buf *dev, tr_buf *host, tr_diag *d) 
 
 /* ---- running the host wrapper ---- */
 
-static int run_capture(char *const *argv, const char *outpath, const char *errpath, unsigned timeout_s) {
+static int run_capture(char *const *argv, const char *outpath, const char *errpath, unsigned timeout_s,
+                       const char *workdir) {
+  char **env = vk_env(workdir);
   pid_t p = fork();
-  if (p < 0) return -1;
+  if (p < 0) {
+    vk_env_free(env);
+    return -1;
+  }
   if (p == 0) {
     if (outpath && !freopen(outpath, "w", stdout)) _exit(126);
     if (errpath && !freopen(errpath, "w", stderr)) _exit(126);
     alarm(timeout_s);
-    execvp(argv[0], argv);
+    execvpe(argv[0], argv, env);
     _exit(127);
   }
+  vk_env_free(env);
   int st;
   while (waitpid(p, &st, 0) < 0 && errno == EINTR) {}
   if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
@@ -377,14 +383,14 @@ tr_status vk_kbench_prepare(const char *py, const vk_kbench_io *io, vk_kbench_la
   char inc[620];
   snprintf(inc, sizeof inc, "-I%s", io->workdir);
   char *cc[] = {"clang++-14", "-std=c++17", "-O0", "-w", inc, hpp, "-o", exe, NULL};
-  if (run_capture(cc, NULL, errp, 120) != 0) {
+  if (run_capture(cc, NULL, errp, 120, io->workdir) != 0) {
     char *why = first_line_of(errp);
     tr_diag_errorf(d, "%s: the host wrapper '%s' does not build against trench's torch stub: %s", py, fname, why ? why : "clang++-14 failed");
     tr_free(why);
     goto out;
   }
   char *rn[] = {exe, NULL};
-  int rc = run_capture(rn, outp, errp, 20);
+  int rc = run_capture(rn, outp, errp, 20, io->workdir);
   if (rc != 0) {
     char *why = first_line_of(errp);
     tr_diag_errorf(d, "%s: the host wrapper '%s' failed on the reference's shapes (status %d)%s%s", py, fname, rc, why ? ": " : "", why ? why : "");

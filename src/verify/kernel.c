@@ -49,15 +49,20 @@ static const char cuda_prelude[] =
   "#define INFINITY __builtin_inff()\n";
 
 /* Runs argv; stderr goes to errpath. Returns the exit status or -1. */
-static int run_cmd(char *const *argv, const char *errpath) {
+static int run_cmd(char *const *argv, const char *errpath, const char *workdir) {
+  char **env = vk_env(workdir);
   pid_t p = fork();
-  if (p < 0) return -1;
+  if (p < 0) {
+    vk_env_free(env);
+    return -1;
+  }
   if (p == 0) {
     FILE *f = freopen(errpath, "w", stderr);
     (void)f;
-    execvp(argv[0], argv);
+    execvpe(argv[0], argv, env);
     _exit(127);
   }
+  vk_env_free(env);
   int st;
   while (waitpid(p, &st, 0) < 0)
     if (errno != EINTR) return -1;
@@ -465,6 +470,12 @@ static tr_status decode_module(vk_kernel *k, tr_diag *d) {
   return D.bad ? TR_ERR_UNSUPPORTED : TR_OK;
 }
 
+/* A kernel that failed to load goes, its context with it. */
+static void load_fail(vk_kernel *k, const vk_compile_opts *o) {
+  if (o->llvm_ctx) *o->llvm_ctx = NULL;
+  vk_free(k);
+}
+
 tr_status vk_load(const char *path, const vk_compile_opts *o, vk_kernel **out, tr_diag *d) {
   *out = NULL;
   char ll[4096], err[4096], pre[4096];
@@ -496,7 +507,7 @@ tr_status vk_load(const char *path, const vk_compile_opts *o, vk_kernel **out, t
   if (flags) n += split_flags(flags, argv + n, 16);
   argv[n++] = (char *)path; argv[n++] = "-o"; argv[n++] = ll;
   argv[n] = NULL;
-  int rc = run_cmd(argv, err);
+  int rc = run_cmd(argv, err, o->workdir);
   tr_free(flags);
   if (rc != 0) {
     add_file_diag(d, rc == 127 ? "kernel: clang-14 is not installed (scripts/deps.sh installs it)"
@@ -507,23 +518,24 @@ tr_status vk_load(const char *path, const vk_compile_opts *o, vk_kernel **out, t
   k->arena = tr_arena_new();
   k->cuda = o->cuda;
   k->ctx = LLVMContextCreate();
+  if (o->llvm_ctx) *o->llvm_ctx = k->ctx;
   LLVMMemoryBufferRef mb;
   char *msg = NULL;
   if (LLVMCreateMemoryBufferWithContentsOfFile(ll, &mb, &msg)) {
     tr_diag_errorf(d, "kernel: cannot read %s: %s", ll, msg ? msg : "?");
     LLVMDisposeMessage(msg);
-    vk_free(k);
+    load_fail(k, o);
     return TR_ERR_IO;
   }
   if (LLVMParseIRInContext(k->ctx, mb, &k->mod, &msg)) {
     tr_diag_errorf(d, "kernel: cannot parse the IR of %s: %s", path, msg ? msg : "?");
     LLVMDisposeMessage(msg);
-    vk_free(k);
+    load_fail(k, o);
     return TR_ERR_INVALID;
   }
   tr_status st = decode_module(k, d);
   if (st != TR_OK) {
-    vk_free(k);
+    load_fail(k, o);
     return st;
   }
   *out = k;
@@ -537,6 +549,10 @@ void vk_free(vk_kernel *k) {
   tr_free(k->globals);
   tr_arena_free(k->arena);
   tr_free(k);
+}
+
+void vk_llvm_dispose(void *ctx) {
+  if (ctx) LLVMContextDispose(ctx);
 }
 
 int vk_nparams(const vk_kernel *k) { return k->funcs[k->entry].nparams; }

@@ -15,6 +15,26 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
+
+char **vk_env(const char *dir) {
+  int n = 0;
+  while (environ[n]) n++;
+  char **env = tr_xcalloc((size_t)n + 2, sizeof *env);
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (strncmp(environ[i], "TMPDIR=", 7) != 0) env[k++] = tr_xstrdup(environ[i]);
+  size_t len = strlen(dir) + 8;
+  env[k] = tr_xmalloc(len);
+  snprintf(env[k], len, "TMPDIR=%s", dir);
+  return env;
+}
+
+void vk_env_free(char **env) {
+  for (int i = 0; env && env[i]; i++) tr_free(env[i]);
+  tr_free(env);
+}
+
 tr_status vk_native_build(const char *src, const char *so_path, const char *cflags, tr_diag *d) {
   char *argv[48];
   int n = 0;
@@ -25,16 +45,23 @@ tr_status vk_native_build(const char *src, const char *so_path, const char *cfla
     for (char *t = strtok(flags, " "); t && n < 40; t = strtok(NULL, " ")) argv[n++] = t;
   argv[n++] = (char *)src; argv[n++] = "-o"; argv[n++] = (char *)so_path; argv[n++] = "-lm";
   argv[n] = NULL;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", so_path);
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = 0;
+  else snprintf(dir, sizeof dir, ".");
+  char **env = vk_env(dir);
   pid_t p = fork();
-  if (p < 0) { tr_free(flags); tr_diag_errorf(d, "native: fork failed"); return TR_ERR_IO; }
+  if (p < 0) { tr_free(flags); vk_env_free(env); tr_diag_errorf(d, "native: fork failed"); return TR_ERR_IO; }
   if (p == 0) {
     if (!freopen("/dev/null", "w", stderr)) _exit(126);
-    execvp(argv[0], argv);
+    execvpe(argv[0], argv, env);
     _exit(127);
   }
   int st;
   while (waitpid(p, &st, 0) < 0 && errno == EINTR) {}
   tr_free(flags);
+  vk_env_free(env);
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
     tr_diag_errorf(d, "native: clang-14 could not build %s", src);
     return TR_ERR_INVALID;

@@ -24,6 +24,10 @@ typedef struct {
   bool err;
 } tz;
 
+/* Z3's default handler exits the process. This one returns: the failed
+ * call returns NULL (or Z3_L_UNDEF), which the next calls pass on (Z3
+ * checks its arguments), so a query that hit an error, running out of
+ * memory among them, ends in VS_UNKNOWN with Z3's message (solve). */
 static void on_error(Z3_context c, Z3_error_code e) { (void)c; (void)e; }
 
 /* decimal digits of m * 2^k (k >= 0), m < 2^63 */
@@ -242,19 +246,22 @@ static Z3_ast tr(tz *T, const vx *e) {
   return a;
 }
 
-static void tz_init(tz *T, unsigned timeout_ms) {
+static bool tz_init(tz *T, unsigned timeout_ms) {
   memset(T, 0, sizeof *T);
   Z3_config cfg = Z3_mk_config();
+  if (!cfg) return false;
   char tbuf[32];
   snprintf(tbuf, sizeof tbuf, "%u", timeout_ms ? timeout_ms : 10000);
   Z3_set_param_value(cfg, "timeout", tbuf);
   Z3_set_param_value(cfg, "model", "true");
   T->z = Z3_mk_context(cfg);
   Z3_del_config(cfg);
+  if (!T->z) return false;
   Z3_set_error_handler(T->z, on_error);
   T->real = Z3_mk_real_sort(T->z);
   for (int f = 0; f < VX_FN_COUNT; f++)
     T->fns[f] = Z3_mk_func_decl(T->z, Z3_mk_string_symbol(T->z, vx_fn_names[f]), 1, &T->real, T->real);
+  return true;
 }
 
 static void tz_free(tz *T) {
@@ -264,7 +271,15 @@ static void tz_free(tz *T) {
 
 static vs_answer solve(tz *T, Z3_ast goal, const vs_query *q, vs_model *m, char *why, size_t nwhy) {
   Z3_context z = T->z;
+  if (!goal) {
+    if (why) snprintf(why, nwhy, "z3: %s", Z3_get_error_msg(z, Z3_get_error_code(z)));
+    return VS_UNKNOWN;
+  }
   Z3_solver s = Z3_mk_solver(z);
+  if (!s) {
+    if (why) snprintf(why, nwhy, "z3: %s", Z3_get_error_msg(z, Z3_get_error_code(z)));
+    return VS_UNKNOWN;
+  }
   Z3_solver_inc_ref(z, s);
   Z3_solver_assert(z, s, goal);
   for (int i = 0; i < T->naxioms; i++) Z3_solver_assert(z, s, T->axioms[i]);
@@ -304,40 +319,80 @@ static vs_answer solve(tz *T, Z3_ast goal, const vs_query *q, vs_model *m, char 
   return ans;
 }
 
-vs_answer vs_find_diff(vx *pc, vx *kernel, vx *ref, const vs_query *q, vs_model *m, char *why, size_t nwhy) {
-  tz T;
-  tz_init(&T, q->timeout_ms);
-  Z3_context z = T.z;
-  Z3_ast k = tr(&T, kernel), r = tr(&T, ref), p = as_bool(&T, pc);
+/* The queries run in a heap frame of their own: out of memory in the
+ * translation's tables or the model disposes of the Z3 context (Z3's
+ * memory is no frame's) and goes on unwinding the caller's frame. */
+typedef struct {
+  tz *T;
+  vx *pc, *kernel, *ref;
+  vx **ka, **ra;
+  int nk, nr;
+  double limit;
+  const vs_query *q;
+  vs_model *m;
+  char *why;
+  size_t nwhy;
+  vs_answer a;
+} query;
+
+static void diff_fn(void *p) {
+  query *Q = p;
+  tz *T = Q->T;
+  Z3_context z = T->z;
+  Z3_ast k = tr(T, Q->kernel), r = tr(T, Q->ref), pc = as_bool(T, Q->pc);
   Z3_ast differ;
-  if (kernel->w || ref->w) differ = Z3_mk_not(z, Z3_mk_eq(z, k, r));
-  else if (q->margin > 0) {
+  if (Q->kernel->w || Q->ref->w) differ = Z3_mk_not(z, Z3_mk_eq(z, k, r));
+  else if (Q->q->margin > 0) {
     Z3_ast d = Z3_mk_sub(z, 2, (Z3_ast[]){k, r});
-    Z3_ast mg = mk_num(&T, q->margin);
+    Z3_ast mg = mk_num(T, Q->q->margin);
     differ = Z3_mk_or(z, 2, (Z3_ast[]){Z3_mk_ge(z, d, mg), Z3_mk_le(z, d, Z3_mk_unary_minus(z, mg))});
   } else differ = Z3_mk_not(z, Z3_mk_eq(z, k, r));
-  Z3_ast goal = Z3_mk_and(z, 2, (Z3_ast[]){p, differ});
-  vs_answer a = solve(&T, goal, q, m, why, nwhy);
+  Z3_ast goal = Z3_mk_and(z, 2, (Z3_ast[]){pc, differ});
+  Q->a = solve(T, goal, Q->q, Q->m, Q->why, Q->nwhy);
+}
+
+static void above_fn(void *p) {
+  query *Q = p;
+  tz *T = Q->T;
+  Z3_context z = T->z;
+  Z3_ast lim = mk_num(T, Q->limit);
+  Z3_ast *any = tr_xmalloc(((size_t)Q->nk + 1) * sizeof *any);
+  for (int i = 0; i < Q->nk; i++) any[i] = Z3_mk_gt(z, tr(T, Q->ka[i]), lim);
+  Z3_ast *all = tr_xmalloc(((size_t)Q->nr + 3) * sizeof *all);
+  for (int j = 0; j < Q->nr; j++) all[j] = Z3_mk_le(z, tr(T, Q->ra[j]), lim);
+  all[Q->nr] = Z3_mk_or(z, (unsigned)Q->nk, any);
+  all[Q->nr + 1] = as_bool(T, Q->pc);
+  Q->a = solve(T, Z3_mk_and(z, (unsigned)Q->nr + 2, all), Q->q, Q->m, Q->why, Q->nwhy);
+  tr_free(any);
+  tr_free(all);
+}
+
+static vs_answer run_query(void (*fn)(void *), query *Q) {
+  tz T;
+  if (!tz_init(&T, Q->q->timeout_ms)) {
+    if (T.z) Z3_del_context(T.z);
+    if (Q->why) snprintf(Q->why, Q->nwhy, "z3: cannot make a context (out of memory)");
+    return VS_UNKNOWN;
+  }
+  Q->T = &T;
+  size_t bytes = 0;
+  if (!tr_heap_run(fn, Q, &bytes)) {
+    Z3_del_context(T.z); /* the tables went with the frame */
+    tr_heap_raise(bytes);
+  }
   tz_free(&T);
-  return a;
+  return Q->a;
+}
+
+vs_answer vs_find_diff(vx *pc, vx *kernel, vx *ref, const vs_query *q, vs_model *m, char *why, size_t nwhy) {
+  query Q = {NULL, pc, kernel, ref, NULL, NULL, 0, 0, 0, q, m, why, nwhy, VS_UNKNOWN};
+  return run_query(diff_fn, &Q);
 }
 
 vs_answer vs_find_above(vx *pc, vx **ka, int nk, vx **ra, int nr, double limit, const vs_query *q, vs_model *m,
                         char *why, size_t nwhy) {
-  tz T;
-  tz_init(&T, q->timeout_ms);
-  Z3_context z = T.z;
-  Z3_ast lim = mk_num(&T, limit);
-  Z3_ast *any = tr_xmalloc(((size_t)nk + 1) * sizeof *any);
-  for (int i = 0; i < nk; i++) any[i] = Z3_mk_gt(z, tr(&T, ka[i]), lim);
-  Z3_ast *all = tr_xmalloc(((size_t)nr + 3) * sizeof *all);
-  for (int j = 0; j < nr; j++) all[j] = Z3_mk_le(z, tr(&T, ra[j]), lim);
-  all[nr] = Z3_mk_or(z, (unsigned)nk, any);
-  all[nr + 1] = as_bool(&T, pc);
-  vs_answer a = solve(&T, Z3_mk_and(z, (unsigned)nr + 2, all), q, m, why, nwhy);
-  tr_free(any); tr_free(all);
-  tz_free(&T);
-  return a;
+  query Q = {NULL, pc, NULL, NULL, ka, ra, nk, nr, limit, q, m, why, nwhy, VS_UNKNOWN};
+  return run_query(above_fn, &Q);
 }
 
 void vs_model_free(vs_model *m) {

@@ -55,6 +55,13 @@ typedef struct {
   char path_why[300];
   bool saved;
   tv_summary *s;
+  void *llvm;                /* the kernel's LLVM context (vk_compile_opts) */
+  struct loc *L;             /* the output locations */
+  int nl;
+  vr_ctx *R;                 /* the reference's symbolic evaluator */
+  unsigned char *mask;       /* blocks that run symbolically */
+  char oom[512];             /* the reference's out-of-memory verdict that
+                                ended the run, "" when none */
 } vctx;
 
 static double now(void) {
@@ -197,6 +204,14 @@ static int judge(vctx *V, tr_tensor **b, int *out, int64_t *flat, double *kv, do
   int nsh = 0;
   tr_diag d = {0};
   if (tr_eval_shadow(V->o->m, &so, b, V->nin, &sh, &nsh, &d) != TR_OK) {
+    /* The reference out of memory confirms nothing and refutes nothing:
+     * the verification as a whole ends without a verdict. */
+    const char *first = tr_diag_first(&d);
+    if (first && strstr(first, "out of memory") && tr_heap_active()) {
+      snprintf(V->oom, sizeof V->oom, "%s", first);
+      tr_diag_clear(&d); /* its messages are kept: no unwind frees them */
+      tr_heap_raise(0);
+    }
     tr_diag_errorf(V->d, "reference: %s", tr_diag_first(&d) ? tr_diag_first(&d) : "shadow evaluation failed");
     tr_diag_clear(&d);
     return -1;
@@ -327,7 +342,7 @@ static void explore(vctx *V, const unsigned char *mask) {
 
 /* ---- locations ---- */
 
-typedef struct { int out; int64_t flat; } loc;
+typedef struct loc { int out; int64_t flat; } loc;
 
 static void add_loc(loc **L, int *n, int out, int64_t flat) {
   for (int i = 0; i < *n; i++) if ((*L)[i].out == out && (*L)[i].flat == flat) return;
@@ -693,11 +708,21 @@ static tr_status setup(vctx *V) {
   ic.seed = o->seed;
   int nins = 0;
   if (tr_inputs_make(o->m, &ic, &V->base, &nins, V->d) != TR_OK) return TR_ERR_INVALID;
-  snprintf(V->work, sizeof V->work, "/tmp/trench-verify-XXXXXX");
-  if (!mkdtemp(V->work)) {
-    tr_diag_errorf(V->d, "verify: cannot create a scratch folder: %s", strerror(errno));
+  /* The scratch folder in $TMPDIR (as targets' private folders), short
+   * enough for the paths made in it (kernel.so, wrap.c). */
+  const char *td = getenv("TMPDIR");
+  if (!td || !*td) td = "/tmp";
+  if (snprintf(V->work, sizeof V->work, "%s/trench-verify-XXXXXX", td) >= (int)sizeof V->work - 40) {
+    V->work[0] = 0;
+    tr_diag_errorf(V->d, "verify: TMPDIR is too long a path for the scratch folder: %s", td);
     return TR_ERR_IO;
   }
+  if (!mkdtemp(V->work)) {
+    tr_diag_errorf(V->d, "verify: cannot create a scratch folder in %s: %s", td, strerror(errno));
+    V->work[0] = 0;
+    return TR_ERR_IO;
+  }
+  if (o->guard_tmp) snprintf(o->guard_tmp, 4096, "%s", V->work);
   V->kpath = o->kernel_path;
   if (o->emitted) {
     /* the built-in compiler's unit exports trench_entry(in, out); a
@@ -744,7 +769,7 @@ static tr_status setup(vctx *V) {
             V->launch.kernel_name, V->grid[0], V->grid[1], V->grid[2], V->block[0], V->block[1], V->block[2],
             V->zero_out ? "zeroed (torch::zeros)" : "arbitrary (torch::empty)");
   }
-  vk_compile_opts co = {o->cuda, V->work, o->cflags};
+  vk_compile_opts co = {o->cuda, V->work, o->cflags, &V->llvm};
   tr_status st = vk_load(V->kpath, &co, &V->k, V->d);
   if (st != TR_OK) return st;
   if (vk_nparams(V->k) != V->nbufs) {
@@ -755,6 +780,124 @@ static tr_status setup(vctx *V) {
   return TR_OK;
 }
 
+/* The verification proper, in a heap frame (tr_verify_kernel). */
+static tr_status verify_run(vctx *V) {
+  const tv_opts *o = V->o;
+  tv_summary *s = V->s;
+  tr_diag *d = V->d;
+  V->cx = vx_ctx_new();
+  tr_status st = setup(V);
+  if (st != TR_OK) return st;
+  if (o->random_seeds > 0) return random_mode(V);
+  if (!(o->locations ? parse_locations(V, o->locations, &V->L, &V->nl) : default_locations(V, &V->L, &V->nl)))
+    return TR_ERR_USAGE;
+  loc *L = V->L;
+  int nl = V->nl;
+  /* location slicing: a concrete pre-pass says which blocks write the
+   * chosen locations; only they run symbolically */
+  unsigned nblocks = o->cuda ? V->grid[0] * V->grid[1] * V->grid[2] : 1;
+  if (o->cuda && nblocks > 1) {
+    tr_tensor **b = make_bufs(V, NULL);
+    vk_run_cfg c;
+    fill_cfg(V, &c);
+    c.conc = b;
+    c.concrete = true;
+    vx_ctx *cx = vx_ctx_new();
+    vk_result r;
+    tr_diag dd = {0};
+    unsigned char *mask = V->mask = tr_xcalloc(nblocks, 1);
+    if (vk_run(V->k, cx, &c, &r, &dd) == TR_OK) {
+      for (int i = 0; i < nl; i++) {
+        int32_t w = r.writer_block[V->nin + L[i].out][L[i].flat];
+        int32_t w0 = r.writer_first[V->nin + L[i].out][L[i].flat];
+        if (w >= 0) mask[w] = 1;
+        if (w0 >= 0) mask[w0] = 1;
+      }
+    } else memset(mask, 1, nblocks);
+    int nm = 0;
+    for (unsigned i = 0; i < nblocks; i++) nm += mask[i];
+    if (o->verbose) fprintf(V->out, "slicing: %d of %u blocks write the %d locations\n", nm, nblocks, nl);
+    vk_result_free(&r, V->nbufs);
+    tr_diag_clear(&dd);
+    vx_ctx_free(cx);
+    free_bufs(V, b);
+  }
+  double t0 = now();
+  explore(V, V->mask);
+  if (o->verbose) fprintf(V->out, "paths: %d%s (%.2fs)\n", V->npaths, V->paths_complete ? "" : " (incomplete)", now() - t0);
+  if (V->npaths == 0) {
+    tr_diag_errorf(d, "%s: %s", o->kernel_path, V->path_why);
+    return V->path_st != TR_OK ? V->path_st : TR_ERR_UNSUPPORTED;
+  }
+  kernel_findings(V);
+  if (o->first && s->found) nl = 0;
+  tr_tensor *ints[16] = {0};
+  for (int p = 0; p < V->nin; p++) if (V->index[p]) ints[p] = V->base[p];
+  vr_ctx *R = V->R = vr_new(o->m, V->cx, ints);
+  for (int i = 0; i < nl; i++) {
+    double t1 = now();
+    tr_buf where = {0}, msg = {0};
+    tr_buf_printf(&where, "out%d", L[i].out);
+    print_index(&where, V->shape[V->nin + L[i].out], L[i].flat);
+    s->locations++;
+    vx *ref = vr_elem(R, L[i].out, L[i].flat, d);
+    const char *verdict;
+    if (ref) ref = to_storage(V, V->nin + L[i].out, ref);
+    if (!ref) {
+      tr_buf_free(&where);
+      return TR_ERR_UNSUPPORTED;
+    }
+    lverdict v = decide(V, &L[i], ref, &msg);
+    if ((v == LV_EQ_STRUCT || v == LV_EQ_Z3) && !msg.n && overflow_check(V, &L[i], ref, &msg)) v = LV_CEX;
+    if ((v == LV_EQ_STRUCT || v == LV_EQ_Z3) && !V->paths_complete) {
+      v = LV_UNKNOWN;
+      tr_buf_printf(&msg, "equal on the %d paths explored; %s", V->npaths, V->path_why);
+    }
+    switch (v) {
+    case LV_EQ_STRUCT: verdict = "equivalent over the reals (same normal form)"; s->equivalent++; break;
+    case LV_EQ_Z3: verdict = "equivalent over the reals (z3)"; s->equivalent++; break;
+    case LV_CEX: verdict = "counterexample"; s->counterexamples++; s->found = true; break;
+    default: verdict = "unknown"; s->unknown++; break;
+    }
+    fprintf(V->out, "%s: %s%s%s (%.2fs)\n", tr_buf_str(&where), verdict, msg.n ? ": " : "", tr_buf_str(&msg), now() - t1);
+    tr_buf_free(&where);
+    tr_buf_free(&msg);
+    if (o->first && v == LV_CEX) break;
+  }
+  fprintf(V->out, "summary: %d locations: %d equivalent over the reals, %d counterexamples, %d unknown; "
+                 "%d kernel-wide findings; %d paths%s\n",
+          s->locations, s->equivalent, s->counterexamples, s->unknown, s->kernel_findings, V->npaths,
+          V->paths_complete ? "" : " (incomplete)");
+  return st;
+}
+
+/* What verify_run made, freed (after it returned). */
+static void verify_free(vctx *V) {
+  vr_free(V->R);
+  tr_free(V->L);
+  tr_free(V->mask);
+  for (int i = 0; i < V->npaths; i++) vk_result_free(&V->paths[i], V->nbufs);
+  tr_free(V->paths);
+  if (V->base) tr_inputs_free(V->base, V->nin);
+  vk_free(V->k);
+  vx_ctx_free(V->cx);
+}
+
+typedef struct {
+  vctx *V;
+  tr_status st;
+} verify_job;
+
+static void verify_fn(void *p) {
+  verify_job *j = p;
+  j->st = verify_run(j->V);
+}
+
+/* Running out of memory anywhere (the executor's paths, the reference's
+ * expressions, the solver's tables) unwinds the frame: what the heap held
+ * is freed with it, the LLVM context is disposed of, the scratch folder
+ * removed, and the verdict is "out of memory" (s->out_of_memory), never an
+ * abort. */
 tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
   memset(s, 0, sizeof *s);
   vctx V = {0};
@@ -763,104 +906,20 @@ tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d) {
   memcpy(V.grid, o->grid, sizeof V.grid);
   memcpy(V.block, o->block, sizeof V.block);
   V.zero_out = o->zero_out;
-  V.cx = vx_ctx_new();
-  tr_status st = setup(&V);
-  loc *L = NULL;
-  int nl = 0;
-  vr_ctx *R = NULL;
-  unsigned char *mask = NULL;
-  if (st != TR_OK) goto done;
-  if (o->random_seeds > 0) { st = random_mode(&V); goto done; }
-  if (!(o->locations ? parse_locations(&V, o->locations, &L, &nl) : default_locations(&V, &L, &nl))) {
-    st = TR_ERR_USAGE;
-    goto done;
+  verify_job j = {&V, TR_OK};
+  size_t bytes = 0;
+  tr_status st;
+  if (tr_heap_run(verify_fn, &j, &bytes)) {
+    st = j.st;
+    verify_free(&V);
+  } else {
+    vk_llvm_dispose(V.llvm);
+    s->out_of_memory = true;
+    if (V.oom[0]) tr_diag_errorf(d, "%s", V.oom);
+    else tr_heap_diag(d, o->kernel_path ? o->kernel_path : "kernel", "verifying the kernel", bytes);
+    st = TR_ERR_UNSUPPORTED;
   }
-  /* location slicing: a concrete pre-pass says which blocks write the
-   * chosen locations; only they run symbolically */
-  unsigned nblocks = o->cuda ? V.grid[0] * V.grid[1] * V.grid[2] : 1;
-  if (o->cuda && nblocks > 1) {
-    tr_tensor **b = make_bufs(&V, NULL);
-    vk_run_cfg c;
-    fill_cfg(&V, &c);
-    c.conc = b;
-    c.concrete = true;
-    vx_ctx *cx = vx_ctx_new();
-    vk_result r;
-    tr_diag dd = {0};
-    mask = tr_xcalloc(nblocks, 1);
-    if (vk_run(V.k, cx, &c, &r, &dd) == TR_OK) {
-      for (int i = 0; i < nl; i++) {
-        int32_t w = r.writer_block[V.nin + L[i].out][L[i].flat];
-        int32_t w0 = r.writer_first[V.nin + L[i].out][L[i].flat];
-        if (w >= 0) mask[w] = 1;
-        if (w0 >= 0) mask[w0] = 1;
-      }
-    } else memset(mask, 1, nblocks);
-    int nm = 0;
-    for (unsigned i = 0; i < nblocks; i++) nm += mask[i];
-    if (o->verbose) fprintf(V.out, "slicing: %d of %u blocks write the %d locations\n", nm, nblocks, nl);
-    vk_result_free(&r, V.nbufs);
-    tr_diag_clear(&dd);
-    vx_ctx_free(cx);
-    free_bufs(&V, b);
-  }
-  double t0 = now();
-  explore(&V, mask);
-  if (o->verbose) fprintf(V.out, "paths: %d%s (%.2fs)\n", V.npaths, V.paths_complete ? "" : " (incomplete)", now() - t0);
-  if (V.npaths == 0) {
-    tr_diag_errorf(d, "%s: %s", o->kernel_path, V.path_why);
-    st = V.path_st != TR_OK ? V.path_st : TR_ERR_UNSUPPORTED;
-    goto done;
-  }
-  kernel_findings(&V);
-  if (o->first && s->found) nl = 0;
-  tr_tensor *ints[16] = {0};
-  for (int p = 0; p < V.nin; p++) if (V.index[p]) ints[p] = V.base[p];
-  R = vr_new(o->m, V.cx, ints);
-  for (int i = 0; i < nl; i++) {
-    double t1 = now();
-    tr_buf where = {0}, msg = {0};
-    tr_buf_printf(&where, "out%d", L[i].out);
-    print_index(&where, V.shape[V.nin + L[i].out], L[i].flat);
-    s->locations++;
-    vx *ref = vr_elem(R, L[i].out, L[i].flat, d);
-    const char *verdict;
-    if (ref) ref = to_storage(&V, V.nin + L[i].out, ref);
-    if (!ref) {
-      st = TR_ERR_UNSUPPORTED;
-      tr_buf_free(&where);
-      goto done;
-    }
-    lverdict v = decide(&V, &L[i], ref, &msg);
-    if ((v == LV_EQ_STRUCT || v == LV_EQ_Z3) && !msg.n && overflow_check(&V, &L[i], ref, &msg)) v = LV_CEX;
-    if ((v == LV_EQ_STRUCT || v == LV_EQ_Z3) && !V.paths_complete) {
-      v = LV_UNKNOWN;
-      tr_buf_printf(&msg, "equal on the %d paths explored; %s", V.npaths, V.path_why);
-    }
-    switch (v) {
-    case LV_EQ_STRUCT: verdict = "equivalent over the reals (same normal form)"; s->equivalent++; break;
-    case LV_EQ_Z3: verdict = "equivalent over the reals (z3)"; s->equivalent++; break;
-    case LV_CEX: verdict = "counterexample"; s->counterexamples++; s->found = true; break;
-    default: verdict = "unknown"; s->unknown++; break;
-    }
-    fprintf(V.out, "%s: %s%s%s (%.2fs)\n", tr_buf_str(&where), verdict, msg.n ? ": " : "", tr_buf_str(&msg), now() - t1);
-    tr_buf_free(&where);
-    tr_buf_free(&msg);
-    if (o->first && v == LV_CEX) break;
-  }
-  fprintf(V.out, "summary: %d locations: %d equivalent over the reals, %d counterexamples, %d unknown; "
-                 "%d kernel-wide findings; %d paths%s\n",
-          s->locations, s->equivalent, s->counterexamples, s->unknown, s->kernel_findings, V.npaths,
-          V.paths_complete ? "" : " (incomplete)");
-done:
-  vr_free(R);
-  tr_free(L);
-  tr_free(mask);
-  for (int i = 0; i < V.npaths; i++) vk_result_free(&V.paths[i], V.nbufs);
-  tr_free(V.paths);
-  if (V.base) tr_inputs_free(V.base, V.nin);
-  vk_free(V.k);
-  vx_ctx_free(V.cx);
-  if (V.work[0] && strcmp(V.work, "/tmp/trench-verify-XXXXXX")) rm_work(V.work);
+  if (o->guard_tmp) o->guard_tmp[0] = 0;
+  if (V.work[0]) rm_work(V.work);
   return st;
 }

@@ -32,6 +32,9 @@ typedef struct {
   bool first;                /* stop at the first confirmed counterexample */
   bool verbose;
   FILE *out;                 /* report */
+  char *guard_tmp;           /* when not NULL (4096 bytes): the scratch
+                                folder's path is kept there while it exists,
+                                for an interrupt's cleanup (src/cli/guard.c) */
 } tv_opts;
 
 typedef struct {
@@ -41,6 +44,8 @@ typedef struct {
   int random_failing;        /* random mode: seeds that failed */
   int random_first;          /* random mode: first failing seed, -1 none */
   bool found;                /* any confirmed counterexample */
+  bool out_of_memory;        /* the verification ran out of memory: no
+                                verdict (the diagnostic says where) */
 } tv_summary;
 
 tr_status tr_verify_kernel(const tv_opts *o, tv_summary *s, tr_diag *d);

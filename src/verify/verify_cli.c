@@ -4,8 +4,13 @@
 #include "../cli/cli.h"
 #include "verify.h"
 
+#include <llvm-c/ErrorHandling.h>
+
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int tr_verify_cli(const cli_cmd *cmd, int argc, char **argv);
 
@@ -42,6 +47,26 @@ static void read_launch(const cli_cmd *me, const char *path, unsigned grid[3], u
     if (b && !have_b) { sscanf(b + 6, "%63[0-9,]", tmp); parse_dim3(me, tmp, block, "trench-launch block"); }
   }
   tr_free(txt);
+}
+
+/* LLVM's fatal errors end the process (LLVM exits when its handler
+ * returns): the handler says so in trench's words, removes the scratch
+ * folder and exits 2 (trench's own trouble; 1 would read as a
+ * counterexample). It takes no context, so the folder's slot is the one
+ * process-wide pointer here, as in src/cli/guard.c. */
+static char *fatal_tmp;
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  remove(path);
+  return 0;
+}
+
+static void on_llvm_fatal(const char *reason) {
+  fflush(stdout);
+  fprintf(stderr, "trench verify: error: LLVM failed: %s\n", reason ? reason : "?");
+  if (fatal_tmp && fatal_tmp[0]) nftw(fatal_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  _exit(CLI_EXIT_USAGE);
 }
 
 static long num(const cli_cmd *me, const char *s, const char *what, long lo, long hi) {
@@ -125,6 +150,12 @@ int tr_verify_cli(const cli_cmd *me, int argc, char **argv) {
   v.m = m;
   v.out = stdout;
   v.cflags = flags.n ? tr_buf_str(&flags) : NULL;
+  /* The scratch folder goes on Ctrl-C (guard.c) and on LLVM's fatal
+   * errors as well. */
+  tr_target_guard *slot = cli_guard_slot();
+  v.guard_tmp = slot ? slot->tmp : NULL;
+  fatal_tmp = v.guard_tmp;
+  LLVMInstallFatalErrorHandler(on_llvm_fatal);
   tv_summary s;
   tr_diag d = {0};
   tr_status st = tr_verify_kernel(&v, &s, &d);
@@ -132,6 +163,7 @@ int tr_verify_cli(const cli_cmd *me, int argc, char **argv) {
   tr_diag_clear(&d);
   tr_module_free(m);
   tr_buf_free(&flags);
+  if (s.out_of_memory) return cli_finish(CLI_EXIT_USAGE); /* no verdict */
   if (st == TR_ERR_USAGE) return cli_finish(CLI_EXIT_USAGE);
   if (st == TR_ERR_IO) return cli_finish(CLI_EXIT_USAGE);
   if (st != TR_OK) return cli_finish(CLI_EXIT_FINDING);

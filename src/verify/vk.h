@@ -17,12 +17,19 @@ typedef struct {
   bool cuda;             /* compile as CUDA device code */
   const char *workdir;   /* scratch folder for the IR and prelude */
   const char *cflags;    /* extra flags for clang (may be NULL) */
+  void **llvm_ctx;       /* when not NULL: set to the kernel's LLVM context
+                            as soon as it exists (LLVM's memory is no heap
+                            frame's: the frame's owner disposes of it with
+                            vk_llvm_dispose after an out-of-memory unwind) */
 } vk_compile_opts;
 
 /* Compiles path and loads its function "kernel" (the first defined
  * function when there is none so named). */
 tr_status vk_load(const char *path, const vk_compile_opts *o, vk_kernel **out, tr_diag *d);
 void vk_free(vk_kernel *k);
+/* Disposes of an LLVM context (and the module in it) that vk_load made;
+ * only after an unwind freed its kernel (vk_compile_opts.llvm_ctx). */
+void vk_llvm_dispose(void *ctx);
 /* Pointer parameters of the kernel (every parameter must be one). */
 int vk_nparams(const vk_kernel *k);
 /* The LLVM IR text (for --dump). */
@@ -95,6 +102,12 @@ void vk_result_free(vk_result *r, int nbufs);
 int vk_native_run(const char *so_path, tr_tensor **bufs, int n, int guard, double timeout_s,
                   tr_diag *d);
 /* Compiles a C kernel natively into so_path. */
+/* The environment for a tool trench verify runs (clang, a host wrapper):
+ * the process's with TMPDIR set to dir (the scratch folder), so the tool's
+ * own temporary files (clang's objects) go with the folder even when an
+ * interrupt kills the tool midway. NULL-terminated; vk_env_free. */
+char **vk_env(const char *dir);
+void vk_env_free(char **env);
 tr_status vk_native_build(const char *src, const char *so_path, const char *cflags, tr_diag *d);
 
 /* KernelBench-style Python sources (kbench.c): the CUDA string of a
