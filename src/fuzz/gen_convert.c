@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_cplx(tr_dtype dt) { return tr_dtypes[dt].kind == TR_DK_COMPLEX; }
 
 /* One value (as a double) at an edge of float type t (genint.h): its largest finite
  * value and just past it (the overflow tie included), its smallest normal
@@ -139,7 +138,7 @@ static tr_dtype narrower_float(gen_ctx *g, tr_dtype from) {
 
 tr_instr *gen_mk_convert(gen_ctx *g, tr_op op) {
   tr_instr *x = gen_pick(g);
-  bool cplx = is_cplx(x->shape->dtype);
+  bool cplx = gen_is_cplx(x->shape->dtype);
   /* a third of the float converts narrow, mostly from edge values */
   if (tr_dtype_is_float(x->shape->dtype) && gen_chance(g, 35)) {
     tr_dtype to = narrower_float(g, x->shape->dtype);
@@ -153,7 +152,7 @@ tr_instr *gen_mk_convert(gen_ctx *g, tr_op op) {
   }
   tr_dtype to = gen_dtype(g, GC_ANY, cplx || gen_chance(g, 20));
   if (to == TR_DT_COUNT || to == x->shape->dtype) return NULL;
-  if (cplx && !is_cplx(to)) return NULL;
+  if (cplx && !gen_is_cplx(to)) return NULL;
   /* float -> pred is true almost everywhere */
   if (to == TR_DT_PRED && tr_dtype_is_float(x->shape->dtype) && gen_chance(g, 80)) return NULL;
   return tr_build_convert(g->c, edged(g, x, to, 30), to, &g->why);
@@ -170,12 +169,12 @@ tr_instr *gen_mk_bitcast_convert(gen_ctx *g, tr_op op) {
     x = gen_pick(g);
   tr_dtype from = x->shape->dtype;
   int bits = tr_dtypes[from].bits;
-  if (from == TR_DT_PRED || bits < 8 || is_cplx(from)) return NULL;
+  if (from == TR_DT_PRED || bits < 8 || gen_is_cplx(from)) return NULL;
   tr_dtype cand[TR_DT_COUNT];
   int n = 0;
   for (int t = 0; t < TR_DT_COUNT; t++) {
     tr_dtype dt = (tr_dtype)t;
-    if (!g->dt_ok[t] || dt == TR_DT_PRED || tr_dtypes[t].bits < 8 || is_cplx(dt) || dt == from) continue;
+    if (!g->dt_ok[t] || dt == TR_DT_PRED || tr_dtypes[t].bits < 8 || gen_is_cplx(dt) || dt == from) continue;
     int ob = tr_dtypes[t].bits;
     /* same width; a wider target needs the minor dim to be the ratio */
     if (ob == bits || (ob < bits && gen_chance(g, 30)) ||

@@ -9,18 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_cplx(tr_dtype dt) { return tr_dtypes[dt].kind == TR_DK_COMPLEX; }
-static tr_arena *A(gen_ctx *g) { return g->m->arena; }
-static tr_shape *scalar(gen_ctx *g, tr_dtype dt) { return tr_shape_array(A(g), dt, 0, NULL); }
 
 /* n dims from src (a rank-0 shape has no dims array at all). */
 static void copy_dims(int64_t *dst, const int64_t *src, int n) {
   if (n > 0) memcpy(dst, src, sizeof(int64_t) * (size_t)n);
 }
 
-static tr_instr *end(gen_ctx *g, tr_instr *in, const tr_shape *decl) {
-  return tr_build_end(in, decl, &g->why);
-}
 
 /* Elementwise ops the reference evaluates on complex values (the rest
  * take real operands only). */
@@ -76,11 +70,11 @@ static tr_instr *mk_unary(gen_ctx *g, tr_op op) {
       gen_chance(g, 50)) {
     /* a copy that changes the layout, as layout assignment inserts */
     int64_t m2m[8];
-    decl = tr_shape_clone(A(g), x->shape);
+    decl = tr_shape_clone(g->m->arena, x->shape);
     gen_perm(g, m2m, x->shape->rank);
-    tr_shape_set_layout(A(g), decl, m2m);
+    tr_shape_set_layout(g->m->arena, decl, m2m);
   }
-  return end(g, in, decl);
+  return gen_end(g, in, decl);
 }
 
 /* Most of the time an op with a restricted domain gets operands inside
@@ -126,7 +120,7 @@ static tr_instr *mk_binary(gen_ctx *g, tr_op op) {
 static tr_instr *mk_compare(gen_ctx *g, tr_op op) {
   static const char *dirs[] = {"EQ", "NE", "LT", "GT", "LE", "GE"};
   tr_instr *x = gen_pick(g);
-  bool cplx = is_cplx(x->shape->dtype);
+  bool cplx = gen_is_cplx(x->shape->dtype);
   tr_instr *y = gen_partner(g, x, x->shape->dtype);
   if (!y) return NULL;
   tr_instr *ops[2] = {x, y};
@@ -135,7 +129,7 @@ static tr_instr *mk_compare(gen_ctx *g, tr_op op) {
   int d = cplx ? (int)gen_below(g, 2) : gen_chance(g, 15) ? (int)gen_below(g, 2) : 2 + (int)gen_below(g, 4);
   tr_build_ident(in, TR_ATTR_DIRECTION, dirs[d]);
   if (tr_dtype_is_float(x->shape->dtype) && gen_chance(g, 25)) tr_build_ident(in, TR_ATTR_TYPE, "TOTALORDER");
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 static tr_instr *mk_select(gen_ctx *g, tr_op op) {
@@ -144,7 +138,7 @@ static tr_instr *mk_select(gen_ctx *g, tr_op op) {
   tr_instr *y = p ? gen_partner(g, x, x->shape->dtype) : NULL;
   if (!y) return NULL;
   tr_instr *ops[3] = {p, x, y};
-  return end(g, tr_build_begin(g->c, op, ops, 3), NULL);
+  return gen_end(g, tr_build_begin(g->c, op, ops, 3), NULL);
 }
 
 static tr_instr *mk_clamp(gen_ctx *g, tr_op op) {
@@ -169,7 +163,7 @@ static tr_instr *mk_clamp(gen_ctx *g, tr_op op) {
   }
   if (!hi) return NULL;
   tr_instr *ops[3] = {lo, x, hi};
-  return end(g, tr_build_begin(g->c, op, ops, 3), NULL);
+  return gen_end(g, tr_build_begin(g->c, op, ops, 3), NULL);
 }
 
 /* ---- shape and data movement ---- */
@@ -258,8 +252,8 @@ static tr_instr *mk_reshape(gen_ctx *g, tr_op op) {
   int rank = reshape_dims(g, x->shape, dims);
   if (op == TR_OP_BITCAST) {
     /* a bitcast is a reshape only between default (row-major) layouts */
-    if (x->shape->has_layout || is_cplx(x->shape->dtype)) return NULL;
-    return end(g, tr_build_begin(g->c, op, &x, 1), tr_shape_array(A(g), x->shape->dtype, rank, dims));
+    if (x->shape->has_layout || gen_is_cplx(x->shape->dtype)) return NULL;
+    return gen_end(g, tr_build_begin(g->c, op, &x, 1), tr_shape_array(g->m->arena, x->shape->dtype, rank, dims));
   }
   return tr_build_reshape(g->c, x, dims, rank, &g->why);
 }
@@ -326,7 +320,7 @@ static tr_instr *mk_slice(gen_ctx *g, tr_op op) {
   }
   tr_instr *in = tr_build_begin(g->c, op, &x, 1);
   tr_build_slice(in, sl, s->rank);
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 /* A start index for a dimension of size n read in pieces of size k:
@@ -362,7 +356,7 @@ static tr_instr *data_index(gen_ctx *g, tr_dtype it) {
 static tr_instr *start_index(gen_ctx *g, tr_dtype it, int64_t n, int64_t k, int input) {
   if (!g->consts_only && g->depth == 0 && gen_chance(g, input)) {
     tr_instr *v = gen_chance(g, 30) ? data_index(g, it) : NULL;
-    return v ? v : gen_leaf(g, scalar(g, it));
+    return v ? v : gen_leaf(g, gen_scalar(g, it));
   }
   int r = (int)gen_below(g, 100);
   int64_t v;
@@ -396,7 +390,7 @@ static tr_instr *mk_dynamic_slice(gen_ctx *g, tr_op op) {
   }
   tr_instr *in = tr_build_begin(g->c, op, ops, 1 + s->rank);
   tr_build_ints(in, TR_ATTR_DYNAMIC_SLICE_SIZES, sizes, s->rank);
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 static tr_instr *mk_dynamic_update_slice(gen_ctx *g, tr_op op) {
@@ -417,13 +411,13 @@ static tr_instr *mk_dynamic_update_slice(gen_ctx *g, tr_op op) {
       }
     }
   }
-  if (!u) u = gen_leaf(g, tr_shape_array(A(g), s->dtype, s->rank, sizes));
+  if (!u) u = gen_leaf(g, tr_shape_array(g->m->arena, s->dtype, s->rank, sizes));
   tr_instr *ops[10];
   tr_dtype it = index_type(g);
   ops[0] = x;
   ops[1] = u;
   for (int d = 0; d < s->rank; d++) ops[2 + d] = start_index(g, it, s->dims[d], sizes[d], 15);
-  return end(g, tr_build_begin(g->c, op, ops, 2 + s->rank), NULL);
+  return gen_end(g, tr_build_begin(g->c, op, ops, 2 + s->rank), NULL);
 }
 
 static tr_instr *mk_concatenate(gen_ctx *g, tr_op op) {
@@ -447,7 +441,7 @@ static tr_instr *mk_concatenate(gen_ctx *g, tr_op op) {
       sd[dim].limit = at + len;
       tr_instr *sl = tr_build_begin(g->c, TR_OP_SLICE, &x, 1);
       tr_build_slice(sl, sd, s->rank);
-      if (!(ops[i] = end(g, sl, NULL))) return NULL;
+      if (!(ops[i] = gen_end(g, sl, NULL))) return NULL;
       at += len + gen_below(g, 3) - 1;
     }
   }
@@ -465,14 +459,14 @@ static tr_instr *mk_concatenate(gen_ctx *g, tr_op op) {
       copy_dims(dims, s->dims, s->rank);
       dims[dim] = gen_dim(g);
       if (dims[dim] > 33) dims[dim] = 1 + gen_below(g, 8);
-      y = gen_leaf(g, tr_shape_array(A(g), s->dtype, s->rank, dims));
+      y = gen_leaf(g, tr_shape_array(g->m->arena, s->dtype, s->rank, dims));
     }
     ops[i] = y;
   }
   tr_instr *in = tr_build_begin(g->c, op, ops, n);
   int64_t d = dim;
   tr_build_ints(in, TR_ATTR_DIMENSIONS, &d, 1);
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 static tr_instr *mk_pad(gen_ctx *g, tr_op op) {
@@ -493,11 +487,11 @@ static tr_instr *mk_pad(gen_ctx *g, tr_op op) {
   }
   if (count > 65536) return NULL;
   tr_instr *ops[2] = {x, NULL};
-  tr_shape *ps = scalar(g, s->dtype);
+  tr_shape *ps = gen_scalar(g, s->dtype);
   ops[1] = gen_chance(g, 70) ? gen_constant(g, ps) : gen_leaf(g, ps);
   tr_instr *in = tr_build_begin(g->c, op, ops, 2);
   tr_build_padding(in, pd, s->rank);
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 static tr_instr *mk_reverse(gen_ctx *g, tr_op op) {
@@ -508,7 +502,7 @@ static tr_instr *mk_reverse(gen_ctx *g, tr_op op) {
     if (gen_chance(g, 50)) dims[n++] = d;
   tr_instr *in = tr_build_begin(g->c, op, &x, 1);
   tr_build_ints(in, TR_ATTR_DIMENSIONS, dims, n);
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 static tr_instr *mk_iota(gen_ctx *g, tr_op op) {
@@ -522,7 +516,7 @@ static tr_instr *mk_iota(gen_ctx *g, tr_op op) {
   int64_t id = gen_below(g, rank);
   for (int tries = 0; tries < 4 && dims[id] < 2; tries++) id = gen_below(g, rank);
   tr_build_int(in, TR_ATTR_IOTA_DIMENSION, id);
-  return end(g, in, tr_shape_array(A(g), dt, rank, dims));
+  return gen_end(g, in, tr_shape_array(g->m->arena, dt, rank, dims));
 }
 
 static tr_instr *mk_constant(gen_ctx *g, tr_op op) {
@@ -531,7 +525,7 @@ static tr_instr *mk_constant(gen_ctx *g, tr_op op) {
   gen_dims(g, rank, dims, 256);
   tr_dtype dt = gen_dtype(g, GC_ANY, gen_chance(g, 20));
   if (dt == TR_DT_COUNT) return NULL;
-  return gen_constant(g, tr_shape_array(A(g), dt, rank, dims));
+  return gen_constant(g, tr_shape_array(g->m->arena, dt, rank, dims));
 }
 
 /* ---- gather and scatter ---- */
@@ -622,7 +616,7 @@ static tr_instr *make_indices(gen_ctx *g, gen_index *ix) {
   for (int i = 0; i < ix->nb; i++) dims[i] = ix->bdims[i];
   dims[ix->nb] = ix->k;
   tr_dtype it = gen_chance(g, 70) ? TR_DT_S32 : gen_chance(g, 50) ? TR_DT_S64 : TR_DT_U32;
-  return index_array(g, it, tr_shape_array(A(g), it, ix->nb + 1, dims), ix->lim, ix->map, ix->k, ix->nb);
+  return index_array(g, it, tr_shape_array(g->m->arena, it, ix->nb + 1, dims), ix->lim, ix->map, ix->k, ix->nb);
 }
 
 static tr_instr *mk_gather(gen_ctx *g, tr_op op) {
@@ -642,7 +636,7 @@ static tr_instr *mk_gather(gen_ctx *g, tr_op op) {
   tr_build_ints(in, TR_ATTR_START_INDEX_MAP, ix.map, ix.k);
   tr_build_int(in, TR_ATTR_INDEX_VECTOR_DIM, ix.ivd);
   tr_build_ints(in, TR_ATTR_SLICE_SIZES, ix.win, ix.rank);
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 /* A scatter combiner: commutative ones anywhere; "overwrite" and a
@@ -651,7 +645,7 @@ static tr_instr *mk_gather(gen_ctx *g, tr_op op) {
 static tr_comp *scatter_comp(gen_ctx *g, tr_dtype dt, bool unique) {
   if (unique && gen_chance(g, 15)) {
     tr_comp *k = tr_build_comp(g->m, gen_comp_name(g, "combine"), false);
-    tr_instr *a = tr_build_param(k, scalar(g, dt)), *b = tr_build_param(k, scalar(g, dt));
+    tr_instr *a = tr_build_param(k, gen_scalar(g, dt)), *b = tr_build_param(k, gen_scalar(g, dt));
     tr_instr *r = b;
     if (dt != TR_DT_PRED && gen_chance(g, 50)) {
       tr_instr *bb = tr_build_binary(k, TR_OP_MULTIPLY, b, b, NULL);
@@ -667,7 +661,7 @@ static tr_comp *scatter_comp(gen_ctx *g, tr_dtype dt, bool unique) {
 static tr_instr *mk_scatter(gen_ctx *g, tr_op op) {
   gen_index ix;
   tr_instr *x = gen_pick(g);
-  if (is_cplx(x->shape->dtype) || !choose_index(g, &ix, x, 50)) return NULL;
+  if (gen_is_cplx(x->shape->dtype) || !choose_index(g, &ix, x, 50)) return NULL;
   tr_instr *idx = make_indices(g, &ix);
   /* updates: batch dims then the window dims of the non-inserted dims */
   int64_t ud[8];
@@ -680,7 +674,7 @@ static tr_instr *mk_scatter(gen_ctx *g, tr_op op) {
       ud[nu++] = ix.win[d];
     }
   if (nu > 7) return NULL;
-  tr_instr *u = gen_leaf(g, tr_shape_array(A(g), x->shape->dtype, nu, ud));
+  tr_instr *u = gen_leaf(g, tr_shape_array(g->m->arena, x->shape->dtype, nu, ud));
   bool unique = idx->op == TR_OP_CONSTANT && tr_shape_count(idx->shape) <= ix.k;
   tr_instr *ops[3] = {x, idx, u};
   tr_instr *in = tr_build_begin(g->c, op, ops, 3);
@@ -690,7 +684,7 @@ static tr_instr *mk_scatter(gen_ctx *g, tr_op op) {
   tr_build_int(in, TR_ATTR_INDEX_VECTOR_DIM, ix.ivd);
   tr_build_callee(in, TR_ATTR_TO_APPLY, scatter_comp(g, x->shape->dtype, unique));
   if (unique) tr_build_bool(in, TR_ATTR_UNIQUE_INDICES, true);
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 /* ---- reductions and windows ---- */
@@ -725,7 +719,7 @@ static tr_instr *mk_reduce(gen_ctx *g, tr_op op) {
     /* past the row counts where compilers switch to tree reductions */
     static const int64_t rows[] = {16385, 20011, 32769, 40000};
     int64_t dims[2] = {rows[gen_below(g, 4)], 1 + gen_below(g, 3)};
-    x = gen_leaf(g, tr_shape_array(A(g), TR_DT_F32, 1 + (int)gen_below(g, 2), dims));
+    x = gen_leaf(g, tr_shape_array(g->m->arena, TR_DT_F32, 1 + (int)gen_below(g, 2), dims));
   } else {
     x = gen_chance(g, 25) ? producer(g, mk_broadcast, TR_OP_BROADCAST) : gen_pick(g);
   }
@@ -751,16 +745,16 @@ static tr_instr *mk_reduce(gen_ctx *g, tr_op op) {
     dims[0] = 0;
   }
   tr_op red = gen_reducer_op(g, dt);
-  if (gen_chance(g, 15) && !is_cplx(dt) && x->shape->rank >= 1) {
+  if (gen_chance(g, 15) && !gen_is_cplx(dt) && x->shape->rank >= 1) {
     /* variadic: the value and its position (argmax/argmin) */
     tr_instr *io = tr_build_begin(g->c, TR_OP_IOTA, NULL, 0);
     tr_build_int(io, TR_ATTR_IOTA_DIMENSION, dims[0]);
-    io = end(g, io, tr_shape_array(A(g), TR_DT_S32, x->shape->rank, x->shape->dims));
+    io = gen_end(g, io, tr_shape_array(g->m->arena, TR_DT_S32, x->shape->rank, x->shape->dims));
     if (!io) return NULL;
     gen_push(g, io);
     tr_comp *k = tr_build_comp(g->m, gen_comp_name(g, "argbest"), false);
-    tr_instr *av = tr_build_param(k, scalar(g, dt)), *ai = tr_build_param(k, scalar(g, TR_DT_S32));
-    tr_instr *bv = tr_build_param(k, scalar(g, dt)), *bi = tr_build_param(k, scalar(g, TR_DT_S32));
+    tr_instr *av = tr_build_param(k, gen_scalar(g, dt)), *ai = tr_build_param(k, gen_scalar(g, TR_DT_S32));
+    tr_instr *bv = tr_build_param(k, gen_scalar(g, dt)), *bi = tr_build_param(k, gen_scalar(g, TR_DT_S32));
     bool mx = gen_chance(g, 50);
     tr_instr *lt = total_compare(k, av, bv, mx ? "GT" : "LT");
     tr_instr *eq = total_compare(k, av, bv, "EQ");
@@ -777,7 +771,7 @@ static tr_instr *mk_reduce(gen_ctx *g, tr_op op) {
     tr_instr *in = tr_build_begin(g->c, op, ops, 4);
     tr_build_ints(in, TR_ATTR_DIMENSIONS, dims, 1);
     tr_build_callee(in, TR_ATTR_TO_APPLY, k);
-    in = end(g, in, NULL);
+    in = gen_end(g, in, NULL);
     if (!in) return NULL;
     gen_push(g, in);
     return tr_build_gte(g->c, in, gen_below(g, 2), &g->why);
@@ -786,7 +780,7 @@ static tr_instr *mk_reduce(gen_ctx *g, tr_op op) {
   tr_instr *in = tr_build_begin(g->c, op, ops, 2);
   tr_build_ints(in, TR_ATTR_DIMENSIONS, dims, n);
   tr_build_callee(in, TR_ATTR_TO_APPLY, gen_binary_comp(g, red, dt));
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 static void choose_window(gen_ctx *g, const tr_shape *s, tr_window_dim *w, bool dilate) {
@@ -803,7 +797,7 @@ static void choose_window(gen_ctx *g, const tr_shape *s, tr_window_dim *w, bool 
 
 static tr_instr *mk_reduce_window(gen_ctx *g, tr_op op) {
   tr_instr *x = gen_pick(g);
-  if (x->shape->rank > 4 || is_cplx(x->shape->dtype)) return NULL;
+  if (x->shape->rank > 4 || gen_is_cplx(x->shape->dtype)) return NULL;
   tr_dtype dt = x->shape->dtype;
   tr_window_dim w[8];
   choose_window(g, x->shape, w, true);
@@ -812,7 +806,7 @@ static tr_instr *mk_reduce_window(gen_ctx *g, tr_op op) {
   tr_instr *in = tr_build_begin(g->c, op, ops, 2);
   if (x->shape->rank) tr_build_window(in, w, x->shape->rank);
   tr_build_callee(in, TR_ATTR_TO_APPLY, gen_binary_comp(g, red, dt));
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 static tr_instr *mk_select_and_scatter(gen_ctx *g, tr_op op) {
@@ -827,17 +821,17 @@ static tr_instr *mk_select_and_scatter(gen_ctx *g, tr_op op) {
     int64_t span = s->dims[d] + w[d].pad_lo + w[d].pad_hi;
     od[d] = span < w[d].size ? 0 : (span - w[d].size) / w[d].stride + 1;
   }
-  tr_instr *src = gen_leaf(g, tr_shape_array(A(g), dt, s->rank, od));
+  tr_instr *src = gen_leaf(g, tr_shape_array(g->m->arena, dt, s->rank, od));
   tr_comp *sel = tr_build_comp(g->m, gen_comp_name(g, "select"), false);
-  tr_instr *a = tr_build_param(sel, scalar(g, dt)), *b = tr_build_param(sel, scalar(g, dt));
+  tr_instr *a = tr_build_param(sel, gen_scalar(g, dt)), *b = tr_build_param(sel, gen_scalar(g, dt));
   tr_build_root(sel, tr_build_compare(sel, a, b, gen_chance(g, 50) ? "GE" : "LE", NULL));
   /* the result starts as init everywhere: any value is defined here */
-  tr_instr *ops[3] = {x, src, gen_constant(g, scalar(g, dt))};
+  tr_instr *ops[3] = {x, src, gen_constant(g, gen_scalar(g, dt))};
   tr_instr *in = tr_build_begin(g->c, op, ops, 3);
   tr_build_window(in, w, s->rank);
   tr_build_callee(in, TR_ATTR_SELECT, sel);
   tr_build_callee(in, TR_ATTR_SCATTER, gen_binary_comp(g, TR_OP_ADD, dt));
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 /* ---- contractions ---- */
@@ -889,7 +883,7 @@ static tr_instr *mk_dot(gen_ctx *g, tr_op op) {
         (rrank == 0 || !memcmp(c->shape->dims, rd, sizeof(int64_t) * (size_t)rrank)))
       y = c;
   }
-  if (!y) y = gen_leaf(g, tr_shape_array(A(g), dt, rrank, rd));
+  if (!y) y = gen_leaf(g, tr_shape_array(g->m->arena, dt, rrank, rd));
   tr_instr *ops[2] = {x, y};
   tr_instr *in = tr_build_begin(g->c, op, ops, 2);
   if (nb) {
@@ -903,23 +897,23 @@ static tr_instr *mk_dot(gen_ctx *g, tr_op op) {
   /* bf16/f16 products with an f32 result, as mixed-precision models do */
   tr_shape *decl = NULL;
   if ((dt == TR_DT_BF16 || dt == TR_DT_F16) && gen_chance(g, 40)) {
-    decl = tr_shape_array(A(g), TR_DT_F32, 0, NULL);
+    decl = tr_shape_array(g->m->arena, TR_DT_F32, 0, NULL);
   }
   if (decl) {
     /* the result dims come from inference; only the type is preferred */
-    tr_instr *probe = end(g, in, NULL);
+    tr_instr *probe = gen_end(g, in, NULL);
     if (!probe) return NULL;
     probe->shape->dtype = TR_DT_F32;
     return probe;
   }
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 /* A convolution's input of dims xd: a leaf, or (a third of the time) a
  * crop of a larger one, a slice along the spatial dims sp that rewrites
  * fold into the window's padding. */
 static tr_instr *conv_input(gen_ctx *g, tr_dtype dt, int rank, const int64_t *xd, const int64_t *sp, int ns) {
-  if (ns == 0 || !gen_chance(g, 50)) return gen_leaf(g, tr_shape_array(A(g), dt, rank, xd));
+  if (ns == 0 || !gen_chance(g, 50)) return gen_leaf(g, tr_shape_array(g->m->arena, dt, rank, xd));
   int64_t big[5];
   tr_slice_dim sl[5];
   copy_dims(big, xd, rank);
@@ -936,11 +930,11 @@ static tr_instr *conv_input(gen_ctx *g, tr_dtype dt, int rank, const int64_t *xd
     sl[d].start = a;
     sl[d].limit = a + xd[d];
   }
-  tr_instr *x = gen_leaf(g, tr_shape_array(A(g), dt, rank, big));
+  tr_instr *x = gen_leaf(g, tr_shape_array(g->m->arena, dt, rank, big));
   tr_instr *in = tr_build_begin(g->c, TR_OP_SLICE, &x, 1);
   tr_build_slice(in, sl, rank);
   tr_instr *y = tr_build_end(in, NULL, &g->why);
-  if (!y) return gen_leaf(g, tr_shape_array(A(g), dt, rank, xd));
+  if (!y) return gen_leaf(g, tr_shape_array(g->m->arena, dt, rank, xd));
   gen_push(g, y);
   return y;
 }
@@ -1021,19 +1015,19 @@ static tr_instr *mk_convolution(gen_ctx *g, tr_op op) {
     w[i].rhs_dilate = gen_chance(g, 15) ? 2 : 1;
   }
   tr_instr *ops[2] = {x ? x : conv_input(g, dt, rank, xd, isp, ns),
-                      gen_leaf(g, tr_shape_array(A(g), dt, rank, kd))};
+                      gen_leaf(g, tr_shape_array(g->m->arena, dt, rank, kd))};
   tr_instr *in = tr_build_begin(g->c, op, ops, 2);
   tr_build_window(in, w, ns);
   tr_build_convdims(in, &cd);
   if (fg > 1 || gen_chance(g, 10)) tr_build_int(in, TR_ATTR_FEATURE_GROUP_COUNT, fg);
   if (bg > 1) tr_build_int(in, TR_ATTR_BATCH_GROUP_COUNT, bg);
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 /* ---- sort and top-k ---- */
 static tr_instr *mk_sort(gen_ctx *g, tr_op op) {
   tr_instr *x = gen_pick(g);
-  if (x->shape->rank < 1 || is_cplx(x->shape->dtype)) return NULL;
+  if (x->shape->rank < 1 || gen_is_cplx(x->shape->dtype)) return NULL;
   int n = 1 + (int)gen_below(g, 3);
   tr_instr *ops[3] = {x};
   for (int i = 1; i < n; i++) {
@@ -1047,8 +1041,8 @@ static tr_instr *mk_sort(gen_ctx *g, tr_op op) {
   tr_comp *k = tr_build_comp(g->m, gen_comp_name(g, "compare"), false);
   tr_instr *p[6];
   for (int i = 0; i < n; i++) {
-    p[2 * i] = tr_build_param(k, scalar(g, ops[i]->shape->dtype));
-    p[2 * i + 1] = tr_build_param(k, scalar(g, ops[i]->shape->dtype));
+    p[2 * i] = tr_build_param(k, gen_scalar(g, ops[i]->shape->dtype));
+    p[2 * i + 1] = tr_build_param(k, gen_scalar(g, ops[i]->shape->dtype));
   }
   const char *dir = gen_chance(g, 50) ? "LT" : "GT";
   tr_instr *c0 = tr_build_begin(k, TR_OP_COMPARE, p, 2);
@@ -1078,7 +1072,7 @@ static tr_instr *mk_sort(gen_ctx *g, tr_op op) {
    * would differ otherwise */
   tr_build_bool(in, TR_ATTR_IS_STABLE, true);
   tr_build_callee(in, TR_ATTR_TO_APPLY, k);
-  in = end(g, in, NULL);
+  in = gen_end(g, in, NULL);
   if (!in || n == 1) return in;
   gen_push(g, in);
   return tr_build_gte(g->c, in, gen_below(g, n), &g->why);
@@ -1091,7 +1085,7 @@ static tr_instr *mk_topk(gen_ctx *g, tr_op op) {
   tr_instr *in = tr_build_begin(g->c, op, &x, 1);
   tr_build_int(in, TR_ATTR_K, gen_chance(g, 20) ? last : gen_below(g, last + 1));
   tr_build_bool(in, TR_ATTR_LARGEST, gen_chance(g, 70));
-  in = end(g, in, NULL);
+  in = gen_end(g, in, NULL);
   if (!in) return NULL;
   gen_push(g, in);
   return tr_build_gte(g->c, in, gen_below(g, 2), &g->why);
@@ -1101,13 +1095,13 @@ static tr_instr *mk_topk(gen_ctx *g, tr_op op) {
 /* An identity matrix of dt and size n: convert(iota == iota). */
 static tr_instr *identity(gen_ctx *g, tr_dtype dt, int64_t n) {
   int64_t d[2] = {n, n};
-  tr_shape *s = tr_shape_array(A(g), TR_DT_S32, 2, d);
+  tr_shape *s = tr_shape_array(g->m->arena, TR_DT_S32, 2, d);
   tr_instr *i0 = tr_build_begin(g->c, TR_OP_IOTA, NULL, 0);
   tr_build_int(i0, TR_ATTR_IOTA_DIMENSION, 0);
-  i0 = end(g, i0, s);
+  i0 = gen_end(g, i0, s);
   tr_instr *i1 = tr_build_begin(g->c, TR_OP_IOTA, NULL, 0);
   tr_build_int(i1, TR_ATTR_IOTA_DIMENSION, 1);
-  i1 = end(g, i1, s);
+  i1 = gen_end(g, i1, s);
   tr_instr *eq = i0 && i1 ? tr_build_compare(g->c, i0, i1, "EQ", &g->why) : NULL;
   return eq ? tr_build_convert(g->c, eq, dt, &g->why) : NULL;
 }
@@ -1116,14 +1110,14 @@ static tr_instr *identity(gen_ctx *g, tr_dtype dt, int64_t n) {
  * (positive definite) when spd. */
 static tr_instr *square_matrix(gen_ctx *g, tr_dtype dt, int64_t n, bool spd) {
   int64_t d[2] = {n, n};
-  tr_instr *x = gen_leaf(g, tr_shape_array(A(g), dt, 2, d));
+  tr_instr *x = gen_leaf(g, tr_shape_array(g->m->arena, dt, 2, d));
   if (spd) {
     tr_instr *ops[2] = {x, x};
     tr_instr *dot = tr_build_begin(g->c, TR_OP_DOT, ops, 2);
     int64_t one = 1;
     tr_build_ints(dot, TR_ATTR_LHS_CONTRACTING_DIMS, &one, 1);
     tr_build_ints(dot, TR_ATTR_RHS_CONTRACTING_DIMS, &one, 1);
-    x = end(g, dot, NULL);
+    x = gen_end(g, dot, NULL);
     if (!x) return NULL;
   }
   tr_instr *id = identity(g, dt, n);
@@ -1141,7 +1135,7 @@ static tr_instr *mk_cholesky(gen_ctx *g, tr_op op) {
   if (!a) return NULL;
   tr_instr *in = tr_build_begin(g->c, op, &a, 1);
   tr_build_bool(in, TR_ATTR_LOWER, gen_chance(g, 50));
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 static tr_instr *mk_triangular_solve(gen_ctx *g, tr_op op) {
@@ -1152,13 +1146,13 @@ static tr_instr *mk_triangular_solve(gen_ctx *g, tr_op op) {
   tr_instr *a = square_matrix(g, dt, n, false);
   if (!a) return NULL;
   int64_t bd[2] = {left ? n : m, left ? m : n};
-  tr_instr *ops[2] = {a, gen_leaf(g, tr_shape_array(A(g), dt, 2, bd))};
+  tr_instr *ops[2] = {a, gen_leaf(g, tr_shape_array(g->m->arena, dt, 2, bd))};
   tr_instr *in = tr_build_begin(g->c, op, ops, 2);
   tr_build_bool(in, TR_ATTR_LEFT_SIDE, left);
   tr_build_bool(in, TR_ATTR_LOWER, gen_chance(g, 50));
   tr_build_bool(in, TR_ATTR_UNIT_DIAGONAL, gen_chance(g, 10));
   tr_build_ident(in, TR_ATTR_TRANSPOSE_A, gen_chance(g, 50) ? "NO_TRANSPOSE" : "TRANSPOSE");
-  return end(g, in, NULL);
+  return gen_end(g, in, NULL);
 }
 
 /* ---- fft ---- */
@@ -1178,25 +1172,25 @@ static tr_instr *mk_fft(gen_ctx *g, tr_op op) {
   for (int i = 0; i < r; i++) xd[lead + i] = rd[lead + i] = len[i];
   if (t == 2) rd[rank - 1] = len[r - 1] / 2 + 1;
   if (t == 3) xd[rank - 1] = len[r - 1] / 2 + 1;
-  tr_instr *x = gen_leaf(g, tr_shape_array(A(g), xdt, rank, xd));
+  tr_instr *x = gen_leaf(g, tr_shape_array(g->m->arena, xdt, rank, xd));
   if (!x) return NULL;
   tr_instr *in = tr_build_begin(g->c, op, &x, 1);
   tr_build_ident(in, TR_ATTR_FFT_TYPE, types[t]);
   tr_build_ints(in, TR_ATTR_FFT_LENGTH, len, r);
-  return end(g, in, tr_shape_array(A(g), rdt, rank, rd));
+  return gen_end(g, in, tr_shape_array(g->m->arena, rdt, rank, rd));
 }
 
 /* ---- complex parts ---- */
 static tr_instr *mk_real_imag(gen_ctx *g, tr_op op) {
   tr_instr *x = gen_pick(g);
-  if (!is_cplx(x->shape->dtype)) {
+  if (!gen_is_cplx(x->shape->dtype)) {
     tr_dtype to = gen_chance(g, 50) ? TR_DT_C64 : TR_DT_C128;
     if (!g->dt_ok[to]) return NULL;
     x = gen_to_dtype(g, x, to);
     if (!x) return NULL;
   }
   tr_dtype part = x->shape->dtype == TR_DT_C64 ? TR_DT_F32 : TR_DT_F64;
-  return end(g, tr_build_begin(g->c, op, &x, 1), tr_shape_array(A(g), part, x->shape->rank, x->shape->dims));
+  return gen_end(g, tr_build_begin(g->c, op, &x, 1), tr_shape_array(g->m->arena, part, x->shape->rank, x->shape->dims));
 }
 
 static tr_instr *mk_complex(gen_ctx *g, tr_op op) {
@@ -1207,18 +1201,18 @@ static tr_instr *mk_complex(gen_ctx *g, tr_op op) {
   tr_instr *y = x ? gen_partner(g, x, part) : NULL;
   if (!y) return NULL;
   tr_instr *ops[2] = {x, y};
-  return end(g, tr_build_begin(g->c, op, ops, 2), tr_shape_array(A(g), to, x->shape->rank, x->shape->dims));
+  return gen_end(g, tr_build_begin(g->c, op, ops, 2), tr_shape_array(g->m->arena, to, x->shape->rank, x->shape->dims));
 }
 
 /* ---- one-device collectives and markers: each hands its operand back ---- */
 static tr_instr *mk_id(gen_ctx *g, tr_op op) {
-  return end(g, tr_build_begin(g->c, op, NULL, 0), scalar(g, TR_DT_U32));
+  return gen_end(g, tr_build_begin(g->c, op, NULL, 0), gen_scalar(g, TR_DT_U32));
 }
 
 static tr_instr *mk_collective(gen_ctx *g, tr_op op) {
   tr_instr *x = gen_pick(g);
   if ((op == TR_OP_ALL_REDUCE || op == TR_OP_REDUCE_SCATTER || op == TR_OP_CUSTOM_CALL) &&
-      is_cplx(x->shape->dtype))
+      gen_is_cplx(x->shape->dtype))
     return NULL;
   if ((op == TR_OP_ALL_GATHER || op == TR_OP_REDUCE_SCATTER) && x->shape->rank < 1) return NULL;
   tr_instr *in = tr_build_begin(g->c, op, &x, 1);
@@ -1232,260 +1226,29 @@ static tr_instr *mk_collective(gen_ctx *g, tr_op op) {
   if (op == TR_OP_COLLECTIVE_PERMUTE) {
     tr_attr *at = tr_instr_add_attr(g->m, in, TR_ATTR_SOURCE_TARGET_PAIRS, TR_AK_INTSS, NULL);
     at->n = 1;
-    at->u.intss.v = tr_arena_alloc(A(g), sizeof(int64_t *));
-    at->u.intss.lens = tr_arena_alloc(A(g), sizeof(int));
-    at->u.intss.v[0] = tr_arena_alloc(A(g), 2 * sizeof(int64_t));
+    at->u.intss.v = tr_arena_alloc(g->m->arena, sizeof(int64_t *));
+    at->u.intss.lens = tr_arena_alloc(g->m->arena, sizeof(int));
+    at->u.intss.v[0] = tr_arena_alloc(g->m->arena, 2 * sizeof(int64_t));
     at->u.intss.lens[0] = 2;
   }
   if (op == TR_OP_CUSTOM_CALL) {
     tr_attr *at = tr_instr_add_attr(g->m, in, TR_ATTR_CUSTOM_CALL_TARGET, TR_AK_STR, NULL);
     at->u.s = "Sharding";
   }
-  return end(g, in, x->shape);
+  return gen_end(g, in, x->shape);
 }
 
 static tr_instr *mk_opt_barrier(gen_ctx *g, tr_op op) {
   tr_instr *x = gen_pick(g);
-  return end(g, tr_build_begin(g->c, op, &x, 1), NULL);
+  return gen_end(g, tr_build_begin(g->c, op, &x, 1), NULL);
 }
 
 /* add-dependency on an after-all token: the value, ordered after nothing */
 static tr_instr *mk_add_dependency(gen_ctx *g, tr_op op) {
-  tr_instr *tok = end(g, tr_build_begin(g->c, TR_OP_AFTER_ALL, NULL, 0), NULL);
+  tr_instr *tok = gen_end(g, tr_build_begin(g->c, TR_OP_AFTER_ALL, NULL, 0), NULL);
   if (!tok) return NULL;
   tr_instr *ops[2] = {gen_pick(g), tok};
-  return end(g, tr_build_begin(g->c, TR_OP_ADD_DEPENDENCY, ops, 2), NULL);
-}
-
-/* ---- tuples and control flow ---- */
-static tr_instr *mk_tuple(gen_ctx *g, tr_op op) {
-  int n = 1 + (int)gen_below(g, 3);
-  tr_instr *xs[3];
-  for (int i = 0; i < n; i++) xs[i] = gen_pick(g);
-  tr_instr *t = tr_build_tuple(g->c, xs, n, &g->why);
-  if (!t) return NULL;
-  gen_push(g, t);
-  return tr_build_gte(g->c, t, gen_below(g, n), &g->why);
-}
-
-static tr_instr *mk_gte(gen_ctx *g, tr_op op) {
-  for (int k = g->npool - 1; k >= 0; k--) {
-    tr_instr *t = g->pool[k];
-    if (t->shape->dtype == TR_DT_TUPLE && t->shape->nelems > 0 && gen_chance(g, 70))
-      return tr_build_gte(g->c, t, gen_below(g, t->shape->nelems), &g->why);
-  }
-  return mk_tuple(g, op);
-}
-
-/* A computation taking params of the given shapes whose root is a short
- * elementwise chain on param 0 (tuple params are opened first). */
-static tr_comp *chain_comp(gen_ctx *g, const char *base, tr_shape *const *ps, int n, int len) {
-  tr_comp *k = tr_build_comp(g->m, gen_comp_name(g, base), false);
-  for (int i = 0; i < n; i++) tr_build_param(k, ps[i]);
-  gen_saved sv;
-  gen_enter(g, k, &sv);
-  tr_instr *x = k->params[0];
-  if (x->shape->dtype == TR_DT_TUPLE) x = tr_build_gte(k, x, 0, &g->why);
-  tr_instr *r = x ? gen_chain(g, x, len) : NULL;
-  gen_leave(g, &sv);
-  tr_build_root(k, r ? r : k->params[0]);
-  return k;
-}
-
-static tr_instr *mk_call(gen_ctx *g, tr_op op) {
-  if (g->depth > 1) return NULL;
-  tr_instr *x = gen_pick(g);
-  if (is_cplx(x->shape->dtype)) return NULL;
-  tr_instr *ops[2] = {x, gen_pick(g)};
-  int n = 1 + (int)gen_below(g, 2);
-  tr_shape *ps[2] = {ops[0]->shape, ops[1]->shape};
-  tr_comp *k = chain_comp(g, op == TR_OP_MAP ? "mapped" : op == TR_OP_FUSION ? "fused" : "called", ps, n,
-                          1 + (int)gen_below(g, 4));
-  tr_instr *in = tr_build_begin(g->c, op, ops, n);
-  if (op == TR_OP_FUSION) {
-    tr_build_ident(in, TR_ATTR_KIND, "kLoop");
-    tr_build_callee(in, TR_ATTR_CALLS, k);
-  } else {
-    tr_build_callee(in, TR_ATTR_TO_APPLY, k);
-  }
-  return end(g, in, NULL);
-}
-
-static tr_instr *mk_map(gen_ctx *g, tr_op op) {
-  tr_instr *x = gen_pick(g);
-  tr_dtype dt = x->shape->dtype;
-  if (is_cplx(dt)) return NULL;
-  tr_instr *ops[2] = {x, NULL};
-  int n = 1 + (int)gen_below(g, 2);
-  if (n == 2 && !(ops[1] = gen_partner(g, x, dt))) return NULL;
-  tr_shape *ps[2] = {scalar(g, dt), scalar(g, dt)};
-  tr_comp *k = chain_comp(g, "mapped", ps, n, 1 + (int)gen_below(g, 3));
-  tr_instr *in = tr_build_begin(g->c, op, ops, n);
-  int64_t dims[8];
-  for (int d = 0; d < x->shape->rank; d++) dims[d] = d;
-  tr_build_ints(in, TR_ATTR_DIMENSIONS, dims, x->shape->rank);
-  tr_build_callee(in, TR_ATTR_TO_APPLY, k);
-  return end(g, in, NULL);
-}
-
-/* A counted loop's shape: the counter starts at i0 and steps by step
- * (up or down) while compare(counter, limit, dir) holds (or the mirrored
- * compare(limit, counter), when swap), for `trips` trips. The forms are
- * the ones loop analyses count differently: exclusive and inclusive
- * bounds, both directions, steps past 1, NE, starts off zero. */
-typedef struct {
-  int64_t i0, step, limit;
-  const char *dir;
-  bool swap;
-} loop_form;
-
-static loop_form draw_loop(gen_ctx *g, int64_t trips) {
-  loop_form f;
-  int64_t s = 1 + gen_below(g, 3), t = trips;
-  f.i0 = gen_chance(g, 50) ? 0 : gen_below(g, 7) - 3;
-  f.swap = gen_chance(g, 25);
-  switch (gen_below(g, 5)) {
-  case 0: /* up, i < limit: ceil((limit - i0) / s) trips */
-    f.step = s, f.dir = "LT";
-    f.limit = t ? f.i0 + (t - 1) * s + 1 + gen_below(g, s) : f.i0 - gen_below(g, 2);
-    break;
-  case 1: /* up, i <= limit: floor((limit - i0) / s) + 1 trips */
-    f.step = s, f.dir = "LE";
-    f.limit = t ? f.i0 + (t - 1) * s + gen_below(g, s) : f.i0 - 1 - gen_below(g, 2);
-    break;
-  case 2: /* down, i > limit */
-    f.step = -s, f.dir = "GT";
-    f.limit = t ? f.i0 - (t - 1) * s - 1 - gen_below(g, s) : f.i0 + gen_below(g, 2);
-    break;
-  case 3: /* down, i >= limit */
-    f.step = -s, f.dir = "GE";
-    f.limit = t ? f.i0 - (t - 1) * s - gen_below(g, s) : f.i0 + 1 + gen_below(g, 2);
-    break;
-  default: /* i != limit, which the counter meets exactly */
-    f.step = gen_chance(g, 50) ? s : -s, f.dir = "NE";
-    f.limit = f.i0 + t * f.step;
-    break;
-  }
-  return f;
-}
-
-/* The mirrored direction: compare(a, b, d) == compare(b, a, mirror(d)). */
-static const char *mirror_dir(const char *d) {
-  return !strcmp(d, "LT") ? "GT" : !strcmp(d, "GT") ? "LT" : !strcmp(d, "LE") ? "GE" : !strcmp(d, "GE") ? "LE" : d;
-}
-
-/* while: state (counter, limit, value); a counted loop of 0 to 4 trips
- * (draw_loop), or, on the plain up-and-LT form, min(limit, ...) trips
- * with a limit read from the inputs and clamped to [0, 4]; the body
- * updates the value (elementwise, or in place through a
- * dynamic-update-slice at the counter, which clamps a counter outside
- * the rows). */
-static tr_instr *mk_while(gen_ctx *g, tr_op op) {
-  if (g->depth > 0) return NULL;
-  tr_instr *v = gen_pick(g);
-  if (is_cplx(v->shape->dtype)) return NULL;
-  loop_form f = draw_loop(g, gen_below(g, 5));
-  tr_instr *zero = gen_scalar_const(g, TR_DT_S32, 0), *limit;
-  if (!g->consts_only && gen_chance(g, 35)) {
-    f = (loop_form){0, 1, 0, "LT", f.swap};
-    tr_instr *p = gen_leaf(g, scalar(g, TR_DT_S32));
-    tr_instr *ops[3] = {zero, p, gen_scalar_const(g, TR_DT_S32, 4)};
-    limit = end(g, tr_build_begin(g->c, TR_OP_CLAMP, ops, 3), NULL);
-    if (!limit) return NULL;
-  } else {
-    limit = gen_scalar_const(g, TR_DT_S32, (double)f.limit);
-  }
-  tr_instr *start = f.i0 ? gen_scalar_const(g, TR_DT_S32, (double)f.i0) : zero;
-  tr_instr *st[3] = {start, limit, v};
-  tr_instr *init = tr_build_tuple(g->c, st, 3, &g->why);
-  if (!init) return NULL;
-  /* condition */
-  tr_comp *cond = tr_build_comp(g->m, gen_comp_name(g, "cond"), false);
-  tr_instr *cp = tr_build_param(cond, init->shape);
-  tr_instr *ci = tr_build_gte(cond, cp, 0, NULL), *cl = tr_build_gte(cond, cp, 1, NULL);
-  tr_build_root(cond, f.swap ? tr_build_compare(cond, cl, ci, mirror_dir(f.dir), NULL)
-                             : tr_build_compare(cond, ci, cl, f.dir, NULL));
-  /* body */
-  tr_comp *body = tr_build_comp(g->m, gen_comp_name(g, "body"), false);
-  tr_instr *bp = tr_build_param(body, init->shape);
-  gen_saved sv;
-  gen_enter(g, body, &sv);
-  tr_instr *bi = tr_build_gte(body, bp, 0, NULL), *bl = tr_build_gte(body, bp, 1, NULL);
-  tr_instr *bv = tr_build_gte(body, bp, 2, NULL);
-  /* counter + step, or counter - |step| half the time when going down */
-  bool sub = f.step < 0 && gen_chance(g, 50);
-  tr_instr *stepc = gen_scalar_const(g, TR_DT_S32, (double)(sub ? -f.step : f.step));
-  tr_instr *next = tr_build_binary(body, sub ? TR_OP_SUBTRACT : TR_OP_ADD, bi, stepc, NULL);
-  tr_instr *nv = NULL;
-  const tr_shape *s = bv->shape;
-  if (s->rank >= 1 && s->dims[0] >= 1 && gen_chance(g, 40)) {
-    /* row `counter` of the value, changed and written back in place */
-    tr_instr *ix[9];
-    int64_t sizes[8];
-    ix[0] = bv;
-    for (int d = 0; d < s->rank; d++) {
-      sizes[d] = d == 0 ? 1 : s->dims[d];
-      ix[1 + d] = d == 0 ? bi : zero->parent == body ? zero : gen_scalar_const(g, TR_DT_S32, 0);
-    }
-    tr_instr *ds = tr_build_begin(body, TR_OP_DYNAMIC_SLICE, ix, 1 + s->rank);
-    tr_build_ints(ds, TR_ATTR_DYNAMIC_SLICE_SIZES, sizes, s->rank);
-    ds = end(g, ds, NULL);
-    tr_instr *row = ds ? gen_chain(g, ds, 1 + (int)gen_below(g, 2)) : NULL;
-    if (row) {
-      tr_instr *u[10];
-      u[0] = bv;
-      u[1] = row;
-      for (int d = 0; d < s->rank; d++) u[2 + d] = ix[1 + d];
-      nv = end(g, tr_build_begin(body, TR_OP_DYNAMIC_UPDATE_SLICE, u, 2 + s->rank), NULL);
-    }
-  }
-  if (!nv) nv = gen_chain(g, bv, 1 + (int)gen_below(g, 3));
-  gen_leave(g, &sv);
-  tr_instr *bs[3] = {next, bl, nv};
-  tr_build_root(body, tr_build_tuple(body, bs, 3, NULL));
-  tr_instr *in = tr_build_begin(g->c, op, &init, 1);
-  tr_build_callee(in, TR_ATTR_CONDITION, cond);
-  tr_build_callee(in, TR_ATTR_BODY, body);
-  in = end(g, in, NULL);
-  if (!in) return NULL;
-  gen_push(g, in);
-  return tr_build_gte(g->c, in, gen_chance(g, 85) ? 2 : 0, &g->why);
-}
-
-/* conditional: a pred (two branches) or an s32 index (two to four, an
- * index out of range takes the last); every branch takes one operand and
- * returns the value's shape. */
-static tr_instr *mk_conditional(gen_ctx *g, tr_op op) {
-  if (g->depth > 0) return NULL;
-  tr_instr *x = gen_pick(g);
-  if (is_cplx(x->shape->dtype)) return NULL;
-  bool pred = gen_chance(g, 50);
-  int nb = pred ? 2 : 2 + (int)gen_below(g, 3);
-  tr_instr *sel;
-  if (pred) {
-    tr_instr *a = gen_leaf(g, scalar(g, TR_DT_F32));
-    tr_instr *b = gen_scalar_const(g, TR_DT_F32, 0);
-    sel = tr_build_compare(g->c, a, b, gen_chance(g, 50) ? "LT" : "GE", &g->why);
-  } else {
-    sel = g->consts_only || gen_chance(g, 40) ? gen_scalar_const(g, TR_DT_S32, (double)(gen_below(g, nb + 2) - 1))
-                                              : gen_leaf(g, scalar(g, TR_DT_S32));
-  }
-  if (!sel) return NULL;
-  tr_comp *br[4];
-  tr_instr *ops[5] = {sel};
-  for (int i = 0; i < nb; i++) {
-    ops[1 + i] = x;
-    tr_shape *ps = x->shape;
-    br[i] = chain_comp(g, "branch", &ps, 1, (int)gen_below(g, 3));
-  }
-  tr_instr *in = tr_build_begin(g->c, op, ops, 1 + nb);
-  if (pred) {
-    tr_build_callee(in, TR_ATTR_TRUE_COMPUTATION, br[0]);
-    tr_build_callee(in, TR_ATTR_FALSE_COMPUTATION, br[1]);
-  } else {
-    tr_build_callees(in, TR_ATTR_BRANCH_COMPUTATIONS, br, nb);
-  }
-  return end(g, in, NULL);
+  return gen_end(g, tr_build_begin(g->c, TR_OP_ADD_DEPENDENCY, ops, 2), NULL);
 }
 
 const gen_maker gen_makers[TR_OP_COUNT] = {
@@ -1519,9 +1282,9 @@ const gen_maker gen_makers[TR_OP_COUNT] = {
   [TR_OP_CONVOLUTION] = mk_convolution, [TR_OP_SORT] = mk_sort, [TR_OP_TOPK] = mk_topk,
   [TR_OP_CHOLESKY] = mk_cholesky, [TR_OP_TRIANGULAR_SOLVE] = mk_triangular_solve,
   [TR_OP_FFT] = mk_fft,
-  [TR_OP_WHILE] = mk_while, [TR_OP_CONDITIONAL] = mk_conditional, [TR_OP_CALL] = mk_call,
-  [TR_OP_FUSION] = mk_call, [TR_OP_MAP] = mk_map, [TR_OP_TUPLE] = mk_tuple,
-  [TR_OP_GET_TUPLE_ELEMENT] = mk_gte, [TR_OP_OPT_BARRIER] = mk_opt_barrier,
+  [TR_OP_WHILE] = gen_mk_while, [TR_OP_CONDITIONAL] = gen_mk_conditional, [TR_OP_CALL] = gen_mk_call,
+  [TR_OP_FUSION] = gen_mk_call, [TR_OP_MAP] = gen_mk_map, [TR_OP_TUPLE] = gen_mk_tuple,
+  [TR_OP_GET_TUPLE_ELEMENT] = gen_mk_gte, [TR_OP_OPT_BARRIER] = mk_opt_barrier,
   [TR_OP_CUSTOM_CALL] = mk_collective, [TR_OP_ALL_REDUCE] = mk_collective,
   [TR_OP_ALL_GATHER] = mk_collective, [TR_OP_REDUCE_SCATTER] = mk_collective,
   [TR_OP_ALL_TO_ALL] = mk_collective, [TR_OP_COLLECTIVE_PERMUTE] = mk_collective,

@@ -2,7 +2,8 @@
  * random source, element type and shape choosers, leaves and the value
  * pool. gen.c drives a module; gen_ops.c holds the op makers, one per
  * opcode family, in a table keyed by opcode; gen_convert.c the
- * conversions and the values at their edges. */
+ * conversions and the values at their edges; gen_control.c tuples and
+ * control flow. */
 #ifndef TR_GENINT_H
 #define TR_GENINT_H
 
@@ -32,6 +33,14 @@ typedef struct {
   int nwatch;
 } gen_ctx;
 
+/* Small helpers of the makers' files. */
+static inline bool gen_is_cplx(tr_dtype dt) { return tr_dtypes[dt].kind == TR_DK_COMPLEX; }
+static inline tr_shape *gen_scalar(gen_ctx *g, tr_dtype dt) { return tr_shape_array(g->m->arena, dt, 0, NULL); }
+/* Finishes a built instruction; the builder's refusal goes to g->why. */
+static inline tr_instr *gen_end(gen_ctx *g, tr_instr *in, const tr_shape *decl) {
+  return tr_build_end(in, decl, &g->why);
+}
+
 typedef tr_instr *(*gen_maker)(gen_ctx *g, tr_op op);
 /* The op makers (gen_ops.c), NULL where the generator makes no op. */
 extern const gen_maker gen_makers[TR_OP_COUNT];
@@ -39,6 +48,13 @@ extern const gen_maker gen_makers[TR_OP_COUNT];
  * edges). */
 tr_instr *gen_mk_convert(gen_ctx *g, tr_op op);
 tr_instr *gen_mk_bitcast_convert(gen_ctx *g, tr_op op);
+/* tuples and control flow (gen_control.c) */
+tr_instr *gen_mk_tuple(gen_ctx *g, tr_op op);
+tr_instr *gen_mk_gte(gen_ctx *g, tr_op op);
+tr_instr *gen_mk_call(gen_ctx *g, tr_op op);
+tr_instr *gen_mk_map(gen_ctx *g, tr_op op);
+tr_instr *gen_mk_while(gen_ctx *g, tr_op op);
+tr_instr *gen_mk_conditional(gen_ctx *g, tr_op op);
 /* A constant of shape s (a float or integer type) whose elements are
  * mostly at the edges of type to (overflow, subnormals, rounding ties,
  * integer ends), stored as s's type holds them, the rest ordinary
