@@ -371,6 +371,7 @@ static void arena_check_owner(void) {
   nblocks = 0;
 }
 
+#ifdef TRENCH_HAVE_TCC /* only libtcc's code goes there */
 static bool arena_make(void) {
   arena_check_owner();
   if (arena) return true;
@@ -404,6 +405,8 @@ static bool arena_alloc(tr_jit_code *c, size_t len) {
   c->mem_pid = arena_pid;
   return true;
 }
+
+#endif
 
 static void arena_free(tr_jit_code *c) {
   if (!c->mem_pid) {
@@ -906,6 +909,7 @@ static bool read_full(int fd, void *p, size_t n) {
   return true;
 }
 
+#ifdef TRENCH_HAVE_TCC
 static void runner_child(unsigned char *data) {
   prctl(PR_SET_PDEATHSIG, SIGKILL); /* no orphan when the runner dies */
   run_hdr *h = (run_hdr *)data;
@@ -926,6 +930,12 @@ static void runner_child(unsigned char *data) {
 static void runner_main(int in, int out, unsigned char *data, pid_t owner) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != owner) _exit(0);
+  /* Other descriptors of the owner (other runners' pipes among them)
+   * would stay open as long as this runner lives. */
+  unsigned lo = (unsigned)(in < out ? in : out), hi = (unsigned)(in < out ? out : in);
+  if (lo > 3) close_range(3, lo - 1, 0);
+  if (hi > lo + 1) close_range(lo + 1, hi - 1, 0);
+  close_range(hi + 1, ~0u, 0);
   struct rlimit nocore = {0, 0};
   setrlimit(RLIMIT_CORE, &nocore);
   /* The kernel's faults are its verdict: default actions, not the
@@ -963,11 +973,16 @@ static void runner_main(int in, int out, unsigned char *data, pid_t owner) {
   if (prev > 0) waitpid(prev, NULL, 0);
   _exit(0);
 }
+#endif
 
 tr_jit_runner *tr_jit_runner_new(void) {
 #ifndef TRENCH_HAVE_TCC
   return NULL;
 #else
+  /* Its mappings reserve address space (320 MB): under a limit on it
+   * (ulimit -v) that room is the heap's, so runs fork plainly. */
+  struct rlimit as;
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) return NULL;
   pthread_mutex_lock(&cache_lock);
   bool ok = arena_make();
   pthread_mutex_unlock(&cache_lock);
@@ -1018,6 +1033,9 @@ static void runner_stop(tr_jit_runner *rn) {
   rn->dead = true;
   close(rn->to);
   close(rn->from);
+  /* Not left to the end of its input: another process forked from the
+   * owner may hold the pipe's write end. Between runs it holds nothing. */
+  kill(rn->pid, SIGKILL);
   while (waitpid(rn->pid, NULL, 0) < 0 && errno == EINTR) {}
 }
 
