@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -879,16 +880,17 @@ typedef struct {
 
 struct tr_jit_runner {
   pid_t pid, owner;
-  int to, from; /* command pipe's write end, reply pipe's read end */
+  int fd; /* a socketpair's end: commands out, replies in (send with
+            * MSG_NOSIGNAL: a dead runner is EPIPE, not SIGPIPE) */
   unsigned char *data;
   bool dead;
   pthread_mutex_t lock; /* one run at a time; others take the plain fork */
 };
 
-static bool write_full(int fd, const void *p, size_t n) {
+static bool send_full(int fd, const void *p, size_t n) {
   const char *s = p;
   while (n > 0) {
-    ssize_t w = write(fd, s, n);
+    ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) return false;
     s += w;
@@ -927,15 +929,13 @@ static void runner_child(unsigned char *data) {
   _exit(rc == 0 ? 0 : 3);
 }
 
-static void runner_main(int in, int out, unsigned char *data, pid_t owner) {
+static void runner_main(int fd, unsigned char *data, pid_t owner) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != owner) _exit(0);
-  /* Other descriptors of the owner (other runners' pipes among them)
+  /* Other descriptors of the owner (other runners' sockets among them)
    * would stay open as long as this runner lives. */
-  unsigned lo = (unsigned)(in < out ? in : out), hi = (unsigned)(in < out ? out : in);
-  if (lo > 3) close_range(3, lo - 1, 0);
-  if (hi > lo + 1) close_range(lo + 1, hi - 1, 0);
-  close_range(hi + 1, ~0u, 0);
+  if (fd > 3) close_range(3, (unsigned)fd - 1, 0);
+  close_range((unsigned)fd + 1, ~0u, 0);
   struct rlimit nocore = {0, 0};
   setrlimit(RLIMIT_CORE, &nocore);
   /* The kernel's faults are its verdict: default actions, not the
@@ -945,7 +945,7 @@ static void runner_main(int in, int out, unsigned char *data, pid_t owner) {
   pid_t prev = 0;
   for (;;) {
     char c;
-    ssize_t n = read(in, &c, 1);
+    ssize_t n = read(fd, &c, 1);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     /* The last child stayed a zombie until now, so the owner's kill on a
@@ -954,12 +954,11 @@ static void runner_main(int in, int out, unsigned char *data, pid_t owner) {
     prev = 0;
     pid_t pid = fork();
     if (pid == 0) {
-      close(in);
-      close(out);
+      close(fd);
       runner_child(data);
     }
     run_msg m = {1, (int)pid, 0, 0};
-    if (!write_full(out, &m, sizeof m)) break;
+    if (!send_full(fd, &m, sizeof m)) break;
     if (pid < 0) continue;
     siginfo_t si;
     memset(&si, 0, sizeof si);
@@ -968,7 +967,7 @@ static void runner_main(int in, int out, unsigned char *data, pid_t owner) {
     m.kind = 2;
     m.exited = si.si_code == CLD_EXITED;
     m.status = si.si_status;
-    if (!write_full(out, &m, sizeof m)) break;
+    if (!send_full(fd, &m, sizeof m)) break;
   }
   if (prev > 0) waitpid(prev, NULL, 0);
   _exit(0);
@@ -990,14 +989,8 @@ tr_jit_runner *tr_jit_runner_new(void) {
   void *data = mmap(NULL, RUNNER_DATA, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
                     -1, 0);
   if (data == MAP_FAILED) return NULL;
-  int a[2], b[2];
-  if (pipe2(a, O_CLOEXEC) != 0) {
-    munmap(data, RUNNER_DATA);
-    return NULL;
-  }
-  if (pipe2(b, O_CLOEXEC) != 0) {
-    close(a[0]);
-    close(a[1]);
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     munmap(data, RUNNER_DATA);
     return NULL;
   }
@@ -1005,23 +998,19 @@ tr_jit_runner *tr_jit_runner_new(void) {
   fflush(NULL); /* buffered output must not be written twice */
   pid_t pid = fork();
   if (pid == 0) {
-    close(a[1]);
-    close(b[0]);
-    runner_main(a[0], b[1], data, owner);
+    close(sv[0]);
+    runner_main(sv[1], data, owner);
   }
-  close(a[0]);
-  close(b[1]);
+  close(sv[1]);
   if (pid < 0) {
-    close(a[1]);
-    close(b[0]);
+    close(sv[0]);
     munmap(data, RUNNER_DATA);
     return NULL;
   }
   tr_jit_runner *rn = tr_xcalloc(1, sizeof *rn);
   rn->pid = pid;
   rn->owner = owner;
-  rn->to = a[1];
-  rn->from = b[0];
+  rn->fd = sv[0];
   rn->data = data;
   pthread_mutex_init(&rn->lock, NULL);
   return rn;
@@ -1031,8 +1020,7 @@ tr_jit_runner *tr_jit_runner_new(void) {
 static void runner_stop(tr_jit_runner *rn) {
   if (rn->dead) return;
   rn->dead = true;
-  close(rn->to);
-  close(rn->from);
+  close(rn->fd);
   /* Not left to the end of its input: another process forked from the
    * owner may hold the pipe's write end. Between runs it holds nothing. */
   kill(rn->pid, SIGKILL);
@@ -1043,10 +1031,7 @@ void tr_jit_runner_free(tr_jit_runner *rn) {
   if (!rn) return;
   /* A forked copy of the owner leaves the runner to the owner. */
   if (rn->owner == getpid()) runner_stop(rn);
-  else {
-    close(rn->to);
-    close(rn->from);
-  }
+  else close(rn->fd);
   munmap(rn->data, RUNNER_DATA);
   pthread_mutex_destroy(&rn->lock);
   tr_free(rn);
@@ -1098,7 +1083,7 @@ tr_status tr_jit_runner_run(tr_jit_runner *rn, tr_jit_code *code, tr_jit_entry f
   double t0 = now_ms();
   run_msg m;
   char go = 'r';
-  if (!write_full(rn->to, &go, 1) || !read_full(rn->from, &m, sizeof m) || m.kind != 1 ||
+  if (!send_full(rn->fd, &go, 1) || !read_full(rn->fd, &m, sizeof m) || m.kind != 1 ||
       m.pid <= 0) {
     /* The runner is gone (or could not fork): plain forks from now on. */
     runner_stop(rn);
@@ -1116,14 +1101,14 @@ tr_status tr_jit_runner_run(tr_jit_runner *rn, tr_jit_code *code, tr_jit_entry f
       }
       left = ms > 1e9 ? 1000000000 : (int)ms + 1;
     }
-    struct pollfd pf = {rn->from, POLLIN, 0};
+    struct pollfd pf = {rn->fd, POLLIN, 0};
     int pr = poll(&pf, 1, left);
     if (pr < 0 && errno == EINTR) continue;
     if (pr == 0) hung = true;
     break;
   }
   if (hung) kill((pid_t)m.pid, SIGKILL); /* a zombie until the next command */
-  bool done = read_full(rn->from, &m, sizeof m) && m.kind == 2;
+  bool done = read_full(rn->fd, &m, sizeof m) && m.kind == 2;
   r->run_ms = now_ms() - t0;
   if (!done) {
     /* The runner itself died (its child dies with it): not the kernel's
