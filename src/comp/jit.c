@@ -1,10 +1,12 @@
 /* jit.c - the JIT behind the builtin target: the system C compiler builds
  * the emitter's translation unit into a shared object and dlopen loads it,
  * or libtcc compiles it in memory (backend tcc, when built with TCC=1); a
- * forked child runs each kernel. The only process-wide mutable state is
- * the compile cache below (loaded objects by text hash), guarded by a
- * mutex; a forked child never touches it (it only calls the entry it was
- * handed), so a fork while another thread holds the lock is harmless. */
+ * forked child runs each kernel, forked by the caller or by a runner (a
+ * zygote, at the end of this file). The only process-wide mutable state
+ * is the compile cache below (loaded objects by text hash) and the shared
+ * code arena libtcc's units live in, both guarded by one mutex; a forked
+ * child never touches them (it only calls the entry it was handed), so a
+ * fork while another thread holds the lock is harmless. */
 #include "jit.h"
 
 #include <dlfcn.h>
