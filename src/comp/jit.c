@@ -1024,7 +1024,8 @@ static void runner_stop(tr_jit_runner *rn) {
   rn->dead = true;
   close(rn->fd);
   /* Not left to the end of its input: another process forked from the
-   * owner may hold the pipe's write end. Between runs it holds nothing. */
+   * owner may hold the owner's end of the socket. Between runs it holds
+   * nothing. */
   kill(rn->pid, SIGKILL);
   while (waitpid(rn->pid, NULL, 0) < 0 && errno == EINTR) {}
 }
@@ -1033,7 +1034,7 @@ void tr_jit_runner_free(tr_jit_runner *rn) {
   if (!rn) return;
   /* A forked copy of the owner leaves the runner to the owner. */
   if (rn->owner == getpid()) runner_stop(rn);
-  else close(rn->fd);
+  else if (!rn->dead) close(rn->fd); /* a dead one's number may be reused */
   munmap(rn->data, RUNNER_DATA);
   pthread_mutex_destroy(&rn->lock);
   tr_free(rn);
