@@ -1062,6 +1062,10 @@ tr_status tr_jit_runner_run(tr_jit_runner *rn, tr_jit_code *code, tr_jit_entry f
   }
   if (!usable || pthread_mutex_trylock(&rn->lock) != 0)
     return tr_jit_run_forked(fn, in, out, out_bytes, nout, timeout_s, r, d);
+  if (rn->dead) { /* stopped by another thread meanwhile */
+    pthread_mutex_unlock(&rn->lock);
+    return tr_jit_run_forked(fn, in, out, out_bytes, nout, timeout_s, r, d);
+  }
   memset(r, 0, sizeof *r);
   size_t at = ALIGN64(sizeof(run_hdr));
   h->fn = fn;
