@@ -1,10 +1,12 @@
 /* jit.c - the JIT behind the builtin target: the system C compiler builds
  * the emitter's translation unit into a shared object and dlopen loads it,
  * or libtcc compiles it in memory (backend tcc, when built with TCC=1); a
- * forked child runs each kernel. The only process-wide mutable state is
- * the compile cache below (loaded objects by text hash), guarded by a
- * mutex; a forked child never touches it (it only calls the entry it was
- * handed), so a fork while another thread holds the lock is harmless. */
+ * forked child runs each kernel, forked by the caller or by a runner (a
+ * zygote, at the end of this file). The only process-wide mutable state
+ * is the compile cache below (loaded objects by text hash) and the shared
+ * code arena libtcc's units live in, both guarded by one mutex; a forked
+ * child never touches them (it only calls the entry it was handed), so a
+ * fork while another thread holds the lock is harmless. */
 #include "jit.h"
 
 #include <dlfcn.h>
@@ -19,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -51,6 +55,10 @@ struct tr_jit_code {
   char hash[33];  /* cache key */
   void *dl;       /* dlopen handle (backend cc) */
   void *tcc;      /* TCCState owning the relocated code (backend tcc) */
+  unsigned char *mem; /* where tcc relocated the code: a block of the
+                         shared code arena, or a private mapping */
+  size_t mem_len;
+  pid_t mem_pid;  /* the arena's owner when mem is in it, else 0 */
   int refs;       /* holders (tr_jit_release); guarded by cache_lock */
   uint64_t used;  /* last use tick, for eviction */
 };
@@ -72,12 +80,15 @@ bool tr_jit_have_tcc(void) {
 
 static bool is_tcc(const tr_jit_opts *o) { return o && o->backend == TR_JIT_TCC; }
 
+static void arena_free(tr_jit_code *c);
+
 /* Unloads c's code. */
 static void code_close(tr_jit_code *c) {
 #ifdef TRENCH_HAVE_TCC
   if (c->tcc) tcc_delete(c->tcc);
 #endif
   if (c->dl) dlclose(c->dl);
+  if (c->mem) arena_free(c);
 }
 
 static double now_ms(void) {
@@ -320,6 +331,109 @@ static tr_jit_code *load(const char *path, const char *hash, tr_diag *d) {
   return c;
 }
 
+/* ---- the shared code arena ----
+ * Code that libtcc compiles after a runner started (tr_jit_runner_new) is
+ * relocated into one MAP_SHARED mapping made before the runner's fork, so
+ * the runner, and every child it forks, sees it at the same address
+ * without compiling it again. Blocks are whole pages (libtcc mprotects
+ * page ranges) and go back to the system when their unit is closed. The
+ * arena belongs to the process that mapped it: a forked process that
+ * inherits it never allocates in it or frees from it (the owner may
+ * reuse a block), and drops the cached units that live there. Guarded by
+ * cache_lock. */
+#define ARENA_BYTES ((size_t)256 << 20) /* address space only (NORESERVE) */
+#define ARENA_MAX_BLOCKS 64
+
+static unsigned char *arena;
+static pid_t arena_pid;
+static struct { size_t off, len; } blocks[ARENA_MAX_BLOCKS]; /* by offset */
+static int nblocks;
+
+static size_t page_round(size_t n) {
+  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+  return (n + pg - 1) / pg * pg;
+}
+
+/* Forgets an arena inherited through fork (see above). */
+static void arena_check_owner(void) {
+  if (!arena || arena_pid == getpid()) return;
+  for (int i = 0; i < ncache;) {
+    tr_jit_code *c = cache[i];
+    if (c->mem && c->mem_pid && c->mem_pid != getpid()) {
+      cache[i] = cache[--ncache];
+      if (c->refs == 0) {
+        c->mem = NULL; /* the owner's block */
+        code_close(c);
+        tr_free(c);
+      }
+      continue;
+    }
+    i++;
+  }
+  arena = NULL; /* the mapping stays: a held unit may still run from it */
+  nblocks = 0;
+}
+
+#ifdef TRENCH_HAVE_TCC /* only libtcc's code goes there */
+static bool arena_make(void) {
+  arena_check_owner();
+  if (arena) return true;
+  void *p = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC,
+                 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return false;
+  arena = p;
+  arena_pid = getpid();
+  nblocks = 0;
+  return true;
+}
+
+/* A block of len bytes (a page multiple) for c, first fit; false when the
+ * arena is absent or full. */
+static bool arena_alloc(tr_jit_code *c, size_t len) {
+  arena_check_owner();
+  if (!arena || nblocks == ARENA_MAX_BLOCKS) return false;
+  size_t at = 0;
+  int i = 0;
+  for (; i < nblocks; i++) {
+    if (blocks[i].off - at >= len) break;
+    at = blocks[i].off + blocks[i].len;
+  }
+  if (i == nblocks && ARENA_BYTES - at < len) return false;
+  memmove(&blocks[i + 1], &blocks[i], sizeof blocks[0] * (size_t)(nblocks - i));
+  blocks[i].off = at;
+  blocks[i].len = len;
+  nblocks++;
+  c->mem = arena + at;
+  c->mem_len = len;
+  c->mem_pid = arena_pid;
+  return true;
+}
+
+#endif
+
+static void arena_free(tr_jit_code *c) {
+  if (!c->mem_pid) {
+    munmap(c->mem, c->mem_len); /* a private mapping */
+  } else if (c->mem_pid == getpid() && arena && c->mem_pid == arena_pid) {
+    size_t off = (size_t)(c->mem - arena);
+    for (int i = 0; i < nblocks; i++)
+      if (blocks[i].off == off) {
+        memmove(&blocks[i], &blocks[i + 1], sizeof blocks[0] * (size_t)(nblocks - i - 1));
+        nblocks--;
+        break;
+      }
+    /* Shared memory stays allocated until removed. */
+    madvise(c->mem, c->mem_len, MADV_REMOVE);
+  }
+  c->mem = NULL;
+}
+
+/* Whether code in c runs in a child of the runner: it lives in this
+ * process's arena, mapped before the runner's fork. */
+static bool code_in_arena(const tr_jit_code *c) {
+  return c && c->mem && c->mem_pid == getpid() && arena && arena_pid == c->mem_pid;
+}
+
 /* ---- libtcc ---- */
 
 #ifdef TRENCH_HAVE_TCC
@@ -368,11 +482,33 @@ static tr_status compile_tcc(const char *src, const char *hash, tr_jit_code **ou
   /* Warnings stay on for one reason: the prelude declares the library
    * functions itself (no system headers), and an undeclared one would be
    * implicitly int, a wrong result instead of an error. */
-  if (tcc_compile_string(t, src) != 0 || msg.implicit || tcc_relocate(t, TCC_RELOCATE_AUTO) < 0)
-    s = TR_ERR_INVALID;
+  if (tcc_compile_string(t, src) != 0 || msg.implicit) s = TR_ERR_INVALID;
+  /* Relocated into memory of our own (what TCC_RELOCATE_AUTO does with a
+   * malloc'd block): the shared arena when a runner may run it, else a
+   * private mapping. */
+  int need = s == TR_OK ? tcc_relocate(t, NULL) : -1;
+  if (need < 0) s = TR_ERR_INVALID;
+  if (s == TR_OK) {
+    size_t len = page_round((size_t)need);
+    if (!arena_alloc(c, len)) {
+      void *p = mmap(NULL, len, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+      if (p == MAP_FAILED) {
+        tcc_delete(t);
+        tr_free(c);
+        tr_diag_errorf(d, "jit: cannot map %zu bytes for the code: %s", len, strerror(errno));
+        return TR_ERR_IO;
+      }
+      c->mem = p;
+      c->mem_len = len;
+      c->mem_pid = 0;
+    }
+    if (tcc_relocate(t, c->mem) < 0) s = TR_ERR_INVALID;
+  }
   *ms = now_ms() - t0;
   if (s != TR_OK) {
     tcc_delete(t);
+    if (c->mem) arena_free(c);
     tr_free(c);
     const char *m = msg.s;
     size_t n = strlen(m);
@@ -412,6 +548,7 @@ static tr_status compile_locked(const tr_jit_opts *o, const char *src, tr_jit_co
     return TR_ERR_UNSUPPORTED;
   }
 #endif
+  arena_check_owner();
   if (use_mem) {
     tr_jit_code *c = cache_find(hash);
     if (c) {
@@ -705,5 +842,313 @@ tr_status tr_jit_run_forked(tr_jit_entry fn, unsigned char *const *in, unsigned 
     snprintf(r->msg, sizeof r->msg, "kernel process exited with status %d", r->code);
   }
   munmap(shm, total);
+  return TR_OK;
+}
+
+/* ---- the runner (a zygote) ----
+ * A fork of a campaign worker that holds its tensors copies page tables
+ * of every page it maps and makes both sides fault on their next writes;
+ * that was a third of a fuzz campaign's CPU. The runner is forked once,
+ * while its owner is small, and forks the child of every run itself, so
+ * each kernel still runs in a fresh process (a crash or hang kills that
+ * child only) at the cost of a fork of a small process. It runs code of
+ * the shared arena only; inputs and outputs travel through a shared data
+ * region mapped before its fork. The runner and the children it forks
+ * make async-signal-safe calls only (the owner may have had threads). */
+
+/* The data region: this header, then each input and each output at a
+ * 64-byte boundary. */
+typedef struct {
+  tr_jit_entry fn;
+  int nin, nout;
+  int rc;           /* the kernel's return value; -12345: not returned */
+  double kernel_ms; /* its time, in the child */
+  size_t end;       /* bytes in use: the child unmaps the rest */
+  size_t in_off[TR_EMIT_MAX_LEAVES], out_off[TR_EMIT_MAX_LEAVES];
+} run_hdr;
+
+#define RUNNER_DATA ((size_t)64 << 20) /* address space only (NORESERVE) */
+/* Data pages kept between runs; beyond it they are removed after a run
+ * so resident memory stays flat. */
+#define RUNNER_KEEP ((size_t)4 << 20)
+
+/* The runner's replies: STARTED with the child's pid (-1: fork failed),
+ * then DONE with how it ended. */
+typedef struct {
+  int kind; /* 1 started, 2 done */
+  int pid;
+  int exited, status; /* exited: status is the exit code, else the signal */
+} run_msg;
+
+struct tr_jit_runner {
+  pid_t pid, owner;
+  int fd; /* a socketpair's end: commands out, replies in (send with
+            * MSG_NOSIGNAL: a dead runner is EPIPE, not SIGPIPE) */
+  unsigned char *data;
+  bool dead;
+  pthread_mutex_t lock; /* one run at a time; others take the plain fork */
+};
+
+static bool send_full(int fd, const void *p, size_t n) {
+  const char *s = p;
+  while (n > 0) {
+    ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    s += w;
+    n -= (size_t)w;
+  }
+  return true;
+}
+
+static bool read_full(int fd, void *p, size_t n) {
+  char *s = p;
+  while (n > 0) {
+    ssize_t r = read(fd, s, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    s += r;
+    n -= (size_t)r;
+  }
+  return true;
+}
+
+#ifdef TRENCH_HAVE_TCC
+static void runner_child(unsigned char *data) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL); /* no orphan when the runner dies */
+  run_hdr *h = (run_hdr *)data;
+  size_t keep = page_round(h->end);
+  /* Writes past the last output fault as they did in a mapping of just
+   * the outputs. */
+  if (keep < RUNNER_DATA) munmap(data + keep, RUNNER_DATA - keep);
+  unsigned char *in[TR_EMIT_MAX_LEAVES], *out[TR_EMIT_MAX_LEAVES];
+  for (int i = 0; i < h->nin; i++) in[i] = data + h->in_off[i];
+  for (int i = 0; i < h->nout; i++) out[i] = data + h->out_off[i];
+  double k0 = now_ms();
+  int rc = h->fn(in, out);
+  h->kernel_ms = now_ms() - k0;
+  h->rc = rc;
+  _exit(rc == 0 ? 0 : 3);
+}
+
+static void runner_main(int fd, unsigned char *data, pid_t owner) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != owner) _exit(0);
+  /* Other descriptors of the owner (other runners' sockets among them)
+   * would stay open as long as this runner lives. */
+  if (fd > 3) close_range(3, (unsigned)fd - 1, 0);
+  close_range((unsigned)fd + 1, ~0u, 0);
+  struct rlimit nocore = {0, 0};
+  setrlimit(RLIMIT_CORE, &nocore);
+  /* The kernel's faults are its verdict: default actions, not the
+   * handlers a sanitizer or the host installed (the children inherit). */
+  static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
+  for (int i = 0; i < (int)(sizeof fatal / sizeof fatal[0]); i++) signal(fatal[i], SIG_DFL);
+  pid_t prev = 0;
+  for (;;) {
+    char c;
+    ssize_t n = read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    /* The last child stayed a zombie until now, so the owner's kill on a
+     * timeout could never reach a reused pid. */
+    if (prev > 0) while (waitpid(prev, NULL, 0) < 0 && errno == EINTR) {}
+    prev = 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(fd);
+      runner_child(data);
+    }
+    run_msg m = {1, (int)pid, 0, 0};
+    if (!send_full(fd, &m, sizeof m)) break;
+    if (pid < 0) continue;
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR) {}
+    prev = pid;
+    m.kind = 2;
+    m.exited = si.si_code == CLD_EXITED;
+    m.status = si.si_status;
+    if (!send_full(fd, &m, sizeof m)) break;
+  }
+  if (prev > 0) waitpid(prev, NULL, 0);
+  _exit(0);
+}
+#endif
+
+tr_jit_runner *tr_jit_runner_new(void) {
+#ifndef TRENCH_HAVE_TCC
+  return NULL;
+#else
+  /* Its mappings reserve address space (320 MB): under a limit on it
+   * (ulimit -v) that room is the heap's, so runs fork plainly. */
+  struct rlimit as;
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) return NULL;
+  pthread_mutex_lock(&cache_lock);
+  bool ok = arena_make();
+  pthread_mutex_unlock(&cache_lock);
+  if (!ok) return NULL;
+  void *data = mmap(NULL, RUNNER_DATA, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
+                    -1, 0);
+  if (data == MAP_FAILED) return NULL;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    munmap(data, RUNNER_DATA);
+    return NULL;
+  }
+  pid_t owner = getpid();
+  fflush(NULL); /* buffered output must not be written twice */
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(sv[0]);
+    runner_main(sv[1], data, owner);
+  }
+  close(sv[1]);
+  if (pid < 0) {
+    close(sv[0]);
+    munmap(data, RUNNER_DATA);
+    return NULL;
+  }
+  tr_jit_runner *rn = tr_xcalloc(1, sizeof *rn);
+  rn->pid = pid;
+  rn->owner = owner;
+  rn->fd = sv[0];
+  rn->data = data;
+  pthread_mutex_init(&rn->lock, NULL);
+  return rn;
+#endif
+}
+
+static void runner_stop(tr_jit_runner *rn) {
+  if (rn->dead) return;
+  rn->dead = true;
+  close(rn->fd);
+  /* Not left to the end of its input: another process forked from the
+   * owner may hold the owner's end of the socket. Between runs it holds
+   * nothing. */
+  kill(rn->pid, SIGKILL);
+  while (waitpid(rn->pid, NULL, 0) < 0 && errno == EINTR) {}
+}
+
+void tr_jit_runner_free(tr_jit_runner *rn) {
+  if (!rn) return;
+  /* A forked copy of the owner leaves the runner to the owner. */
+  if (rn->owner == getpid()) runner_stop(rn);
+  else if (!rn->dead) close(rn->fd); /* a dead one's number may be reused */
+  munmap(rn->data, RUNNER_DATA);
+  pthread_mutex_destroy(&rn->lock);
+  tr_free(rn);
+}
+
+#define ALIGN64(n) (((n) + 63) / 64 * 64)
+
+tr_status tr_jit_runner_run(tr_jit_runner *rn, tr_jit_code *code, tr_jit_entry fn,
+                            unsigned char *const *in, const size_t *in_bytes, int nin,
+                            unsigned char **out, const size_t *out_bytes, int nout,
+                            double timeout_s, tr_jit_run *r, tr_diag *d) {
+  bool usable = rn && !rn->dead && rn->owner == getpid() && nin <= TR_EMIT_MAX_LEAVES &&
+                nout <= TR_EMIT_MAX_LEAVES;
+  if (usable) {
+    pthread_mutex_lock(&cache_lock);
+    usable = code_in_arena(code);
+    pthread_mutex_unlock(&cache_lock);
+  }
+  size_t end = ALIGN64(sizeof(run_hdr));
+  run_hdr *h = usable ? (run_hdr *)rn->data : NULL;
+  if (usable) {
+    for (int i = 0; i < nin && end <= RUNNER_DATA; i++) end += ALIGN64(in_bytes[i]);
+    for (int i = 0; i < nout && end <= RUNNER_DATA; i++) end += ALIGN64(out_bytes[i]);
+    usable = end <= RUNNER_DATA;
+  }
+  if (!usable || pthread_mutex_trylock(&rn->lock) != 0)
+    return tr_jit_run_forked(fn, in, out, out_bytes, nout, timeout_s, r, d);
+  if (rn->dead) { /* stopped by another thread meanwhile */
+    pthread_mutex_unlock(&rn->lock);
+    return tr_jit_run_forked(fn, in, out, out_bytes, nout, timeout_s, r, d);
+  }
+  memset(r, 0, sizeof *r);
+  size_t at = ALIGN64(sizeof(run_hdr));
+  h->fn = fn;
+  h->nin = nin;
+  h->nout = nout;
+  for (int i = 0; i < nin; i++) {
+    h->in_off[i] = at;
+    if (in_bytes[i]) memcpy(rn->data + at, in[i], in_bytes[i]);
+    at += ALIGN64(in_bytes[i]);
+  }
+  size_t out0 = at;
+  for (int i = 0; i < nout; i++) {
+    h->out_off[i] = at;
+    at += ALIGN64(out_bytes[i]);
+  }
+  /* Outputs start zeroed, as in a fresh mapping: a kernel that skips an
+   * element must not show the last run's value. */
+  memset(rn->data + out0, 0, at - out0);
+  h->end = at;
+  h->rc = -12345;
+  h->kernel_ms = 0;
+  double t0 = now_ms();
+  run_msg m;
+  char go = 'r';
+  if (!send_full(rn->fd, &go, 1) || !read_full(rn->fd, &m, sizeof m) || m.kind != 1 ||
+      m.pid <= 0) {
+    /* The runner is gone (or could not fork): plain forks from now on. */
+    runner_stop(rn);
+    pthread_mutex_unlock(&rn->lock);
+    return tr_jit_run_forked(fn, in, out, out_bytes, nout, timeout_s, r, d);
+  }
+  bool hung = false;
+  for (;;) {
+    int left = -1;
+    if (timeout_s > 0) {
+      double ms = timeout_s * 1e3 - (now_ms() - t0);
+      if (ms <= 0) {
+        hung = true;
+        break;
+      }
+      left = ms > 1e9 ? 1000000000 : (int)ms + 1;
+    }
+    struct pollfd pf = {rn->fd, POLLIN, 0};
+    int pr = poll(&pf, 1, left);
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr == 0) hung = true;
+    break;
+  }
+  if (hung) kill((pid_t)m.pid, SIGKILL); /* a zombie until the next command */
+  bool done = read_full(rn->fd, &m, sizeof m) && m.kind == 2;
+  r->run_ms = now_ms() - t0;
+  if (!done) {
+    /* The runner itself died (its child dies with it): not the kernel's
+     * doing, so the run is done again the plain way. */
+    runner_stop(rn);
+    pthread_mutex_unlock(&rn->lock);
+    return tr_jit_run_forked(fn, in, out, out_bytes, nout, timeout_s, r, d);
+  }
+  if (hung) {
+    r->outcome = TR_JIT_RUN_HANG;
+    snprintf(r->msg, sizeof r->msg, "kernel still running after %.3g s; killed", timeout_s);
+  } else if (!m.exited) {
+    r->outcome = TR_JIT_RUN_CRASH;
+    r->signal = m.status;
+    snprintf(r->msg, sizeof r->msg, "kernel killed by signal %d (%s)", r->signal,
+             strsignal(r->signal));
+  } else if (m.status == 0 && h->rc == 0) {
+    r->outcome = TR_JIT_RUN_OK;
+    r->kernel_ms = h->kernel_ms;
+    for (int i = 0; i < nout; i++)
+      if (out_bytes[i]) memcpy(out[i], rn->data + h->out_off[i], out_bytes[i]);
+  } else if (m.status == 3 && h->rc != -12345) {
+    r->outcome = TR_JIT_RUN_ERROR;
+    r->code = h->rc;
+    r->kernel_ms = h->kernel_ms;
+    snprintf(r->msg, sizeof r->msg, "kernel gave up (code %d: %s)", r->code,
+             r->code == 1 ? "out of memory" : r->code == 2 ? "while loop trip limit" : "error");
+  } else {
+    r->outcome = TR_JIT_RUN_CRASH;
+    r->code = m.status;
+    snprintf(r->msg, sizeof r->msg, "kernel process exited with status %d", r->code);
+  }
+  if (at > RUNNER_KEEP) madvise(rn->data + RUNNER_KEEP, page_round(at) - RUNNER_KEEP, MADV_REMOVE);
+  pthread_mutex_unlock(&rn->lock);
   return TR_OK;
 }

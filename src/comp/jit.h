@@ -94,4 +94,21 @@ tr_status tr_jit_run_forked(tr_jit_entry fn, unsigned char *const *in,
                             int nout, double timeout_s, tr_jit_run *r,
                             tr_diag *d);
 
+/* A runner: a process forked once (while its owner is small) that forks
+ * the child of each run itself, so a run costs a fork of a small process
+ * instead of one of the caller (docs/EMITTER.md). It runs code that
+ * libtcc compiled after it started; anything else, or a run while another
+ * thread uses it, takes tr_jit_run_forked. NULL when it cannot start
+ * (no libtcc, no fork): then every run is a tr_jit_run_forked. */
+typedef struct tr_jit_runner tr_jit_runner;
+tr_jit_runner *tr_jit_runner_new(void);
+void tr_jit_runner_free(tr_jit_runner *rn); /* NULL is fine */
+
+/* tr_jit_run_forked through rn (NULL: forked directly); in_bytes[i] is
+ * the size of in[i]. The same outcomes, messages and containment. */
+tr_status tr_jit_runner_run(tr_jit_runner *rn, tr_jit_code *code, tr_jit_entry fn,
+                            unsigned char *const *in, const size_t *in_bytes, int nin,
+                            unsigned char **out, const size_t *out_bytes, int nout,
+                            double timeout_s, tr_jit_run *r, tr_diag *d);
+
 #endif

@@ -19,6 +19,7 @@ typedef struct {
   tr_jit_opts jit;
   char *cc, *cflags, *tmp_dir; /* owned copies behind jit's pointers */
   double timeout_s;     /* default per run */
+  tr_jit_runner *runner; /* backend tcc: forks each run (jit.h); may be NULL */
 } builtin;
 
 void tr_builtin_config_init(tr_builtin_config *c) {
@@ -190,10 +191,15 @@ static tr_status run_body(tr_target *t, const tr_module *m, tr_tensor *const *in
       obytes[i] = outs[i]->nbytes;
     }
     unsigned char *iptr[TR_EMIT_MAX_LEAVES];
-    for (int i = 0; i < ninputs; i++) iptr[i] = inputs[i]->data;
+    size_t ibytes[TR_EMIT_MAX_LEAVES];
+    for (int i = 0; i < ninputs; i++) {
+      iptr[i] = inputs[i]->data;
+      ibytes[i] = inputs[i]->nbytes;
+    }
     tr_jit_run jr;
     double timeout = o->timeout_s > 0 ? o->timeout_s : b->timeout_s;
-    s = tr_jit_run_forked(fn, iptr, optr, obytes, nout, timeout, &jr, d);
+    s = tr_jit_runner_run(b->runner, *code, fn, iptr, ibytes, ninputs, optr, obytes, nout, timeout,
+                          &jr, d);
     if (s != TR_OK) {
       for (int i = 0; i < nout; i++) tr_tensor_free(outs[i]);
       tr_free(outs);
@@ -288,6 +294,7 @@ static void builtin_close(tr_target *t) {
   tr_free(b->cc);
   tr_free(b->cflags);
   tr_free(b->tmp_dir);
+  tr_jit_runner_free(b->runner);
   tr_free(b);
   t->impl = NULL;
 }
@@ -316,6 +323,9 @@ static tr_target *make_target(const char *spec, builtin *b) {
   t->version = tr_xstrdup(tcc ? "trench-builtin-1 (libtcc)" : "trench-builtin-1 (cc)");
   t->caps = TR_CAP_OPTIMIZED_HLO | TR_CAP_DISABLE_PASSES | TR_CAP_LIST_PASSES | TR_CAP_TIMINGS;
   t->impl = b;
+  /* Started now, while the caller is small: each fork of the runner
+   * costs what the runner maps. */
+  if (tcc) b->runner = tr_jit_runner_new();
   return t;
 }
 

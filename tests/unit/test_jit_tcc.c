@@ -11,7 +11,9 @@
 
 #include <dirent.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* Shared with test_builtin.c and test_emit.c. */
 tr_target *tb_open(const char *spec);
@@ -344,4 +346,79 @@ TR_TEST(jit_tcc_prelude_declarations) {
   tr_diag_clear(&d);
   tr_buf_free(&bad);
   tr_buf_free(&src);
+}
+
+/* The runner (jit.h): kernels compiled after it started run in its
+ * children (their parent is the runner, not this process); crash, hang
+ * and give-up are the same verdicts as a plain fork and the next run
+ * works; outputs start zeroed whatever the last run left; a write past
+ * the outputs faults; a dead runner leaves the runs to plain forks. */
+static const char runner_c[] =
+  "int getppid(void);\n"
+  "int trench_entry(unsigned char **in, unsigned char **out) {\n"
+  "  int *o = (int *)out[0];\n"
+  "  if (in[0][0] == 1) { volatile int *volatile p = 0; *p = 1; }\n"
+  "  if (in[0][0] == 2) for (;;) {}\n"
+  "  if (in[0][0] == 3) return 7;\n"
+  "  if (in[0][0] == 4) { o[0] = 5; return 0; }\n"
+  "  if (in[0][0] == 5) { for (int i = 0; i < (1 << 22); i++) out[0][i] = 1; return 0; }\n"
+  "  o[0] = getppid(); o[1] = in[0][1] * 2;\n  return 0;\n}\n/* runner */\n";
+
+TR_TEST(jit_tcc_runner) {
+  if (skip_without_tcc()) return;
+  tr_jit_runner *rn = tr_jit_runner_new();
+  CHECK(rn != NULL);
+  tr_jit_opts o;
+  tr_jit_opts_init(&o);
+  o.backend = TR_JIT_TCC;
+  tr_diag d = {0};
+  tr_jit_code *c = NULL;
+  CHECK(tr_jit_compile(&o, runner_c, &c, NULL, &d) == TR_OK);
+  tr_jit_entry fn = tr_jit_symbol(c, "trench_entry");
+  CHECK(fn != NULL);
+  if (rn && fn) {
+    unsigned char x[2] = {0, 21}, *in[1] = {x}, *out[1];
+    int y[2];
+    out[0] = (unsigned char *)y;
+    size_t ib = 2, ob = sizeof y;
+    tr_jit_run r;
+    CHECK(tr_jit_runner_run(rn, c, fn, in, &ib, 1, out, &ob, 1, 10, &r, &d) == TR_OK);
+    CHECK(r.outcome == TR_JIT_RUN_OK);
+    int runner = y[0];
+    CHECK(runner > 0 && runner != (int)getpid());
+    CHECK_EQ_INT(y[1], 42);
+    x[0] = 1;
+    CHECK(tr_jit_runner_run(rn, c, fn, in, &ib, 1, out, &ob, 1, 10, &r, &d) == TR_OK);
+    CHECK(r.outcome == TR_JIT_RUN_CRASH);
+    CHECK_EQ_INT(r.signal, 11);
+    x[0] = 2;
+    CHECK(tr_jit_runner_run(rn, c, fn, in, &ib, 1, out, &ob, 1, 0.2, &r, &d) == TR_OK);
+    CHECK(r.outcome == TR_JIT_RUN_HANG);
+    x[0] = 3;
+    y[0] = y[1] = -1;
+    CHECK(tr_jit_runner_run(rn, c, fn, in, &ib, 1, out, &ob, 1, 10, &r, &d) == TR_OK);
+    CHECK(r.outcome == TR_JIT_RUN_ERROR);
+    CHECK_EQ_INT(r.code, 7);
+    CHECK_EQ_INT(y[0], -1); /* nothing copied out of a failed run */
+    x[0] = 4;
+    CHECK(tr_jit_runner_run(rn, c, fn, in, &ib, 1, out, &ob, 1, 10, &r, &d) == TR_OK);
+    CHECK(r.outcome == TR_JIT_RUN_OK);
+    CHECK_EQ_INT(y[0], 5);
+    CHECK_EQ_INT(y[1], 0); /* not the 42 of the first run */
+    x[0] = 5;
+    CHECK(tr_jit_runner_run(rn, c, fn, in, &ib, 1, out, &ob, 1, 10, &r, &d) == TR_OK);
+    CHECK(r.outcome == TR_JIT_RUN_CRASH);
+    x[0] = 0;
+    CHECK(tr_jit_runner_run(rn, c, fn, in, &ib, 1, out, &ob, 1, 10, &r, &d) == TR_OK);
+    CHECK(r.outcome == TR_JIT_RUN_OK);
+    CHECK_EQ_INT(y[0], runner); /* the same runner all along */
+    kill((pid_t)runner, SIGKILL);
+    CHECK(tr_jit_runner_run(rn, c, fn, in, &ib, 1, out, &ob, 1, 10, &r, &d) == TR_OK);
+    CHECK(r.outcome == TR_JIT_RUN_OK);
+    CHECK_EQ_INT(y[0], (int)getpid());
+    CHECK_EQ_INT(y[1], 42);
+  }
+  tr_jit_release(c);
+  tr_jit_runner_free(rn);
+  tr_diag_clear(&d);
 }
