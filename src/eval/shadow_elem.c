@@ -859,9 +859,13 @@ tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh
     if (x->e[i] == 0 && (long double)(double)v == v) {
       /* an exact value of the type (the rounded tensor holds it) */
       sh_put(o, i, rx[i], 0);
-      o->u[i] = u;
+      /* A NaN with no mantissa left: XLA's HloEvaluator gives +inf, its
+       * CPU emitter (and IREE) keep the NaN; XLA's own implementations
+       * disagree, so no answer is judged (docs/SEMANTICS.md). */
+      o->u[i] = u || (m == 0 && isnan(v));
       continue;
     }
+    if (isnan(v) && m == 0) u = 1; /* the same disagreement */
     if (isnan(v) && m == 0) v = INFINITY; /* E: a NaN becomes inf with no mantissa */
     /* An interval reaching below the smallest normal may flush to 0. */
     long double flush = e < se && fabsl(v) - x->e[i] < ldexpl(1.0L, f.emin) ? ldexpl(1.0L, f.emin) : 0;

@@ -284,6 +284,32 @@ TR_TEST(shadow_reduce_precision_subnormal) {
   tr_tensor_free(args[0]);
 }
 
+/* reduce-precision of a NaN to 0 mantissa bits: XLA's HloEvaluator gives
+ * +inf, its CPU emitter and IREE keep the NaN, so the element is not
+ * judged; with a mantissa bit left the NaN stays and is certain. */
+TR_TEST(shadow_reduce_precision_nan_no_mantissa) {
+  const char *t0 =
+      "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
+      "  ROOT r = f32[2] reduce-precision(x), exponent_bits=5, mantissa_bits=0\n}\n";
+  const char *t1 =
+      "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
+      "  ROOT r = f32[2] reduce-precision(x), exponent_bits=5, mantissa_bits=1\n}\n";
+  double vx[2] = {NAN, 1.5};
+  tr_tensor *args[1] = {vec(TR_DT_F32, 2, vx)};
+  both b;
+  if (run_both(t0, args, 1, &b, __LINE__)) {
+    CHECK(b.sh[0].uncertain[0]);
+    CHECK(!b.sh[0].uncertain[1]);
+  }
+  both_free(&b);
+  if (run_both(t1, args, 1, &b, __LINE__)) {
+    CHECK(!b.sh[0].uncertain[0]);
+    CHECK(isnan(b.sh[0].value[0]));
+  }
+  both_free(&b);
+  tr_tensor_free(args[0]);
+}
+
 /* A product reduce of inf with a term whose bound holds 0: the fuzzer's
  * reduce-precision to 2 exponent bits of expm1's 1.7e-29 gives 0 (the
  * shadow keeps 1.7e-29 with a bound of 1.5),
