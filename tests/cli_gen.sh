@@ -14,6 +14,9 @@ trench=$1
 # same bytes, the next seed another module.
 "$trench" gen --seed 7 > "$tmp/a.hlo" && ok || bad "gen --seed 7 failed"
 "$trench" gen --seed 7 > "$tmp/b.hlo" && cmp -s "$tmp/a.hlo" "$tmp/b.hlo" && ok || bad "seed 7 twice differs"
+# Any 64-bit seed, as campaign lineages record them (half are >= 2^63).
+"$trench" gen --seed 18446744073709551615 > "$tmp/big.hlo" && "$trench" parse -q "$tmp/big.hlo" && ok || bad "gen --seed 2^64-1"
+expect 2 "wants a number from 0 to 2\^64-1, not '-3'" -- "$trench" gen --seed -3
 "$trench" gen --seed 8 > "$tmp/c.hlo" && ! cmp -s "$tmp/a.hlo" "$tmp/c.hlo" && ok || bad "seeds 7 and 8 give the same module"
 expect 0 '' -- "$trench" parse -q "$tmp/a.hlo"
 grep -q '^HloModule gen_7$' "$tmp/a.hlo" && ok || bad "module name is not gen_7"

@@ -49,6 +49,17 @@ static long long number(const char *s, const char *what) {
   return v;
 }
 
+/* A seed: any 64-bit value, as campaign lineages record them
+ * ("gen:gen-4:SEED"). */
+static uint64_t seed_of(const char *s) {
+  char *e;
+  errno = 0;
+  unsigned long long v = strtoull(s, &e, 10);
+  if (!*s || *s == '-' || *e || errno)
+    cli_usage_error(&cli_cmd_gen, "--seed wants a number from 0 to 2^64-1, not '%s'", s);
+  return (uint64_t)v;
+}
+
 static int run(int argc, char **argv) {
   cli_opts o;
   cli_opts_init(&o, &cli_cmd_gen, argc, argv);
@@ -60,7 +71,7 @@ static int run(int argc, char **argv) {
   while ((k = cli_opts_next(&o))) {
     if (k == 'f') cli_usage_error(&cli_cmd_gen, "unexpected operand '%s'", o.arg);
     cli_opt_help(&o);
-    if (cli_opt_is(&o, NULL, "--seed")) g.seed = (uint64_t)number(cli_opt_value(&o), "--seed");
+    if (cli_opt_is(&o, NULL, "--seed")) g.seed = seed_of(cli_opt_value(&o));
     else if (cli_opt_is(&o, NULL, "--size")) g.size = (int)number(cli_opt_value(&o), "--size");
     else if (cli_opt_is(&o, NULL, "--ops")) g.ops = cli_opt_value(&o);
     else if (cli_opt_is(&o, NULL, "--dtypes")) g.dtypes = cli_opt_value(&o);
