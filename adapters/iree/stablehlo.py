@@ -30,6 +30,7 @@ import adapter as xla  # noqa: E402  (takes stdout for replies, as here)
 
 from jax._src.interpreters import mlir as jax_mlir  # noqa: E402
 from jax._src.lib.mlir import ir  # noqa: E402
+from jax._src.lib.mlir.dialects import chlo  # noqa: E402
 
 
 def leaf(shape):
@@ -37,13 +38,53 @@ def leaf(shape):
     return [str(shape).split("[", 1)[0], list(shape.dimensions())]
 
 
+# XLA's converter keeps the HLO ops StableHLO lacks as mhlo ops, which
+# IREE's StableHLO input does not read ("Dialect `mhlo' not found"). Those
+# with an exact StableHLO-side form are rewritten to it: copy and
+# add-dependency are identities on their (first) operand in HLO (a layout
+# copy; a value passed on after a token), erf is CHLO's erf (the op jax
+# itself emits for erf), a top-k of the largest elements is CHLO's top_k
+# (both: the k largest in descending order, ties by lower index first).
+# The rest (top-k of the smallest, the collectives) stay, and IREE refuses
+# them. The module returned as "received" is converted back from the
+# rewritten text, so the comparison with the sent module sees the rewrite.
+IDENTITY = ("mhlo.copy", "mhlo.add_dependency")
+
+
+def lower_mhlo(mod):
+    found = []
+
+    def visit(op):
+        if op.name in IDENTITY or op.name in ("mhlo.erf", "mhlo.topk"):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    mod.operation.walk(visit)
+    for op in found:
+        if op.name in IDENTITY:
+            op.results[0].replace_all_uses_with(op.operands[0])
+        elif op.name == "mhlo.erf":
+            with ir.InsertionPoint(op), op.location:
+                new = chlo.ErfOp(op.operands[0])
+            op.results[0].replace_all_uses_with(new.result)
+        else:
+            attrs = op.attributes
+            largest = "largest" not in attrs or ir.BoolAttr(attrs["largest"]).value
+            if not largest:
+                continue
+            with ir.InsertionPoint(op), op.location:
+                new = chlo.TopKOp(op.operands[0], ir.IntegerAttr(attrs["k"]).value)
+            op.results[0].replace_all_uses_with(new.values)
+            op.results[1].replace_all_uses_with(new.indices)
+        op.erase()
+
+
 def mlir_text(mlir):
     """hlo_to_stablehlo gives MLIR bytecode; IREE is handed text, which
     does not tie it to the bytecode version of jaxlib's MLIR."""
-    if isinstance(mlir, str):
-        return mlir
     with jax_mlir.make_ir_context():
         mod = ir.Module.parse(mlir)
+        lower_mhlo(mod)
         return mod.operation.get_asm(enable_debug_info=False)
 
 
