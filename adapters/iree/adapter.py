@@ -21,6 +21,9 @@ Run with the IREE virtualenv (scripts/venv-iree.sh):
   trench ... --target 'cmd:.venv/iree/bin/python adapters/iree/adapter.py'
 Options: --jax-python PATH  the XLA virtualenv's python (default: .venv/bin/python
                             beside this repository's adapters/)
+         --no-compile-server  an iree-compile process per module instead of the
+                            kept compiler (compile_server.py): the baseline of
+                            bench/iree_throughput.sh
 """
 import os
 import sys
@@ -438,12 +441,18 @@ class Adapter:
 def main():
     jax_python = os.path.join(ROOT, ".venv", "bin", "python")
     args = sys.argv[1:]
-    if len(args) == 2 and args[0] == "--jax-python":
-        jax_python = args[1]
-    elif args:
-        sys.stderr.write("usage: adapter.py [--jax-python PATH]\n")
-        sys.exit(2)
+    server = True
+    while args:
+        if len(args) >= 2 and args[0] == "--jax-python":
+            jax_python, args = args[1], args[2:]
+        elif args[0] == "--no-compile-server":
+            server, args = False, args[1:]
+        else:
+            sys.stderr.write("usage: adapter.py [--jax-python PATH] [--no-compile-server]\n")
+            sys.exit(2)
     ad = Adapter(jax_python)
+    if not server:
+        ad.server.broken = True  # never started: iree_compile runs iree-compile
     hello = {"status": "ok", "protocol": PROTOCOL, "name": "iree-cpu",
              "version": "iree-base-compiler %s (iree-compile %s) iree-base-runtime %s"
              % (pkg_version("iree-base-compiler"), ad.version, pkg_version("iree-base-runtime")),
