@@ -43,10 +43,10 @@ def leaf(shape):
 # with an exact StableHLO-side form are rewritten to it: copy and
 # add-dependency are identities on their (first) operand in HLO (a layout
 # copy; a value passed on after a token), erf is CHLO's erf (the op jax
-# itself emits for erf), a top-k of the largest elements is CHLO's top_k
-# (both: the k largest in descending order, ties by lower index first).
-# The rest (top-k of the smallest, the collectives) stay, and IREE refuses
-# them. One StableHLO op is rewritten too: a dynamic_slice of a rank-0
+# itself emits for erf). The rest stay, and IREE refuses them: the
+# collectives, and top-k, whose CHLO form compares with ">" where HLO's
+# top-k orders by TOTALORDER (-0 below +0, NaN placed), so it is not the
+# same op. One StableHLO op is rewritten too: a dynamic_slice of a rank-0
 # tensor (no start indices) is its operand, and StableHLO's printer writes
 # it as text no parser reads ("%x, , sizes = []": XLA's own parser and
 # IREE's reject it). The module returned as "received" is converted back
@@ -63,8 +63,7 @@ def lower_mhlo(mod):
     found = []
 
     def visit(op):
-        if op.name in IDENTITY or op.name in ("mhlo.erf", "mhlo.topk") or \
-                scalar_dynamic_slice(op):
+        if op.name in IDENTITY or op.name == "mhlo.erf" or scalar_dynamic_slice(op):
             found.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -72,19 +71,10 @@ def lower_mhlo(mod):
     for op in found:
         if op.name in IDENTITY or scalar_dynamic_slice(op):
             op.results[0].replace_all_uses_with(op.operands[0])
-        elif op.name == "mhlo.erf":
+        else:  # mhlo.erf
             with ir.InsertionPoint(op), op.location:
                 new = chlo.ErfOp(op.operands[0])
             op.results[0].replace_all_uses_with(new.result)
-        else:
-            attrs = op.attributes
-            largest = "largest" not in attrs or ir.BoolAttr(attrs["largest"]).value
-            if not largest:
-                continue
-            with ir.InsertionPoint(op), op.location:
-                new = chlo.TopKOp(op.operands[0], ir.IntegerAttr(attrs["k"]).value)
-            op.results[0].replace_all_uses_with(new.values)
-            op.results[1].replace_all_uses_with(new.indices)
         op.erase()
 
 
