@@ -73,9 +73,10 @@ expect 0 "unsupported: IREE: failed to legalize operation 'math.absf'" -- \
   "$trench" check "$suite/abs_f8e5m2.hlo" --target iree-cpu --seeds 1
 # XLA's converter keeps HLO ops StableHLO lacks as mhlo ops; the adapter
 # rewrites those with an exact StableHLO-side form (copy, erf as chlo.erf,
-# and a rank-0 dynamic-slice, which StableHLO's printer writes as text no
-# parser reads) and IREE refuses the rest (top-k: CHLO's compares with >,
-# HLO's by TOTALORDER).
+# an integer top-k as chlo.top_k (I22 shows there), and a rank-0
+# dynamic-slice, which StableHLO's printer writes as text no parser reads)
+# and IREE refuses the rest (a float top-k: CHLO's compares with >, HLO's
+# by TOTALORDER).
 expect 0 "unsupported: IREE: Dialect .mhlo' not found for custom op 'mhlo.topk'" -- \
   "$trench" check "$suite/topk_f32.hlo" --target iree-cpu --seeds 1
 cat > "$tmp/ds0.hlo" <<'EOF'

@@ -43,10 +43,12 @@ def leaf(shape):
 # with an exact StableHLO-side form are rewritten to it: copy and
 # add-dependency are identities on their (first) operand in HLO (a layout
 # copy; a value passed on after a token), erf is CHLO's erf (the op jax
-# itself emits for erf). The rest stay, and IREE refuses them: the
-# collectives, and top-k, whose CHLO form compares with ">" where HLO's
-# top-k orders by TOTALORDER (-0 below +0, NaN placed), so it is not the
-# same op. One StableHLO op is rewritten too: a dynamic_slice of a rank-0
+# itself emits for erf), a top-k of the largest integers is CHLO's top_k
+# (the k largest, ties by lower index first, as HLO's stable sort gives).
+# The rest stay, and IREE refuses them: the collectives, and a float
+# top-k, whose CHLO form compares with ">" where HLO's orders by
+# TOTALORDER (-0 below +0, NaN placed), so it is not the same op. One
+# StableHLO op is rewritten too: a dynamic_slice of a rank-0
 # tensor (no start indices) is its operand, and StableHLO's printer writes
 # it as text no parser reads ("%x, , sizes = []": XLA's own parser and
 # IREE's reject it). The module returned as "received" is converted back
@@ -59,11 +61,26 @@ def scalar_dynamic_slice(op):
     return op.name == "stablehlo.dynamic_slice" and len(op.operands) == 1
 
 
+def integer_topk(op):
+    """An mhlo.topk of the largest elements of an integer tensor."""
+    if op.name != "mhlo.topk":
+        return False
+    attrs = op.attributes
+    if "largest" in attrs and not ir.BoolAttr(attrs["largest"]).value:
+        return False
+    try:  # the cast raises unless the element type is an integer
+        ir.IntegerType(ir.RankedTensorType(op.operands[0].type).element_type)
+    except ValueError:
+        return False
+    return True
+
+
 def lower_mhlo(mod):
     found = []
 
     def visit(op):
-        if op.name in IDENTITY or op.name == "mhlo.erf" or scalar_dynamic_slice(op):
+        if op.name in IDENTITY or op.name == "mhlo.erf" or scalar_dynamic_slice(op) or \
+                integer_topk(op):
             found.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -71,10 +88,15 @@ def lower_mhlo(mod):
     for op in found:
         if op.name in IDENTITY or scalar_dynamic_slice(op):
             op.results[0].replace_all_uses_with(op.operands[0])
-        else:  # mhlo.erf
+        elif op.name == "mhlo.erf":
             with ir.InsertionPoint(op), op.location:
                 new = chlo.ErfOp(op.operands[0])
             op.results[0].replace_all_uses_with(new.result)
+        else:  # an integer mhlo.topk
+            with ir.InsertionPoint(op), op.location:
+                new = chlo.TopKOp(op.operands[0], ir.IntegerAttr(op.attributes["k"]).value)
+            op.results[0].replace_all_uses_with(new.values)
+            op.results[1].replace_all_uses_with(new.indices)
         op.erase()
 
 
