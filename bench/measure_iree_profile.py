@@ -203,19 +203,104 @@ def divide():
         say("  %s a/b max %.2f ulps; a/3 (constant) max %.2f ulps" % (t, m, m2))
 
 
+def atan2(n):
+    """atan2 over (y, x) pairs of both signs, magnitudes uniform in [0, 100]
+    and log-uniform in [1e-20, 1e20], against long double; the worst pairs
+    are printed so that a reader can recompute them."""
+    say("\n== atan2 ulps (max over %d pairs)" % n)
+    rng = np.random.default_rng(3)
+    for dt in (np.float32, np.float64, np.float16):
+        hi = 60000.0 if dt == np.float16 else 1e20
+        lo = 1e-4 if dt == np.float16 else 1e-20
+        mag = np.concatenate([rng.uniform(0, 100, (n // 2, 2)),
+                              np.exp(rng.uniform(math.log(lo), math.log(hi), (n - n // 2, 2)))])
+        yx = (mag * rng.choice([-1.0, 1.0], (n, 2))).astype(dt)
+        y, x = np.ascontiguousarray(yx[:, 0]), np.ascontiguousarray(yx[:, 1])
+        try:
+            got = run(binary("atan2", dt, n), y, x)[0]
+        except iree.Refusal as e:
+            say("  %s atan2 %s: %s" % (T[dt], e.status, str(e)[:100]))
+            continue
+        ex = np.arctan2(y.astype(LD), x.astype(LD))
+        # a result of the wrong sign is I9 (docs/FINDINGS.md), not an ulp error
+        flip = (np.signbit(got) != np.signbit(ex)) & (ex != 0)
+        say("  %s atan2: %d of %d results with the wrong sign (docs/FINDINGS.md I9)%s" % (
+            T[dt], int(flip.sum()), n, "; e.g. " + ", ".join(
+                "atan2(%r, %r) = %r" % (float(y[i]), float(x[i]), float(got[i]))
+                for i in np.nonzero(flip)[0][:3]) if flip.any() else ""))
+        # results below the smallest normal are FTZ's (denormal-flush), not the op's
+        keep = ~flip & (np.abs(ex) >= LD(np.finfo(dt).tiny))
+        got, ex, y, x = got[keep], ex[keep], y[keep], x[keep]
+        m, bad = ulps(got, ex, dt)
+        u = np.abs(got.astype(LD) - ex) / np.maximum(np.spacing(np.abs(ex.astype(dt))).astype(LD),
+                                                    LD(np.finfo(dt).smallest_subnormal))
+        worst = np.argsort(-u)[:3]
+        say("  %s atan2 max %.2f ulps%s; worst: %s" % (
+            T[dt], m, "  (%d non-finite where exact is finite)" % bad if bad else "",
+            ", ".join("atan2(%r, %r) = %r exact %r (%.1f)" % (float(y[i]), float(x[i]), float(got[i]),
+                                                              float(ex[i]), float(u[i])) for i in worst)))
+
+
+def exhaustive():
+    """f16 rsqrt over every positive f16 and f8e5m2 logistic over every
+    f8e5m2 value: the target against the exact value and against the
+    exact value rounded to the type (the best any implementation can do)."""
+    import ml_dtypes
+    say("\n== exhaustive: f16 rsqrt, f8e5m2 logistic")
+    x = np.arange(1, 0x7c00, dtype=np.uint16).view(np.float16)  # +denormals .. max finite
+    got = run(unary("rsqrt", np.float16, x.size), x)[0]
+    ex = 1 / np.sqrt(x.astype(LD))
+    m, bad = ulps(got, ex, np.float16)
+    u = np.abs(got.astype(LD) - ex) / np.spacing(ex.astype(np.float16)).astype(LD)
+    cr = ex.astype(np.float64).astype(np.float16)
+    off = got != cr
+    worst = np.argsort(-u)[:3]
+    say("  f16 rsqrt: max %.2f ulps from exact (%d inputs above 1 ulp, %d of them f16 denormals); "
+        "%d of %d not the correctly rounded value; worst: %s" % (
+            m, int((u > 1).sum()), int(((u > 1) & (x < np.finfo(np.float16).tiny)).sum()),
+            int(off.sum()), x.size, ", ".join(
+                "rsqrt(%r) = %r, exact %r (%.2f)" % (float(x[i]), float(got[i]), float(ex[i]), float(u[i]))
+                for i in worst)))
+    f8 = ml_dtypes.float8_e5m2
+    bits = np.arange(256, dtype=np.uint8)
+    v = bits.view(f8)
+    fin = np.isfinite(v.astype(np.float32))
+    text = "HloModule m\nENTRY e {\n  p = f8e5m2[256] parameter(0)\n  ROOT r = f8e5m2[256] logistic(p)\n}\n"
+    got = run(text, bits)[0].view(np.uint8).view(f8).astype(np.float64)
+    xv = v.astype(np.float64)
+    with np.errstate(all="ignore"):
+        ex = 1 / (1 + np.exp(-xv.astype(LD)))
+    cr = ex.astype(np.float64).astype(f8).astype(np.float64)
+    off = fin & (got != cr)
+    # ulps of f8e5m2 at the exact value: 2 mantissa bits, 2^(e-2)
+    e64 = ex.astype(np.float64)
+    pos = fin & (e64 > 0)
+    sp = np.maximum(np.exp2(np.floor(np.log2(np.where(pos, e64, 1))) - 2), 2.0 ** -16)
+    u = np.where(pos, np.abs(got - e64) / sp, 0)
+    say("  f8e5m2 logistic: max %.2f ulps from exact (at x = %r); %d of %d finite inputs "
+        "not the correctly rounded value%s" % (
+        float(u.max()), float(xv[np.argmax(u)]), int(off.sum()), int(fin.sum()), "; " + ", ".join(
+            "logistic(%r) = %r, exact %.4f, rounded %r" % (xv[i], got[i], float(ex[i]), cr[i])
+            for i in np.nonzero(off)[0][:8]) if off.any() else ""))
+
+
 def main():
     global AD
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=1 << 16)
+    ap.add_argument("--only", help="comma list of sections: denormals, minmax, fma, divide, "
+                    "transcendentals, atan2, exhaustive (default: all)")
     args = ap.parse_args()
+    only = set(args.only.split(",")) if args.only else None
     AD = iree.Adapter(os.path.join(iree.ROOT, ".venv", "bin", "python"))
     say("IREE compiler %s; flags %s" % (AD.version, " ".join(AD.flags)))
-    denormals()
-    minmax()
-    fma()
-    divide()
-    transcendentals(args.n)
+    for name, f in (("denormals", denormals), ("minmax", minmax), ("fma", fma), ("divide", divide),
+                    ("transcendentals", lambda: transcendentals(args.n)),
+                    ("atan2", lambda: atan2(args.n)), ("exhaustive", exhaustive)):
+        if only is None or name in only:
+            f()
     AD.conv.close()
+    AD.server.close()
     OUT.flush()
     os._exit(0)
 

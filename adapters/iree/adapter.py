@@ -21,6 +21,9 @@ Run with the IREE virtualenv (scripts/venv-iree.sh):
   trench ... --target 'cmd:.venv/iree/bin/python adapters/iree/adapter.py'
 Options: --jax-python PATH  the XLA virtualenv's python (default: .venv/bin/python
                             beside this repository's adapters/)
+         --no-compile-server  an iree-compile process per module instead of the
+                            kept compiler (compile_server.py): the baseline of
+                            bench/iree_throughput.sh
 """
 import os
 import sys
@@ -144,8 +147,80 @@ def compiler_version():
     return m.group(1) if m else "?"
 
 
-def iree_compile(mlir_path, flags, workdir):
+class CompileServer:
+    """adapters/iree/compile_server.py: the compiler library loaded once
+    and kept, instead of an iree-compile process per module (that process's
+    start is a third to a half of a small module's compile). None of its
+    answers differ from iree-compile's: the same flags on the same file
+    give the same bytes, and a crash is handed back to iree-compile for its
+    report. Where the library cannot be loaded (a release without the
+    C API's Python binding), iree-compile runs as before."""
+
+    def __init__(self):
+        self.proc = None
+        self.broken = False
+        self.served = 0
+
+    def start(self):
+        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "compile_server.py")],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if not line or not json.loads(line).get("ok"):
+            self.close()
+            self.broken = True
+        self.served = 0
+
+    def compile(self, mlir_path, vmfb, flags):
+        """(True, "") when the .vmfb is written, (False, diagnostics) when
+        the compiler refused, None when there is no server or it died."""
+        if self.broken:
+            return None
+        if self.proc is None or self.proc.poll() is not None or self.served >= 500:
+            # a fresh process now and then: the library's caches stay bounded
+            self.close()
+            self.start()
+            if self.broken:
+                return None
+        self.served += 1
+        try:
+            self.proc.stdin.write(json.dumps({"mlir": mlir_path, "vmfb": vmfb, "flags": flags}) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except OSError:
+            line = ""
+        if not line:
+            self.close()
+            return None
+        rep = json.loads(line)
+        return bool(rep.get("ok")), rep.get("stderr", "")
+
+    def close(self):
+        if self.proc is not None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+
+def iree_compile(mlir_path, flags, workdir, server=None):
     vmfb = os.path.join(workdir, "module.vmfb")
+    got = server.compile(mlir_path, vmfb, flags) if server else None
+    if got is not None and got[0]:
+        with open(vmfb, "rb") as f:
+            return f.read()
+    if got is not None:
+        why = errors_of(got[1])
+        if UNSUPPORTED.search(why):
+            raise Refusal("unsupported", "IREE: " + why)
+        raise Refusal("compile_error", "iree-compile failed (exit 1): %s" % why)
+    # No server, or it died on this module: iree-compile itself, whose
+    # crash report names the frame.
     p = subprocess.run([COMPILE] + flags + [mlir_path, "-o", vmfb],
                        capture_output=True, text=True)
     if p.returncode < 0:
@@ -161,6 +236,11 @@ def iree_compile(mlir_path, flags, workdir):
             raise Refusal("unsupported", "IREE: " + why)
         raise Refusal("compile_error", "iree-compile failed (exit %d): %s"
                       % (p.returncode, why))
+    if server and not server.broken:
+        # the library died where iree-compile did not: still a crash of
+        # IREE's compiler on this module
+        raise Refusal("compile_error", "IREE's compiler library (compile_server.py) died on "
+                      "this module; iree-compile compiled it")
     with open(vmfb, "rb") as f:
         return f.read()
 
@@ -236,6 +316,7 @@ class Runner:
 class Adapter:
     def __init__(self, jax_python):
         self.conv = Converter(jax_python)
+        self.server = CompileServer()
         self.flags = compile_flags()
         self.version = compiler_version()
         self.device = rt.get_driver("local-task").create_default_device()
@@ -269,7 +350,7 @@ class Adapter:
                     raise Refusal("unsupported", "element type %s: IREE's runtime has "
                                   "no buffer element type for it" % d)
             try:
-                vmfb = iree_compile(rep["mlir"], self.flags, work)
+                vmfb = iree_compile(rep["mlir"], self.flags, work, self.server)
             except Refusal as e:
                 self.remember(text, e)
                 raise
@@ -360,18 +441,25 @@ class Adapter:
 def main():
     jax_python = os.path.join(ROOT, ".venv", "bin", "python")
     args = sys.argv[1:]
-    if len(args) == 2 and args[0] == "--jax-python":
-        jax_python = args[1]
-    elif args:
-        sys.stderr.write("usage: adapter.py [--jax-python PATH]\n")
-        sys.exit(2)
+    server = True
+    while args:
+        if len(args) >= 2 and args[0] == "--jax-python":
+            jax_python, args = args[1], args[2:]
+        elif args[0] == "--no-compile-server":
+            server, args = False, args[1:]
+        else:
+            sys.stderr.write("usage: adapter.py [--jax-python PATH] [--no-compile-server]\n")
+            sys.exit(2)
     ad = Adapter(jax_python)
+    if not server:
+        ad.server.broken = True  # never started: iree_compile runs iree-compile
     hello = {"status": "ok", "protocol": PROTOCOL, "name": "iree-cpu",
              "version": "iree-base-compiler %s (iree-compile %s) iree-base-runtime %s"
              % (pkg_version("iree-base-compiler"), ad.version, pkg_version("iree-base-runtime")),
              "capabilities": ["timings", "received_hlo"]}
     serve(_PROTO, {"hello": lambda req: dict(hello), "run": ad.run})
     ad.conv.close()
+    ad.server.close()
     # The runtime's objects crash Python's teardown now and then (a freed
     # device before a mapped buffer): everything is written, leave at once.
     sys.stderr.flush()

@@ -30,6 +30,7 @@ import adapter as xla  # noqa: E402  (takes stdout for replies, as here)
 
 from jax._src.interpreters import mlir as jax_mlir  # noqa: E402
 from jax._src.lib.mlir import ir  # noqa: E402
+from jax._src.lib.mlir.dialects import chlo  # noqa: E402
 
 
 def leaf(shape):
@@ -37,14 +38,83 @@ def leaf(shape):
     return [str(shape).split("[", 1)[0], list(shape.dimensions())]
 
 
+# XLA's converter keeps the HLO ops StableHLO lacks as mhlo ops, which
+# IREE's StableHLO input does not read ("Dialect `mhlo' not found"). Those
+# with an exact StableHLO-side form are rewritten to it: copy and
+# add-dependency are identities on their (first) operand in HLO (a layout
+# copy; a value passed on after a token), erf is CHLO's erf (the op jax
+# itself emits for erf), a top-k of the largest integers is CHLO's top_k
+# (the k largest, ties by lower index first, as HLO's stable sort gives).
+# The rest stay, and IREE refuses them: the collectives, and a float
+# top-k, whose CHLO form compares with ">" where HLO's orders by
+# TOTALORDER (-0 below +0, NaN placed), so it is not the same op. One
+# StableHLO op is rewritten too: a dynamic_slice of a rank-0
+# tensor (no start indices) is its operand, and StableHLO's printer writes
+# it as text no parser reads ("%x, , sizes = []": XLA's own parser and
+# IREE's reject it). The module returned as "received" is converted back
+# from the rewritten text, so the comparison with the sent module sees the
+# rewrite.
+IDENTITY = ("mhlo.copy", "mhlo.add_dependency")
+
+
+def scalar_dynamic_slice(op):
+    return op.name == "stablehlo.dynamic_slice" and len(op.operands) == 1
+
+
+def integer_topk(op):
+    """An mhlo.topk of the largest elements of an integer tensor."""
+    if op.name != "mhlo.topk":
+        return False
+    attrs = op.attributes
+    if "largest" in attrs and not ir.BoolAttr(attrs["largest"]).value:
+        return False
+    try:  # the cast raises unless the element type is an integer
+        ir.IntegerType(ir.RankedTensorType(op.operands[0].type).element_type)
+    except ValueError:
+        return False
+    return True
+
+
+def lower_mhlo(mod):
+    found = []
+
+    def visit(op):
+        if op.name in IDENTITY or op.name == "mhlo.erf" or scalar_dynamic_slice(op) or \
+                integer_topk(op):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    mod.operation.walk(visit)
+    for op in found:
+        if op.name in IDENTITY or scalar_dynamic_slice(op):
+            op.results[0].replace_all_uses_with(op.operands[0])
+        elif op.name == "mhlo.erf":
+            with ir.InsertionPoint(op), op.location:
+                new = chlo.ErfOp(op.operands[0])
+            op.results[0].replace_all_uses_with(new.result)
+        else:  # an integer mhlo.topk
+            with ir.InsertionPoint(op), op.location:
+                new = chlo.TopKOp(op.operands[0], ir.IntegerAttr(op.attributes["k"]).value)
+            op.results[0].replace_all_uses_with(new.values)
+            op.results[1].replace_all_uses_with(new.indices)
+        op.erase()
+
+
 def mlir_text(mlir):
     """hlo_to_stablehlo gives MLIR bytecode; IREE is handed text, which
     does not tie it to the bytecode version of jaxlib's MLIR."""
-    if isinstance(mlir, str):
-        return mlir
     with jax_mlir.make_ir_context():
         mod = ir.Module.parse(mlir)
-        return mod.operation.get_asm(enable_debug_info=False)
+        lower_mhlo(mod)
+        text = mod.operation.get_asm(enable_debug_info=False)
+        try:
+            ir.Module.parse(text)
+        except Exception as e:
+            # The printer wrote what no parser reads: a converter bug, and
+            # IREE would only echo the parse error as a compile failure.
+            raise xla.Refusal("unsupported", "XLA's StableHLO printer wrote text that its "
+                              "own parser rejects: %s" % str(e).strip().splitlines()[0][:300])
+        return text
 
 
 def convert(req):
