@@ -610,6 +610,44 @@ static bool all_finite(sh_ctx *c, const sh_val *v) {
   return true;
 }
 
+/* 1 where the operand's element is a certain NaN (NaN, neither marked
+ * nor of unbounded error), else 0; all ones when nan is false. */
+static tr_tensor *nan_ind(sh_ctx *c, const cop *o, bool nan) {
+  tr_tensor *t = sh_pool_tensor(c, TR_DT_F64, o->v.rank, o->v.dims);
+  double *w = t->data;
+  const double *v = o->v.data;
+  size_t n = tr_tensor_count(t);
+  for (size_t i = 0; i < n; i++)
+    w[i] = !nan || (isnan(v[i]) && !(o->u && o->u[i]) && !(o->e && isinf(o->e[i])));
+  return t;
+}
+
+/* Per output, the number of products with a certain NaN factor (kern on
+ * indicator operands: each product 1 or 0, padded taps skipped as in the
+ * value kernel). Such a product is NaN whatever the other factor, and so
+ * is every sum holding it, in any order. NULL on failure. */
+static tr_tensor *nan_terms(sh_ctx *c, contract_fn kern, const tr_instr *twin, const cop *X,
+                            const cop *Y) {
+  tr_tensor *nx = nan_ind(c, X, true), *oy = nan_ind(c, Y, false);
+  tr_tensor *ox = nan_ind(c, X, false), *ny = nan_ind(c, Y, true);
+  tr_tensor *t1 = NULL, *t2 = NULL;
+  tr_status st = kern(&c->ev, twin, nx, oy, &t1);
+  if (st == TR_OK) st = kern(&c->ev, twin, ox, ny, &t2);
+  if (st == TR_OK) {
+    double *a = t1->data;
+    const double *b = t2->data;
+    size_t n = tr_tensor_count(t1);
+    for (size_t i = 0; i < n; i++) a[i] += b[i];
+  }
+  tr_tensor *drop[] = {nx, oy, ox, ny, t2};
+  for (size_t i = 0; i < sizeof drop / sizeof *drop; i++) sh_pool_drop(c, drop[i]);
+  if (st != TR_OK) {
+    sh_pool_drop(c, t1);
+    return NULL;
+  }
+  return t1;
+}
+
 /* Dot and convolution (docs/ORACLE.md, "Contractions"). With m = |v| + e
  * per operand element, c1 = 1 + dbl and c2 = n·unit + dbl, the bound is
  *   c1·Σ(e_x·|v_y| + m_x·e_y) + c2·Σ m_x·m_y + c3
@@ -660,7 +698,7 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
   contract_fn kern = in->op == TR_OP_DOT ? ev_dot : ev_convolution;
   cop X, Y;
   tr_tensor *V = NULL, *a1 = NULL, *b1 = NULL, *a2 = NULL, *b2 = NULL, *am = NULL, *bm = NULL;
-  tr_tensor *W1 = NULL, *W2 = NULL, *Wm = NULL;
+  tr_tensor *W1 = NULL, *W2 = NULL, *Wm = NULL, *NT = NULL;
   bool okx = operand_of(c, in, x, dt, &X), oky = operand_of(c, in, y, dt, &Y);
   tr_status st = okx && oky ? TR_OK : TR_ERR_UNSUPPORTED;
   bool xe = X.e || X.u, ye = Y.e || Y.u, near_edge = f.lim < 1e30L;
@@ -709,6 +747,7 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
   if (st == TR_OK) {
     bool exact_in = !xe && !ye;
     int fin_ops = -1; /* f64: whether every operand element is finite (-1: not looked) */
+    bool nan_done = false;
     const double *pv = V->data;
     bk.w1 = mag_of(W1, nterms);
     bk.w2 = mag_of(W2, nterms);
@@ -733,6 +772,15 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
         if (dt == TR_DT_F64 && fin_ops < 0) fin_ops = all_finite(c, x) && all_finite(c, y);
         sh_put(o, i, isinf(r) && !f.has_inf ? (long double)NAN : r, 0);
         o->u[i] = !(exact_in && isnan(r) && !(dt == TR_DT_F64 && fin_ops));
+        /* Inexact operands: a NaN is still certain where a product of
+         * the sum has a certain NaN factor (counted once, on demand). */
+        if (o->u[i] && isnan(r) && !exact_in) {
+          if (!nan_done) {
+            nan_done = true;
+            NT = nan_terms(c, kern, &twin, &X, &Y);
+          }
+          if (NT && ((const double *)NT->data)[i] > 0) o->u[i] = 0;
+        }
         continue;
       }
       if (mag + b >= f.lim) {
@@ -751,7 +799,7 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
   }
   operand_drop(c, &X);
   operand_drop(c, &Y);
-  tr_tensor *drop[] = {V, a1, b1, a2, b2, am, bm, W1, W2, Wm};
+  tr_tensor *drop[] = {V, a1, b1, a2, b2, am, bm, W1, W2, Wm, NT};
   for (size_t i = 0; i < sizeof drop / sizeof *drop; i++) sh_pool_drop(c, drop[i]);
   return st;
 }

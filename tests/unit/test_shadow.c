@@ -203,6 +203,49 @@ TR_TEST(shadow_conv_f64_overflow_nan) {
   both_free(&b);
 }
 
+/* A certain NaN operand element makes every dot or convolution sum it
+ * enters NaN in any order, even where the other terms carry rounding
+ * errors (a 10-minute xla-cpu campaign: an f16 convolution whose
+ * zero padding met an infinite tap fed a second, padded convolution; its
+ * NaN outputs were uncertain, so the conv-zero-pad rule could not excuse
+ * XLA's NaN). Rows without the NaN stay finite and certain. */
+TR_TEST(shadow_contraction_certain_nan_term) {
+  const char *text =
+      "HloModule m\nENTRY e {\n  a = f16[2,3] parameter(0)\n  b = f16[2,3] parameter(1)\n"
+      "  w = f16[3,2] parameter(2)\n  s = f16[2,3] add(a, b)\n  v = f16[3,2] multiply(w, w)\n"
+      "  d = f16[2,2] dot(s, v), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+      "  x = f16[1,2,3] reshape(s)\n  k = f16[1,2,3] reshape(v)\n"
+      "  c = f16[1,1,3] convolution(x, k), window={size=3 pad=1_1}, dim_labels=bf0_oi0->bf0\n"
+      "  ROOT t = (f16[2,2], f16[1,1,3]) tuple(d, c)\n}\n";
+  double va[6] = {NAN, 1.001, 2.003, 0.3, 0.7, 1.1}, vb[6] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
+  double vw[6] = {1.1, 0.3, 0.7, 1.3, 0.9, 0.2};
+  int64_t d23[2] = {2, 3}, d32[2] = {3, 2};
+  tr_tensor *args[3] = {tr_tensor_new(TR_DT_F16, 2, d23, NULL), tr_tensor_new(TR_DT_F16, 2, d23, NULL),
+                        tr_tensor_new(TR_DT_F16, 2, d32, NULL)};
+  for (int i = 0; i < 6; i++) {
+    tr_tensor_set_f(args[0], (size_t)i, va[i]);
+    tr_tensor_set_f(args[1], (size_t)i, vb[i]);
+    tr_tensor_set_f(args[2], (size_t)i, vw[i]);
+  }
+  both b;
+  if (run_both(text, args, 3, &b, __LINE__)) {
+    /* dot: row 0 holds a[0,0] = NaN, row 1 none */
+    for (size_t i = 0; i < 4; i++) {
+      CHECK_EQ_INT(isnan(b.sh[0].value[i]) != 0, i < 2);
+      CHECK(!b.sh[0].uncertain[i]);
+    }
+    /* convolution over x[0,0,:] = {NaN, ., .} and x[0,1,:], window 3
+     * padded by one each side: the windows at 0 and 1 hold x[0,0,0] (NaN,
+     * certain), the one at 2 does not (finite, certain) */
+    for (size_t i = 0; i < 3; i++) {
+      CHECK_EQ_INT(isnan(b.sh[1].value[i]) != 0, i < 2);
+      CHECK(!b.sh[1].uncertain[i]);
+    }
+  }
+  both_free(&b);
+  for (int i = 0; i < 3; i++) tr_tensor_free(args[i]);
+}
+
 TR_TEST(shadow_transcendental_propagation) {
   /* exp(s) with s = 1 + 2^-30 (bound 2^-24): the change of exp over
    * [s - e, s + e] is about e * exp(1), plus 6 ulps of f32 at e. */
