@@ -990,9 +990,46 @@ static tr_status sh_instr_one(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_va
   return st;
 }
 
+/* in's result where a flush-results target may flush it
+ * (tr_shadow_opts.flush_results): r itself (one more reference) unless
+ * an element may be a nonzero value below the smallest normal; then a new
+ * value where each such element is 0 with a bound reaching the value
+ * (the target may give either). NULL after a located error. */
+static sh_val *flush_result(sh_ctx *c, const tr_instr *in, sh_val *r) {
+  if (!sh_is_arr(r) || !tr_dtype_is_float(r->dt) ||
+      !c->flush_res[(size_t)in->op * TR_DT_COUNT + r->dt])
+    return sh_ref(r);
+  double mn = ldexp(1.0, 1 - tr_dtypes[r->dt].bias);
+  sh_materialize(c, r);
+  size_t first = r->n;
+  for (size_t i = 0; i < r->n && first == r->n; i++)
+    if (!r->u[i] && flush_reaches(r, i, mn)) first = i;
+  if (first == r->n) return sh_ref(r);
+  sh_val *w = sh_arr_new_raw(c, in, r->dt, r->rank, r->dims);
+  if (!w) return NULL;
+  if (r->d) memcpy(w->d, r->d, sizeof(double) * r->n);
+  else memcpy(w->lv, r->lv, sizeof(long double) * r->n);
+  memcpy(w->e, r->e, sizeof(double) * r->n);
+  memcpy(w->u, r->u, r->n);
+  if (r->bits) w->bits = tr_tensor_clone(r->bits);
+  for (size_t i = first; i < r->n; i++) {
+    if (r->u[i] || !flush_reaches(r, i, mn)) continue;
+    long double x = sh_get(r, i);
+    sh_put(w, i, copysignl(0.0L, x), up(fabsl(x) + r->e[i]));
+  }
+  return w;
+}
+
 static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
-  if (c->flush && flushes(in)) return sh_instr_flushed(c, in, ops, out, sh_instr_one);
-  return sh_instr_one(c, in, ops, out);
+  tr_status st = c->flush && flushes(in) ? sh_instr_flushed(c, in, ops, out, sh_instr_one)
+                                         : sh_instr_one(c, in, ops, out);
+  if (st == TR_OK && c->flush_res && *out) {
+    sh_val *w = flush_result(c, in, *out);
+    sh_unref(*out);
+    *out = w;
+    if (!w) st = TR_ERR_UNSUPPORTED;
+  }
+  return st;
 }
 
 /* ---- frames ---- */
@@ -1130,6 +1167,7 @@ static tr_status shadow_body(sh_ctx *c, const tr_module *m, const tr_shadow_opts
     c->ev.opts = opts->eval;
     c->flush = opts->flush;
     c->cvt_undef = opts->cvt_undef;
+    c->flush_res = opts->flush_results;
   }
   if (opts && opts->ulps) {
     c->ut = opts->ulps;

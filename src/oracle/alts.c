@@ -8,7 +8,7 @@
  * the dtypes of flush (NULL: none) and whose out-of-range float-to-int
  * converts into the dtypes of undef (NULL: none) give any value. */
 static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool *flush, const bool *undef,
-                                  const tr_module *m, tr_tensor *const *ins, int nins,
+                                  const bool *flush_res, const tr_module *m, tr_tensor *const *ins, int nins,
                                   const double *arg_ulps, int *n) {
   tr_ulp_table *t = tr_xmalloc(sizeof *t);
   tr_profile_ulp_table(p, mask, t);
@@ -18,6 +18,7 @@ static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool
   so.arg_ulps = arg_ulps;
   so.flush = flush;
   so.cvt_undef = undef;
+  so.flush_results = flush_res;
   tr_shadow_out *out = NULL;
   tr_diag d = {0};
   if (tr_eval_shadow(m, &so, ins, nins, &out, n, &d) != TR_OK) out = NULL;
@@ -28,7 +29,7 @@ static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool
 
 tr_shadow_out *tr_profile_shadow(const tr_profile *p, unsigned mask, const tr_module *m,
                                  tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
-  return shadow_with(p, mask, NULL, NULL, m, ins, nins, arg_ulps, n);
+  return shadow_with(p, mask, NULL, NULL, NULL, m, ins, nins, arg_ulps, n);
 }
 
 /* Whether m converts a float to an integer dtype that p's
@@ -57,14 +58,24 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
    * their cone of influence. */
   if (p->on[TR_PR_DENORMAL_FLUSH])
     a->alt[TR_PR_DENORMAL_FLUSH] =
-        shadow_with(p, 0, p->flush, NULL, m, ins, nins, arg_ulps, &a->nalt[TR_PR_DENORMAL_FLUSH]);
+        shadow_with(p, 0, p->flush, NULL, NULL, m, ins, nins, arg_ulps, &a->nalt[TR_PR_DENORMAL_FLUSH]);
   /* convert-out-of-range: the same module with every out-of-range
    * float-to-int convert's result, and all computed from it, uncertain.
    * It differs from the plain reference only on elements whose cone of
    * influence holds such a convert of such a value. */
   if (p->on[TR_PR_CONVERT_OUT_OF_RANGE] && has_undef_convert(p, m))
-    a->alt[TR_PR_CONVERT_OUT_OF_RANGE] = shadow_with(p, 0, NULL, p->cvt_undef, m, ins, nins, arg_ulps,
+    a->alt[TR_PR_CONVERT_OUT_OF_RANGE] = shadow_with(p, 0, NULL, p->cvt_undef, NULL, m, ins, nins, arg_ulps,
                                                      &a->nalt[TR_PR_CONVERT_OUT_OF_RANGE]);
+  /* flush-results: the module with each named op's results below the
+   * smallest normal free to be 0, so an element computed from such a
+   * result (a logistic times a constant) allows the flushed value too.
+   * It differs from the plain reference only on elements with such a
+   * result in their cone of influence. */
+  bool fres = false;
+  for (int dt = 0; dt < TR_DT_COUNT && !fres; dt++) fres = tr_profile_flushes_results(p, m, (tr_dtype)dt);
+  if (fres)
+    a->alt[TR_PR_FLUSH_RESULTS] = shadow_with(p, 0, NULL, NULL, &p->flushres[0][0], m, ins, nins, arg_ulps,
+                                              &a->nalt[TR_PR_FLUSH_RESULTS]);
   static const tr_prule tables[] = {TR_PR_TRANSCENDENTAL_ULPS, TR_PR_RECIPROCAL_DIVIDE};
   int nrel = 0;
   for (int t = 0; t < TR_NELEMS(tables); t++) {

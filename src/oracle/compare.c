@@ -162,6 +162,10 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
     if (float_ok(ref->value[i], tr_tensor_get_f(target, i), o->k * ref->bound[i] + tr_min_normal(dt), &ratio))
       return TR_PR_FLUSH_RESULTS;
   }
+  /* ... and through the ops after it: where the target agrees with the
+   * reference whose flushable results may be 0 (alt). */
+  if (p->on[TR_PR_FLUSH_RESULTS] && alt_accepts(o->alt[TR_PR_FLUSH_RESULTS], ref, i, target, o->k, tiny))
+    return TR_PR_FLUSH_RESULTS;
   return -1;
 }
 

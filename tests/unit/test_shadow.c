@@ -246,6 +246,47 @@ TR_TEST(shadow_contraction_certain_nan_term) {
   for (int i = 0; i < 3; i++) tr_tensor_free(args[i]);
 }
 
+/* flush-results (tr_shadow_opts.flush_results): an f16 logistic result
+ * below the smallest normal (x = -12: 6.1e-6) may be 0, and so may what
+ * is computed from it: logistic(x) * 300 allows both 0 and 1.8e-3 (a
+ * 10-minute xla-cpu campaign: XLA's 0 times a constant was held against
+ * the product); a normal result (x = 0.5) keeps its tight bound, and
+ * without the flag the small product is tight too. */
+TR_TEST(shadow_flush_results_propagate) {
+  const char *text = "HloModule m\nENTRY e {\n  p = f16[2] parameter(0)\n  l = f16[2] logistic(p)\n"
+                     "  c = f16[] constant(300)\n  b = f16[2] broadcast(c), dimensions={}\n"
+                     "  ROOT r = f16[2] multiply(l, b)\n}\n";
+  double vx[2] = {-12, 0.5};
+  tr_tensor *x = vec(TR_DT_F16, 2, vx);
+  tr_diag d = {0};
+  tr_module *m = tr_parse("t.hlo", text, strlen(text), NULL, &d);
+  CHECK(m && tr_verify(m, &d) == TR_OK);
+  bool *fl = tr_xcalloc((size_t)TR_OP_COUNT * TR_DT_COUNT, 1);
+  fl[(size_t)TR_OP_LOGISTIC * TR_DT_COUNT + TR_DT_F16] = true;
+  for (int with = 0; with < 2 && m; with++) {
+    tr_shadow_opts so;
+    memset(&so, 0, sizeof so);
+    so.flush_results = with ? fl : NULL;
+    tr_shadow_out *o = NULL;
+    int no = 0;
+    CHECK_EQ_INT(tr_eval_shadow(m, &so, &x, 1, &o, &no, &d), TR_OK);
+    if (no == 1) {
+      double small = 300 / (1 + exp(12.0)); /* 1.84e-3 */
+      CHECK(!o[0].uncertain[0] && !o[0].uncertain[1]);
+      /* both 0 and the product within the bound with the flag; only the
+       * product without it */
+      CHECK_EQ_INT(fabs(o[0].value[0]) <= o[0].bound[0], with);
+      CHECK(fabs(o[0].value[0] - small) <= o[0].bound[0] + 1e-6);
+      CHECK(o[0].bound[1] < 0.5); /* 300 * 0.622: a normal result, tight */
+    }
+    tr_shadow_free(o, no);
+  }
+  tr_free(fl);
+  tr_diag_clear(&d);
+  if (m) tr_module_free(m);
+  tr_tensor_free(x);
+}
+
 TR_TEST(shadow_transcendental_propagation) {
   /* exp(s) with s = 1 + 2^-30 (bound 2^-24): the change of exp over
    * [s - e, s + e] is about e * exp(1), plus 6 ulps of f32 at e. */
