@@ -610,42 +610,60 @@ static bool all_finite(sh_ctx *c, const sh_val *v) {
   return true;
 }
 
-/* 1 where the operand's element is a certain NaN (NaN, neither marked
- * nor of unbounded error), else 0; all ones when nan is false. */
-static tr_tensor *nan_ind(sh_ctx *c, const cop *o, bool nan) {
+/* An indicator of the operand's elements for nan_terms: 1 where the
+ * element is (ones) anything, (nan) a certain NaN, (zero) an exact 0 or
+ * (inf) a certain infinity, else 0; certain: neither marked nor of
+ * unbounded error. */
+typedef enum { IND_ONES, IND_NAN, IND_ZERO, IND_INF } ind_kind;
+
+static tr_tensor *nan_ind(sh_ctx *c, const cop *o, ind_kind k) {
   tr_tensor *t = sh_pool_tensor(c, TR_DT_F64, o->v.rank, o->v.dims);
   double *w = t->data;
   const double *v = o->v.data;
   size_t n = tr_tensor_count(t);
-  for (size_t i = 0; i < n; i++)
-    w[i] = !nan || (isnan(v[i]) && !(o->u && o->u[i]) && !(o->e && isinf(o->e[i])));
+  for (size_t i = 0; i < n; i++) {
+    bool sure = !(o->u && o->u[i]) && !(o->e && isinf(o->e[i]));
+    w[i] = k == IND_ONES ? 1
+         : k == IND_NAN  ? sure && isnan(v[i])
+         : k == IND_ZERO ? sure && v[i] == 0 && !(o->e && o->e[i] != 0)
+                         : sure && isinf(v[i]);
+  }
   return t;
 }
 
-/* Per output, the number of products with a certain NaN factor (kern on
- * indicator operands: each product 1 or 0, padded taps skipped as in the
- * value kernel). Such a product is NaN whatever the other factor, and so
- * is every sum holding it, in any order. NULL on failure. */
+/* Per output, the number of products that are certainly NaN (kern on
+ * indicator operands, each product 1 or 0, padded taps skipped as in the
+ * value kernel): a certain NaN factor, or an exact 0 times a certain
+ * infinity (an inf tap over a zero the conv-zero-pad rule makes explicit).
+ * Such a product is NaN whatever else, and so is every sum holding it, in
+ * any order. NULL on failure. */
 static tr_tensor *nan_terms(sh_ctx *c, contract_fn kern, const tr_instr *twin, const cop *X,
                             const cop *Y) {
-  tr_tensor *nx = nan_ind(c, X, true), *oy = nan_ind(c, Y, false);
-  tr_tensor *ox = nan_ind(c, X, false), *ny = nan_ind(c, Y, true);
-  tr_tensor *t1 = NULL, *t2 = NULL;
-  tr_status st = kern(&c->ev, twin, nx, oy, &t1);
-  if (st == TR_OK) st = kern(&c->ev, twin, ox, ny, &t2);
-  if (st == TR_OK) {
-    double *a = t1->data;
-    const double *b = t2->data;
-    size_t n = tr_tensor_count(t1);
-    for (size_t i = 0; i < n; i++) a[i] += b[i];
+  static const ind_kind pairs[4][2] = {{IND_NAN, IND_ONES}, {IND_ONES, IND_NAN}, {IND_ZERO, IND_INF},
+                                       {IND_INF, IND_ZERO}};
+  tr_tensor *sum = NULL;
+  tr_status st = TR_OK;
+  for (int q = 0; q < 4 && st == TR_OK; q++) {
+    tr_tensor *a = nan_ind(c, X, pairs[q][0]), *b = nan_ind(c, Y, pairs[q][1]), *t = NULL;
+    st = kern(&c->ev, twin, a, b, &t);
+    if (st == TR_OK && !sum) {
+      sum = t;
+      t = NULL;
+    } else if (st == TR_OK) {
+      double *s = sum->data;
+      const double *d = t->data;
+      size_t n = tr_tensor_count(sum);
+      for (size_t i = 0; i < n; i++) s[i] += d[i];
+    }
+    sh_pool_drop(c, a);
+    sh_pool_drop(c, b);
+    sh_pool_drop(c, t);
   }
-  tr_tensor *drop[] = {nx, oy, ox, ny, t2};
-  for (size_t i = 0; i < sizeof drop / sizeof *drop; i++) sh_pool_drop(c, drop[i]);
   if (st != TR_OK) {
-    sh_pool_drop(c, t1);
+    sh_pool_drop(c, sum);
     return NULL;
   }
-  return t1;
+  return sum;
 }
 
 /* Dot and convolution (docs/ORACLE.md, "Contractions"). With m = |v| + e
@@ -773,7 +791,7 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
         sh_put(o, i, isinf(r) && !f.has_inf ? (long double)NAN : r, 0);
         o->u[i] = !(exact_in && isnan(r) && !(dt == TR_DT_F64 && fin_ops));
         /* Inexact operands: a NaN is still certain where a product of
-         * the sum has a certain NaN factor (counted once, on demand). */
+         * the sum is certainly NaN (counted once, on demand). */
         if (o->u[i] && isnan(r) && !exact_in) {
           if (!nan_done) {
             nan_done = true;

@@ -243,6 +243,18 @@ TR_TEST(shadow_contraction_certain_nan_term) {
     }
   }
   both_free(&b);
+  /* An exact 0 times a certain inf is NaN too (a zero the conv-zero-pad
+   * rule makes explicit, under an inf kernel tap): a[0,0] + b[0,0] = 0 + 0
+   * exactly, w[0,0] = inf, the other terms inexact. */
+  tr_tensor_set_f(args[0], 0, 0);
+  tr_tensor_set_f(args[1], 0, 0);
+  tr_tensor_set_f(args[2], 0, INFINITY);
+  if (run_both(text, args, 3, &b, __LINE__)) {
+    /* dot row 0, column 0: s[0,0] * v[0,0] = 0 * inf */
+    CHECK(isnan(b.sh[0].value[0]));
+    CHECK(!b.sh[0].uncertain[0]);
+  }
+  both_free(&b);
   for (int i = 0; i < 3; i++) tr_tensor_free(args[i]);
 }
 
