@@ -1071,7 +1071,9 @@ tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
         /* max, min: no rounding, the largest bound of the terms */
         eb = isnan(r) ? 0 : E[i];
       } else if (!isfinite(r) || !isfinite(mag)) {
-        u |= !isnan(r); /* NaN is NaN in any order; an inf may not be */
+        /* NaN is NaN in any order; an inf may not be, unless the element
+         * is untouched (n = 1: the operand's own value, copied) */
+        u |= !isnan(r) && n > 1;
       } else {
         long double dbl = (n + 2) * ldexpl(1.0L, -52);
         long double b = (long double)E[i] * (1 + dbl) + ((n - 1) * unit + dbl + n * f.slack) * mag;
