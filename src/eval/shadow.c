@@ -1020,9 +1020,75 @@ static sh_val *flush_result(sh_ctx *c, const tr_instr *in, sh_val *r) {
   return w;
 }
 
+/* Whether in is a reduce or reduce-window of one operand whose reducer
+ * has an identity and whose init (ops[1], as run) is not certainly it
+ * (tr_shadow_opts.init_undef). Max and min of a float type without
+ * infinities have none and are left alone. */
+static bool init_undefined(sh_ctx *c, const tr_instr *in, sh_val **ops) {
+  if ((in->op != TR_OP_REDUCE && in->op != TR_OP_REDUCE_WINDOW) || in->noperands != 2) return false;
+  sh_val *init = ops[1];
+  const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
+  tr_op op;
+  bool swap;
+  if (!k || !init || !sh_is_arr(init) || init->n != 1 || !ev_simple_binary(k, init->dt, &op, &swap)) return false;
+  tr_dtype dt = init->dt;
+  if (op != TR_OP_ADD && op != TR_OP_MULTIPLY && op != TR_OP_MAXIMUM && op != TR_OP_MINIMUM &&
+      op != TR_OP_AND && op != TR_OP_OR && op != TR_OP_XOR)
+    return false;
+  if (tr_dtype_is_float(dt)) {
+    if ((op == TR_OP_MAXIMUM || op == TR_OP_MINIMUM) && !tr_float_has_inf(dt)) return false;
+    if (op == TR_OP_AND || op == TR_OP_OR || op == TR_OP_XOR) return false;
+    sh_materialize(c, init);
+    if (init->u[0] || init->e[0] != 0) return true;
+    long double v = sh_get(init, 0);
+    return op == TR_OP_ADD ? v != 0 : op == TR_OP_MULTIPLY ? v != 1
+         : op == TR_OP_MAXIMUM ? v != -INFINITY : v != INFINITY;
+  }
+  if (!init->t || (dt != TR_DT_PRED && !tr_dtype_is_int(dt))) return false;
+  if (init->u && init->u[0]) return true;
+  bool sgn = tr_dtypes[dt].kind == TR_DK_SINT;
+  int64_t iv = sgn ? tr_tensor_get_i(init->t, 0) : (int64_t)tr_tensor_get_u(init->t, 0);
+  int64_t lo = dt == TR_DT_PRED ? 0 : tr_int_min(dt), hi = dt == TR_DT_PRED ? 1 : (int64_t)tr_int_max(dt);
+  switch (op) {
+  case TR_OP_ADD: case TR_OP_OR: case TR_OP_XOR: return iv != 0;
+  case TR_OP_MULTIPLY: return iv != 1;
+  case TR_OP_AND: return iv != (sgn ? -1 : hi);
+  case TR_OP_MAXIMUM: return iv != lo;
+  default: return iv != hi;
+  }
+}
+
+/* r with every element marked uncertain: r itself when it is the only
+ * reference, else a copy; NULL after a located error. */
+static sh_val *all_uncertain(sh_ctx *c, const tr_instr *in, sh_val *r) {
+  if (r->hd.refs == 1 && r->u) {
+    memset(r->u, 1, r->n);
+    return sh_ref(r);
+  }
+  sh_materialize(c, r);
+  sh_val *w = sh_arr_new_raw(c, in, r->dt, r->rank, r->dims);
+  if (!w) return NULL;
+  if (r->t) {
+    tr_tensor_free(w->t);
+    w->t = tr_tensor_clone(r->t);
+  }
+  if (r->d) memcpy(w->d, r->d, sizeof(double) * r->n);
+  else if (r->lv) memcpy(w->lv, r->lv, sizeof(long double) * r->n);
+  if (r->e) memcpy(w->e, r->e, sizeof(double) * r->n);
+  if (r->bits) w->bits = tr_tensor_clone(r->bits);
+  memset(w->u, 1, r->n);
+  return w;
+}
+
 static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   tr_status st = c->flush && flushes(in) ? sh_instr_flushed(c, in, ops, out, sh_instr_one)
                                          : sh_instr_one(c, in, ops, out);
+  if (st == TR_OK && c->init_undef && *out && sh_is_arr(*out) && (*out)->n > 0 && init_undefined(c, in, ops)) {
+    sh_val *w = all_uncertain(c, in, *out);
+    sh_unref(*out);
+    *out = w;
+    if (!w) st = TR_ERR_UNSUPPORTED;
+  }
   if (st == TR_OK && c->flush_res && *out) {
     sh_val *w = flush_result(c, in, *out);
     sh_unref(*out);
@@ -1168,6 +1234,7 @@ static tr_status shadow_body(sh_ctx *c, const tr_module *m, const tr_shadow_opts
     c->flush = opts->flush;
     c->cvt_undef = opts->cvt_undef;
     c->flush_res = opts->flush_results;
+    c->init_undef = opts->init_undef;
   }
   if (opts && opts->ulps) {
     c->ut = opts->ulps;
