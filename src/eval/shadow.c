@@ -909,11 +909,31 @@ static sh_val *flush_val(sh_ctx *c, const tr_instr *in, sh_val *v) {
   return r;
 }
 
-/* How many times the combiner of a reduce or reduce-window may run into
- * one result element on a flushing target, each run a partial result
- * that the target may flush (FTZ) while a correct run keeps it; 0 for
- * other ops and for max/min combiners, which make no new values. */
-static double flush_partials(const tr_instr *in, const sh_val *x, const sh_val *r) {
+/* How many times the combiner of a reduce or reduce-window (the adds of a
+ * dot or convolution) may run into one result element on a flushing
+ * target, each run a partial result that the target may flush (FTZ)
+ * while a correct run keeps it; 0 for other ops and for max/min
+ * combiners, which make no new values. */
+static double flush_partials(const tr_instr *in, sh_val *const *ops, const sh_val *r) {
+  const sh_val *x = ops[0];
+  if (in->op == TR_OP_DOT || in->op == TR_OP_CONVOLUTION) {
+    /* terms per output: the contraction size, or the kernel's elements
+     * per output feature (as sh_dot_conv counts them) */
+    const sh_val *y = in->noperands > 1 ? ops[1] : NULL;
+    if (!x || !y || !sh_is_arr(x) || !sh_is_arr(y)) return 0;
+    double n = 1;
+    if (in->op == TR_OP_DOT) {
+      const tr_attr *lc = tr_instr_attr(in, TR_ATTR_LHS_CONTRACTING_DIMS);
+      for (int i = 0; lc && i < lc->n; i++)
+        if (lc->u.ints[i] >= 0 && lc->u.ints[i] < x->rank) n *= (double)x->dims[lc->u.ints[i]];
+    } else {
+      const tr_attr *dl = tr_instr_attr(in, TR_ATTR_DIM_LABELS);
+      if (!dl || !dl->u.conv) return 0;
+      int64_t o = y->dims[dl->u.conv->k_out];
+      n = o > 0 ? (double)y->n / (double)o : 0;
+    }
+    return n;
+  }
   if (in->op != TR_OP_REDUCE && in->op != TR_OP_REDUCE_WINDOW) return 0;
   const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   tr_op bop;
@@ -967,7 +987,7 @@ static tr_status sh_instr_flushed(sh_ctx *c, const tr_instr *in, sh_val **ops, s
     sh_unref(r);
     return st;
   }
-  double k = r && n > 0 ? flush_partials(in, ops[0], r) : 0;
+  double k = r && n > 0 ? flush_partials(in, ops, r) : 0;
   if (k > 0) {
     sh_val *w = flush_widen(c, in, r, k);
     sh_unref(r);

@@ -369,6 +369,41 @@ TR_TEST(shadow_init_undef) {
   tr_tensor_free(y);
 }
 
+/* A flushing target (tr_shadow_opts.flush) may flush a dot's or a
+ * convolution's denormal partial sums as it does a reduce's: 1.5m - m is
+ * 0.5m, a denormal (m the smallest normal), flushed to 0, so the dot
+ * (1.5m, -m, m) . (1, 1, 1) may be m instead of 1.5m (a 10-minute xla-cpu
+ * campaign: an f32 convolution with lhs dilation 1 ulp of m off the
+ * flushed reference). The flushing reference's bound reaches m; the plain
+ * one's does not. */
+TR_TEST(shadow_flush_dot_partials) {
+  const char *text = "HloModule m\nENTRY e {\n  x = f32[3] parameter(0)\n  y = f32[3] parameter(1)\n"
+                     "  ROOT d = f32[] dot(x, y), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n}\n";
+  double m = ldexp(1.0, -126), vx[3] = {1.5 * m, -m, m}, vy[3] = {1, 1, 1};
+  tr_tensor *args[2] = {vec(TR_DT_F32, 3, vx), vec(TR_DT_F32, 3, vy)};
+  tr_diag d = {0};
+  tr_module *mod = tr_parse("t.hlo", text, strlen(text), NULL, &d);
+  CHECK(mod && tr_verify(mod, &d) == TR_OK);
+  bool fl[TR_DT_COUNT] = {0};
+  fl[TR_DT_F32] = true;
+  for (int with = 0; with < 2 && mod; with++) {
+    tr_shadow_opts so;
+    memset(&so, 0, sizeof so);
+    so.flush = with ? fl : NULL;
+    tr_shadow_out *o = NULL;
+    int no = 0;
+    CHECK_EQ_INT(tr_eval_shadow(mod, &so, args, 2, &o, &no, &d), TR_OK);
+    if (no == 1) {
+      CHECK(!o[0].uncertain[0]);
+      CHECK_EQ_INT(fabs(o[0].value[0] - m) <= o[0].bound[0], with);
+    }
+    tr_shadow_free(o, no);
+  }
+  tr_diag_clear(&d);
+  if (mod) tr_module_free(mod);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
 TR_TEST(shadow_transcendental_propagation) {
   /* exp(s) with s = 1 + 2^-30 (bound 2^-24): the change of exp over
    * [s - e, s + e] is about e * exp(1), plus 6 ulps of f32 at e. */
