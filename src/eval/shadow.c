@@ -909,11 +909,31 @@ static sh_val *flush_val(sh_ctx *c, const tr_instr *in, sh_val *v) {
   return r;
 }
 
-/* How many times the combiner of a reduce or reduce-window may run into
- * one result element on a flushing target, each run a partial result
- * that the target may flush (FTZ) while a correct run keeps it; 0 for
- * other ops and for max/min combiners, which make no new values. */
-static double flush_partials(const tr_instr *in, const sh_val *x, const sh_val *r) {
+/* How many times the combiner of a reduce or reduce-window (the adds of a
+ * dot or convolution) may run into one result element on a flushing
+ * target, each run a partial result that the target may flush (FTZ)
+ * while a correct run keeps it; 0 for other ops and for max/min
+ * combiners, which make no new values. */
+static double flush_partials(const tr_instr *in, sh_val *const *ops, const sh_val *r) {
+  const sh_val *x = ops[0];
+  if (in->op == TR_OP_DOT || in->op == TR_OP_CONVOLUTION) {
+    /* terms per output: the contraction size, or the kernel's elements
+     * per output feature (as sh_dot_conv counts them) */
+    const sh_val *y = in->noperands > 1 ? ops[1] : NULL;
+    if (!x || !y || !sh_is_arr(x) || !sh_is_arr(y)) return 0;
+    double n = 1;
+    if (in->op == TR_OP_DOT) {
+      const tr_attr *lc = tr_instr_attr(in, TR_ATTR_LHS_CONTRACTING_DIMS);
+      for (int i = 0; lc && i < lc->n; i++)
+        if (lc->u.ints[i] >= 0 && lc->u.ints[i] < x->rank) n *= (double)x->dims[lc->u.ints[i]];
+    } else {
+      const tr_attr *dl = tr_instr_attr(in, TR_ATTR_DIM_LABELS);
+      if (!dl || !dl->u.conv) return 0;
+      int64_t o = y->dims[dl->u.conv->k_out];
+      n = o > 0 ? (double)y->n / (double)o : 0;
+    }
+    return n;
+  }
   if (in->op != TR_OP_REDUCE && in->op != TR_OP_REDUCE_WINDOW) return 0;
   const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
   tr_op bop;
@@ -967,7 +987,7 @@ static tr_status sh_instr_flushed(sh_ctx *c, const tr_instr *in, sh_val **ops, s
     sh_unref(r);
     return st;
   }
-  double k = r && n > 0 ? flush_partials(in, ops[0], r) : 0;
+  double k = r && n > 0 ? flush_partials(in, ops, r) : 0;
   if (k > 0) {
     sh_val *w = flush_widen(c, in, r, k);
     sh_unref(r);
@@ -990,9 +1010,112 @@ static tr_status sh_instr_one(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_va
   return st;
 }
 
+/* in's result where a flush-results target may flush it
+ * (tr_shadow_opts.flush_results): r itself (one more reference) unless
+ * an element may be a nonzero value below the smallest normal; then a new
+ * value where each such element is 0 with a bound reaching the value
+ * (the target may give either). NULL after a located error. */
+static sh_val *flush_result(sh_ctx *c, const tr_instr *in, sh_val *r) {
+  if (!sh_is_arr(r) || !tr_dtype_is_float(r->dt) ||
+      !c->flush_res[(size_t)in->op * TR_DT_COUNT + r->dt])
+    return sh_ref(r);
+  double mn = ldexp(1.0, 1 - tr_dtypes[r->dt].bias);
+  sh_materialize(c, r);
+  size_t first = r->n;
+  for (size_t i = 0; i < r->n && first == r->n; i++)
+    if (!r->u[i] && flush_reaches(r, i, mn)) first = i;
+  if (first == r->n) return sh_ref(r);
+  sh_val *w = sh_arr_new_raw(c, in, r->dt, r->rank, r->dims);
+  if (!w) return NULL;
+  if (r->d) memcpy(w->d, r->d, sizeof(double) * r->n);
+  else memcpy(w->lv, r->lv, sizeof(long double) * r->n);
+  memcpy(w->e, r->e, sizeof(double) * r->n);
+  memcpy(w->u, r->u, r->n);
+  if (r->bits) w->bits = tr_tensor_clone(r->bits);
+  for (size_t i = first; i < r->n; i++) {
+    if (r->u[i] || !flush_reaches(r, i, mn)) continue;
+    long double x = sh_get(r, i);
+    sh_put(w, i, copysignl(0.0L, x), up(fabsl(x) + r->e[i]));
+  }
+  return w;
+}
+
+/* Whether in is a reduce or reduce-window of one operand whose reducer
+ * has an identity and whose init (ops[1], as run) is not certainly it
+ * (tr_shadow_opts.init_undef). Max and min of a float type without
+ * infinities have none and are left alone. */
+static bool init_undefined(sh_ctx *c, const tr_instr *in, sh_val **ops) {
+  if ((in->op != TR_OP_REDUCE && in->op != TR_OP_REDUCE_WINDOW) || in->noperands != 2) return false;
+  sh_val *init = ops[1];
+  const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
+  tr_op op;
+  bool swap;
+  if (!k || !init || !sh_is_arr(init) || init->n != 1 || !ev_simple_binary(k, init->dt, &op, &swap)) return false;
+  tr_dtype dt = init->dt;
+  if (op != TR_OP_ADD && op != TR_OP_MULTIPLY && op != TR_OP_MAXIMUM && op != TR_OP_MINIMUM &&
+      op != TR_OP_AND && op != TR_OP_OR && op != TR_OP_XOR)
+    return false;
+  if (tr_dtype_is_float(dt)) {
+    if ((op == TR_OP_MAXIMUM || op == TR_OP_MINIMUM) && !tr_float_has_inf(dt)) return false;
+    if (op == TR_OP_AND || op == TR_OP_OR || op == TR_OP_XOR) return false;
+    sh_materialize(c, init);
+    if (init->u[0] || init->e[0] != 0) return true;
+    long double v = sh_get(init, 0);
+    return op == TR_OP_ADD ? v != 0 : op == TR_OP_MULTIPLY ? v != 1
+         : op == TR_OP_MAXIMUM ? v != -INFINITY : v != INFINITY;
+  }
+  if (!init->t || (dt != TR_DT_PRED && !tr_dtype_is_int(dt))) return false;
+  if (init->u && init->u[0]) return true;
+  bool sgn = tr_dtypes[dt].kind == TR_DK_SINT;
+  int64_t iv = sgn ? tr_tensor_get_i(init->t, 0) : (int64_t)tr_tensor_get_u(init->t, 0);
+  int64_t lo = dt == TR_DT_PRED ? 0 : tr_int_min(dt), hi = dt == TR_DT_PRED ? 1 : (int64_t)tr_int_max(dt);
+  switch (op) {
+  case TR_OP_ADD: case TR_OP_OR: case TR_OP_XOR: return iv != 0;
+  case TR_OP_MULTIPLY: return iv != 1;
+  case TR_OP_AND: return iv != (sgn ? -1 : hi);
+  case TR_OP_MAXIMUM: return iv != lo;
+  default: return iv != hi;
+  }
+}
+
+/* r with every element marked uncertain: r itself when it is the only
+ * reference, else a copy; NULL after a located error. */
+static sh_val *all_uncertain(sh_ctx *c, const tr_instr *in, sh_val *r) {
+  if (r->hd.refs == 1 && r->u) {
+    memset(r->u, 1, r->n);
+    return sh_ref(r);
+  }
+  sh_materialize(c, r);
+  sh_val *w = sh_arr_new_raw(c, in, r->dt, r->rank, r->dims);
+  if (!w) return NULL;
+  if (r->t) {
+    tr_tensor_free(w->t);
+    w->t = tr_tensor_clone(r->t);
+  }
+  if (r->d) memcpy(w->d, r->d, sizeof(double) * r->n);
+  else if (r->lv) memcpy(w->lv, r->lv, sizeof(long double) * r->n);
+  if (r->e) memcpy(w->e, r->e, sizeof(double) * r->n);
+  if (r->bits) w->bits = tr_tensor_clone(r->bits);
+  memset(w->u, 1, r->n);
+  return w;
+}
+
 static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
-  if (c->flush && flushes(in)) return sh_instr_flushed(c, in, ops, out, sh_instr_one);
-  return sh_instr_one(c, in, ops, out);
+  tr_status st = c->flush && flushes(in) ? sh_instr_flushed(c, in, ops, out, sh_instr_one)
+                                         : sh_instr_one(c, in, ops, out);
+  if (st == TR_OK && c->init_undef && *out && sh_is_arr(*out) && (*out)->n > 0 && init_undefined(c, in, ops)) {
+    sh_val *w = all_uncertain(c, in, *out);
+    sh_unref(*out);
+    *out = w;
+    if (!w) st = TR_ERR_UNSUPPORTED;
+  }
+  if (st == TR_OK && c->flush_res && *out) {
+    sh_val *w = flush_result(c, in, *out);
+    sh_unref(*out);
+    *out = w;
+    if (!w) st = TR_ERR_UNSUPPORTED;
+  }
+  return st;
 }
 
 /* ---- frames ---- */
@@ -1130,6 +1253,8 @@ static tr_status shadow_body(sh_ctx *c, const tr_module *m, const tr_shadow_opts
     c->ev.opts = opts->eval;
     c->flush = opts->flush;
     c->cvt_undef = opts->cvt_undef;
+    c->flush_res = opts->flush_results;
+    c->init_undef = opts->init_undef;
   }
   if (opts && opts->ulps) {
     c->ut = opts->ulps;

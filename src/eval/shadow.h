@@ -46,6 +46,19 @@ typedef struct {
    * uncertain, and so is every element computed from it
    * (docs/PROFILES.md, convert-out-of-range). */
   const bool *cvt_undef;
+  /* NULL, or TR_OP_COUNT * TR_DT_COUNT flags, [op * TR_DT_COUNT + dtype]:
+   * a flagged op's results of that float dtype may come out as 0 where
+   * they are below the dtype's smallest normal (docs/PROFILES.md,
+   * flush-results): such an element becomes 0 with a bound reaching its
+   * value, so every element computed from it allows both. */
+  const bool *flush_results;
+  /* Evaluate as a target for which a reduce or reduce-window whose init
+   * is not its reducer's identity is undefined (XLA's semantics: the init
+   * must be an identity; docs/PROFILES.md, reduce-init-identity): for a
+   * reducer with one (add, multiply, maximum, minimum, and, or, xor of its
+   * two parameters) and an init, as run, other than it (or not exact),
+   * every element of the result is marked uncertain. */
+  bool init_undef;
 } tr_shadow_opts;
 
 /* One array leaf of the result. */

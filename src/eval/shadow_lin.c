@@ -610,6 +610,62 @@ static bool all_finite(sh_ctx *c, const sh_val *v) {
   return true;
 }
 
+/* An indicator of the operand's elements for nan_terms: 1 where the
+ * element is (ones) anything, (nan) a certain NaN, (zero) an exact 0 or
+ * (inf) a certain infinity, else 0; certain: neither marked nor of
+ * unbounded error. */
+typedef enum { IND_ONES, IND_NAN, IND_ZERO, IND_INF } ind_kind;
+
+static tr_tensor *nan_ind(sh_ctx *c, const cop *o, ind_kind k) {
+  tr_tensor *t = sh_pool_tensor(c, TR_DT_F64, o->v.rank, o->v.dims);
+  double *w = t->data;
+  const double *v = o->v.data;
+  size_t n = tr_tensor_count(t);
+  for (size_t i = 0; i < n; i++) {
+    bool sure = !(o->u && o->u[i]) && !(o->e && isinf(o->e[i]));
+    w[i] = k == IND_ONES ? 1
+         : k == IND_NAN  ? sure && isnan(v[i])
+         : k == IND_ZERO ? sure && v[i] == 0 && !(o->e && o->e[i] != 0)
+                         : sure && isinf(v[i]);
+  }
+  return t;
+}
+
+/* Per output, the number of products that are certainly NaN (kern on
+ * indicator operands, each product 1 or 0, padded taps skipped as in the
+ * value kernel): a certain NaN factor, or an exact 0 times a certain
+ * infinity (an inf tap over a zero the conv-zero-pad rule makes explicit).
+ * Such a product is NaN whatever else, and so is every sum holding it, in
+ * any order. NULL on failure. */
+static tr_tensor *nan_terms(sh_ctx *c, contract_fn kern, const tr_instr *twin, const cop *X,
+                            const cop *Y) {
+  static const ind_kind pairs[4][2] = {{IND_NAN, IND_ONES}, {IND_ONES, IND_NAN}, {IND_ZERO, IND_INF},
+                                       {IND_INF, IND_ZERO}};
+  tr_tensor *sum = NULL;
+  tr_status st = TR_OK;
+  for (int q = 0; q < 4 && st == TR_OK; q++) {
+    tr_tensor *a = nan_ind(c, X, pairs[q][0]), *b = nan_ind(c, Y, pairs[q][1]), *t = NULL;
+    st = kern(&c->ev, twin, a, b, &t);
+    if (st == TR_OK && !sum) {
+      sum = t;
+      t = NULL;
+    } else if (st == TR_OK) {
+      double *s = sum->data;
+      const double *d = t->data;
+      size_t n = tr_tensor_count(sum);
+      for (size_t i = 0; i < n; i++) s[i] += d[i];
+    }
+    sh_pool_drop(c, a);
+    sh_pool_drop(c, b);
+    sh_pool_drop(c, t);
+  }
+  if (st != TR_OK) {
+    sh_pool_drop(c, sum);
+    return NULL;
+  }
+  return sum;
+}
+
 /* Dot and convolution (docs/ORACLE.md, "Contractions"). With m = |v| + e
  * per operand element, c1 = 1 + dbl and c2 = n·unit + dbl, the bound is
  *   c1·Σ(e_x·|v_y| + m_x·e_y) + c2·Σ m_x·m_y + c3
@@ -660,7 +716,7 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
   contract_fn kern = in->op == TR_OP_DOT ? ev_dot : ev_convolution;
   cop X, Y;
   tr_tensor *V = NULL, *a1 = NULL, *b1 = NULL, *a2 = NULL, *b2 = NULL, *am = NULL, *bm = NULL;
-  tr_tensor *W1 = NULL, *W2 = NULL, *Wm = NULL;
+  tr_tensor *W1 = NULL, *W2 = NULL, *Wm = NULL, *NT = NULL;
   bool okx = operand_of(c, in, x, dt, &X), oky = operand_of(c, in, y, dt, &Y);
   tr_status st = okx && oky ? TR_OK : TR_ERR_UNSUPPORTED;
   bool xe = X.e || X.u, ye = Y.e || Y.u, near_edge = f.lim < 1e30L;
@@ -709,6 +765,7 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
   if (st == TR_OK) {
     bool exact_in = !xe && !ye;
     int fin_ops = -1; /* f64: whether every operand element is finite (-1: not looked) */
+    bool nan_done = false;
     const double *pv = V->data;
     bk.w1 = mag_of(W1, nterms);
     bk.w2 = mag_of(W2, nterms);
@@ -733,6 +790,15 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
         if (dt == TR_DT_F64 && fin_ops < 0) fin_ops = all_finite(c, x) && all_finite(c, y);
         sh_put(o, i, isinf(r) && !f.has_inf ? (long double)NAN : r, 0);
         o->u[i] = !(exact_in && isnan(r) && !(dt == TR_DT_F64 && fin_ops));
+        /* Inexact operands: a NaN is still certain where a product of
+         * the sum is certainly NaN (counted once, on demand). */
+        if (o->u[i] && isnan(r) && !exact_in) {
+          if (!nan_done) {
+            nan_done = true;
+            NT = nan_terms(c, kern, &twin, &X, &Y);
+          }
+          if (NT && ((const double *)NT->data)[i] > 0) o->u[i] = 0;
+        }
         continue;
       }
       if (mag + b >= f.lim) {
@@ -751,7 +817,7 @@ tr_status sh_dot_conv(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_v
   }
   operand_drop(c, &X);
   operand_drop(c, &Y);
-  tr_tensor *drop[] = {V, a1, b1, a2, b2, am, bm, W1, W2, Wm};
+  tr_tensor *drop[] = {V, a1, b1, a2, b2, am, bm, W1, W2, Wm, NT};
   for (size_t i = 0; i < sizeof drop / sizeof *drop; i++) sh_pool_drop(c, drop[i]);
   return st;
 }
@@ -1005,7 +1071,9 @@ tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
         /* max, min: no rounding, the largest bound of the terms */
         eb = isnan(r) ? 0 : E[i];
       } else if (!isfinite(r) || !isfinite(mag)) {
-        u |= !isnan(r); /* NaN is NaN in any order; an inf may not be */
+        /* NaN is NaN in any order; an inf may not be, unless the element
+         * is untouched (n = 1: the operand's own value, copied) */
+        u |= !isnan(r) && n > 1;
       } else {
         long double dbl = (n + 2) * ldexpl(1.0L, -52);
         long double b = (long double)E[i] * (1 + dbl) + ((n - 1) * unit + dbl + n * f.slack) * mag;

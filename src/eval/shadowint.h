@@ -63,6 +63,8 @@ typedef struct {
   sh_pool pool;           /* buffers for reuse */
   const bool *flush;      /* tr_shadow_opts.flush */
   const bool *cvt_undef;  /* tr_shadow_opts.cvt_undef */
+  const bool *flush_res;  /* tr_shadow_opts.flush_results */
+  bool init_undef;        /* tr_shadow_opts.init_undef */
 } sh_ctx;
 
 /* Rounding facts of a float dtype. */

@@ -8,8 +8,8 @@
  * the dtypes of flush (NULL: none) and whose out-of-range float-to-int
  * converts into the dtypes of undef (NULL: none) give any value. */
 static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool *flush, const bool *undef,
-                                  const tr_module *m, tr_tensor *const *ins, int nins,
-                                  const double *arg_ulps, int *n) {
+                                  const bool *flush_res, bool init_undef, const tr_module *m,
+                                  tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
   tr_ulp_table *t = tr_xmalloc(sizeof *t);
   tr_profile_ulp_table(p, mask, t);
   tr_shadow_opts so;
@@ -18,6 +18,8 @@ static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool
   so.arg_ulps = arg_ulps;
   so.flush = flush;
   so.cvt_undef = undef;
+  so.flush_results = flush_res;
+  so.init_undef = init_undef;
   tr_shadow_out *out = NULL;
   tr_diag d = {0};
   if (tr_eval_shadow(m, &so, ins, nins, &out, n, &d) != TR_OK) out = NULL;
@@ -28,7 +30,7 @@ static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool
 
 tr_shadow_out *tr_profile_shadow(const tr_profile *p, unsigned mask, const tr_module *m,
                                  tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
-  return shadow_with(p, mask, NULL, NULL, m, ins, nins, arg_ulps, n);
+  return shadow_with(p, mask, NULL, NULL, NULL, false, m, ins, nins, arg_ulps, n);
 }
 
 /* Whether m converts a float to an integer dtype that p's
@@ -45,6 +47,16 @@ static bool has_undef_convert(const tr_profile *p, const tr_module *m) {
   return false;
 }
 
+/* Whether m has a reduce or reduce-window of one operand. */
+static bool has_reduce(const tr_module *m) {
+  for (int k = 0; k < m->ncomps; k++)
+    for (int i = 0; i < m->comps[k]->ninstrs; i++) {
+      const tr_instr *in = m->comps[k]->instrs[i];
+      if ((in->op == TR_OP_REDUCE || in->op == TR_OP_REDUCE_WINDOW) && in->noperands == 2) return true;
+    }
+  return false;
+}
+
 void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor *const *ins,
                              int nins, const double *arg_ulps, tr_profile_alts *a) {
   memset(a, 0, sizeof *a);
@@ -57,14 +69,24 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
    * their cone of influence. */
   if (p->on[TR_PR_DENORMAL_FLUSH])
     a->alt[TR_PR_DENORMAL_FLUSH] =
-        shadow_with(p, 0, p->flush, NULL, m, ins, nins, arg_ulps, &a->nalt[TR_PR_DENORMAL_FLUSH]);
+        shadow_with(p, 0, p->flush, NULL, NULL, false, m, ins, nins, arg_ulps, &a->nalt[TR_PR_DENORMAL_FLUSH]);
   /* convert-out-of-range: the same module with every out-of-range
    * float-to-int convert's result, and all computed from it, uncertain.
    * It differs from the plain reference only on elements whose cone of
    * influence holds such a convert of such a value. */
   if (p->on[TR_PR_CONVERT_OUT_OF_RANGE] && has_undef_convert(p, m))
-    a->alt[TR_PR_CONVERT_OUT_OF_RANGE] = shadow_with(p, 0, NULL, p->cvt_undef, m, ins, nins, arg_ulps,
+    a->alt[TR_PR_CONVERT_OUT_OF_RANGE] = shadow_with(p, 0, NULL, p->cvt_undef, NULL, false, m, ins, nins, arg_ulps,
                                                      &a->nalt[TR_PR_CONVERT_OUT_OF_RANGE]);
+  /* flush-results: the module with each named op's results below the
+   * smallest normal free to be 0, so an element computed from such a
+   * result (a logistic times a constant) allows the flushed value too.
+   * It differs from the plain reference only on elements with such a
+   * result in their cone of influence. */
+  bool fres = false;
+  for (int dt = 0; dt < TR_DT_COUNT && !fres; dt++) fres = tr_profile_flushes_results(p, m, (tr_dtype)dt);
+  if (fres)
+    a->alt[TR_PR_FLUSH_RESULTS] = shadow_with(p, 0, NULL, NULL, &p->flushres[0][0], false, m, ins, nins, arg_ulps,
+                                              &a->nalt[TR_PR_FLUSH_RESULTS]);
   static const tr_prule tables[] = {TR_PR_TRANSCENDENTAL_ULPS, TR_PR_RECIPROCAL_DIVIDE};
   int nrel = 0;
   for (int t = 0; t < TR_NELEMS(tables); t++) {
@@ -74,8 +96,17 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
     a->alt[r] = tr_profile_shadow(p, 1u << r, m, ins, nins, arg_ulps, &a->nalt[r]);
   }
   if (nrel > 1) a->tables = tr_profile_shadow(p, ~0u, m, ins, nins, arg_ulps, &a->ntables);
+  /* reduce-init-identity: the module with every reduce and reduce-window
+   * whose init, as run, is not its reducer's identity undefined (its
+   * elements uncertain): XLA applies such an init any number of times
+   * (dropped over size-1 dims, 3, 5 or 33 times in its vectorized sums).
+   * It differs from the plain reference only where such a reduce is in
+   * the element's cone of influence. */
+  if (p->on[TR_PR_REDUCE_INIT_IDENTITY] && has_reduce(m))
+    a->alt[TR_PR_REDUCE_INIT_IDENTITY] = shadow_with(p, 0, NULL, NULL, NULL, true, m, ins, nins, arg_ulps,
+                                                     &a->nalt[TR_PR_REDUCE_INIT_IDENTITY]);
   static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP, TR_PR_CONV_ZERO_PAD,
-                                      TR_PR_FAST_MINMAX, TR_PR_REDUCE_INIT_IDENTITY};
+                                      TR_PR_FAST_MINMAX};
   for (int w = 0; w < TR_NELEMS(rewrites); w++) {
     int count;
     tr_module *rm = tr_profile_rewrite(p, rewrites[w], m, &count);

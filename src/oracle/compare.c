@@ -140,12 +140,13 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
     /* Integers and predicates computed from denormals: only DAZ (above). */
     return -1;
   }
-  /* NaN turned into a number only through a min or max: where the target
+  /* NaN turned into a number (an infinity too: max of {NaN, inf}) only
+   * through a min or max: where the target
    * equals the reference of the module whose min/max drop NaN operands
    * (tr_profile_rewrite), which differs from ref only where a min or max
    * is on the element's path. */
   if (p->on[TR_PR_FAST_MINMAX] && p->minmax[dt] && isnan(ref->value[i]) &&
-      isfinite(tr_tensor_get_f(target, i)) &&
+      !isnan(tr_tensor_get_f(target, i)) &&
       alt_accepts(o->alt[TR_PR_FAST_MINMAX], ref, i, target, o->k, tiny))
     return TR_PR_FAST_MINMAX;
   static const tr_prule tables[] = {TR_PR_TRANSCENDENTAL_ULPS, TR_PR_RECIPROCAL_DIVIDE};
@@ -162,6 +163,10 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
     if (float_ok(ref->value[i], tr_tensor_get_f(target, i), o->k * ref->bound[i] + tr_min_normal(dt), &ratio))
       return TR_PR_FLUSH_RESULTS;
   }
+  /* ... and through the ops after it: where the target agrees with the
+   * reference whose flushable results may be 0 (alt). */
+  if (p->on[TR_PR_FLUSH_RESULTS] && alt_accepts(o->alt[TR_PR_FLUSH_RESULTS], ref, i, target, o->k, tiny))
+    return TR_PR_FLUSH_RESULTS;
   return -1;
 }
 

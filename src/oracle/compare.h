@@ -32,6 +32,9 @@ typedef struct {
    *   alt[TR_PR_DENORMAL_FLUSH]: the module evaluated as a flushing
    *     target computes it (tr_shadow_opts.flush: every denormal operand
    *     and result of a flushed dtype read and written as zero);
+   *   alt[TR_PR_FLUSH_RESULTS]: with the flush-results ops' results
+   *     below the smallest normal free to be 0
+   *     (tr_shadow_opts.flush_results);
    *   alt[TR_PR_TRANSCENDENTAL_ULPS], alt[TR_PR_RECIPROCAL_DIVIDE]:
    *     evaluated with the ulp table widened by that rule alone;
    *   alt_tables: widened by every table rule at once (an element that

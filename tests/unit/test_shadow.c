@@ -203,6 +203,207 @@ TR_TEST(shadow_conv_f64_overflow_nan) {
   both_free(&b);
 }
 
+/* A certain NaN operand element makes every dot or convolution sum it
+ * enters NaN in any order, even where the other terms carry rounding
+ * errors (a 10-minute xla-cpu campaign: an f16 convolution whose
+ * zero padding met an infinite tap fed a second, padded convolution; its
+ * NaN outputs were uncertain, so the conv-zero-pad rule could not excuse
+ * XLA's NaN). Rows without the NaN stay finite and certain. */
+TR_TEST(shadow_contraction_certain_nan_term) {
+  const char *text =
+      "HloModule m\nENTRY e {\n  a = f16[2,3] parameter(0)\n  b = f16[2,3] parameter(1)\n"
+      "  w = f16[3,2] parameter(2)\n  s = f16[2,3] add(a, b)\n  v = f16[3,2] multiply(w, w)\n"
+      "  d = f16[2,2] dot(s, v), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+      "  x = f16[1,2,3] reshape(s)\n  k = f16[1,2,3] reshape(v)\n"
+      "  c = f16[1,1,3] convolution(x, k), window={size=3 pad=1_1}, dim_labels=bf0_oi0->bf0\n"
+      "  ROOT t = (f16[2,2], f16[1,1,3]) tuple(d, c)\n}\n";
+  double va[6] = {NAN, 1.001, 2.003, 0.3, 0.7, 1.1}, vb[6] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
+  double vw[6] = {1.1, 0.3, 0.7, 1.3, 0.9, 0.2};
+  int64_t d23[2] = {2, 3}, d32[2] = {3, 2};
+  tr_tensor *args[3] = {tr_tensor_new(TR_DT_F16, 2, d23, NULL), tr_tensor_new(TR_DT_F16, 2, d23, NULL),
+                        tr_tensor_new(TR_DT_F16, 2, d32, NULL)};
+  for (int i = 0; i < 6; i++) {
+    tr_tensor_set_f(args[0], (size_t)i, va[i]);
+    tr_tensor_set_f(args[1], (size_t)i, vb[i]);
+    tr_tensor_set_f(args[2], (size_t)i, vw[i]);
+  }
+  both b;
+  if (run_both(text, args, 3, &b, __LINE__)) {
+    /* dot: row 0 holds a[0,0] = NaN, row 1 none */
+    for (size_t i = 0; i < 4; i++) {
+      CHECK_EQ_INT(isnan(b.sh[0].value[i]) != 0, i < 2);
+      CHECK(!b.sh[0].uncertain[i]);
+    }
+    /* convolution over x[0,0,:] = {NaN, ., .} and x[0,1,:], window 3
+     * padded by one each side: the windows at 0 and 1 hold x[0,0,0] (NaN,
+     * certain), the one at 2 does not (finite, certain) */
+    for (size_t i = 0; i < 3; i++) {
+      CHECK_EQ_INT(isnan(b.sh[1].value[i]) != 0, i < 2);
+      CHECK(!b.sh[1].uncertain[i]);
+    }
+  }
+  both_free(&b);
+  /* An exact 0 times a certain inf is NaN too (a zero the conv-zero-pad
+   * rule makes explicit, under an inf kernel tap): a[0,0] + b[0,0] = 0 + 0
+   * exactly, w[0,0] = inf, the other terms inexact. */
+  tr_tensor_set_f(args[0], 0, 0);
+  tr_tensor_set_f(args[1], 0, 0);
+  tr_tensor_set_f(args[2], 0, INFINITY);
+  if (run_both(text, args, 3, &b, __LINE__)) {
+    /* dot row 0, column 0: s[0,0] * v[0,0] = 0 * inf */
+    CHECK(isnan(b.sh[0].value[0]));
+    CHECK(!b.sh[0].uncertain[0]);
+  }
+  both_free(&b);
+  for (int i = 0; i < 3; i++) tr_tensor_free(args[i]);
+}
+
+/* flush-results (tr_shadow_opts.flush_results): an f16 logistic result
+ * below the smallest normal (x = -12: 6.1e-6) may be 0, and so may what
+ * is computed from it: logistic(x) * 300 allows both 0 and 1.8e-3 (a
+ * 10-minute xla-cpu campaign: XLA's 0 times a constant was held against
+ * the product); a normal result (x = 0.5) keeps its tight bound, and
+ * without the flag the small product is tight too. */
+TR_TEST(shadow_flush_results_propagate) {
+  const char *text = "HloModule m\nENTRY e {\n  p = f16[2] parameter(0)\n  l = f16[2] logistic(p)\n"
+                     "  c = f16[] constant(300)\n  b = f16[2] broadcast(c), dimensions={}\n"
+                     "  ROOT r = f16[2] multiply(l, b)\n}\n";
+  double vx[2] = {-12, 0.5};
+  tr_tensor *x = vec(TR_DT_F16, 2, vx);
+  tr_diag d = {0};
+  tr_module *m = tr_parse("t.hlo", text, strlen(text), NULL, &d);
+  CHECK(m && tr_verify(m, &d) == TR_OK);
+  bool *fl = tr_xcalloc((size_t)TR_OP_COUNT * TR_DT_COUNT, 1);
+  fl[(size_t)TR_OP_LOGISTIC * TR_DT_COUNT + TR_DT_F16] = true;
+  for (int with = 0; with < 2 && m; with++) {
+    tr_shadow_opts so;
+    memset(&so, 0, sizeof so);
+    so.flush_results = with ? fl : NULL;
+    tr_shadow_out *o = NULL;
+    int no = 0;
+    CHECK_EQ_INT(tr_eval_shadow(m, &so, &x, 1, &o, &no, &d), TR_OK);
+    if (no == 1) {
+      double small = 300 / (1 + exp(12.0)); /* 1.84e-3 */
+      CHECK(!o[0].uncertain[0] && !o[0].uncertain[1]);
+      /* both 0 and the product within the bound with the flag; only the
+       * product without it */
+      CHECK_EQ_INT(fabs(o[0].value[0]) <= o[0].bound[0], with);
+      CHECK(fabs(o[0].value[0] - small) <= o[0].bound[0] + 1e-6);
+      CHECK(o[0].bound[1] < 0.5); /* 300 * 0.622: a normal result, tight */
+    }
+    tr_shadow_free(o, no);
+  }
+  tr_free(fl);
+  tr_diag_clear(&d);
+  if (m) tr_module_free(m);
+  tr_tensor_free(x);
+}
+
+/* An add scatter copies the elements no update touches: an inf there is
+ * a certain inf (it was marked uncertain like an inf sum, so an inf
+ * kernel tap over zero padding after it could not be a certain NaN for
+ * conv-zero-pad: a 10-minute xla-cpu campaign). A touched inf stays
+ * uncertain (a sum's inf may meet the other infinity in another order). */
+TR_TEST(shadow_scatter_untouched_inf) {
+  const char *text =
+      "HloModule m\nadd {\n  a = f16[] parameter(0)\n  b = f16[] parameter(1)\n  ROOT s = f16[] add(a, b)\n}\n"
+      "ENTRY e {\n  k = f16[4] parameter(0)\n  u = f16[2] parameter(1)\n  i = s32[2,1] constant({{2}, {3}})\n"
+      "  ROOT r = f16[4] scatter(k, i, u), update_window_dims={}, inserted_window_dims={0}, "
+      "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n}\n";
+  double vk[4] = {INFINITY, 1.5, -INFINITY, 2}, vu[2] = {0.1, 0.3};
+  tr_tensor *args[2] = {vec(TR_DT_F16, 4, vk), vec(TR_DT_F16, 2, vu)};
+  both b;
+  if (run_both(text, args, 2, &b, __LINE__)) {
+    CHECK(isinf(b.sh[0].value[0]) && !b.sh[0].uncertain[0]); /* untouched inf */
+    CHECK(!b.sh[0].uncertain[1]);
+    CHECK(isinf(b.sh[0].value[2]) && b.sh[0].uncertain[2]); /* -inf + 0.1 */
+    CHECK(!b.sh[0].uncertain[3]);
+  }
+  both_free(&b);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
+/* reduce-init-identity (tr_shadow_opts.init_undef): a sum whose init, as
+ * run, is not 0 is undefined in XLA's semantics, and XLA CPU adds such an
+ * init 0, 1, 3, 5 or 33 times by the size (a 10-minute xla-cpu campaign:
+ * 64 s4 zeros with init 7 gave 3): every element uncertain; an init of 0
+ * (a parameter: judged as run), a max with init -inf and the option off
+ * keep the result certain. */
+TR_TEST(shadow_init_undef) {
+  const char *text =
+      "HloModule m\nadd {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n"
+      "mx {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] maximum(a, b)\n}\n"
+      "ENTRY e {\n  x = s32[2,64] parameter(0)\n  i = s32[] parameter(1)\n  y = f32[4] parameter(2)\n"
+      "  r = s32[2] reduce(x, i), dimensions={1}, to_apply=add\n"
+      "  ninf = f32[] constant(-inf)\n  m = f32[] reduce(y, ninf), dimensions={0}, to_apply=mx\n"
+      "  ROOT t = (s32[2], f32[]) tuple(r, m)\n}\n";
+  tr_diag d = {0};
+  tr_module *mod = tr_parse("t.hlo", text, strlen(text), NULL, &d);
+  CHECK(mod && tr_verify(mod, &d) == TR_OK);
+  int64_t dx[2] = {2, 64}, dy[1] = {4};
+  tr_tensor *x = tr_tensor_new(TR_DT_S32, 2, dx, NULL), *y = tr_tensor_new(TR_DT_F32, 1, dy, NULL);
+  for (size_t k = 0; k < 128; k++) tr_tensor_set_i(x, k, 0);
+  for (size_t k = 0; k < 4; k++) tr_tensor_set_f(y, k, (double)k - 1.5);
+  for (int run = 0; run < 3 && mod; run++) {
+    /* run 0: init 7, option on; 1: init 0, on; 2: init 7, off */
+    tr_tensor *i = tr_tensor_new(TR_DT_S32, 0, NULL, NULL);
+    tr_tensor_set_i(i, 0, run == 1 ? 0 : 7);
+    tr_tensor *args[3] = {x, i, y};
+    tr_shadow_opts so;
+    memset(&so, 0, sizeof so);
+    so.init_undef = run < 2;
+    tr_shadow_out *o = NULL;
+    int no = 0;
+    CHECK_EQ_INT(tr_eval_shadow(mod, &so, args, 3, &o, &no, &d), TR_OK);
+    if (no == 2) {
+      CHECK_EQ_INT(o[0].uncertain[0], run == 0);
+      CHECK_EQ_INT(o[0].uncertain[1], run == 0);
+      CHECK(!o[1].uncertain[0]);
+    }
+    tr_shadow_free(o, no);
+    tr_tensor_free(i);
+  }
+  tr_diag_clear(&d);
+  if (mod) tr_module_free(mod);
+  tr_tensor_free(x);
+  tr_tensor_free(y);
+}
+
+/* A flushing target (tr_shadow_opts.flush) may flush a dot's or a
+ * convolution's denormal partial sums as it does a reduce's: 1.5m - m is
+ * 0.5m, a denormal (m the smallest normal), flushed to 0, so the dot
+ * (1.5m, -m, m) . (1, 1, 1) may be m instead of 1.5m (a 10-minute xla-cpu
+ * campaign: an f32 convolution with lhs dilation 1 ulp of m off the
+ * flushed reference). The flushing reference's bound reaches m; the plain
+ * one's does not. */
+TR_TEST(shadow_flush_dot_partials) {
+  const char *text = "HloModule m\nENTRY e {\n  x = f32[3] parameter(0)\n  y = f32[3] parameter(1)\n"
+                     "  ROOT d = f32[] dot(x, y), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n}\n";
+  double m = ldexp(1.0, -126), vx[3] = {1.5 * m, -m, m}, vy[3] = {1, 1, 1};
+  tr_tensor *args[2] = {vec(TR_DT_F32, 3, vx), vec(TR_DT_F32, 3, vy)};
+  tr_diag d = {0};
+  tr_module *mod = tr_parse("t.hlo", text, strlen(text), NULL, &d);
+  CHECK(mod && tr_verify(mod, &d) == TR_OK);
+  bool fl[TR_DT_COUNT] = {0};
+  fl[TR_DT_F32] = true;
+  for (int with = 0; with < 2 && mod; with++) {
+    tr_shadow_opts so;
+    memset(&so, 0, sizeof so);
+    so.flush = with ? fl : NULL;
+    tr_shadow_out *o = NULL;
+    int no = 0;
+    CHECK_EQ_INT(tr_eval_shadow(mod, &so, args, 2, &o, &no, &d), TR_OK);
+    if (no == 1) {
+      CHECK(!o[0].uncertain[0]);
+      CHECK_EQ_INT(fabs(o[0].value[0] - m) <= o[0].bound[0], with);
+    }
+    tr_shadow_free(o, no);
+  }
+  tr_diag_clear(&d);
+  if (mod) tr_module_free(mod);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
 TR_TEST(shadow_transcendental_propagation) {
   /* exp(s) with s = 1 + 2^-30 (bound 2^-24): the change of exp over
    * [s - e, s + e] is about e * exp(1), plus 6 ulps of f32 at e. */
