@@ -97,6 +97,15 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+/* poll's timeout for what is left of timeout_s since t0: -1 without a
+ * timeout, -2 once it has passed. */
+static int poll_left(double t0, double timeout_s) {
+  if (timeout_s <= 0) return -1;
+  double ms = timeout_s * 1e3 - (now_ms() - t0);
+  if (ms <= 0) return -2;
+  return ms > 1e9 ? 1000000000 : (int)ms + 1;
+}
+
 static const char *cc_of(const tr_jit_opts *o) {
   if (o && o->cc) return o->cc;
   const char *e = getenv("TRENCH_CC");
@@ -788,14 +797,10 @@ tr_status tr_jit_run_forked(tr_jit_entry fn, unsigned char *const *in, unsigned 
   int st = 0;
   bool done = false, hung = false;
   for (;;) {
-    int left = -1;
-    if (timeout_s > 0) {
-      double ms = timeout_s * 1e3 - (now_ms() - t0);
-      if (ms <= 0) {
-        hung = true;
-        break;
-      }
-      left = ms > 1e9 ? 1000000000 : (int)ms + 1;
+    int left = poll_left(t0, timeout_s);
+    if (left == -2) {
+      hung = true;
+      break;
     }
     struct pollfd pf = {pfd[0], POLLIN, 0};
     int pr = poll(&pf, 1, left);
@@ -1099,14 +1104,10 @@ tr_status tr_jit_runner_run(tr_jit_runner *rn, tr_jit_code *code, tr_jit_entry f
   }
   bool hung = false;
   for (;;) {
-    int left = -1;
-    if (timeout_s > 0) {
-      double ms = timeout_s * 1e3 - (now_ms() - t0);
-      if (ms <= 0) {
-        hung = true;
-        break;
-      }
-      left = ms > 1e9 ? 1000000000 : (int)ms + 1;
+    int left = poll_left(t0, timeout_s);
+    if (left == -2) {
+      hung = true;
+      break;
     }
     struct pollfd pf = {rn->fd, POLLIN, 0};
     int pr = poll(&pf, 1, left);

@@ -858,6 +858,19 @@ static bool flush_reaches(const sh_val *a, size_t i, double mn) {
   return x != 0 && !isnan(x) && fabsl(x) < (long double)mn + a->e[i];
 }
 
+
+/* A fresh float array value with v's values, bounds, marks and bits (v
+ * materialized), for the flushes to change elements of. */
+static sh_val *dup_float_arr(sh_ctx *c, const tr_instr *in, const sh_val *v) {
+  sh_val *r = sh_arr_new_raw(c, in, v->dt, v->rank, v->dims);
+  if (!r) return NULL;
+  if (v->d) memcpy(r->d, v->d, sizeof(double) * v->n);
+  else memcpy(r->lv, v->lv, sizeof(long double) * v->n);
+  memcpy(r->e, v->e, sizeof(double) * v->n);
+  memcpy(r->u, v->u, v->n);
+  if (v->bits) r->bits = tr_tensor_clone(v->bits);
+  return r;
+}
 /* v with the denormals of its flushed float arrays flushed: a new value,
  * or v itself (one more reference) when nothing changes; NULL after a
  * located error. A value certainly below mn becomes exactly a zero of
@@ -889,13 +902,8 @@ static sh_val *flush_val(sh_ctx *c, const tr_instr *in, sh_val *v) {
   for (size_t i = 0; i < v->n && first == v->n; i++)
     if (flush_reaches(v, i, mn)) first = i;
   if (first == v->n) return sh_ref(v);
-  sh_val *r = sh_arr_new_raw(c, in, v->dt, v->rank, v->dims);
+  sh_val *r = dup_float_arr(c, in, v);
   if (!r) return NULL;
-  if (v->d) memcpy(r->d, v->d, sizeof(double) * v->n);
-  else memcpy(r->lv, v->lv, sizeof(long double) * v->n);
-  memcpy(r->e, v->e, sizeof(double) * v->n);
-  memcpy(r->u, v->u, v->n);
-  if (v->bits) r->bits = tr_tensor_clone(v->bits);
   for (size_t i = first; i < v->n; i++) {
     if (!flush_reaches(v, i, mn)) continue;
     long double x = sh_get(v, i), ax = fabsl(x);
@@ -958,13 +966,8 @@ static sh_val *flush_widen(sh_ctx *c, const tr_instr *in, sh_val *r, double k) {
   double mn = sh_is_arr(r) ? flush_min(c, r->dt) : 0;
   if (!(mn > 0) || !(k > 0) || !r->n) return sh_ref(r);
   sh_materialize(c, r);
-  sh_val *w = sh_arr_new_raw(c, in, r->dt, r->rank, r->dims);
+  sh_val *w = dup_float_arr(c, in, r);
   if (!w) return NULL;
-  if (r->d) memcpy(w->d, r->d, sizeof(double) * r->n);
-  else memcpy(w->lv, r->lv, sizeof(long double) * r->n);
-  memcpy(w->e, r->e, sizeof(double) * r->n);
-  memcpy(w->u, r->u, r->n);
-  if (r->bits) w->bits = tr_tensor_clone(r->bits);
   for (size_t i = 0; i < r->n; i++)
     if (isfinite((double)sh_get(r, i))) w->e[i] += k * mn;
   return w;
@@ -1025,13 +1028,8 @@ static sh_val *flush_result(sh_ctx *c, const tr_instr *in, sh_val *r) {
   for (size_t i = 0; i < r->n && first == r->n; i++)
     if (!r->u[i] && flush_reaches(r, i, mn)) first = i;
   if (first == r->n) return sh_ref(r);
-  sh_val *w = sh_arr_new_raw(c, in, r->dt, r->rank, r->dims);
+  sh_val *w = dup_float_arr(c, in, r);
   if (!w) return NULL;
-  if (r->d) memcpy(w->d, r->d, sizeof(double) * r->n);
-  else memcpy(w->lv, r->lv, sizeof(long double) * r->n);
-  memcpy(w->e, r->e, sizeof(double) * r->n);
-  memcpy(w->u, r->u, r->n);
-  if (r->bits) w->bits = tr_tensor_clone(r->bits);
   for (size_t i = first; i < r->n; i++) {
     if (r->u[i] || !flush_reaches(r, i, mn)) continue;
     long double x = sh_get(r, i);
