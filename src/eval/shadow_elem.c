@@ -860,9 +860,13 @@ tr_status sh_reduce_precision(sh_ctx *c, const tr_instr *in, const sh_val *x, sh
       /* an exact value of the type (the rounded tensor holds it) */
       sh_put(o, i, rx[i], 0);
       /* A NaN with no mantissa left: XLA's HloEvaluator gives +inf, its
-       * CPU emitter (and IREE) keep the NaN; XLA's own implementations
-       * disagree, so no answer is judged (docs/SEMANTICS.md). */
-      o->u[i] = u || (m == 0 && isnan(v));
+       * CPU emitter (and IREE) keep the NaN. A subnormal of a narrow
+       * type reduced to the type's own exponent width: the evaluator (in
+       * f32) flushes it to 0, XLA CPU keeps it. XLA's own implementations
+       * disagree, so neither is judged (docs/SEMANTICS.md). */
+      bool own_sub = !f64 && x->dt != TR_DT_F32 && e == tr_dtypes[x->dt].ebits && v != 0 && !isnan(v) &&
+                     fabsl(v) < ldexpl(1.0L, 1 - tr_dtypes[x->dt].bias);
+      o->u[i] = u || (m == 0 && isnan(v)) || own_sub;
       continue;
     }
     if (isnan(v) && m == 0) u = 1; /* the same disagreement */
