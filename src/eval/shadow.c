@@ -1098,11 +1098,84 @@ static sh_val *all_uncertain(sh_ctx *c, const tr_instr *in, sh_val *r) {
   return w;
 }
 
+/* Whether in is a reduce of several operands (a variadic reducer such as
+ * argmax's) whose init, as run, is not an identity of its reducer on the
+ * operands' values: reducer(init, x) differs from x, bit for bit, for
+ * some certain element x (tr_shadow_opts.init_undef; XLA drops the init
+ * of a reduce over size-1 dims). An uncertain init, and reduces of more
+ * than 65,536 elements, are left alone. */
+static bool init_undefined_variadic(sh_ctx *c, const tr_instr *in, sh_val **ops) {
+  int n = in->noperands / 2;
+  const tr_comp *k = tr_attr_comp(in, TR_ATTR_TO_APPLY);
+  if (in->op != TR_OP_REDUCE || n < 2 || n > 8 || in->noperands % 2 || !k) return false;
+  tr_tensor *xt[8] = {0}, *it[8] = {0};
+  size_t cnt = 0;
+  bool ok = true, undef = false;
+  for (int i = 0; i < n && ok; i++) {
+    sh_val *x = ops[i], *v = ops[n + i];
+    ok = x && v && sh_is_arr(x) && sh_is_arr(v) && v->n == 1 && (i == 0 || x->n == cnt);
+    if (!ok) break;
+    cnt = x->n;
+    sh_materialize(c, x);
+    sh_materialize(c, v);
+    ok = !(v->u && v->u[0]) && (xt[i] = sh_round_tensor(c, in, x)) && (it[i] = sh_round_tensor(c, in, v));
+  }
+  ok = ok && cnt <= 65536;
+  for (size_t j = 0; ok && !undef && j < cnt; j++) {
+    bool sure = true;
+    for (int i = 0; i < n; i++) sure &= !(ops[i]->u && ops[i]->u[j]);
+    if (!sure) continue; /* only a certain element shows the init is no identity */
+    tr_value *args[16] = {0}, *r = NULL;
+    for (int i = 0; i < n && ok; i++) {
+      args[i] = ev_scalar_at(&c->ev, in, it[i], 0, it[i]->dtype);
+      args[n + i] = ev_scalar_at(&c->ev, in, xt[i], j, xt[i]->dtype);
+      ok = args[i] && args[n + i];
+    }
+    ok = ok && ev_call(&c->ev, in, k, args, 2 * n, &r) == TR_OK && r && r->hd.nelems == n;
+    for (int i = 0; i < n && ok && !undef; i++) {
+      const tr_value *e = tr_value_elems(r)[i];
+      size_t es = (size_t)tr_dtype_size(xt[i]->dtype);
+      ok = e->t && e->t->dtype == xt[i]->dtype;
+      undef = ok && memcmp(e->t->data, (const char *)xt[i]->data + j * es, es) != 0;
+    }
+    for (int i = 0; i < 2 * n; i++)
+      if (args[i]) tr_value_unref(args[i]);
+    if (r) tr_value_unref(r);
+  }
+  for (int i = 0; i < n; i++) {
+    tr_tensor_free(xt[i]);
+    tr_tensor_free(it[i]);
+  }
+  return ok && undef;
+}
+
+/* A variadic reduce's tuple result with every element of every leaf
+ * uncertain; NULL after a located error. */
+static sh_val *all_uncertain_tuple(sh_ctx *c, const tr_instr *in, sh_val *r) {
+  int n = r->hd.nelems;
+  sh_val *el[8];
+  for (int i = 0; i < n; i++) {
+    el[i] = all_uncertain(c, in, sh_elems(r)[i]);
+    if (!el[i]) {
+      while (i-- > 0) sh_unref(el[i]);
+      return NULL;
+    }
+  }
+  return sh_tuple(n, el);
+}
+
 static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   tr_status st = c->flush && flushes(in) ? sh_instr_flushed(c, in, ops, out, sh_instr_one)
                                          : sh_instr_one(c, in, ops, out);
   if (st == TR_OK && c->init_undef && *out && sh_is_arr(*out) && (*out)->n > 0 && init_undefined(c, in, ops)) {
     sh_val *w = all_uncertain(c, in, *out);
+    sh_unref(*out);
+    *out = w;
+    if (!w) st = TR_ERR_UNSUPPORTED;
+  }
+  if (st == TR_OK && c->init_undef && *out && !sh_is_arr(*out) && (*out)->hd.nelems <= 8 &&
+      init_undefined_variadic(c, in, ops)) {
+    sh_val *w = all_uncertain_tuple(c, in, *out);
     sh_unref(*out);
     *out = w;
     if (!w) st = TR_ERR_UNSUPPORTED;

@@ -369,6 +369,46 @@ TR_TEST(shadow_init_undef) {
   tr_tensor_free(y);
 }
 
+/* A variadic reduce (argmax with a lower-index tie-break) whose init
+ * (-inf, 0) is not an identity for an element (-inf, 3): reducer(init, x)
+ * is (-inf, 0), not x, so with init_undef the result is undefined
+ * (XLA drops the init over a size-1 dim and gives index 3); over 1.0 the
+ * init is an identity and the result is judged. */
+TR_TEST(shadow_init_undef_variadic) {
+  const char *text =
+      "HloModule m\nargmax {\n  a = f32[] parameter(0)\n  ai = s32[] parameter(1)\n  b = f32[] parameter(2)\n"
+      "  bi = s32[] parameter(3)\n  gt = pred[] compare(a, b), direction=GT\n  eq = pred[] compare(a, b), direction=EQ\n"
+      "  lt = pred[] compare(ai, bi), direction=LT\n  tie = pred[] and(eq, lt)\n  keep = pred[] or(gt, tie)\n"
+      "  v = f32[] select(keep, a, b)\n  i = s32[] select(keep, ai, bi)\n  ROOT t = (f32[], s32[]) tuple(v, i)\n}\n"
+      "ENTRY e {\n  y = f32[1] parameter(0)\n  io = s32[1] constant({3})\n  ninf = f32[] constant(-inf)\n"
+      "  z = s32[] constant(0)\n  ROOT r = (f32[], s32[]) reduce(y, io, ninf, z), dimensions={0}, to_apply=argmax\n}\n";
+  tr_diag d = {0};
+  tr_module *mod = tr_parse("t.hlo", text, strlen(text), NULL, &d);
+  CHECK(mod && tr_verify(mod, &d) == TR_OK);
+  int64_t dy[1] = {1};
+  for (int run = 0; run < 3 && mod; run++) {
+    /* run 0: -inf, option on; 1: 1.0, on; 2: -inf, off */
+    tr_tensor *y = tr_tensor_new(TR_DT_F32, 1, dy, NULL);
+    tr_tensor_set_f(y, 0, run == 1 ? 1.0 : -INFINITY);
+    tr_tensor *args[1] = {y};
+    tr_shadow_opts so;
+    memset(&so, 0, sizeof so);
+    so.init_undef = run < 2;
+    tr_shadow_out *o = NULL;
+    int no = 0;
+    CHECK_EQ_INT(tr_eval_shadow(mod, &so, args, 1, &o, &no, &d), TR_OK);
+    CHECK_EQ_INT(no, 2);
+    if (no == 2) {
+      CHECK_EQ_INT(o[0].uncertain[0], run == 0);
+      CHECK_EQ_INT(o[1].uncertain[0], run == 0);
+    }
+    tr_shadow_free(o, no);
+    tr_tensor_free(y);
+  }
+  tr_diag_clear(&d);
+  if (mod) tr_module_free(mod);
+}
+
 /* A flushing target (tr_shadow_opts.flush) may flush a dot's or a
  * convolution's denormal partial sums as it does a reduce's: 1.5m - m is
  * 0.5m, a denormal (m the smallest normal), flushed to 0, so the dot
