@@ -103,4 +103,10 @@ while read -r name s msg; do
     *) bad "torch-inductor: $name: $s $msg" ;;
   esac
 done < <(summary torch-inductor "$suite/abs_f32.hlo" "$suite/reduce_add_f32.hlo" "$suite/gather_f32.hlo" "$suite/while_count.hlo" "$suite/conditional_index.hlo")
+# 6. Oracle cases found by torch campaigns. conv-zero-pad where the
+# convolution's operand is inexact (exp): the NaN torch gives over the
+# padding is excused, and only by the rule (--strict: a mismatch).
+"$py" -c 'import numpy as np,sys; np.save(sys.argv[1], np.array([[[1],[2],[3],[4]]], np.float32)); np.save(sys.argv[2], np.array([[[1]],[[1]],[[np.inf]]], np.float32))' "$tmp/px.npy" "$tmp/pk.npy"
+expect 0 '^inputs out0: weak \(checked 1, uncertain 3; mostly uncertain; excused 1 by conv-zero-pad' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/conv_pad_exp.hlo" --target torch-eager --input "$tmp/px.npy" --input "$tmp/pk.npy"
+expect 1 '^inputs out0: mismatch \(checked 1, uncertain 3; failing 1, first at \[0,3,0\]: reference 70.68.*, target -?nan' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/conv_pad_exp.hlo" --target torch-eager --input "$tmp/px.npy" --input "$tmp/pk.npy" --strict
 finish
