@@ -50,7 +50,7 @@ for r in reps:
 # 2. One module per op family, on every realisation.
 eager="abs_f32 add_s32 divide_edges_s32 remainder_s16 power_s32 shift-right-logical_amounts_s32
   shift-right-arithmetic_amounts_u8 compare_f32 select_f32 clamp_f32
-  bitcast-convert_f32_s32 bitcast-convert_f32_u8_resize broadcast_perm_f32 reshape_f32 transpose_f32 slice_f32 pad_f32
+  bitcast-convert_f32_s32 bitcast-convert_f32_u8_resize bitcast-convert_u8_f32_resize broadcast_perm_f32 reshape_f32 transpose_f32 slice_f32 pad_f32
   concatenate_f32 reverse_f32 iota_s32 dot_batch_f32 dot_mm_bf16 convolution_all_f32
   convolution_groups_f32 reduce_add_f32 reduce_maximum_s32 reduce-window_pad_add_f32
   reduce-window_windil_maximum_f32 gather_f32 scatter_add_f32 scatter_overwrite_f32

@@ -623,8 +623,10 @@ def topk(x, k, largest):
 
 def bitcast(x, dtype, out):
     """HLO bitcast-convert: flattened first, since torch cannot view a 0-d
-    tensor as a type of another width (f32[] -> f8e4m3fn[4])."""
-    return x.contiguous().reshape(-1).view(dtype).reshape(out)
+    tensor as a type of another width (f32[] -> f8e4m3fn[4]); and cloned,
+    since a wider type's view needs an aligned storage offset (an input
+    that is a view into a buffer, the offset realisation)."""
+    return x.reshape(-1).clone().view(dtype).reshape(out)
 
 
 def branch(i, fs, args):
