@@ -379,22 +379,48 @@ def pad(x, v, cfg):
     return out[tuple(cut)]
 
 
+# Starts of these types are clamped as tensors: no int() that would break
+# dynamo's graph and specialize it on the start's value (a recompile per
+# trip of a while loop). Other types (uint16/32/64: torch has few kernels
+# for them) are read with int().
+TENSOR_STARTS = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
+
+
+def _dwindow(x, starts, sizes):
+    """Linear indices of the window of x at HLO's clamped starts, or a
+    tuple of slices when a start is not a tensor of TENSOR_STARTS."""
+    if not all(isinstance(s, torch.Tensor) and s.dtype in TENSOR_STARTS for s in starts):
+        return tuple(slice(v, v + k) for v, k in
+                     ((min(max(int(s), 0), n - k), k) for n, s, k in zip(x.shape, starts, sizes)))
+    r = x.dim()
+    lin = torch.zeros([1] * r, dtype=torch.int64)
+    stride = 1
+    for d in reversed(range(r)):
+        n, k = x.shape[d], sizes[d]
+        s = starts[d].to(torch.int64).clamp(0, n - k)
+        view = [1] * r
+        view[d] = k
+        lin = lin + (s + torch.arange(k, dtype=torch.int64)).reshape(view) * stride
+        stride *= n
+    return lin.expand(list(sizes)).reshape(-1)
+
+
 def dslice(x, starts, sizes):
-    idx = []
-    for n, s, k in zip(x.shape, starts, sizes):
-        s = min(max(int(s), 0), n - k)
-        idx.append(slice(s, s + k))
-    return x[tuple(idx)]
+    w = _dwindow(x, starts, sizes)
+    if isinstance(w, tuple):
+        return x[w]
+    return x.reshape(-1)[w].reshape(list(sizes))
 
 
 def dupdate(x, u, starts):
-    idx = []
-    for n, s, k in zip(x.shape, starts, u.shape):
-        s = min(max(int(s), 0), n - k)
-        idx.append(slice(s, s + k))
+    w = _dwindow(x, starts, list(u.shape))
     out = x.clone()
-    out[tuple(idx)] = u
-    return out
+    if isinstance(w, tuple):
+        out[w] = u
+        return out
+    flat = out.reshape(-1)
+    flat[w] = u.reshape(-1)
+    return flat.reshape(x.shape)
 
 
 def clamp(lo, x, hi):
