@@ -75,6 +75,11 @@ r1=$(summary torch-eager "$suite/abs_f32.hlo" | grep -o 'realisation [a-z_]*' | 
 r2=$(summary torch-eager "$suite/abs_f32.hlo" | grep -o 'realisation [a-z_]*' | head -1)
 if [ -n "$r1" ] && [ "$r1" = "$r2" ]; then ok; else bad "realisation not reported or not repeated: '$r1' '$r2'"; fi
 expect 0 '"message":[[:space:]]*"realisation mutate"' -- env TRENCH_TORCH_REALISATION=mutate "$trench" check "$suite/abs_f32.hlo" --target torch-eager --seeds 1 --json
+# --realisation: forced for every seed; a name the target lacks is named.
+n=$("$trench" check "$suite/abs_f32.hlo" --target torch-eager --realisation channels_last --seeds 3 --json | grep -c '"realisation channels_last"')
+[ "$n" = 3 ] && ok || bad "--realisation channels_last: $n of 3 seeds"
+expect 2 'realisation dynamic: torch-eager has plain, grad' -- "$trench" check "$suite/abs_f32.hlo" --target torch-eager --realisation dynamic --seeds 1
+expect 2 "realisation 'plain': only torch-eager and torch-inductor" -- "$trench" check "$suite/abs_f32.hlo" --target xla-cpu --realisation plain --seeds 1
 n=$(TRENCH_TORCH_REALISATION=plain summary torch-eager "${files[@]}" | wc -l)
 [ "$n" = "${#files[@]}" ] && ok || bad "torch-eager answered $n of ${#files[@]} modules"
 

@@ -15,7 +15,8 @@ Realisations. The same function can reach torch in several ways that must
 not change its result; which one a run uses is picked from the inputs'
 bytes (so a replay with the same inputs picks the same; Inductor: from
 the module alone, so the seeds of a check share one compilation) unless
-TRENCH_TORCH_REALISATION names one. The reply's "realisation" key and
+--realisation NAME (trench's --realisation) or TRENCH_TORCH_REALISATION
+names one. The reply's "realisation" key and
 the optimized file say which:
   plain         inputs as given, under torch.no_grad
   grad          inputs as given, grad mode on (floating inputs require grad)
@@ -58,6 +59,14 @@ if MODE not in ("eager", "inductor"):
     sys.exit(2)
 REALISATIONS = ["plain", "grad", "noncontig", "offset", "channels_last", "mutate", "inplace",
                 "out", "second"] + (["dynamic"] if MODE == "inductor" else [])
+# --realisation NAME (trench check/fuzz --realisation): every run in NAME.
+FORCED = None
+if "--realisation" in sys.argv:
+    FORCED = sys.argv[sys.argv.index("--realisation") + 1]
+    if FORCED not in REALISATIONS:
+        sys.stderr.write("adapter.py: --realisation %s: torch-%s has %s\n"
+                         % (FORCED, MODE, ", ".join(REALISATIONS)))
+        sys.exit(2)
 FORM = {"inplace": "inplace", "out": "out"}  # realisation -> hlo_torch form
 CACHE = {}  # (module text, form) -> (run function, source, entry)
 COMPILED = {}  # inductor: the module text compiled last and its functions by variant
@@ -169,6 +178,8 @@ def mutating(fn):
 
 
 def pick(text, inputs):
+    if FORCED:
+        return FORCED
     env = os.environ.get("TRENCH_TORCH_REALISATION")
     if env:
         if env not in REALISATIONS:
