@@ -234,9 +234,13 @@ def convert(x, dtype):
         mid = torch.where(hi | lo, torch.zeros_like(d), d).to(dtype)
         mid = torch.where(hi, torch.full_like(mid, info.max), mid)
         return torch.where(lo, torch.full_like(mid, info.min), mid)
-    if dtype == DTYPES.get("f8e4m3fn") and x.is_floating_point():
+    if dtype == DTYPES.get("f8e4m3fn") and x.dtype != torch.bool:
         # torch saturates to +-448 (inf too); HLO rounds, and e4m3fn has
-        # no inf: beyond 464 (halfway to 480) the result is NaN.
+        # no inf: beyond 464 (halfway to 480) the result is NaN. Integers
+        # too (s32 2^30 -> NaN, not 448), through f64: exact where it
+        # matters (|x| <= 464), and abs(MIN) does not wrap.
+        if not x.is_floating_point():
+            x = x.double()
         big = x.abs() > 464
         return torch.where(big | torch.isnan(x), torch.full_like(x, float("nan")), x).to(dtype)
     return x.to(dtype)
