@@ -494,9 +494,18 @@ def conv(x, k, lhs, rhs, outl, win, groups, dtype):
             [(lo, hi, 0) for lo, hi in win["pad"]])
     if any(win["rhs_reversal"]):
         k = torch.flip(k, [2 + i for i in range(ns) if win["rhs_reversal"][i]])
-    fn = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d,
-          3: torch.nn.functional.conv3d}[ns]
-    y = fn(x, k, stride=win["stride"], dilation=win["rhs_dilate"], groups=groups)
+    # A window wider than the padded input gives HLO an empty result
+    # (size 0 there); torch refuses such a convolution, and empty inputs.
+    sp = []
+    for i in range(ns):
+        span = (k.shape[2 + i] - 1) * win["rhs_dilate"][i] + 1
+        sp.append(max(0, (x.shape[2 + i] - span) // win["stride"][i] + 1))
+    if 0 in sp or x.numel() == 0 or k.numel() == 0:
+        y = torch.zeros([x.shape[0], k.shape[0]] + sp, dtype=x.dtype)
+    else:
+        fn = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d,
+              3: torch.nn.functional.conv3d}[ns]
+        y = fn(x, k, stride=win["stride"], dilation=win["rhs_dilate"], groups=groups)
     # y is (b, f, 0, 1, ...); the output labels say where each goes.
     src = ["b", "f"] + [str(i) for i in range(ns)]
     return y.permute([src.index(c) for c in outl])
