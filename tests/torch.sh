@@ -100,6 +100,8 @@ done
 # Inductor's vectorized f32 erf (torch finding 2); eager computes it right.
 expect 1 "mismatch .*reference 1.12837916e-08, target 0," -- "$trench" check "$here/torch/erf_small_vector.hlo" --target torch-inductor --seeds 1 --timeout 600
 expect 0 "check: pass" -- "$trench" check "$here/torch/erf_small_vector.hlo" --target torch-eager --seeds 1
+# Eager bf16 erf near 0 (torch finding 6).
+expect 1 "mismatch .*reference 1.12970137e-08, target 0," -- "$trench" check "$here/torch/erf_bf16_small.hlo" --target torch-eager --seeds 1
 
 # 5. torch.compile (Inductor): a few modules, the finding included.
 while read -r name s msg; do
