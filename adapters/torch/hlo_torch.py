@@ -557,10 +557,34 @@ def reduce(kind, x, init, dims):
     return combine(kind, reduce_dims(kind, x, list(dims)), init)
 
 
+def identity(kind, dtype):
+    """The combiner's identity: what padding and base-dilation holes hold,
+    so that they contribute nothing (the HloEvaluator skips them; the init
+    enters each window once, in reduce(), which matters when it is not an
+    identity: a mutated module's init 6 of an add)."""
+    if dtype == torch.bool:
+        return torch.tensor(kind == "and")
+    if kind in ("add", "or"):
+        return torch.tensor(-0.0 if dtype.is_floating_point else 0, dtype=dtype)
+    if kind in ("multiply", "and"):
+        return torch.tensor(1, dtype=dtype)
+    if dtype.is_floating_point:
+        # max / min: -inf / +inf, or the finite extreme of a type without
+        # infinities (f8e4m3fn)
+        v = float("-inf") if kind == "maximum" else float("inf")
+        t = torch.tensor(v).to(dtype)
+        if not torch.isinf(t.float()):
+            t = torch.tensor(torch.finfo(dtype).min if kind == "maximum" else torch.finfo(dtype).max).to(dtype)
+        return t
+    info = torch.iinfo(dtype)
+    return torch.tensor(info.min if kind == "maximum" else info.max, dtype=dtype)
+
+
 def reduce_window(kind, x, init, size, stride, pads, base, wdil):
     r = x.dim()
-    x = dilate(x, [(d, base[d]) for d in range(r)], init)
-    x = pad(x, init, [(lo, hi, 0) for lo, hi in pads])
+    fill = identity(kind, x.dtype)
+    x = dilate(x, [(d, base[d]) for d in range(r)], fill)
+    x = pad(x, fill, [(lo, hi, 0) for lo, hi in pads])
     for d in range(r):
         span = (size[d] - 1) * wdil[d] + 1
         if x.shape[d] < span:
