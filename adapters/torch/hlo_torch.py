@@ -534,7 +534,10 @@ def reduce_dims(kind, x, dims):
         return torch.sum(x, dims, dtype=x.dtype)
     if kind == "multiply":
         keep = [i for i in range(x.dim()) if i not in dims]
-        y = x.permute(keep + list(dims)).reshape([x.shape[i] for i in keep] + [-1])
+        n = 1  # the reduced count, explicit: -1 is ambiguous when a kept dim is 0
+        for d in dims:
+            n *= x.shape[d]
+        y = x.permute(keep + list(dims)).reshape([x.shape[i] for i in keep] + [n])
         return torch.prod(y, -1, dtype=x.dtype)
     if kind == "maximum":
         return torch.amax(x, dims)
