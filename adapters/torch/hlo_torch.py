@@ -246,6 +246,12 @@ def convert(x, dtype):
     return x.to(dtype)
 
 
+def f8e4m3fn_op(fn, *xs):
+    """fn on f8e4m3fn operands in f32 (exact for +, -, *, min, max of
+    f8 values), rounded to f8e4m3fn as HLO does (convert: NaN beyond 464)."""
+    return convert(fn(*[x.float() for x in xs]), DTYPES["f8e4m3fn"])
+
+
 def idiv(x, y):
     """HLO integer divide: truncates; x/0 = -1 (all ones), MIN/-1 = MIN."""
     one = torch.ones_like(y)
@@ -839,6 +845,12 @@ class Lowering:
         op, a, at = ins.op, [_pyname(o) for o in ins.operands], ins.attrs
         sh = ins.shape
         dt = lambda: "torch.%s" % str(sh.torch_dtype()).split(".")[1]  # noqa: E731
+        if sh.dtype == "f8e4m3fn" and (op in UNARY or op in BINARY or op in ("divide", "power")) \
+                and "f8e4m3fn" in DTYPES:
+            # torch computes f8e4m3fn arithmetic in float and saturates the
+            # result to +-448; HLO rounds it, NaN beyond 464 (convert()).
+            fn = UNARY.get(op) or BINARY.get(op) or {"divide": "torch.div", "power": "torch.pow"}[op]
+            return "H.f8e4m3fn_op(%s, %s)" % (fn, ", ".join(a))
         if op in UNARY:
             return self.form_call(ins, UNARY[op], a)
         if op == "not":
