@@ -13,8 +13,10 @@ finding carries its standalone reproducer.
 
 Realisations. The same function can reach torch in several ways that must
 not change its result; which one a run uses is picked from the inputs'
-bytes (so a replay with the same inputs picks the same) unless
-TRENCH_TORCH_REALISATION names one. The reply's "realisation" key and
+bytes (so a replay with the same inputs picks the same; Inductor: from
+the module alone, so the seeds of a check share one compilation) unless
+--realisation NAME (trench's --realisation) or TRENCH_TORCH_REALISATION
+names one. The reply's "realisation" key and
 the optimized file say which:
   plain         inputs as given, under torch.no_grad
   grad          inputs as given, grad mode on (floating inputs require grad)
@@ -57,6 +59,14 @@ if MODE not in ("eager", "inductor"):
     sys.exit(2)
 REALISATIONS = ["plain", "grad", "noncontig", "offset", "channels_last", "mutate", "inplace",
                 "out", "second"] + (["dynamic"] if MODE == "inductor" else [])
+# --realisation NAME (trench check/fuzz --realisation): every run in NAME.
+FORCED = None
+if "--realisation" in sys.argv:
+    FORCED = sys.argv[sys.argv.index("--realisation") + 1]
+    if FORCED not in REALISATIONS:
+        sys.stderr.write("adapter.py: --realisation %s: torch-%s has %s\n"
+                         % (FORCED, MODE, ", ".join(REALISATIONS)))
+        sys.exit(2)
 FORM = {"inplace": "inplace", "out": "out"}  # realisation -> hlo_torch form
 CACHE = {}  # (module text, form) -> (run function, source, entry)
 COMPILED = {}  # inductor: the module text compiled last and its functions by variant
@@ -168,6 +178,8 @@ def mutating(fn):
 
 
 def pick(text, inputs):
+    if FORCED:
+        return FORCED
     env = os.environ.get("TRENCH_TORCH_REALISATION")
     if env:
         if env not in REALISATIONS:
@@ -175,9 +187,13 @@ def pick(text, inputs):
                           % (env, ", ".join(REALISATIONS)))
         return env
     h = hashlib.sha256(text.encode())
-    for p in inputs:
-        with open(p, "rb") as f:
-            h.update(f.read())
+    if MODE == "eager":
+        # Inductor picks from the module alone: every seed of a check then
+        # reuses one compiled function (a compile is 10-150 s under load;
+        # a realisation of other strides or form would compile again).
+        for p in inputs:
+            with open(p, "rb") as f:
+                h.update(f.read())
     return REALISATIONS[h.digest()[0] % len(REALISATIONS)]
 
 

@@ -234,12 +234,22 @@ def convert(x, dtype):
         mid = torch.where(hi | lo, torch.zeros_like(d), d).to(dtype)
         mid = torch.where(hi, torch.full_like(mid, info.max), mid)
         return torch.where(lo, torch.full_like(mid, info.min), mid)
-    if dtype == DTYPES.get("f8e4m3fn") and x.is_floating_point():
+    if dtype == DTYPES.get("f8e4m3fn") and x.dtype != torch.bool:
         # torch saturates to +-448 (inf too); HLO rounds, and e4m3fn has
-        # no inf: beyond 464 (halfway to 480) the result is NaN.
+        # no inf: beyond 464 (halfway to 480) the result is NaN. Integers
+        # too (s32 2^30 -> NaN, not 448), through f64: exact where it
+        # matters (|x| <= 464), and abs(MIN) does not wrap.
+        if not x.is_floating_point():
+            x = x.double()
         big = x.abs() > 464
         return torch.where(big | torch.isnan(x), torch.full_like(x, float("nan")), x).to(dtype)
     return x.to(dtype)
+
+
+def f8e4m3fn_op(fn, *xs):
+    """fn on f8e4m3fn operands in f32 (exact for +, -, *, min, max of
+    f8 values), rounded to f8e4m3fn as HLO does (convert: NaN beyond 464)."""
+    return convert(fn(*[x.float() for x in xs]), DTYPES["f8e4m3fn"])
 
 
 def idiv(x, y):
@@ -315,11 +325,17 @@ def shift(x, n, kind):
     return torch.where(oor, zero, r)
 
 
+# Set bits of every byte value: popcnt looks its bytes up (a few ops,
+# where a loop over the bits made a graph of 3 ops a bit, 192 for 64-bit
+# types, for Inductor to compile).
+POP8 = torch.tensor([bin(i).count("1") for i in range(256)], dtype=torch.int64)
+
+
 def popcnt(x):
-    c = torch.zeros_like(x)
-    for i in range(bits(x.dtype)):
-        c = c + (torch.bitwise_right_shift(x, i) & 1)
-    return c
+    """HLO popcnt: the bytes of each element (cloned: a view at an odd
+    storage offset cannot be viewed as bytes of a wider type), looked up."""
+    b = x.reshape(-1).clone().view(torch.uint8).reshape(list(x.shape) + [x.element_size()])
+    return POP8[b.to(torch.int64)].sum(-1).to(x.dtype)
 
 
 def clz(x):
@@ -379,22 +395,48 @@ def pad(x, v, cfg):
     return out[tuple(cut)]
 
 
+# Starts of these types are clamped as tensors: no int() that would break
+# dynamo's graph and specialize it on the start's value (a recompile per
+# trip of a while loop). Other types (uint16/32/64: torch has few kernels
+# for them) are read with int().
+TENSOR_STARTS = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
+
+
+def _dwindow(x, starts, sizes):
+    """Linear indices of the window of x at HLO's clamped starts, or a
+    tuple of slices when a start is not a tensor of TENSOR_STARTS."""
+    if not all(isinstance(s, torch.Tensor) and s.dtype in TENSOR_STARTS for s in starts):
+        return tuple(slice(v, v + k) for v, k in
+                     ((min(max(int(s), 0), n - k), k) for n, s, k in zip(x.shape, starts, sizes)))
+    r = x.dim()
+    lin = torch.zeros([1] * r, dtype=torch.int64)
+    stride = 1
+    for d in reversed(range(r)):
+        n, k = x.shape[d], sizes[d]
+        s = starts[d].to(torch.int64).clamp(0, n - k)
+        view = [1] * r
+        view[d] = k
+        lin = lin + (s + torch.arange(k, dtype=torch.int64)).reshape(view) * stride
+        stride *= n
+    return lin.expand(list(sizes)).reshape(-1)
+
+
 def dslice(x, starts, sizes):
-    idx = []
-    for n, s, k in zip(x.shape, starts, sizes):
-        s = min(max(int(s), 0), n - k)
-        idx.append(slice(s, s + k))
-    return x[tuple(idx)]
+    w = _dwindow(x, starts, sizes)
+    if isinstance(w, tuple):
+        return x[w]
+    return x.reshape(-1)[w].reshape(list(sizes))
 
 
 def dupdate(x, u, starts):
-    idx = []
-    for n, s, k in zip(x.shape, starts, u.shape):
-        s = min(max(int(s), 0), n - k)
-        idx.append(slice(s, s + k))
+    w = _dwindow(x, starts, list(u.shape))
     out = x.clone()
-    out[tuple(idx)] = u
-    return out
+    if isinstance(w, tuple):
+        out[w] = u
+        return out
+    flat = out.reshape(-1)
+    flat[w] = u.reshape(-1)
+    return flat.reshape(x.shape)
 
 
 def clamp(lo, x, hi):
@@ -458,9 +500,18 @@ def conv(x, k, lhs, rhs, outl, win, groups, dtype):
             [(lo, hi, 0) for lo, hi in win["pad"]])
     if any(win["rhs_reversal"]):
         k = torch.flip(k, [2 + i for i in range(ns) if win["rhs_reversal"][i]])
-    fn = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d,
-          3: torch.nn.functional.conv3d}[ns]
-    y = fn(x, k, stride=win["stride"], dilation=win["rhs_dilate"], groups=groups)
+    # A window wider than the padded input gives HLO an empty result
+    # (size 0 there); torch refuses such a convolution, and empty inputs.
+    sp = []
+    for i in range(ns):
+        span = (k.shape[2 + i] - 1) * win["rhs_dilate"][i] + 1
+        sp.append(max(0, (x.shape[2 + i] - span) // win["stride"][i] + 1))
+    if 0 in sp or x.numel() == 0 or k.numel() == 0:
+        y = torch.zeros([x.shape[0], k.shape[0]] + sp, dtype=x.dtype)
+    else:
+        fn = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d,
+              3: torch.nn.functional.conv3d}[ns]
+        y = fn(x, k, stride=win["stride"], dilation=win["rhs_dilate"], groups=groups)
     # y is (b, f, 0, 1, ...); the output labels say where each goes.
     src = ["b", "f"] + [str(i) for i in range(ns)]
     return y.permute([src.index(c) for c in outl])
@@ -489,7 +540,10 @@ def reduce_dims(kind, x, dims):
         return torch.sum(x, dims, dtype=x.dtype)
     if kind == "multiply":
         keep = [i for i in range(x.dim()) if i not in dims]
-        y = x.permute(keep + list(dims)).reshape([x.shape[i] for i in keep] + [-1])
+        n = 1  # the reduced count, explicit: -1 is ambiguous when a kept dim is 0
+        for d in dims:
+            n *= x.shape[d]
+        y = x.permute(keep + list(dims)).reshape([x.shape[i] for i in keep] + [n])
         return torch.prod(y, -1, dtype=x.dtype)
     if kind == "maximum":
         return torch.amax(x, dims)
@@ -512,10 +566,34 @@ def reduce(kind, x, init, dims):
     return combine(kind, reduce_dims(kind, x, list(dims)), init)
 
 
+def identity(kind, dtype):
+    """The combiner's identity: what padding and base-dilation holes hold,
+    so that they contribute nothing (the HloEvaluator skips them; the init
+    enters each window once, in reduce(), which matters when it is not an
+    identity: a mutated module's init 6 of an add)."""
+    if dtype == torch.bool:
+        return torch.tensor(kind == "and")
+    if kind in ("add", "or"):
+        return torch.tensor(-0.0 if dtype.is_floating_point else 0, dtype=dtype)
+    if kind in ("multiply", "and"):
+        return torch.tensor(1, dtype=dtype)
+    if dtype.is_floating_point:
+        # max / min: -inf / +inf, or the finite extreme of a type without
+        # infinities (f8e4m3fn)
+        v = float("-inf") if kind == "maximum" else float("inf")
+        t = torch.tensor(v).to(dtype)
+        if not torch.isinf(t.float()):
+            t = torch.tensor(torch.finfo(dtype).min if kind == "maximum" else torch.finfo(dtype).max).to(dtype)
+        return t
+    info = torch.iinfo(dtype)
+    return torch.tensor(info.min if kind == "maximum" else info.max, dtype=dtype)
+
+
 def reduce_window(kind, x, init, size, stride, pads, base, wdil):
     r = x.dim()
-    x = dilate(x, [(d, base[d]) for d in range(r)], init)
-    x = pad(x, init, [(lo, hi, 0) for lo, hi in pads])
+    fill = identity(kind, x.dtype)
+    x = dilate(x, [(d, base[d]) for d in range(r)], fill)
+    x = pad(x, fill, [(lo, hi, 0) for lo, hi in pads])
     for d in range(r):
         span = (size[d] - 1) * wdil[d] + 1
         if x.shape[d] < span:
@@ -623,8 +701,10 @@ def topk(x, k, largest):
 
 def bitcast(x, dtype, out):
     """HLO bitcast-convert: flattened first, since torch cannot view a 0-d
-    tensor as a type of another width (f32[] -> f8e4m3fn[4])."""
-    return x.contiguous().reshape(-1).view(dtype).reshape(out)
+    tensor as a type of another width (f32[] -> f8e4m3fn[4]); and cloned,
+    since a wider type's view needs an aligned storage offset (an input
+    that is a view into a buffer, the offset realisation)."""
+    return x.reshape(-1).clone().view(dtype).reshape(out)
 
 
 def branch(i, fs, args):
@@ -765,6 +845,12 @@ class Lowering:
         op, a, at = ins.op, [_pyname(o) for o in ins.operands], ins.attrs
         sh = ins.shape
         dt = lambda: "torch.%s" % str(sh.torch_dtype()).split(".")[1]  # noqa: E731
+        if sh.dtype == "f8e4m3fn" and (op in UNARY or op in BINARY or op in ("divide", "power")) \
+                and "f8e4m3fn" in DTYPES:
+            # torch computes f8e4m3fn arithmetic in float and saturates the
+            # result to +-448; HLO rounds it, NaN beyond 464 (convert()).
+            fn = UNARY.get(op) or BINARY.get(op) or {"divide": "torch.div", "power": "torch.pow"}[op]
+            return "H.f8e4m3fn_op(%s, %s)" % (fn, ", ".join(a))
         if op in UNARY:
             return self.form_call(ins, UNARY[op], a)
         if op == "not":

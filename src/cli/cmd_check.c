@@ -49,6 +49,7 @@ const cli_cmd cli_cmd_check = {
   "      --profile FILE the target's semantic profile (default: by target)\n"
   "      --strict       no profile: every deviation is a finding\n"
   "      --timeout S    per-run timeout of the target in seconds\n"
+  "      --realisation R  a torch realisation\n"
   "      --fill-elided  give constants written {...} deterministic values;\n"
   "                     the target gets the module with those values written\n"
   "      --per-instruction[=all|chains]\n"
@@ -385,7 +386,7 @@ static int run(int argc, char **argv) {
   env.log_fd = -1;
   env.max_memory = cli_memory_available();
   tr_check_opts_init(&env.co); /* seeds, k, how seeds draw inputs (--dist, --specials) */
-  const char *profile_arg = NULL, *log_path = NULL;
+  const char *profile_arg = NULL, *log_path = NULL, *realisation = NULL;
   bool strict = false;
   double timeout = 0, start_timeout = 0;
   cli_opts o;
@@ -432,6 +433,8 @@ static int run(int argc, char **argv) {
       if (!*v || *end || !(env.co.k > 0)) cli_usage_error(cmd, "--k needs a positive number, not '%s'", v);
     } else if (cli_opt_start_timeout(&o, &start_timeout)) {
       /* set */
+    } else if (cli_opt_is(&o, NULL, "--realisation")) {
+      realisation = cli_opt_value(&o);
     } else if (cli_opt_is(&o, NULL, "--timeout")) {
       const char *v = cli_opt_value(&o);
       timeout = strtod(v, &end);
@@ -489,6 +492,7 @@ static int run(int argc, char **argv) {
   if (timeout > 0) tc.timeout_s = timeout;
   if (start_timeout > 0) tc.start_timeout_s = start_timeout;
   tc.guard = cli_guard_slot();
+  tc.realisation = realisation;
   tr_profile *prof = NULL;
   char ppath[4200] = "";
   if (cli_profile_open(spec, profile_arg, strict, &prof, ppath, sizeof ppath)) {

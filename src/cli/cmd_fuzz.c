@@ -45,6 +45,8 @@ const cli_cmd cli_cmd_fuzz = {
   "      --no-gen           no generated modules (corpus mutations only)\n"
   "      --gen-size N       instructions per generated module (about; 20)\n"
   "      --seeds N          input seeds per test (2)\n"
+  "      --realisation NAME torch-eager, torch-inductor: every run in this\n"
+  "                         realisation (docs/TORCH.md), not by hash\n"
   "  -o, --out DIR          the campaign folder (fuzz-out)\n"
   "      --resume           continue the campaign in DIR\n"
   "      --until-finding    stop at the first finding\n"
@@ -179,6 +181,7 @@ static int run_fuzz(int argc, char **argv) {
     else if (cli_opt_is(&o, NULL, "--mutator-cmd")) fo.mutator_cmd = cli_opt_value(&o);
     else if (cli_opt_is(&o, NULL, "--generator-cmd")) fo.generator_cmd = cli_opt_value(&o);
     else if (cli_opt_is(&o, NULL, "--profile")) profile_arg = cli_opt_value(&o);
+    else if (cli_opt_is(&o, NULL, "--realisation")) fo.tcfg.realisation = cli_opt_value(&o);
     else if (cli_opt_flag(&o, NULL, "--strict")) strict = true;
     else if (cli_opt_is(&o, NULL, "--test-timeout")) fo.test_timeout_s = parse_duration(cmd, cli_opt_value(&o));
     else if (cli_opt_start_timeout(&o, &fo.tcfg.start_timeout_s)) continue;

@@ -131,10 +131,15 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
       return rewrites[w];
   /* conv-zero-pad only where the explicit padding makes a NaN (0 * inf):
    * its reference also sums the padded zeros, whose count would widen the
-   * bound of every border element otherwise. */
+   * bound of every border element otherwise. The rewritten reference's
+   * value is what counts, certain or not: ref is certain and not NaN
+   * here and the modules differ only in the padded taps, so a NaN value
+   * there comes from a 0 * inf (or NaN) tap, which is NaN in any order;
+   * the shadow only marks such a convolution NaN uncertain as a whole
+   * when an operand carries rounding errors (an exp before it). */
   const tr_shadow_out *zp = o->alt[TR_PR_CONV_ZERO_PAD];
   if (p->on[TR_PR_CONV_ZERO_PAD] && is_float && zp && zp->value && zp->n == ref->n &&
-      !(zp->uncertain && zp->uncertain[i]) && isnan(zp->value[i]) && isnan(tr_tensor_get_f(target, i)))
+      !isnan(ref->value[i]) && isnan(zp->value[i]) && isnan(tr_tensor_get_f(target, i)))
     return TR_PR_CONV_ZERO_PAD;
   if (!is_float) {
     /* Integers and predicates computed from denormals: only DAZ (above). */

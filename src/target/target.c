@@ -50,6 +50,7 @@ void tr_target_config_init(tr_target_config *c) {
   c->tmp_dir = NULL;
   c->home = NULL;
   c->guard = NULL;
+  c->realisation = NULL;
 }
 
 int tr_shape_leaves(const tr_shape *s, const tr_shape **out, int max) {
@@ -112,12 +113,22 @@ static tr_status open_adapter(const adapter_kind *k, const char *spec, const tr_
   if (ver) tr_buf_printf(&py, "%s/%s%s/bin/python", home, k->venv_ver, ver + 1);
   else tr_buf_printf(&py, "%s/%s/bin/python", home, k->venv);
   tr_status s = TR_OK;
-  if (access(py.p, X_OK) != 0) {
+  if (cfg->realisation && (strncmp(k->name, "torch-", 6) != 0 || !*cfg->realisation ||
+                           strspn(cfg->realisation, "abcdefghijklmnopqrstuvwxyz_") !=
+                               strlen(cfg->realisation))) {
+    /* the adapter checks the name against its list; here only that it
+     * is a word (it goes on a command line) and the target has any */
+    tr_diag_errorf(d, "--realisation '%s': %s", cfg->realisation,
+                   strncmp(k->name, "torch-", 6) ? "only torch-eager and torch-inductor have realisations"
+                                                 : "expected a name such as plain, mutate, channels_last");
+    s = TR_ERR_USAGE;
+  } else if (access(py.p, X_OK) != 0) {
     tr_diag_errorf(d, "target '%s': no virtualenv at %s; create it with %s%s%s%s%s", spec, py.p, k->maker,
                    ver ? " " : "", ver ? k->maker_opt : "", ver ? " " : "", ver ? ver + 1 : "");
     s = TR_ERR_USAGE;
   } else {
     tr_buf_printf(&cmd, "'%s' '%s/%s'%s", py.p, home, k->script, k->args);
+    if (cfg->realisation) tr_buf_printf(&cmd, " --realisation %s", cfg->realisation);
     if (k->jax_python) tr_buf_printf(&cmd, " --jax-python '%s/.venv/bin/python'", home);
     s = tr_proc_open(spec, cmd.p, cfg, out, d);
   }

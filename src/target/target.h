@@ -136,6 +136,8 @@ typedef struct {
   const char *home;       /* trench's source tree (adapters/, .venv/), for
                              xla-cpu; NULL: $TRENCH_HOME */
   tr_target_guard *guard; /* kept current for a signal handler; NULL: none */
+  const char *realisation; /* torch-*: force this realisation (the adapter's
+                              --realisation; docs/TORCH.md); NULL: by hash */
 } tr_target_config;
 
 void tr_target_config_init(tr_target_config *c);

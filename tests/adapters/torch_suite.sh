@@ -7,18 +7,22 @@
 # in tests/torch/EXPECTED for that target with the torch bug it shows
 # (docs/FINDINGS.md), and a listed module must still show it.
 # Ends with one line "N passed, N failed" counting modules.
-# Usage: tests/adapters/torch_suite.sh [--slice] [--target T] [BUILD_DIR]
+# Usage: tests/adapters/torch_suite.sh [--slice | --shard K/N] [--target T] [BUILD_DIR]
 #   --slice     every 12th module plus the known findings
+#   --shard K/N the modules whose place in the sorted list is K mod N
+#               (0 <= K < N): Inductor's full run, N processes side by side
 #   --target T  torch-eager (default) or torch-inductor (about 10 s a
 #               module: torch.compile compiles each one)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 slice=0
+shard=
 target=torch-eager
 while [ $# -gt 0 ]; do
   case $1 in
     --slice) slice=1; shift ;;
+    --shard) shard=$2; shift 2 ;;
     --target) target=$2; shift 2 ;;
     *) break ;;
   esac
@@ -44,11 +48,18 @@ if [ $slice = 1 ]; then
   awk 'NR % 12 == 1' "$tmp/all" > "$tmp/list"
   for m in remainder_f32; do echo "$suite/$m.hlo" >> "$tmp/list"; done
   sort -u "$tmp/list" -o "$tmp/list"
+elif [ -n "$shard" ]; then
+  k=${shard%/*} n=${shard#*/}
+  case "$k/$n" in
+    [0-9]*/[0-9]*) ;;
+    *) echo "torch_suite: --shard wants K/N, not '$shard'"; echo "0 passed, 1 failed"; exit 1 ;;
+  esac
+  awk -v k="$k" -v n="$n" '(NR - 1) % n == k' "$tmp/all" > "$tmp/list"
 else
   cp "$tmp/all" "$tmp/list"
 fi
 start=$(date +%s)
-"$build/trench" check $(cat "$tmp/list") --target "$target" --seeds 3 --timeout 600 --json > "$tmp/report.json" 2> "$tmp/stderr"
+"$build/trench" check $(cat "$tmp/list") --target "$target" --seeds 3 --timeout 600 --start-timeout 600 --json > "$tmp/report.json" 2> "$tmp/stderr"
 rc=$?
 python3 - "$tmp/report.json" "$root/tests/torch/EXPECTED" "$target" "$rc" "$(( $(date +%s) - start ))" <<'PY'
 import json, os, sys
