@@ -47,12 +47,15 @@ static bool has_undef_convert(const tr_profile *p, const tr_module *m) {
   return false;
 }
 
-/* Whether m has a reduce or reduce-window of one operand. */
+/* Whether m has a reduce or reduce-window (of one operand, or a variadic
+ * reduce: tr_shadow_opts.init_undef judges both). */
 static bool has_reduce(const tr_module *m) {
   for (int k = 0; k < m->ncomps; k++)
     for (int i = 0; i < m->comps[k]->ninstrs; i++) {
       const tr_instr *in = m->comps[k]->instrs[i];
-      if ((in->op == TR_OP_REDUCE || in->op == TR_OP_REDUCE_WINDOW) && in->noperands == 2) return true;
+      if (((in->op == TR_OP_REDUCE || in->op == TR_OP_REDUCE_WINDOW) && in->noperands == 2) ||
+          (in->op == TR_OP_REDUCE && in->noperands >= 4))
+        return true;
     }
   return false;
 }
@@ -112,6 +115,12 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
     tr_module *rm = tr_profile_rewrite(p, rewrites[w], m, &count);
     if (!rm) continue;
     a->alt[rewrites[w]] = tr_profile_shadow(p, 0, rm, ins, nins, arg_ulps, &a->nalt[rewrites[w]]);
+    /* conv-zero-pad's NaN (0 * inf over the padding) reaching a reduce
+     * whose init is no identity for NaN (an argmax over a size-1 dim,
+     * which XLA drops): both deviations at once, which neither reference
+     * alone covers. */
+    if (rewrites[w] == TR_PR_CONV_ZERO_PAD && p->on[TR_PR_REDUCE_INIT_IDENTITY] && has_reduce(rm))
+      a->zp_init = shadow_with(p, 0, NULL, NULL, NULL, true, rm, ins, nins, arg_ulps, &a->nzp_init);
     tr_module_free(rm);
   }
 }
@@ -119,10 +128,12 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
 void tr_profile_alts_free(tr_profile_alts *a) {
   for (int r = 0; r < TR_PR_COUNT; r++) tr_shadow_free(a->alt[r], a->nalt[r]);
   tr_shadow_free(a->tables, a->ntables);
+  tr_shadow_free(a->zp_init, a->nzp_init);
   memset(a, 0, sizeof *a);
 }
 
 void tr_profile_alts_use(const tr_profile_alts *a, int i, tr_compare_opts *co) {
   for (int r = 0; r < TR_PR_COUNT; r++) co->alt[r] = a->alt[r] && i < a->nalt[r] ? &a->alt[r][i] : NULL;
   co->alt_tables = a->tables && i < a->ntables ? &a->tables[i] : NULL;
+  co->alt_zp_init = a->zp_init && i < a->nzp_init ? &a->zp_init[i] : NULL;
 }

@@ -15,6 +15,9 @@ typedef struct {
   int nalt[TR_PR_COUNT];
   tr_shadow_out *tables;           /* every table rule at once (two or more apply) */
   int ntables;
+  tr_shadow_out *zp_init;          /* conv-zero-pad's module with reduce-init-
+                                      identity's undefined inits (both apply) */
+  int nzp_init;
 } tr_profile_alts;
 
 /* Shadow outputs of m on ins with the ulp table widened by the rules in

@@ -41,9 +41,12 @@ typedef struct {
    *     needs both is named after both);
    *   alt[TR_PR_LOG_EXP_FOLD], alt[TR_PR_INT_CONV_WRAP],
    *     alt[TR_PR_CONV_ZERO_PAD]: the module as
-   *     the rule's rewrite leaves it (tr_profile_rewrite). */
+   *     the rule's rewrite leaves it (tr_profile_rewrite);
+   *   alt_zp_init: conv-zero-pad's rewritten module evaluated with
+   *     reduce-init-identity's undefined inits (both rules at once). */
   const tr_shadow_out *alt[TR_PR_COUNT];
   const tr_shadow_out *alt_tables;
+  const tr_shadow_out *alt_zp_init;
   /* flush-results: the module has an op the rule names with a result of
    * this dtype (tr_profile_flushes_results). */
   bool result_flush[TR_DT_COUNT];

@@ -630,6 +630,69 @@ TR_TEST(profile_rule_conv_zero_pad_excuse) {
   tr_profile_free(p);
 }
 
+/* conv-zero-pad and reduce-init-identity at once: the padded tap 0 * inf
+ * makes element 0 of the convolution NaN on the target, and an argmax
+ * over the size-1 dim that follows (init (-inf, 0), total-order compare)
+ * keeps its init over that NaN in the padded reference, which XLA drops:
+ * neither rule's reference alone covers the target's NaN; the reference
+ * of the padded module with undefined inits does. Without that
+ * reference the element fails. */
+TR_TEST(profile_rule_conv_zero_pad_then_argmax) {
+  tr_profile *p = parse_ok("conv-zero-pad f32\nreduce-init-identity documented\n");
+  if (!p) return;
+  const char *src =
+      "HloModule m\nargmax {\n  a = f32[] parameter(0)\n  ai = s32[] parameter(1)\n  b = f32[] parameter(2)\n"
+      "  bi = s32[] parameter(3)\n  gt = pred[] compare(a, b), direction=GT, type=TOTALORDER\n"
+      "  eq = pred[] compare(a, b), direction=EQ, type=TOTALORDER\n  lt = pred[] compare(ai, bi), direction=LT\n"
+      "  tie = pred[] and(eq, lt)\n  keep = pred[] or(gt, tie)\n  v = f32[] select(keep, a, b)\n"
+      "  i = s32[] select(keep, ai, bi)\n  ROOT t = (f32[], s32[]) tuple(v, i)\n}\n"
+      "ENTRY e {\n  x = f32[1,1,3] parameter(0)\n  k = f32[1,1,3] parameter(1)\n"
+      "  c = f32[1,1,3] convolution(x, k), window={size=3 pad=1_1}, dim_labels=bf0_oi0->bf0\n"
+      "  io = s32[1,1,3] iota(), iota_dimension=0\n  ninf = f32[] constant(-inf)\n  z = s32[] constant(0)\n"
+      "  r = (f32[1,3], s32[1,3]) reduce(c, io, ninf, z), dimensions={0}, to_apply=argmax\n"
+      "  ROOT v = f32[1,3] get-tuple-element(r), index=0\n}\n";
+  tr_diag d = {0};
+  tr_module *m = tr_parse("zpa.hlo", src, strlen(src), NULL, &d);
+  CHECK(m && tr_verify(m, &d) == TR_OK);
+  double xv[3] = {1, 2, 3}, kv[3] = {INFINITY, 1, 1};
+  int64_t d3[3] = {1, 1, 3}, d2[2] = {1, 3};
+  tr_tensor *a[2] = {tr_tensor_new(TR_DT_F32, 3, d3, NULL), tr_tensor_new(TR_DT_F32, 3, d3, NULL)};
+  for (int i = 0; i < 3; i++) {
+    tr_tensor_set_f(a[0], (size_t)i, xv[i]);
+    tr_tensor_set_f(a[1], (size_t)i, kv[i]);
+  }
+  tr_shadow_out *ref = NULL;
+  int nref = 0;
+  if (m) CHECK(tr_eval_shadow(m, NULL, a, 2, &ref, &nref, &d) == TR_OK);
+  tr_profile_alts alts;
+  tr_profile_alts_compute(p, m, a, 2, NULL, &alts);
+  CHECK(alts.zp_init != NULL);
+  if (nref == 1) {
+    CHECK(ref[0].value[0] == 3); /* the padded tap skipped */
+    double tv[3] = {NAN, INFINITY, INFINITY};
+    tr_tensor *t = tr_tensor_new(TR_DT_F32, 2, d2, NULL);
+    for (int i = 0; i < 3; i++) tr_tensor_set_f(t, (size_t)i, tv[i]);
+    tr_compare_opts o;
+    tr_compare_opts_default(&o);
+    o.profile = p;
+    tr_profile_alts_use(&alts, 0, &o);
+    tr_compare_result r;
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 0);
+    CHECK_EQ_INT(r.excused_by[TR_PR_REDUCE_INIT_IDENTITY], 1);
+    o.alt_zp_init = NULL;
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 1);
+    tr_tensor_free(t);
+  }
+  tr_profile_alts_free(&alts);
+  tr_shadow_free(ref, nref);
+  for (int i = 0; i < 2; i++) tr_tensor_free(a[i]);
+  if (m) tr_module_free(m);
+  tr_diag_clear(&d);
+  tr_profile_free(p);
+}
+
 /* dot-accumulate narrows the reference: a bf16 dot computed in f32 and
  * rounded once. [1, 2^-8 x 256] . ones is 2 exactly; accumulated in bf16
  * (sequentially) it stays 1 (1 + 2^-8 ties to even), in f32 it is 2. The
