@@ -6,6 +6,9 @@
 # expect-args:") and inputs ("// expect-input: NUMPY_EXPR", one per
 # parameter leaf, written with the project venv's numpy). A release that
 # fixes a bug fails its test: update the expectation and FINDINGS.md.
+# "// expect-known: ID" names the entry of src/triage/known.def whose
+# trigger `trench isolate` must recognise in the module (every module has
+# one, and every entry of the target's family has a module).
 # Usage: tests/findings.sh TRENCH TESTS_DIR [TARGET]   (TARGET: xla-cpu)
 set -u
 trench=$1
@@ -17,6 +20,7 @@ py=$(bash "$root/scripts/venv.sh" | tail -n 1)
 [ -x "$py" ] || { bad "cannot create the virtualenv"; finish; }
 shopt -s nullglob
 files=("$tests"/findings/*.hlo)
+seen=" "
 [ ${#files[@]} -ge 1 ] || { bad "no modules in $tests/findings"; finish; }
 for f in "${files[@]}"; do
   name=$(basename "$f" .hlo)
@@ -31,7 +35,7 @@ for f in "${files[@]}"; do
     inputs+=(--input "$tmp/$name.in$i.npy")
     i=$((i + 1))
   done < <(sed -n 's|^// expect-input: ||p' "$f")
-  js=$("$trench" check "$f" --target "$target" "${args[@]}" "${inputs[@]}" --json 2>"$tmp/err")
+  js=$("$trench" check "$f" --target "$target" "${args[@]}" "${inputs[@]}" --json --save "$tmp/$name.b" 2>"$tmp/err")
   got=$(printf '%s' "$js" | "$py" -c '
 import json, sys
 try: d = json.load(sys.stdin)
@@ -43,5 +47,29 @@ print(d.get("signature", {}).get("kind", "") if s == "finding" else ("declined" 
     bad "$name: expected $want on $target, got ${got:-nothing} (fixed? then update its expectation and docs/FINDINGS.md)"
     head -c 600 "$tmp/err"
   fi
+  known=$(sed -n 's|^// expect-known: \([a-z0-9-]*\).*|\1|p' "$f" | head -n 1)
+  [ -n "$known" ] || { bad "$name: no '// expect-known:' line"; continue; }
+  seen="$seen $known "
+  # Isolated on the check's bundle (the failing seed's inputs); a finding
+  # only the per-instruction check shows has nothing to isolate.
+  case "$want" in declined|per-instruction-*) continue ;; esac
+  [ "$got" = "$want" ] || continue
+  "$trench" isolate "$tmp/$name.b" --target "$target" --no-passes --save "$tmp/$name.t" --json >"$tmp/iso.json" 2>"$tmp/err"
+  gotk=$("$py" -c '
+import json, sys
+try: d = json.load(open(sys.argv[1]))
+except ValueError: print("no-report"); sys.exit()
+i = d.get("levels", {}).get("instruction", {})
+print(i.get("known", "") or "none", "|", i.get("wrong_element", {}).get("text", ""), "|", i.get("note", ""))' "$tmp/iso.json")
+  if [ "${gotk%% *}" = "$known" ]; then ok
+  else
+    bad "$name: trench isolate should name known bug $known, got: $gotk"
+    head -c 400 "$tmp/err"
+  fi
+done
+# Every recorded bug of this target family has a module here (seen:
+# the expect-known lines, isolated or not).
+for id in $(sed -n 's|^K("\([a-z0-9-]*\)", *"'"${target%%@*}"'".*|\1|p' "$root/src/triage/known.def"); do
+  case "$seen" in *" $id "*) ok ;; *) bad "known.def's $id has no module in $tests/findings" ;; esac
 done
 finish

@@ -78,30 +78,10 @@ int tg_bisect(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr **bl, 
 /* The culprit alone on the target, its operands the reference's values:
  * 1 wrong, 0 right, -1 could not tell. */
 static int alone(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in) {
-  const tr_instr **src = tr_xcalloc((size_t)in->noperands + 1, sizeof *src);
-  int nsrc = 0;
-  tr_module *x = tr_extract_instr(m, in, src, &nsrc);
-  int verdict = -1;
-  if (x) {
-    int *ids = tr_xcalloc((size_t)nsrc + 1, sizeof *ids);
-    for (int i = 0; i < nsrc; i++) ids[i] = src[i]->id;
-    tr_tensor **vals = NULL;
-    int nvals = 0;
-    tr_diag dd = {0};
-    tr_status st = nsrc ? tg_ref_values(m, ids, nsrc, g->r->inputs, g->r->ninputs, &vals, &nvals, &dd) : TR_OK;
-    tg_oom_diag(g, &dd);
-    if (st == TR_OK) {
-      tr_check_report cr;
-      if (tg_check(g, lv, x, vals, nvals, &cr) == TR_OK)
-        verdict = cr.outcome == TR_CHECK_FINDING ? 1 : cr.outcome == TR_CHECK_PASS || cr.outcome == TR_CHECK_WEAK ? 0 : -1;
-      tr_check_report_free(&cr);
-    }
-    tr_diag_clear(&dd);
-    tr_eval_free_outputs(vals, nvals);
-    tr_free(ids);
-    tr_module_free(x);
-  }
-  tr_free(src);
+  tr_check_report cr;
+  if (!tg_check_alone(g, lv, m, in, &cr)) return -1;
+  int verdict = cr.outcome == TR_CHECK_FINDING ? 1 : cr.outcome == TR_CHECK_PASS || cr.outcome == TR_CHECK_WEAK ? 0 : -1;
+  tr_check_report_free(&cr);
   return verdict;
 }
 
@@ -144,10 +124,13 @@ static void per_instruction(tg_ctx *g, tr_level *lv, const tr_module *m, char *o
  * bisect again, keeping the context, to the wrong instruction inside;
  * deeper while the culprit found is call-like again. Names it in
  * r->inner (an instruction of the inlined copy: the callee's name, made
- * unique in the entry). */
-static void descend(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in) {
+ * unique in the entry). Returns the inlined module holding it, *inner
+ * (NULL: none, and nothing returned). */
+static tr_module *descend(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in,
+                          const tr_instr **inner) {
   tr_triage_report *r = g->r;
   tr_module *cur = NULL;
+  *inner = NULL;
   int id = in->id;
   for (int depth = 0; depth < 4; depth++) {
     const tr_module *base = cur ? cur : m;
@@ -163,17 +146,20 @@ static void descend(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr 
     /* Only an instruction the inlining made (not one of the caller's)
      * is inside the culprit. */
     bool inside = k >= 0 && !tr_comp_find(m->entry, bl[k]->name);
-    if (inside) {
-      snprintf(r->inner, sizeof r->inner, "%s", bl[k]->name);
-      r->inner_op = bl[k]->op;
-      id = bl[k]->id;
+    if (!inside) {
+      tr_free(bl);
+      tr_module_free(x);
+      break;
     }
+    snprintf(r->inner, sizeof r->inner, "%s", bl[k]->name);
+    r->inner_op = bl[k]->op;
+    id = bl[k]->id;
+    *inner = bl[k];
     tr_free(bl);
     tr_module_free(cur);
     cur = x;
-    if (!inside) break;
   }
-  tr_module_free(cur);
+  return cur;
 }
 
 tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
@@ -196,8 +182,20 @@ tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
   r->culprit_op = in->op;
   r->culprit_pos = k;
   r->inner_op = TR_OP_COUNT;
-  descend(g, lv, m, in);
+  const tr_instr *inner = NULL;
+  tr_module *inl = descend(g, lv, m, in, &inner);
   int a = alone(g, lv, m, in);
+  /* The wrong element, and a recorded bug it may be (known.def). */
+  const tr_module *cm = inner ? inl : m;
+  const tr_instr *ci = inner ? inner : in;
+  tg_case(g, lv, cm, ci, &r->kase);
+  const char *title = NULL;
+  const char *kid = tr_known_match(r->target, ci, &r->kase, &r->sig, &title);
+  if (kid) {
+    snprintf(r->known, sizeof r->known, "%s", kid);
+    snprintf(r->known_title, sizeof r->known_title, "%s", title);
+  }
+  tr_module_free(inl);
   snprintf(r->alone, sizeof r->alone, "%s", a == 1 ? "wrong" : a == 0 ? "right" : "unknown");
   per_instruction(g, lv, m, r->per_instr, sizeof r->per_instr);
   r->agree = a == 1 && strcmp(r->per_instr, in->name) == 0;
@@ -208,11 +206,11 @@ tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
   if (!r->per_instr[0]) snprintf(pi, sizeof pi, "; the per-instruction check names nothing (it changes the context)");
   else if (strcmp(r->per_instr, in->name) == 0) snprintf(pi, sizeof pi, "; the per-instruction check agrees");
   else snprintf(pi, sizeof pi, "; the per-instruction check names %%%s instead", r->per_instr);
-  char inner[200] = "";
+  char innertxt[200] = "";
   if (r->inner[0])
-    snprintf(inner, sizeof inner, "; inside it (inlined, bisected again) %%%s (%s)", r->inner, tr_ops[r->inner_op].name);
+    snprintf(innertxt, sizeof innertxt, "; inside it (inlined, bisected again) %%%s (%s)", r->inner, tr_ops[r->inner_op].name);
   tg_note(lv, "%%%s (%s, %d of %d in program order; bisection %d runs)%s%s%s", in->name, tr_ops[in->op].name,
-          k + 1, nbl, r->bisect_runs, inner, why, pi);
+          k + 1, nbl, r->bisect_runs, innertxt, why, pi);
   tr_free(bl);
   lv->ms = tg_now_ms() - t0;
   return TR_OK;

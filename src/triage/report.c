@@ -62,6 +62,20 @@ cJSON *tr_triage_json(const tr_triage_report *r) {
       cJSON_AddBoolToObject(l, "agree", r->agree);
       cJSON_AddStringToObject(l, "inner", r->inner);
       cJSON_AddStringToObject(l, "inner_op", r->inner[0] ? tr_ops[r->inner_op].name : "");
+      if (r->kase.has) {
+        cJSON *c = cJSON_AddObjectToObject(l, "wrong_element");
+        cJSON_AddStringToObject(c, "text", r->kase.text);
+        cJSON_AddBoolToObject(c, "seen", r->kase.elem);
+        cJSON_AddBoolToObject(c, "alone", r->kase.alone);
+        if (r->kase.elem) {
+          cJSON_AddStringToObject(c, "index", r->kase.index);
+          cJSON_AddNumberToObject(c, "target", r->kase.target);
+          cJSON_AddNumberToObject(c, "reference", r->kase.ref);
+          cJSON_AddNumberToObject(c, "allowed", r->kase.bound);
+        }
+      }
+      cJSON_AddStringToObject(l, "known", r->known);
+      cJSON_AddStringToObject(l, "known_title", r->known_title);
     } else if (i == 2) {
       cJSON_AddStringToObject(l, "pass", r->guilty_pass);
       cJSON_AddNumberToObject(l, "pass_run", r->guilty_run);
@@ -106,6 +120,10 @@ static void md_summary(tr_buf *b, const tr_triage_report *r) {
     tr_buf_printf(b, "- **Culprit instruction**: `%%%s` (%s)%s%s%s%s\n", r->culprit, tr_ops[r->culprit_op].name,
                   r->inner[0] ? "; inside it `%" : "", r->inner, r->inner[0] ? "` " : "",
                   r->inner[0] ? tr_ops[r->inner_op].name : "");
+  if (r->kase.has) tr_buf_printf(b, "- **Wrong element**: `%s`\n", r->kase.text);
+  if (r->known[0])
+    tr_buf_printf(b, "- **Known bug**: %s, %s (docs/FINDINGS.md); its trigger matches this culprit\n", r->known,
+                  r->known_title);
   if (r->kernel_name[0])
     tr_buf_printf(b, "- **Fused kernel**: `%%%s`%s%s%s\n", r->kernel_name, r->kernel_instr[0] ? ", inside it `%" : "",
                   r->kernel_instr, r->kernel_instr[0] ? "`" : "");

@@ -57,6 +57,36 @@ typedef struct {
   char note[512];       /* one line a person reads: what and why */
 } tr_level;
 
+/* The culprit's first wrong element (case.c): the culprit (its inner
+ * instruction when it wraps computations) made the root and run on the
+ * failing inputs, then alone on the reference's operand values when the
+ * context run shows nothing; its operands' reference values there (an
+ * elementwise op: the element itself; any op: rank-0 operands), and
+ * which operands the compiler can fold (no parameter behind them).
+ * known.c matches it against recorded bugs; reports print text. */
+#define TR_CASE_ARGS 6
+typedef struct {
+  bool has;                      /* op and args are set */
+  bool elem;                     /* a wrong element was seen: index,
+                                    target, ref, bound are set */
+  bool alone;                    /* ... in the culprit run alone */
+  tr_op op;
+  tr_dtype dtype;                /* of the wrong leaf (else the result's) */
+  double target, ref, bound;
+  char index[96];
+  int nargs;                     /* operands described (<= TR_CASE_ARGS) */
+  int noperands;                 /* the culprit's operands */
+  tr_dtype arg_dt[TR_CASE_ARGS];
+  int64_t arg_n[TR_CASE_ARGS];   /* elements (-1: a tuple or unknown) */
+  bool arg_set[TR_CASE_ARGS];    /* the values below are at the element */
+  double arg[TR_CASE_ARGS];      /* as a double (complex: real part) */
+  double arg_im[TR_CASE_ARGS];   /* complex: imaginary part */
+  uint64_t arg_bits[TR_CASE_ARGS]; /* raw pattern (ints: zero-extended) */
+  bool arg_folded[TR_CASE_ARGS]; /* no parameter behind it */
+  bool arg_zero[TR_CASE_ARGS];   /* some element is zero */
+  char text[400];                /* "power(u32 3, u32 4294967295) at [2] = 1; reference 0 +- 0" */
+} tr_triage_case;
+
 /* Everything triage found. Heap-owned; tr_triage_report_free. */
 typedef struct {
   char *target;           /* the target's spec */
@@ -92,6 +122,9 @@ typedef struct {
   char alone[32];         /* "wrong", "right" (needs context), "" */
   char per_instr[128];    /* first mismatch per instruction, "" none */
   bool agree;             /* the checks agree with the bisection */
+  tr_triage_case kase;    /* the culprit's first wrong element */
+  char known[32];         /* a recorded bug it matches (known.def), "" */
+  char known_title[200];  /* its title */
 
   /* passes: translation validation */
   tr_level passes;
@@ -167,6 +200,15 @@ tr_status tr_triage_load_bundle(const char *dir, tr_module **m, tr_tensor ***ins
  * in the background for each new finding. */
 tr_status tr_triage_bundle(const char *dir, const char *target, const tr_target_config *tc,
                            const tr_profile *profile, tr_diag *d);
+
+/* The recorded bug of target whose trigger the culprit in and its case c
+ * match, for a finding of signature sig (known.def; docs/TRIAGE.md): its
+ * id ("xla-17"), NULL when none; *title gets its title. */
+const char *tr_known_match(const char *target, const tr_instr *in, const tr_triage_case *c,
+                           const tr_check_sig *sig, const char **title);
+/* Entries of known.def for a completeness test: the i-th id, NULL past
+ * the end. */
+const char *tr_known_id(int i);
 
 /* The report as JSON (every level), markdown and HTML. */
 cJSON *tr_triage_json(const tr_triage_report *r);

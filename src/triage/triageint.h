@@ -86,6 +86,14 @@ void tg_progress(tg_ctx *g, const char *fmt, ...);
 /* The levels (one file each). */
 tr_status tg_outputs(tg_ctx *g, const tr_module *m);
 tr_status tg_bisect_level(tg_ctx *g, const tr_module *m);
+/* The culprit in (an entry instruction of m, which runs on the report's
+ * inputs) at its first wrong element into c (case.c); one or two target
+ * runs, counted in lv. */
+void tg_case(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in, tr_triage_case *c);
+/* The culprit in alone (a module of its own) checked on the reference's
+ * values of its operands on the report's inputs; false when it could not
+ * run (cr then holds nothing to free). */
+bool tg_check_alone(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in, tr_check_report *cr);
 /* Prefix bisection: the position (index into blamable order bl) of the
  * first instruction whose prefix module fails like want; -1 if none
  * (the whole module must fail). Counts runs in lv. */

@@ -1,0 +1,205 @@
+/* case.c - the culprit's first wrong element, for people and for known.c:
+ * which operand values make the culprit go wrong. A report that says
+ * "power(u32 3, u32 4294967295) = 1; reference 0" lets a compiler
+ * engineer see the bug without running anything, and lets triage name a
+ * recorded bug whose trigger is the same (known.c).
+ *
+ * The culprit is made the root (everything before it kept, so the
+ * compiler folds and fuses what it did) and checked on the failing
+ * inputs; when that run shows nothing (the context changed), the culprit
+ * runs alone on the reference's operand values. The operands' values are
+ * the reference's, read at the wrong element. */
+#include "triageint.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Whether no parameter (or rng, or infeed) is behind x: the compiler can
+ * fold it. memo: 0 unknown, 1 yes, 2 no, per id. */
+static bool foldable(const tr_instr *x, unsigned char *memo, int nmemo, int depth) {
+  if (x->id >= 0 && x->id < nmemo && memo[x->id]) return memo[x->id] == 1;
+  bool ok = depth < 200 && x->op != TR_OP_PARAMETER && !(tr_ops[x->op].flags & TR_OPF_S);
+  for (int i = 0; ok && i < x->noperands; i++) ok = foldable(x->operands[i], memo, nmemo, depth + 1);
+  if (x->id >= 0 && x->id < nmemo) memo[x->id] = ok ? 1 : 2;
+  return ok;
+}
+
+/* The first failing array leaf of a check's first finding into c. */
+static bool first_wrong(const tr_check_report *cr, tr_triage_case *c) {
+  if (cr->outcome != TR_CHECK_FINDING || cr->first_finding < 0) return false;
+  const tr_check_run *run = &cr->runs[cr->first_finding];
+  for (int j = 0; j < run->nouts; j++) {
+    const tr_check_output *o = &run->outs[j];
+    if (o->protocol_error || !o->cmp.has_fail) continue;
+    c->elem = true;
+    c->dtype = o->dtype;
+    c->target = o->cmp.first_target;
+    c->ref = o->cmp.first_value;
+    c->bound = o->cmp.first_bound;
+    snprintf(c->index, sizeof c->index, "%s", o->index);
+    return true;
+  }
+  return false;
+}
+
+/* A check's first wrong element into c; *flat gets its flat index. */
+static bool wrong_elem(const tr_check_report *cr, tr_triage_case *c, size_t *flat) {
+  if (!first_wrong(cr, c)) return false;
+  const tr_check_run *run = &cr->runs[cr->first_finding];
+  for (int j = 0; j < run->nouts; j++)
+    if (!run->outs[j].protocol_error && run->outs[j].cmp.has_fail) {
+      *flat = run->outs[j].cmp.first_fail;
+      break;
+    }
+  return true;
+}
+
+bool tg_check_alone(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in, tr_check_report *cr) {
+  memset(cr, 0, sizeof *cr);
+  const tr_instr **src = tr_xcalloc((size_t)in->noperands + 1, sizeof *src);
+  int nsrc = 0;
+  bool ran = false;
+  tr_module *x = tr_extract_instr(m, in, src, &nsrc);
+  if (x) {
+    int *ids = tr_xcalloc((size_t)nsrc + 1, sizeof *ids);
+    for (int i = 0; i < nsrc; i++) ids[i] = src[i]->id;
+    tr_tensor **vals = NULL;
+    int nvals = 0;
+    tr_diag dd = {0};
+    tr_status st = nsrc ? tg_ref_values(m, ids, nsrc, g->r->inputs, g->r->ninputs, &vals, &nvals, &dd) : TR_OK;
+    tg_oom_diag(g, &dd);
+    if (st == TR_OK) {
+      ran = tg_check(g, lv, x, vals, nvals, cr) == TR_OK;
+      if (!ran) tr_check_report_free(cr);
+    }
+    tr_diag_clear(&dd);
+    tr_eval_free_outputs(vals, nvals);
+    tr_free(ids);
+    tr_module_free(x);
+  }
+  tr_free(src);
+  return ran;
+}
+
+static void put_value(tr_buf *b, tr_dtype dt, double v, double im) {
+  if (tr_dtypes[dt].kind == TR_DK_COMPLEX) tr_buf_printf(b, "%.9g%+.9gi", v, im);
+  else if (dt < TR_DT_COUNT && !tr_dtype_is_float(dt) && isfinite(v)) tr_buf_printf(b, "%.17g", v);
+  else if (isnan(v)) tr_buf_puts(b, "nan");
+  else if (v == 0 && signbit(v)) tr_buf_puts(b, "-0");
+  else tr_buf_printf(b, "%.9g", v);
+}
+
+/* The operands' reference values at element flat (elem: one was seen). */
+static void args_at(tg_ctx *g, const tr_module *m, const tr_instr *in, size_t flat, bool elem,
+                    tr_triage_case *c) {
+  int n = in->noperands < TR_CASE_ARGS ? in->noperands : TR_CASE_ARGS;
+  int64_t outn = tr_shape_is_array(in->shape) ? tr_shape_count(in->shape) : -1;
+  bool arrays = true;
+  int ids[TR_CASE_ARGS];
+  for (int k = 0; k < n; k++) {
+    const tr_instr *a = in->operands[k];
+    c->arg_dt[k] = a->shape->dtype;
+    c->arg_n[k] = tr_shape_is_array(a->shape) ? tr_shape_count(a->shape) : -1;
+    arrays = arrays && c->arg_n[k] >= 0;
+    ids[k] = a->id;
+  }
+  c->nargs = n;
+  if (!arrays || n == 0) return;
+  tr_tensor **vals = NULL;
+  int nvals = 0;
+  tr_diag dd = {0};
+  tr_status st = tg_ref_values(m, ids, n, g->r->inputs, g->r->ninputs, &vals, &nvals, &dd);
+  tg_oom_diag(g, &dd);
+  if (st == TR_OK && nvals == n) {
+    bool ew = (tr_ops[in->op].flags & TR_OPF_E) != 0;
+    for (int k = 0; k < n; k++) {
+      const tr_tensor *t = vals[k];
+      size_t cnt = (size_t)c->arg_n[k];
+      for (size_t i = 0; i < cnt && !c->arg_zero[k]; i++) {
+        double re = 0, im = 0;
+        if (tr_dtypes[t->dtype].kind == TR_DK_COMPLEX) tr_tensor_get_c(t, i, &re, &im);
+        else re = tr_tensor_get_f(t, i);
+        c->arg_zero[k] = re == 0 && im == 0;
+      }
+      size_t at;
+      if (cnt == 1) at = 0;
+      else if (elem && ew && (int64_t)cnt == outn && flat < cnt) at = flat;
+      else continue;
+      c->arg_set[k] = true;
+      if (tr_dtypes[t->dtype].kind == TR_DK_COMPLEX) {
+        tr_tensor_get_c(t, at, &c->arg[k], &c->arg_im[k]);
+      } else {
+        c->arg[k] = tr_tensor_get_f(t, at);
+        c->arg_bits[k] = tr_dtype_is_int(t->dtype) || tr_dtypes[t->dtype].kind == TR_DK_PRED
+                             ? tr_tensor_get_u(t, at) : tr_tensor_get_bits(t, at);
+      }
+    }
+  }
+  tr_eval_free_outputs(vals, nvals);
+  tr_diag_clear(&dd);
+}
+
+static void describe(tr_triage_case *c, const tr_instr *in) {
+  tr_buf b = {0};
+  tr_buf_printf(&b, "%s(", tr_ops[c->op].name);
+  for (int k = 0; k < c->noperands; k++) {
+    if (k) tr_buf_puts(&b, ", ");
+    if (k >= c->nargs) {
+      tr_buf_puts(&b, "...");
+      break;
+    }
+    if (c->arg_set[k]) {
+      tr_dtype t = c->arg_dt[k];
+      tr_buf_printf(&b, "%s ", tr_dtype_name(t));
+      if (tr_dtypes[t].kind == TR_DK_SINT) tr_buf_printf(&b, "%lld", (long long)(int64_t)c->arg_bits[k]);
+      else if (tr_dtypes[t].kind == TR_DK_UINT || tr_dtypes[t].kind == TR_DK_PRED)
+        tr_buf_printf(&b, "%llu", (unsigned long long)c->arg_bits[k]);
+      else put_value(&b, t, c->arg[k], c->arg_im[k]);
+    } else {
+      tr_shape_print(&b, in->operands[k]->shape, false);
+    }
+    if (c->arg_folded[k] && in->operands[k]->op != TR_OP_CONSTANT) tr_buf_puts(&b, " (folds)");
+    else if (in->operands[k]->op == TR_OP_CONSTANT) tr_buf_puts(&b, " (constant)");
+  }
+  tr_buf_puts(&b, ")");
+  if (c->elem) {
+    tr_buf_printf(&b, " at %s = ", c->index[0] ? c->index : "[]");
+    put_value(&b, c->dtype, c->target, 0);
+    tr_buf_printf(&b, " on the target; reference ");
+    put_value(&b, c->dtype, c->ref, 0);
+    tr_buf_printf(&b, " +- %.3g%s", c->bound, c->alone ? " (run alone on the reference's operands)" : "");
+  } else {
+    tr_buf_puts(&b, ": no single wrong element (the culprit as the root and alone show none)");
+  }
+  snprintf(c->text, sizeof c->text, "%s", tr_buf_str(&b));
+  tr_buf_free(&b);
+}
+
+void tg_case(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in, tr_triage_case *c) {
+  memset(c, 0, sizeof *c);
+  c->op = in->op;
+  c->dtype = tr_shape_is_array(in->shape) ? in->shape->dtype : TR_DT_COUNT;
+  c->noperands = in->noperands;
+  unsigned char *memo = tr_xcalloc((size_t)m->next_id + 1, 1);
+  for (int k = 0; k < in->noperands && k < TR_CASE_ARGS; k++)
+    c->arg_folded[k] = foldable(in->operands[k], memo, m->next_id + 1, 0);
+  tr_free(memo);
+  size_t flat = 0;
+  /* In context: the culprit as the root, everything before it kept. */
+  tr_check_report cr;
+  tr_module *x = tg_with_root(m, &in->id, 1);
+  if (x) {
+    if (tg_check(g, lv, x, g->r->inputs, g->r->ninputs, &cr) == TR_OK) c->elem = wrong_elem(&cr, c, &flat);
+    tr_check_report_free(&cr);
+  }
+  tr_module_free(x);
+  /* Else alone, on the reference's values of its operands. */
+  if (!c->elem && tg_check_alone(g, lv, m, in, &cr)) {
+    c->elem = c->alone = wrong_elem(&cr, c, &flat);
+    tr_check_report_free(&cr);
+  }
+  args_at(g, m, in, flat, c->elem, c);
+  c->has = true;
+  describe(c, in);
+}

@@ -1,0 +1,280 @@
+/* known.c - recorded bugs recognised by their trigger (known.def). Each
+ * matcher states, over the culprit instruction and its first wrong
+ * element (case.c), the condition docs/FINDINGS.md gives for one bug:
+ * the op and dtype, the operand values that set it off, the producers
+ * around it that a rewrite needs, whether the operands fold. A matcher
+ * is as narrow as its finding's description; a finding it does not fit
+ * stays unlabelled, which is the safe side. */
+#include "triageint.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef bool known_fn(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *sig);
+
+/* ---- what matchers ask ---- */
+
+static bool is_float(tr_dtype t) { return tr_dtype_is_float(t); }
+static bool is_sint(tr_dtype t) { return tr_dtypes[t].kind == TR_DK_SINT; }
+static bool is_uint(tr_dtype t) { return tr_dtypes[t].kind == TR_DK_UINT; }
+static bool is_complex(tr_dtype t) { return tr_dtypes[t].kind == TR_DK_COMPLEX; }
+static bool kind_is(const tr_check_sig *s, const char *k) { return strcmp(s->kind, k) == 0; }
+
+/* Producer of operand k, NULL past the operands. */
+static const tr_instr *opnd(const tr_instr *in, int k) { return k < in->noperands ? in->operands[k] : NULL; }
+static bool opnd_is(const tr_instr *in, int k, tr_op op) {
+  const tr_instr *a = opnd(in, k);
+  return a && a->op == op;
+}
+/* A nonzero value of a float type below its smallest normal (complex:
+ * of its part's type). */
+static bool denormal(tr_dtype t, double v) {
+  if (t == TR_DT_C64) t = TR_DT_F32;
+  if (t == TR_DT_C128) t = TR_DT_F64;
+  if (!is_float(t) || v == 0 || isnan(v)) return false;
+  return fabs(v) < ldexp(1.0, 1 - tr_dtypes[t].bias);
+}
+static bool arg_denormal(const tr_triage_case *c, int k) {
+  return k < c->nargs && c->arg_set[k] && denormal(c->arg_dt[k], c->arg[k]);
+}
+static bool all_folded(const tr_triage_case *c) {
+  if (c->noperands == 0 || c->nargs < c->noperands) return false;
+  for (int k = 0; k < c->nargs; k++)
+    if (!c->arg_folded[k]) return false;
+  return true;
+}
+/* The wrong element's error in units in the last place of dt at ref. */
+static double ulps(tr_dtype dt, double ref, double target) {
+  if (!is_float(dt) || !isfinite(ref) || !isfinite(target)) return INFINITY;
+  int e = 0;
+  frexp(ref, &e); /* ref = f * 2^e, f in [0.5, 1) */
+  int emin = 2 - tr_dtypes[dt].bias;
+  if (e < emin) e = emin;
+  return fabs(target - ref) / ldexp(1.0, e - 1 - tr_dtypes[dt].mbits);
+}
+
+/* ---- one matcher a recorded bug ---- */
+
+static bool x1_reduce_nan(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  return in->op == TR_OP_REDUCE && c->elem && isnan(c->ref) && !isnan(c->target) && c->nargs >= 1 &&
+         c->arg_n[0] >= 4096;
+}
+static bool x2_div_zero(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  return kind_is(s, "crash") && (in->op == TR_OP_DIVIDE || in->op == TR_OP_REMAINDER) &&
+         tr_dtype_is_int(c->dtype) && all_folded(c) && c->arg_zero[1];
+}
+static bool x3_popcnt_s4(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  return in->op == TR_OP_POPCNT && c->dtype == TR_DT_S4;
+}
+static bool x4_ds_unsigned(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  int first = in->op == TR_OP_DYNAMIC_SLICE ? 1 : in->op == TR_OP_DYNAMIC_UPDATE_SLICE ? 2 : -1;
+  if (first < 0) return false;
+  for (int k = first; k < c->nargs; k++) {
+    tr_dtype t = c->arg_dt[k];
+    if (is_uint(t) && c->arg_folded[k] && c->arg_set[k] && tr_dtypes[t].bits < 64 &&
+        c->arg_bits[k] >= (1ull << (tr_dtypes[t].bits - 1)))
+      return true;
+    if (t == TR_DT_U64 && c->arg_folded[k] && c->arg_set[k] && c->arg_bits[k] >= (1ull << 63)) return true;
+  }
+  return false;
+}
+static bool x5_rng_signed(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)c;
+  if (!kind_is(s, "protocol_error") || in->op != TR_OP_RNG_BIT_GENERATOR) return false;
+  const tr_shape *sh = in->shape;
+  return sh->dtype == TR_DT_TUPLE && sh->nelems == 2 && is_sint(sh->elems[1]->dtype);
+}
+static bool x6_all_to_all(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)c;
+  return kind_is(s, "crash") && in->op == TR_OP_ALL_TO_ALL && in->shape->dtype == TR_DT_TUPLE;
+}
+static bool x7_log1p_f64(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  if (in->op == TR_OP_LOG_PLUS_ONE && c->dtype == TR_DT_F64 && c->arg_set[0])
+    return c->arg[0] > -0.5 && c->arg[0] < -0.29;
+  /* log|z| of c128 log and log1p goes through the same f64 log1p. */
+  return (in->op == TR_OP_LOG || in->op == TR_OP_LOG_PLUS_ONE) && c->nargs >= 1 && c->arg_dt[0] == TR_DT_C128 &&
+         c->elem && isfinite(c->target);
+}
+static bool x8_folder(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  if (!all_folded(c)) return false;
+  switch (in->op) {
+  case TR_OP_COUNT_LEADING_ZEROS:
+    return is_sint(c->dtype) && tr_dtypes[c->dtype].bits < 64 && c->arg_set[0] && c->arg[0] < 0;
+  case TR_OP_BITCAST_CONVERT:
+    /* Sub-byte results take a byte each; float NaNs are canonicalised. */
+    return c->dtype == TR_DT_S4 || c->dtype == TR_DT_U4 ||
+           (is_float(c->arg_dt[0]) && c->arg_set[0] && isnan(c->arg[0]));
+  case TR_OP_CONVOLUTION: return tr_dtype_is_int(c->dtype);
+  case TR_OP_ROUND_NEAREST_EVEN:
+  case TR_OP_ROUND_NEAREST_AFZ: return c->dtype == TR_DT_F8E3M4;
+  case TR_OP_NEGATE: return c->dtype == TR_DT_F8E8M0FNU;
+  default: return false;
+  }
+}
+static bool x9_cbrt_denormal(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  return in->op == TR_OP_CBRT && (c->dtype == TR_DT_F32 || c->dtype == TR_DT_BF16) && arg_denormal(c, 0);
+}
+static bool x10_atan2_denormal(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  if (in->op != TR_OP_ATAN2 || !arg_denormal(c, 0) || !c->arg_set[1]) return false;
+  if (c->dtype == TR_DT_F64) return c->arg[1] < 0 || arg_denormal(c, 1);
+  return c->dtype == TR_DT_F32 && arg_denormal(c, 1);
+}
+static bool x11_complex_compare(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  if (!kind_is(s, "crash") || in->op != TR_OP_COMPARE || c->nargs < 1 || !is_complex(c->arg_dt[0])) return false;
+  const tr_attr *a = tr_instr_attr(in, TR_ATTR_DIRECTION);
+  return a && a->u.s && strcmp(a->u.s, "EQ") != 0 && strcmp(a->u.s, "NE") != 0;
+}
+static bool x12_csqrt_neg_zero(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  if (in->op != TR_OP_SQRT || !is_complex(c->dtype) || !c->arg_set[0]) return false;
+  double re = c->arg[0], im = c->arg_im[0];
+  return re <= 0 && ((im == 0 && signbit(im)) || (im < 0 && denormal(c->dtype, im)));
+}
+static bool x13_div_mul(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)c, (void)s;
+  if (in->op != TR_OP_MULTIPLY) return false;
+  for (int k = 0; k < 2; k++) {
+    const tr_instr *d = opnd(in, k), *other = opnd(in, 1 - k);
+    if (d && other && d->op == TR_OP_DIVIDE && d->noperands == 2 &&
+        (d->operands[1] == other || (d->operands[1]->op == TR_OP_CONSTANT && other->op == TR_OP_CONSTANT)))
+      return true;
+  }
+  return false;
+}
+static bool x14_cpow_split(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  return in->op == TR_OP_POWER && c->nargs >= 1 && is_complex(c->arg_dt[0]) && c->elem &&
+         (isnan(c->target) || isinf(c->target));
+}
+static bool x15_cbitcast(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)c;
+  if ((!kind_is(s, "crash") && !kind_is(s, "compile_error")) || in->op != TR_OP_BITCAST_CONVERT) return false;
+  tr_dtype from = in->operands[0]->shape->dtype, to = in->shape->dtype;
+  return is_complex(from) && is_complex(to) && from != to;
+}
+static bool x16_contract(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  /* The largest errors measured on the swept releases
+   * (bench/measure_profile.py --contract; docs/FINDINGS.md, 16). */
+  static const struct {
+    tr_op op;
+    tr_dtype dt;
+    double ulps;
+  } worst[] = {
+      {TR_OP_EXPONENTIAL_MINUS_ONE, TR_DT_F32, 4.88}, {TR_OP_EXPONENTIAL_MINUS_ONE, TR_DT_F64, 3.58},
+      {TR_OP_EXPONENTIAL_MINUS_ONE, TR_DT_F16, 2.11}, {TR_OP_LOG_PLUS_ONE, TR_DT_F32, 2.31},
+      {TR_OP_TANH, TR_DT_F32, 4.03},                  {TR_OP_TANH, TR_DT_F64, 5.03},
+      {TR_OP_ERF, TR_DT_F32, 5.21},                   {TR_OP_RSQRT, TR_DT_F32, 1.54},
+  };
+  if (!c->elem) return false;
+  for (size_t i = 0; i < sizeof worst / sizeof worst[0]; i++)
+    if (worst[i].op == in->op && worst[i].dt == c->dtype) return ulps(c->dtype, c->ref, c->target) <= worst[i].ulps;
+  return false;
+}
+static bool x17_int_power(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  if (in->op != TR_OP_POWER || !tr_dtype_is_int(c->dtype) || c->nargs < 2 || !c->arg_set[1]) return false;
+  if (is_uint(c->arg_dt[1])) return c->arg_bits[1] >= 64;
+  return c->arg[1] >= 64 || c->arg[1] < 0;
+}
+static bool x18_sort_calls(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)c;
+  if (!kind_is(s, "crash") || in->op != TR_OP_SORT) return false;
+  const tr_attr *a = tr_instr_attr(in, TR_ATTR_TO_APPLY);
+  if (!a || !a->u.comp) return false;
+  for (int i = 0; i < a->u.comp->ninstrs; i++) {
+    tr_op op = a->u.comp->instrs[i]->op;
+    if (op == TR_OP_CALL || op == TR_OP_WHILE || op == TR_OP_MAP || op == TR_OP_REDUCE || op == TR_OP_SCATTER ||
+        op == TR_OP_DYNAMIC_UPDATE_SLICE || op == TR_OP_CONDITIONAL)
+      return true;
+  }
+  return false;
+}
+static bool same_operands_multiply(const tr_instr *x) {
+  return x && x->op == TR_OP_MULTIPLY && x->noperands == 2 && x->operands[0] == x->operands[1];
+}
+static bool x19_signed_square(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  return in->op == TR_OP_COMPARE && c->nargs >= 1 && is_sint(c->arg_dt[0]) &&
+         (same_operands_multiply(opnd(in, 0)) || same_operands_multiply(opnd(in, 1)));
+}
+static bool x20_sqrt_square(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)c, (void)s;
+  return in->op == TR_OP_SQRT && same_operands_multiply(opnd(in, 0));
+}
+static bool x21_pred_div(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  const tr_instr *n = opnd(in, 0);
+  return in->op == TR_OP_DIVIDE && is_float(c->dtype) && n && n->op == TR_OP_CONVERT &&
+         n->operands[0]->shape->dtype == TR_DT_PRED && opnd_is(in, 1, TR_OP_BROADCAST) && c->arg_set[1] &&
+         (isnan(c->arg[1]) || c->arg[1] == 0);
+}
+static bool x22_denormal_log(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  bool f32ish = c->dtype == TR_DT_F32 || c->dtype == TR_DT_BF16;
+  return f32ish && (in->op == TR_OP_POWER || in->op == TR_OP_LOG) && arg_denormal(c, 0);
+}
+static bool x23_scatter_add(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  return in->op == TR_OP_ADD && is_float(c->dtype) && (opnd_is(in, 0, TR_OP_SCATTER) || opnd_is(in, 1, TR_OP_SCATTER));
+}
+static bool x24_huge_divisor(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  if (in->op != TR_OP_DIVIDE || !is_float(c->dtype) || c->nargs < 2 || !c->arg_set[1]) return false;
+  if (!opnd_is(in, 1, TR_OP_BROADCAST) && !opnd_is(in, 1, TR_OP_CONSTANT)) return false;
+  /* emax is the bias for IEEE types */
+  return fabs(c->arg[1]) > ldexp(1.0, tr_dtypes[c->dtype].bias - 1);
+}
+static bool x25_ds_of_ds(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)c, (void)s;
+  return in->op == TR_OP_DYNAMIC_SLICE && opnd_is(in, 0, TR_OP_DYNAMIC_SLICE);
+}
+static bool x26_while_step(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  return in->op == TR_OP_WHILE && all_folded(c);
+}
+static bool x27_batch_group_nan(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  return in->op == TR_OP_CONVOLUTION && tr_attr_int(in, TR_ATTR_BATCH_GROUP_COUNT, 1) > 1 && c->elem &&
+         isnan(c->target) && !isnan(c->ref);
+}
+static bool x28_exp_log_pad(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)c, (void)s;
+  const tr_instr *l = opnd(in, 0);
+  return in->op == TR_OP_EXPONENTIAL && l && l->op == TR_OP_LOG && opnd_is(l, 0, TR_OP_PAD);
+}
+
+/* ---- the table ---- */
+
+static const struct {
+  const char *id, *target, *title;
+  known_fn *fn;
+} known[] = {
+#define K(ID, TARGET, TITLE, FN) {ID, TARGET, TITLE, FN},
+#include "known.def"
+#undef K
+};
+enum { NKNOWN = sizeof known / sizeof known[0] };
+
+const char *tr_known_id(int i) { return i >= 0 && i < NKNOWN ? known[i].id : NULL; }
+
+const char *tr_known_match(const char *target, const tr_instr *in, const tr_triage_case *c,
+                           const tr_check_sig *sig, const char **title) {
+  if (!target || !in || !c || !c->has) return NULL;
+  size_t fam = strcspn(target, "@:");
+  for (int i = 0; i < NKNOWN; i++) {
+    if (strlen(known[i].target) != fam || strncmp(known[i].target, target, fam) != 0) continue;
+    if (known[i].fn(in, c, sig)) {
+      if (title) *title = known[i].title;
+      return known[i].id;
+    }
+  }
+  return NULL;
+}
