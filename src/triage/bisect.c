@@ -162,6 +162,15 @@ static tr_module *descend(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_
   return cur;
 }
 
+/* The recorded bug (known.def) whose trigger in and r->kase match. */
+static void name_known(tr_triage_report *r, const tr_instr *in) {
+  const char *title = NULL;
+  const char *id = tr_known_match(r->target, in, &r->kase, &r->sig, &title);
+  if (!id) return;
+  snprintf(r->known, sizeof r->known, "%s", id);
+  snprintf(r->known_title, sizeof r->known_title, "%s", title);
+}
+
 tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
   tr_triage_report *r = g->r;
   tr_level *lv = &r->instr;
@@ -173,6 +182,11 @@ tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
   if (k < 0) {
     lv->state = TR_LEVEL_NONE;
     tg_note(lv, "no prefix of the %d instructions fails; the finding is in what no cut returns", nbl);
+    /* Still a recorded bug of the root's form (a result type the target
+     * gets wrong is seen only in the whole module's outputs)? */
+    const tr_instr *root = m->entry->root;
+    tg_case_static(m, root, &r->kase);
+    name_known(r, root);
     tr_free(bl);
     lv->ms = tg_now_ms() - t0;
     return TR_OK;
@@ -189,12 +203,7 @@ tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
   const tr_module *cm = inner ? inl : m;
   const tr_instr *ci = inner ? inner : in;
   tg_case(g, lv, cm, ci, &r->kase);
-  const char *title = NULL;
-  const char *kid = tr_known_match(r->target, ci, &r->kase, &r->sig, &title);
-  if (kid) {
-    snprintf(r->known, sizeof r->known, "%s", kid);
-    snprintf(r->known_title, sizeof r->known_title, "%s", title);
-  }
+  name_known(r, ci);
   tr_module_free(inl);
   snprintf(r->alone, sizeof r->alone, "%s", a == 1 ? "wrong" : a == 0 ? "right" : "unknown");
   per_instruction(g, lv, m, r->per_instr, sizeof r->per_instr);

@@ -93,18 +93,14 @@ static void put_value(tr_buf *b, tr_dtype dt, double v, double im) {
 /* The operands' reference values at element flat (elem: one was seen). */
 static void args_at(tg_ctx *g, const tr_module *m, const tr_instr *in, size_t flat, bool elem,
                     tr_triage_case *c) {
-  int n = in->noperands < TR_CASE_ARGS ? in->noperands : TR_CASE_ARGS;
+  int n = c->nargs;
   int64_t outn = tr_shape_is_array(in->shape) ? tr_shape_count(in->shape) : -1;
   bool arrays = true;
   int ids[TR_CASE_ARGS];
   for (int k = 0; k < n; k++) {
-    const tr_instr *a = in->operands[k];
-    c->arg_dt[k] = a->shape->dtype;
-    c->arg_n[k] = tr_shape_is_array(a->shape) ? tr_shape_count(a->shape) : -1;
     arrays = arrays && c->arg_n[k] >= 0;
-    ids[k] = a->id;
+    ids[k] = in->operands[k]->id;
   }
-  c->nargs = n;
   if (!arrays || n == 0) return;
   tr_tensor **vals = NULL;
   int nvals = 0;
@@ -164,27 +160,40 @@ static void describe(tr_triage_case *c, const tr_instr *in) {
   }
   tr_buf_puts(&b, ")");
   if (c->elem) {
+    /* complex elements are judged part by part: the failing part */
+    tr_dtype vt = tr_dtypes[c->dtype].kind == TR_DK_COMPLEX ? TR_DT_F64 : c->dtype;
     tr_buf_printf(&b, " at %s = ", c->index[0] ? c->index : "[]");
-    put_value(&b, c->dtype, c->target, 0);
+    put_value(&b, vt, c->target, 0);
     tr_buf_printf(&b, " on the target; reference ");
-    put_value(&b, c->dtype, c->ref, 0);
+    put_value(&b, vt, c->ref, 0);
     tr_buf_printf(&b, " +- %.3g%s", c->bound, c->alone ? " (run alone on the reference's operands)" : "");
   } else {
-    tr_buf_puts(&b, ": no single wrong element (the culprit as the root and alone show none)");
+    tr_buf_puts(&b, ": no single wrong element seen");
   }
   snprintf(c->text, sizeof c->text, "%s", tr_buf_str(&b));
   tr_buf_free(&b);
 }
 
-void tg_case(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in, tr_triage_case *c) {
+void tg_case_static(const tr_module *m, const tr_instr *in, tr_triage_case *c) {
   memset(c, 0, sizeof *c);
   c->op = in->op;
   c->dtype = tr_shape_is_array(in->shape) ? in->shape->dtype : TR_DT_COUNT;
   c->noperands = in->noperands;
+  c->nargs = in->noperands < TR_CASE_ARGS ? in->noperands : TR_CASE_ARGS;
   unsigned char *memo = tr_xcalloc((size_t)m->next_id + 1, 1);
-  for (int k = 0; k < in->noperands && k < TR_CASE_ARGS; k++)
-    c->arg_folded[k] = foldable(in->operands[k], memo, m->next_id + 1, 0);
+  for (int k = 0; k < c->nargs; k++) {
+    const tr_instr *a = in->operands[k];
+    c->arg_dt[k] = a->shape->dtype;
+    c->arg_n[k] = tr_shape_is_array(a->shape) ? tr_shape_count(a->shape) : -1;
+    c->arg_folded[k] = foldable(a, memo, m->next_id + 1, 0);
+  }
   tr_free(memo);
+  c->has = true;
+  describe(c, in);
+}
+
+void tg_case(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in, tr_triage_case *c) {
+  tg_case_static(m, in, c);
   size_t flat = 0;
   /* In context: the culprit as the root, everything before it kept. */
   tr_check_report cr;
@@ -200,6 +209,5 @@ void tg_case(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in, tr
     tr_check_report_free(&cr);
   }
   args_at(g, m, in, flat, c->elem, c);
-  c->has = true;
   describe(c, in);
 }

@@ -90,6 +90,9 @@ tr_status tg_bisect_level(tg_ctx *g, const tr_module *m);
  * inputs) at its first wrong element into c (case.c); one or two target
  * runs, counted in lv. */
 void tg_case(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in, tr_triage_case *c);
+/* What tg_case knows without running anything: the op, the operands'
+ * types and which fold. */
+void tg_case_static(const tr_module *m, const tr_instr *in, tr_triage_case *c);
 /* The culprit in alone (a module of its own) checked on the reference's
  * values of its operands on the report's inputs; false when it could not
  * run (cr then holds nothing to free). */

@@ -276,6 +276,49 @@ TR_TEST(profile_rule_denormal_flush) {
   tr_profile_free(p);
 }
 
+TR_TEST(profile_rule_denormal_flush_complex) {
+  /* A c128 sum whose real part is a denormal (-2 * 2^-1074): XLA CPU
+   * gives -0 (FTZ in f64, its part type); an imaginary part off by more
+   * than a denormal is still wrong; c128 under a profile flushing only
+   * f32 gets nothing. */
+  tr_profile *p = parse_ok("denormal-flush f64\n");
+  tr_profile *p32 = parse_ok("denormal-flush f32\n");
+  if (!p || !p32) return;
+  int64_t dim = 2;
+  double d = -ldexp(1.0, -1073);
+  fake_out ref;
+  memset(&ref, 0, sizeof ref);
+  ref.dim = 2;
+  ref.o.dtype = TR_DT_C128;
+  ref.o.rank = 1;
+  ref.o.dims = &ref.dim;
+  ref.o.n = 2;
+  double bz[] = {0, 0};
+  ref.o.bound = bz;
+  ref.o.exact = tr_tensor_new(TR_DT_C128, 1, &dim, NULL);
+  tr_tensor_set_c(ref.o.exact, 0, d, 3.0);
+  tr_tensor_set_c(ref.o.exact, 1, d, 3.0);
+  tr_tensor *t = tr_tensor_new(TR_DT_C128, 1, &dim, NULL);
+  tr_tensor_set_c(t, 0, -0.0, 3.0);
+  tr_tensor_set_c(t, 1, -0.0, 3.5);
+  tr_compare_opts o;
+  tr_compare_opts_default(&o);
+  tr_compare_result r = judge(&ref, t, &o); /* strict */
+  CHECK_EQ_INT(r.failing, 2);
+  o.profile = p;
+  r = judge(&ref, t, &o);
+  CHECK_EQ_INT(r.failing, 1);
+  CHECK_EQ_INT(r.first_fail, 1);
+  CHECK_EQ_INT(r.excused_by[TR_PR_DENORMAL_FLUSH], 1);
+  o.profile = p32;
+  r = judge(&ref, t, &o);
+  CHECK_EQ_INT(r.failing, 2);
+  tr_tensor_free(ref.o.exact);
+  tr_tensor_free(t);
+  tr_profile_free(p);
+  tr_profile_free(p32);
+}
+
 TR_TEST(profile_rule_denormal_flush_predicates) {
   /* compare(denormal, 0) under DAZ: false where the reference says true. */
   tr_profile *p = parse_ok("denormal-flush f32\n");
