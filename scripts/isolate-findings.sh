@@ -23,10 +23,11 @@ except Exception: print("")' "$1" "$2"
 }
 one() { # one BUNDLE: isolate it unless done
   b=$1
-  [ -s "$b/isolate/report.json" ] && return 0
+  [ -s "$b/isolate/report.json" ] || [ "$(cat "$b/isolate.rc" 2>/dev/null)" = 0 ] && return 0
   t=$target
   [ -n "$t" ] || t=$(field "$b/fuzz.json" target)
   "$trench" isolate "$b" --target "${t:-builtin}" --no-passes --save "$b/isolate" >/dev/null 2>"$b/isolate.err"
+  echo $? >"$b/isolate.rc"
 }
 export -f one field
 export target trench
@@ -40,7 +41,10 @@ for sig in sorted(os.listdir(os.path.join(out, "findings"))):
     try:
         r = json.load(open(p))
     except Exception:
-        rows.append((sig, "-", "not isolated", "see %s/isolate.err" % sig))
+        try: rc = open(os.path.join(out, "findings", sig, "isolate.rc")).read().strip()
+        except OSError: rc = ""
+        if rc == "0": rows.append((sig, "-", "no finding", "the bundle passes or is weak now"))
+        else: rows.append((sig, "-", "not isolated", "see %s/isolate.err" % sig))
         continue
     i = r.get("levels", {}).get("instruction", {})
     culprit = i.get("culprit", "") or "-"

@@ -43,7 +43,10 @@ static bool all_folded(const tr_triage_case *c) {
     if (!c->arg_folded[k]) return false;
   return true;
 }
-/* The wrong element's error in units in the last place of dt at ref. */
+/* The wrong element's error in units in the last place of dt at ref.
+ * ref is the reference's value rounded to dt, half an ulp from the exact
+ * one at most: an error measured against the exact value (as the worst
+ * cases below were) is up to half an ulp larger against ref. */
 static double ulps(tr_dtype dt, double ref, double target) {
   if (!is_float(dt) || !isfinite(ref) || !isfinite(target)) return INFINITY;
   int e = 0;
@@ -96,7 +99,7 @@ static bool x7_log1p_f64(const tr_instr *in, const tr_triage_case *c, const tr_c
   /* 128 ulps in (-0.5, -0.29); elsewhere up to 1.915 (2 million random
    * points of (0.3, 0.8)) where XLA's contract is 1 */
   if (in->op == TR_OP_LOG_PLUS_ONE && c->dtype == TR_DT_F64 && c->arg_set[0])
-    return (c->arg[0] > -0.5 && c->arg[0] < -0.29) || (c->elem && ulps(c->dtype, c->ref, c->target) <= 1.92);
+    return (c->arg[0] > -0.5 && c->arg[0] < -0.29) || (c->elem && ulps(c->dtype, c->ref, c->target) <= 1.92 + 0.5);
   /* log|z| of c128 log and log1p goes through the same f64 log1p. */
   return (in->op == TR_OP_LOG || in->op == TR_OP_LOG_PLUS_ONE) && c->nargs >= 1 && c->arg_dt[0] == TR_DT_C128 &&
          c->elem && isfinite(c->target);
@@ -177,7 +180,7 @@ static bool x16_contract(const tr_instr *in, const tr_triage_case *c, const tr_c
   };
   if (!c->elem) return false;
   for (size_t i = 0; i < sizeof worst / sizeof worst[0]; i++)
-    if (worst[i].op == in->op && worst[i].dt == c->dtype) return ulps(c->dtype, c->ref, c->target) <= worst[i].ulps;
+    if (worst[i].op == in->op && worst[i].dt == c->dtype) return ulps(c->dtype, c->ref, c->target) <= worst[i].ulps + 0.5;
   return false;
 }
 static bool x17_int_power(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
