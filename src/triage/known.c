@@ -129,7 +129,7 @@ static bool x10_atan2_denormal(const tr_instr *in, const tr_triage_case *c, cons
   (void)s;
   if (in->op != TR_OP_ATAN2 || !arg_denormal(c, 0) || !c->arg_set[1]) return false;
   if (c->dtype == TR_DT_F64) return c->arg[1] < 0 || arg_denormal(c, 1);
-  return c->dtype == TR_DT_F32 && arg_denormal(c, 1);
+  return (c->dtype == TR_DT_F32 || c->dtype == TR_DT_BF16) && arg_denormal(c, 1); /* bf16 is computed in f32 */
 }
 static bool x11_complex_compare(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   if (!kind_is(s, "crash") || in->op != TR_OP_COMPARE || c->nargs < 1 || !is_complex(c->arg_dt[0])) return false;
@@ -301,6 +301,15 @@ static bool x30_mul_constants(const tr_instr *in, const tr_triage_case *c, const
     if (const_like(opnd(m, 0)) || const_like(opnd(m, 1))) return true;
   }
   return false;
+}
+
+static bool x31_sas_empty(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  return in->op == TR_OP_SELECT_AND_SCATTER && c->nargs >= 2 && c->arg_n[1] == 0 && c->arg_folded[0];
+}
+static bool xdot_mixed(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  return kind_is(s, "error") && in->op == TR_OP_DOT && c->nargs >= 1 && is_float(c->arg_dt[0]) &&
+         c->arg_dt[0] != in->shape->dtype;
 }
 
 /* ---- the table ---- */
