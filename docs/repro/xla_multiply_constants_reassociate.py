@@ -17,3 +17,8 @@ got = np.asarray(jax.jit(lambda x: (x * c) * c)(x))
 print("jax", jax.__version__)
 print("elements off:", int((got != want).sum()), "of", x.size)
 print("all equal to x * (c * c):", bool((got == x * (c * c)).all()))
+
+# Adds of a same-shape constant likewise: ((x + c) + c) + c becomes x + (c + c + c).
+c5 = np.array([[2.5, -2.79, -3.28, -0.909, -1.141]], np.float32)
+x5 = np.full((1, 5), 6, np.float32)
+print("adds:", np.asarray(jax.jit(lambda x: ((x + c5) + c5) + c5)(x5)).tolist(), "want", (((x5 + c5) + c5) + c5).tolist())

@@ -278,26 +278,33 @@ static bool xtopk_narrow(const tr_instr *in, const tr_triage_case *c, const tr_c
   return kind_is(s, "compile_error") && in->op == TR_OP_TOPK && c->nargs >= 1 && tr_dtypes[c->arg_dt[0]].bits < 8;
 }
 
+/* A computed 4-bit (2-bit) integer converted to a wider one: the value
+ * comes out unwrapped (add, multiply, not, convolution, dot, ...). */
 static bool x29_subbyte_widen(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
   const tr_instr *a = opnd(in, 0);
-  if (in->op != TR_OP_CONVERT || !a || (a->op != TR_OP_CONVOLUTION && a->op != TR_OP_DOT)) return false;
+  if (in->op != TR_OP_CONVERT || !a || !tr_dtype_is_int(c->dtype)) return false;
   tr_dtype from = a->shape->dtype;
-  return tr_dtype_is_int(from) && tr_dtypes[from].bits < 8 && tr_dtypes[c->dtype].bits > tr_dtypes[from].bits;
+  tr_opclass k = tr_ops[a->op].cls;
+  bool computes = k == TR_OPC_UNUM || k == TR_OPC_UINT || k == TR_OPC_BARITH || k == TR_OPC_BBIT ||
+                  k == TR_OPC_LINALG || k == TR_OPC_REDUCE;
+  return computes && tr_dtype_is_int(from) && tr_dtypes[from].bits < 8 && tr_dtypes[c->dtype].bits > tr_dtypes[from].bits;
 }
-
 /* A constant, or a broadcast of one. */
 static bool const_like(const tr_instr *x) {
   return x && (x->op == TR_OP_CONSTANT || (x->op == TR_OP_BROADCAST && opnd_is(x, 0, TR_OP_CONSTANT)));
 }
 /* A multiply (or a dot with a scalar, a multiply too) of a multiply by a
- * constant by another constant. */
+ * constant by another constant; an add of an add of a constant and a
+ * constant. */
 static bool x30_mul_constants(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
-  if ((in->op != TR_OP_MULTIPLY && in->op != TR_OP_DOT) || !is_float(c->dtype) || c->nargs < 2) return false;
+  if (!is_float(c->dtype) || c->nargs < 2) return false;
+  tr_op inner = in->op == TR_OP_ADD ? TR_OP_ADD : TR_OP_MULTIPLY;
+  if (in->op != TR_OP_MULTIPLY && in->op != TR_OP_DOT && in->op != TR_OP_ADD) return false;
   for (int k = 0; k < 2; k++) {
     const tr_instr *m = opnd(in, k);
-    if (!m || m->op != TR_OP_MULTIPLY || !c->arg_folded[1 - k]) continue;
+    if (!m || m->op != inner || !c->arg_folded[1 - k]) continue;
     if (const_like(opnd(m, 0)) || const_like(opnd(m, 1))) return true;
   }
   return false;
