@@ -16,10 +16,12 @@
 #include <string.h>
 
 /* Whether no parameter (or rng, or infeed) is behind x: the compiler can
- * fold it. memo: 0 unknown, 1 yes, 2 no, per id. */
+ * fold it. A parameter without elements holds nothing (XLA makes it a
+ * constant). memo: 0 unknown, 1 yes, 2 no, per id. */
 static bool foldable(const tr_instr *x, unsigned char *memo, int nmemo, int depth) {
   if (x->id >= 0 && x->id < nmemo && memo[x->id]) return memo[x->id] == 1;
-  bool ok = depth < 200 && x->op != TR_OP_PARAMETER && !(tr_ops[x->op].flags & TR_OPF_S);
+  bool empty = tr_shape_is_array(x->shape) && tr_shape_count(x->shape) == 0;
+  bool ok = depth < 200 && (x->op != TR_OP_PARAMETER || empty) && !(tr_ops[x->op].flags & TR_OPF_S);
   for (int i = 0; ok && i < x->noperands; i++) ok = foldable(x->operands[i], memo, nmemo, depth + 1);
   if (x->id >= 0 && x->id < nmemo) memo[x->id] = ok ? 1 : 2;
   return ok;
