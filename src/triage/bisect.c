@@ -182,11 +182,21 @@ tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
   if (k < 0) {
     lv->state = TR_LEVEL_NONE;
     tg_note(lv, "no prefix of the %d instructions fails; the finding is in what no cut returns", nbl);
-    /* Still a recorded bug of the root's form (a result type the target
-     * gets wrong is seen only in the whole module's outputs)? */
-    const tr_instr *root = m->entry->root;
-    tg_case_static(m, root, &r->kase);
-    name_known(r, root);
+    /* The per-instruction check may still name one (each instruction
+     * fed the reference's operands: a bug that needs the whole module's
+     * context to show in its outputs); else a recorded bug of the root's
+     * form (a result type the target gets wrong is seen only in the whole
+     * module's outputs)? */
+    per_instruction(g, lv, m, r->per_instr, sizeof r->per_instr);
+    const tr_instr *pi = r->per_instr[0] ? tr_comp_find(m->entry, r->per_instr) : NULL;
+    if (pi) {
+      tg_case(g, lv, m, pi, &r->kase);
+      tg_note(lv, "no prefix of the %d instructions fails (the bug needs the whole module's context); "
+                  "the per-instruction check names %%%s (%s)", nbl, pi->name, tr_ops[pi->op].name);
+    } else {
+      tg_case_static(m, m->entry->root, &r->kase);
+    }
+    name_known(r, pi ? pi : m->entry->root);
     tr_free(bl);
     lv->ms = tg_now_ms() - t0;
     return TR_OK;
