@@ -256,3 +256,39 @@ out:
   tr_target_close(t);
   tr_module_free(m);
 }
+
+/* known.def: a recorded bug is named where its trigger holds, for its
+ * target family only, and not where the trigger does not hold. */
+TR_TEST(triage_known_bug_matched_by_its_trigger) {
+  tr_module *m = parse("HloModule k\nENTRY e {\n  x = u32[3] parameter(0)\n  y = u32[3] parameter(1)\n"
+                       "  ROOT p = u32[3] power(x, y)\n}\n");
+  if (!m) return;
+  const tr_instr *p = m->entry->root;
+  tr_triage_case c;
+  memset(&c, 0, sizeof c);
+  c.has = c.elem = true;
+  c.op = TR_OP_POWER;
+  c.dtype = TR_DT_U32;
+  c.nargs = c.noperands = 2;
+  c.arg_dt[0] = c.arg_dt[1] = TR_DT_U32;
+  c.arg_n[0] = c.arg_n[1] = 3;
+  c.arg_set[0] = c.arg_set[1] = true;
+  c.arg[0] = 3, c.arg_bits[0] = 3;
+  c.arg[1] = 64, c.arg_bits[1] = 64; /* 3^64: the exponent's low 6 bits are 0 */
+  tr_check_sig sig;
+  memset(&sig, 0, sizeof sig);
+  snprintf(sig.kind, sizeof sig.kind, "mismatch");
+  const char *title = NULL;
+  const char *id = tr_known_match("xla-cpu", p, &c, &sig, &title);
+  CHECK(id && strcmp(id, "xla-17") == 0 && title && strstr(title, "low 6 bits"));
+  id = tr_known_match("xla-cpu@0.4.30", p, &c, &sig, &title);
+  CHECK(id && strcmp(id, "xla-17") == 0);
+  CHECK(tr_known_match("builtin", p, &c, &sig, &title) == NULL);
+  CHECK(tr_known_match("xla-cpux", p, &c, &sig, &title) == NULL);
+  c.arg[1] = 5, c.arg_bits[1] = 5; /* an exponent below 64 is computed right */
+  CHECK(tr_known_match("xla-cpu", p, &c, &sig, &title) == NULL);
+  /* Ids are unique. */
+  for (int i = 0; tr_known_id(i); i++)
+    for (int j = i + 1; tr_known_id(j); j++) CHECK(strcmp(tr_known_id(i), tr_known_id(j)) != 0);
+  tr_module_free(m);
+}
