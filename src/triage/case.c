@@ -27,34 +27,23 @@ static bool foldable(const tr_instr *x, unsigned char *memo, int nmemo, int dept
   return ok;
 }
 
-/* The first failing array leaf of a check's first finding into c. */
-static bool first_wrong(const tr_check_report *cr, tr_triage_case *c) {
+/* The first failing array leaf of a check's first finding into c; *flat
+ * gets its flat index. */
+static bool wrong_elem(const tr_check_report *cr, tr_triage_case *c, size_t *flat) {
   if (cr->outcome != TR_CHECK_FINDING || cr->first_finding < 0) return false;
   const tr_check_run *run = &cr->runs[cr->first_finding];
   for (int j = 0; j < run->nouts; j++) {
     const tr_check_output *o = &run->outs[j];
     if (o->protocol_error || !o->cmp.has_fail) continue;
-    c->elem = true;
     c->dtype = o->dtype;
     c->target = o->cmp.first_target;
     c->ref = o->cmp.first_value;
     c->bound = o->cmp.first_bound;
     snprintf(c->index, sizeof c->index, "%s", o->index);
+    *flat = o->cmp.first_fail;
     return true;
   }
   return false;
-}
-
-/* A check's first wrong element into c; *flat gets its flat index. */
-static bool wrong_elem(const tr_check_report *cr, tr_triage_case *c, size_t *flat) {
-  if (!first_wrong(cr, c)) return false;
-  const tr_check_run *run = &cr->runs[cr->first_finding];
-  for (int j = 0; j < run->nouts; j++)
-    if (!run->outs[j].protocol_error && run->outs[j].cmp.has_fail) {
-      *flat = run->outs[j].cmp.first_fail;
-      break;
-    }
-  return true;
 }
 
 bool tg_check_alone(tg_ctx *g, tr_level *lv, const tr_module *m, const tr_instr *in, tr_check_report *cr) {
