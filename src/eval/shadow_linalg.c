@@ -83,14 +83,33 @@ tr_status sh_triangular_solve(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_va
       }
     for (size_t q = 0; q < nrhs; q++) {
       bool u = unsure || singular;
+      /* An intermediate beyond the dtype's range (a product, a partial
+       * sum, a solved entry: finite in long double) overflows in the
+       * implementation, whose order of operations is its own: inf - inf
+       * may be NaN there. Such a row and every row after it (they read
+       * its entry) are uncertain; a row whose entry alone overflows
+       * (rounds to inf, as the implementation's) is not, the rows after
+       * it are. */
+      size_t ovf = m;
+      bool ovf_mid = false;
       for (size_t i = 0; i < m; i++) {
         size_t s = t_lower ? i : m - 1 - i;
         size_t bix = bbase + (left ? s * cols + q : q * cols + s);
         long double v = sh_get(b, bix);
         ec[i] = b->e[bix];
         u |= b->u[bix] != 0;
-        for (size_t t = 0; t < i; t++) v -= L[i * m + t] * y[t];
+        bool big = false;
+        for (size_t t = 0; t < i; t++) {
+          long double pt = L[i * m + t] * y[t];
+          big |= fabsl(pt) > f.maxf;
+          v -= pt;
+          big |= fabsl(v) > f.maxf;
+        }
         y[i] = v / L[i * m + i];
+        if ((big || fabsl(y[i]) > f.maxf) && ovf == m) {
+          ovf = i;
+          ovf_mid = big;
+        }
       }
       /* w = e_b + (e_T + g |L|) |y|, then the bound |L^-1| w */
       bool fin = true;
@@ -105,7 +124,7 @@ tr_status sh_triangular_solve(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_va
         for (size_t t = 0; t <= i; t++) p += fabsl(Li[i * m + t]) * w[t];
         size_t s = t_lower ? i : m - 1 - i;
         size_t ox = bbase + (left ? s * cols + q : q * cols + s);
-        unsigned char ui = u || !fin || !isfinite(p);
+        unsigned char ui = u || !fin || !isfinite(p) || i > ovf || (i == ovf && ovf_mid);
         long double rv;
         double re;
         if (ui && !(isfinite(y[i]) && isfinite(p))) {

@@ -106,6 +106,11 @@ static bool x7_log1p_f64(const tr_instr *in, const tr_triage_case *c, const tr_c
 }
 static bool x8_folder(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
+  /* An integer convolution of a folded one: the fold saturates, the
+   * compiled code wraps, and no reference does both. */
+  if (in->op == TR_OP_CONVOLUTION && tr_dtype_is_int(c->dtype))
+    for (int k = 0; k < 2 && k < c->nargs; k++)
+      if (opnd_is(in, k, TR_OP_CONVOLUTION) && c->arg_folded[k]) return true;
   if (!all_folded(c)) return false;
   switch (in->op) {
   case TR_OP_COUNT_LEADING_ZEROS:

@@ -323,6 +323,32 @@ TR_TEST(shadow_scatter_untouched_inf) {
   for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
 }
 
+/* A triangular solve whose substitution passes the dtype's range
+ * (finite in long double): f32 x0 = 3e38, x1 = b1 - 3e38 * x0 overflows,
+ * and an implementation's order may give NaN where long double gives a
+ * large finite value rounded to -inf (a seed-18 xla-cpu campaign: NaN for
+ * inf). x0 stays certain, x1 is uncertain; without the huge entry all are
+ * certain. */
+TR_TEST(shadow_triangular_solve_overflow_uncertain) {
+  const char *text = "HloModule m\nENTRY e {\n  a = f32[2,2] parameter(0)\n  b = f32[2,1] parameter(1)\n"
+                     "  ROOT x = f32[2,1] triangular-solve(a, b), left_side=true, lower=true, unit_diagonal=true, "
+                     "transpose_a=NO_TRANSPOSE\n}\n";
+  for (int huge = 0; huge < 2; huge++) {
+    double va[4] = {1, 0, huge ? 3e38 : 2, 1}, vb[2] = {huge ? 3e38 : 1, 1};
+    int64_t da[2] = {2, 2}, db[2] = {2, 1};
+    tr_tensor *args[2] = {tr_tensor_new(TR_DT_F32, 2, da, NULL), tr_tensor_new(TR_DT_F32, 2, db, NULL)};
+    for (int k = 0; k < 4; k++) tr_tensor_set_f(args[0], (size_t)k, va[k]);
+    for (int k = 0; k < 2; k++) tr_tensor_set_f(args[1], (size_t)k, vb[k]);
+    both b;
+    if (run_both(text, args, 2, &b, __LINE__)) {
+      CHECK(!b.sh[0].uncertain[0]);
+      CHECK_EQ_INT(b.sh[0].uncertain[1], huge);
+    }
+    both_free(&b);
+    for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+  }
+}
+
 /* reduce-init-identity (tr_shadow_opts.init_undef): a sum whose init, as
  * run, is not 0 is undefined in XLA's semantics, and XLA CPU adds such an
  * init 0, 1, 3, 5 or 33 times by the size (a 10-minute xla-cpu campaign:
