@@ -160,6 +160,14 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
   if (p->on[TR_PR_CONV_ZERO_PAD] && is_float && zp && zp->value && zp->n == ref->n &&
       !isnan(ref->value[i]) && isnan(zp->value[i]) && isnan(tr_tensor_get_f(target, i)))
     return TR_PR_CONV_ZERO_PAD;
+  /* A predicate or integer computed from such a NaN (is-finite, a compare
+   * in total order, a convert): compared exactly, so where the padded
+   * reference, certain there, holds another value than the plain one and
+   * the target holds the padded one. */
+  if (p->on[TR_PR_CONV_ZERO_PAD] && !is_float && tr_dtypes[dt].kind != TR_DK_COMPLEX && zp && zp->exact &&
+      ref->exact && zp->n == ref->n && zp->dtype == ref->dtype && !(zp->uncertain && zp->uncertain[i]) &&
+      !same_slot(ref->exact, NULL, 0, zp->exact, i) && same_slot(zp->exact, NULL, 0, target, i))
+    return TR_PR_CONV_ZERO_PAD;
   /* Both at once: conv-zero-pad's NaN reaching a reduce whose init is no
    * identity for it (an argmax over a size-1 dim, which XLA drops), where
    * that reference leaves the element undefined or agrees with the

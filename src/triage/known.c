@@ -324,6 +324,21 @@ static bool xdot_mixed(const tr_instr *in, const tr_triage_case *c, const tr_che
          c->arg_dt[0] != in->shape->dtype;
 }
 
+/* A total-order compare of a float whose one side folds from a
+ * convolution (through moves). */
+static bool x32_totalorder_fold(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  const tr_attr *ty = tr_instr_attr(in, TR_ATTR_TYPE);
+  if (in->op != TR_OP_COMPARE || !ty || !ty->u.s || strcmp(ty->u.s, "TOTALORDER") != 0) return false;
+  for (int k = 0; k < 2 && k < c->nargs; k++) {
+    const tr_instr *x = opnd(in, k);
+    while (x && (x->op == TR_OP_BROADCAST || x->op == TR_OP_RESHAPE || x->op == TR_OP_TRANSPOSE || x->op == TR_OP_COPY))
+      x = opnd(x, 0);
+    if (x && x->op == TR_OP_CONVOLUTION && c->arg_folded[k] && is_float(c->arg_dt[k])) return true;
+  }
+  return false;
+}
+
 /* ---- the table ---- */
 
 static const struct {
