@@ -673,6 +673,49 @@ TR_TEST(profile_rule_conv_zero_pad_excuse) {
   tr_profile_free(p);
 }
 
+/* conv-zero-pad under a predicate: is-finite of the padded NaN is false
+ * in the padded reference, true in the plain one; a target false there
+ * is excused, a target false where both references say true is not (a
+ * seed-18 xla-cpu campaign, mismatch-is-finite-pred). */
+static void fake_pred(fake_out *f, const int *v, int n) {
+  memset(f, 0, sizeof *f);
+  f->dim = n;
+  f->o.dtype = TR_DT_PRED;
+  f->o.rank = 1;
+  f->o.dims = &f->dim;
+  f->o.n = (size_t)n;
+  f->o.uncertain = calloc((size_t)n, 1);
+  f->o.exact = tr_tensor_new(TR_DT_PRED, 1, &f->dim, NULL);
+  for (int i = 0; i < n; i++) tr_tensor_set_u(f->o.exact, (size_t)i, (uint64_t)v[i]);
+}
+
+TR_TEST(profile_rule_conv_zero_pad_predicate) {
+  tr_profile *p = parse_ok("conv-zero-pad f32\n");
+  if (!p) return;
+  int v[3] = {1, 1, 1}, av[3] = {0, 1, 1}, tv[3] = {0, 0, 1};
+  fake_out ref, alt, tgt;
+  fake_pred(&ref, v, 3);
+  fake_pred(&alt, av, 3);
+  fake_pred(&tgt, tv, 3);
+  tr_compare_opts o;
+  tr_compare_opts_default(&o);
+  o.profile = p;
+  tr_compare_result r = judge(&ref, tgt.o.exact, &o);
+  CHECK_EQ_INT(r.failing, 2); /* no padded reference: both fail */
+  o.alt[TR_PR_CONV_ZERO_PAD] = &alt.o;
+  r = judge(&ref, tgt.o.exact, &o);
+  CHECK_EQ_INT(r.excused_by[TR_PR_CONV_ZERO_PAD], 1);
+  CHECK_EQ_INT(r.failing, 1);
+  CHECK_EQ_INT(r.first_fail, 1);
+  alt.o.uncertain[0] = 1; /* an uncertain padded value excuses nothing */
+  r = judge(&ref, tgt.o.exact, &o);
+  CHECK_EQ_INT(r.failing, 2);
+  fake_free(&ref);
+  fake_free(&alt);
+  fake_free(&tgt);
+  tr_profile_free(p);
+}
+
 /* conv-zero-pad and reduce-init-identity at once: the padded tap 0 * inf
  * makes element 0 of the convolution NaN on the target, and an argmax
  * over the size-1 dim that follows (init (-inf, 0), total-order compare)
