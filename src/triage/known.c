@@ -339,6 +339,18 @@ static bool x32_totalorder_fold(const tr_instr *in, const tr_triage_case *c, con
   return false;
 }
 
+/* An op reading x + 0 (a constant zero) where that sum is a zero: the
+ * sign is what differs. */
+static bool x33_add_zero(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  for (int k = 0; k < c->nargs; k++) {
+    const tr_instr *a = opnd(in, k);
+    if (!a || a->op != TR_OP_ADD || !is_float(c->arg_dt[k]) || !c->arg_set[k] || c->arg[k] != 0) continue;
+    if (const_like(opnd(a, 0)) || const_like(opnd(a, 1))) return true;
+  }
+  return false;
+}
+
 /* ---- the table ---- */
 
 static const struct {
