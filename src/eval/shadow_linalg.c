@@ -81,6 +81,13 @@ tr_status sh_triangular_solve(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_va
         for (size_t q = j; q < i; q++) v -= L[i * m + q] * Li[q * m + j];
         Li[i * m + j] = i < j ? 0 : v / L[i * m + i];
       }
+    /* XLA's expander (triangular_solve_expander.cc) may solve with
+     * explicit inverses of the diagonal blocks (MAGMA's algorithm,
+     * InvertDiagonalBlocks): an entry of T^-1 beyond the dtype's range
+     * overflows there, and inf * 0 is NaN in the products after it,
+     * though the solution may be finite (a seed-18 xla-cpu campaign: NaN
+     * for 2 with a 4x4 T holding 3.4e38). */
+    for (size_t e = 0; e < mm && !unsure; e++) unsure = fabsl(Li[e]) > f.maxf;
     for (size_t q = 0; q < nrhs; q++) {
       bool u = unsure || singular;
       /* An intermediate beyond the dtype's range (a product, a partial

@@ -347,6 +347,24 @@ TR_TEST(shadow_triangular_solve_overflow_uncertain) {
     both_free(&b);
     for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
   }
+  /* T^-1 beyond the range: T = [[1,0,0],[3e38,1,0],[0,3e38,1]] has
+   * (T^-1)[2][0] = 9e76, though x = T^-1 (0, 0, 2) = (0, 0, 2) needs no
+   * large intermediate: every entry uncertain. */
+  const char *t3 = "HloModule m\nENTRY e {\n  a = f32[3,3] parameter(0)\n  b = f32[3,1] parameter(1)\n"
+                   "  ROOT x = f32[3,1] triangular-solve(a, b), left_side=true, lower=true, unit_diagonal=true, "
+                   "transpose_a=NO_TRANSPOSE\n}\n";
+  double va[9] = {1, 0, 0, 3e38, 1, 0, 0, 3e38, 1}, vb[3] = {0, 0, 2};
+  int64_t da[2] = {3, 3}, db[2] = {3, 1};
+  tr_tensor *args[2] = {tr_tensor_new(TR_DT_F32, 2, da, NULL), tr_tensor_new(TR_DT_F32, 2, db, NULL)};
+  for (int k = 0; k < 9; k++) tr_tensor_set_f(args[0], (size_t)k, va[k]);
+  for (int k = 0; k < 3; k++) tr_tensor_set_f(args[1], (size_t)k, vb[k]);
+  both b;
+  if (run_both(t3, args, 2, &b, __LINE__)) {
+    CHECK(b.sh[0].value[2] == 2);
+    CHECK(b.sh[0].uncertain[0] && b.sh[0].uncertain[1] && b.sh[0].uncertain[2]);
+  }
+  both_free(&b);
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
 }
 
 /* reduce-init-identity (tr_shadow_opts.init_undef): a sum whose init, as
