@@ -26,6 +26,15 @@ static bool opnd_is(const tr_instr *in, int k, tr_op op) {
   const tr_instr *a = opnd(in, k);
   return a && a->op == op;
 }
+/* x, or what it moves (through reshape, transpose, broadcast, slice,
+ * copy): the op that computed its values. */
+static const tr_instr *through_moves(const tr_instr *x) {
+  while (x && x->noperands >= 1 &&
+         (x->op == TR_OP_BROADCAST || x->op == TR_OP_RESHAPE || x->op == TR_OP_TRANSPOSE || x->op == TR_OP_COPY ||
+          x->op == TR_OP_SLICE))
+    x = x->operands[0];
+  return x;
+}
 /* A nonzero value of a float type below its smallest normal (complex:
  * of its part's type). */
 static bool denormal(tr_dtype t, double v) {
@@ -110,7 +119,8 @@ static bool x8_folder(const tr_instr *in, const tr_triage_case *c, const tr_chec
    * compiled code wraps, and no reference does both. */
   if (in->op == TR_OP_CONVOLUTION && tr_dtype_is_int(c->dtype))
     for (int k = 0; k < 2 && k < c->nargs; k++)
-      if (opnd_is(in, k, TR_OP_CONVOLUTION) && c->arg_folded[k]) return true;
+      if (c->arg_folded[k] && through_moves(opnd(in, k)) && through_moves(opnd(in, k))->op == TR_OP_CONVOLUTION)
+        return true;
   if (!all_folded(c)) return false;
   switch (in->op) {
   case TR_OP_COUNT_LEADING_ZEROS:
@@ -331,9 +341,7 @@ static bool x32_totalorder_fold(const tr_instr *in, const tr_triage_case *c, con
   const tr_attr *ty = tr_instr_attr(in, TR_ATTR_TYPE);
   if (in->op != TR_OP_COMPARE || !ty || !ty->u.s || strcmp(ty->u.s, "TOTALORDER") != 0) return false;
   for (int k = 0; k < 2 && k < c->nargs; k++) {
-    const tr_instr *x = opnd(in, k);
-    while (x && (x->op == TR_OP_BROADCAST || x->op == TR_OP_RESHAPE || x->op == TR_OP_TRANSPOSE || x->op == TR_OP_COPY))
-      x = opnd(x, 0);
+    const tr_instr *x = through_moves(opnd(in, k));
     if (x && x->op == TR_OP_CONVOLUTION && c->arg_folded[k] && is_float(c->arg_dt[k])) return true;
   }
   return false;
