@@ -193,10 +193,17 @@ tr_status tg_bisect_level(tg_ctx *g, const tr_module *m) {
       tg_case(g, lv, m, pi, &r->kase);
       tg_note(lv, "no prefix of the %d instructions fails (the bug needs the whole module's context); "
                   "the per-instruction check names %%%s (%s)", nbl, pi->name, tr_ops[pi->op].name);
+      name_known(r, pi);
     } else {
-      tg_case_static(m, m->entry->root, &r->kase);
+      /* the root, else what a tuple root returns (one level down) */
+      const tr_instr *root = m->entry->root;
+      for (int j = -1; !r->known[0] && j < (root->op == TR_OP_TUPLE ? root->noperands : 0); j++) {
+        const tr_instr *x = j < 0 ? root : root->operands[j];
+        tg_case_static(m, x, &r->kase);
+        name_known(r, x);
+      }
+      if (!r->known[0]) tg_case_static(m, root, &r->kase);
     }
-    name_known(r, pi ? pi : m->entry->root);
     tr_free(bl);
     lv->ms = tg_now_ms() - t0;
     return TR_OK;

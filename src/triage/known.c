@@ -254,9 +254,16 @@ static bool x24_huge_divisor(const tr_instr *in, const tr_triage_case *c, const 
   double y = fabs(c->arg[1]);
   return y > ldexp(1.0, tr_dtypes[c->dtype].bias - 1) || (y > 0 && y < 1 / tr_float_max(c->dtype));
 }
+/* The chain itself, or an op reading it (fused with it, the merged
+ * window is read there: a scatter into a dynamic-slice of one). */
 static bool x25_ds_of_ds(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)c, (void)s;
-  return in->op == TR_OP_DYNAMIC_SLICE && opnd_is(in, 0, TR_OP_DYNAMIC_SLICE);
+  if (in->op == TR_OP_DYNAMIC_SLICE && opnd_is(in, 0, TR_OP_DYNAMIC_SLICE)) return true;
+  for (int k = 0; k < in->noperands; k++) {
+    const tr_instr *d = opnd(in, k);
+    if (d->op == TR_OP_DYNAMIC_SLICE && opnd_is(d, 0, TR_OP_DYNAMIC_SLICE)) return true;
+  }
+  return false;
 }
 /* A counted loop simplify-while-loops can count: a constant start (a
  * scalar integer constant in the init tuple) and a condition comparing
