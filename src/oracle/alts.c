@@ -109,7 +109,7 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
     a->alt[TR_PR_REDUCE_INIT_IDENTITY] = shadow_with(p, 0, NULL, NULL, NULL, true, m, ins, nins, arg_ulps,
                                                      &a->nalt[TR_PR_REDUCE_INIT_IDENTITY]);
   static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP, TR_PR_CONV_ZERO_PAD,
-                                      TR_PR_FAST_MINMAX};
+                                      TR_PR_FAST_MINMAX, TR_PR_INT_POWER_UNIT_BASE};
   for (int w = 0; w < TR_NELEMS(rewrites); w++) {
     int count;
     tr_module *rm = tr_profile_rewrite(p, rewrites[w], m, &count);

@@ -16,6 +16,7 @@
  *   dot-accumulate DTYPE=ACC...
  *   reduce-init-identity documented
  *   convert-out-of-range DTYPE...  integer result dtypes
+ *   int-power-unit-base DTYPE...   signed integer dtypes
  *   contract DTYPE OP=ULPS...      the target's stated accuracy
  *   release VER                    the release a plain target name runs
  *   @VER[,VER...] RULE ...         a rule for those releases only */
@@ -29,7 +30,7 @@ static const char *const k_rule_names[TR_PR_COUNT] = {
   "denormal-flush", "fast-minmax", "transcendental-ulps", "reciprocal-divide",
   "fma-contraction", "reordered-reduction", "log-exp-fold", "int-conv-wrap",
   "flush-results", "conv-zero-pad", "narrow-in-f32", "dot-accumulate",
-  "reduce-init-identity", "convert-out-of-range",
+  "reduce-init-identity", "convert-out-of-range", "int-power-unit-base",
 };
 
 const char *tr_prule_name(tr_prule r) {
@@ -257,6 +258,24 @@ static void parse_line(parser *ps, word *w, int nw) {
       if (!tr_dtype_lookup(w[i].s, w[i].n, &dt)) err(ps, w[i].s, "'%.*s' is not a dtype", (int)w[i].n, w[i].s);
       else if (!tr_dtype_is_int(dt)) err(ps, w[i].s, "'%.*s' is not an integer dtype", (int)w[i].n, w[i].s);
       else p->cvt_undef[dt] = true;
+    }
+    break;
+  }
+  case TR_PR_INT_POWER_UNIT_BASE: {
+    /* A difference of specifications, not a measurement: XLA's power of
+     * a signed integer to a negative exponent is 0 unless the base is 1;
+     * StableHLO's interpreter (stablehlo/reference/Element.cpp, power)
+     * takes a base of -1 to the absolute exponent. */
+    if (nw < 2) {
+      err(ps, w[0].s, "'%s' needs the signed integer dtypes it applies to", tr_prule_name(r));
+      return;
+    }
+    for (int i = 1; i < nw; i++) {
+      tr_dtype dt;
+      if (!tr_dtype_lookup(w[i].s, w[i].n, &dt)) err(ps, w[i].s, "'%.*s' is not a dtype", (int)w[i].n, w[i].s);
+      else if (tr_dtypes[dt].kind != TR_DK_SINT)
+        err(ps, w[i].s, "'%.*s' is not a signed integer dtype", (int)w[i].n, w[i].s);
+      else p->ipow_unit[dt] = true;
     }
     break;
   }
