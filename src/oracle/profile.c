@@ -17,6 +17,7 @@
  *   reduce-init-identity documented
  *   convert-out-of-range DTYPE...  integer result dtypes
  *   int-power-unit-base DTYPE...   signed integer dtypes
+ *   select-nan-order documented
  *   contract DTYPE OP=ULPS...      the target's stated accuracy
  *   release VER                    the release a plain target name runs
  *   @VER[,VER...] RULE ...         a rule for those releases only */
@@ -31,6 +32,7 @@ static const char *const k_rule_names[TR_PR_COUNT] = {
   "fma-contraction", "reordered-reduction", "log-exp-fold", "int-conv-wrap",
   "flush-results", "conv-zero-pad", "narrow-in-f32", "dot-accumulate",
   "reduce-init-identity", "convert-out-of-range", "int-power-unit-base",
+  "select-nan-order",
 };
 
 const char *tr_prule_name(tr_prule r) {
@@ -327,9 +329,12 @@ static void parse_line(parser *ps, word *w, int nw) {
     break;
   }
   case TR_PR_REDUCE_INIT_IDENTITY:
-    /* XLA's contract, not a measurement: reduce and reduce-window take
-     * an init that is an identity of the reducer, and the simplifier
-     * relies on it (a reduce over size-1 dims becomes a reshape). */
+  case TR_PR_SELECT_NAN_ORDER:
+    /* Specifications, not measurements. reduce-init-identity: XLA's
+     * contract, reduce and reduce-window take an init that is an identity
+     * of the reducer, and the simplifier relies on it (a reduce over
+     * size-1 dims becomes a reshape). select-nan-order: StableHLO selects
+     * through a reduce_window, whose order is implementation-defined. */
     if (nw != 2 || !word_is(w[1], "documented")) {
       err(ps, w[0].s, "'%s' takes one word, 'documented' (the target's stated contract)",
           tr_prule_name(r));

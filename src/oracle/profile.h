@@ -33,6 +33,8 @@ typedef enum {
   TR_PR_INT_POWER_UNIT_BASE, /* signed integer power of -1 to a negative
                                 exponent is (-1)^|n| (StableHLO), not 0
                                 (XLA, the reference) */
+  TR_PR_SELECT_NAN_ORDER,    /* select-and-scatter may pick any position
+                                of a window holding a NaN */
   TR_PR_COUNT
 } tr_prule;
 
