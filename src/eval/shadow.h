@@ -64,7 +64,8 @@ typedef struct {
    * reduce_window, whose order is implementation-defined, and a float
    * comparison is no order once a NaN takes part; docs/PROFILES.md,
    * select-nan-order): each such window's positions are all marked
-   * uncertain, as for an uncertain selection. */
+   * uncertain, as for an uncertain selection, unless the select is a
+   * TOTALORDER comparison (which orders NaN). */
   bool select_nan_undef;
 } tr_shadow_opts;
 

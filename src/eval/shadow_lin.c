@@ -1126,6 +1126,14 @@ tr_status sh_select_and_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
       !sel->params || !sel->params[0]->shape || sel->params[0]->shape->dtype != x->dt)
     return sh_fallback(c, in, ops, out);
   const tr_window_dim *win = wa->u.win;
+  /* A NaN unsettles the selection only for a select that does not order
+   * NaN: a TOTALORDER comparison orders it like any value. */
+  bool nan_unsure = false;
+  if (c->sel_nan_undef && sh_is_flt(x)) {
+    bool total = false;
+    if (sel->root && sel->root->op == TR_OP_COMPARE) ev_cmp_attrs(sel->root, &total);
+    nan_unsure = !total;
+  }
   int rank = x->rank;
   int64_t wsize[TR_TENSOR_MAX_RANK], xst[TR_TENSOR_MAX_RANK], o[TR_TENSOR_MAX_RANK] = {0};
   size_t nw = 1;
@@ -1151,7 +1159,7 @@ tr_status sh_select_and_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
         int64_t off = window_at(win, x, xst, o, w);
         if (off < 0) continue;
         offs[cnt++] = off;
-        if (c->sel_nan_undef && sh_is_flt(x) && isnan(sh_get(x, (size_t)off))) unsure = true;
+        if (nan_unsure && isnan(sh_get(x, (size_t)off))) unsure = true;
         if (best < 0) {
           best = off;
           continue;
