@@ -1326,6 +1326,7 @@ static tr_status shadow_body(sh_ctx *c, const tr_module *m, const tr_shadow_opts
     c->cvt_undef = opts->cvt_undef;
     c->flush_res = opts->flush_results;
     c->init_undef = opts->init_undef;
+    c->sel_nan_undef = opts->select_nan_undef;
   }
   if (opts && opts->ulps) {
     c->ut = opts->ulps;

@@ -59,6 +59,14 @@ typedef struct {
    * two parameters) and an init, as run, other than it (or not exact),
    * every element of the result is marked uncertain. */
   bool init_undef;
+  /* Evaluate as a target whose select-and-scatter may pick any position
+   * of a window that holds a NaN (StableHLO defines the selection as a
+   * reduce_window, whose order is implementation-defined, and a float
+   * comparison is no order once a NaN takes part; docs/PROFILES.md,
+   * select-nan-order): each such window's positions are all marked
+   * uncertain, as for an uncertain selection, unless the select is a
+   * TOTALORDER comparison (which orders NaN). */
+  bool select_nan_undef;
 } tr_shadow_opts;
 
 /* One array leaf of the result. */

@@ -1107,7 +1107,8 @@ tr_status sh_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) 
 /* The selector is called in shadow mode as exact mode calls it (the first
  * valid window position, replaced by each later x where select(choice, x)
  * is false); an uncertain selection may send the source element to any
- * position of its window, so all of them are marked. An add scatter then
+ * position of its window, so all of them are marked (and so is a window
+ * holding a NaN, under tr_shadow_opts.select_nan_undef). An add scatter then
  * makes each output a sum of the init and the sources that chose it, in an
  * order the implementation picks: the sum rule. Other scatter
  * computations are conservative. */
@@ -1125,6 +1126,14 @@ tr_status sh_select_and_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
       !sel->params || !sel->params[0]->shape || sel->params[0]->shape->dtype != x->dt)
     return sh_fallback(c, in, ops, out);
   const tr_window_dim *win = wa->u.win;
+  /* A NaN unsettles the selection only for a select that does not order
+   * NaN: a TOTALORDER comparison orders it like any value. */
+  bool nan_unsure = false;
+  if (c->sel_nan_undef && sh_is_flt(x)) {
+    bool total = false;
+    if (sel->root && sel->root->op == TR_OP_COMPARE) ev_cmp_attrs(sel->root, &total);
+    nan_unsure = !total;
+  }
   int rank = x->rank;
   int64_t wsize[TR_TENSOR_MAX_RANK], xst[TR_TENSOR_MAX_RANK], o[TR_TENSOR_MAX_RANK] = {0};
   size_t nw = 1;
@@ -1150,6 +1159,7 @@ tr_status sh_select_and_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
         int64_t off = window_at(win, x, xst, o, w);
         if (off < 0) continue;
         offs[cnt++] = off;
+        if (nan_unsure && isnan(sh_get(x, (size_t)off))) unsure = true;
         if (best < 0) {
           best = off;
           continue;

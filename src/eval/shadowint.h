@@ -65,6 +65,7 @@ typedef struct {
   const bool *cvt_undef;  /* tr_shadow_opts.cvt_undef */
   const bool *flush_res;  /* tr_shadow_opts.flush_results */
   bool init_undef;        /* tr_shadow_opts.init_undef */
+  bool sel_nan_undef;     /* tr_shadow_opts.select_nan_undef */
 } sh_ctx;
 
 /* Rounding facts of a float dtype. */

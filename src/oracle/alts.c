@@ -4,11 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What shadow_with leaves undefined: reduce inits that are no identity
+ * (reduce-init-identity), select-and-scatter windows with a NaN
+ * (select-nan-order). */
+enum { UNDEF_INIT = 1, UNDEF_SELECT_NAN = 2 };
+
 /* m on ins under p's table widened by mask, on a target that flushes
  * the dtypes of flush (NULL: none) and whose out-of-range float-to-int
  * converts into the dtypes of undef (NULL: none) give any value. */
 static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool *flush, const bool *undef,
-                                  const bool *flush_res, bool init_undef, const tr_module *m,
+                                  const bool *flush_res, int undef_flags, const tr_module *m,
                                   tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
   tr_ulp_table *t = tr_xmalloc(sizeof *t);
   tr_profile_ulp_table(p, mask, t);
@@ -19,7 +24,8 @@ static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool
   so.flush = flush;
   so.cvt_undef = undef;
   so.flush_results = flush_res;
-  so.init_undef = init_undef;
+  so.init_undef = (undef_flags & UNDEF_INIT) != 0;
+  so.select_nan_undef = (undef_flags & UNDEF_SELECT_NAN) != 0;
   tr_shadow_out *out = NULL;
   tr_diag d = {0};
   if (tr_eval_shadow(m, &so, ins, nins, &out, n, &d) != TR_OK) out = NULL;
@@ -44,6 +50,14 @@ static bool has_undef_convert(const tr_profile *p, const tr_module *m) {
           p->cvt_undef[in->shape->dtype])
         return true;
     }
+  return false;
+}
+
+/* Whether m has an instruction of opcode op. */
+static bool has_op(const tr_module *m, tr_op op) {
+  for (int k = 0; k < m->ncomps; k++)
+    for (int i = 0; i < m->comps[k]->ninstrs; i++)
+      if (m->comps[k]->instrs[i]->op == op) return true;
   return false;
 }
 
@@ -106,10 +120,17 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
    * It differs from the plain reference only where such a reduce is in
    * the element's cone of influence. */
   if (p->on[TR_PR_REDUCE_INIT_IDENTITY] && has_reduce(m))
-    a->alt[TR_PR_REDUCE_INIT_IDENTITY] = shadow_with(p, 0, NULL, NULL, NULL, true, m, ins, nins, arg_ulps,
+    a->alt[TR_PR_REDUCE_INIT_IDENTITY] = shadow_with(p, 0, NULL, NULL, NULL, UNDEF_INIT, m, ins, nins, arg_ulps,
                                                      &a->nalt[TR_PR_REDUCE_INIT_IDENTITY]);
+  /* select-nan-order: the module with every select-and-scatter window
+   * that holds a NaN free to send its source to any of its positions.
+   * It differs from the plain reference only where such a window is in
+   * the element's cone of influence. */
+  if (p->on[TR_PR_SELECT_NAN_ORDER] && has_op(m, TR_OP_SELECT_AND_SCATTER))
+    a->alt[TR_PR_SELECT_NAN_ORDER] = shadow_with(p, 0, NULL, NULL, NULL, UNDEF_SELECT_NAN, m, ins, nins, arg_ulps,
+                                                 &a->nalt[TR_PR_SELECT_NAN_ORDER]);
   static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP, TR_PR_CONV_ZERO_PAD,
-                                      TR_PR_FAST_MINMAX};
+                                      TR_PR_FAST_MINMAX, TR_PR_INT_POWER_UNIT_BASE};
   for (int w = 0; w < TR_NELEMS(rewrites); w++) {
     int count;
     tr_module *rm = tr_profile_rewrite(p, rewrites[w], m, &count);
@@ -120,7 +141,7 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
      * which XLA drops): both deviations at once, which neither reference
      * alone covers. */
     if (rewrites[w] == TR_PR_CONV_ZERO_PAD && p->on[TR_PR_REDUCE_INIT_IDENTITY] && has_reduce(rm))
-      a->zp_init = shadow_with(p, 0, NULL, NULL, NULL, true, rm, ins, nins, arg_ulps, &a->nzp_init);
+      a->zp_init = shadow_with(p, 0, NULL, NULL, NULL, UNDEF_INIT, rm, ins, nins, arg_ulps, &a->nzp_init);
     tr_module_free(rm);
   }
 }

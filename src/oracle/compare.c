@@ -144,7 +144,8 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
     return TR_PR_CONVERT_OUT_OF_RANGE;
   /* Rewrites the target applies: the reference on the rewritten module
    * (integers exactly, floats within its bound). */
-  static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP, TR_PR_REDUCE_INIT_IDENTITY};
+  static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP, TR_PR_REDUCE_INIT_IDENTITY,
+                                      TR_PR_INT_POWER_UNIT_BASE, TR_PR_SELECT_NAN_ORDER};
   for (int w = 0; w < TR_NELEMS(rewrites); w++)
     if (p->on[rewrites[w]] && alt_accepts(o->alt[rewrites[w]], ref, i, target, o->k, is_float ? tiny : 0))
       return rewrites[w];

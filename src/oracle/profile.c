@@ -16,6 +16,8 @@
  *   dot-accumulate DTYPE=ACC...
  *   reduce-init-identity documented
  *   convert-out-of-range DTYPE...  integer result dtypes
+ *   int-power-unit-base DTYPE...   signed integer dtypes
+ *   select-nan-order documented
  *   contract DTYPE OP=ULPS...      the target's stated accuracy
  *   release VER                    the release a plain target name runs
  *   @VER[,VER...] RULE ...         a rule for those releases only */
@@ -29,7 +31,8 @@ static const char *const k_rule_names[TR_PR_COUNT] = {
   "denormal-flush", "fast-minmax", "transcendental-ulps", "reciprocal-divide",
   "fma-contraction", "reordered-reduction", "log-exp-fold", "int-conv-wrap",
   "flush-results", "conv-zero-pad", "narrow-in-f32", "dot-accumulate",
-  "reduce-init-identity", "convert-out-of-range",
+  "reduce-init-identity", "convert-out-of-range", "int-power-unit-base",
+  "select-nan-order",
 };
 
 const char *tr_prule_name(tr_prule r) {
@@ -260,6 +263,24 @@ static void parse_line(parser *ps, word *w, int nw) {
     }
     break;
   }
+  case TR_PR_INT_POWER_UNIT_BASE: {
+    /* A difference of specifications, not a measurement: XLA's power of
+     * a signed integer to a negative exponent is 0 unless the base is 1;
+     * StableHLO's interpreter (stablehlo/reference/Element.cpp, power)
+     * takes a base of -1 to the absolute exponent. */
+    if (nw < 2) {
+      err(ps, w[0].s, "'%s' needs the signed integer dtypes it applies to", tr_prule_name(r));
+      return;
+    }
+    for (int i = 1; i < nw; i++) {
+      tr_dtype dt;
+      if (!tr_dtype_lookup(w[i].s, w[i].n, &dt)) err(ps, w[i].s, "'%.*s' is not a dtype", (int)w[i].n, w[i].s);
+      else if (tr_dtypes[dt].kind != TR_DK_SINT)
+        err(ps, w[i].s, "'%.*s' is not a signed integer dtype", (int)w[i].n, w[i].s);
+      else p->ipow_unit[dt] = true;
+    }
+    break;
+  }
   case TR_PR_NARROW_IN_F32: {
     if (nw < 2) {
       err(ps, w[0].s, "'%s' needs the dtypes it applies to", tr_prule_name(r));
@@ -308,9 +329,12 @@ static void parse_line(parser *ps, word *w, int nw) {
     break;
   }
   case TR_PR_REDUCE_INIT_IDENTITY:
-    /* XLA's contract, not a measurement: reduce and reduce-window take
-     * an init that is an identity of the reducer, and the simplifier
-     * relies on it (a reduce over size-1 dims becomes a reshape). */
+  case TR_PR_SELECT_NAN_ORDER:
+    /* Specifications, not measurements. reduce-init-identity: XLA's
+     * contract, reduce and reduce-window take an init that is an identity
+     * of the reducer, and the simplifier relies on it (a reduce over
+     * size-1 dims becomes a reshape). select-nan-order: StableHLO selects
+     * through a reduce_window, whose order is implementation-defined. */
     if (nw != 2 || !word_is(w[1], "documented")) {
       err(ps, w[0].s, "'%s' takes one word, 'documented' (the target's stated contract)",
           tr_prule_name(r));

@@ -30,6 +30,11 @@ typedef enum {
   TR_PR_CONVERT_OUT_OF_RANGE, /* a float->int convert whose truncated
                                 value does not fit gives any value (the
                                 spec leaves it undefined) */
+  TR_PR_INT_POWER_UNIT_BASE, /* signed integer power of -1 to a negative
+                                exponent is (-1)^|n| (StableHLO), not 0
+                                (XLA, the reference) */
+  TR_PR_SELECT_NAN_ORDER,    /* select-and-scatter may pick any position
+                                of a window holding a NaN */
   TR_PR_COUNT
 } tr_prule;
 
@@ -53,6 +58,7 @@ typedef struct {
   bool narrow[TR_DT_COUNT];            /* narrow-in-f32 dtypes */
   bool cvt_undef[TR_DT_COUNT];         /* convert-out-of-range: integer
                                           result dtypes of float converts */
+  bool ipow_unit[TR_DT_COUNT];         /* int-power-unit-base dtypes */
   tr_dtype dot_acc[TR_DT_COUNT];       /* dot-accumulate: the accumulator
                                           of dots with this result dtype
                                           (TR_DT_PRED: none) */
@@ -95,7 +101,8 @@ bool tr_profile_widens(const tr_profile *p, tr_prule r, tr_op op, tr_dtype dt);
 /* True when rule r widens some float instruction of m. */
 bool tr_profile_widens_module(const tr_profile *p, tr_prule r, const tr_module *m);
 
-/* The rewrite rules (log-exp-fold, int-conv-wrap, conv-zero-pad) are checked against the
+/* The rewrite rules (log-exp-fold, int-conv-wrap, conv-zero-pad, fast-minmax,
+ * reduce-init-identity, int-power-unit-base) are checked against the
  * reference evaluated on the module as the target rewrote it: a clone of m
  * with the rule's rewrite applied wherever it matches, or NULL when it
  * matches nowhere (or p does not name the rule). *count gets the number of

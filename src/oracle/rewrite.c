@@ -326,6 +326,78 @@ static int accumulate_dots(const tr_profile *p, tr_module *m) {
   return n;
 }
 
+/* A constant of shape s, every element v (a signed integer dtype). */
+static tr_instr *int_splat(tr_module *m, tr_comp *c, tr_instr *pos, const char *base, const char *sfx,
+                           tr_shape *s, int64_t v) {
+  tr_tensor *t = tr_tensor_new(s->dtype, s->rank, s->dims, NULL);
+  if (!t) return NULL;
+  for (size_t e = 0; e < tr_tensor_count(t); e++) tr_tensor_set_i(t, e, v);
+  tr_literal *lit = tr_arena_alloc(m->arena, sizeof *lit);
+  memset(lit, 0, sizeof *lit);
+  lit->shape = s;
+  lit->data = tr_arena_memdup(m->arena, t->data, t->nbytes);
+  tr_tensor_free(t);
+  tr_instr *k = add_before(m, c, pos, TR_OP_CONSTANT, base, sfx, s, NULL, 0);
+  k->literal = lit;
+  return k;
+}
+
+/* compare(a, b), direction=dir, as a new instruction before pos. */
+static tr_instr *cmp_before(tr_module *m, tr_comp *c, tr_instr *pos, const char *base, const char *sfx,
+                            tr_instr *a, tr_instr *b, const char *dir) {
+  tr_instr *ops[2] = {a, b};
+  tr_instr *in = add_before(m, c, pos, TR_OP_COMPARE, base, sfx,
+                            tr_shape_array(m->arena, TR_DT_PRED, a->shape->rank, a->shape->dims), ops, 2);
+  tr_attr *at = tr_instr_add_attr(m, in, TR_ATTR_DIRECTION, TR_AK_IDENT, NULL);
+  at->u.s = tr_arena_strdup(m->arena, dir);
+  return in;
+}
+
+/* Every power of an int-power-unit-base dtype made StableHLO's:
+ * select(a == -1 & b < 0, select(b & 1 == 1, -1, 1), power(a, b)). The
+ * reference (XLA's semantics) gives 0 there; elsewhere the two agree, so
+ * the rewritten module differs from the reference only where a power of
+ * -1 to a negative exponent is on the element's path. */
+static int unit_base_power(const tr_profile *p, tr_module *m) {
+  int n = 0;
+  for (int k = 0; k < m->ncomps; k++) {
+    tr_comp *c = m->comps[k];
+    for (int i = 0; i < c->ninstrs; i++) {
+      tr_instr *pw = c->instrs[i];
+      if (pw->op != TR_OP_POWER || pw->noperands != 2 || !pw->shape || !tr_shape_is_array(pw->shape) ||
+          !p->ipow_unit[pw->shape->dtype])
+        continue;
+      tr_instr *a = pw->operands[0], *b = pw->operands[1];
+      if (!a->shape || !b->shape || !tr_shape_same_dims(a->shape, pw->shape) ||
+          !tr_shape_same_dims(b->shape, pw->shape))
+        continue;
+      tr_instr *next = i + 1 < c->ninstrs ? c->instrs[i + 1] : NULL;
+      tr_shape *s = pw->shape;
+      tr_instr *m1 = int_splat(m, c, next, pw->name, "m1", s, -1);
+      tr_instr *zero = int_splat(m, c, next, pw->name, "zero", s, 0);
+      tr_instr *one = int_splat(m, c, next, pw->name, "one", s, 1);
+      if (!m1 || !zero || !one) continue;
+      tr_instr *ism1 = cmp_before(m, c, next, pw->name, "ism1", a, m1, "EQ");
+      tr_instr *neg = cmp_before(m, c, next, pw->name, "neg", b, zero, "LT");
+      tr_shape *ps = ism1->shape;
+      tr_instr *both_ops[2] = {ism1, neg};
+      tr_instr *both = add_before(m, c, next, TR_OP_AND, pw->name, "unitneg", ps, both_ops, 2);
+      tr_instr *low_ops[2] = {b, one};
+      tr_instr *low = add_before(m, c, next, TR_OP_AND, pw->name, "low", s, low_ops, 2);
+      tr_instr *odd = cmp_before(m, c, next, pw->name, "odd", low, one, "EQ");
+      tr_instr *sign_ops[3] = {odd, m1, one};
+      tr_instr *sign = add_before(m, c, next, TR_OP_SELECT, pw->name, "sign", s, sign_ops, 3);
+      tr_instr *out_ops[3] = {both, sign, pw};
+      tr_instr *out = add_before(m, c, next, TR_OP_SELECT, pw->name, "stablehlo", s, out_ops, 3);
+      tr_instr_replace_uses(pw, out);
+      tr_instr_replace_operand(out, 2, pw);
+      n++;
+      i += 10; /* past the new instructions */
+    }
+  }
+  return n;
+}
+
 tr_module *tr_profile_narrowed(const tr_profile *p, const tr_module *m, int *count) {
   *count = 0;
   if (!p || !p->on[TR_PR_DOT_ACCUMULATE]) return NULL;
@@ -343,13 +415,15 @@ tr_module *tr_profile_narrowed(const tr_profile *p, const tr_module *m, int *cou
 tr_module *tr_profile_rewrite(const tr_profile *p, tr_prule r, const tr_module *m, int *count) {
   *count = 0;
   if (!p || !p->on[r] || (r != TR_PR_LOG_EXP_FOLD && r != TR_PR_INT_CONV_WRAP && r != TR_PR_CONV_ZERO_PAD &&
-                          r != TR_PR_FAST_MINMAX && r != TR_PR_REDUCE_INIT_IDENTITY))
+                          r != TR_PR_FAST_MINMAX && r != TR_PR_REDUCE_INIT_IDENTITY &&
+                          r != TR_PR_INT_POWER_UNIT_BASE))
     return NULL;
   tr_module *d = tr_module_clone(m);
   int n = r == TR_PR_LOG_EXP_FOLD    ? fold_log_exp(p, d)
           : r == TR_PR_INT_CONV_WRAP ? wrap_int_conv(p, d)
           : r == TR_PR_FAST_MINMAX   ? drop_nan_minmax(p, d)
           : r == TR_PR_REDUCE_INIT_IDENTITY ? identity_inits(p, d)
+          : r == TR_PR_INT_POWER_UNIT_BASE ? unit_base_power(p, d)
                                      : zero_pad_conv(p, d);
   if (!n) {
     tr_module_free(d);

@@ -51,9 +51,12 @@ TR_TEST(profile_parse_good) {
                            "narrow-in-f32 bf16\n"
                            "dot-accumulate bf16=f32 f16=f64\n"
                            "reduce-init-identity documented\n"
-                           "convert-out-of-range u8 s4\n");
+                           "convert-out-of-range u8 s4\n"
+                           "int-power-unit-base s8 s64\n"
+                           "select-nan-order documented\n");
   if (!p) return;
   CHECK_STR(p->target, "xla-cpu");
+  CHECK(p->ipow_unit[TR_DT_S8] && p->ipow_unit[TR_DT_S64] && !p->ipow_unit[TR_DT_S32]);
   CHECK(p->cvt_undef[TR_DT_U8] && p->cvt_undef[TR_DT_S4] && !p->cvt_undef[TR_DT_S8]);
   CHECK_STR(p->file, "p.conf");
   for (int r = 0; r < TR_PR_COUNT; r++) CHECK(p->on[r]);
@@ -1234,4 +1237,102 @@ TR_TEST(profile_denormal_flush_partials) {
   tr_tensor_free(in[0]);
   tr_tensor_free(in[1]);
   tr_profile_free(p);
+}
+
+/* Judges target values t (n of them, dtype dt, dims of ref[0]) against
+ * module src evaluated on ins under profile p: the number failing, and
+ * the number excused by rule r. */
+static void judge_rule(tr_profile *p, const char *src, tr_tensor **ins, int nins, tr_dtype dt, const double *tv,
+                  tr_prule r, int *failing, int *excused) {
+  *failing = *excused = -1;
+  tr_diag d = {0};
+  tr_module *m = tr_parse("j.hlo", src, strlen(src), NULL, &d);
+  CHECK(m && tr_verify(m, &d) == TR_OK);
+  tr_shadow_out *ref = NULL;
+  int nref = 0;
+  if (m) CHECK(tr_eval_shadow(m, NULL, ins, nins, &ref, &nref, &d) == TR_OK);
+  if (m && nref == 1) {
+    tr_profile_alts alts;
+    tr_profile_alts_compute(p, m, ins, nins, NULL, &alts);
+    tr_tensor *t = tr_tensor_new(dt, ref[0].rank, ref[0].dims, NULL);
+    for (size_t i = 0; i < ref[0].n; i++) {
+      if (tr_dtype_is_float(dt)) tr_tensor_set_f(t, i, tv[i]);
+      else tr_tensor_set_i(t, i, (int64_t)tv[i]);
+    }
+    tr_compare_opts o;
+    tr_compare_opts_default(&o);
+    o.profile = p;
+    tr_profile_alts_use(&alts, 0, &o);
+    tr_compare_result cr;
+    CHECK(tr_compare_output(&ref[0], t, &o, &cr, &d) == TR_OK);
+    *failing = (int)cr.failing;
+    *excused = (int)cr.excused_by[r];
+    tr_tensor_free(t);
+    tr_profile_alts_free(&alts);
+  }
+  tr_shadow_free(ref, nref);
+  if (m) tr_module_free(m);
+  tr_diag_clear(&d);
+}
+
+/* int-power-unit-base: (-1)^-2 = 1 and (-1)^-3 = -1 (StableHLO) where the
+ * reference, as XLA, gives 0; 2^-1 stays 0, and a wrong sign is still a
+ * mismatch. */
+TR_TEST(profile_rule_int_power_unit_base) {
+  tr_profile *p = parse_ok("int-power-unit-base s32\n");
+  if (!p) return;
+  const char *src = "HloModule m\nENTRY e {\n  a = s32[4] parameter(0)\n  b = s32[4] parameter(1)\n"
+                    "  ROOT r = s32[4] power(a, b)\n}\n";
+  int64_t d4[1] = {4};
+  tr_tensor *in[2] = {tr_tensor_new(TR_DT_S32, 1, d4, NULL), tr_tensor_new(TR_DT_S32, 1, d4, NULL)};
+  int64_t av[4] = {-1, -1, 2, -1}, bv[4] = {-2, -3, -1, 2};
+  for (int i = 0; i < 4; i++) {
+    tr_tensor_set_i(in[0], (size_t)i, av[i]);
+    tr_tensor_set_i(in[1], (size_t)i, bv[i]);
+  }
+  int failing, excused;
+  double good[4] = {1, -1, 0, 1}, bad[4] = {1, 1, 0, 1};
+  judge_rule(p, src, in, 2, TR_DT_S32, good, TR_PR_INT_POWER_UNIT_BASE, &failing, &excused);
+  CHECK_EQ_INT(failing, 0);
+  CHECK_EQ_INT(excused, 2);
+  judge_rule(p, src, in, 2, TR_DT_S32, bad, TR_PR_INT_POWER_UNIT_BASE, &failing, &excused);
+  CHECK_EQ_INT(failing, 1); /* (-1)^-3 is -1, not 1 */
+  tr_profile_free(p);
+  tr_profile *q = parse_ok("target x\n"); /* no rule: both elements fail */
+  if (q) {
+    judge_rule(q, src, in, 2, TR_DT_S32, good, TR_PR_INT_POWER_UNIT_BASE, &failing, &excused);
+    CHECK_EQ_INT(failing, 2);
+    tr_profile_free(q);
+  }
+  for (int i = 0; i < 2; i++) tr_tensor_free(in[i]);
+  parse_err("int-power-unit-base u8\n", "p.conf:1:21: error: 'u8' is not a signed integer dtype");
+}
+
+/* select-nan-order: a window holding a NaN may send its source to the
+ * NaN's position (IREE) or past it (the reference, XLA's order); a
+ * window without a NaN is judged as before. */
+TR_TEST(profile_rule_select_nan_order) {
+  tr_profile *p = parse_ok("select-nan-order documented\n");
+  if (!p) return;
+  const char *src = "HloModule m\nge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+                    "  ROOT c = pred[] compare(a, b), direction=GE\n}\n"
+                    "ad {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n"
+                    "ENTRY e {\n  x = f32[4] parameter(0)\n  s = f32[2] parameter(1)\n  z = f32[] constant(0)\n"
+                    "  ROOT r = f32[4] select-and-scatter(x, s, z), window={size=2 stride=2}, select=ge, scatter=ad\n}\n";
+  int64_t d4[1] = {4}, d2[1] = {2};
+  tr_tensor *in[2] = {tr_tensor_new(TR_DT_F32, 1, d4, NULL), tr_tensor_new(TR_DT_F32, 1, d2, NULL)};
+  double xv[4] = {NAN, 1, 2, 3};
+  for (int i = 0; i < 4; i++) tr_tensor_set_f(in[0], (size_t)i, xv[i]);
+  tr_tensor_set_f(in[1], 0, 10);
+  tr_tensor_set_f(in[1], 1, 20);
+  int failing, excused;
+  double nan_pos[4] = {10, 0, 0, 20}, wrong_pos[4] = {0, 10, 20, 0};
+  judge_rule(p, src, in, 2, TR_DT_F32, nan_pos, TR_PR_SELECT_NAN_ORDER, &failing, &excused);
+  CHECK_EQ_INT(failing, 0);
+  CHECK_EQ_INT(excused, 2);
+  judge_rule(p, src, in, 2, TR_DT_F32, wrong_pos, TR_PR_SELECT_NAN_ORDER, &failing, &excused);
+  CHECK_EQ_INT(failing, 2); /* the window {2, 3} holds no NaN: 3 is its pick */
+  tr_profile_free(p);
+  for (int i = 0; i < 2; i++) tr_tensor_free(in[i]);
+  parse_err("select-nan-order\n", "p.conf:1:1: error: 'select-nan-order' takes one word, 'documented'");
 }
