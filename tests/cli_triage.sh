@@ -54,6 +54,9 @@ for f in report.md report.json reduced.hlo; do
   [ -n "$fb" ] && [ -s "$fb/triage/$f" ] && ok || bad "the campaign's finding has no triage/$f"
 done
 [ -n "$fb" ] && [ ! -e "$fb/triage.err" ] && ok || bad "the campaign's triage failed: $(cat "$fb/triage.err" 2>/dev/null)"
+# ... and says which findings are recorded bugs: builtin's planted
+# defects are in no known.def entry, so the finding is new.
+grep -Eq '"known":[[:space:]]*"new"' "$tmp/f/summary.json" && ok || bad "summary.json does not say the finding is new"
 
 expect 2 'MODULE or BUNDLE' -- "$trench" isolate
 expect 2 'unknown option' -- "$trench" reduce "$d/emit-tail-mask-short.hlo" --bogus

@@ -930,6 +930,27 @@ static void progress(camp *c, double t0, bool final) {
           judged ? 100.0 * (double)c->st.weak / (double)judged : 0.0, ncov, ncore, final ? "\n" : "");
 }
 
+/* --triage: the recorded bug the finding's triage named (report.json's
+ * levels.instruction.known, docs/TRIAGE.md) into out: its id, "new"
+ * (triaged, none matched), or "" (not triaged). */
+static void triage_known(const camp *c, const char *sig, char *out, size_t n) {
+  out[0] = 0;
+  char p[4400];
+  snprintf(p, sizeof p, "%s/findings/%s/triage/report.json", c->o->out, sig);
+  char *text = NULL;
+  size_t len = 0;
+  tr_diag d = {0};
+  if (tr_read_file(p, &text, &len, &d) == TR_OK) {
+    cJSON *j = cJSON_Parse(text);
+    cJSON *lv = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "levels"), "instruction");
+    const cJSON *k = cJSON_GetObjectItem(lv, "known");
+    snprintf(out, n, "%s", cJSON_IsString(k) && k->valuestring[0] ? k->valuestring : "new");
+    cJSON_Delete(j);
+    tr_free(text);
+  }
+  tr_diag_clear(&d);
+}
+
 static void summary(camp *c, FILE *f) {
   const tr_fuzz_opts *o = c->o;
   tr_fuzz_stats *s = &c->st;
@@ -951,11 +972,31 @@ static void summary(camp *c, FILE *f) {
   fprintf(f, "  %-14s %8ld  (%d unique)\n", "findings", s->findings, c->nsigs);
   if (o->triage)
     fprintf(f, "  %-14s %8ld  (%ld failed: BUNDLE/triage.err)\n", "triaged", s->triaged, s->triage_failed);
-  if (c->nsigs) {
+  if (c->nsigs && o->triage) {
+    /* which are recorded bugs (known.def), which are new */
+    int known = 0, fresh = 0;
+    char k[48];
+    for (int i = 0; i < c->nsigs; i++) {
+      triage_known(c, c->sigs[i].name, k, sizeof k);
+      known += k[0] && strcmp(k, "new") != 0;
+      fresh += strcmp(k, "new") == 0;
+    }
+    fprintf(f, "  %-14s %8d  (of the unique: recorded bugs; %d new, %d not triaged)\n", "known", known, fresh,
+            c->nsigs - known - fresh);
+  }
+  if (c->nsigs && !o->triage) {
     fprintf(f, "  %-40s %6s %10s  %s\n", "signature", "count", "first test", "bundle");
     for (int i = 0; i < c->nsigs; i++)
       fprintf(f, "  %-40s %6ld %10ld  %s/findings/%s\n", c->sigs[i].name, c->sigs[i].count, c->sigs[i].first,
               o->out, c->sigs[i].name);
+  } else if (c->nsigs) {
+    fprintf(f, "  %-40s %6s %10s  %-16s %s\n", "signature", "count", "first test", "known", "bundle");
+    for (int i = 0; i < c->nsigs; i++) {
+      char k[48];
+      triage_known(c, c->sigs[i].name, k, sizeof k);
+      fprintf(f, "  %-40s %6ld %10ld  %-16s %s/findings/%s\n", c->sigs[i].name, c->sigs[i].count,
+              c->sigs[i].first, k[0] ? k : "-", o->out, c->sigs[i].name);
+    }
   }
 }
 
@@ -984,6 +1025,11 @@ static void write_summary_json(camp *c) {
     cJSON_AddStringToObject(e, "sig", c->sigs[i].name);
     cJSON_AddNumberToObject(e, "count", (double)c->sigs[i].count);
     cJSON_AddNumberToObject(e, "first", (double)c->sigs[i].first);
+    if (c->o->triage) {
+      char k[48];
+      triage_known(c, c->sigs[i].name, k, sizeof k);
+      cJSON_AddStringToObject(e, "known", k);
+    }
     cJSON_AddItemToArray(sg, e);
   }
   char *txt = tr_json_print(j, true);
