@@ -1147,6 +1147,9 @@ tr_status sh_select_and_scatter(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_
   size_t m = r->n ? r->n : 1;
   long double *S = tr_xcalloc(m, sizeof(long double)), *E = tr_xcalloc(m, sizeof(long double));
   long double *M = tr_xcalloc(m, sizeof(long double)), *N = tr_xcalloc(m, sizeof(long double));
+  /* -0 is the sum of nothing that keeps the init's sign: init -0 with
+   * nothing selected stays -0 (a +0 start made it +0). */
+  for (size_t i = 0; i < m; i++) S[i] = -0.0L;
   int64_t *offs = tr_xmalloc(sizeof(int64_t) * (nw ? nw : 1));
   tr_status st = TR_OK;
   for (size_t q = 0; q < src->n && st == TR_OK; q++, next_ix(o, src->dims, rank)) {

@@ -323,6 +323,28 @@ TR_TEST(shadow_scatter_untouched_inf) {
   for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
 }
 
+/* select-and-scatter with nothing selected is its init, sign included:
+ * init -0 stays -0 (a seed-8 builtin campaign: atan2 of it flipped from
+ * -pi to +pi in the shadow, which started its sums at +0). */
+TR_TEST(shadow_select_and_scatter_keeps_negative_zero_init) {
+  const char *text =
+      "HloModule m\nge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT c = pred[] compare(a, b), direction=GE\n}\n"
+      "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+      "ENTRY e {\n  x = f32[1,4] parameter(0)\n  src = f32[0,2] constant({})\n  z = f32[] constant(-0.0)\n"
+      "  ROOT r = f32[1,4] select-and-scatter(x, src, z), window={size=2x2 stride=2x2}, select=ge, scatter=add\n}\n";
+  double vx[4] = {1, 2, 3, 4};
+  int64_t dx[2] = {1, 4};
+  tr_tensor *x = tr_tensor_new(TR_DT_F32, 2, dx, NULL);
+  for (int k = 0; k < 4; k++) tr_tensor_set_f(x, (size_t)k, vx[k]);
+  tr_tensor *args[1] = {x};
+  both b;
+  if (run_both(text, args, 1, &b, __LINE__))
+    for (int k = 0; k < 4; k++) CHECK(b.sh[0].value[k] == 0 && signbit(b.sh[0].value[k]) && !b.sh[0].uncertain[k]);
+  both_free(&b);
+  tr_tensor_free(x);
+}
+
 /* A triangular solve whose substitution passes the dtype's range
  * (finite in long double): f32 x0 = 3e38, x1 = b1 - 3e38 * x0 overflows,
  * and an implementation's order may give NaN where long double gives a
