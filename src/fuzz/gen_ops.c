@@ -876,6 +876,15 @@ static tr_instr *mk_dot(gen_ctx *g, tr_op op) {
     }
   for (int i = 0; i < rrank; i++) count *= rd[i] ? rd[i] : 1;
   if (count > 8192) return NULL;
+  /* The result (lhs batch and free dims, rhs free dims) as the other
+   * makers bound theirs: an outer product of a large lhs made a 35
+   * million element s64 result that ran 20 s on builtin. */
+  int64_t out = 1;
+  for (int i = 0; i < s->rank; i++)
+    if (!has(lc, nc, i)) out *= s->dims[i] ? s->dims[i] : 1;
+  for (int i = 0; i < rrank; i++)
+    if (!has(rb, nb, i) && !has(rc, nc, i)) out *= rd[i] ? rd[i] : 1;
+  if (out > 65536) return NULL;
   tr_instr *y = NULL;
   for (int j = g->npool - 1; j >= 0 && !y; j--) {
     tr_instr *c = g->pool[j];
