@@ -694,9 +694,24 @@ def sort(xs, dim, key, descending):
     return tuple(torch.take_along_dim(x, order, dim) for x in xs)
 
 
+def total_order(x):
+    """A float tensor's elements as signed integers in HLO's TOTALORDER:
+    -NaN < -inf < ... < -0 < +0 < ... < inf < +NaN (the bits, with the
+    magnitude bits of negatives flipped). torch's sort has -0 == +0 and
+    every NaN largest."""
+    if not x.is_floating_point():
+        return x
+    it = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()]
+    b = x.contiguous().view(it)
+    mag = torch.iinfo(it).max
+    return torch.bitwise_xor(b, torch.bitwise_and(torch.bitwise_right_shift(b, x.element_size() * 8 - 1), mag))
+
+
 def topk(x, k, largest):
-    v, i = torch.sort(x, dim=-1, descending=largest, stable=True)
-    return v[..., :k], i[..., :k].to(torch.int32)
+    """XLA's TopkDecomposer: a stable sort by TOTALORDER, the first k."""
+    _, i = torch.sort(total_order(x), dim=-1, descending=largest, stable=True)
+    i = i[..., :k]
+    return torch.take_along_dim(x, i, -1), i.to(torch.int32)
 
 
 def bitcast(x, dtype, out):
