@@ -847,8 +847,18 @@ class Lowering:
         body = []
         params = [_pyname(c.params[i].name) for i in sorted(c.params)]
         outer, self.shapes = self.shapes, {ins.name: ins.shape for ins in c.instrs}
+        # Only what the root needs, as the reference evaluates: a dead
+        # while loop of 2^31 trips (a counter from INT_MIN) is no result
+        # of the module, but a Python loop would run all of them.
+        byname = {ins.name: ins for ins in c.instrs}
+        live, todo = set(), [c.root.name]
+        while todo:
+            n = todo.pop()
+            if n not in live and n in byname:
+                live.add(n)
+                todo.extend(byname[n].operands)
         for ins in c.instrs:
-            if ins.op == "parameter":
+            if ins.op == "parameter" or ins.name not in live:
                 continue
             body.append("    %s = %s" % (_pyname(ins.name), self.expr(ins)))
         self.shapes = outer
