@@ -110,6 +110,9 @@ expect 0 "check: pass" -- "$trench" check "$here/torch/erf_small_vector.hlo" --t
 # Eager bf16 erf near 0 (torch finding 6).
 expect 1 "mismatch .*reference 1.12970137e-08, target 0," -- "$trench" check "$here/torch/erf_bf16_small.hlo" --target torch-eager --seeds 1
 
+# Eager bf16 conv2d: an inf next to the window gives NaN (torch finding 8).
+expect 1 "mismatch .*reference 3, target -?nan" -- "$trench" check "$here/torch/conv_bf16_inf_neighbour.hlo" --target torch-eager --seeds 1
+
 # 5. torch.compile (Inductor): a few modules, the finding included.
 while read -r name s msg; do
   case "$name:$s" in
