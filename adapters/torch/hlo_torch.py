@@ -331,10 +331,18 @@ def shift(x, n, kind):
 POP8 = torch.tensor([bin(i).count("1") for i in range(256)], dtype=torch.int64)
 
 
+def dense(x):
+    """x flattened into a fresh buffer with stride 1, which view(dtype) of
+    another width needs. clone() keeps a strided view's strides where the
+    size is 1 (the noncontig realisation: a u32[1] of stride 2), and
+    contiguous() calls such a tensor contiguous."""
+    return x.reshape(-1).clone(memory_format=torch.contiguous_format)
+
+
 def popcnt(x):
     """HLO popcnt: the bytes of each element (cloned: a view at an odd
     storage offset cannot be viewed as bytes of a wider type), looked up."""
-    b = x.reshape(-1).clone().view(torch.uint8).reshape(list(x.shape) + [x.element_size()])
+    b = dense(x).view(torch.uint8).reshape(list(x.shape) + [x.element_size()])
     return POP8[b.to(torch.int64)].sum(-1).to(x.dtype)
 
 
@@ -719,7 +727,7 @@ def bitcast(x, dtype, out):
     tensor as a type of another width (f32[] -> f8e4m3fn[4]); and cloned,
     since a wider type's view needs an aligned storage offset (an input
     that is a view into a buffer, the offset realisation)."""
-    return x.reshape(-1).clone().view(dtype).reshape(out)
+    return dense(x).view(dtype).reshape(out)
 
 
 def branch(i, fs, args):
