@@ -113,6 +113,10 @@ expect 1 "mismatch .*reference 1.12970137e-08, target 0," -- "$trench" check "$h
 # Eager bf16 conv2d: an inf next to the window gives NaN (torch finding 8).
 expect 1 "mismatch .*reference 3, target -?nan" -- "$trench" check "$here/torch/conv_bf16_inf_neighbour.hlo" --target torch-eager --seeds 1
 
+# Inductor's u8 sum of a broadcast that wraps (torch finding 9).
+expect 1 "mismatch .*reference 135, target 215," -- "$trench" check "$here/torch/u8_sum_broadcast.hlo" --target torch-inductor --seeds 1 --timeout 600
+expect 0 "check: pass" -- "$trench" check "$here/torch/u8_sum_broadcast.hlo" --target torch-eager --seeds 1
+
 # 5. torch.compile (Inductor): a few modules, the finding included.
 while read -r name s msg; do
   case "$name:$s" in
