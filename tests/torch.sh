@@ -61,7 +61,7 @@ eager="abs_f32 add_s32 divide_edges_s32 remainder_s16 power_s32 shift-right-logi
   sort_f32 sort_kv_stable_f32 topk_f32 dynamic-slice_f32 dynamic-update-slice_f32
   while_count conditional_index conditional_pred map_f32 call tuple_gte popcnt_s32
   count-leading-zeros_s32 round-nearest-afz_f32 cbrt_f32 constant_bf16"
-files=("$here/torch/convert_f32.hlo" "$here/torch/convert_s32_f8e4m3fn.hlo" "$here/torch/conv_empty_window.hlo" "$here/torch/reduce_window_init.hlo" "$here/torch/reduce_multiply_empty.hlo" "$here/torch/f8e4m3fn_overflow.hlo" "$here/torch/topk_total_order.hlo" "$here/torch/popcnt_bitcast_size1.hlo")
+files=("$here/torch/convert_f32.hlo" "$here/torch/convert_s32_f8e4m3fn.hlo" "$here/torch/conv_empty_window.hlo" "$here/torch/reduce_window_init.hlo" "$here/torch/reduce_multiply_empty.hlo" "$here/torch/f8e4m3fn_overflow.hlo" "$here/torch/topk_total_order.hlo" "$here/torch/popcnt_bitcast_size1.hlo" "$here/torch/nan_constant_bits.hlo")
 for m in $eager; do
   if [ -f "$suite/$m.hlo" ]; then files+=("$suite/$m.hlo"); else bad "no module $suite/$m.hlo"; fi
 done

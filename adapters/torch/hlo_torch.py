@@ -201,7 +201,7 @@ def parse_literal(text, shape):
         arr = np.array([int(v, 0) for v in vals], dtype=np.dtype(
             {"s": "int", "u": "uint"}[shape.dtype[0]] + shape.dtype[1:]))
     else:
-        arr = np.array([float(v.replace("-nan", "nan")) for v in vals], dtype=np.float64)
+        arr = np.array([float(v) for v in vals], dtype=np.float64)  # "-nan": sign bit set
     if arr.size != n:
         raise ValueError("constant has %d values, its shape %d" % (arr.size, n))
     return arr.reshape(shape.dims)
@@ -209,9 +209,25 @@ def parse_literal(text, shape):
 
 # --- helpers the generated code calls --------------------------------------
 
+# The quiet NaN of each float type (sign bit clear), as XLA's literals
+# (ml_dtypes) have it: torch's conversion of a NaN makes f8e5m2 0x7F, not
+# 0x7E, and drops the sign of a bf16 NaN, which a bitcast-convert shows.
+QNAN = {"float8_e5m2": (torch.uint8, 0x7E, 0x80), "float8_e4m3fn": (torch.uint8, 0x7F, 0x80),
+        "bfloat16": (torch.int16, 0x7FC0, -0x8000), "float16": (torch.int16, 0x7E00, -0x8000)}
+
+
 def const(arr, dtype):
-    t = torch.from_numpy(np.array(arr, copy=True, order="C").reshape(arr.shape))
-    return t.to(dtype)
+    a = np.array(arr, copy=True, order="C").reshape(arr.shape)
+    t = torch.from_numpy(a).to(dtype)
+    q = QNAN.get(str(dtype).split(".")[1])
+    if q is not None and a.dtype.kind == "f" and np.isnan(a).any():
+        it, nan, sign = q
+        b = t.view(it).clone()
+        neg = torch.from_numpy(np.signbit(a))
+        b[torch.from_numpy(np.isnan(a))] = nan
+        b[torch.from_numpy(np.isnan(a)) & neg] = nan | sign if sign > 0 else nan + sign
+        t = b.view(dtype)
+    return t
 
 
 def iinfo(dtype):
