@@ -130,4 +130,8 @@ done < <(summary torch-inductor "$suite/abs_f32.hlo" "$suite/reduce_add_f32.hlo"
 "$py" -c 'import numpy as np,sys; np.save(sys.argv[1], np.array([[[1],[2],[3],[4]]], np.float32)); np.save(sys.argv[2], np.array([[[1]],[[1]],[[np.inf]]], np.float32))' "$tmp/px.npy" "$tmp/pk.npy"
 expect 0 '^inputs out0: weak \(checked 1, uncertain 3; mostly uncertain; excused 1 by conv-zero-pad' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/conv_pad_exp.hlo" --target torch-eager --input "$tmp/px.npy" --input "$tmp/pk.npy"
 expect 1 '^inputs out0: mismatch \(checked 1, uncertain 3; failing 1, first at \[0,3,0\]: reference 70.68.*, target -?nan' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/conv_pad_exp.hlo" --target torch-eager --input "$tmp/px.npy" --input "$tmp/pk.npy" --strict
+# The same NaN converted to s32 (0): excused on the integer output too.
+"$py" -c 'import numpy as np,sys; np.save(sys.argv[1], np.array([[[1],[2],[3],[4.5]]], np.float32))' "$tmp/px2.npy"
+expect 0 '^inputs out1: weak \(checked 1, uncertain 3; mostly uncertain; excused 1 by conv-zero-pad' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/conv_pad_nan_convert.hlo" --target torch-eager --input "$tmp/px2.npy" --input "$tmp/pk.npy"
+expect 1 '^inputs out1: mismatch \(checked 1, uncertain 3; failing 1, first at \[0,3,0\]: reference 7, target 0,' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/conv_pad_nan_convert.hlo" --target torch-eager --input "$tmp/px2.npy" --input "$tmp/pk.npy" --strict
 finish

@@ -141,6 +141,14 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
   if (p->on[TR_PR_CONV_ZERO_PAD] && is_float && zp && zp->value && zp->n == ref->n &&
       !isnan(ref->value[i]) && isnan(zp->value[i]) && isnan(tr_tensor_get_f(target, i)))
     return TR_PR_CONV_ZERO_PAD;
+  /* The same NaN converted to an integer (XLA's NaN -> 0) or compared:
+   * an integer or pred element the padded reference gives exactly, where
+   * the plain one gives another value (the two differ only through the
+   * padded taps). */
+  if (p->on[TR_PR_CONV_ZERO_PAD] && !is_float && !tr_dtype_is_float(dt) && zp && zp->exact && ref->exact &&
+      zp->n == ref->n && zp->dtype == dt && !(zp->uncertain && zp->uncertain[i]) &&
+      same_slot(zp->exact, NULL, 0, target, i) && !same_slot(zp->exact, NULL, 0, ref->exact, i))
+    return TR_PR_CONV_ZERO_PAD;
   /* Both at once: conv-zero-pad's NaN reaching a reduce whose init is no
    * identity for it (an argmax over a size-1 dim, which XLA drops), where
    * that reference leaves the element undefined or agrees with the
