@@ -61,7 +61,7 @@ eager="abs_f32 add_s32 divide_edges_s32 remainder_s16 power_s32 shift-right-logi
   sort_f32 sort_kv_stable_f32 topk_f32 dynamic-slice_f32 dynamic-update-slice_f32
   while_count conditional_index conditional_pred map_f32 call tuple_gte popcnt_s32
   count-leading-zeros_s32 round-nearest-afz_f32 cbrt_f32 constant_bf16"
-files=("$here/torch/convert_f32.hlo" "$here/torch/convert_s32_f8e4m3fn.hlo" "$here/torch/conv_empty_window.hlo" "$here/torch/reduce_window_init.hlo" "$here/torch/reduce_multiply_empty.hlo" "$here/torch/f8e4m3fn_overflow.hlo")
+files=("$here/torch/convert_f32.hlo" "$here/torch/convert_s32_f8e4m3fn.hlo" "$here/torch/conv_empty_window.hlo" "$here/torch/reduce_window_init.hlo" "$here/torch/reduce_multiply_empty.hlo" "$here/torch/f8e4m3fn_overflow.hlo" "$here/torch/topk_total_order.hlo" "$here/torch/popcnt_bitcast_size1.hlo" "$here/torch/nan_constant_bits.hlo")
 for m in $eager; do
   if [ -f "$suite/$m.hlo" ]; then files+=("$suite/$m.hlo"); else bad "no module $suite/$m.hlo"; fi
 done
@@ -84,6 +84,9 @@ n=$("$trench" check "$suite/abs_f32.hlo" --target torch-eager --realisation chan
 [ "$n" = 3 ] && ok || bad "--realisation channels_last: $n of 3 seeds"
 expect 2 'realisation dynamic: torch-eager has plain, grad' -- "$trench" check "$suite/abs_f32.hlo" --target torch-eager --realisation dynamic --seeds 1
 expect 2 "realisation 'plain': only torch-eager and torch-inductor" -- "$trench" check "$suite/abs_f32.hlo" --target xla-cpu --realisation plain --seeds 1
+# A dead while loop of 2^31 trips is not run (a hang before: the translation
+# lowered every instruction, the reference only what the root needs).
+expect 0 "check: pass" -- "$trench" check "$here/torch/dead_while.hlo" --target torch-eager --seeds 2 --timeout 60
 n=$(TRENCH_TORCH_REALISATION=plain summary torch-eager "${files[@]}" | wc -l)
 [ "$n" = "${#files[@]}" ] && ok || bad "torch-eager answered $n of ${#files[@]} modules"
 
@@ -107,6 +110,13 @@ expect 0 "check: pass" -- "$trench" check "$here/torch/erf_small_vector.hlo" --t
 # Eager bf16 erf near 0 (torch finding 6).
 expect 1 "mismatch .*reference 1.12970137e-08, target 0," -- "$trench" check "$here/torch/erf_bf16_small.hlo" --target torch-eager --seeds 1
 
+# Eager bf16 conv2d: an inf next to the window gives NaN (torch finding 8).
+expect 1 "mismatch .*reference 3, target -?nan" -- "$trench" check "$here/torch/conv_bf16_inf_neighbour.hlo" --target torch-eager --seeds 1
+
+# Inductor's u8 sum of a broadcast that wraps (torch finding 9).
+expect 1 "mismatch .*reference 135, target 215," -- "$trench" check "$here/torch/u8_sum_broadcast.hlo" --target torch-inductor --seeds 1 --timeout 600
+expect 0 "check: pass" -- "$trench" check "$here/torch/u8_sum_broadcast.hlo" --target torch-eager --seeds 1
+
 # 5. torch.compile (Inductor): a few modules, the finding included.
 while read -r name s msg; do
   case "$name:$s" in
@@ -120,4 +130,9 @@ done < <(summary torch-inductor "$suite/abs_f32.hlo" "$suite/reduce_add_f32.hlo"
 "$py" -c 'import numpy as np,sys; np.save(sys.argv[1], np.array([[[1],[2],[3],[4]]], np.float32)); np.save(sys.argv[2], np.array([[[1]],[[1]],[[np.inf]]], np.float32))' "$tmp/px.npy" "$tmp/pk.npy"
 expect 0 '^inputs out0: weak \(checked 1, uncertain 3; mostly uncertain; excused 1 by conv-zero-pad' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/conv_pad_exp.hlo" --target torch-eager --input "$tmp/px.npy" --input "$tmp/pk.npy"
 expect 1 '^inputs out0: mismatch \(checked 1, uncertain 3; failing 1, first at \[0,3,0\]: reference 70.68.*, target -?nan' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/conv_pad_exp.hlo" --target torch-eager --input "$tmp/px.npy" --input "$tmp/pk.npy" --strict
+# The same NaN converted to s32 (0): excused on the integer output too.
+"$py" -c 'import numpy as np,sys; np.save(sys.argv[1], np.array([[[1],[2],[3],[4.5]]], np.float32))' "$tmp/px2.npy"
+expect 0 '^inputs out1: weak \(checked 1, uncertain 3; mostly uncertain; excused 1 by conv-zero-pad' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/conv_pad_nan_convert.hlo" --target torch-eager --input "$tmp/px2.npy" --input "$tmp/pk.npy"
+expect 0 '^inputs out2: weak \(checked 1, uncertain 3; mostly uncertain; excused 1 by conv-zero-pad' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/conv_pad_nan_convert.hlo" --target torch-eager --input "$tmp/px2.npy" --input "$tmp/pk.npy"
+expect 1 '^inputs out1: mismatch \(checked 1, uncertain 3; failing 1, first at \[0,3,0\]: reference 7, target 0,' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/conv_pad_nan_convert.hlo" --target torch-eager --input "$tmp/px2.npy" --input "$tmp/pk.npy" --strict
 finish

@@ -201,7 +201,7 @@ def parse_literal(text, shape):
         arr = np.array([int(v, 0) for v in vals], dtype=np.dtype(
             {"s": "int", "u": "uint"}[shape.dtype[0]] + shape.dtype[1:]))
     else:
-        arr = np.array([float(v.replace("-nan", "nan")) for v in vals], dtype=np.float64)
+        arr = np.array([float(v) for v in vals], dtype=np.float64)  # "-nan": sign bit set
     if arr.size != n:
         raise ValueError("constant has %d values, its shape %d" % (arr.size, n))
     return arr.reshape(shape.dims)
@@ -209,9 +209,25 @@ def parse_literal(text, shape):
 
 # --- helpers the generated code calls --------------------------------------
 
+# The quiet NaN of each float type (sign bit clear), as XLA's literals
+# (ml_dtypes) have it: torch's conversion of a NaN makes f8e5m2 0x7F, not
+# 0x7E, and drops the sign of a bf16 NaN, which a bitcast-convert shows.
+QNAN = {"float8_e5m2": (torch.uint8, 0x7E, 0x80), "float8_e4m3fn": (torch.uint8, 0x7F, 0x80),
+        "bfloat16": (torch.int16, 0x7FC0, -0x8000), "float16": (torch.int16, 0x7E00, -0x8000)}
+
+
 def const(arr, dtype):
-    t = torch.from_numpy(np.array(arr, copy=True, order="C").reshape(arr.shape))
-    return t.to(dtype)
+    a = np.array(arr, copy=True, order="C").reshape(arr.shape)
+    t = torch.from_numpy(a).to(dtype)
+    q = QNAN.get(str(dtype).split(".")[1])
+    if q is not None and a.dtype.kind == "f" and np.isnan(a).any():
+        it, nan, sign = q
+        b = t.view(it).clone()
+        neg = torch.from_numpy(np.signbit(a))
+        b[torch.from_numpy(np.isnan(a))] = nan
+        b[torch.from_numpy(np.isnan(a)) & neg] = nan | sign if sign > 0 else nan + sign
+        t = b.view(dtype)
+    return t
 
 
 def iinfo(dtype):
@@ -331,10 +347,18 @@ def shift(x, n, kind):
 POP8 = torch.tensor([bin(i).count("1") for i in range(256)], dtype=torch.int64)
 
 
+def dense(x):
+    """x flattened into a fresh buffer with stride 1, which view(dtype) of
+    another width needs. clone() keeps a strided view's strides where the
+    size is 1 (the noncontig realisation: a u32[1] of stride 2), and
+    contiguous() calls such a tensor contiguous."""
+    return x.reshape(-1).clone(memory_format=torch.contiguous_format)
+
+
 def popcnt(x):
     """HLO popcnt: the bytes of each element (cloned: a view at an odd
     storage offset cannot be viewed as bytes of a wider type), looked up."""
-    b = x.reshape(-1).clone().view(torch.uint8).reshape(list(x.shape) + [x.element_size()])
+    b = dense(x).view(torch.uint8).reshape(list(x.shape) + [x.element_size()])
     return POP8[b.to(torch.int64)].sum(-1).to(x.dtype)
 
 
@@ -694,9 +718,24 @@ def sort(xs, dim, key, descending):
     return tuple(torch.take_along_dim(x, order, dim) for x in xs)
 
 
+def total_order(x):
+    """A float tensor's elements as signed integers in HLO's TOTALORDER:
+    -NaN < -inf < ... < -0 < +0 < ... < inf < +NaN (the bits, with the
+    magnitude bits of negatives flipped). torch's sort has -0 == +0 and
+    every NaN largest."""
+    if not x.is_floating_point():
+        return x
+    it = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()]
+    b = x.contiguous().view(it)
+    mag = torch.iinfo(it).max
+    return torch.bitwise_xor(b, torch.bitwise_and(torch.bitwise_right_shift(b, x.element_size() * 8 - 1), mag))
+
+
 def topk(x, k, largest):
-    v, i = torch.sort(x, dim=-1, descending=largest, stable=True)
-    return v[..., :k], i[..., :k].to(torch.int32)
+    """XLA's TopkDecomposer: a stable sort by TOTALORDER, the first k."""
+    _, i = torch.sort(total_order(x), dim=-1, descending=largest, stable=True)
+    i = i[..., :k]
+    return torch.take_along_dim(x, i, -1), i.to(torch.int32)
 
 
 def bitcast(x, dtype, out):
@@ -704,7 +743,7 @@ def bitcast(x, dtype, out):
     tensor as a type of another width (f32[] -> f8e4m3fn[4]); and cloned,
     since a wider type's view needs an aligned storage offset (an input
     that is a view into a buffer, the offset realisation)."""
-    return x.reshape(-1).clone().view(dtype).reshape(out)
+    return dense(x).view(dtype).reshape(out)
 
 
 def branch(i, fs, args):
@@ -832,8 +871,18 @@ class Lowering:
         body = []
         params = [_pyname(c.params[i].name) for i in sorted(c.params)]
         outer, self.shapes = self.shapes, {ins.name: ins.shape for ins in c.instrs}
+        # Only what the root needs, as the reference evaluates: a dead
+        # while loop of 2^31 trips (a counter from INT_MIN) is no result
+        # of the module, but a Python loop would run all of them.
+        byname = {ins.name: ins for ins in c.instrs}
+        live, todo = set(), [c.root.name]
+        while todo:
+            n = todo.pop()
+            if n not in live and n in byname:
+                live.add(n)
+                todo.extend(byname[n].operands)
         for ins in c.instrs:
-            if ins.op == "parameter":
+            if ins.op == "parameter" or ins.name not in live:
                 continue
             body.append("    %s = %s" % (_pyname(ins.name), self.expr(ins)))
         self.shapes = outer

@@ -94,7 +94,7 @@ bool cli_opt_ref_limits(cli_opts *o, double *deadline_s, int64_t *max_trips);
 bool cli_opt_start_timeout(cli_opts *o, double *start_timeout_s);
 #define CLI_START_TIMEOUT_HELP \
   "      --start-timeout S  seconds a process target may take to start\n" \
-  "                       (its hello; default 120)\n"
+  "                       (hello; 120; torch-* 300)\n"
 
 /* ---- inputs ---- */
 /* Name shown in messages for path ("-" reads stdin). */

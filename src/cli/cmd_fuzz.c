@@ -61,7 +61,8 @@ const cli_cmd cli_cmd_fuzz = {
   "      --test-timeout S   a test on trench's side (120; at least the\n"
   "                         target's runs: 20 s per seed for builtin and\n"
   "                         interp, 60 for process targets, iree-cpu 120,\n"
-  "                         torch-inductor 180)\n"  CLI_START_TIMEOUT_HELP
+  "                         torch-inductor 180; and each run may first\n"
+  "                         restart the target: --start-timeout)\n"  CLI_START_TIMEOUT_HELP
   "  -q, --quiet            no progress line\n"
   "  -h, --help             show this help\n"
   "\n"

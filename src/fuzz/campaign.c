@@ -37,6 +37,17 @@ void tr_fuzz_opts_init(tr_fuzz_opts *o) {
   o->test_timeout_s = 120;
 }
 
+double tr_fuzz_test_limit(const tr_fuzz_opts *o) {
+  /* The target runs once per seed, and once more for a finding's
+   * optimized module (check.c); each run may first start the target's
+   * process (a worker's first test, or after a run that hung or crashed,
+   * which killed it); the reference gets 20 s per seed. */
+  int nseeds = o->nseeds > 0 ? o->nseeds : 1;
+  double runs = (nseeds + 1) * (tr_target_run_timeout(o->target) + tr_target_start_timeout(o->target, &o->tcfg)) +
+                20.0 * nseeds;
+  return runs > o->test_timeout_s ? runs : o->test_timeout_s;
+}
+
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -1211,11 +1222,7 @@ tr_status tr_fuzz_run(const tr_fuzz_opts *o, tr_fuzz_stats *st, tr_diag *d) {
   int idle_deaths = 0;
   bool more = true;
   double deadline = o->time_s > 0 ? t0 + o->time_s : 0, last_prog = 0;
-  /* A test runs the target once per seed: a slow target's runs must fit
-   * in its watchdog (the runs' timeouts, and the reference's 20 s). */
-  double test_limit = o->test_timeout_s;
-  double runs = tr_target_run_timeout(o->target) * (o->nseeds > 0 ? o->nseeds : 1) + 20;
-  if (runs > test_limit) test_limit = runs;
+  double test_limit = tr_fuzz_test_limit(o);
   for (int i = 0; i < nw; i++)
     if (!spawn(&c, &ws[i], ws, nw)) {
       tr_diag_errorf(d, "cannot start a worker: %s", strerror(errno));

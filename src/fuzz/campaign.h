@@ -43,7 +43,7 @@ typedef struct {
   bool until_finding;            /* stop at the first finding */
   bool progress;                 /* a live line on stderr */
   double test_timeout_s;         /* a test (all seeds) on trench's side;
-                                    default 120 */
+                                    default 120 (tr_fuzz_test_limit) */
   volatile sig_atomic_t *stop;   /* set by a signal handler: wind down */
   FILE *summary;                 /* the closing table; NULL: none */
   bool triage;                   /* isolate and reduce each new finding in
@@ -52,6 +52,10 @@ typedef struct {
 } tr_fuzz_opts;
 
 void tr_fuzz_opts_init(tr_fuzz_opts *o);
+/* The watchdog of one test on trench's side (a worker past it is a
+ * trench-hang): o->test_timeout_s, raised to what the target's runs may
+ * take at most, adapter restarts included. */
+double tr_fuzz_test_limit(const tr_fuzz_opts *o);
 
 typedef struct {
   long tests, pass, weak, unsupported, declined, findings, unique, dropped, errors, trench_crash;

@@ -161,13 +161,19 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
   if (p->on[TR_PR_CONV_ZERO_PAD] && is_float && zp && zp->value && zp->n == ref->n &&
       !isnan(ref->value[i]) && isnan(zp->value[i]) && isnan(tr_tensor_get_f(target, i)))
     return TR_PR_CONV_ZERO_PAD;
-  /* A predicate or integer computed from such a NaN (is-finite, a compare
-   * in total order, a convert): compared exactly, so where the padded
-   * reference, certain there, holds another value than the plain one and
-   * the target holds the padded one. */
-  if (p->on[TR_PR_CONV_ZERO_PAD] && !is_float && tr_dtypes[dt].kind != TR_DK_COMPLEX && zp && zp->exact &&
-      ref->exact && zp->n == ref->n && zp->dtype == ref->dtype && !(zp->uncertain && zp->uncertain[i]) &&
-      !same_slot(ref->exact, NULL, 0, zp->exact, i) && same_slot(zp->exact, NULL, 0, target, i))
+  /* The same NaN converted to an integer (XLA's NaN -> 0) or compared:
+   * an integer or pred element the padded reference gives exactly, where
+   * the plain one gives another value (the two differ only through the
+   * padded taps, whose zero terms leave a value as it is unless one is
+   * 0 * inf). A float made from such an element (a convert of the
+   * compare) likewise, where the padded reference's value is exact. */
+  if (p->on[TR_PR_CONV_ZERO_PAD] && is_float && zp && zp->value && zp->bound && zp->n == ref->n &&
+      !(zp->uncertain && zp->uncertain[i]) && zp->bound[i] == 0 && !isnan(zp->value[i]) &&
+      tr_tensor_get_f(target, i) == zp->value[i] && ref->value[i] != zp->value[i])
+    return TR_PR_CONV_ZERO_PAD;
+  if (p->on[TR_PR_CONV_ZERO_PAD] && !is_float && !tr_dtype_is_float(dt) && zp && zp->exact && ref->exact &&
+      zp->n == ref->n && zp->dtype == dt && !(zp->uncertain && zp->uncertain[i]) &&
+      same_slot(zp->exact, NULL, 0, target, i) && !same_slot(zp->exact, NULL, 0, ref->exact, i))
     return TR_PR_CONV_ZERO_PAD;
   /* Both at once: conv-zero-pad's NaN reaching a reduce whose init is no
    * identity for it (an argmax over a size-1 dim, which XLA drops), where

@@ -46,7 +46,7 @@ void tr_run_result_free(tr_run_result *r) {
 
 void tr_target_config_init(tr_target_config *c) {
   c->timeout_s = 60;
-  c->start_timeout_s = 120;
+  c->start_timeout_s = 0; /* the target's own (tr_target_start_timeout) */
   c->tmp_dir = NULL;
   c->home = NULL;
   c->guard = NULL;
@@ -72,21 +72,22 @@ int tr_shape_leaves(const tr_shape *s, const tr_shape **out, int max) {
  * after it. The iree adapter's HLO -> StableHLO step runs under the XLA
  * virtualenv, whose python it is told. run_timeout_s: the per-run
  * timeout a fuzz campaign gives it (0: the default), for compilers whose
- * compile alone takes longer than a quick test allows. */
+ * compile alone takes longer than a quick test allows. start_timeout_s:
+ * its start and hello when the caller sets none (0: 120 s). */
 typedef struct {
   const char *name, *venv, *venv_ver, *maker, *maker_opt, *example, *script, *args;
   bool jax_python;
-  double run_timeout_s;
+  double run_timeout_s, start_timeout_s;
 } adapter_kind;
 
 static const adapter_kind adapter_kinds[] = {
-  {"xla-cpu", ".venv", ".venv/jax-", "scripts/venv.sh", "--jax", "0.4.30", "adapters/xla/adapter.py", "", false, 0},
+  {"xla-cpu", ".venv", ".venv/jax-", "scripts/venv.sh", "--jax", "0.4.30", "adapters/xla/adapter.py", "", false, 0, 0},
   {"iree-cpu", ".venv/iree", ".venv/iree-", "scripts/venv-iree.sh", "--iree", "3.13.0", "adapters/iree/adapter.py", "",
-   true, 120},
+   true, 120, 0},
   {"torch-eager", ".venv-torch", ".venv-torch-", "scripts/venv-torch.sh", "--torch", "2.15.0",
-   "adapters/torch/adapter.py", " --mode eager", false, 0},
+   "adapters/torch/adapter.py", " --mode eager", false, 0, 300},
   {"torch-inductor", ".venv-torch", ".venv-torch-", "scripts/venv-torch.sh", "--torch", "2.15.0",
-   "adapters/torch/adapter.py", " --mode inductor", false, 180},
+   "adapters/torch/adapter.py", " --mode inductor", false, 180, 300},
 };
 
 static const adapter_kind *adapter_find(const char *spec) {
@@ -130,7 +131,9 @@ static tr_status open_adapter(const adapter_kind *k, const char *spec, const tr_
     tr_buf_printf(&cmd, "'%s' '%s/%s'%s", py.p, home, k->script, k->args);
     if (cfg->realisation) tr_buf_printf(&cmd, " --realisation %s", cfg->realisation);
     if (k->jax_python) tr_buf_printf(&cmd, " --jax-python '%s/.venv/bin/python'", home);
-    s = tr_proc_open(spec, cmd.p, cfg, out, d);
+    tr_target_config kc = *cfg;
+    kc.start_timeout_s = tr_target_start_timeout(spec, cfg);
+    s = tr_proc_open(spec, cmd.p, &kc, out, d);
   }
   tr_buf_free(&py);
   tr_buf_free(&cmd);
@@ -145,6 +148,13 @@ double tr_target_run_timeout(const char *spec) {
    * overran 20 s on a loaded machine (load 15-28 on 2 cores), a false hang */
   if (!strncmp(spec, "builtin", 7) || !strncmp(spec, "interp", 6)) return 20;
   return 60;
+}
+
+double tr_target_start_timeout(const char *spec, const tr_target_config *cfg) {
+  if (!strncmp(spec, "builtin", 7) || !strncmp(spec, "interp", 6)) return 0; /* in-process */
+  if (cfg && cfg->start_timeout_s > 0) return cfg->start_timeout_s;
+  const adapter_kind *k = strncmp(spec, "cmd:", 4) ? adapter_find(spec) : NULL;
+  return k && k->start_timeout_s > 0 ? k->start_timeout_s : 120;
 }
 
 tr_status tr_target_open(const char *spec, const tr_target_config *cfg,

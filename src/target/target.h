@@ -130,7 +130,8 @@ typedef struct {
 
 typedef struct {
   double timeout_s;       /* per run request; default 60 */
-  double start_timeout_s; /* start + hello; default 120 (jax imports) */
+  double start_timeout_s; /* start + hello; 0 (the default): the target's
+                             own, tr_target_start_timeout */
   const char *tmp_dir;    /* parent of the private folder; NULL: $TMPDIR
                              or /tmp */
   const char *home;       /* trench's source tree (adapters/, .venv/), for
@@ -166,6 +167,12 @@ tr_status tr_target_open(const char *spec, const tr_target_config *cfg,
  * machine; torch-inductor: each new module is C++ compiled, 10-60 s
  * under load). */
 double tr_target_run_timeout(const char *spec);
+/* How long spec's start (the adapter's spawn and hello) may take under
+ * cfg: cfg's start_timeout_s when set, else 120 s (jax's imports), or
+ * 300 s for torch-* (importing torch maps 1.2 GB of shared objects: 26 s
+ * at load 19 on 2 cores, over 120 s at worse load); 0 for the
+ * in-process targets (builtin, interp), which have no start to wait for. */
+double tr_target_start_timeout(const char *spec, const tr_target_config *cfg);
 tr_status tr_target_run(tr_target *t, const tr_module *m,
                         tr_tensor *const *inputs, int ninputs,
                         const tr_run_opts *o, tr_run_result *r, tr_diag *d);

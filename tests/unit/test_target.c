@@ -3,6 +3,7 @@
  * (crash, signal, hang, garbage, wrong ids, bad outputs) must each become
  * the right verdict while the test process survives and the next request
  * runs on a restarted child. The adapters need only the system python3. */
+#include "../../src/fuzz/campaign.h"
 #include "../../src/target/target.h"
 #include "test.h"
 
@@ -258,6 +259,46 @@ TR_TEST(target_hello_timeout) {
   CHECK_CONTAINS(tr_diag_first(&d), "no reply to 'hello' within 1 s");
   tr_diag_clear(&d);
   free(spec);
+}
+
+/* The start a target is allowed: the caller's, else the target's own. */
+TR_TEST(target_start_timeout) {
+  tr_target_config cfg;
+  tr_target_config_init(&cfg);
+  CHECK(tr_target_start_timeout("builtin", &cfg) == 0);
+  CHECK(tr_target_start_timeout("interp", &cfg) == 0);
+  CHECK(tr_target_start_timeout("xla-cpu", &cfg) == 120);
+  CHECK(tr_target_start_timeout("cmd:python3 x.py", &cfg) == 120);
+  CHECK(tr_target_start_timeout("torch-inductor", &cfg) == 300);
+  CHECK(tr_target_start_timeout("torch-eager@2.4.0", NULL) == 300);
+  cfg.start_timeout_s = 600;
+  CHECK(tr_target_start_timeout("torch-inductor", &cfg) == 600);
+  CHECK(tr_target_start_timeout("xla-cpu", &cfg) == 600);
+  CHECK(tr_target_start_timeout("builtin", &cfg) == 0);
+}
+
+/* A fuzz test's watchdog holds the worst case a slow target may take
+ * without trench being at fault: every seed's run hangs out its timeout
+ * and the next one restarts the adapter first (an Inductor test, seed
+ * 15: two slow runs and a restart were logged as a trench-hang), plus a
+ * finding's extra run and the reference's time per seed. */
+TR_TEST(fuzz_test_limit_counts_restarts) {
+  tr_fuzz_opts o;
+  tr_fuzz_opts_init(&o);
+  o.target = "torch-inductor";
+  double run = tr_target_run_timeout(o.target), start = tr_target_start_timeout(o.target, &o.tcfg);
+  CHECK(tr_fuzz_test_limit(&o) >= o.nseeds * (run + start) + run + start + 20.0 * o.nseeds);
+  o.tcfg.start_timeout_s = 600;
+  CHECK(tr_fuzz_test_limit(&o) >= o.nseeds * (run + 600) + run + 600);
+  o.nseeds = 5;
+  CHECK(tr_fuzz_test_limit(&o) >= 6 * (run + 600) + 100);
+  /* in-process targets have no start: the given watchdog stands */
+  tr_fuzz_opts_init(&o);
+  o.target = "builtin";
+  CHECK(tr_fuzz_test_limit(&o) == o.test_timeout_s);
+  o.test_timeout_s = 5000;
+  o.target = "xla-cpu";
+  CHECK(tr_fuzz_test_limit(&o) == 5000);
 }
 
 /* ---- the reference as a target ---- */
