@@ -248,7 +248,7 @@ static bool x23_scatter_add(const tr_instr *in, const tr_triage_case *c, const t
 static bool x24_huge_divisor(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
   if (in->op != TR_OP_DIVIDE || !is_float(c->dtype) || c->nargs < 2 || !c->arg_set[1]) return false;
-  if (!opnd_is(in, 1, TR_OP_BROADCAST) && !opnd_is(in, 1, TR_OP_CONSTANT)) return false;
+  if (!opnd_is(in, 1, TR_OP_BROADCAST) && !c->arg_folded[1]) return false;
   /* x * (1 / y): 1 / y underflows (emax is the bias for IEEE types) or
    * overflows */
   double y = fabs(c->arg[1]);
@@ -258,7 +258,8 @@ static bool x24_huge_divisor(const tr_instr *in, const tr_triage_case *c, const 
  * window is read there: a scatter into a dynamic-slice of one). */
 static bool x25_ds_of_ds(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)c, (void)s;
-  if (in->op == TR_OP_DYNAMIC_SLICE && opnd_is(in, 0, TR_OP_DYNAMIC_SLICE)) return true;
+  const tr_instr *x = through_moves(opnd(in, 0));
+  if (in->op == TR_OP_DYNAMIC_SLICE && x && x->op == TR_OP_DYNAMIC_SLICE) return true;
   for (int k = 0; k < in->noperands; k++) {
     const tr_instr *d = opnd(in, k);
     if (d->op == TR_OP_DYNAMIC_SLICE && opnd_is(d, 0, TR_OP_DYNAMIC_SLICE)) return true;

@@ -501,6 +501,41 @@ TR_TEST(profile_min_normal) {
   CHECK(tr_min_normal(TR_DT_S32) == 0);
 }
 
+/* log-exp-fold through an abs: XLA drops abs(exp(x)) to exp(x) and then
+ * folds the log (a seed-20 xla-cpu campaign: log(abs(exp(x))) of an
+ * overflowing exp gave x); an abs of anything else is kept. */
+TR_TEST(profile_rewrite_log_abs_exp) {
+  tr_profile *p = parse_ok("log-exp-fold f32\n");
+  if (!p) return;
+  const char *text = "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n  a = f32[2] exponential(x)\n"
+                     "  b = f32[2] abs(a)\n  c = f32[2] log(b)\n  d = f32[2] abs(x)\n  l = f32[2] log(d)\n"
+                     "  ROOT t = (f32[2], f32[2]) tuple(c, l)\n}\n";
+  tr_diag dg = {0};
+  tr_module *m = tr_parse("m.hlo", text, strlen(text), NULL, &dg);
+  CHECK(m != NULL);
+  int n = -1;
+  tr_module *f = m ? tr_profile_rewrite(p, TR_PR_LOG_EXP_FOLD, m, &n) : NULL;
+  CHECK_EQ_INT(n, 1);
+  if (f) {
+    tr_tensor *x = tr_tensor_new(TR_DT_F32, 1, (int64_t[]){2}, NULL);
+    tr_tensor_set_f(x, 0, 470.5);
+    tr_tensor_set_f(x, 1, -2);
+    tr_tensor **o = NULL;
+    int no = 0;
+    CHECK_EQ_INT(tr_eval(f, &x, 1, &o, &no, &dg), TR_OK);
+    if (no == 2) {
+      CHECK(tr_tensor_get_f(o[0], 0) == 470.5 && tr_tensor_get_f(o[0], 1) == -2);
+      CHECK(fabs(tr_tensor_get_f(o[1], 1) - log(2.0)) < 1e-6); /* log(abs(x)) kept */
+    }
+    tr_eval_free_outputs(o, no);
+    tr_tensor_free(x);
+    tr_module_free(f);
+  }
+  tr_module_free(m);
+  tr_diag_clear(&dg);
+  tr_profile_free(p);
+}
+
 /* The rewrite rules' modules: log(exp(x)) -> x and integer convolutions
  * computed wide then converted down, only where the profile says. */
 TR_TEST(profile_rewrite_modules) {
