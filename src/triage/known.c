@@ -367,6 +367,12 @@ static bool x33_add_zero(const tr_instr *in, const tr_triage_case *c, const tr_c
   return false;
 }
 
+static bool x34_rp_f16_sub(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  return in->op == TR_OP_REDUCE_PRECISION && c->dtype == TR_DT_F16 && arg_denormal(c, 0) &&
+         tr_attr_int(in, TR_ATTR_MANTISSA_BITS, 10) < 10;
+}
+
 /* ---- the table ---- */
 
 static const struct {
