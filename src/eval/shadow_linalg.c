@@ -74,19 +74,28 @@ tr_status sh_triangular_solve(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_va
         if (!(diag && unit)) unsure |= a->u[ai] != 0;
         if (diag && !unit && !(fabsl(L[i * m + i]) > E[i * m + i])) singular = true;
       }
-    /* |L^-1| by substitution on the identity's columns */
+    /* |L^-1| by substitution on the identity's columns; a product in it
+     * beyond the dtype's range overflows in an implementation that
+     * inverts (below), even where the entry itself fits */
+    bool inv_big = false;
     for (size_t j = 0; j < m; j++)
       for (size_t i = 0; i < m; i++) {
         long double v = i == j ? 1.0L : 0.0L;
-        for (size_t q = j; q < i; q++) v -= L[i * m + q] * Li[q * m + j];
+        for (size_t q = j; q < i; q++) {
+          long double t = L[i * m + q] * Li[q * m + j];
+          inv_big |= fabsl(t) > f.maxf;
+          v -= t;
+        }
         Li[i * m + j] = i < j ? 0 : v / L[i * m + i];
       }
+    unsure |= inv_big;
     /* XLA's expander (triangular_solve_expander.cc) may solve with
      * explicit inverses of the diagonal blocks (MAGMA's algorithm,
-     * InvertDiagonalBlocks): an entry of T^-1 beyond the dtype's range
-     * overflows there, and inf * 0 is NaN in the products after it,
-     * though the solution may be finite (a seed-18 xla-cpu campaign: NaN
-     * for 2 with a 4x4 T holding 3.4e38). */
+     * InvertDiagonalBlocks): an entry of T^-1, or a product forming one,
+     * beyond the dtype's range overflows there, and inf * 0 is NaN in the
+     * products after it, though the solution may be finite (xla-cpu
+     * campaigns: seed 18, NaN for 2 with a 4x4 T holding 3.4e38; seed 20,
+     * NaN for 3484 with -2.9e34 over a diagonal of 2.1e-14). */
     for (size_t e = 0; e < mm && !unsure; e++) unsure = fabsl(Li[e]) > f.maxf;
     for (size_t q = 0; q < nrhs; q++) {
       bool u = unsure || singular;

@@ -387,6 +387,21 @@ TR_TEST(shadow_triangular_solve_overflow_uncertain) {
   }
   both_free(&b);
   for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+  /* A product forming T^-1 beyond the range though every entry fits:
+   * T = [[1e-10, 0], [1e30, 1e10]], (T^-1)[1][0] = -1e30 / (1e-10 * 1e10)
+   * = -1e30 is formed from 1e30 * 1e10 = 1e40; x = (1, -1e20) needs no
+   * large intermediate. */
+  const char *t2 = "HloModule m\nENTRY e {\n  a = f32[2,2] parameter(0)\n  b = f32[2,1] parameter(1)\n"
+                   "  ROOT x = f32[2,1] triangular-solve(a, b), left_side=true, lower=true, unit_diagonal=false, "
+                   "transpose_a=NO_TRANSPOSE\n}\n";
+  double wa[4] = {1e-10, 0, 1e30, 1e10}, wb[2] = {1e-10, 1};
+  int64_t d2[2] = {2, 2}, d21[2] = {2, 1};
+  tr_tensor *a2[2] = {tr_tensor_new(TR_DT_F32, 2, d2, NULL), tr_tensor_new(TR_DT_F32, 2, d21, NULL)};
+  for (int k = 0; k < 4; k++) tr_tensor_set_f(a2[0], (size_t)k, wa[k]);
+  for (int k = 0; k < 2; k++) tr_tensor_set_f(a2[1], (size_t)k, wb[k]);
+  if (run_both(t2, a2, 2, &b, __LINE__)) CHECK(b.sh[0].uncertain[0] && b.sh[0].uncertain[1]);
+  both_free(&b);
+  for (int i = 0; i < 2; i++) tr_tensor_free(a2[i]);
 }
 
 /* reduce-init-identity (tr_shadow_opts.init_undef): a sum whose init, as
