@@ -983,31 +983,28 @@ static void summary(camp *c, FILE *f) {
   fprintf(f, "  %-14s %8ld  (%d unique)\n", "findings", s->findings, c->nsigs);
   if (o->triage)
     fprintf(f, "  %-14s %8ld  (%ld failed: BUNDLE/triage.err)\n", "triaged", s->triaged, s->triage_failed);
-  if (c->nsigs && o->triage) {
-    /* which are recorded bugs (known.def), which are new */
-    int known = 0, fresh = 0;
-    char k[48];
-    for (int i = 0; i < c->nsigs; i++) {
-      triage_known(c, c->sigs[i].name, k, sizeof k);
-      known += k[0] && strcmp(k, "new") != 0;
-      fresh += strcmp(k, "new") == 0;
-    }
-    fprintf(f, "  %-14s %8d  (of the unique: recorded bugs; %d new, %d not triaged)\n", "known", known, fresh,
-            c->nsigs - known - fresh);
-  }
   if (c->nsigs && !o->triage) {
     fprintf(f, "  %-40s %6s %10s  %s\n", "signature", "count", "first test", "bundle");
     for (int i = 0; i < c->nsigs; i++)
       fprintf(f, "  %-40s %6ld %10ld  %s/findings/%s\n", c->sigs[i].name, c->sigs[i].count, c->sigs[i].first,
               o->out, c->sigs[i].name);
   } else if (c->nsigs) {
-    fprintf(f, "  %-40s %6s %10s  %-16s %s\n", "signature", "count", "first test", "known", "bundle");
+    /* which are recorded bugs (known.def), which are new: each triage's
+     * report read once */
+    char (*k)[48] = tr_xcalloc((size_t)c->nsigs, sizeof *k);
+    int known = 0, fresh = 0;
     for (int i = 0; i < c->nsigs; i++) {
-      char k[48];
-      triage_known(c, c->sigs[i].name, k, sizeof k);
-      fprintf(f, "  %-40s %6ld %10ld  %-16s %s/findings/%s\n", c->sigs[i].name, c->sigs[i].count,
-              c->sigs[i].first, k[0] ? k : "-", o->out, c->sigs[i].name);
+      triage_known(c, c->sigs[i].name, k[i], sizeof k[i]);
+      known += k[i][0] && strcmp(k[i], "new") != 0;
+      fresh += strcmp(k[i], "new") == 0;
     }
+    fprintf(f, "  %-14s %8d  (of the unique: recorded bugs; %d new, %d not triaged)\n", "known", known, fresh,
+            c->nsigs - known - fresh);
+    fprintf(f, "  %-40s %6s %10s  %-16s %s\n", "signature", "count", "first test", "known", "bundle");
+    for (int i = 0; i < c->nsigs; i++)
+      fprintf(f, "  %-40s %6ld %10ld  %-16s %s/findings/%s\n", c->sigs[i].name, c->sigs[i].count,
+              c->sigs[i].first, k[i][0] ? k[i] : "-", o->out, c->sigs[i].name);
+    tr_free(k);
   }
 }
 
