@@ -878,6 +878,52 @@ static sh_val *dup_float_arr(sh_ctx *c, const tr_instr *in, const sh_val *v) {
  * bound reaches across mn may come out flushed or not, so it becomes 0
  * with a bound reaching the unflushed value (below mn) or keeps its
  * value with a bound reaching 0 (above). */
+/* Whether a complex part p with bound e may be flushed (flush_reaches's
+ * test on one part). */
+static bool part_reaches(double p, double e, double mn) {
+  return p != 0 && !isnan(p) && fabs(p) < mn + e;
+}
+
+/* flush_val on a c64 or c128 array: each part is flushed as its part type
+ * (f32, f64) is, since XLA CPU computes complex values in the part type
+ * under the same flags (docs/PROFILES.md, denormal-flush: c128 (-5e-324
+ * + 1i) * 1 reads -5e-324 as -0). The parts share one bound, so a part
+ * that may or may not be flushed widens the element's bound to reach
+ * both. */
+static sh_val *flush_cplx(sh_ctx *c, const tr_instr *in, sh_val *v) {
+  double mn = flush_min(c, v->dt == TR_DT_C64 ? TR_DT_F32 : TR_DT_F64);
+  if (!(mn > 0) || !v->e) return sh_ref(v);
+  size_t first = v->n;
+  for (size_t i = 0; i < v->n && first == v->n; i++) {
+    double re, im;
+    tr_tensor_get_c(v->t, i, &re, &im);
+    if (part_reaches(re, v->e[i], mn) || part_reaches(im, v->e[i], mn)) first = i;
+  }
+  if (first == v->n) return sh_ref(v);
+  sh_val *r = arr_new(c, in, v->dt, v->rank, v->dims, false);
+  if (!r) return NULL;
+  memcpy(r->t->data, v->t->data, tr_dtype_size(v->dt) * v->n);
+  memcpy(r->e, v->e, sizeof(double) * v->n);
+  memcpy(r->u, v->u, v->n);
+  for (size_t i = first; i < v->n; i++) {
+    double p[2], e = v->e[i], ne = e;
+    tr_tensor_get_c(v->t, i, &p[0], &p[1]);
+    for (int k = 0; k < 2; k++) {
+      if (!part_reaches(p[k], e, mn)) continue;
+      double ap = fabs(p[k]);
+      if (ap < mn) {
+        if (ap + e >= mn && ap + e > ne) ne = ap + e; /* may also stay */
+        p[k] = copysign(0.0, p[k]);
+      } else if (ap > ne) {
+        ne = ap; /* may come out flushed */
+      }
+    }
+    tr_tensor_set_c(r->t, i, p[0], p[1]);
+    r->e[i] = ne;
+  }
+  return r;
+}
+
 static sh_val *flush_val(sh_ctx *c, const tr_instr *in, sh_val *v) {
   if (v->hd.kind == EV_TOKEN) return sh_ref(v);
   if (!sh_is_arr(v)) {
@@ -895,6 +941,7 @@ static sh_val *flush_val(sh_ctx *c, const tr_instr *in, sh_val *v) {
     sh_unref(t);
     return sh_ref(v);
   }
+  if (tr_dtypes[v->dt].kind == TR_DK_COMPLEX) return flush_cplx(c, in, v);
   double mn = flush_min(c, v->dt);
   if (!(mn > 0)) return sh_ref(v);
   sh_materialize(c, v);
