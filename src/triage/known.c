@@ -373,6 +373,47 @@ static bool x34_rp_f16_sub(const tr_instr *in, const tr_triage_case *c, const tr
          tr_attr_int(in, TR_ATTR_MANTISSA_BITS, 10) < 10;
 }
 
+/* x when g, through moves and pred ORs, is is-finite(x) AND a test of x
+ * against a constant (compare, or convert to pred): the guard XLA fuses
+ * into one class test of x's bits. NULL otherwise. */
+static const tr_instr *finite_guard(const tr_instr *g, int depth) {
+  g = through_moves(g);
+  if (!g || depth > 4 || g->noperands != 2 || g->shape->dtype != TR_DT_PRED) return NULL;
+  if (g->op == TR_OP_OR || g->op == TR_OP_ADD) {
+    const tr_instr *x = finite_guard(g->operands[0], depth + 1);
+    return x ? x : finite_guard(g->operands[1], depth + 1);
+  }
+  if (g->op != TR_OP_AND && g->op != TR_OP_MULTIPLY) return NULL;
+  for (int k = 0; k < 2; k++) {
+    const tr_instr *f = through_moves(g->operands[k]), *t = through_moves(g->operands[1 - k]);
+    if (!f || f->op != TR_OP_IS_FINITE || !t) continue;
+    const tr_instr *x = through_moves(f->operands[0]);
+    if (t->op == TR_OP_CONVERT && through_moves(t->operands[0]) == x) return x;
+    if (t->op == TR_OP_COMPARE)
+      for (int j = 0; j < 2; j++)
+        if (through_moves(t->operands[j]) == x && const_like(through_moves(t->operands[1 - j]))) return x;
+  }
+  return NULL;
+}
+/* Whether x is among the producers of a, a few levels up. */
+static bool reads(const tr_instr *a, const tr_instr *x, int depth) {
+  if (!a || depth > 6) return false;
+  if (a == x) return true;
+  for (int k = 0; k < a->noperands; k++)
+    if (reads(a->operands[k], x, depth + 1)) return true;
+  return false;
+}
+/* A select guarded by is-finite(x) AND x != 0 (x a float that can be
+ * denormal) whose chosen branch is computed from x: the guard saw the
+ * denormal, the branch read it as zero. */
+static bool x35_finite_guard(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  if (in->op != TR_OP_SELECT || !c->elem || c->nargs < 3 || !c->arg_set[0] || c->arg[0] == 0) return false;
+  const tr_instr *x = finite_guard(opnd(in, 0), 0);
+  tr_dtype t = x ? x->shape->dtype : TR_DT_PRED;
+  return x && (t == TR_DT_F32 || t == TR_DT_F64 || t == TR_DT_BF16) && reads(opnd(in, 1), x, 0);
+}
+
 /* ---- the table ---- */
 
 static const struct {
