@@ -414,6 +414,16 @@ static bool x35_finite_guard(const tr_instr *in, const tr_triage_case *c, const 
   return x && (t == TR_DT_F32 || t == TR_DT_F64 || t == TR_DT_BF16) && reads(opnd(in, 1), x, 0);
 }
 
+/* An op reading a complex constant whose real part is NaN and imaginary
+ * part is not: XLA's HLO parser reads it as NaN + NaN i. */
+static bool x36_parse_cnan(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)in, (void)s;
+  for (int k = 0; k < c->nargs; k++)
+    if (is_complex(c->arg_dt[k]) && c->arg_folded[k] && c->arg_set[k] && isnan(c->arg[k]) && !isnan(c->arg_im[k]))
+      return true;
+  return false;
+}
+
 /* ---- the table ---- */
 
 static const struct {
