@@ -424,6 +424,16 @@ static bool x36_parse_cnan(const tr_instr *in, const tr_triage_case *c, const tr
   return false;
 }
 
+/* An integer converted to a float type without infinity and back to an
+ * unsigned integer: the fused pair ignores the narrow type's range. */
+static bool x37_int_narrow_int(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  const tr_instr *f = opnd(in, 0);
+  if (in->op != TR_OP_CONVERT || !is_uint(c->dtype) || !f || f->op != TR_OP_CONVERT || !c->elem) return false;
+  tr_dtype mid = f->shape->dtype;
+  return is_float(mid) && !tr_float_has_inf(mid) && tr_dtype_is_int(f->operands[0]->shape->dtype) && c->target != c->ref;
+}
+
 /* ---- the table ---- */
 
 static const struct {
