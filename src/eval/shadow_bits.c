@@ -63,6 +63,12 @@ tr_status sh_bits_move(sh_ctx *c, const tr_instr *in, sh_val **ops, int nops, in
   bool any = false;
   for (int i = 0; i < nd; i++) any |= ops[i]->bits != NULL || ops[i]->src != NULL;
   if (!any || nops > 16) return TR_OK;
+  /* A NaN made by arithmetic among the moved values has no pattern to
+   * carry, and out holds one set of patterns for all its NaNs: it gets
+   * none (a dynamic-update-slice of a computed NaN into a constant that
+   * holds NaNs once passed the computed one off as the constant's). */
+  for (int i = 0; i < nd; i++)
+    if (sh_bits_unknown(ops[i])) return TR_OK;
   tr_tensor *ts[16] = {0}, *r = NULL;
   tr_status st = TR_OK;
   for (int i = 0; i < nops && st == TR_OK; i++) {

@@ -190,7 +190,7 @@ static bool x16_contract(const tr_instr *in, const tr_triage_case *c, const tr_c
   } worst[] = {
       {TR_OP_EXPONENTIAL_MINUS_ONE, TR_DT_F32, 4.88}, {TR_OP_EXPONENTIAL_MINUS_ONE, TR_DT_F64, 3.58},
       {TR_OP_EXPONENTIAL_MINUS_ONE, TR_DT_F16, 2.11}, {TR_OP_LOG_PLUS_ONE, TR_DT_F32, 2.31},
-      {TR_OP_TANH, TR_DT_F32, 4.03},                  {TR_OP_TANH, TR_DT_F64, 5.03},
+      {TR_OP_TANH, TR_DT_F32, 4.03},                  {TR_OP_TANH, TR_DT_F64, 6.79},
       {TR_OP_ERF, TR_DT_F32, 5.21},                   {TR_OP_RSQRT, TR_DT_F32, 1.54},
   };
   if (!c->elem) return false;
