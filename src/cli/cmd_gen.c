@@ -50,7 +50,7 @@ static long long number(const char *s, const char *what) {
 }
 
 /* A seed: any 64-bit value, as campaign lineages record them
- * ("gen:gen-5:SEED"). */
+ * ("gen:gen-6:SEED"). */
 static uint64_t seed_of(const char *s) {
   char *e;
   errno = 0;

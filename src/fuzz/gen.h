@@ -8,7 +8,7 @@
 #include "../ir/ir.h"
 
 /* Bumped whenever the same options may give a different module. */
-#define TR_GEN_VERSION "gen-5"
+#define TR_GEN_VERSION "gen-6"
 
 enum {
   TR_GEN_NO_CONTROL = 1 << 0,  /* no while, conditional, call */

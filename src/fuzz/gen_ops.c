@@ -364,8 +364,12 @@ static tr_instr *start_index(gen_ctx *g, tr_dtype it, int64_t n, int64_t k, int 
   else if (r < 65) v = n - k;
   else if (r < 79) v = n - k + 1 + gen_below(g, 5);
   else if (r < 93) v = -1 - gen_below(g, 3);
-  else v = tr_dtypes[it].kind == TR_DK_SINT ? tr_int_min(it) : (int64_t)(tr_int_max(it) >> 1);
-  if (tr_dtypes[it].kind == TR_DK_UINT && v < 0) v = n + 3;
+  else v = tr_dtypes[it].kind == TR_DK_SINT ? tr_int_min(it) : (int64_t)(tr_int_max(it) >> 1) + 1; /* top bit */
+  /* An unsigned start is never negative: a "negative" one is its two's
+   * complement pattern (the top bit set; -1 is the type's max), what an
+   * index computation that wrapped hands over and what a compiler that
+   * reads the start as signed gets wrong. */
+  if (tr_dtypes[it].kind == TR_DK_UINT && v < 0) v = (int64_t)(tr_int_max(it) + 1 - (uint64_t)-v);
   return gen_scalar_const(g, it, (double)v);
 }
 
