@@ -600,6 +600,21 @@ static tr_op pick_chain_op(gen_ctx *g) {
   return TR_OP_COUNT;
 }
 
+/* Whether x is one value many times: a broadcast of a single element,
+ * seen through the moves and broadcasts after it (a chain of broadcasts
+ * from a scalar is as constant as one). */
+static bool splat(const tr_instr *x) {
+  bool bcast = false;
+  while (x && x->noperands >= 1 &&
+         (x->op == TR_OP_BROADCAST || x->op == TR_OP_RESHAPE || x->op == TR_OP_TRANSPOSE || x->op == TR_OP_COPY ||
+          x->op == TR_OP_SLICE || x->op == TR_OP_REVERSE)) {
+    bcast |= x->op == TR_OP_BROADCAST;
+    x = x->operands[0];
+    if (bcast && tr_shape_is_array(x->shape) && tr_shape_count(x->shape) <= 1) return true;
+  }
+  return false;
+}
+
 /* An output for x: a pred array picks between two values instead (a
  * mask that happens to be constant then still leaves a varied output). */
 static tr_instr *informative(gen_ctx *g, tr_instr *x) {
@@ -713,8 +728,7 @@ tr_status tr_gen_module(const tr_gen_opts *o, tr_module **out, tr_diag *d) {
   for (int i = g.c->ninstrs - 1; i >= 0 && nouts < MAXOUT / 2; i--) {
     tr_instr *in = g.c->instrs[i];
     /* a broadcast scalar is one value many times: a weak output */
-    bool splat = in->op == TR_OP_BROADCAST && in->operands[0]->shape->rank == 0;
-    if (in->nusers == 0 && in->op != TR_OP_PARAMETER && in->op != TR_OP_CONSTANT && !splat &&
+    if (in->nusers == 0 && in->op != TR_OP_PARAMETER && in->op != TR_OP_CONSTANT && !splat(in) &&
         in->shape->dtype != TR_DT_TOKEN && tr_shape_count(in->shape) != 0)
       outs[nouts++] = informative(&g, in);
   }
