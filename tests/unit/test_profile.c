@@ -1496,4 +1496,18 @@ TR_TEST(profile_excess_precision_dtypes) {
   tr_tensor_free(a);
   tr_diag_clear(&d);
   tr_profile_free(p);
+  /* Only Inductor's profile names it: XLA CPU and eager torch round at
+   * every op and stay judged strictly. */
+  static const char *const files[] = {"torch-inductor", "torch-eager", "xla-cpu", "iree-cpu"};
+  for (int k = 0; k < TR_NELEMS(files); k++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/../profiles/%s.conf", tr_test_dir, files[k]);
+    tr_profile *q = NULL;
+    CHECK(tr_profile_load(path, &q, &d) == TR_OK);
+    tr_diag_clear(&d);
+    if (!q) continue;
+    CHECK(q->on[TR_PR_EXCESS_PRECISION] == (k == 0));
+    if (k == 0) CHECK(q->excess[TR_DT_F16] && q->excess[TR_DT_BF16]);
+    tr_profile_free(q);
+  }
 }
