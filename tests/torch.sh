@@ -117,6 +117,10 @@ expect 1 "mismatch .*reference 3, target -?nan" -- "$trench" check "$here/torch/
 expect 1 "mismatch .*reference 135, target 215," -- "$trench" check "$here/torch/u8_sum_broadcast.hlo" --target torch-inductor --seeds 1 --timeout 600
 expect 0 "check: pass" -- "$trench" check "$here/torch/u8_sum_broadcast.hlo" --target torch-eager --seeds 1
 
+# Inductor's grouped conv2d with a weight view (torch finding 10).
+expect 1 "mismatch .*failing 360," -- "$trench" check "$here/torch/conv_group_weight_stride.hlo" --target torch-inductor --seeds 1 --timeout 600
+expect 0 "check: pass" -- "$trench" check "$here/torch/conv_group_weight_stride.hlo" --target torch-eager --seeds 1
+
 # 5. torch.compile (Inductor): a few modules, the finding included.
 while read -r name s msg; do
   case "$name:$s" in
