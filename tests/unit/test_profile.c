@@ -1511,3 +1511,40 @@ TR_TEST(profile_excess_precision_dtypes) {
     tr_profile_free(q);
   }
 }
+
+/* excess-precision through sums and contractions: an f16 add reduce and
+ * a dot whose sums pass 65504 (f32 keeps them; each term fits, so the
+ * plain reference is a certain inf) make their consumers uncertain; the
+ * same ops on values whose sums fit do not. */
+TR_TEST(profile_excess_precision_sums) {
+  tr_profile *p = parse_ok("excess-precision f16\n");
+  if (!p) return;
+  static const char *src =
+      "HloModule m\nadd {\n  x = f16[] parameter(0)\n  y = f16[] parameter(1)\n  ROOT s = f16[] add(x, y)\n}\n"
+      "ENTRY e {\n  a = f32[2] parameter(0)\n  h = f16[2] convert(a)\n  z = f16[] constant(0)\n"
+      "  s = f16[] reduce(h, z), dimensions={0}, to_apply=add\n  cs = f32[] convert(s)\n"
+      "  g = f16[2] constant({1, 1})\n"
+      "  d = f16[] dot(h, g), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n  cd = f32[] convert(d)\n"
+      "  ROOT t = (f32[], f32[]) tuple(cs, cd)\n}\n";
+  tr_diag d = {0};
+  tr_module *m = tr_parse("xps.hlo", src, strlen(src), NULL, &d);
+  CHECK(m != NULL);
+  double over[] = {40000, 40000}, fit[] = {100, 200};
+  for (int k = 0; m && k < 2; k++) {
+    tr_tensor *a = vec(TR_DT_F32, k == 0 ? over : fit, 2);
+    tr_profile_alts alts;
+    tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
+    const tr_shadow_out *xp = alts.alt[TR_PR_EXCESS_PRECISION];
+    CHECK(xp != NULL && alts.nalt[TR_PR_EXCESS_PRECISION] == 2);
+    if (xp && alts.nalt[TR_PR_EXCESS_PRECISION] == 2) {
+      if (k == 0) CHECK(isinf(xp[0].value[0]) && isinf(xp[1].value[0]));
+      CHECK_EQ_INT(xp[0].uncertain[0], k == 0); /* 80000, or 300 */
+      CHECK_EQ_INT(xp[1].uncertain[0], k == 0); /* 80000, or 300 */
+    }
+    tr_profile_alts_free(&alts);
+    tr_tensor_free(a);
+  }
+  if (m) tr_module_free(m);
+  tr_diag_clear(&d);
+  tr_profile_free(p);
+}
