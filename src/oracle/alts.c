@@ -13,10 +13,10 @@ enum { UNDEF_INIT = 1, UNDEF_SELECT_NAN = 2 };
  * the dtypes of flush (NULL: none), whose out-of-range float-to-int
  * converts into the dtypes of undef (NULL: none) give any value and that
  * keeps the dtypes of excess (NULL: none) in f32 between ops. */
-static tr_shadow_out *shadow_excess(const tr_profile *p, unsigned mask, const bool *flush, const bool *undef,
-                                    const bool *flush_res, int undef_flags, const bool *excess,
-                                    const tr_module *m, tr_tensor *const *ins, int nins,
-                                    const double *arg_ulps, int *n) {
+static tr_shadow_out *shadow_full(const tr_profile *p, unsigned mask, const bool *flush, const bool *undef,
+                                  const bool *flush_res, int undef_flags, const bool *excess,
+                                  const tr_module *m, tr_tensor *const *ins, int nins,
+                                  const double *arg_ulps, int *n) {
   tr_ulp_table *t = tr_xmalloc(sizeof *t);
   tr_profile_ulp_table(p, mask, t);
   tr_shadow_opts so;
@@ -40,7 +40,7 @@ static tr_shadow_out *shadow_excess(const tr_profile *p, unsigned mask, const bo
 static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool *flush, const bool *undef,
                                   const bool *flush_res, int undef_flags, const tr_module *m,
                                   tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
-  return shadow_excess(p, mask, flush, undef, flush_res, undef_flags, NULL, m, ins, nins, arg_ulps, n);
+  return shadow_full(p, mask, flush, undef, flush_res, undef_flags, NULL, m, ins, nins, arg_ulps, n);
 }
 
 tr_shadow_out *tr_profile_shadow(const tr_profile *p, unsigned mask, const tr_module *m,
@@ -156,8 +156,8 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
    * from the plain reference only on elements with such an overflow in
    * their cone of influence. */
   if (p->on[TR_PR_EXCESS_PRECISION] && has_dtype(m, p->excess))
-    a->alt[TR_PR_EXCESS_PRECISION] = shadow_excess(p, 0, NULL, NULL, NULL, 0, p->excess, m, ins, nins, arg_ulps,
-                                                   &a->nalt[TR_PR_EXCESS_PRECISION]);
+    a->alt[TR_PR_EXCESS_PRECISION] = shadow_full(p, 0, NULL, NULL, NULL, 0, p->excess, m, ins, nins, arg_ulps,
+                                                 &a->nalt[TR_PR_EXCESS_PRECISION]);
   static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP, TR_PR_CONV_ZERO_PAD,
                                       TR_PR_FAST_MINMAX, TR_PR_INT_POWER_UNIT_BASE};
   for (int w = 0; w < TR_NELEMS(rewrites); w++) {
