@@ -117,6 +117,10 @@ expect 1 "mismatch .*reference 3, target -?nan" -- "$trench" check "$here/torch/
 expect 1 "mismatch .*reference 135, target 215," -- "$trench" check "$here/torch/u8_sum_broadcast.hlo" --target torch-inductor --seeds 1 --timeout 600
 expect 0 "check: pass" -- "$trench" check "$here/torch/u8_sum_broadcast.hlo" --target torch-eager --seeds 1
 
+# Inductor's grouped conv2d with a weight view (torch finding 10).
+expect 1 "mismatch .*failing 360," -- "$trench" check "$here/torch/conv_group_weight_stride.hlo" --target torch-inductor --seeds 1 --timeout 600
+expect 0 "check: pass" -- "$trench" check "$here/torch/conv_group_weight_stride.hlo" --target torch-eager --seeds 1
+
 # 5. torch.compile (Inductor): a few modules, the finding included.
 while read -r name s msg; do
   case "$name:$s" in
@@ -135,4 +139,11 @@ expect 1 '^inputs out0: mismatch \(checked 1, uncertain 3; failing 1, first at \
 expect 0 '^inputs out1: weak \(checked 1, uncertain 3; mostly uncertain; excused 1 by conv-zero-pad' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/conv_pad_nan_convert.hlo" --target torch-eager --input "$tmp/px2.npy" --input "$tmp/pk.npy"
 expect 0 '^inputs out2: weak \(checked 1, uncertain 3; mostly uncertain; excused 1 by conv-zero-pad' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/conv_pad_nan_convert.hlo" --target torch-eager --input "$tmp/px2.npy" --input "$tmp/pk.npy"
 expect 1 '^inputs out1: mismatch \(checked 1, uncertain 3; failing 1, first at \[0,3,0\]: reference 7, target 0,' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/conv_pad_nan_convert.hlo" --target torch-eager --input "$tmp/px2.npy" --input "$tmp/pk.npy" --strict
+# excess-precision: Inductor's f32 value of an f16 sum that overflows is
+# excused, and only by the rule (--strict: a mismatch); eager rounds at
+# every op and matches the reference with no excuse.
+"$py" -c 'import numpy as np,sys; np.save(sys.argv[1], np.array([40000, 1], np.float32))' "$tmp/xa.npy"
+expect 0 '^inputs out0: pass \(checked 2, uncertain 0; excused 1 by excess-precision' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/excess_precision_f16.hlo" --target torch-inductor --input "$tmp/xa.npy" --timeout 600
+expect 1 '^inputs out0: mismatch \(checked 2, uncertain 0; failing 1, first at \[0\]: reference inf, target 80000,' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/excess_precision_f16.hlo" --target torch-inductor --input "$tmp/xa.npy" --timeout 600 --strict
+expect 0 '^inputs out0: pass \(checked 2, uncertain 0; worst ratio 0\)' -- env TRENCH_TORCH_REALISATION=plain "$trench" check "$here/torch/excess_precision_f16.hlo" --target torch-eager --input "$tmp/xa.npy"
 finish

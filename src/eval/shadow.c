@@ -1233,6 +1233,12 @@ static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **
     *out = w;
     if (!w) st = TR_ERR_UNSUPPORTED;
   }
+  if (st == TR_OK && c->excess && *out) {
+    sh_val *w = sh_excess_mark(c, in, ops, *out);
+    sh_unref(*out);
+    *out = w;
+    if (!w) st = TR_ERR_UNSUPPORTED;
+  }
   return st;
 }
 
@@ -1374,6 +1380,7 @@ static tr_status shadow_body(sh_ctx *c, const tr_module *m, const tr_shadow_opts
     c->flush_res = opts->flush_results;
     c->init_undef = opts->init_undef;
     c->sel_nan_undef = opts->select_nan_undef;
+    c->excess = opts->excess;
   }
   if (opts && opts->ulps) {
     c->ut = opts->ulps;

@@ -67,6 +67,14 @@ typedef struct {
    * uncertain, as for an uncertain selection, unless the select is a
    * TOTALORDER comparison (which orders NaN). */
   bool select_nan_undef;
+  /* NULL, or TR_DT_COUNT flags: evaluate as a target that may keep the
+   * values of the flagged float dtypes in f32 between ops and round them
+   * only where it stores them (docs/PROFILES.md, excess-precision): an
+   * element of a flagged dtype that overflows from finite operands (inf
+   * here, finite in f32) is marked uncertain, and so is every element
+   * computed from it, unless the instruction is an output of the module
+   * that nothing else reads (stored, so rounded). */
+  const bool *excess;
 } tr_shadow_opts;
 
 /* One array leaf of the result. */

@@ -66,6 +66,7 @@ typedef struct {
   const bool *flush_res;  /* tr_shadow_opts.flush_results */
   bool init_undef;        /* tr_shadow_opts.init_undef */
   bool sel_nan_undef;     /* tr_shadow_opts.select_nan_undef */
+  const bool *excess;     /* tr_shadow_opts.excess */
 } sh_ctx;
 
 /* Rounding facts of a float dtype. */
@@ -167,6 +168,13 @@ bool sh_bits_unknown(const sh_val *a);
  * of nops): moves the operands' patterns alike when any has some. */
 tr_status sh_bits_move(sh_ctx *c, const tr_instr *in, sh_val **ops, int nops, int nd,
                        const tr_tensor *idx, sh_val *out);
+
+/* ---- excess precision (shadow_excess.c) ---- */
+/* in's result r (not NULL) under tr_shadow_opts.excess: r itself (one more
+ * reference) unless an element of a listed dtype overflowed in in from
+ * finite operands, then a copy with those elements uncertain; NULL after
+ * a located error. */
+sh_val *sh_excess_mark(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *r);
 
 /* ---- fft (shadow_fft.c) ---- */
 tr_status sh_fft(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);

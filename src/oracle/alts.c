@@ -10,11 +10,13 @@
 enum { UNDEF_INIT = 1, UNDEF_SELECT_NAN = 2 };
 
 /* m on ins under p's table widened by mask, on a target that flushes
- * the dtypes of flush (NULL: none) and whose out-of-range float-to-int
- * converts into the dtypes of undef (NULL: none) give any value. */
-static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool *flush, const bool *undef,
-                                  const bool *flush_res, int undef_flags, const tr_module *m,
-                                  tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
+ * the dtypes of flush (NULL: none), whose out-of-range float-to-int
+ * converts into the dtypes of undef (NULL: none) give any value and that
+ * keeps the dtypes of excess (NULL: none) in f32 between ops. */
+static tr_shadow_out *shadow_full(const tr_profile *p, unsigned mask, const bool *flush, const bool *undef,
+                                  const bool *flush_res, int undef_flags, const bool *excess,
+                                  const tr_module *m, tr_tensor *const *ins, int nins,
+                                  const double *arg_ulps, int *n) {
   tr_ulp_table *t = tr_xmalloc(sizeof *t);
   tr_profile_ulp_table(p, mask, t);
   tr_shadow_opts so;
@@ -26,12 +28,19 @@ static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool
   so.flush_results = flush_res;
   so.init_undef = (undef_flags & UNDEF_INIT) != 0;
   so.select_nan_undef = (undef_flags & UNDEF_SELECT_NAN) != 0;
+  so.excess = excess;
   tr_shadow_out *out = NULL;
   tr_diag d = {0};
   if (tr_eval_shadow(m, &so, ins, nins, &out, n, &d) != TR_OK) out = NULL;
   tr_diag_clear(&d);
   tr_free(t);
   return out;
+}
+
+static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool *flush, const bool *undef,
+                                  const bool *flush_res, int undef_flags, const tr_module *m,
+                                  tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
+  return shadow_full(p, mask, flush, undef, flush_res, undef_flags, NULL, m, ins, nins, arg_ulps, n);
 }
 
 tr_shadow_out *tr_profile_shadow(const tr_profile *p, unsigned mask, const tr_module *m,
@@ -49,6 +58,17 @@ static bool has_undef_convert(const tr_profile *p, const tr_module *m) {
           tr_dtype_is_float(in->operands[0]->shape->dtype) && tr_dtype_is_int(in->shape->dtype) &&
           p->cvt_undef[in->shape->dtype])
         return true;
+    }
+  return false;
+}
+
+/* Whether m has a float instruction of a dtype in dts (an excess-precision
+ * dtype). */
+static bool has_dtype(const tr_module *m, const bool *dts) {
+  for (int k = 0; k < m->ncomps; k++)
+    for (int i = 0; i < m->comps[k]->ninstrs; i++) {
+      const tr_instr *in = m->comps[k]->instrs[i];
+      if (in->shape && tr_shape_is_array(in->shape) && dts[in->shape->dtype]) return true;
     }
   return false;
 }
@@ -129,6 +149,15 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
   if (p->on[TR_PR_SELECT_NAN_ORDER] && has_op(m, TR_OP_SELECT_AND_SCATTER))
     a->alt[TR_PR_SELECT_NAN_ORDER] = shadow_with(p, 0, NULL, NULL, NULL, UNDEF_SELECT_NAN, m, ins, nins, arg_ulps,
                                                  &a->nalt[TR_PR_SELECT_NAN_ORDER]);
+  /* excess-precision: the module as a target computes it that keeps the
+   * listed narrow dtypes in f32 inside a fused kernel, with every element
+   * that overflowed such a dtype (and all computed from it) uncertain,
+   * outputs nothing else reads excepted (stored, so rounded). It differs
+   * from the plain reference only on elements with such an overflow in
+   * their cone of influence. */
+  if (p->on[TR_PR_EXCESS_PRECISION] && has_dtype(m, p->excess))
+    a->alt[TR_PR_EXCESS_PRECISION] = shadow_full(p, 0, NULL, NULL, NULL, 0, p->excess, m, ins, nins, arg_ulps,
+                                                 &a->nalt[TR_PR_EXCESS_PRECISION]);
   static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP, TR_PR_CONV_ZERO_PAD,
                                       TR_PR_FAST_MINMAX, TR_PR_INT_POWER_UNIT_BASE};
   for (int w = 0; w < TR_NELEMS(rewrites); w++) {

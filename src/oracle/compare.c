@@ -142,6 +142,13 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
   if (p->on[TR_PR_CONVERT_OUT_OF_RANGE] && cu && cu->n == ref->n && cu->dtype == ref->dtype && cu->uncertain &&
       cu->uncertain[i])
     return TR_PR_CONVERT_OUT_OF_RANGE;
+  /* An element computed from an overflow of a narrow dtype that the
+   * target may have kept in f32 (excess-precision): only where the
+   * reference that lets those overflows not happen is uncertain. */
+  const tr_shadow_out *xp = o->alt[TR_PR_EXCESS_PRECISION];
+  if (p->on[TR_PR_EXCESS_PRECISION] && xp && xp->n == ref->n && xp->dtype == ref->dtype && xp->uncertain &&
+      xp->uncertain[i])
+    return TR_PR_EXCESS_PRECISION;
   /* Rewrites the target applies: the reference on the rewritten module
    * (integers exactly, floats within its bound). */
   static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP, TR_PR_REDUCE_INIT_IDENTITY,

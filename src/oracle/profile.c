@@ -18,6 +18,7 @@
  *   convert-out-of-range DTYPE...  integer result dtypes
  *   int-power-unit-base DTYPE...   signed integer dtypes
  *   select-nan-order documented
+ *   excess-precision DTYPE...      float dtypes narrower than f32
  *   contract DTYPE OP=ULPS...      the target's stated accuracy
  *   release VER                    the release a plain target name runs
  *   @VER[,VER...] RULE ...         a rule for those releases only */
@@ -32,7 +33,7 @@ static const char *const k_rule_names[TR_PR_COUNT] = {
   "fma-contraction", "reordered-reduction", "log-exp-fold", "int-conv-wrap",
   "flush-results", "conv-zero-pad", "narrow-in-f32", "dot-accumulate",
   "reduce-init-identity", "convert-out-of-range", "int-power-unit-base",
-  "select-nan-order",
+  "select-nan-order", "excess-precision",
 };
 
 const char *tr_prule_name(tr_prule r) {
@@ -172,7 +173,7 @@ static void parse_line(parser *ps, word *w, int nw) {
         "unknown rule '%.*s' (known: target, contract, release, denormal-flush, fast-minmax, transcendental-ulps, "
         "reciprocal-divide, fma-contraction, reordered-reduction, log-exp-fold, int-conv-wrap, "
         "flush-results, conv-zero-pad, narrow-in-f32, dot-accumulate, reduce-init-identity, "
-        "convert-out-of-range)",
+        "convert-out-of-range, int-power-unit-base, select-nan-order, excess-precision)",
         (int)w[0].n, w[0].s);
     return;
   }
@@ -281,7 +282,8 @@ static void parse_line(parser *ps, word *w, int nw) {
     }
     break;
   }
-  case TR_PR_NARROW_IN_F32: {
+  case TR_PR_NARROW_IN_F32:
+  case TR_PR_EXCESS_PRECISION: {
     if (nw < 2) {
       err(ps, w[0].s, "'%s' needs the dtypes it applies to", tr_prule_name(r));
       return;
@@ -290,7 +292,8 @@ static void parse_line(parser *ps, word *w, int nw) {
       tr_dtype dt;
       if (!float_dtype(ps, w[i], &dt)) continue;
       if (tr_dtypes[dt].bits >= 32) err(ps, w[i].s, "'%.*s' is not narrower than f32", (int)w[i].n, w[i].s);
-      else p->narrow[dt] = true;
+      else if (r == TR_PR_NARROW_IN_F32) p->narrow[dt] = true;
+      else p->excess[dt] = true;
     }
     break;
   }

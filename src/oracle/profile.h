@@ -35,6 +35,9 @@ typedef enum {
                                 (XLA, the reference) */
   TR_PR_SELECT_NAN_ORDER,    /* select-and-scatter may pick any position
                                 of a window holding a NaN */
+  TR_PR_EXCESS_PRECISION,    /* bf16/f16 kept in f32 between fused ops of a
+                                whole module: an overflow of the narrow
+                                dtype may not happen */
   TR_PR_COUNT
 } tr_prule;
 
@@ -59,6 +62,7 @@ typedef struct {
   bool cvt_undef[TR_DT_COUNT];         /* convert-out-of-range: integer
                                           result dtypes of float converts */
   bool ipow_unit[TR_DT_COUNT];         /* int-power-unit-base dtypes */
+  bool excess[TR_DT_COUNT];            /* excess-precision dtypes */
   tr_dtype dot_acc[TR_DT_COUNT];       /* dot-accumulate: the accumulator
                                           of dots with this result dtype
                                           (TR_DT_PRED: none) */

@@ -53,9 +53,11 @@ TR_TEST(profile_parse_good) {
                            "reduce-init-identity documented\n"
                            "convert-out-of-range u8 s4\n"
                            "int-power-unit-base s8 s64\n"
-                           "select-nan-order documented\n");
+                           "select-nan-order documented\n"
+                           "excess-precision f16\n");
   if (!p) return;
   CHECK_STR(p->target, "xla-cpu");
+  CHECK(p->excess[TR_DT_F16] && !p->excess[TR_DT_BF16]);
   CHECK(p->ipow_unit[TR_DT_S8] && p->ipow_unit[TR_DT_S64] && !p->ipow_unit[TR_DT_S32]);
   CHECK(p->cvt_undef[TR_DT_U8] && p->cvt_undef[TR_DT_S4] && !p->cvt_undef[TR_DT_S8]);
   CHECK_STR(p->file, "p.conf");
@@ -1370,4 +1372,179 @@ TR_TEST(profile_rule_select_nan_order) {
   tr_profile_free(p);
   for (int i = 0; i < 2; i++) tr_tensor_free(in[i]);
   parse_err("select-nan-order\n", "p.conf:1:1: error: 'select-nan-order' takes one word, 'documented'");
+}
+
+/* excess-precision: an f16 value that overflows (a convert down, an add)
+ * makes the elements computed from it uncertain in the rule's reference,
+ * so a target that kept f32 there (80000 where f16 gives inf) is excused
+ * on exactly those; an f16 output nothing else reads keeps its own
+ * rounding (stored); a divide by zero (a pole, inf in f32 too) and an
+ * overflow of f32 (not listed) are not excused; inputs without an
+ * overflow give a reference equal to the plain one. */
+TR_TEST(profile_excess_precision_cone) {
+  tr_profile *p = parse_ok("excess-precision f16 bf16\n");
+  if (!p) return;
+  CHECK(p->excess[TR_DT_F16] && p->excess[TR_DT_BF16] && !p->excess[TR_DT_F32]);
+  parse_err("excess-precision f32\n", "p.conf:1:18: error: 'f32' is not narrower than f32");
+  parse_err("excess-precision\n", "needs the dtypes");
+  static const char *src =
+      "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  h = f16[4] convert(a)\n"
+      "  s = f16[4] add(h, h)\n  c = f32[4] convert(s)\n  o = f16[4] multiply(h, h)\n"
+      "  z = f16[4] constant({0, 0, 0, 0})\n  q = f16[4] divide(h, z)\n  dc = f32[4] convert(q)\n"
+      "  k = f32[4] constant({1e36, 1e36, 1e36, 1e36})\n  f = f32[4] multiply(a, k)\n"
+      "  g = f32[4] subtract(f, f)\n"
+      "  ROOT t = (f32[4], f16[4], f32[4], f32[4]) tuple(c, o, dc, g)\n}\n";
+  tr_diag d = {0};
+  tr_module *m = tr_parse("xp.hlo", src, strlen(src), NULL, &d);
+  CHECK(m != NULL);
+  if (!m) {
+    tr_profile_free(p);
+    return;
+  }
+  /* 40000 + 40000 overflows f16 in the add; 1e5 already in the convert
+   * down; 1 and 30000 (60000 < 65504) do not. */
+  double av[] = {40000, 1, 1e5, 30000};
+  tr_tensor *a = vec(TR_DT_F32, av, 4);
+  tr_shadow_out *ref = NULL;
+  int nref = 0;
+  CHECK(tr_eval_shadow(m, NULL, &a, 1, &ref, &nref, &d) == TR_OK);
+  tr_profile_alts alts;
+  tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
+  const tr_shadow_out *xp = alts.alt[TR_PR_EXCESS_PRECISION];
+  CHECK(xp != NULL && alts.nalt[TR_PR_EXCESS_PRECISION] == 4);
+  if (nref == 4 && xp && alts.nalt[TR_PR_EXCESS_PRECISION] == 4) {
+    for (int i = 0; i < 4; i++) CHECK(!ref[0].uncertain[i] && !ref[1].uncertain[i]);
+    CHECK(isinf(ref[0].value[0]) && isinf(ref[0].value[2]));
+    CHECK(xp[0].uncertain[0] && !xp[0].uncertain[1] && xp[0].uncertain[2] && !xp[0].uncertain[3]);
+    /* o = h * h is an output only: its own overflow (40000^2, 30000^2)
+     * stays certain inf; o[2] reads the convert's overflow. */
+    CHECK(!xp[1].uncertain[0] && !xp[1].uncertain[1] && xp[1].uncertain[2] && !xp[1].uncertain[3]);
+    CHECK(isinf(xp[1].value[0]) && isinf(xp[1].value[3]));
+    /* h / 0: a pole, inf in f32 as well; only h[2]'s overflow reaches. */
+    CHECK(!xp[2].uncertain[0] && !xp[2].uncertain[1] && xp[2].uncertain[2] && !xp[2].uncertain[3]);
+    /* f32 40000 * 1e36 overflows f32 itself: not a listed dtype. */
+    for (int i = 0; i < 4; i++) CHECK(!xp[3].uncertain[i]);
+    tr_compare_opts o;
+    tr_compare_opts_default(&o);
+    o.profile = p;
+    tr_profile_alts_use(&alts, 0, &o);
+    double kept[] = {80000, 2, 2e5, 60000};
+    tr_tensor *t = vec(TR_DT_F32, kept, 4);
+    tr_compare_result r;
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 0);
+    CHECK_EQ_INT(r.excused_by[TR_PR_EXCESS_PRECISION], 2);
+    tr_tensor_set_f(t, 1, 3); /* no overflow on its path: judged */
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 1);
+    o.profile = NULL; /* strict */
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 3);
+    tr_tensor_free(t);
+    /* The f16 output: a finite 1.6e9 where it overflowed itself fails. */
+    o.profile = p;
+    tr_profile_alts_use(&alts, 1, &o);
+    double ov[] = {65504, 1, 65504, 65504};
+    tr_tensor *t1 = vec(TR_DT_F16, ov, 4);
+    CHECK(tr_compare_output(&ref[1], t1, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 2); /* [0] and [3]; [2] is excused */
+    CHECK_EQ_INT(r.excused_by[TR_PR_EXCESS_PRECISION], 1);
+    tr_tensor_free(t1);
+  }
+  tr_profile_alts_free(&alts);
+  tr_shadow_free(ref, nref);
+  tr_tensor_free(a);
+  /* No overflow anywhere: the rule's reference is the plain one. */
+  double bv[] = {1, 2, -3, 4};
+  tr_tensor *b = vec(TR_DT_F32, bv, 4);
+  CHECK(tr_eval_shadow(m, NULL, &b, 1, &ref, &nref, &d) == TR_OK);
+  tr_profile_alts_compute(p, m, &b, 1, NULL, &alts);
+  xp = alts.alt[TR_PR_EXCESS_PRECISION];
+  CHECK(xp != NULL && alts.nalt[TR_PR_EXCESS_PRECISION] == nref);
+  for (int k = 0; xp && k < nref && k < alts.nalt[TR_PR_EXCESS_PRECISION]; k++)
+    for (size_t i = 0; i < ref[k].n; i++) {
+      CHECK_EQ_INT(xp[k].uncertain[i], ref[k].uncertain[i]);
+      CHECK(xp[k].value[i] == ref[k].value[i] || (isnan(xp[k].value[i]) && isnan(ref[k].value[i])));
+    }
+  tr_profile_alts_free(&alts);
+  tr_shadow_free(ref, nref);
+  tr_tensor_free(b);
+  tr_module_free(m);
+  tr_diag_clear(&d);
+  tr_profile_free(p);
+}
+
+/* excess-precision does not reach other dtypes' rounding or modules
+ * without a listed dtype: no extra reference is computed for them. */
+TR_TEST(profile_excess_precision_dtypes) {
+  tr_profile *p = parse_ok("excess-precision bf16\n");
+  if (!p) return;
+  static const char *src = "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  h = f16[2] convert(a)\n"
+                           "  s = f16[2] add(h, h)\n  ROOT c = f32[2] convert(s)\n}\n";
+  tr_diag d = {0};
+  tr_module *m = tr_parse("xp2.hlo", src, strlen(src), NULL, &d);
+  CHECK(m != NULL);
+  double av[] = {40000, 1};
+  tr_tensor *a = vec(TR_DT_F32, av, 2);
+  tr_profile_alts alts;
+  if (m) {
+    tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
+    CHECK(alts.alt[TR_PR_EXCESS_PRECISION] == NULL); /* only bf16 listed */
+    tr_profile_alts_free(&alts);
+    tr_module_free(m);
+  }
+  tr_tensor_free(a);
+  tr_diag_clear(&d);
+  tr_profile_free(p);
+  /* Only Inductor's profile names it: XLA CPU and eager torch round at
+   * every op and stay judged strictly. */
+  static const char *const files[] = {"torch-inductor", "torch-eager", "xla-cpu", "iree-cpu"};
+  for (int k = 0; k < TR_NELEMS(files); k++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/../profiles/%s.conf", tr_test_dir, files[k]);
+    tr_profile *q = NULL;
+    CHECK(tr_profile_load(path, &q, &d) == TR_OK);
+    tr_diag_clear(&d);
+    if (!q) continue;
+    CHECK(q->on[TR_PR_EXCESS_PRECISION] == (k == 0));
+    if (k == 0) CHECK(q->excess[TR_DT_F16] && q->excess[TR_DT_BF16]);
+    tr_profile_free(q);
+  }
+}
+
+/* excess-precision through sums and contractions: an f16 add reduce and
+ * a dot whose sums pass 65504 (f32 keeps them; each term fits, so the
+ * plain reference is a certain inf) make their consumers uncertain; the
+ * same ops on values whose sums fit do not. */
+TR_TEST(profile_excess_precision_sums) {
+  tr_profile *p = parse_ok("excess-precision f16\n");
+  if (!p) return;
+  static const char *src =
+      "HloModule m\nadd {\n  x = f16[] parameter(0)\n  y = f16[] parameter(1)\n  ROOT s = f16[] add(x, y)\n}\n"
+      "ENTRY e {\n  a = f32[2] parameter(0)\n  h = f16[2] convert(a)\n  z = f16[] constant(0)\n"
+      "  s = f16[] reduce(h, z), dimensions={0}, to_apply=add\n  cs = f32[] convert(s)\n"
+      "  g = f16[2] constant({1, 1})\n"
+      "  d = f16[] dot(h, g), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n  cd = f32[] convert(d)\n"
+      "  ROOT t = (f32[], f32[]) tuple(cs, cd)\n}\n";
+  tr_diag d = {0};
+  tr_module *m = tr_parse("xps.hlo", src, strlen(src), NULL, &d);
+  CHECK(m != NULL);
+  double over[] = {40000, 40000}, fit[] = {100, 200};
+  for (int k = 0; m && k < 2; k++) {
+    tr_tensor *a = vec(TR_DT_F32, k == 0 ? over : fit, 2);
+    tr_profile_alts alts;
+    tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
+    const tr_shadow_out *xp = alts.alt[TR_PR_EXCESS_PRECISION];
+    CHECK(xp != NULL && alts.nalt[TR_PR_EXCESS_PRECISION] == 2);
+    if (xp && alts.nalt[TR_PR_EXCESS_PRECISION] == 2) {
+      if (k == 0) CHECK(isinf(xp[0].value[0]) && isinf(xp[1].value[0]));
+      CHECK_EQ_INT(xp[0].uncertain[0], k == 0); /* 80000, or 300 */
+      CHECK_EQ_INT(xp[1].uncertain[0], k == 0); /* 80000, or 300 */
+    }
+    tr_profile_alts_free(&alts);
+    tr_tensor_free(a);
+  }
+  if (m) tr_module_free(m);
+  tr_diag_clear(&d);
+  tr_profile_free(p);
 }
