@@ -145,6 +145,14 @@ static void flt_unary1(tr_op op, const sh_fmt *f, double k, bool dbl, long doubl
     if (ea > 0 && isfinite(a) && flt_unary(op, lo) != flt_unary(op, hi)) *u = 1;
     *rv = r;
     *re = 0;
+    /* Ends that differ only in the sign of a zero (round(-0.3) is -0,
+     * round(0.3) is +0) are equal as numbers: the element stays judged,
+     * with one smallest step of bound, which says a zero of either sign
+     * is right to the ops that read signs (atan2 on the negative x axis,
+     * a division by it). A clean builtin campaign, seed 9: a rounded
+     * convolution of tiny values was -0 in the reference and +0 on the
+     * target, and atan2 of it -pi and pi. */
+    if (ea > 0 && isfinite(a) && r == 0 && signbit(flt_unary(op, lo)) != signbit(flt_unary(op, hi))) *re = f->tiny;
     return;
   default: break;
   }
