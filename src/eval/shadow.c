@@ -861,7 +861,7 @@ static bool flush_reaches(const sh_val *a, size_t i, double mn) {
 
 /* A fresh float array value with v's values, bounds, marks and bits (v
  * materialized), for the flushes to change elements of. */
-static sh_val *dup_float_arr(sh_ctx *c, const tr_instr *in, const sh_val *v) {
+sh_val *sh_dup_flt(sh_ctx *c, const tr_instr *in, const sh_val *v) {
   sh_val *r = sh_arr_new_raw(c, in, v->dt, v->rank, v->dims);
   if (!r) return NULL;
   if (v->d) memcpy(r->d, v->d, sizeof(double) * v->n);
@@ -949,7 +949,7 @@ static sh_val *flush_val(sh_ctx *c, const tr_instr *in, sh_val *v) {
   for (size_t i = 0; i < v->n && first == v->n; i++)
     if (flush_reaches(v, i, mn)) first = i;
   if (first == v->n) return sh_ref(v);
-  sh_val *r = dup_float_arr(c, in, v);
+  sh_val *r = sh_dup_flt(c, in, v);
   if (!r) return NULL;
   for (size_t i = first; i < v->n; i++) {
     if (!flush_reaches(v, i, mn)) continue;
@@ -1013,7 +1013,7 @@ static sh_val *flush_widen(sh_ctx *c, const tr_instr *in, sh_val *r, double k) {
   double mn = sh_is_arr(r) ? flush_min(c, r->dt) : 0;
   if (!(mn > 0) || !(k > 0) || !r->n) return sh_ref(r);
   sh_materialize(c, r);
-  sh_val *w = dup_float_arr(c, in, r);
+  sh_val *w = sh_dup_flt(c, in, r);
   if (!w) return NULL;
   for (size_t i = 0; i < r->n; i++)
     if (isfinite((double)sh_get(r, i))) w->e[i] += k * mn;
@@ -1075,7 +1075,7 @@ static sh_val *flush_result(sh_ctx *c, const tr_instr *in, sh_val *r) {
   for (size_t i = 0; i < r->n && first == r->n; i++)
     if (!r->u[i] && flush_reaches(r, i, mn)) first = i;
   if (first == r->n) return sh_ref(r);
-  sh_val *w = dup_float_arr(c, in, r);
+  sh_val *w = sh_dup_flt(c, in, r);
   if (!w) return NULL;
   for (size_t i = first; i < r->n; i++) {
     if (r->u[i] || !flush_reaches(r, i, mn)) continue;

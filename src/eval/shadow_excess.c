@@ -12,7 +12,6 @@
 #include "shadowint.h"
 
 #include <math.h>
-#include <string.h>
 
 /* Whether t's value leaves the entry computation only as (part of) its
  * result: the root itself, or read only by tuples that lead there. */
@@ -98,13 +97,8 @@ sh_val *sh_excess_mark(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *r) {
   for (size_t i = 0; i < r->n && first == r->n; i++)
     if (!r->u[i] && !isfinite(sh_get(r, i)) && overflowed(in, kind, ops, r, i)) first = i;
   if (first == r->n) return sh_ref(r);
-  sh_val *w = sh_arr_new_raw(c, in, r->dt, r->rank, r->dims);
+  sh_val *w = sh_dup_flt(c, in, r);
   if (!w) return NULL;
-  if (r->d) memcpy(w->d, r->d, sizeof(double) * r->n);
-  else memcpy(w->lv, r->lv, sizeof(long double) * r->n);
-  memcpy(w->e, r->e, sizeof(double) * r->n);
-  memcpy(w->u, r->u, r->n);
-  if (r->bits) w->bits = tr_tensor_clone(r->bits);
   for (size_t i = first; i < r->n; i++)
     if (!r->u[i] && !isfinite(sh_get(r, i)) && overflowed(in, kind, ops, r, i)) w->u[i] = 1;
   return w;

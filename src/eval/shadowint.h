@@ -132,6 +132,10 @@ void sh_unref(sh_val *v);
 bool sh_is_flt(const sh_val *a);
 /* Gives a lazy value its planes (a no-op for others). */
 void sh_materialize(sh_ctx *c, sh_val *v);
+/* A fresh float array value with v's values, bounds, marks and bits (v
+ * materialized), for a rule to change elements of; NULL after a located
+ * error. */
+sh_val *sh_dup_flt(sh_ctx *c, const tr_instr *in, const sh_val *v);
 /* The values of a float tensor as doubles, on both cores where large. */
 void sh_load_doubles(const tr_tensor *t, double *d);
 /* A new tensor of a's values in its dtype (floats rounded to nearest). */
