@@ -171,6 +171,11 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
      * alone covers. */
     if (rewrites[w] == TR_PR_CONV_ZERO_PAD && p->on[TR_PR_REDUCE_INIT_IDENTITY] && has_reduce(rm))
       a->zp_init = shadow_with(p, 0, NULL, NULL, NULL, UNDEF_INIT, rm, ins, nins, arg_ulps, &a->nzp_init);
+    /* fast-minmax's number in place of a NaN being a denormal the target
+     * reads as zero (clamp(lo, NaN, hi) with lo = -1e-38 comes out -0 on
+     * XLA CPU): both deviations at once. */
+    if (rewrites[w] == TR_PR_FAST_MINMAX && p->on[TR_PR_DENORMAL_FLUSH])
+      a->mm_flush = shadow_with(p, 0, p->flush, NULL, NULL, false, rm, ins, nins, arg_ulps, &a->nmm_flush);
     tr_module_free(rm);
   }
 }
@@ -179,6 +184,7 @@ void tr_profile_alts_free(tr_profile_alts *a) {
   for (int r = 0; r < TR_PR_COUNT; r++) tr_shadow_free(a->alt[r], a->nalt[r]);
   tr_shadow_free(a->tables, a->ntables);
   tr_shadow_free(a->zp_init, a->nzp_init);
+  tr_shadow_free(a->mm_flush, a->nmm_flush);
   memset(a, 0, sizeof *a);
 }
 
@@ -186,4 +192,5 @@ void tr_profile_alts_use(const tr_profile_alts *a, int i, tr_compare_opts *co) {
   for (int r = 0; r < TR_PR_COUNT; r++) co->alt[r] = a->alt[r] && i < a->nalt[r] ? &a->alt[r][i] : NULL;
   co->alt_tables = a->tables && i < a->ntables ? &a->tables[i] : NULL;
   co->alt_zp_init = a->zp_init && i < a->nzp_init ? &a->zp_init[i] : NULL;
+  co->alt_mm_flush = a->mm_flush && i < a->nmm_flush ? &a->mm_flush[i] : NULL;
 }

@@ -18,6 +18,9 @@ typedef struct {
   tr_shadow_out *zp_init;          /* conv-zero-pad's module with reduce-init-
                                       identity's undefined inits (both apply) */
   int nzp_init;
+  tr_shadow_out *mm_flush;         /* fast-minmax's module evaluated as a
+                                      denormal-flushing target (both apply) */
+  int nmm_flush;
 } tr_profile_alts;
 
 /* Shadow outputs of m on ins with the ulp table widened by the rules in

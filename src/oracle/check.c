@@ -594,7 +594,7 @@ static tr_status check_body(tr_target *t, const tr_module *m, const tr_check_opt
     cJSON *js = cJSON_CreateObject();
     cJSON_AddItemToArray(runs_js, js);
     if (!run->given) cJSON_AddNumberToObject(js, "seed", (double)run->seed);
-    prof_ctx pc = {o->profile, refm, ins, nins, false, {{0}, {0}, NULL, 0, NULL, 0}};
+    prof_ctx pc = {.p = o->profile, .m = refm, .ins = ins, .nins = nins};
     judge_run(run, ref, nref, &res, o->k, &pc, js);
     tr_profile_alts_free(&pc.a);
     bool want_save = o->save_dir && !saved && (run->finding || (!o->save_findings_only && s == nruns - 1));

@@ -203,6 +203,13 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
       !isnan(tr_tensor_get_f(target, i)) &&
       alt_accepts(o->alt[TR_PR_FAST_MINMAX], ref, i, target, o->k, tiny))
     return TR_PR_FAST_MINMAX;
+  /* ... the number being a denormal the target then reads as zero (a
+   * clamp's denormal bound): with the flush's slack, named after the
+   * min/max that made the number. */
+  if (p->on[TR_PR_FAST_MINMAX] && p->on[TR_PR_DENORMAL_FLUSH] && p->minmax[dt] && isnan(ref->value[i]) &&
+      !isnan(tr_tensor_get_f(target, i)) &&
+      alt_accepts(o->alt_mm_flush, ref, i, target, o->k, p->flush[dt] ? tr_min_normal(dt) : tiny))
+    return TR_PR_FAST_MINMAX;
   static const tr_prule tables[] = {TR_PR_TRANSCENDENTAL_ULPS, TR_PR_RECIPROCAL_DIVIDE};
   for (int t = 0; t < TR_NELEMS(tables); t++)
     if (p->on[tables[t]] && alt_accepts(o->alt[tables[t]], ref, i, target, o->k, tiny))

@@ -43,10 +43,14 @@ typedef struct {
    *     alt[TR_PR_CONV_ZERO_PAD]: the module as
    *     the rule's rewrite leaves it (tr_profile_rewrite);
    *   alt_zp_init: conv-zero-pad's rewritten module evaluated with
-   *     reduce-init-identity's undefined inits (both rules at once). */
+   *     reduce-init-identity's undefined inits (both rules at once);
+   *   alt_mm_flush: fast-minmax's rewritten module evaluated as a
+   *     flushing target (a clamp that returns its denormal bound for a
+   *     NaN, read as zero). */
   const tr_shadow_out *alt[TR_PR_COUNT];
   const tr_shadow_out *alt_tables;
   const tr_shadow_out *alt_zp_init;
+  const tr_shadow_out *alt_mm_flush;
   /* flush-results: the module has an op the rule names with a result of
    * this dtype (tr_profile_flushes_results). */
   bool result_flush[TR_DT_COUNT];

@@ -434,6 +434,20 @@ static bool x37_int_narrow_int(const tr_instr *in, const tr_triage_case *c, cons
   return is_float(mid) && !tr_float_has_inf(mid) && tr_dtype_is_int(f->operands[0]->shape->dtype) && c->target != c->ref;
 }
 
+/* Two width-changing bitcast-converts in a row whose widths do not come
+ * back to the first: merged into one that keeps the second's shape, which
+ * XLA's verifier rejects. */
+static bool x38_bitcast_chain(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)c;
+  const tr_instr *m = opnd(in, 0);
+  if ((!kind_is(s, "compile_error") && !kind_is(s, "crash")) || in->op != TR_OP_BITCAST_CONVERT || !m ||
+      m->op != TR_OP_BITCAST_CONVERT || !m->operands[0]->shape)
+    return false;
+  int a = tr_dtypes[m->operands[0]->shape->dtype].bits, b = tr_dtypes[m->shape->dtype].bits,
+      z = tr_dtypes[in->shape->dtype].bits;
+  return a != b && b != z && a != z;
+}
+
 /* ---- the table ---- */
 
 static const struct {
