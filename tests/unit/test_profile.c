@@ -396,6 +396,58 @@ TR_TEST(profile_rule_fast_minmax) {
   tr_profile_free(p);
 }
 
+/* fast-minmax and denormal-flush at once: a maximum that drops its NaN
+ * operand for a denormal constant, which the flushing target then reads
+ * as -0. Neither rule's reference alone gives -0 (the NaN-dropping one
+ * gives the denormal, the flushing one NaN); the module as fast-minmax
+ * leaves it evaluated as a flushing target does. A number other than
+ * that zero stays a mismatch. */
+TR_TEST(profile_fast_minmax_under_flush) {
+  tr_profile *p = parse_ok("denormal-flush f32\nfast-minmax f32\n");
+  if (!p) return;
+  static const char *src = "HloModule m\nENTRY e {\n  a = f32[3] parameter(0)\n"
+                           "  c = f32[3] constant({-1.17549421e-38, -1.17549421e-38, 2})\n"
+                           "  ROOT x = f32[3] maximum(a, c)\n}\n";
+  tr_diag d = {0};
+  tr_module *m = tr_parse("mf.hlo", src, strlen(src), NULL, &d);
+  CHECK(m != NULL);
+  if (!m) {
+    tr_profile_free(p);
+    return;
+  }
+  double av[] = {NAN, NAN, NAN};
+  tr_tensor *a = vec(TR_DT_F32, av, 3);
+  tr_shadow_out *ref = NULL;
+  int nref = 0;
+  CHECK(tr_eval_shadow(m, NULL, &a, 1, &ref, &nref, &d) == TR_OK);
+  tr_profile_alts alts;
+  tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
+  CHECK(alts.mm_flush != NULL && alts.nmm_flush == 1);
+  if (nref == 1 && alts.mm_flush) {
+    tr_compare_opts o;
+    tr_compare_opts_default(&o);
+    o.profile = p;
+    tr_profile_alts_use(&alts, 0, &o);
+    double tv[] = {-0.0, 0.5, 2};
+    tr_tensor *t = vec(TR_DT_F32, tv, 3);
+    tr_compare_result r;
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 1); /* [1]: 0.5 is no flushed -1.2e-38 */
+    CHECK_EQ_INT(r.first_fail, 1);
+    CHECK_EQ_INT(r.excused_by[TR_PR_FAST_MINMAX], 2);
+    o.alt_mm_flush = NULL; /* each rule alone: [0] is judged too */
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 2);
+    tr_tensor_free(t);
+  }
+  tr_profile_alts_free(&alts);
+  tr_shadow_free(ref, nref);
+  tr_tensor_free(a);
+  tr_module_free(m);
+  tr_diag_clear(&d);
+  tr_profile_free(p);
+}
+
 /* The min/max rewrite: a module with no min or max has none (so nothing
  * is excused), one with a reduce-max gets a NaN-dropping body. */
 TR_TEST(profile_rewrite_fast_minmax) {
