@@ -22,7 +22,14 @@ static bool foldable(const tr_instr *x, unsigned char *memo, int nmemo, int dept
   if (x->id >= 0 && x->id < nmemo && memo[x->id]) return memo[x->id] == 1;
   bool empty = tr_shape_is_array(x->shape) && tr_shape_count(x->shape) == 0;
   bool ok = depth < 200 && (x->op != TR_OP_PARAMETER || empty) && !(tr_ops[x->op].flags & TR_OPF_S);
-  for (int i = 0; ok && i < x->noperands; i++) ok = foldable(x->operands[i], memo, nmemo, depth + 1);
+  /* An element of a tuple made here is that element (the compiler's
+   * tuple simplification forwards it), whatever the others are: a loop's
+   * constant state element after triage inlined one trip. */
+  int64_t k = x->op == TR_OP_GET_TUPLE_ELEMENT ? tr_attr_int(x, TR_ATTR_INDEX, -1) : -1;
+  if (ok && k >= 0 && x->operands[0]->op == TR_OP_TUPLE && k < x->operands[0]->noperands)
+    ok = foldable(x->operands[0]->operands[k], memo, nmemo, depth + 1);
+  else
+    for (int i = 0; ok && i < x->noperands; i++) ok = foldable(x->operands[i], memo, nmemo, depth + 1);
   if (x->id >= 0 && x->id < nmemo) memo[x->id] = ok ? 1 : 2;
   return ok;
 }
