@@ -483,6 +483,28 @@ static bool x38_bitcast_chain(const tr_instr *in, const tr_triage_case *c, const
   return a != b && b != z && a != z;
 }
 
+/* A kOutput fusion whose computation adds to a dot something that is not
+ * one of its parameters (a broadcast bias), in the culprit's operand cone:
+ * XLA CPU's dot fusion emitter takes that operand for a parameter and
+ * aborts ("cannot be downcasted to HloParameterInstruction"). */
+static bool output_dot_fusion(const tr_instr *x, int depth) {
+  if (!x || depth > 6) return false;
+  if (x->op == TR_OP_FUSION) {
+    const char *kind = tr_attr_ident(x, TR_ATTR_KIND);
+    const tr_comp *f = tr_attr_comp(x, TR_ATTR_CALLS);
+    if (kind && strcmp(kind, "kOutput") == 0 && f && f->root && f->root->op != TR_OP_DOT)
+      for (int i = 0; i < f->ninstrs; i++)
+        if (f->instrs[i]->op == TR_OP_DOT) return true;
+  }
+  for (int i = 0; i < x->noperands; i++)
+    if (output_dot_fusion(x->operands[i], depth + 1)) return true;
+  return false;
+}
+static bool xfused_dot(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)c;
+  return kind_is(s, "crash") && output_dot_fusion(in, 0);
+}
+
 /* ---- the table ---- */
 
 static const struct {
