@@ -75,6 +75,11 @@ typedef struct {
    * computed from it, unless the instruction is an output of the module
    * that nothing else reads (stored, so rounded). */
   const bool *excess;
+  /* With excess: a convert into a flagged dtype rounds as written; only
+   * arithmetic results keep the excess precision (XLA CPU computes an
+   * f8 op in f16 and drops the rounding to f8 where a convert to f16
+   * reads it, but honours an explicit convert to f8). */
+  bool excess_ops;
 } tr_shadow_opts;
 
 /* One array leaf of the result. */

@@ -8,7 +8,11 @@
  * the narrow dtype, finite in f32. So an element of a listed dtype that
  * overflowed in this op becomes uncertain (either may be right), and with
  * it everything computed from it; an output of the module that nothing
- * else reads is stored, so its own rounding stays. */
+ * else reads is stored, so its own rounding stays. A dtype without an
+ * infinity (f8e4m3fn, the fnuz types) makes that overflow a NaN, and
+ * an infinite result too (log(0), 1/0), where the wider type keeps a
+ * number or an infinity: a NaN of such a dtype from operands without NaN
+ * becomes uncertain likewise, poles included. */
 #include "shadowint.h"
 
 #include <math.h>
@@ -63,11 +67,29 @@ static bool any_nonfinite(const sh_val *v) {
   return false;
 }
 
+/* Whether element i of in's result r (certain, a NaN), of a dtype without
+ * an infinity, comes from operands without a NaN (an overflow or an
+ * infinite result, or a NaN of the op's own, which the wider type gives
+ * too). */
+static bool noinf_nan(const tr_instr *in, sh_val **ops, const sh_val *r, size_t i) {
+  if (!isnan(sh_get(r, i)) || tr_float_has_inf(r->dt)) return false;
+  for (int j = 0; j < in->noperands; j++) {
+    const sh_val *o = ops[j];
+    if (!sh_is_flt(o)) continue;
+    size_t k = o->n == r->n ? i : 0;
+    if (o->n != r->n && o->n != 1) return false;
+    if ((o->u && o->u[k]) || isnan(sh_get(o, k))) return false;
+  }
+  return true;
+}
+
 /* Whether element i of in's result r (certain, not finite) is an overflow
- * of its dtype from finite operands. */
+ * of its dtype from finite operands, or a NaN that noinf_nan allows. */
 static bool overflowed(const tr_instr *in, int kind, sh_val **ops, const sh_val *r, size_t i) {
   long double v = sh_get(r, i);
   if (kind == 2) return true; /* every operand checked finite by the caller */
+  if (noinf_nan(in, ops, r, i)) return true;
+  if (kind == 3) return false;
   if (!isinf(v)) return false;
   for (int j = 0; j < in->noperands; j++) {
     const sh_val *o = ops[j];
@@ -84,6 +106,12 @@ static bool overflowed(const tr_instr *in, int kind, sh_val **ops, const sh_val 
 
 sh_val *sh_excess_mark(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *r) {
   int kind = overflow_kind(in->op);
+  /* Other element-wise float ops (log, sqrt, ...) only where the dtype has
+   * no infinity: their poles are NaN there (kind 3). */
+  tr_opclass cl = tr_ops[in->op].cls;
+  if (!kind && sh_is_flt(r) && !tr_float_has_inf(r->dt) && (cl == TR_OPC_UFLOAT || cl == TR_OPC_UNUM || cl == TR_OPC_BARITH))
+    kind = 3;
+  if (c->excess_ops && in->op == TR_OP_CONVERT) kind = 0;
   if (!kind || !sh_is_flt(r) || !c->excess[r->dt] || r->n == 0 || only_out(in) ||
       (kind == 2 && !sums_only(in, r->dt)))
     return sh_ref(r);

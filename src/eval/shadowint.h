@@ -67,6 +67,7 @@ typedef struct {
   bool init_undef;        /* tr_shadow_opts.init_undef */
   bool sel_nan_undef;     /* tr_shadow_opts.select_nan_undef */
   const bool *excess;     /* tr_shadow_opts.excess */
+  bool excess_ops;        /* tr_shadow_opts.excess_ops */
 } sh_ctx;
 
 /* Rounding facts of a float dtype. */

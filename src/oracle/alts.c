@@ -29,6 +29,7 @@ static tr_shadow_out *shadow_full(const tr_profile *p, unsigned mask, const bool
   so.init_undef = (undef_flags & UNDEF_INIT) != 0;
   so.select_nan_undef = (undef_flags & UNDEF_SELECT_NAN) != 0;
   so.excess = excess;
+  so.excess_ops = excess && p->excess_ops;
   tr_shadow_out *out = NULL;
   tr_diag d = {0};
   if (tr_eval_shadow(m, &so, ins, nins, &out, n, &d) != TR_OK) out = NULL;

@@ -18,7 +18,7 @@
  *   convert-out-of-range DTYPE...  integer result dtypes
  *   int-power-unit-base DTYPE...   signed integer dtypes
  *   select-nan-order documented
- *   excess-precision DTYPE...      float dtypes narrower than f32
+ *   excess-precision [ops] DTYPE... float dtypes narrower than f32
  *   contract DTYPE OP=ULPS...      the target's stated accuracy
  *   release VER                    the release a plain target name runs
  *   @VER[,VER...] RULE ...         a rule for those releases only */
@@ -288,7 +288,15 @@ static void parse_line(parser *ps, word *w, int nw) {
       err(ps, w[0].s, "'%s' needs the dtypes it applies to", tr_prule_name(r));
       return;
     }
-    for (int i = 1; i < nw; i++) {
+    int first = 1;
+    /* "ops": only arithmetic results keep the excess precision; a convert
+     * into a listed dtype rounds (and overflows) as written (XLA CPU). */
+    if (r == TR_PR_EXCESS_PRECISION && w[1].n == 3 && memcmp(w[1].s, "ops", 3) == 0) {
+      p->excess_ops = true;
+      first = 2;
+      if (nw < 3) err(ps, w[1].s, "'%s ops' needs the dtypes it applies to", tr_prule_name(r));
+    }
+    for (int i = first; i < nw; i++) {
       tr_dtype dt;
       if (!float_dtype(ps, w[i], &dt)) continue;
       if (tr_dtypes[dt].bits >= 32) err(ps, w[i].s, "'%.*s' is not narrower than f32", (int)w[i].n, w[i].s);

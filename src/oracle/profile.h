@@ -63,6 +63,7 @@ typedef struct {
                                           result dtypes of float converts */
   bool ipow_unit[TR_DT_COUNT];         /* int-power-unit-base dtypes */
   bool excess[TR_DT_COUNT];            /* excess-precision dtypes */
+  bool excess_ops;                     /* excess-precision ops: converts round */
   tr_dtype dot_acc[TR_DT_COUNT];       /* dot-accumulate: the accumulator
                                           of dots with this result dtype
                                           (TR_DT_PRED: none) */

@@ -1548,9 +1548,11 @@ TR_TEST(profile_excess_precision_dtypes) {
   tr_tensor_free(a);
   tr_diag_clear(&d);
   tr_profile_free(p);
-  /* Only Inductor's profile names it: XLA CPU and eager torch round at
+  /* Inductor's profile names f16 and bf16 (converts included); XLA
+   * CPU's names bf16 and the f8 types, arithmetic results only (an f8 op
+   * read by a convert to f16, measured); eager torch and IREE round at
    * every op and stay judged strictly. */
-  static const char *const files[] = {"torch-inductor", "torch-eager", "xla-cpu", "iree-cpu"};
+  static const char *const files[] = {"torch-inductor", "xla-cpu", "torch-eager", "iree-cpu"};
   for (int k = 0; k < TR_NELEMS(files); k++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/../profiles/%s.conf", tr_test_dir, files[k]);
@@ -1558,10 +1560,52 @@ TR_TEST(profile_excess_precision_dtypes) {
     CHECK(tr_profile_load(path, &q, &d) == TR_OK);
     tr_diag_clear(&d);
     if (!q) continue;
-    CHECK(q->on[TR_PR_EXCESS_PRECISION] == (k == 0));
-    if (k == 0) CHECK(q->excess[TR_DT_F16] && q->excess[TR_DT_BF16]);
+    CHECK(q->on[TR_PR_EXCESS_PRECISION] == (k <= 1));
+    if (k == 0) CHECK(q->excess[TR_DT_F16] && q->excess[TR_DT_BF16] && !q->excess_ops);
+    if (k == 1) CHECK(!q->excess[TR_DT_F16] && q->excess[TR_DT_F8E4M3FN] && q->excess[TR_DT_BF16] && q->excess_ops);
     tr_profile_free(q);
   }
+}
+
+/* excess-precision of a dtype without an infinity (XLA CPU computes an
+ * f8e4m3fn op in f16 where a convert to f16 reads it): an overflow there
+ * is NaN in f8 and finite in f16, and a pole (log 0) NaN in f8 and -inf
+ * in f16, so both become uncertain; a NaN of a NaN operand stays certain.
+ * With "ops", a convert into f8 rounds as written: its overflow (1000 ->
+ * NaN) stays judged (XLA finding 37 is such a convert). */
+TR_TEST(profile_excess_precision_no_infinity) {
+  parse_err("excess-precision ops\n", "needs the dtypes");
+  tr_profile *p = parse_ok("excess-precision ops f8e4m3fn\n");
+  if (!p) return;
+  CHECK(p->excess_ops && p->excess[TR_DT_F8E4M3FN]);
+  static const char *src = "HloModule m\nENTRY e {\n  a = f16[4] parameter(0)\n  h = f8e4m3fn[4] convert(a)\n"
+                           "  q = f8e4m3fn[4] multiply(h, h)\n  l = f8e4m3fn[4] log(h)\n"
+                           "  cq = f16[4] convert(q)\n  cl = f16[4] convert(l)\n  ch = f16[4] convert(h)\n"
+                           "  ROOT t = (f16[4], f16[4], f16[4]) tuple(cq, cl, ch)\n}\n";
+  tr_diag d = {0};
+  tr_module *m = tr_parse("xp8.hlo", src, strlen(src), NULL, &d);
+  CHECK(m != NULL);
+  double av[] = {30, 0, 2, 1000};
+  tr_tensor *a = vec(TR_DT_F16, av, 4);
+  if (m) {
+    tr_profile_alts alts;
+    tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
+    const tr_shadow_out *xp = alts.alt[TR_PR_EXCESS_PRECISION];
+    CHECK(xp != NULL && alts.nalt[TR_PR_EXCESS_PRECISION] == 3);
+    if (xp && alts.nalt[TR_PR_EXCESS_PRECISION] == 3) {
+      /* 30*30 = 900 > 448: NaN in f8; 0, 2: fit; 1000 converts to NaN
+       * (a convert: rounds), so its product's NaN has a NaN operand. */
+      CHECK(xp[0].uncertain[0] && !xp[0].uncertain[1] && !xp[0].uncertain[2] && !xp[0].uncertain[3]);
+      /* log(0) = -inf: NaN in f8 */
+      CHECK(!xp[1].uncertain[0] && xp[1].uncertain[1] && !xp[1].uncertain[2] && !xp[1].uncertain[3]);
+      for (int i = 0; i < 4; i++) CHECK(!xp[2].uncertain[i]);
+    }
+    tr_profile_alts_free(&alts);
+    tr_module_free(m);
+  }
+  tr_tensor_free(a);
+  tr_diag_clear(&d);
+  tr_profile_free(p);
 }
 
 /* excess-precision through sums and contractions: an f16 add reduce and
