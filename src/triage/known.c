@@ -572,6 +572,17 @@ static bool x39_conv_pad_fold(const tr_instr *in, const tr_triage_case *c, const
   return false;
 }
 
+/* An f32 or f64 power whose exponent is a denormal and whose base is not
+ * zero in the reference, giving 0 or inf: the base came out of an op
+ * that read denormals as zero (DAZ), while the power read the exponent
+ * as a nonzero number (0^y); reading it as zero gives 0^0 = 1. */
+static bool x41_pow_denormal_exp(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  return in->op == TR_OP_POWER && (c->dtype == TR_DT_F32 || c->dtype == TR_DT_F64) && c->elem &&
+         arg_denormal(c, 1) && c->arg_set[0] && c->arg[0] != 0 && !isnan(c->arg[0]) &&
+         (c->target == 0 || isinf(c->target));
+}
+
 /* ---- the table ---- */
 
 static const struct {
