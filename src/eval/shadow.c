@@ -1239,6 +1239,12 @@ static tr_status sh_instr(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **
     *out = w;
     if (!w) st = TR_ERR_UNSUPPORTED;
   }
+  if (st == TR_OK && c->fma && *out) {
+    sh_val *w = sh_fma_mark(c, in, ops, *out);
+    sh_unref(*out);
+    *out = w;
+    if (!w) st = TR_ERR_UNSUPPORTED;
+  }
   return st;
 }
 
@@ -1382,6 +1388,8 @@ static tr_status shadow_body(sh_ctx *c, const tr_module *m, const tr_shadow_opts
     c->sel_nan_undef = opts->select_nan_undef;
     c->excess = opts->excess;
     c->excess_ops = opts->excess_ops;
+    c->fma = opts->fma;
+    c->fma_recip = opts->fma_recip;
   }
   if (opts && opts->ulps) {
     c->ut = opts->ulps;

@@ -80,6 +80,16 @@ typedef struct {
    * f8 op in f16 and drops the rounding to f8 where a convert to f16
    * reads it, but honours an explicit convert to f8). */
   bool excess_ops;
+  /* Evaluate as a target that contracts a product feeding an add or
+   * subtract into one fused multiply-add (docs/PROFILES.md,
+   * fma-contraction), which never rounds the product: where the product
+   * overflowed from finite operands the sum may still be finite, so that
+   * product element is marked uncertain, and so is every element computed
+   * from it. A product is a multiply, or with fma_recip a divide by a
+   * broadcast of a flagged dtype (rewritten to a multiply by the
+   * broadcast reciprocal, reciprocal-divide). */
+  bool fma;
+  const bool *fma_recip; /* NULL, or TR_DT_COUNT flags */
 } tr_shadow_opts;
 
 /* One array leaf of the result. */

@@ -12,7 +12,9 @@
  * infinity (f8e4m3fn, the fnuz types) makes that overflow a NaN, and
  * an infinite result too (log(0), 1/0), where the wider type keeps a
  * number or an infinity: a NaN of such a dtype from operands without NaN
- * becomes uncertain likewise, poles included. */
+ * becomes uncertain likewise, poles included. The fma-contraction mark
+ * (sh_fma_mark, at the end) is the same overflow seen from a fused
+ * multiply-add. */
 #include "shadowint.h"
 
 #include <math.h>
@@ -129,5 +131,40 @@ sh_val *sh_excess_mark(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *r) {
   if (!w) return NULL;
   for (size_t i = first; i < r->n; i++)
     if (!r->u[i] && !isfinite(sh_get(r, i)) && overflowed(in, kind, ops, r, i)) w->u[i] = 1;
+  return w;
+}
+
+/* fma-contraction (tr_shadow_opts.fma) has the same blind spot: a target
+ * that fuses a product into the add or subtract reading it never rounds
+ * the product, so a product that overflowed from finite operands may give
+ * a finite sum (XLA CPU: f32 3e38 * 2 - 3e38 is 3.0000000055e38, and
+ * C / broadcast(y) + C, computed as fma(C, 1 / y, C), is finite where
+ * C / y is -inf). Such a product element becomes uncertain, and with it
+ * everything computed from it. */
+static bool feeds_sum(const tr_instr *in) {
+  for (int j = 0; j < in->nusers; j++)
+    if (in->users[j]->op == TR_OP_ADD || in->users[j]->op == TR_OP_SUBTRACT) return true;
+  return false;
+}
+
+sh_val *sh_fma_mark(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *r) {
+  if (!sh_is_flt(r) || r->n == 0 || !tr_float_has_inf(r->dt) || in->noperands != 2 || !feeds_sum(in))
+    return sh_ref(r);
+  bool product = in->op == TR_OP_MULTIPLY || (in->op == TR_OP_DIVIDE && c->fma_recip && c->fma_recip[r->dt] &&
+                                               in->operands[1]->op == TR_OP_BROADCAST);
+  if (!product) return sh_ref(r);
+  for (int j = 0; j < 2; j++) {
+    if (!ops[j] || !sh_is_flt(ops[j])) return sh_ref(r);
+    sh_materialize(c, ops[j]);
+  }
+  sh_materialize(c, r);
+  size_t first = r->n;
+  for (size_t i = 0; i < r->n && first == r->n; i++)
+    if (!r->u[i] && isinf(sh_get(r, i)) && overflowed(in, 1, ops, r, i)) first = i;
+  if (first == r->n) return sh_ref(r);
+  sh_val *w = sh_dup_flt(c, in, r);
+  if (!w) return NULL;
+  for (size_t i = first; i < r->n; i++)
+    if (!r->u[i] && isinf(sh_get(r, i)) && overflowed(in, 1, ops, r, i)) w->u[i] = 1;
   return w;
 }

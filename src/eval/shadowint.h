@@ -68,6 +68,8 @@ typedef struct {
   bool sel_nan_undef;     /* tr_shadow_opts.select_nan_undef */
   const bool *excess;     /* tr_shadow_opts.excess */
   bool excess_ops;        /* tr_shadow_opts.excess_ops */
+  bool fma;               /* tr_shadow_opts.fma */
+  const bool *fma_recip;  /* tr_shadow_opts.fma_recip */
 } sh_ctx;
 
 /* Rounding facts of a float dtype. */
@@ -180,6 +182,10 @@ tr_status sh_bits_move(sh_ctx *c, const tr_instr *in, sh_val **ops, int nops, in
  * finite operands, then a copy with those elements uncertain; NULL after
  * a located error. */
 sh_val *sh_excess_mark(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *r);
+/* in's result r under tr_shadow_opts.fma: r itself, or a copy whose
+ * product elements that overflowed from finite operands, where in feeds
+ * an add or subtract, are uncertain; NULL after a located error. */
+sh_val *sh_fma_mark(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val *r);
 
 /* ---- fft (shadow_fft.c) ---- */
 tr_status sh_fft(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out);

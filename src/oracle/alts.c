@@ -38,6 +38,32 @@ static tr_shadow_out *shadow_full(const tr_profile *p, unsigned mask, const bool
   return out;
 }
 
+/* m on ins as a target computes it that contracts products feeding an
+ * add or subtract into fmas (fma-contraction): products that overflowed
+ * there uncertain. A divide by a broadcast counts as a product where
+ * reciprocal-divide widens its dtype's divide (XLA's simplifier turns it
+ * into a multiply by the broadcast reciprocal). */
+static tr_shadow_out *shadow_fma(const tr_profile *p, const tr_module *m, tr_tensor *const *ins, int nins,
+                                 const double *arg_ulps, int *n) {
+  bool recip[TR_DT_COUNT];
+  for (int dt = 0; dt < TR_DT_COUNT; dt++)
+    recip[dt] = tr_profile_widens(p, TR_PR_RECIPROCAL_DIVIDE, TR_OP_DIVIDE, (tr_dtype)dt);
+  tr_ulp_table *t = tr_xmalloc(sizeof *t);
+  tr_profile_ulp_table(p, 0, t);
+  tr_shadow_opts so;
+  memset(&so, 0, sizeof so);
+  so.ulps = t;
+  so.arg_ulps = arg_ulps;
+  so.fma = true;
+  so.fma_recip = recip;
+  tr_shadow_out *out = NULL;
+  tr_diag d = {0};
+  if (tr_eval_shadow(m, &so, ins, nins, &out, n, &d) != TR_OK) out = NULL;
+  tr_diag_clear(&d);
+  tr_free(t);
+  return out;
+}
+
 static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool *flush, const bool *undef,
                                   const bool *flush_res, int undef_flags, const tr_module *m,
                                   tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
@@ -70,6 +96,21 @@ static bool has_dtype(const tr_module *m, const bool *dts) {
     for (int i = 0; i < m->comps[k]->ninstrs; i++) {
       const tr_instr *in = m->comps[k]->instrs[i];
       if (in->shape && tr_shape_is_array(in->shape) && dts[in->shape->dtype]) return true;
+    }
+  return false;
+}
+
+/* Whether m has a float multiply or divide read by an add or subtract
+ * (a product fma-contraction may fuse). */
+static bool has_fma_product(const tr_module *m) {
+  for (int k = 0; k < m->ncomps; k++)
+    for (int i = 0; i < m->comps[k]->ninstrs; i++) {
+      const tr_instr *in = m->comps[k]->instrs[i];
+      if ((in->op != TR_OP_MULTIPLY && in->op != TR_OP_DIVIDE) || !in->shape || !tr_shape_is_array(in->shape) ||
+          !tr_dtype_is_float(in->shape->dtype))
+        continue;
+      for (int j = 0; j < in->nusers; j++)
+        if (in->users[j]->op == TR_OP_ADD || in->users[j]->op == TR_OP_SUBTRACT) return true;
     }
   return false;
 }
@@ -159,6 +200,13 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
   if (p->on[TR_PR_EXCESS_PRECISION] && has_dtype(m, p->excess))
     a->alt[TR_PR_EXCESS_PRECISION] = shadow_full(p, 0, NULL, NULL, NULL, 0, p->excess, m, ins, nins, arg_ulps,
                                                  &a->nalt[TR_PR_EXCESS_PRECISION]);
+  /* fma-contraction: the module as a target computes it that fuses a
+   * product into the add or subtract reading it, with every product
+   * element that overflowed from finite operands (and all computed from
+   * it) uncertain. It differs from the plain reference only on elements
+   * with such an overflow in their cone of influence. */
+  if (p->on[TR_PR_FMA_CONTRACTION] && has_fma_product(m))
+    a->alt[TR_PR_FMA_CONTRACTION] = shadow_fma(p, m, ins, nins, arg_ulps, &a->nalt[TR_PR_FMA_CONTRACTION]);
   static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP, TR_PR_CONV_ZERO_PAD,
                                       TR_PR_FAST_MINMAX, TR_PR_INT_POWER_UNIT_BASE};
   for (int w = 0; w < TR_NELEMS(rewrites); w++) {

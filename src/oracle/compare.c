@@ -149,6 +149,13 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
   if (p->on[TR_PR_EXCESS_PRECISION] && xp && xp->n == ref->n && xp->dtype == ref->dtype && xp->uncertain &&
       xp->uncertain[i])
     return TR_PR_EXCESS_PRECISION;
+  /* An element computed from a product that overflowed where the target
+   * may have fused it into an add (fma-contraction): only where the
+   * reference that lets those overflows not happen is uncertain. */
+  const tr_shadow_out *fm = o->alt[TR_PR_FMA_CONTRACTION];
+  if (p->on[TR_PR_FMA_CONTRACTION] && fm && fm->n == ref->n && fm->dtype == ref->dtype && fm->uncertain &&
+      fm->uncertain[i])
+    return TR_PR_FMA_CONTRACTION;
   /* Rewrites the target applies: the reference on the rewritten module
    * (integers exactly, floats within its bound). */
   static const tr_prule rewrites[] = {TR_PR_LOG_EXP_FOLD, TR_PR_INT_CONV_WRAP, TR_PR_REDUCE_INIT_IDENTITY,

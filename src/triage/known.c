@@ -505,6 +505,84 @@ static bool xfused_dot(const tr_instr *in, const tr_triage_case *c, const tr_che
   return kind_is(s, "crash") && output_dot_fusion(in, 0);
 }
 
+/* Whether v is a scalar float constant zero (either sign). */
+static bool const_zero(const tr_instr *v) {
+  if (!v || v->op != TR_OP_CONSTANT || !v->literal || !v->literal->data || !tr_shape_is_array(v->shape) ||
+      tr_shape_count(v->shape) != 1 || !is_float(v->shape->dtype))
+    return false;
+  uint64_t bits = 0;
+  memcpy(&bits, v->literal->data, (size_t)tr_dtype_size(v->shape->dtype));
+  return tr_float_to_double(v->shape->dtype, bits) == 0;
+}
+/* Whether pad x pads some dimension at an edge (interior padding alone
+ * is not folded so: measured right). */
+static bool edge_padded(const tr_instr *x) {
+  const tr_attr *a = tr_instr_attr(x, TR_ATTR_PADDING);
+  if (!a || a->kind != TR_AK_PADDING) return false;
+  for (int k = 0; k < a->n; k++)
+    if (a->u.pad[k].lo > 0 || a->u.pad[k].hi > 0) return true;
+  return false;
+}
+/* Whether branch b's root (through moves) is a pad whose value is zero:
+ * a constant, or the element of b's parameter that the conditional
+ * passes as arg, a tuple holding a zero constant there. */
+static bool branch_zero_pad(const tr_comp *b, const tr_instr *arg) {
+  const tr_instr *r = b ? through_moves(b->root) : NULL;
+  if (!r || r->op != TR_OP_PAD || r->noperands != 2 || !edge_padded(r)) return false;
+  const tr_instr *v = r->operands[1];
+  if (const_zero(v)) return true;
+  if (v->op != TR_OP_GET_TUPLE_ELEMENT || !opnd_is(v, 0, TR_OP_PARAMETER) || !arg || arg->op != TR_OP_TUPLE)
+    return false;
+  int64_t k = tr_attr_int(v, TR_ATTR_INDEX, -1);
+  return k >= 0 && k < arg->noperands && const_zero(arg->operands[k]);
+}
+/* Whether x (through moves) is a pad with zero, or a conditional each of
+ * whose branches returns one (a pad the simplifier sees once the
+ * conditional is inlined). */
+static bool zero_pad(const tr_instr *x) {
+  x = through_moves(x);
+  if (!x) return false;
+  if (x->op == TR_OP_PAD) return x->noperands == 2 && const_zero(x->operands[1]) && edge_padded(x);
+  if (x->op != TR_OP_CONDITIONAL) return false;
+  const tr_attr *bc = tr_instr_attr(x, TR_ATTR_BRANCH_COMPUTATIONS);
+  const tr_attr *t = tr_instr_attr(x, TR_ATTR_TRUE_COMPUTATION), *f = tr_instr_attr(x, TR_ATTR_FALSE_COMPUTATION);
+  if (bc && bc->kind == TR_AK_COMPS) {
+    for (int k = 0; k < bc->n; k++)
+      if (!branch_zero_pad(bc->u.comps[k], opnd(x, k + 1))) return false;
+    return bc->n > 0;
+  }
+  return t && f && t->kind == TR_AK_COMP && f->kind == TR_AK_COMP && branch_zero_pad(t->u.comp, opnd(x, 1)) &&
+         branch_zero_pad(f->u.comp, opnd(x, 2));
+}
+/* A float convolution of a zero-padded input that is NaN in the
+ * reference (0 * inf over the explicit padding) and a number on the
+ * target: the pad folded into the window padding, whose taps the
+ * compiled convolution skipped. */
+static bool x39_conv_pad_fold(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  if (in->op != TR_OP_CONVOLUTION || !c->elem || !isnan(c->ref) || isnan(c->target) || !zero_pad(opnd(in, 0)))
+    return false;
+  if (c->dtype == TR_DT_F64) return true;
+  /* f32 skips padded taps only with a reversed kernel (it multiplies
+   * them otherwise: conv-zero-pad); f16 and bf16 multiply them always */
+  const tr_attr *w = tr_instr_attr(in, TR_ATTR_WINDOW);
+  if (c->dtype != TR_DT_F32 || !w || w->kind != TR_AK_WINDOW) return false;
+  for (int k = 0; k < w->n; k++)
+    if (w->u.win[k].reversal) return true;
+  return false;
+}
+
+/* An f32 or f64 power whose exponent is a denormal and whose base is not
+ * zero in the reference, giving 0 or inf: the base came out of an op
+ * that read denormals as zero (DAZ), while the power read the exponent
+ * as a nonzero number (0^y); reading it as zero gives 0^0 = 1. */
+static bool x41_pow_denormal_exp(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  return in->op == TR_OP_POWER && (c->dtype == TR_DT_F32 || c->dtype == TR_DT_F64) && c->elem &&
+         arg_denormal(c, 1) && c->arg_set[0] && c->arg[0] != 0 && !isnan(c->arg[0]) &&
+         (c->target == 0 || isinf(c->target));
+}
+
 /* ---- the table ---- */
 
 static const struct {

@@ -1526,6 +1526,80 @@ TR_TEST(profile_excess_precision_cone) {
   tr_profile_free(p);
 }
 
+/* fma-contraction: XLA CPU fuses a product into the add reading it, so a
+ * product that overflowed from finite operands may give a finite sum
+ * (f32 3e38 * 2 - 3e38 is 3.0000000055e38 there). The rule's reference
+ * marks those elements uncertain, and only those: a product of an inf
+ * input stays judged; a divide by a broadcast counts as a product only
+ * where reciprocal-divide widens the divide (XLA's x * (1 / y)), a
+ * divide by a full array never (XLA keeps it a divide: -inf). */
+TR_TEST(profile_fma_contraction_overflow) {
+  static const char *src =
+      "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  b = f32[4] parameter(1)\n"
+      "  c = f32[4] parameter(2)\n  y = f32[] parameter(3)\n  q = f32[4] parameter(4)\n"
+      "  m = f32[4] multiply(a, b)\n  s = f32[4] add(m, c)\n"
+      "  yb = f32[4] broadcast(y), dimensions={}\n  d = f32[4] divide(a, yb)\n  e2 = f32[4] subtract(d, c)\n"
+      "  dq = f32[4] divide(a, q)\n  e3 = f32[4] add(dq, c)\n"
+      "  ROOT t = (f32[4], f32[4], f32[4]) tuple(s, e2, e3)\n}\n";
+  tr_diag d = {0};
+  tr_module *m = tr_parse("fma.hlo", src, strlen(src), NULL, &d);
+  CHECK(m != NULL);
+  if (!m) return;
+  double av[] = {3e38, 1, 3e38, INFINITY}, bv[] = {2, 2, 2, 2}, cv[] = {-3e38, 1, 1, -3e38}, yv[] = {-0.75},
+         qv[] = {0.5, 0.5, 0.5, 0.5};
+  tr_tensor *in[5] = {vec(TR_DT_F32, av, 4), vec(TR_DT_F32, bv, 4), vec(TR_DT_F32, cv, 4),
+                      tr_tensor_new(TR_DT_F32, 0, NULL, NULL), vec(TR_DT_F32, qv, 4)};
+  tr_tensor_set_f(in[3], 0, yv[0]);
+  tr_shadow_out *ref = NULL;
+  int nref = 0;
+  CHECK(tr_eval_shadow(m, NULL, in, 5, &ref, &nref, &d) == TR_OK);
+  for (int k = 0; k < 2; k++) {
+    tr_profile *p = parse_ok(k == 0 ? "fma-contraction covered\n" : "fma-contraction covered\nreciprocal-divide f32=2\n");
+    if (!p) break;
+    tr_profile_alts alts;
+    tr_profile_alts_compute(p, m, in, 5, NULL, &alts);
+    const tr_shadow_out *fm = alts.alt[TR_PR_FMA_CONTRACTION];
+    CHECK(fm != NULL && alts.nalt[TR_PR_FMA_CONTRACTION] == 3);
+    if (nref == 3 && fm && alts.nalt[TR_PR_FMA_CONTRACTION] == 3) {
+      CHECK(isinf(ref[0].value[0]) && !ref[0].uncertain[0]);
+      /* a * b: [0] and [2] overflowed; [3] is an inf input's product */
+      CHECK(fm[0].uncertain[0] && !fm[0].uncertain[1] && fm[0].uncertain[2] && !fm[0].uncertain[3]);
+      /* a / broadcast(y): a product under reciprocal-divide only */
+      CHECK(fm[1].uncertain[0] == (k == 1) && !fm[1].uncertain[1] && fm[1].uncertain[2] == (k == 1) &&
+            !fm[1].uncertain[3]);
+      for (int i = 0; i < 4; i++) CHECK(!fm[2].uncertain[i]);
+      tr_compare_opts o;
+      tr_compare_opts_default(&o);
+      o.profile = p;
+      tr_profile_alts_use(&alts, 0, &o);
+      double fused[] = {3.0000000055e38, 3, 3.4e38, INFINITY};
+      tr_tensor *t = vec(TR_DT_F32, fused, 4);
+      tr_compare_result r;
+      CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+      CHECK_EQ_INT(r.failing, 0);
+      CHECK_EQ_INT(r.excused_by[TR_PR_FMA_CONTRACTION], 2);
+      tr_tensor_set_f(t, 3, 1); /* the inf input's sum: judged */
+      CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+      CHECK_EQ_INT(r.failing, 1);
+      o.profile = NULL; /* strict */
+      CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+      CHECK_EQ_INT(r.failing, 3);
+      /* the divide by a full array stays -inf or fails */
+      o.profile = p;
+      tr_profile_alts_use(&alts, 2, &o);
+      CHECK(tr_compare_output(&ref[2], t, &o, &r, &d) == TR_OK);
+      CHECK(r.failing >= 2);
+      tr_tensor_free(t);
+    }
+    tr_profile_alts_free(&alts);
+    tr_profile_free(p);
+  }
+  tr_shadow_free(ref, nref);
+  for (int i = 0; i < 5; i++) tr_tensor_free(in[i]);
+  tr_module_free(m);
+  tr_diag_clear(&d);
+}
+
 /* excess-precision does not reach other dtypes' rounding or modules
  * without a listed dtype: no extra reference is computed for them. */
 TR_TEST(profile_excess_precision_dtypes) {
