@@ -205,15 +205,17 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
    * through a min or max: where the target
    * equals the reference of the module whose min/max drop NaN operands
    * (tr_profile_rewrite), which differs from ref only where a min or max
-   * is on the element's path. */
-  if (p->on[TR_PR_FAST_MINMAX] && p->minmax[dt] && isnan(ref->value[i]) &&
+   * is on the element's path. The rewrite touches the min/max of the
+   * listed dtypes only; the element may be of any float dtype (a convert
+   * of that number to f8: seed-24 xla-cpu campaign). */
+  if (p->on[TR_PR_FAST_MINMAX] && isnan(ref->value[i]) &&
       !isnan(tr_tensor_get_f(target, i)) &&
       alt_accepts(o->alt[TR_PR_FAST_MINMAX], ref, i, target, o->k, tiny))
     return TR_PR_FAST_MINMAX;
   /* ... the number being a denormal the target then reads as zero (a
-   * clamp's denormal bound): with the flush's slack, named after the
+   * denormal bound of a max): with the flush's slack, named after the
    * min/max that made the number. */
-  if (p->on[TR_PR_FAST_MINMAX] && p->on[TR_PR_DENORMAL_FLUSH] && p->minmax[dt] && isnan(ref->value[i]) &&
+  if (p->on[TR_PR_FAST_MINMAX] && p->on[TR_PR_DENORMAL_FLUSH] && isnan(ref->value[i]) &&
       !isnan(tr_tensor_get_f(target, i)) &&
       alt_accepts(o->alt_mm_flush, ref, i, target, o->k, p->flush[dt] ? tr_min_normal(dt) : tiny))
     return TR_PR_FAST_MINMAX;
