@@ -964,6 +964,8 @@ static sh_val *flush_val(sh_ctx *c, const tr_instr *in, sh_val *v) {
   return r;
 }
 
+sh_val *sh_flush_read(sh_ctx *c, const tr_instr *in, sh_val *v) { return flush_val(c, in, v); }
+
 /* How many times the combiner of a reduce or reduce-window (the adds of a
  * dot or convolution) may run into one result element on a flushing
  * target, each run a partial result that the target may flush (FTZ)
