@@ -1384,6 +1384,7 @@ static tr_status shadow_body(sh_ctx *c, const tr_module *m, const tr_shadow_opts
     c->sel_nan_undef = opts->select_nan_undef;
     c->excess = opts->excess;
     c->excess_ops = opts->excess_ops;
+    c->nan_sign = opts->nan_sign;
   }
   if (opts && opts->ulps) {
     c->ut = opts->ulps;

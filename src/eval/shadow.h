@@ -80,6 +80,12 @@ typedef struct {
    * f8 op in f16 and drops the rounding to f8 where a convert to f16
    * reads it, but honours an explicit convert to f8). */
   bool excess_ops;
+  /* 0, or -1 / +1: a TOTALORDER compare takes every NaN operand whose
+   * pattern no tensor gave (one an op made: its sign is not specified)
+   * as a quiet NaN of that sign, and is certain there (docs/PROFILES.md,
+   * conv-zero-pad: the 0 * inf of the padding compared by total order).
+   * 0: such a compare is uncertain. */
+  int nan_sign;
 } tr_shadow_opts;
 
 /* One array leaf of the result. */

@@ -68,6 +68,7 @@ typedef struct {
   bool sel_nan_undef;     /* tr_shadow_opts.select_nan_undef */
   const bool *excess;     /* tr_shadow_opts.excess */
   bool excess_ops;        /* tr_shadow_opts.excess_ops */
+  int nan_sign;           /* tr_shadow_opts.nan_sign */
 } sh_ctx;
 
 /* Rounding facts of a float dtype. */
