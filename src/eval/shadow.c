@@ -833,10 +833,16 @@ void sh_mark_leaves(sh_val *v, bool all, tr_dkind k, unsigned char u) {
  * compare, convert, clamp, reductions and contractions. Moves, select,
  * sort, abs and negate (sign-bit ops: XLA CPU keeps negate(d) = -d,
  * docs/PROFILES.md), bitcasts and control flow hand values on; the
- * instructions of a called computation are flushed one by one. */
+ * instructions of a called computation are flushed one by one. A
+ * TOTALORDER compare orders bit patterns: XLA CPU has 1e-40 < 2e-40
+ * there (jax 0.10.2, shadow_flush_total_order_compare). */
 static bool flushes(const tr_instr *in) {
+  bool total;
   switch (tr_ops[in->op].cls) {
-  case TR_OPC_UFLOAT: case TR_OPC_BARITH: case TR_OPC_COMPARE: case TR_OPC_REDUCE: case TR_OPC_LINALG:
+  case TR_OPC_COMPARE:
+    (void)ev_cmp_attrs(in, &total);
+    return !total;
+  case TR_OPC_UFLOAT: case TR_OPC_BARITH: case TR_OPC_REDUCE: case TR_OPC_LINALG:
     return true;
   case TR_OPC_UNUM: return in->op != TR_OP_ABS && in->op != TR_OP_NEGATE;
   case TR_OPC_CONVERT: return in->op == TR_OP_CONVERT;

@@ -615,6 +615,41 @@ TR_TEST(shadow_flush_sort_keys) {
   }
 }
 
+TR_TEST(shadow_flush_total_order_compare) {
+  /* A TOTALORDER compare orders bit patterns, denormals as they are:
+   * XLA CPU (jax 0.10.2, with its denormal flush) has 1e-40 < 2e-40 by
+   * TOTALORDER LT and 1e-40 < 2e-40 false by LT (both read as 0). The
+   * flushing reference does the same. */
+  const char *fmt[2] = {
+      "HloModule m\nENTRY e {\n  x = f32[1] parameter(0)\n  y = f32[1] parameter(1)\n"
+      "  ROOT c = pred[1] compare(x, y), direction=LT, type=TOTALORDER\n}\n",
+      "HloModule m\nENTRY e {\n  x = f32[1] parameter(0)\n  y = f32[1] parameter(1)\n"
+      "  ROOT c = pred[1] compare(x, y), direction=LT\n}\n"};
+  double vx[1] = {1e-40}, vy[1] = {2e-40};
+  tr_tensor *args[2] = {vec(TR_DT_F32, 1, vx), vec(TR_DT_F32, 1, vy)};
+  bool fl[TR_DT_COUNT] = {0};
+  fl[TR_DT_F32] = true;
+  for (int k = 0; k < 2; k++) {
+    tr_diag d = {0};
+    tr_module *mod = tr_parse("t.hlo", fmt[k], strlen(fmt[k]), NULL, &d);
+    CHECK(mod && tr_verify(mod, &d) == TR_OK);
+    tr_shadow_opts so;
+    memset(&so, 0, sizeof so);
+    so.flush = fl;
+    tr_shadow_out *o = NULL;
+    int no = 0;
+    if (mod) CHECK_EQ_INT(tr_eval_shadow(mod, &so, args, 2, &o, &no, &d), TR_OK);
+    if (no == 1) {
+      CHECK(!o[0].uncertain[0]);
+      CHECK_EQ_INT((int)tr_tensor_get_u(o[0].exact, 0), k == 0);
+    }
+    tr_shadow_free(o, no);
+    tr_diag_clear(&d);
+    if (mod) tr_module_free(mod);
+  }
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
 TR_TEST(shadow_minmax_signed_zero_order) {
   /* -0 and +0 tie under max and min, and the combiner keeps the one it
    * meets first: a zero result with both among its terms has the sign of
