@@ -833,10 +833,16 @@ void sh_mark_leaves(sh_val *v, bool all, tr_dkind k, unsigned char u) {
  * compare, convert, clamp, reductions and contractions. Moves, select,
  * sort, abs and negate (sign-bit ops: XLA CPU keeps negate(d) = -d,
  * docs/PROFILES.md), bitcasts and control flow hand values on; the
- * instructions of a called computation are flushed one by one. */
+ * instructions of a called computation are flushed one by one. A
+ * TOTALORDER compare orders bit patterns: XLA CPU has 1e-40 < 2e-40
+ * there (jax 0.10.2, shadow_flush_total_order_compare). */
 static bool flushes(const tr_instr *in) {
+  bool total;
   switch (tr_ops[in->op].cls) {
-  case TR_OPC_UFLOAT: case TR_OPC_BARITH: case TR_OPC_COMPARE: case TR_OPC_REDUCE: case TR_OPC_LINALG:
+  case TR_OPC_COMPARE:
+    (void)ev_cmp_attrs(in, &total);
+    return !total;
+  case TR_OPC_UFLOAT: case TR_OPC_BARITH: case TR_OPC_REDUCE: case TR_OPC_LINALG:
     return true;
   case TR_OPC_UNUM: return in->op != TR_OP_ABS && in->op != TR_OP_NEGATE;
   case TR_OPC_CONVERT: return in->op == TR_OP_CONVERT;
@@ -963,6 +969,8 @@ static sh_val *flush_val(sh_ctx *c, const tr_instr *in, sh_val *v) {
   }
   return r;
 }
+
+sh_val *sh_flush_read(sh_ctx *c, const tr_instr *in, sh_val *v) { return flush_val(c, in, v); }
 
 /* How many times the combiner of a reduce or reduce-window (the adds of a
  * dot or convolution) may run into one result element on a flushing
@@ -1390,6 +1398,7 @@ static tr_status shadow_body(sh_ctx *c, const tr_module *m, const tr_shadow_opts
     c->excess_ops = opts->excess_ops;
     c->fma = opts->fma;
     c->fma_recip = opts->fma_recip;
+    c->nan_sign = opts->nan_sign;
   }
   if (opts && opts->ulps) {
     c->ut = opts->ulps;

@@ -90,6 +90,12 @@ typedef struct {
    * broadcast reciprocal, reciprocal-divide). */
   bool fma;
   const bool *fma_recip; /* NULL, or TR_DT_COUNT flags */
+  /* 0, or -1 / +1: a TOTALORDER compare takes every NaN operand whose
+   * pattern no tensor gave (one an op made: its sign is not specified)
+   * as a quiet NaN of that sign, and is certain there (docs/PROFILES.md,
+   * conv-zero-pad: the 0 * inf of the padding compared by total order).
+   * 0: such a compare is uncertain. */
+  int nan_sign;
 } tr_shadow_opts;
 
 /* One array leaf of the result. */

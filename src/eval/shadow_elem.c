@@ -631,6 +631,12 @@ tr_status sh_compare(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_va
     if (isnan(a) || isnan(b)) {
       if (total) {
         /* NaNs order by sign and payload: compare the stored bits. */
+        if (c->nan_sign) {
+          /* tr_shadow_opts.nan_sign: a made NaN's sign as given */
+          double qn = copysign(NAN, (double)c->nan_sign);
+          if (isnan(a) && !x->bits) a = qn;
+          if (isnan(b) && !y->bits) b = qn;
+        }
         uint64_t ba = tr_float_from_double(x->dt, (double)a), bb = tr_float_from_double(x->dt, (double)b);
         unsigned char sa[8], sb[8];
         memcpy(sa, &ba, 8);
@@ -639,7 +645,7 @@ tr_status sh_compare(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_va
         /* The sign and payload of a NaN an operation makes are not
          * specified (log(-3) is -NaN on x86, +NaN elsewhere): where the
          * order hangs on them a correct run may differ. */
-        u = 1;
+        if (!c->nan_sign || (isnan(a) && x->bits) || (isnan(b) && y->bits)) u = 1;
       } else {
         p[i] = dir == EV_CMP_NE;
       }

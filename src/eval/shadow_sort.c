@@ -10,7 +10,10 @@
  * sort compares the pairs adjacent in its result, so no flip can hide
  * from the comparisons made). NaN keys make a slice uncertain: a partial
  * order is not a strict weak one, and the result depends on the
- * algorithm. */
+ * algorithm. On a flushing target the fast path compares the keys as the
+ * comparator's compare reads them, denormals as zeros (XLA CPU sorts
+ * f32 [7.7e-39, -6.6e-39, inf] as it stands); a TOTALORDER compare
+ * orders bit patterns and reads them as they are. */
 #include "shadowint.h"
 
 #include <math.h>
@@ -22,6 +25,7 @@ typedef struct {
   const tr_instr *in;     /* the sort or topk */
   const tr_comp *k;       /* comparator (general path) */
   sh_val *const *xs;      /* operands */
+  const sh_val *kx;       /* fast path: the key operand as compared */
   int n;                  /* operand count */
   const int64_t *off;     /* element offsets of the current slice */
   int key;                /* fast path: the key operand, else -1 */
@@ -62,7 +66,7 @@ static bool fast_less(const sorter *s, long double a, long double b) {
 static bool less(sorter *s, int64_t i, int64_t j) {
   if (s->st != TR_OK) return false;
   if (s->key >= 0) {
-    const sh_val *a = s->xs[s->key];
+    const sh_val *a = s->kx;
     return fast_less(s, key_at(a, (size_t)s->off[i]), key_at(a, (size_t)s->off[j]));
   }
   sh_val *args[128] = {0};
@@ -156,6 +160,21 @@ static void overlaps(const sh_val *a, const int64_t *off, int64_t len, unsigned 
     }
 }
 
+/* mark[j] = 1 for each slice element whose key a flush made zero (kx,
+ * from a) while another key of the slice is zero too: equal keys of
+ * different values, which a sort that is not stable may put in any
+ * order. */
+static void flushed_ties(const sh_val *a, const sh_val *kx, const int64_t *off, int64_t len,
+                         unsigned char *mark) {
+  int64_t zeros = 0;
+  for (int64_t j = 0; j < len; j++) zeros += key_at(kx, (size_t)off[j]) == 0;
+  if (zeros < 2) return;
+  for (int64_t j = 0; j < len; j++) {
+    size_t i = (size_t)off[j];
+    if (key_at(kx, i) == 0 && key_at(a, i) != 0) mark[j] = 1;
+  }
+}
+
 /* The comparator's root is compare(p_2i, p_2i+1) (or swapped) on a
  * parameter of the operand's own type. */
 static void find_fast(sorter *s) {
@@ -206,8 +225,23 @@ tr_status sh_sort(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   int64_t *tmp = tr_xmalloc(sizeof(int64_t) * m);
   unsigned char *mark = tr_xmalloc(m);
   ival *iv = tr_xmalloc(sizeof(ival) * m);
-  sorter s = {c, in, k, ops, n, off, -1, false, false, 0, false, TR_OK};
+  sorter s = {c, in, k, ops, NULL, n, off, -1, false, false, 0, false, TR_OK};
   find_fast(&s);
+  /* The keys as the comparator reads them: flushed unless it compares
+   * bit patterns (TOTALORDER). */
+  sh_val *kx = NULL;
+  if (s.key >= 0 && !(kx = s.total ? sh_ref(ops[s.key]) : sh_flush_read(c, in, ops[s.key]))) {
+    for (int i = 0; i < n; i++) sh_unref(res[i]);
+    tr_free(off);
+    tr_free(perm);
+    tr_free(tmp);
+    tr_free(mark);
+    tr_free(iv);
+    return TR_ERR_UNSUPPORTED;
+  }
+  s.kx = kx;
+  const tr_attr *sa = tr_instr_attr(in, TR_ATTR_IS_STABLE);
+  bool unstable = !(sa && sa->u.b);
   for (size_t q = 0; q < nslices && s.st == TR_OK; q++) {
     int64_t base = 0;
     size_t rem = q;
@@ -222,8 +256,9 @@ tr_status sh_sort(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
     }
     s.unsure = false;
     merge_sort(&s, perm, tmp, len);
-    if (s.key >= 0) overlaps(ops[s.key], off, len, mark, iv);
+    if (s.key >= 0) overlaps(kx, off, len, mark, iv);
     else memset(mark, s.unsure, (size_t)len);
+    if (kx && kx != ops[s.key] && unstable) flushed_ties(ops[s.key], kx, off, len, mark);
     for (int i = 0; i < n; i++) {
       const sh_val *a = ops[i];
       sh_val *r = res[i];
@@ -241,6 +276,7 @@ tr_status sh_sort(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   tr_free(tmp);
   tr_free(mark);
   tr_free(iv);
+  sh_unref(kx);
   if (s.st != TR_OK) {
     for (int i = 0; i < n; i++) sh_unref(res[i]);
     return s.st;
@@ -277,6 +313,7 @@ tr_status sh_topk(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   s.c = c;
   s.in = in;
   s.xs = ops;
+  s.kx = ops[0]; /* TOTALORDER: the patterns as they are */
   s.n = 1;
   s.off = off;
   s.key = 0;

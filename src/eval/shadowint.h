@@ -70,6 +70,7 @@ typedef struct {
   bool excess_ops;        /* tr_shadow_opts.excess_ops */
   bool fma;               /* tr_shadow_opts.fma */
   const bool *fma_recip;  /* tr_shadow_opts.fma_recip */
+  int nan_sign;           /* tr_shadow_opts.nan_sign */
 } sh_ctx;
 
 /* Rounding facts of a float dtype. */
@@ -139,6 +140,11 @@ void sh_materialize(sh_ctx *c, sh_val *v);
  * materialized), for a rule to change elements of; NULL after a located
  * error. */
 sh_val *sh_dup_flt(sh_ctx *c, const tr_instr *in, const sh_val *v);
+/* v as an op of a flushing target reads it (tr_shadow_opts.flush): its
+ * denormals of flushed dtypes zeros of their sign, or v itself (one more
+ * reference) when nothing changes; NULL after a located error. For rules
+ * that compare without calling their computation (sort's keys). */
+sh_val *sh_flush_read(sh_ctx *c, const tr_instr *in, sh_val *v);
 /* The values of a float tensor as doubles, on both cores where large. */
 void sh_load_doubles(const tr_tensor *t, double *d);
 /* A new tensor of a's values in its dtype (floats rounded to nearest). */

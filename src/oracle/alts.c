@@ -64,6 +64,17 @@ static tr_shadow_out *shadow_fma(const tr_profile *p, const tr_module *m, tr_ten
   return out;
 }
 
+/* Whether m has a TOTALORDER compare of floats. */
+static bool has_total_compare(const tr_module *m) {
+  for (int k = 0; k < m->ncomps; k++)
+    for (int i = 0; i < m->comps[k]->ninstrs; i++) {
+      const tr_instr *in = m->comps[k]->instrs[i];
+      const tr_attr *ta = in->op == TR_OP_COMPARE ? tr_instr_attr(in, TR_ATTR_TYPE) : NULL;
+      if (ta && ta->u.s && strcmp(ta->u.s, "TOTALORDER") == 0) return true;
+    }
+  return false;
+}
+
 static tr_shadow_out *shadow_with(const tr_profile *p, unsigned mask, const bool *flush, const bool *undef,
                                   const bool *flush_res, int undef_flags, const tr_module *m,
                                   tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
@@ -220,6 +231,24 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
      * alone covers. */
     if (rewrites[w] == TR_PR_CONV_ZERO_PAD && p->on[TR_PR_REDUCE_INIT_IDENTITY] && has_reduce(rm))
       a->zp_init = shadow_with(p, 0, NULL, NULL, NULL, UNDEF_INIT, rm, ins, nins, arg_ulps, &a->nzp_init);
+    /* conv-zero-pad's NaN (0 * inf over the padding) ordered by a
+     * TOTALORDER compare: its sign is not specified (x86 makes -NaN), so
+     * the padded reference leaves such a compare uncertain; one reference
+     * per sign says what each gives. */
+    if (rewrites[w] == TR_PR_CONV_ZERO_PAD && has_total_compare(rm))
+      for (int s = 0; s < 2; s++) {
+        tr_ulp_table *t = tr_xmalloc(sizeof *t);
+        tr_profile_ulp_table(p, 0, t);
+        tr_shadow_opts so;
+        memset(&so, 0, sizeof so);
+        so.ulps = t;
+        so.arg_ulps = arg_ulps;
+        so.nan_sign = s ? 1 : -1;
+        tr_diag d = {0};
+        if (tr_eval_shadow(rm, &so, ins, nins, &a->zp_sign[s], &a->nzp_sign[s], &d) != TR_OK) a->zp_sign[s] = NULL;
+        tr_diag_clear(&d);
+        tr_free(t);
+      }
     /* fast-minmax's number in place of a NaN being a denormal the target
      * reads as zero (clamp(lo, NaN, hi) with lo = -1e-38 comes out -0 on
      * XLA CPU): both deviations at once. */
@@ -234,6 +263,7 @@ void tr_profile_alts_free(tr_profile_alts *a) {
   tr_shadow_free(a->tables, a->ntables);
   tr_shadow_free(a->zp_init, a->nzp_init);
   tr_shadow_free(a->mm_flush, a->nmm_flush);
+  for (int s = 0; s < 2; s++) tr_shadow_free(a->zp_sign[s], a->nzp_sign[s]);
   memset(a, 0, sizeof *a);
 }
 
@@ -242,4 +272,5 @@ void tr_profile_alts_use(const tr_profile_alts *a, int i, tr_compare_opts *co) {
   co->alt_tables = a->tables && i < a->ntables ? &a->tables[i] : NULL;
   co->alt_zp_init = a->zp_init && i < a->nzp_init ? &a->zp_init[i] : NULL;
   co->alt_mm_flush = a->mm_flush && i < a->nmm_flush ? &a->mm_flush[i] : NULL;
+  for (int s = 0; s < 2; s++) co->alt_zp_sign[s] = a->zp_sign[s] && i < a->nzp_sign[s] ? &a->zp_sign[s][i] : NULL;
 }

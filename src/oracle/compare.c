@@ -189,6 +189,21 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
       zp->n == ref->n && zp->dtype == dt && !(zp->uncertain && zp->uncertain[i]) &&
       same_slot(zp->exact, NULL, 0, target, i) && !same_slot(zp->exact, NULL, 0, ref->exact, i))
     return TR_PR_CONV_ZERO_PAD;
+  /* ... and the same where the compare is TOTALORDER, which orders that
+   * NaN by its sign, not specified (x86 makes -NaN): where the padded
+   * reference with the NaN taken as one sign gives the target's value
+   * exactly (certain; a float: bound 0) and the plain one another (a
+   * select on such a compare picked the other operand). */
+  for (int s = 0; s < 2 && p->on[TR_PR_CONV_ZERO_PAD]; s++) {
+    const tr_shadow_out *zs = o->alt_zp_sign[s];
+    if (!zs || zs->n != ref->n || zs->dtype != dt || (zs->uncertain && zs->uncertain[i])) continue;
+    if (is_float && zs->value && zs->bound && zs->bound[i] == 0 && !isnan(zs->value[i]) &&
+        tr_tensor_get_f(target, i) == zs->value[i] && ref->value[i] != zs->value[i])
+      return TR_PR_CONV_ZERO_PAD;
+    if (!is_float && !tr_dtype_is_float(dt) && zs->exact && ref->exact && same_slot(zs->exact, NULL, 0, target, i) &&
+        !same_slot(zs->exact, NULL, 0, ref->exact, i))
+      return TR_PR_CONV_ZERO_PAD;
+  }
   /* Both at once: conv-zero-pad's NaN reaching a reduce whose init is no
    * identity for it (an argmax over a size-1 dim, which XLA drops), where
    * that reference leaves the element undefined or agrees with the

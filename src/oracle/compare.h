@@ -46,11 +46,15 @@ typedef struct {
    *     reduce-init-identity's undefined inits (both rules at once);
    *   alt_mm_flush: fast-minmax's rewritten module evaluated as a
    *     flushing target (a clamp that returns its denormal bound for a
-   *     NaN, read as zero). */
+   *     NaN, read as zero);
+   *   alt_zp_sign[s]: conv-zero-pad's rewritten module with every NaN an
+   *     op makes taken as -NaN (s = 0) or +NaN (1) by its TOTALORDER
+   *     compares (tr_shadow_opts.nan_sign), which are then certain. */
   const tr_shadow_out *alt[TR_PR_COUNT];
   const tr_shadow_out *alt_tables;
   const tr_shadow_out *alt_zp_init;
   const tr_shadow_out *alt_mm_flush;
+  const tr_shadow_out *alt_zp_sign[2];
   /* flush-results: the module has an op the rule names with a result of
    * this dtype (tr_profile_flushes_results). */
   bool result_flush[TR_DT_COUNT];

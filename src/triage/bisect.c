@@ -26,6 +26,20 @@ static int *positions(const tr_module *m) {
   return pos;
 }
 
+/* Whether in is read after position cut: by an instruction after it, by
+ * the root (it reads its operands last, wherever it is written: a module
+ * may have dead instructions after it), or through a tuple before the cut
+ * that is (tuples are not blamable, so no cut returns them: a value that
+ * reaches the root only in a nested tuple would be lost). */
+static bool used_after(const tr_module *m, const tr_instr *in, int cut, const int *pos, int depth) {
+  for (int u = 0; u < in->nusers; u++) {
+    const tr_instr *x = in->users[u];
+    if (pos[x->id] > cut || x == m->entry->root) return true;
+    if (x->op == TR_OP_TUPLE && depth < 16 && used_after(m, x, cut, pos, depth + 1)) return true;
+  }
+  return false;
+}
+
 /* The prefix module of cut k: every blamable value up to bl[k] that is
  * used after it (or is the root) becomes an output. */
 static tr_module *prefix_module(const tr_module *m, const tr_instr **bl, int k, const int *pos) {
@@ -34,12 +48,7 @@ static tr_module *prefix_module(const tr_module *m, const tr_instr **bl, int k, 
   int n = 0;
   for (int j = 0; j <= k; j++) {
     const tr_instr *in = bl[j];
-    bool live = in == m->entry->root || j == k;
-    /* The root reads its operands last, wherever it is written (a
-     * module may have dead instructions after it). */
-    for (int u = 0; u < in->nusers && !live; u++)
-      live = pos[in->users[u]->id] > cut || in->users[u] == m->entry->root;
-    if (live) ids[n++] = in->id;
+    if (in == m->entry->root || j == k || used_after(m, in, cut, pos, 0)) ids[n++] = in->id;
   }
   tr_module *x = tg_with_root(m, ids, n);
   tr_free(ids);

@@ -276,9 +276,13 @@ static bool x22_denormal_log(const tr_instr *in, const tr_triage_case *c, const 
   bool f32ish = c->dtype == TR_DT_F32 || c->dtype == TR_DT_BF16;
   return f32ish && (in->op == TR_OP_POWER || in->op == TR_OP_LOG) && arg_denormal(c, 0);
 }
+/* Also subtract(scatter, C) of a constant C (or one that folds), which
+ * algsimp first makes add(scatter, -C). */
 static bool x23_scatter_add(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
-  return in->op == TR_OP_ADD && is_float(c->dtype) && (opnd_is(in, 0, TR_OP_SCATTER) || opnd_is(in, 1, TR_OP_SCATTER));
+  if (!is_float(c->dtype)) return false;
+  if (in->op == TR_OP_ADD) return opnd_is(in, 0, TR_OP_SCATTER) || opnd_is(in, 1, TR_OP_SCATTER);
+  return in->op == TR_OP_SUBTRACT && opnd_is(in, 0, TR_OP_SCATTER) && c->nargs > 1 && c->arg_folded[1];
 }
 static bool x24_huge_divisor(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;

@@ -566,6 +566,90 @@ TR_TEST(shadow_flush_complex_parts) {
   for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
 }
 
+TR_TEST(shadow_flush_sort_keys) {
+  /* A flushing target's sort compares keys as its compare reads them,
+   * denormals as zeros: XLA CPU (jax 0.10.2, the seed-23 campaign) sorts
+   * f32 [7.7e-39, 2.7e-39, inf, -6.6e-39] by LT to [7.7e-39, 2.7e-39,
+   * -6.6e-39, inf]. The flushing reference gives that order (stable); the
+   * plain one sorts the denormals by value. Without is_stable the flushed
+   * ties may come in any order (uncertain); a TOTALORDER compare orders
+   * the patterns (no flush). */
+  double v[4] = {7.7e-39, 2.7e-39, INFINITY, -6.6e-39};
+  double flushed[4] = {7.7e-39, 2.7e-39, -6.6e-39, INFINITY}, sorted[4] = {-6.6e-39, 2.7e-39, 7.7e-39, INFINITY};
+  bool fl[TR_DT_COUNT] = {0};
+  fl[TR_DT_F32] = true;
+  for (int form = 0; form < 3; form++) { /* stable LT, unstable LT, stable TOTALORDER LT */
+    char text[512];
+    snprintf(text, sizeof text,
+             "HloModule m\n"
+             "lt { a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+             " ROOT r = pred[] compare(a, b), direction=LT%s }\n"
+             "ENTRY e {\n  x = f32[4] parameter(0)\n"
+             "  ROOT s = f32[4] sort(x), dimensions={0}%s, to_apply=lt\n}\n",
+             form == 2 ? ", type=TOTALORDER" : "", form == 1 ? "" : ", is_stable=true");
+    tr_diag d = {0};
+    tr_module *mod = tr_parse("t.hlo", text, strlen(text), NULL, &d);
+    CHECK(mod && tr_verify(mod, &d) == TR_OK);
+    tr_tensor *args[1] = {vec(TR_DT_F32, 4, v)};
+    for (int with = 0; with < 2 && mod; with++) {
+      tr_shadow_opts so;
+      memset(&so, 0, sizeof so);
+      so.flush = with ? fl : NULL;
+      tr_shadow_out *o = NULL;
+      int no = 0;
+      CHECK_EQ_INT(tr_eval_shadow(mod, &so, args, 1, &o, &no, &d), TR_OK);
+      CHECK_EQ_INT(no, 1);
+      if (no == 1) {
+        const double *want = with && form != 2 ? flushed : sorted;
+        for (int i = 0; i < 4; i++) {
+          CHECK(o[0].value[i] == (double)(float)want[i]);
+          /* the three flushed ties, unstable: any order */
+          CHECK_EQ_INT(o[0].uncertain[i], with && form == 1 && i < 3);
+        }
+      }
+      tr_shadow_free(o, no);
+    }
+    tr_tensor_free(args[0]);
+    tr_diag_clear(&d);
+    if (mod) tr_module_free(mod);
+  }
+}
+
+TR_TEST(shadow_flush_total_order_compare) {
+  /* A TOTALORDER compare orders bit patterns, denormals as they are:
+   * XLA CPU (jax 0.10.2, with its denormal flush) has 1e-40 < 2e-40 by
+   * TOTALORDER LT and 1e-40 < 2e-40 false by LT (both read as 0). The
+   * flushing reference does the same. */
+  const char *fmt[2] = {
+      "HloModule m\nENTRY e {\n  x = f32[1] parameter(0)\n  y = f32[1] parameter(1)\n"
+      "  ROOT c = pred[1] compare(x, y), direction=LT, type=TOTALORDER\n}\n",
+      "HloModule m\nENTRY e {\n  x = f32[1] parameter(0)\n  y = f32[1] parameter(1)\n"
+      "  ROOT c = pred[1] compare(x, y), direction=LT\n}\n"};
+  double vx[1] = {1e-40}, vy[1] = {2e-40};
+  tr_tensor *args[2] = {vec(TR_DT_F32, 1, vx), vec(TR_DT_F32, 1, vy)};
+  bool fl[TR_DT_COUNT] = {0};
+  fl[TR_DT_F32] = true;
+  for (int k = 0; k < 2; k++) {
+    tr_diag d = {0};
+    tr_module *mod = tr_parse("t.hlo", fmt[k], strlen(fmt[k]), NULL, &d);
+    CHECK(mod && tr_verify(mod, &d) == TR_OK);
+    tr_shadow_opts so;
+    memset(&so, 0, sizeof so);
+    so.flush = fl;
+    tr_shadow_out *o = NULL;
+    int no = 0;
+    if (mod) CHECK_EQ_INT(tr_eval_shadow(mod, &so, args, 2, &o, &no, &d), TR_OK);
+    if (no == 1) {
+      CHECK(!o[0].uncertain[0]);
+      CHECK_EQ_INT((int)tr_tensor_get_u(o[0].exact, 0), k == 0);
+    }
+    tr_shadow_free(o, no);
+    tr_diag_clear(&d);
+    if (mod) tr_module_free(mod);
+  }
+  for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
+}
+
 TR_TEST(shadow_minmax_signed_zero_order) {
   /* -0 and +0 tie under max and min, and the combiner keeps the one it
    * meets first: a zero result with both among its terms has the sign of

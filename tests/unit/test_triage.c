@@ -257,6 +257,36 @@ out:
   tr_module_free(m);
 }
 
+/* The wrong value reaches the root only in a nested tuple written before
+ * later instructions (seed-23 xla-cpu campaign, mismatch-tuple-bf16):
+ * the cuts after the tuple must still return the value, or no prefix
+ * fails and the bisection names nothing. */
+TR_TEST(triage_bisect_through_a_nested_tuple) {
+  const char *text = "HloModule nested\nENTRY e {\n  p = s32[8] parameter(0)\n  q = s32[8] parameter(1)\n"
+                     "  c = s32[] constant(33)\n  k = s32[8] broadcast(c), dimensions={}\n"
+                     "  a = s32[8] add(p, q)\n  s = s32[8] shift-left(a, k)\n  x = s32[8] xor(s, p)\n"
+                     "  t = (s32[8], s32[8]) tuple(x, q)\n  y = s32[8] subtract(p, q)\n"
+                     "  z = s32[8] multiply(y, q)\n  ROOT r = ((s32[8], s32[8]), s32[8]) tuple(t, z)\n}\n";
+  tr_module *m = parse(text);
+  tr_target *t = open_t("builtin:inject=emit-shift-amount-mod-width");
+  CHECK(m && t);
+  if (!m || !t) goto out;
+  tr_triage_opts o;
+  tr_triage_opts_init(&o);
+  o.nseeds = 1;
+  o.no_passes = true;
+  tr_triage_report r;
+  tr_diag d = {0};
+  CHECK(tr_isolate(t, m, &o, &r, &d) == TR_OK);
+  CHECK_EQ_INT(r.instr.state, TR_LEVEL_FOUND);
+  CHECK(strcmp(r.culprit, "s") == 0);
+  tr_triage_report_free(&r);
+  tr_diag_clear(&d);
+out:
+  tr_target_close(t);
+  tr_module_free(m);
+}
+
 /* known.def: a recorded bug is named where its trigger holds, for its
  * target family only, and not where the trigger does not hold. */
 TR_TEST(triage_known_bug_matched_by_its_trigger) {
