@@ -212,6 +212,17 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
   if (p->on[TR_PR_CONV_ZERO_PAD] && p->on[TR_PR_REDUCE_INIT_IDENTITY] &&
       alt_accepts(o->alt_zp_init, ref, i, target, o->k, is_float ? tiny : 0))
     return TR_PR_REDUCE_INIT_IDENTITY;
+  /* An integer or predicate computed from a NaN that a min or max turned
+   * into a number (a convert of +inf to u32, a compare): where the
+   * NaN-dropping reference gives the target's value exactly and the plain
+   * one does not (the two differ only through a min or max that met a
+   * NaN; a seed-24 xla-cpu campaign: a reduce-max of 16385 rows holding
+   * NaN and inf, converted to u32). */
+  const tr_shadow_out *mm = o->alt[TR_PR_FAST_MINMAX];
+  if (p->on[TR_PR_FAST_MINMAX] && !is_float && !tr_dtype_is_float(dt) && mm && mm->exact && ref->exact &&
+      mm->n == ref->n && mm->dtype == dt && !(mm->uncertain && mm->uncertain[i]) &&
+      same_slot(mm->exact, NULL, 0, target, i) && !same_slot(mm->exact, NULL, 0, ref->exact, i))
+    return TR_PR_FAST_MINMAX;
   if (!is_float) {
     /* Integers and predicates computed from denormals: only DAZ (above). */
     return -1;

@@ -490,6 +490,49 @@ TR_TEST(profile_fast_minmax_converted_output) {
   tr_profile_free(p);
 }
 
+/* ... and integer outputs: u32 of a NaN-dropping f32 maximum (+inf
+ * saturates to 4294967295, NaN converts to 0) is excused where the
+ * target gives the rewritten module's value, and judged elsewhere. */
+TR_TEST(profile_fast_minmax_integer_output) {
+  tr_profile *p = parse_ok("fast-minmax f32\n");
+  if (!p) return;
+  static const char *src = "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n"
+                           "  c = f32[2] constant({inf, 3})\n  x = f32[2] maximum(a, c)\n"
+                           "  ROOT u = u32[2] convert(x)\n}\n";
+  tr_diag d = {0};
+  tr_module *m = tr_parse("mi.hlo", src, strlen(src), NULL, &d);
+  CHECK(m != NULL);
+  double av[] = {NAN, NAN};
+  tr_tensor *a = vec(TR_DT_F32, av, 2);
+  tr_shadow_out *ref = NULL;
+  int nref = 0;
+  if (m && tr_eval_shadow(m, NULL, &a, 1, &ref, &nref, &d) == TR_OK && nref == 1) {
+    tr_profile_alts alts;
+    tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
+    tr_compare_opts o;
+    tr_compare_opts_default(&o);
+    o.profile = p;
+    tr_profile_alts_use(&alts, 0, &o);
+    double tv[] = {4294967295.0, 7}; /* [1]: 3 is the NaN-dropping value */
+    tr_tensor *t = vec(TR_DT_U32, tv, 2);
+    tr_compare_result r;
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.excused_by[TR_PR_FAST_MINMAX], 1);
+    CHECK_EQ_INT(r.failing, 1);
+    CHECK_EQ_INT(r.first_fail, 1);
+    o.profile = NULL;
+    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    CHECK_EQ_INT(r.failing, 2);
+    tr_tensor_free(t);
+    tr_profile_alts_free(&alts);
+  }
+  tr_shadow_free(ref, nref);
+  tr_tensor_free(a);
+  if (m) tr_module_free(m);
+  tr_diag_clear(&d);
+  tr_profile_free(p);
+}
+
 /* The min/max rewrite: a module with no min or max has none (so nothing
  * is excused), one with a reduce-max gets a NaN-dropping body. */
 TR_TEST(profile_rewrite_fast_minmax) {
