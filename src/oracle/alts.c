@@ -9,6 +9,23 @@
  * (select-nan-order). */
 enum { UNDEF_INIT = 1, UNDEF_SELECT_NAN = 2 };
 
+/* m on ins under p's table widened by mask, evaluated with the
+ * deviations so names (its ulps and arg_ulps are set here). NULL when the
+ * reference fails. */
+static tr_shadow_out *shadow_opts(const tr_profile *p, unsigned mask, tr_shadow_opts so, const tr_module *m,
+                                  tr_tensor *const *ins, int nins, const double *arg_ulps, int *n) {
+  tr_ulp_table *t = tr_xmalloc(sizeof *t);
+  tr_profile_ulp_table(p, mask, t);
+  so.ulps = t;
+  so.arg_ulps = arg_ulps;
+  tr_shadow_out *out = NULL;
+  tr_diag d = {0};
+  if (tr_eval_shadow(m, &so, ins, nins, &out, n, &d) != TR_OK) out = NULL;
+  tr_diag_clear(&d);
+  tr_free(t);
+  return out;
+}
+
 /* m on ins under p's table widened by mask, on a target that flushes
  * the dtypes of flush (NULL: none), whose out-of-range float-to-int
  * converts into the dtypes of undef (NULL: none) give any value and that
@@ -17,12 +34,8 @@ static tr_shadow_out *shadow_full(const tr_profile *p, unsigned mask, const bool
                                   const bool *flush_res, int undef_flags, const bool *excess,
                                   const tr_module *m, tr_tensor *const *ins, int nins,
                                   const double *arg_ulps, int *n) {
-  tr_ulp_table *t = tr_xmalloc(sizeof *t);
-  tr_profile_ulp_table(p, mask, t);
   tr_shadow_opts so;
   memset(&so, 0, sizeof so);
-  so.ulps = t;
-  so.arg_ulps = arg_ulps;
   so.flush = flush;
   so.cvt_undef = undef;
   so.flush_results = flush_res;
@@ -30,12 +43,7 @@ static tr_shadow_out *shadow_full(const tr_profile *p, unsigned mask, const bool
   so.select_nan_undef = (undef_flags & UNDEF_SELECT_NAN) != 0;
   so.excess = excess;
   so.excess_ops = excess && p->excess_ops;
-  tr_shadow_out *out = NULL;
-  tr_diag d = {0};
-  if (tr_eval_shadow(m, &so, ins, nins, &out, n, &d) != TR_OK) out = NULL;
-  tr_diag_clear(&d);
-  tr_free(t);
-  return out;
+  return shadow_opts(p, mask, so, m, ins, nins, arg_ulps, n);
 }
 
 /* m on ins as a target computes it that contracts products feeding an
@@ -48,20 +56,11 @@ static tr_shadow_out *shadow_fma(const tr_profile *p, const tr_module *m, tr_ten
   bool recip[TR_DT_COUNT];
   for (int dt = 0; dt < TR_DT_COUNT; dt++)
     recip[dt] = tr_profile_widens(p, TR_PR_RECIPROCAL_DIVIDE, TR_OP_DIVIDE, (tr_dtype)dt);
-  tr_ulp_table *t = tr_xmalloc(sizeof *t);
-  tr_profile_ulp_table(p, 0, t);
   tr_shadow_opts so;
   memset(&so, 0, sizeof so);
-  so.ulps = t;
-  so.arg_ulps = arg_ulps;
   so.fma = true;
   so.fma_recip = recip;
-  tr_shadow_out *out = NULL;
-  tr_diag d = {0};
-  if (tr_eval_shadow(m, &so, ins, nins, &out, n, &d) != TR_OK) out = NULL;
-  tr_diag_clear(&d);
-  tr_free(t);
-  return out;
+  return shadow_opts(p, 0, so, m, ins, nins, arg_ulps, n);
 }
 
 /* Whether m has a TOTALORDER compare of floats. */
@@ -237,21 +236,14 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
      * per sign says what each gives. */
     if (rewrites[w] == TR_PR_CONV_ZERO_PAD && has_total_compare(rm))
       for (int s = 0; s < 2; s++) {
-        tr_ulp_table *t = tr_xmalloc(sizeof *t);
-        tr_profile_ulp_table(p, 0, t);
         tr_shadow_opts so;
         memset(&so, 0, sizeof so);
-        so.ulps = t;
-        so.arg_ulps = arg_ulps;
         so.nan_sign = s ? 1 : -1;
-        tr_diag d = {0};
-        if (tr_eval_shadow(rm, &so, ins, nins, &a->zp_sign[s], &a->nzp_sign[s], &d) != TR_OK) a->zp_sign[s] = NULL;
-        tr_diag_clear(&d);
-        tr_free(t);
+        a->zp_sign[s] = shadow_opts(p, 0, so, rm, ins, nins, arg_ulps, &a->nzp_sign[s]);
       }
-    /* fast-minmax's number in place of a NaN being a denormal the target
-     * reads as zero (clamp(lo, NaN, hi) with lo = -1e-38 comes out -0 on
-     * XLA CPU): both deviations at once. */
+    /* fast-minmax's number in place of a NaN being a denormal that the
+     * flushing target then reads as zero (max(NaN, -1e-38) as -0): both
+     * deviations at once, which neither reference alone covers. */
     if (rewrites[w] == TR_PR_FAST_MINMAX && p->on[TR_PR_DENORMAL_FLUSH])
       a->mm_flush = shadow_with(p, 0, p->flush, NULL, NULL, false, rm, ins, nins, arg_ulps, &a->nmm_flush);
     tr_module_free(rm);
