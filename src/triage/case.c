@@ -28,6 +28,11 @@ static bool foldable(const tr_instr *x, unsigned char *memo, int nmemo, int dept
   int64_t k = x->op == TR_OP_GET_TUPLE_ELEMENT ? tr_attr_int(x, TR_ATTR_INDEX, -1) : -1;
   if (ok && k >= 0 && x->operands[0]->op == TR_OP_TUPLE && k < x->operands[0]->noperands)
     ok = foldable(x->operands[0]->operands[k], memo, nmemo, depth + 1);
+  /* A dynamic-update-slice whose update is as large as its operand is the
+   * update, whatever the operand and the (clamped) starts. */
+  else if (ok && x->op == TR_OP_DYNAMIC_UPDATE_SLICE && x->noperands >= 2 && x->operands[1]->shape &&
+           tr_shape_is_array(x->operands[1]->shape) && tr_shape_same_dims(x->operands[1]->shape, x->shape))
+    ok = foldable(x->operands[1], memo, nmemo, depth + 1);
   else
     for (int i = 0; ok && i < x->noperands; i++) ok = foldable(x->operands[i], memo, nmemo, depth + 1);
   if (x->id >= 0 && x->id < nmemo) memo[x->id] = ok ? 1 : 2;
