@@ -150,9 +150,10 @@ static bool folded_denormal(const tr_instr *in, const tr_triage_case *c) {
 static bool x8_folder(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
   if (folded_denormal(in, c)) return true;
-  /* An integer convolution of a folded one: the fold saturates, the
-   * compiled code wraps, and no reference does both. */
-  if (in->op == TR_OP_CONVOLUTION && tr_dtype_is_int(c->dtype))
+  /* An integer convolution or dot of a folded convolution: the fold
+   * saturates (a u4 fold: 465 gives 15 but 151 gives 7, its low 4 bits),
+   * the compiled code wraps, and no reference does both. */
+  if ((in->op == TR_OP_CONVOLUTION || in->op == TR_OP_DOT) && tr_dtype_is_int(c->dtype))
     for (int k = 0; k < 2 && k < c->nargs; k++)
       if (c->arg_folded[k] && through_moves(opnd(in, k)) && through_moves(opnd(in, k))->op == TR_OP_CONVOLUTION)
         return true;
