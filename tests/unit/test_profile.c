@@ -675,6 +675,39 @@ TR_TEST(profile_rewrite_log_abs_exp) {
   tr_profile_free(p);
 }
 
+/* log-exp-fold through moves: log(abs(transpose(exp(x)))) is
+ * transpose(x) (a seed-25 xla-cpu campaign: 1.9357e11 for the log of an
+ * overflowed exp through a transpose); the move is made again on x. */
+TR_TEST(profile_rewrite_log_exp_through_moves) {
+  tr_profile *p = parse_ok("log-exp-fold f32\n");
+  if (!p) return;
+  const char *text = "HloModule m\nENTRY e {\n  x = f32[2,1] parameter(0)\n  a = f32[2,1] exponential(x)\n"
+                     "  t = f32[1,2] transpose(a), dimensions={1,0}\n  b = f32[1,2] abs(t)\n"
+                     "  r = f32[2] reshape(b)\n  ROOT c = f32[2] log(r)\n}\n";
+  tr_diag dg = {0};
+  tr_module *m = tr_parse("m.hlo", text, strlen(text), NULL, &dg);
+  CHECK(m != NULL);
+  int n = -1;
+  tr_module *f = m ? tr_profile_rewrite(p, TR_PR_LOG_EXP_FOLD, m, &n) : NULL;
+  CHECK_EQ_INT(n, 1);
+  if (f) {
+    CHECK_EQ_INT(tr_verify(f, &dg), TR_OK);
+    tr_tensor *x = tr_tensor_new(TR_DT_F32, 2, (int64_t[]){2, 1}, NULL);
+    tr_tensor_set_f(x, 0, 470.5); /* exp overflows f32 */
+    tr_tensor_set_f(x, 1, -3);
+    tr_tensor **o = NULL;
+    int no = 0;
+    CHECK_EQ_INT(tr_eval(f, &x, 1, &o, &no, &dg), TR_OK);
+    if (no == 1) CHECK(tr_tensor_get_f(o[0], 0) == 470.5 && tr_tensor_get_f(o[0], 1) == -3);
+    tr_eval_free_outputs(o, no);
+    tr_tensor_free(x);
+    tr_module_free(f);
+  }
+  if (m) tr_module_free(m);
+  tr_diag_clear(&dg);
+  tr_profile_free(p);
+}
+
 /* The rewrite rules' modules: log(exp(x)) -> x and integer convolutions
  * computed wide then converted down, only where the profile says. */
 TR_TEST(profile_rewrite_modules) {
