@@ -8,6 +8,7 @@
 #include "triageint.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef bool known_fn(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *sig);
@@ -586,6 +587,58 @@ static bool x41_pow_denormal_exp(const tr_instr *in, const tr_triage_case *c, co
   return in->op == TR_OP_POWER && (c->dtype == TR_DT_F32 || c->dtype == TR_DT_F64) && c->elem &&
          arg_denormal(c, 1) && c->arg_set[0] && c->arg[0] != 0 && !isnan(c->arg[0]) &&
          (c->target == 0 || isinf(c->target));
+}
+
+/* The wrong element's index ("[1,0,3]") into v; the count, -1 if it is
+ * not one. */
+static int elem_index(const char *s, int64_t *v, int max) {
+  int n = 0;
+  if (*s++ != '[') return -1;
+  if (*s == ']') return 0;
+  for (;;) {
+    char *end;
+    long long x = strtoll(s, &end, 10);
+    if (end == s || n == max) return -1;
+    v[n++] = x;
+    if (*end == ']') return n;
+    if (*end != ',') return -1;
+    s = end + 1;
+  }
+}
+/* An f32, f16 or bf16 convolution of 1 or 2 spatial dims and 2 or more
+ * input features, plain windows (stride 1, no dilation or reversal, no
+ * groups), no dim of positive total padding and one padded negative low
+ * and as much positive high, whose wrong element's window reaches that
+ * dim's high padding: XLA CPU reads the taps there from memory past the
+ * input, not 0. */
+static bool x42_conv_negpad_past_end(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  if (in->op != TR_OP_CONVOLUTION || !c->elem ||
+      (c->dtype != TR_DT_F32 && c->dtype != TR_DT_F16 && c->dtype != TR_DT_BF16))
+    return false;
+  const tr_attr *w = tr_instr_attr(in, TR_ATTR_WINDOW), *dl = tr_instr_attr(in, TR_ATTR_DIM_LABELS);
+  const tr_instr *x = opnd(in, 0);
+  if (!w || w->kind != TR_AK_WINDOW || !dl || dl->kind != TR_AK_DIMLABELS || !x || !tr_shape_is_array(x->shape) ||
+      !tr_shape_is_array(in->shape))
+    return false;
+  const tr_convdims *cd = dl->u.conv;
+  if (cd->nspatial < 1 || cd->nspatial > 2 || w->n != cd->nspatial || x->shape->dims[cd->in_feature] < 2 ||
+      tr_attr_int(in, TR_ATTR_FEATURE_GROUP_COUNT, 1) != 1 || tr_attr_int(in, TR_ATTR_BATCH_GROUP_COUNT, 1) != 1)
+    return false;
+  int64_t idx[8];
+  if (elem_index(c->index, idx, 8) != in->shape->rank) return false;
+  bool hit = false;
+  for (int k = 0; k < w->n; k++) {
+    const tr_window_dim *d = &w->u.win[k];
+    if (d->stride != 1 || d->lhs_dilate != 1 || d->rhs_dilate != 1 || d->reversal || d->pad_lo + d->pad_hi > 0)
+      return false;
+    /* the last tap of the element's window, in padded coordinates, at or
+     * past the input's end */
+    if (d->pad_lo < 0 && d->pad_lo == -d->pad_hi &&
+        idx[cd->out_spatial[k]] + d->size - 1 >= x->shape->dims[cd->in_spatial[k]] + d->pad_lo)
+      hit = true;
+  }
+  return hit;
 }
 
 /* ---- the table ---- */

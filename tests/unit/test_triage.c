@@ -287,6 +287,41 @@ out:
   tr_module_free(m);
 }
 
+/* xla-42 names a convolution padded -N_N only at an element whose window
+ * reaches the high padding, and only with 2 or more input features. */
+TR_TEST(triage_known_conv_negative_pad_needs_the_padded_tap) {
+  static const char *const text[2] = {
+      "HloModule k\nENTRY e {\n  x = f32[1,2,3,4] parameter(0)\n  k = f32[1,2,2,2] parameter(1)\n"
+      "  ROOT r = f32[1,1,2,3] convolution(x, k), window={size=2x2 pad=-1_1x0_0}, dim_labels=bf01_oi01->bf01\n}\n",
+      "HloModule k\nENTRY e {\n  x = f32[1,1,3,4] parameter(0)\n  k = f32[1,1,2,2] parameter(1)\n"
+      "  ROOT r = f32[1,1,2,3] convolution(x, k), window={size=2x2 pad=-1_1x0_0}, dim_labels=bf01_oi01->bf01\n}\n"};
+  for (int features = 0; features < 2; features++) {
+    tr_module *m = parse(text[features]);
+    if (!m) return;
+    tr_triage_case c;
+    memset(&c, 0, sizeof c);
+    c.has = c.elem = true;
+    c.op = TR_OP_CONVOLUTION;
+    c.dtype = TR_DT_F32;
+    c.nargs = c.noperands = 2;
+    c.target = 42, c.ref = 38;
+    tr_check_sig sig;
+    memset(&sig, 0, sizeof sig);
+    snprintf(sig.kind, sizeof sig.kind, "mismatch");
+    const char *title = NULL, *id;
+    /* row 1 reads input row 2 and the padded row 3 */
+    snprintf(c.index, sizeof c.index, "[0,0,1,2]");
+    id = tr_known_match("xla-cpu", m->entry->root, &c, &sig, &title);
+    if (features == 0) CHECK(id && strcmp(id, "xla-42") == 0);
+    else CHECK(id == NULL || strcmp(id, "xla-42") != 0); /* one input feature */
+    /* row 0 reads input rows 1 and 2: no padding */
+    snprintf(c.index, sizeof c.index, "[0,0,0,2]");
+    id = tr_known_match("xla-cpu", m->entry->root, &c, &sig, &title);
+    CHECK(id == NULL || strcmp(id, "xla-42") != 0);
+    tr_module_free(m);
+  }
+}
+
 /* known.def: a recorded bug is named where its trigger holds, for its
  * target family only, and not where the trigger does not hold. */
 TR_TEST(triage_known_bug_matched_by_its_trigger) {
