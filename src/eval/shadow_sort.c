@@ -60,7 +60,10 @@ static bool fast_less(const sorter *s, long double a, long double b) {
     b = t;
   }
   int c3 = (a > b) - (a < b);
-  if (s->nan_sign && (isnan(a) || isnan(b))) c3 = (nan_rank(s, a) > nan_rank(s, b)) - (nan_rank(s, a) < nan_rank(s, b));
+  if (s->nan_sign && (isnan(a) || isnan(b))) {
+    int ra = nan_rank(s, a), rb = nan_rank(s, b);
+    c3 = (ra > rb) - (ra < rb);
+  }
   if (s->total && c3 == 0 && a == 0) c3 = (signbit(b) != 0) - (signbit(a) != 0);
   switch (s->dir) {
   case 0: return c3 == 0;
