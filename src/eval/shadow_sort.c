@@ -10,7 +10,11 @@
  * sort compares the pairs adjacent in its result, so no flip can hide
  * from the comparisons made). NaN keys make a slice uncertain: a partial
  * order is not a strict weak one, and the result depends on the
- * algorithm. On a flushing target the fast path compares the keys as the
+ * algorithm, except under a TOTALORDER compare evaluated with
+ * tr_shadow_opts.nan_sign: there a NaN an op made (no stored pattern) is
+ * the quiet NaN of that sign, below -inf or above +inf, and overlaps no
+ * other key (the general compare's rule, shadow_elem.c; conv-zero-pad's
+ * references). On a flushing target the fast path compares the keys as the
  * comparator's compare reads them, denormals as zeros (XLA CPU sorts
  * f32 [7.7e-39, -6.6e-39, inf] as it stands); a TOTALORDER compare
  * orders bit patterns and reads them as they are. */
@@ -31,6 +35,7 @@ typedef struct {
   int key;                /* fast path: the key operand, else -1 */
   bool swap;              /* fast path: compare(p_2i+1, p_2i) */
   bool total;             /* fast path: TOTALORDER */
+  int nan_sign;           /* fast path: a made NaN key's sign (total; 0: none) */
   int dir;                /* fast path: 0 EQ 1 NE 2 LT 3 LE 4 GT 5 GE */
   bool unsure;            /* general path: a comparison was uncertain */
   tr_status st;           /* first error */
@@ -44,6 +49,10 @@ static long double key_at(const sh_val *a, size_t i) {
 
 static double err_at(const sh_val *a, size_t i) { return sh_is_flt(a) ? a->e[i] : 0; }
 
+/* A key's place in the total order: -1 below every number (-NaN), +1
+ * above (+NaN), 0 a number. */
+static int nan_rank(const sorter *s, long double a) { return isnan(a) ? s->nan_sign : 0; }
+
 static bool fast_less(const sorter *s, long double a, long double b) {
   if (s->swap) {
     long double t = a;
@@ -51,6 +60,10 @@ static bool fast_less(const sorter *s, long double a, long double b) {
     b = t;
   }
   int c3 = (a > b) - (a < b);
+  if (s->nan_sign && (isnan(a) || isnan(b))) {
+    int ra = nan_rank(s, a), rb = nan_rank(s, b);
+    c3 = (ra > rb) - (ra < rb);
+  }
   if (s->total && c3 == 0 && a == 0) c3 = (signbit(b) != 0) - (signbit(a) != 0);
   switch (s->dir) {
   case 0: return c3 == 0;
@@ -119,41 +132,47 @@ static int by_lo(const void *a, const void *b) {
 
 /* mark[j] = 1 for each slice element whose key interval overlaps
  * another's (closed intervals; two equal exact keys are a tie that the
- * stable order settles, not an overlap). An uncertain key spans all. */
-static void overlaps(const sh_val *a, const int64_t *off, int64_t len, unsigned char *mark, ival *iv) {
+ * stable order settles, not an overlap). An uncertain key spans all. A
+ * certain NaN key overlaps nothing where its sign is given (nan_sign:
+ * made NaNs of one pattern, outside every number, tie with each other),
+ * and makes the slice uncertain otherwise. */
+static void overlaps(const sh_val *a, int nan_sign, const int64_t *off, int64_t len, unsigned char *mark,
+                     ival *iv) {
   bool nan = false;
+  int64_t cnt = 0;
   for (int64_t j = 0; j < len; j++) {
     size_t i = (size_t)off[j];
     long double v = key_at(a, i), e = err_at(a, i);
+    mark[j] = 0;
+    if (isnan(v) && nan_sign && !a->u[i]) continue;
     nan |= isnan(v);
     if (a->u[i]) {
-      iv[j].lo = -INFINITY;
-      iv[j].hi = INFINITY;
+      iv[cnt].lo = -INFINITY;
+      iv[cnt].hi = INFINITY;
     } else if (e > 0) {
       /* Strict tests on the widened interval act as closed ones. */
-      iv[j].lo = nextafterl(v - e, -INFINITY);
-      iv[j].hi = nextafterl(v + e, INFINITY);
+      iv[cnt].lo = nextafterl(v - e, -INFINITY);
+      iv[cnt].hi = nextafterl(v + e, INFINITY);
     } else {
-      iv[j].lo = iv[j].hi = v;
+      iv[cnt].lo = iv[cnt].hi = v;
     }
-    iv[j].j = j;
-    mark[j] = 0;
+    iv[cnt++].j = j;
   }
   if (nan) {
     memset(mark, 1, (size_t)len);
     return;
   }
-  qsort(iv, (size_t)len, sizeof(ival), by_lo);
+  qsort(iv, (size_t)cnt, sizeof(ival), by_lo);
   long double maxhi = -INFINITY;
-  for (int64_t q = 0; q < len; q++) {
+  for (int64_t q = 0; q < cnt; q++) {
     bool before = q > 0 && maxhi > iv[q].lo;
-    bool after = q + 1 < len && iv[q + 1].lo < iv[q].hi;
+    bool after = q + 1 < cnt && iv[q + 1].lo < iv[q].hi;
     if (before || after) mark[iv[q].j] = 1;
     if (iv[q].hi > maxhi) maxhi = iv[q].hi;
   }
   /* Infinite intervals (uncertain keys) overlap everything, points
    * included. */
-  for (int64_t q = 0; q < len; q++)
+  for (int64_t q = 0; q < cnt; q++)
     if (iv[q].lo == -INFINITY && iv[q].hi == INFINITY) {
       memset(mark, 1, (size_t)len);
       return;
@@ -225,8 +244,12 @@ tr_status sh_sort(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   int64_t *tmp = tr_xmalloc(sizeof(int64_t) * m);
   unsigned char *mark = tr_xmalloc(m);
   ival *iv = tr_xmalloc(sizeof(ival) * m);
-  sorter s = {c, in, k, ops, NULL, n, off, -1, false, false, 0, false, TR_OK};
+  sorter s = {c, in, k, ops, NULL, n, off, -1, false, false, 0, 0, false, TR_OK};
   find_fast(&s);
+  /* Made NaN keys (no stored pattern) ordered by the given sign; a key
+   * holding NaNs read from a tensor keeps them uncertain, as the general
+   * compare does. */
+  if (s.key >= 0 && s.total && c->nan_sign && !ops[s.key]->bits && !ops[s.key]->src) s.nan_sign = c->nan_sign;
   /* The keys as the comparator reads them: flushed unless it compares
    * bit patterns (TOTALORDER). */
   sh_val *kx = NULL;
@@ -256,7 +279,7 @@ tr_status sh_sort(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
     }
     s.unsure = false;
     merge_sort(&s, perm, tmp, len);
-    if (s.key >= 0) overlaps(kx, off, len, mark, iv);
+    if (s.key >= 0) overlaps(kx, s.nan_sign, off, len, mark, iv);
     else memset(mark, s.unsure, (size_t)len);
     if (kx && kx != ops[s.key] && unstable) flushed_ties(ops[s.key], kx, off, len, mark);
     for (int i = 0; i < n; i++) {
@@ -319,6 +342,7 @@ tr_status sh_topk(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   s.key = 0;
   s.total = true;
   s.dir = !la || la->u.b ? 4 : 2;
+  if (c->nan_sign && !x->bits && !x->src) s.nan_sign = c->nan_sign;
   s.st = TR_OK;
   bool flt = sh_is_flt(x);
   size_t es = flt ? 0 : (size_t)tr_dtype_size(x->dt);
@@ -328,7 +352,7 @@ tr_status sh_topk(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
       perm[j] = j;
     }
     merge_sort(&s, perm, tmp, len);
-    overlaps(x, off, len, mark, iv);
+    overlaps(x, s.nan_sign, off, len, mark, iv);
     for (int64_t j = 0; j < kk; j++) {
       size_t o = q * (size_t)kk + (size_t)j, sidx = (size_t)off[perm[j]];
       if (flt) {

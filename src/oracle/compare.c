@@ -192,13 +192,18 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
   /* ... and the same where the compare is TOTALORDER, which orders that
    * NaN by its sign, not specified (x86 makes -NaN): where the padded
    * reference with the NaN taken as one sign gives the target's value
-   * exactly (certain; a float: bound 0) and the plain one another (a
-   * select on such a compare picked the other operand). */
+   * (certain; a float within its bound, a number: the NaN itself is the
+   * rule above) and the plain one another value (a select on such a
+   * compare picked the other operand; a sort put the NaN at the other
+   * end of its slice and moved the numbers between). The padded taps'
+   * zero terms leave every value as it is, so the two values differ only
+   * where the NaN's order chose another element. */
   for (int s = 0; s < 2 && p->on[TR_PR_CONV_ZERO_PAD]; s++) {
     const tr_shadow_out *zs = o->alt_zp_sign[s];
     if (!zs || zs->n != ref->n || zs->dtype != dt || (zs->uncertain && zs->uncertain[i])) continue;
-    if (is_float && zs->value && zs->bound && zs->bound[i] == 0 && !isnan(zs->value[i]) &&
-        tr_tensor_get_f(target, i) == zs->value[i] && ref->value[i] != zs->value[i])
+    double ratio;
+    if (is_float && zs->value && zs->bound && !isnan(zs->value[i]) && ref->value[i] != zs->value[i] &&
+        float_ok(zs->value[i], tr_tensor_get_f(target, i), o->k * zs->bound[i] + tiny, &ratio))
       return TR_PR_CONV_ZERO_PAD;
     if (!is_float && !tr_dtype_is_float(dt) && zs->exact && ref->exact && same_slot(zs->exact, NULL, 0, target, i) &&
         !same_slot(zs->exact, NULL, 0, ref->exact, i))

@@ -987,6 +987,74 @@ TR_TEST(profile_rule_conv_zero_pad_total_order_sign) {
   tr_profile_free(p);
 }
 
+/* conv-zero-pad's NaN as a sort key by total order (a seed-24 xla-cpu
+ * campaign, mismatch-sort-f16): the padded tap 0 * inf makes feature 2
+ * of the convolution NaN on the target, x86's -NaN, which a TOTALORDER
+ * GT sort puts last, moving the two numbers up: [0.3, 0.1, -NaN] where
+ * the plain reference sorts [0.5, 0.3, 0.1]. The padded reference's copy
+ * with the NaN taken as -NaN sorts it so, certainly (the NaN key
+ * overlaps no number), with the products' rounding in the bounds; it
+ * excuses those two elements, a value it does not give still fails, and
+ * without the copies (or with the NaN key leaving the slice uncertain,
+ * as without a sign) they fail. */
+TR_TEST(profile_rule_conv_zero_pad_total_order_sort) {
+  tr_profile *p = parse_ok("conv-zero-pad f32\n");
+  if (!p) return;
+  const char *src =
+      "HloModule m\ngt {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT c = pred[] compare(a, b), direction=GT, type=TOTALORDER\n}\n"
+      "ENTRY e {\n  x = f32[1,1,1] parameter(0)\n  k = f32[3,1,3] parameter(1)\n"
+      "  c = f32[1,3,1] convolution(x, k), window={size=3 pad=1_1}, dim_labels=bf0_oi0->bf0\n"
+      "  ROOT s = f32[1,3,1] sort(c), dimensions={1}, is_stable=true, to_apply=gt\n}\n";
+  tr_diag d = {0};
+  tr_module *m = tr_parse("zpsort.hlo", src, strlen(src), NULL, &d);
+  CHECK(m && tr_verify(m, &d) == TR_OK);
+  int64_t dx[3] = {1, 1, 1}, dk[3] = {3, 1, 3}, d3[3] = {1, 3, 1};
+  /* features: 0.1 * [1, 3, 5]; feature 2's left tap reads the padding */
+  double kv[9] = {1, 1, 1, 2, 3, 2, INFINITY, 5, 1};
+  tr_tensor *a[2] = {tr_tensor_new(TR_DT_F32, 3, dx, NULL), tr_tensor_new(TR_DT_F32, 3, dk, NULL)};
+  tr_tensor_set_f(a[0], 0, 0.1);
+  for (int i = 0; i < 9; i++) tr_tensor_set_f(a[1], (size_t)i, kv[i]);
+  tr_shadow_out *ref = NULL;
+  int nref = 0;
+  if (m) CHECK(tr_eval_shadow(m, NULL, a, 2, &ref, &nref, &d) == TR_OK);
+  tr_profile_alts alts;
+  tr_profile_alts_compute(p, m, a, 2, NULL, &alts);
+  CHECK(alts.zp_sign[0] != NULL && alts.zp_sign[1] != NULL);
+  if (nref == 1 && alts.zp_sign[0]) {
+    float f1 = 0.1f;
+    CHECK(fabs(ref[0].value[0] - 5.0 * f1) < 1e-6 && fabs(ref[0].value[2] - f1) < 1e-6);
+    /* the -NaN copy: certain, the NaN last, rounding in the bounds */
+    const tr_shadow_out *zs = &alts.zp_sign[0][0];
+    for (int i = 0; i < 3; i++) CHECK(!zs->uncertain || !zs->uncertain[i]);
+    CHECK(isnan(zs->value[2]) && zs->bound[0] > 0);
+    float t0 = (float)(3.0 * f1), t1 = f1;
+    double good[3] = {t0, t1, -NAN}, bad[3] = {t0, 0.2, -NAN};
+    for (int k = 0; k < 2; k++) {
+      tr_tensor *t = tr_tensor_new(TR_DT_F32, 3, d3, NULL);
+      for (int i = 0; i < 3; i++) tr_tensor_set_f(t, (size_t)i, k ? bad[i] : good[i]);
+      tr_compare_opts o;
+      tr_compare_opts_default(&o);
+      o.profile = p;
+      tr_profile_alts_use(&alts, 0, &o);
+      tr_compare_result r;
+      CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+      CHECK_EQ_INT(r.failing, k);
+      CHECK_EQ_INT(r.excused_by[TR_PR_CONV_ZERO_PAD], 3 - k);
+      o.alt_zp_sign[0] = o.alt_zp_sign[1] = NULL;
+      CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+      CHECK_EQ_INT(r.failing, 2);
+      tr_tensor_free(t);
+    }
+  }
+  tr_profile_alts_free(&alts);
+  tr_shadow_free(ref, nref);
+  for (int i = 0; i < 2; i++) tr_tensor_free(a[i]);
+  if (m) tr_module_free(m);
+  tr_diag_clear(&d);
+  tr_profile_free(p);
+}
+
 /* conv-zero-pad and reduce-init-identity at once: the padded tap 0 * inf
  * makes element 0 of the convolution NaN on the target, and an argmax
  * over the size-1 dim that follows (init (-inf, 0), total-order compare)
