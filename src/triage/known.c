@@ -145,6 +145,7 @@ static bool folded_denormal(const tr_instr *in, const tr_triage_case *c) {
     const tr_instr *from = through_moves(a);
     while (from && from->op == TR_OP_ABS) from = through_moves(from->operands[0]);
     if (c->arg_folded[k] && arg_denormal(c, k) && from && from->op != TR_OP_CONSTANT &&
+        tr_ops[from->op].cls != TR_OPC_MOVE &&
         (c->arg_dt[k] == TR_DT_F32 || c->arg_dt[k] == TR_DT_F64 || c->arg_dt[k] == TR_DT_BF16))
       return true;
     if (!c->arg_folded[k] || a->op == TR_OP_CONSTANT || tr_ops[a->op].cls == TR_OPC_MOVE) continue;
