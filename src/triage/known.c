@@ -285,6 +285,8 @@ static bool x21_pred_div(const tr_instr *in, const tr_triage_case *c, const tr_c
 static bool x22_denormal_log(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
   bool f32ish = c->dtype == TR_DT_F32 || c->dtype == TR_DT_BF16;
+  /* f64 power likewise reads a denormal base as 2^-1075 (seed 26). */
+  if (c->dtype == TR_DT_F64 && in->op == TR_OP_POWER && arg_denormal(c, 0)) return true;
   return f32ish && (in->op == TR_OP_POWER || in->op == TR_OP_LOG) && arg_denormal(c, 0);
 }
 /* Also subtract(scatter, C) of a constant C (or one that folds), which
