@@ -370,16 +370,17 @@ static bool const_like(const tr_instr *x) {
   return x && (x->op == TR_OP_CONSTANT || (x->op == TR_OP_BROADCAST && opnd_is(x, 0, TR_OP_CONSTANT)));
 }
 /* A multiply (or a dot with a scalar, a multiply too) of a multiply by a
- * constant by another constant; an add of an add of a constant and a
- * constant. */
+ * constant by another constant; an add or subtract of an add or subtract
+ * of a constant and a constant ((x - C) + C is x: seed 26, f64). */
 static bool x30_mul_constants(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
   if (!is_float(c->dtype) || c->nargs < 2) return false;
-  tr_op inner = in->op == TR_OP_ADD ? TR_OP_ADD : TR_OP_MULTIPLY;
-  if (in->op != TR_OP_MULTIPLY && in->op != TR_OP_DOT && in->op != TR_OP_ADD) return false;
+  bool sum = in->op == TR_OP_ADD || in->op == TR_OP_SUBTRACT;
+  if (in->op != TR_OP_MULTIPLY && in->op != TR_OP_DOT && !sum) return false;
   for (int k = 0; k < 2; k++) {
     const tr_instr *m = opnd(in, k);
-    if (!m || m->op != inner || !c->arg_folded[1 - k]) continue;
+    bool inner = m && (sum ? m->op == TR_OP_ADD || m->op == TR_OP_SUBTRACT : m->op == TR_OP_MULTIPLY);
+    if (!inner || !c->arg_folded[1 - k]) continue;
     if (const_like(opnd(m, 0)) || const_like(opnd(m, 1))) return true;
   }
   return false;
