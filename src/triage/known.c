@@ -395,15 +395,26 @@ static bool xdot_mixed(const tr_instr *in, const tr_triage_case *c, const tr_che
          c->arg_dt[0] != in->shape->dtype;
 }
 
+/* Whether a transpose is among the few ops that lead to x (its layout
+ * reaches x through element-wise ops and moves). */
+static bool transposed(const tr_instr *x, int depth) {
+  if (!x || depth > 4) return false;
+  if (x->op == TR_OP_TRANSPOSE) return true;
+  for (int i = 0; i < x->noperands; i++)
+    if (transposed(x->operands[i], depth + 1)) return true;
+  return false;
+}
 /* A total-order compare of a float whose one side folds from a
- * convolution (through moves). */
+ * convolution (through moves), or folds while the other side is a
+ * transpose (the folded keys come out in the transposed order: seed 26). */
 static bool x32_totalorder_fold(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
   const tr_attr *ty = tr_instr_attr(in, TR_ATTR_TYPE);
   if (in->op != TR_OP_COMPARE || !ty || !ty->u.s || strcmp(ty->u.s, "TOTALORDER") != 0) return false;
   for (int k = 0; k < 2 && k < c->nargs; k++) {
     const tr_instr *x = through_moves(opnd(in, k));
-    if (x && x->op == TR_OP_CONVOLUTION && c->arg_folded[k] && is_float(c->arg_dt[k])) return true;
+    if (!x || !c->arg_folded[k] || !is_float(c->arg_dt[k])) continue;
+    if (x->op == TR_OP_CONVOLUTION || transposed(opnd(in, 1 - k), 0)) return true;
   }
   return false;
 }
