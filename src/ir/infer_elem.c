@@ -189,6 +189,15 @@ tr_shape *in_r_declared(in_ctx *c) {
       return IN_FAIL("the state of rng-bit-generator must be a u64 vector, not %s", in_str(c, st));
     if (st->dims[0] >= 0 && st->dims[0] < 2)
       return IN_FAIL("the state of rng-bit-generator needs at least 2 words, not %s", in_str(c, st));
+    /* StableHLO's C2: ThreeFry's state is 2 words, Philox's 2 or 3 (XLA
+     * CPU's expander builds a u64[2] ThreeFry state whatever was
+     * declared, then its verifier rejects the module). */
+    const tr_attr *alg = tr_instr_attr(c->in, TR_ATTR_ALGORITHM);
+    const char *an = alg && alg->u.s ? alg->u.s : "";
+    if (st->dims[0] >= 0 && ((strcmp(an, "rng_three_fry") == 0 && st->dims[0] != 2) ||
+                             (strcmp(an, "rng_philox") == 0 && st->dims[0] > 3)))
+      return IN_FAIL("the state of rng-bit-generator with algorithm=%s is u64[%s], not %s", an,
+                     an[4] == 't' ? "2" : "2] or u64[3", in_str(c, st));
     if (!d || d->dtype != TR_DT_TUPLE || d->nelems != 2 || !in_is_array(d->elems[1]))
       return IN_FAIL("rng-bit-generator must produce a (state, bits) tuple, not %s", in_str(c, d));
     if (!in_is_int(d->elems[1]->dtype))

@@ -390,9 +390,20 @@ static bool x31_sas_empty(const tr_instr *in, const tr_triage_case *c, const tr_
   (void)s;
   return in->op == TR_OP_SELECT_AND_SCATTER && c->nargs >= 2 && c->arg_n[1] == 0 && c->arg_folded[0];
 }
+/* A dot of float operands with a wider result: the culprit itself, or
+ * one moved by it (transpose(dot) is rewritten into a dot DotThunk then
+ * runs; a dynamic-update-slice moves its operand 0's values). An error
+ * has no wrong element, so isolate names the first cut that fails. */
+static bool mixed_dot(const tr_instr *d) {
+  while (d && d->op == TR_OP_DYNAMIC_UPDATE_SLICE && d->noperands >= 1) d = through_moves(d->operands[0]);
+  return d && d->op == TR_OP_DOT && d->noperands >= 1 && d->operands[0]->shape &&
+         is_float(d->operands[0]->shape->dtype) && d->operands[0]->shape->dtype != d->shape->dtype;
+}
 static bool xdot_mixed(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
-  return kind_is(s, "error") && in->op == TR_OP_DOT && c->nargs >= 1 && is_float(c->arg_dt[0]) &&
-         c->arg_dt[0] != in->shape->dtype;
+  if (!kind_is(s, "error")) return false;
+  if (in->op == TR_OP_DOT)
+    return c->nargs >= 1 && is_float(c->arg_dt[0]) && c->arg_dt[0] != in->shape->dtype;
+  return tr_ops[in->op].cls == TR_OPC_MOVE && mixed_dot(through_moves(in));
 }
 
 /* Whether a transpose is among the few ops that lead to x (its layout

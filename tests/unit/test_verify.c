@@ -1026,6 +1026,14 @@ TR_TEST(verify_declared_results) {
     {"rng-bit-generator of float bits",
      "HloModule m\nENTRY e {\n  s = u64[2] parameter(0)\n"
      "  ROOT r = (u64[2], f32[4]) rng-bit-generator(s), algorithm=rng_philox\n}\n"},
+    /* StableHLO C2 (seed 26, compile_error-none-none: XLA CPU's
+     * expander makes a u64[2] state and its verifier fails). */
+    {"rng-bit-generator three_fry of a 3-word state",
+     "HloModule m\nENTRY e {\n  s = u64[3] parameter(0)\n"
+     "  ROOT r = (u64[3], u32[4]) rng-bit-generator(s), algorithm=rng_three_fry\n}\n"},
+    {"rng-bit-generator philox of a 4-word state",
+     "HloModule m\nENTRY e {\n  s = u64[4] parameter(0)\n"
+     "  ROOT r = (u64[4], u32[4]) rng-bit-generator(s), algorithm=rng_philox\n}\n"},
   };
   for (int i = 0; i < TR_NELEMS(bad); i++) {
     tr_module *m = parse_ok(bad[i][1]);
@@ -1041,9 +1049,9 @@ TR_TEST(verify_declared_results) {
   }
   static const char *const good =
       "HloModule m\nENTRY e {\n  x = f64[3] parameter(0)\n  c = c128[3] complex(x, x)\n"
-      "  r = f64[3] real(c)\n  i = f64[3] imag(c)\n  s = u64[3] parameter(1)\n"
-      "  g = (u64[3], u8[5]) rng-bit-generator(s), algorithm=rng_three_fry\n"
-      "  ROOT t = (f64[3], f64[3], (u64[3], u8[5])) tuple(r, i, g)\n}\n";
+      "  r = f64[3] real(c)\n  i = f64[3] imag(c)\n  s = u64[2] parameter(1)\n"
+      "  g = (u64[2], u8[5]) rng-bit-generator(s), algorithm=rng_three_fry\n"
+      "  ROOT t = (f64[3], f64[3], (u64[2], u8[5])) tuple(r, i, g)\n}\n";
   tr_module *m = parse_ok(good);
   tr_diag d = {0};
   CHECK(m && tr_verify(m, &d) == TR_OK);
