@@ -672,8 +672,7 @@ static bool reads_window_of(const tr_instr *x, const tr_instr *base, const tr_in
  * already written. */
 static bool x43_dus_reads_own(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
-  if (in->op != TR_OP_DYNAMIC_UPDATE_SLICE || !c->elem || !tr_dtype_is_int(c->dtype) || in->noperands < 3)
-    return false;
+  if (in->op != TR_OP_DYNAMIC_UPDATE_SLICE || !c->elem || in->noperands < 3) return false;
   const tr_instr *base = through_moves(opnd(in, 0));
   return base && reads_window_of(opnd(in, 1), base, in, 0);
 }
