@@ -675,6 +675,33 @@ static bool x42_conv_negpad_past_end(const tr_instr *in, const tr_triage_case *c
   return hit;
 }
 
+/* Whether x, through elementwise ops and moves (depth-bounded), reads a
+ * slice or dynamic-slice of base at starts other than the update's own
+ * (dus starts from operand 2 on). */
+static bool reads_window_of(const tr_instr *x, const tr_instr *base, const tr_instr *dus, int depth) {
+  if (!x || depth > 6) return false;
+  if ((x->op == TR_OP_SLICE || x->op == TR_OP_DYNAMIC_SLICE) && x->noperands >= 1 &&
+      through_moves(x->operands[0]) == base) {
+    if (x->op == TR_OP_SLICE) return true;
+    bool same = x->noperands == dus->noperands - 1;
+    for (int k = 1; same && k < x->noperands; k++) same = x->operands[k] == dus->operands[k + 1];
+    return !same;
+  }
+  if (!(tr_ops[x->op].flags & (TR_OPF_E | TR_OPF_M))) return false;
+  for (int k = 0; k < x->noperands; k++)
+    if (reads_window_of(x->operands[k], base, dus, depth + 1)) return true;
+  return false;
+}
+/* A dynamic-update-slice whose update is computed from a window of its
+ * own operand at other starts: done in place, it reads elements it has
+ * already written. */
+static bool x43_dus_reads_own(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  if (in->op != TR_OP_DYNAMIC_UPDATE_SLICE || !c->elem || in->noperands < 3) return false;
+  const tr_instr *base = through_moves(opnd(in, 0));
+  return base && reads_window_of(opnd(in, 1), base, in, 0);
+}
+
 /* ---- the table ---- */
 
 static const struct {
