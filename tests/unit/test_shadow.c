@@ -731,6 +731,27 @@ TR_TEST(shadow_minmax_zero_tie_either_sign) {
   for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
 }
 
+TR_TEST(shadow_reduce_multiply_rounding_overflow) {
+  /* f8e4m3fn: 5 * 7 * 13 = 455 is below the overflow edge (464), but an
+   * order that multiplies 5 * 7 first rounds to 36, and 36 * 13 = 468
+   * overflows to NaN: the product is uncertain. 2 * 3 * 5 stays judged. */
+  const char *text = "HloModule m\nmul {\n  a = f8e4m3fn[] parameter(0)\n  b = f8e4m3fn[] parameter(1)\n"
+                     "  ROOT r = f8e4m3fn[] multiply(a, b)\n}\n"
+                     "ENTRY e {\n  x = f8e4m3fn[2,3] parameter(0)\n  one = f8e4m3fn[] constant(1)\n"
+                     "  ROOT p = f8e4m3fn[2] reduce(x, one), dimensions={1}, to_apply=mul\n}\n";
+  double va[6] = {5, 7, 13, 2, 3, 5};
+  int64_t dims[2] = {2, 3};
+  tr_tensor *a = tr_tensor_new(TR_DT_F8E4M3FN, 2, dims, NULL);
+  for (int i = 0; i < 6; i++) tr_tensor_set_f(a, (size_t)i, va[i]);
+  both b;
+  if (run_both(text, &a, 1, &b, __LINE__)) {
+    CHECK(b.sh[0].uncertain[0]);
+    CHECK(!b.sh[0].uncertain[1]);
+  }
+  both_free(&b);
+  tr_tensor_free(a);
+}
+
 TR_TEST(shadow_transcendental_propagation) {
   /* exp(s) with s = 1 + 2^-30 (bound 2^-24): the change of exp over
    * [s - e, s + e] is about e * exp(1), plus 6 ulps of f32 at e. */
