@@ -15,10 +15,14 @@ typedef bool known_fn(const tr_instr *in, const tr_triage_case *c, const tr_chec
 
 /* ---- what matchers ask ---- */
 
-static bool is_float(tr_dtype t) { return tr_dtype_is_float(t); }
-static bool is_sint(tr_dtype t) { return tr_dtypes[t].kind == TR_DK_SINT; }
-static bool is_uint(tr_dtype t) { return tr_dtypes[t].kind == TR_DK_UINT; }
-static bool is_complex(tr_dtype t) { return tr_dtypes[t].kind == TR_DK_COMPLEX; }
+/* Kind tests that take TR_DT_COUNT too: a case without a wrong element
+ * (a crash, a compile error) has no dtype. */
+static bool is_kind(tr_dtype t, tr_dkind k) { return t < TR_DT_COUNT && tr_dtypes[t].kind == k; }
+static bool is_float(tr_dtype t) { return is_kind(t, TR_DK_FLOAT); }
+static bool is_sint(tr_dtype t) { return is_kind(t, TR_DK_SINT); }
+static bool is_uint(tr_dtype t) { return is_kind(t, TR_DK_UINT); }
+static bool is_int(tr_dtype t) { return is_sint(t) || is_uint(t); }
+static bool is_complex(tr_dtype t) { return is_kind(t, TR_DK_COMPLEX); }
 static bool kind_is(const tr_check_sig *s, const char *k) { return strcmp(s->kind, k) == 0; }
 
 /* Producer of operand k, NULL past the operands. */
@@ -75,7 +79,7 @@ static bool x1_reduce_nan(const tr_instr *in, const tr_triage_case *c, const tr_
 }
 static bool x2_div_zero(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   return kind_is(s, "crash") && (in->op == TR_OP_DIVIDE || in->op == TR_OP_REMAINDER) &&
-         tr_dtype_is_int(c->dtype) && all_folded(c) && c->arg_zero[1];
+         is_int(c->dtype) && all_folded(c) && c->arg_zero[1];
 }
 static bool x3_popcnt_s4(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
@@ -163,7 +167,7 @@ static bool x8_folder(const tr_instr *in, const tr_triage_case *c, const tr_chec
   /* An integer convolution or dot of a folded convolution: the fold
    * saturates (a u4 fold: 465 gives 15 but 151 gives 7, its low 4 bits),
    * the compiled code wraps, and no reference does both. */
-  if ((in->op == TR_OP_CONVOLUTION || in->op == TR_OP_DOT) && tr_dtype_is_int(c->dtype))
+  if ((in->op == TR_OP_CONVOLUTION || in->op == TR_OP_DOT) && is_int(c->dtype))
     for (int k = 0; k < 2 && k < c->nargs; k++)
       if (c->arg_folded[k] && through_moves(opnd(in, k)) && through_moves(opnd(in, k))->op == TR_OP_CONVOLUTION)
         return true;
@@ -175,7 +179,7 @@ static bool x8_folder(const tr_instr *in, const tr_triage_case *c, const tr_chec
     /* Sub-byte results take a byte each; float NaNs are canonicalised. */
     return c->dtype == TR_DT_S4 || c->dtype == TR_DT_U4 ||
            (is_float(c->arg_dt[0]) && c->elem && (isnan(c->ref) || isnan(c->target)));
-  case TR_OP_CONVOLUTION: return tr_dtype_is_int(c->dtype);
+  case TR_OP_CONVOLUTION: return is_int(c->dtype);
   case TR_OP_ROUND_NEAREST_EVEN:
   case TR_OP_ROUND_NEAREST_AFZ: return c->dtype == TR_DT_F8E3M4;
   case TR_OP_NEGATE: return c->dtype == TR_DT_F8E8M0FNU;
@@ -246,7 +250,7 @@ static bool x16_contract(const tr_instr *in, const tr_triage_case *c, const tr_c
 }
 static bool x17_int_power(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
-  if (in->op != TR_OP_POWER || !tr_dtype_is_int(c->dtype) || c->nargs < 2 || !c->arg_set[1]) return false;
+  if (in->op != TR_OP_POWER || !is_int(c->dtype) || c->nargs < 2 || !c->arg_set[1]) return false;
   if (is_uint(c->arg_dt[1])) return c->arg_bits[1] >= 64;
   return c->arg[1] >= 64 || c->arg[1] < 0;
 }
@@ -358,12 +362,12 @@ static bool xtopk_narrow(const tr_instr *in, const tr_triage_case *c, const tr_c
 static bool x29_subbyte_widen(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
   const tr_instr *a = opnd(in, 0);
-  if (in->op != TR_OP_CONVERT || !a || !tr_dtype_is_int(c->dtype)) return false;
+  if (in->op != TR_OP_CONVERT || !a || !is_int(c->dtype)) return false;
   tr_dtype from = a->shape->dtype;
   tr_opclass k = tr_ops[a->op].cls;
   bool computes = k == TR_OPC_UNUM || k == TR_OPC_UINT || k == TR_OPC_BARITH || k == TR_OPC_BBIT ||
                   k == TR_OPC_LINALG || k == TR_OPC_REDUCE;
-  return computes && tr_dtype_is_int(from) && tr_dtypes[from].bits < 8 && tr_dtypes[c->dtype].bits > tr_dtypes[from].bits;
+  return computes && is_int(from) && tr_dtypes[from].bits < 8 && tr_dtypes[c->dtype].bits > tr_dtypes[from].bits;
 }
 /* A constant, or a broadcast of one. */
 static bool const_like(const tr_instr *x) {
