@@ -145,6 +145,20 @@ sh_val *sh_dup_flt(sh_ctx *c, const tr_instr *in, const sh_val *v);
  * reference) when nothing changes; NULL after a located error. For rules
  * that compare without calling their computation (sort's keys). */
 sh_val *sh_flush_read(sh_ctx *c, const tr_instr *in, sh_val *v);
+/* Rounds a long double bound up to a double, so a stored bound never
+ * shrinks. */
+double sh_up(long double x);
+/* Flushing targets (shadow_flush.c). Whether in computes on its operands'
+ * values, so that a flushing target flushes what it reads and makes. */
+bool sh_flushes(const tr_instr *in);
+/* in on a flushing target: its operands flushed, rule run, its partial
+ * sums' flushes added to the bound, its result flushed. */
+tr_status sh_instr_flushed(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out,
+                           tr_status (*rule)(sh_ctx *, const tr_instr *, sh_val **, sh_val **));
+/* in's result r on a flush-results target: r itself (one more reference)
+ * or a new value whose possibly flushed elements reach 0; NULL after a
+ * located error. */
+sh_val *sh_flush_result(sh_ctx *c, const tr_instr *in, sh_val *r);
 /* The values of a float tensor as doubles, on both cores where large. */
 void sh_load_doubles(const tr_tensor *t, double *d);
 /* A new tensor of a's values in its dtype (floats rounded to nearest). */
