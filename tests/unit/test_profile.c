@@ -210,12 +210,86 @@ static tr_tensor *vec(tr_dtype dt, const double *v, int n) {
   return t;
 }
 
-static tr_compare_result judge(const fake_out *ref, const tr_tensor *t, const tr_compare_opts *o) {
+/* The judgement of target t against reference ref under options o. */
+static tr_compare_result judge_ref(const tr_shadow_out *ref, const tr_tensor *t, const tr_compare_opts *o) {
   tr_compare_result r;
+  memset(&r, 0, sizeof r);
   tr_diag d = {0};
-  CHECK_EQ_INT(tr_compare_output(&ref->o, t, o, &r, &d), TR_OK);
+  CHECK_EQ_INT(tr_compare_output(ref, t, o, &r, &d), TR_OK);
   tr_diag_clear(&d);
   return r;
+}
+
+static tr_compare_result judge(const fake_out *ref, const tr_tensor *t, const tr_compare_opts *o) {
+  return judge_ref(&ref->o, t, o);
+}
+
+/* ---- a module's references, for judging targets under a profile ---- */
+
+/* A module evaluated on its inputs: the plain shadow reference of each
+ * output and the other references profile p's rules need (none for p
+ * NULL). */
+typedef struct {
+  tr_diag d;
+  const tr_profile *p;
+  tr_module *m;
+  tr_shadow_out *ref;
+  int nref;
+  tr_profile_alts alts;
+} ref_run;
+
+/* Parses and verifies src, evaluates its reference on ins and computes
+ * p's other references, CHECKing each step and that there are nout
+ * outputs. False when there is nothing to judge; run_close frees h
+ * either way. */
+static bool run_open(ref_run *h, const tr_profile *p, const char *src, tr_tensor **ins, int nins, int nout) {
+  memset(h, 0, sizeof *h);
+  h->p = p;
+  h->m = tr_parse("run.hlo", src, strlen(src), NULL, &h->d);
+  CHECK(h->m != NULL);
+  if (!h->m) return false;
+  tr_status s = tr_verify(h->m, &h->d);
+  CHECK_EQ_INT(s, TR_OK);
+  if (s != TR_OK) return false;
+  CHECK_EQ_INT(tr_eval_shadow(h->m, NULL, ins, nins, &h->ref, &h->nref, &h->d), TR_OK);
+  CHECK_EQ_INT(h->nref, nout);
+  tr_profile_alts_compute(p, h->m, ins, nins, NULL, &h->alts);
+  return h->nref == nout;
+}
+
+/* Options that judge output k strictly (nothing excused) or under the
+ * profile with its references for k; a test may drop some after. */
+static void run_opts(const ref_run *h, int k, bool profile, tr_compare_opts *o) {
+  tr_compare_opts_default(o);
+  if (!profile) return;
+  o->profile = h->p;
+  tr_profile_alts_use(&h->alts, k, o);
+}
+
+/* The judgement of target t against output k, strict or under the profile. */
+static tr_compare_result run_judge(const ref_run *h, int k, const tr_tensor *t, bool profile) {
+  tr_compare_opts o;
+  run_opts(h, k, profile, &o);
+  return judge_ref(&h->ref[k], t, &o);
+}
+
+/* A target in output k's dims: dtype dt, values v (truncated to integers
+ * for an integer dtype). */
+static tr_tensor *run_target(const ref_run *h, int k, tr_dtype dt, const double *v) {
+  tr_tensor *t = tr_tensor_new(dt, h->ref[k].rank, h->ref[k].dims, NULL);
+  for (size_t i = 0; i < h->ref[k].n; i++) {
+    if (tr_dtype_is_float(dt)) tr_tensor_set_f(t, i, v[i]);
+    else tr_tensor_set_i(t, i, (int64_t)v[i]);
+  }
+  return t;
+}
+
+/* Frees what run_open made (not the profile or the inputs). */
+static void run_close(ref_run *h) {
+  tr_profile_alts_free(&h->alts);
+  tr_shadow_free(h->ref, h->nref);
+  tr_module_free(h->m);
+  tr_diag_clear(&h->d);
 }
 
 TR_TEST(profile_rule_denormal_flush) {
@@ -408,43 +482,26 @@ TR_TEST(profile_fast_minmax_under_flush) {
   static const char *src = "HloModule m\nENTRY e {\n  a = f32[3] parameter(0)\n"
                            "  c = f32[3] constant({-1.17549421e-38, -1.17549421e-38, 2})\n"
                            "  ROOT x = f32[3] maximum(a, c)\n}\n";
-  tr_diag d = {0};
-  tr_module *m = tr_parse("mf.hlo", src, strlen(src), NULL, &d);
-  CHECK(m != NULL);
-  if (!m) {
-    tr_profile_free(p);
-    return;
-  }
   double av[] = {NAN, NAN, NAN};
   tr_tensor *a = vec(TR_DT_F32, av, 3);
-  tr_shadow_out *ref = NULL;
-  int nref = 0;
-  CHECK(tr_eval_shadow(m, NULL, &a, 1, &ref, &nref, &d) == TR_OK);
-  tr_profile_alts alts;
-  tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
-  CHECK(alts.mm_flush != NULL && alts.nmm_flush == 1);
-  if (nref == 1 && alts.mm_flush) {
-    tr_compare_opts o;
-    tr_compare_opts_default(&o);
-    o.profile = p;
-    tr_profile_alts_use(&alts, 0, &o);
+  ref_run h;
+  if (run_open(&h, p, src, &a, 1, 1)) {
+    CHECK(h.alts.mm_flush != NULL && h.alts.nmm_flush == 1);
     double tv[] = {-0.0, 0.5, 2};
     tr_tensor *t = vec(TR_DT_F32, tv, 3);
-    tr_compare_result r;
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    tr_compare_result r = run_judge(&h, 0, t, true);
     CHECK_EQ_INT(r.failing, 1); /* [1]: 0.5 is no flushed -1.2e-38 */
     CHECK_EQ_INT(r.first_fail, 1);
     CHECK_EQ_INT(r.excused_by[TR_PR_FAST_MINMAX], 2);
+    tr_compare_opts o;
+    run_opts(&h, 0, true, &o);
     o.alt_mm_flush = NULL; /* each rule alone: [0] is judged too */
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    r = judge_ref(&h.ref[0], t, &o);
     CHECK_EQ_INT(r.failing, 2);
     tr_tensor_free(t);
   }
-  tr_profile_alts_free(&alts);
-  tr_shadow_free(ref, nref);
+  run_close(&h);
   tr_tensor_free(a);
-  tr_module_free(m);
-  tr_diag_clear(&d);
   tr_profile_free(p);
 }
 
@@ -459,34 +516,20 @@ TR_TEST(profile_fast_minmax_converted_output) {
   static const char *src = "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n"
                            "  c = f32[2] constant({-inf, 3})\n  x = f32[2] maximum(a, c)\n"
                            "  ROOT f = f8e5m2[2] convert(x)\n}\n";
-  tr_diag d = {0};
-  tr_module *m = tr_parse("mc.hlo", src, strlen(src), NULL, &d);
-  CHECK(m != NULL);
   double av[] = {NAN, NAN};
   tr_tensor *a = vec(TR_DT_F32, av, 2);
-  tr_shadow_out *ref = NULL;
-  int nref = 0;
-  if (m && tr_eval_shadow(m, NULL, &a, 1, &ref, &nref, &d) == TR_OK && nref == 1) {
-    tr_profile_alts alts;
-    tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
-    tr_compare_opts o;
-    tr_compare_opts_default(&o);
-    o.profile = p;
-    tr_profile_alts_use(&alts, 0, &o);
+  ref_run h;
+  if (run_open(&h, p, src, &a, 1, 1)) {
     double tv[] = {-INFINITY, 2}; /* [1]: 3 is the NaN-dropping value */
     tr_tensor *t = vec(TR_DT_F8E5M2, tv, 2);
-    tr_compare_result r;
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    tr_compare_result r = run_judge(&h, 0, t, true);
     CHECK_EQ_INT(r.excused_by[TR_PR_FAST_MINMAX], 1);
     CHECK_EQ_INT(r.failing, 1);
     CHECK_EQ_INT(r.first_fail, 1);
     tr_tensor_free(t);
-    tr_profile_alts_free(&alts);
   }
-  tr_shadow_free(ref, nref);
+  run_close(&h);
   tr_tensor_free(a);
-  if (m) tr_module_free(m);
-  tr_diag_clear(&d);
   tr_profile_free(p);
 }
 
@@ -499,37 +542,22 @@ TR_TEST(profile_fast_minmax_integer_output) {
   static const char *src = "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n"
                            "  c = f32[2] constant({inf, 3})\n  x = f32[2] maximum(a, c)\n"
                            "  ROOT u = u32[2] convert(x)\n}\n";
-  tr_diag d = {0};
-  tr_module *m = tr_parse("mi.hlo", src, strlen(src), NULL, &d);
-  CHECK(m != NULL);
   double av[] = {NAN, NAN};
   tr_tensor *a = vec(TR_DT_F32, av, 2);
-  tr_shadow_out *ref = NULL;
-  int nref = 0;
-  if (m && tr_eval_shadow(m, NULL, &a, 1, &ref, &nref, &d) == TR_OK && nref == 1) {
-    tr_profile_alts alts;
-    tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
-    tr_compare_opts o;
-    tr_compare_opts_default(&o);
-    o.profile = p;
-    tr_profile_alts_use(&alts, 0, &o);
+  ref_run h;
+  if (run_open(&h, p, src, &a, 1, 1)) {
     double tv[] = {4294967295.0, 7}; /* [1]: 3 is the NaN-dropping value */
     tr_tensor *t = vec(TR_DT_U32, tv, 2);
-    tr_compare_result r;
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    tr_compare_result r = run_judge(&h, 0, t, true);
     CHECK_EQ_INT(r.excused_by[TR_PR_FAST_MINMAX], 1);
     CHECK_EQ_INT(r.failing, 1);
     CHECK_EQ_INT(r.first_fail, 1);
-    o.profile = NULL;
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    r = run_judge(&h, 0, t, false);
     CHECK_EQ_INT(r.failing, 2);
     tr_tensor_free(t);
-    tr_profile_alts_free(&alts);
   }
-  tr_shadow_free(ref, nref);
+  run_close(&h);
   tr_tensor_free(a);
-  if (m) tr_module_free(m);
-  tr_diag_clear(&d);
   tr_profile_free(p);
 }
 
@@ -966,6 +994,34 @@ TR_TEST(profile_rule_conv_zero_pad_predicate) {
   tr_profile_free(p);
 }
 
+/* The conv-zero-pad modules' inputs: x = [1, 2, 3] and a kernel whose
+ * first tap, inf, meets the padding at element 0 (both f32[1,1,3]). */
+static void zp_inputs(tr_tensor *a[2]) {
+  double xv[3] = {1, 2, 3}, kv[3] = {INFINITY, 1, 1};
+  int64_t d3[3] = {1, 1, 3};
+  a[0] = tr_tensor_new(TR_DT_F32, 3, d3, NULL);
+  a[1] = tr_tensor_new(TR_DT_F32, 3, d3, NULL);
+  for (int i = 0; i < 3; i++) {
+    tr_tensor_set_f(a[0], (size_t)i, xv[i]);
+    tr_tensor_set_f(a[1], (size_t)i, kv[i]);
+  }
+}
+
+/* Judges target values tv on output 0 under the profile (the number
+ * failing and excused by conv-zero-pad), and again without the padded
+ * reference's copies that take a made NaN as -NaN and +NaN (failing). */
+static void zp_sign_judge(const ref_run *h, const double *tv, int *failing, int *excused, int *fail_unsigned) {
+  tr_tensor *t = run_target(h, 0, TR_DT_F32, tv);
+  tr_compare_result r = run_judge(h, 0, t, true);
+  *failing = (int)r.failing;
+  *excused = (int)r.excused_by[TR_PR_CONV_ZERO_PAD];
+  tr_compare_opts o;
+  run_opts(h, 0, true, &o);
+  o.alt_zp_sign[0] = o.alt_zp_sign[1] = NULL;
+  *fail_unsigned = (int)judge_ref(&h->ref[0], t, &o).failing;
+  tr_tensor_free(t);
+}
+
 /* conv-zero-pad's NaN compared by total order (a seed-23 xla-cpu
  * campaign, mismatch-select-f32): the padded tap 0 * inf makes element 0
  * of the convolution NaN on the target, x86's -NaN, which a TOTALORDER LT
@@ -983,47 +1039,23 @@ TR_TEST(profile_rule_conv_zero_pad_total_order_sign) {
       "  lt = pred[1,1,3] compare(c, y), direction=LT, type=TOTALORDER\n"
       "  w0 = f32[] constant(0.75)\n  w = f32[1,1,3] broadcast(w0), dimensions={}\n"
       "  ROOT s = f32[1,1,3] select(lt, w, c)\n}\n";
-  tr_diag d = {0};
-  tr_module *m = tr_parse("zps.hlo", src, strlen(src), NULL, &d);
-  CHECK(m && tr_verify(m, &d) == TR_OK);
-  double xv[3] = {1, 2, 3}, kv[3] = {INFINITY, 1, 1};
-  int64_t d3[3] = {1, 1, 3};
-  tr_tensor *a[2] = {tr_tensor_new(TR_DT_F32, 3, d3, NULL), tr_tensor_new(TR_DT_F32, 3, d3, NULL)};
-  for (int i = 0; i < 3; i++) {
-    tr_tensor_set_f(a[0], (size_t)i, xv[i]);
-    tr_tensor_set_f(a[1], (size_t)i, kv[i]);
-  }
-  tr_shadow_out *ref = NULL;
-  int nref = 0;
-  if (m) CHECK(tr_eval_shadow(m, NULL, a, 2, &ref, &nref, &d) == TR_OK);
-  tr_profile_alts alts;
-  tr_profile_alts_compute(p, m, a, 2, NULL, &alts);
-  CHECK(alts.zp_sign[0] != NULL && alts.zp_sign[1] != NULL);
-  if (nref == 1) {
-    CHECK(ref[0].value[0] == 3); /* the padded tap skipped: 3 < -2 is false */
+  tr_tensor *a[2];
+  zp_inputs(a);
+  ref_run h;
+  if (run_open(&h, p, src, a, 2, 1)) {
+    CHECK(h.alts.zp_sign[0] != NULL && h.alts.zp_sign[1] != NULL);
+    CHECK(h.ref[0].value[0] == 3); /* the padded tap skipped: 3 < -2 is false */
     double good[3] = {0.75, INFINITY, INFINITY}, bad[3] = {0.5, INFINITY, INFINITY};
     for (int k = 0; k < 2; k++) {
-      tr_tensor *t = tr_tensor_new(TR_DT_F32, 3, d3, NULL);
-      for (int i = 0; i < 3; i++) tr_tensor_set_f(t, (size_t)i, k ? bad[i] : good[i]);
-      tr_compare_opts o;
-      tr_compare_opts_default(&o);
-      o.profile = p;
-      tr_profile_alts_use(&alts, 0, &o);
-      tr_compare_result r;
-      CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
-      CHECK_EQ_INT(r.failing, k);
-      CHECK_EQ_INT(r.excused_by[TR_PR_CONV_ZERO_PAD], !k);
-      o.alt_zp_sign[0] = o.alt_zp_sign[1] = NULL;
-      CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
-      CHECK_EQ_INT(r.failing, 1);
-      tr_tensor_free(t);
+      int failing, excused, fail_unsigned;
+      zp_sign_judge(&h, k ? bad : good, &failing, &excused, &fail_unsigned);
+      CHECK_EQ_INT(failing, k);
+      CHECK_EQ_INT(excused, !k);
+      CHECK_EQ_INT(fail_unsigned, 1);
     }
   }
-  tr_profile_alts_free(&alts);
-  tr_shadow_free(ref, nref);
+  run_close(&h);
   for (int i = 0; i < 2; i++) tr_tensor_free(a[i]);
-  if (m) tr_module_free(m);
-  tr_diag_clear(&d);
   tr_profile_free(p);
 }
 
@@ -1046,52 +1078,34 @@ TR_TEST(profile_rule_conv_zero_pad_total_order_sort) {
       "ENTRY e {\n  x = f32[1,1,1] parameter(0)\n  k = f32[3,1,3] parameter(1)\n"
       "  c = f32[1,3,1] convolution(x, k), window={size=3 pad=1_1}, dim_labels=bf0_oi0->bf0\n"
       "  ROOT s = f32[1,3,1] sort(c), dimensions={1}, is_stable=true, to_apply=gt\n}\n";
-  tr_diag d = {0};
-  tr_module *m = tr_parse("zpsort.hlo", src, strlen(src), NULL, &d);
-  CHECK(m && tr_verify(m, &d) == TR_OK);
-  int64_t dx[3] = {1, 1, 1}, dk[3] = {3, 1, 3}, d3[3] = {1, 3, 1};
+  int64_t dx[3] = {1, 1, 1}, dk[3] = {3, 1, 3};
   /* features: 0.1 * [1, 3, 5]; feature 2's left tap reads the padding */
   double kv[9] = {1, 1, 1, 2, 3, 2, INFINITY, 5, 1};
   tr_tensor *a[2] = {tr_tensor_new(TR_DT_F32, 3, dx, NULL), tr_tensor_new(TR_DT_F32, 3, dk, NULL)};
   tr_tensor_set_f(a[0], 0, 0.1);
   for (int i = 0; i < 9; i++) tr_tensor_set_f(a[1], (size_t)i, kv[i]);
-  tr_shadow_out *ref = NULL;
-  int nref = 0;
-  if (m) CHECK(tr_eval_shadow(m, NULL, a, 2, &ref, &nref, &d) == TR_OK);
-  tr_profile_alts alts;
-  tr_profile_alts_compute(p, m, a, 2, NULL, &alts);
-  CHECK(alts.zp_sign[0] != NULL && alts.zp_sign[1] != NULL);
-  if (nref == 1 && alts.zp_sign[0]) {
+  ref_run h;
+  bool ok = run_open(&h, p, src, a, 2, 1);
+  CHECK(h.alts.zp_sign[0] != NULL && h.alts.zp_sign[1] != NULL);
+  if (ok && h.alts.zp_sign[0]) {
     float f1 = 0.1f;
-    CHECK(fabs(ref[0].value[0] - 5.0 * f1) < 1e-6 && fabs(ref[0].value[2] - f1) < 1e-6);
+    CHECK(fabs(h.ref[0].value[0] - 5.0 * f1) < 1e-6 && fabs(h.ref[0].value[2] - f1) < 1e-6);
     /* the -NaN copy: certain, the NaN last, rounding in the bounds */
-    const tr_shadow_out *zs = &alts.zp_sign[0][0];
+    const tr_shadow_out *zs = &h.alts.zp_sign[0][0];
     for (int i = 0; i < 3; i++) CHECK(!zs->uncertain || !zs->uncertain[i]);
     CHECK(isnan(zs->value[2]) && zs->bound[0] > 0);
     float t0 = (float)(3.0 * f1), t1 = f1;
     double good[3] = {t0, t1, -NAN}, bad[3] = {t0, 0.2, -NAN};
     for (int k = 0; k < 2; k++) {
-      tr_tensor *t = tr_tensor_new(TR_DT_F32, 3, d3, NULL);
-      for (int i = 0; i < 3; i++) tr_tensor_set_f(t, (size_t)i, k ? bad[i] : good[i]);
-      tr_compare_opts o;
-      tr_compare_opts_default(&o);
-      o.profile = p;
-      tr_profile_alts_use(&alts, 0, &o);
-      tr_compare_result r;
-      CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
-      CHECK_EQ_INT(r.failing, k);
-      CHECK_EQ_INT(r.excused_by[TR_PR_CONV_ZERO_PAD], 3 - k);
-      o.alt_zp_sign[0] = o.alt_zp_sign[1] = NULL;
-      CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
-      CHECK_EQ_INT(r.failing, 2);
-      tr_tensor_free(t);
+      int failing, excused, fail_unsigned;
+      zp_sign_judge(&h, k ? bad : good, &failing, &excused, &fail_unsigned);
+      CHECK_EQ_INT(failing, k);
+      CHECK_EQ_INT(excused, 3 - k);
+      CHECK_EQ_INT(fail_unsigned, 2);
     }
   }
-  tr_profile_alts_free(&alts);
-  tr_shadow_free(ref, nref);
+  run_close(&h);
   for (int i = 0; i < 2; i++) tr_tensor_free(a[i]);
-  if (m) tr_module_free(m);
-  tr_diag_clear(&d);
   tr_profile_free(p);
 }
 
@@ -1116,45 +1130,26 @@ TR_TEST(profile_rule_conv_zero_pad_then_argmax) {
       "  io = s32[1,1,3] iota(), iota_dimension=0\n  ninf = f32[] constant(-inf)\n  z = s32[] constant(0)\n"
       "  r = (f32[1,3], s32[1,3]) reduce(c, io, ninf, z), dimensions={0}, to_apply=argmax\n"
       "  ROOT v = f32[1,3] get-tuple-element(r), index=0\n}\n";
-  tr_diag d = {0};
-  tr_module *m = tr_parse("zpa.hlo", src, strlen(src), NULL, &d);
-  CHECK(m && tr_verify(m, &d) == TR_OK);
-  double xv[3] = {1, 2, 3}, kv[3] = {INFINITY, 1, 1};
-  int64_t d3[3] = {1, 1, 3}, d2[2] = {1, 3};
-  tr_tensor *a[2] = {tr_tensor_new(TR_DT_F32, 3, d3, NULL), tr_tensor_new(TR_DT_F32, 3, d3, NULL)};
-  for (int i = 0; i < 3; i++) {
-    tr_tensor_set_f(a[0], (size_t)i, xv[i]);
-    tr_tensor_set_f(a[1], (size_t)i, kv[i]);
-  }
-  tr_shadow_out *ref = NULL;
-  int nref = 0;
-  if (m) CHECK(tr_eval_shadow(m, NULL, a, 2, &ref, &nref, &d) == TR_OK);
-  tr_profile_alts alts;
-  tr_profile_alts_compute(p, m, a, 2, NULL, &alts);
-  CHECK(alts.zp_init != NULL);
-  if (nref == 1) {
-    CHECK(ref[0].value[0] == 3); /* the padded tap skipped */
+  tr_tensor *a[2];
+  zp_inputs(a);
+  ref_run h;
+  if (run_open(&h, p, src, a, 2, 1)) {
+    CHECK(h.alts.zp_init != NULL);
+    CHECK(h.ref[0].value[0] == 3); /* the padded tap skipped */
     double tv[3] = {NAN, INFINITY, INFINITY};
-    tr_tensor *t = tr_tensor_new(TR_DT_F32, 2, d2, NULL);
-    for (int i = 0; i < 3; i++) tr_tensor_set_f(t, (size_t)i, tv[i]);
-    tr_compare_opts o;
-    tr_compare_opts_default(&o);
-    o.profile = p;
-    tr_profile_alts_use(&alts, 0, &o);
-    tr_compare_result r;
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    tr_tensor *t = run_target(&h, 0, TR_DT_F32, tv);
+    tr_compare_result r = run_judge(&h, 0, t, true);
     CHECK_EQ_INT(r.failing, 0);
     CHECK_EQ_INT(r.excused_by[TR_PR_REDUCE_INIT_IDENTITY], 1);
+    tr_compare_opts o;
+    run_opts(&h, 0, true, &o);
     o.alt_zp_init = NULL;
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    r = judge_ref(&h.ref[0], t, &o);
     CHECK_EQ_INT(r.failing, 1);
     tr_tensor_free(t);
   }
-  tr_profile_alts_free(&alts);
-  tr_shadow_free(ref, nref);
+  run_close(&h);
   for (int i = 0; i < 2; i++) tr_tensor_free(a[i]);
-  if (m) tr_module_free(m);
-  tr_diag_clear(&d);
   tr_profile_free(p);
 }
 
@@ -1356,56 +1351,44 @@ TR_TEST(profile_denormal_flush_cone) {
       "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  k = f32[] constant(1e-30)\n"
       "  kb = f32[4] broadcast(k), dimensions={}\n  x = f32[4] multiply(a, kb)\n"
       "  s = f32[4] sqrt(x)\n  ROOT c = f32[4] ceil(s)\n}\n";
-  tr_diag d = {0};
-  tr_module *m = tr_parse("cone.hlo", src, strlen(src), NULL, &d);
-  CHECK(m != NULL);
-  if (!m) return;
   /* a*1e-30: denormal for the first three, normal (1e-28) for 100. */
   double av[] = {1e-9, 5e-10, 2e-9, 100};
   tr_tensor *a = vec(TR_DT_F32, av, 4);
-  tr_shadow_out *ref = NULL;
-  int nref = 0;
-  CHECK(tr_eval_shadow(m, NULL, &a, 1, &ref, &nref, &d) == TR_OK);
-  tr_profile_alts alts;
-  tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
-  CHECK(alts.alt[TR_PR_DENORMAL_FLUSH] != NULL && alts.nalt[TR_PR_DENORMAL_FLUSH] == 1);
-  if (nref == 1 && alts.alt[TR_PR_DENORMAL_FLUSH]) {
-    const tr_shadow_out *fl = &alts.alt[TR_PR_DENORMAL_FLUSH][0];
+  ref_run h;
+  bool ok = run_open(&h, p, src, &a, 1, 1);
+  CHECK(h.alts.alt[TR_PR_DENORMAL_FLUSH] != NULL && h.alts.nalt[TR_PR_DENORMAL_FLUSH] == 1);
+  if (ok && h.alts.alt[TR_PR_DENORMAL_FLUSH]) {
+    const tr_shadow_out *fl = &h.alts.alt[TR_PR_DENORMAL_FLUSH][0];
     for (int i = 0; i < 4; i++) {
-      CHECK(ref[0].value[i] == 1.0);
+      CHECK(h.ref[0].value[i] == 1.0);
       CHECK(fl->value[i] == (i < 3 ? 0.0 : 1.0));
       CHECK(!fl->uncertain[i]);
     }
-    tr_compare_opts o;
-    tr_compare_opts_default(&o);
-    tr_compare_result r;
     /* XLA CPU's answer: 0 where the product was flushed. */
     double tv[] = {0, 0, 0, 1};
     tr_tensor *t = vec(TR_DT_F32, tv, 4);
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    tr_compare_result r = run_judge(&h, 0, t, false);
     CHECK_EQ_INT(r.failing, 3); /* strict */
-    o.profile = p;
-    tr_profile_alts_use(&alts, 0, &o);
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    r = run_judge(&h, 0, t, true);
     CHECK_EQ_INT(r.failing, 0);
     CHECK_EQ_INT(r.excused_by[TR_PR_DENORMAL_FLUSH], 3);
     /* 0 where no denormal was on the path (element 3) is not excused, nor
      * a value neither reference gives. */
     tr_tensor_set_f(t, 3, 0.0);
     tr_tensor_set_f(t, 0, 2.0);
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    r = run_judge(&h, 0, t, true);
     CHECK_EQ_INT(r.failing, 2);
     CHECK_EQ_INT(r.excused_by[TR_PR_DENORMAL_FLUSH], 2);
     tr_tensor_free(t);
   }
-  tr_profile_alts_free(&alts);
-  tr_shadow_free(ref, nref);
+  run_close(&h);
   /* Sign and move ops keep a denormal: negate(d) stays -d, a flushing op
    * after it reads it as zero. */
   static const char *src2 =
       "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  n = f32[2] negate(a)\n"
       "  z = f32[2] constant({0, 0})\n  c = pred[2] compare(n, z), direction=LT\n"
       "  ROOT t = (f32[2], pred[2]) tuple(n, c)\n}\n";
+  tr_diag d = {0};
   tr_module *m2 = tr_parse("neg.hlo", src2, strlen(src2), NULL, &d);
   CHECK(m2 != NULL);
   if (m2) {
@@ -1431,7 +1414,6 @@ TR_TEST(profile_denormal_flush_cone) {
   }
   tr_tensor_free(a);
   tr_diag_clear(&d);
-  tr_module_free(m);
   tr_profile_free(p);
 }
 
@@ -1452,102 +1434,65 @@ TR_TEST(profile_convert_out_of_range_cone) {
       "  c = u8[4] convert(a)\n  r = u8[4] add(c, c)\n  z = u8[] constant(0)\n"
       "  s = u8[] reduce(c, z), dimensions={0}, to_apply=add\n"
       "  ROOT t = (u8[4], u8[]) tuple(r, s)\n}\n";
-  tr_diag d = {0};
-  tr_module *m = tr_parse("cvt.hlo", src, strlen(src), NULL, &d);
-  CHECK(m != NULL);
-  if (!m) {
-    tr_profile_free(p);
-    return;
-  }
   /* -1.5 and 300 do not fit u8 (trunc -1, 300); -0.5 truncates to 0 and
    * 255.9 to 255, both in range. */
   double av[] = {-1.5, 300, -0.5, 255.9};
   tr_tensor *a = vec(TR_DT_F32, av, 4);
-  tr_shadow_out *ref = NULL;
-  int nref = 0;
-  CHECK(tr_eval_shadow(m, NULL, &a, 1, &ref, &nref, &d) == TR_OK);
-  tr_profile_alts alts;
-  tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
-  CHECK(alts.alt[TR_PR_CONVERT_OUT_OF_RANGE] != NULL && alts.nalt[TR_PR_CONVERT_OUT_OF_RANGE] == 2);
-  if (nref == 2 && alts.alt[TR_PR_CONVERT_OUT_OF_RANGE]) {
-    const tr_shadow_out *cu = alts.alt[TR_PR_CONVERT_OUT_OF_RANGE];
+  ref_run h;
+  bool ok = run_open(&h, p, src, &a, 1, 2);
+  const tr_shadow_out *cu = h.alts.alt[TR_PR_CONVERT_OUT_OF_RANGE];
+  CHECK(cu != NULL && h.alts.nalt[TR_PR_CONVERT_OUT_OF_RANGE] == 2);
+  if (ok && cu) {
     CHECK(cu[0].uncertain[0] && cu[0].uncertain[1] && !cu[0].uncertain[2] && !cu[0].uncertain[3]);
     CHECK(cu[1].uncertain[0]);
-    CHECK(!ref[0].uncertain[0] && !ref[0].uncertain[1]);
-    tr_compare_opts o;
-    tr_compare_opts_default(&o);
-    o.profile = p;
-    tr_profile_alts_use(&alts, 0, &o);
+    CHECK(!h.ref[0].uncertain[0] && !h.ref[0].uncertain[1]);
     /* A wrapping target: u8(-1.5) = 255, u8(300) = 44, doubled mod 256. */
-    int64_t want[] = {254, 88, 0, 254};
-    int64_t dims = 4;
-    tr_tensor *t = tr_tensor_new(TR_DT_U8, 1, &dims, NULL);
-    for (int i = 0; i < 4; i++) tr_tensor_set_i(t, (size_t)i, want[i]);
-    tr_compare_result r;
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    double want[] = {254, 88, 0, 254};
+    tr_tensor *t = run_target(&h, 0, TR_DT_U8, want);
+    tr_compare_result r = run_judge(&h, 0, t, true);
     CHECK_EQ_INT(r.failing, 0);
     CHECK_EQ_INT(r.excused_by[TR_PR_CONVERT_OUT_OF_RANGE], 2);
     /* An in-range element that differs is not excused. */
     tr_tensor_set_i(t, 2, 6);
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    r = run_judge(&h, 0, t, true);
     CHECK_EQ_INT(r.failing, 1);
     /* Without the rule (strict) the two undefined ones fail too. */
-    o.profile = NULL;
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    r = run_judge(&h, 0, t, false);
     CHECK_EQ_INT(r.failing, 3);
     tr_tensor_free(t);
   }
-  tr_profile_alts_free(&alts);
-  tr_shadow_free(ref, nref);
+  run_close(&h);
   tr_tensor_free(a);
   /* Every element in range: no extra reference, nothing to excuse. */
   double bv[] = {0, 1.9, 254.5, -0.9};
   tr_tensor *b = vec(TR_DT_F32, bv, 4);
-  tr_profile_alts_compute(p, m, &b, 1, NULL, &alts);
-  if (alts.alt[TR_PR_CONVERT_OUT_OF_RANGE]) {
-    const tr_shadow_out *cu = alts.alt[TR_PR_CONVERT_OUT_OF_RANGE];
+  if (run_open(&h, p, src, &b, 1, 2) && h.alts.alt[TR_PR_CONVERT_OUT_OF_RANGE]) {
+    cu = h.alts.alt[TR_PR_CONVERT_OUT_OF_RANGE];
     for (int i = 0; i < 4; i++) CHECK(!cu[0].uncertain[i]);
     CHECK(!cu[1].uncertain[0]);
   }
-  tr_profile_alts_free(&alts);
+  run_close(&h);
   tr_tensor_free(b);
-  tr_module_free(m);
-  tr_diag_clear(&d);
   tr_profile_free(p);
 }
 
-/* Judges t against module src on input(s) a under profile p: the number
- * of failing and of denormal-flush-excused elements of output 0. */
-static void flush_judge(tr_profile *p, const char *src, tr_tensor **a, int na, const double *tv, tr_dtype dt,
-                        int n, int *fail_strict, int *fail, int *excused) {
-  tr_diag d = {0};
-  *fail_strict = *fail = *excused = -1;
-  tr_module *m = tr_parse("partials.hlo", src, strlen(src), NULL, &d);
-  CHECK(m != NULL);
-  if (!m) return;
-  tr_shadow_out *ref = NULL;
-  int nref = 0;
-  CHECK(tr_eval_shadow(m, NULL, a, na, &ref, &nref, &d) == TR_OK);
-  tr_profile_alts alts;
-  tr_profile_alts_compute(p, m, a, na, NULL, &alts);
-  if (nref == 1) {
-    tr_compare_opts o;
-    tr_compare_opts_default(&o);
-    tr_compare_result r;
-    tr_tensor *t = vec(dt, tv, n);
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
-    *fail_strict = r.failing;
-    o.profile = p;
-    tr_profile_alts_use(&alts, 0, &o);
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
-    *fail = r.failing;
-    *excused = r.excused_by[TR_PR_DENORMAL_FLUSH];
+/* Judges target values tv (dtype dt, in the dims of output 0) against
+ * module src evaluated on ins: the number failing strictly (fail_strict,
+ * unless NULL) and under profile p, and the number excused by rule r. */
+static void judge_rule(tr_profile *p, const char *src, tr_tensor **ins, int nins, tr_dtype dt, const double *tv,
+                       tr_prule r, int *fail_strict, int *failing, int *excused) {
+  if (fail_strict) *fail_strict = -1;
+  *failing = *excused = -1;
+  ref_run h;
+  if (run_open(&h, p, src, ins, nins, 1)) {
+    tr_tensor *t = run_target(&h, 0, dt, tv);
+    if (fail_strict) *fail_strict = (int)run_judge(&h, 0, t, false).failing;
+    tr_compare_result cr = run_judge(&h, 0, t, true);
+    *failing = (int)cr.failing;
+    *excused = (int)cr.excused_by[r];
     tr_tensor_free(t);
   }
-  tr_profile_alts_free(&alts);
-  tr_shadow_free(ref, nref);
-  tr_module_free(m);
-  tr_diag_clear(&d);
+  run_close(&h);
 }
 
 /* denormal-flush and the partial results of a reduction: all four inputs
@@ -1569,7 +1514,7 @@ TR_TEST(profile_denormal_flush_partials) {
       "ENTRY e {\n  a = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
       "  ROOT r = f32[1] reduce-window(a, z), window={size=4 stride=4}, to_apply=add\n}\n";
   double t0[] = {-0.0};
-  flush_judge(p, sum, &a, 1, t0, TR_DT_F32, 1, &fs, &f, &e);
+  judge_rule(p, sum, &a, 1, TR_DT_F32, t0, TR_PR_DENORMAL_FLUSH, &fs, &f, &e);
   CHECK_EQ_INT(fs, 1);
   CHECK_EQ_INT(f, 0);
   CHECK_EQ_INT(e, 1);
@@ -1577,17 +1522,17 @@ TR_TEST(profile_denormal_flush_partials) {
       "HloModule m\nadd { x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT s = f32[] add(x, y) }\n"
       "ENTRY e {\n  a = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
       "  r = f32[] reduce(a, z), dimensions={0}, to_apply=add\n  ROOT b = f32[1] reshape(r)\n}\n";
-  flush_judge(p, red, &a, 1, t0, TR_DT_F32, 1, &fs, &f, &e);
+  judge_rule(p, red, &a, 1, TR_DT_F32, t0, TR_PR_DENORMAL_FLUSH, &fs, &f, &e);
   CHECK_EQ_INT(f, 0);
   CHECK_EQ_INT(e, 1);
   double tfar[] = {-1e-36};
-  flush_judge(p, red, &a, 1, tfar, TR_DT_F32, 1, &fs, &f, &e);
+  judge_rule(p, red, &a, 1, TR_DT_F32, tfar, TR_PR_DENORMAL_FLUSH, &fs, &f, &e);
   CHECK_EQ_INT(f, 1);
   static const char *mx =
       "HloModule m\nmx { x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT s = f32[] maximum(x, y) }\n"
       "ENTRY e {\n  a = f32[4] parameter(0)\n  z = f32[] constant(-inf)\n"
       "  r = f32[] reduce(a, z), dimensions={0}, to_apply=mx\n  ROOT b = f32[1] reshape(r)\n}\n";
-  flush_judge(p, mx, &a, 1, t0, TR_DT_F32, 1, &fs, &f, &e);
+  judge_rule(p, mx, &a, 1, TR_DT_F32, t0, TR_PR_DENORMAL_FLUSH, &fs, &f, &e);
   CHECK_EQ_INT(f, 1);
   tr_tensor_free(a);
   /* scatter-add of a denormal update into a denormal operand element:
@@ -1603,52 +1548,16 @@ TR_TEST(profile_denormal_flush_partials) {
   in[1] = tr_tensor_new(TR_DT_F64, 0, NULL, NULL);
   if (in[1]) tr_tensor_set_f(in[1], 0, uv[0]);
   double ts[] = {-0.0, 5};
-  flush_judge(p, sc, in, 2, ts, TR_DT_F64, 2, &fs, &f, &e);
+  judge_rule(p, sc, in, 2, TR_DT_F64, ts, TR_PR_DENORMAL_FLUSH, &fs, &f, &e);
   CHECK_EQ_INT(fs, 1);
   CHECK_EQ_INT(f, 0);
   CHECK_EQ_INT(e, 1);
   double ts2[] = {-0.0, 0.0};
-  flush_judge(p, sc, in, 2, ts2, TR_DT_F64, 2, &fs, &f, &e);
+  judge_rule(p, sc, in, 2, TR_DT_F64, ts2, TR_PR_DENORMAL_FLUSH, &fs, &f, &e);
   CHECK_EQ_INT(f, 1); /* the copied 5 */
   tr_tensor_free(in[0]);
   tr_tensor_free(in[1]);
   tr_profile_free(p);
-}
-
-/* Judges target values t (n of them, dtype dt, dims of ref[0]) against
- * module src evaluated on ins under profile p: the number failing, and
- * the number excused by rule r. */
-static void judge_rule(tr_profile *p, const char *src, tr_tensor **ins, int nins, tr_dtype dt, const double *tv,
-                  tr_prule r, int *failing, int *excused) {
-  *failing = *excused = -1;
-  tr_diag d = {0};
-  tr_module *m = tr_parse("j.hlo", src, strlen(src), NULL, &d);
-  CHECK(m && tr_verify(m, &d) == TR_OK);
-  tr_shadow_out *ref = NULL;
-  int nref = 0;
-  if (m) CHECK(tr_eval_shadow(m, NULL, ins, nins, &ref, &nref, &d) == TR_OK);
-  if (m && nref == 1) {
-    tr_profile_alts alts;
-    tr_profile_alts_compute(p, m, ins, nins, NULL, &alts);
-    tr_tensor *t = tr_tensor_new(dt, ref[0].rank, ref[0].dims, NULL);
-    for (size_t i = 0; i < ref[0].n; i++) {
-      if (tr_dtype_is_float(dt)) tr_tensor_set_f(t, i, tv[i]);
-      else tr_tensor_set_i(t, i, (int64_t)tv[i]);
-    }
-    tr_compare_opts o;
-    tr_compare_opts_default(&o);
-    o.profile = p;
-    tr_profile_alts_use(&alts, 0, &o);
-    tr_compare_result cr;
-    CHECK(tr_compare_output(&ref[0], t, &o, &cr, &d) == TR_OK);
-    *failing = (int)cr.failing;
-    *excused = (int)cr.excused_by[r];
-    tr_tensor_free(t);
-    tr_profile_alts_free(&alts);
-  }
-  tr_shadow_free(ref, nref);
-  if (m) tr_module_free(m);
-  tr_diag_clear(&d);
 }
 
 /* int-power-unit-base: (-1)^-2 = 1 and (-1)^-3 = -1 (StableHLO) where the
@@ -1668,15 +1577,15 @@ TR_TEST(profile_rule_int_power_unit_base) {
   }
   int failing, excused;
   double good[4] = {1, -1, 0, 1}, bad[4] = {1, 1, 0, 1};
-  judge_rule(p, src, in, 2, TR_DT_S32, good, TR_PR_INT_POWER_UNIT_BASE, &failing, &excused);
+  judge_rule(p, src, in, 2, TR_DT_S32, good, TR_PR_INT_POWER_UNIT_BASE, NULL, &failing, &excused);
   CHECK_EQ_INT(failing, 0);
   CHECK_EQ_INT(excused, 2);
-  judge_rule(p, src, in, 2, TR_DT_S32, bad, TR_PR_INT_POWER_UNIT_BASE, &failing, &excused);
+  judge_rule(p, src, in, 2, TR_DT_S32, bad, TR_PR_INT_POWER_UNIT_BASE, NULL, &failing, &excused);
   CHECK_EQ_INT(failing, 1); /* (-1)^-3 is -1, not 1 */
   tr_profile_free(p);
   tr_profile *q = parse_ok("target x\n"); /* no rule: both elements fail */
   if (q) {
-    judge_rule(q, src, in, 2, TR_DT_S32, good, TR_PR_INT_POWER_UNIT_BASE, &failing, &excused);
+    judge_rule(q, src, in, 2, TR_DT_S32, good, TR_PR_INT_POWER_UNIT_BASE, NULL, &failing, &excused);
     CHECK_EQ_INT(failing, 2);
     tr_profile_free(q);
   }
@@ -1703,10 +1612,10 @@ TR_TEST(profile_rule_select_nan_order) {
   tr_tensor_set_f(in[1], 1, 20);
   int failing, excused;
   double nan_pos[4] = {10, 0, 0, 20}, wrong_pos[4] = {0, 10, 20, 0};
-  judge_rule(p, src, in, 2, TR_DT_F32, nan_pos, TR_PR_SELECT_NAN_ORDER, &failing, &excused);
+  judge_rule(p, src, in, 2, TR_DT_F32, nan_pos, TR_PR_SELECT_NAN_ORDER, NULL, &failing, &excused);
   CHECK_EQ_INT(failing, 0);
   CHECK_EQ_INT(excused, 2);
-  judge_rule(p, src, in, 2, TR_DT_F32, wrong_pos, TR_PR_SELECT_NAN_ORDER, &failing, &excused);
+  judge_rule(p, src, in, 2, TR_DT_F32, wrong_pos, TR_PR_SELECT_NAN_ORDER, NULL, &failing, &excused);
   CHECK_EQ_INT(failing, 2); /* the window {2, 3} holds no NaN: 3 is its pick */
   tr_profile_free(p);
   for (int i = 0; i < 2; i++) tr_tensor_free(in[i]);
@@ -1733,27 +1642,17 @@ TR_TEST(profile_excess_precision_cone) {
       "  k = f32[4] constant({1e36, 1e36, 1e36, 1e36})\n  f = f32[4] multiply(a, k)\n"
       "  g = f32[4] subtract(f, f)\n"
       "  ROOT t = (f32[4], f16[4], f32[4], f32[4]) tuple(c, o, dc, g)\n}\n";
-  tr_diag d = {0};
-  tr_module *m = tr_parse("xp.hlo", src, strlen(src), NULL, &d);
-  CHECK(m != NULL);
-  if (!m) {
-    tr_profile_free(p);
-    return;
-  }
   /* 40000 + 40000 overflows f16 in the add; 1e5 already in the convert
    * down; 1 and 30000 (60000 < 65504) do not. */
   double av[] = {40000, 1, 1e5, 30000};
   tr_tensor *a = vec(TR_DT_F32, av, 4);
-  tr_shadow_out *ref = NULL;
-  int nref = 0;
-  CHECK(tr_eval_shadow(m, NULL, &a, 1, &ref, &nref, &d) == TR_OK);
-  tr_profile_alts alts;
-  tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
-  const tr_shadow_out *xp = alts.alt[TR_PR_EXCESS_PRECISION];
-  CHECK(xp != NULL && alts.nalt[TR_PR_EXCESS_PRECISION] == 4);
-  if (nref == 4 && xp && alts.nalt[TR_PR_EXCESS_PRECISION] == 4) {
-    for (int i = 0; i < 4; i++) CHECK(!ref[0].uncertain[i] && !ref[1].uncertain[i]);
-    CHECK(isinf(ref[0].value[0]) && isinf(ref[0].value[2]));
+  ref_run h;
+  bool ok = run_open(&h, p, src, &a, 1, 4);
+  const tr_shadow_out *xp = h.alts.alt[TR_PR_EXCESS_PRECISION];
+  CHECK(xp != NULL && h.alts.nalt[TR_PR_EXCESS_PRECISION] == 4);
+  if (ok && xp && h.alts.nalt[TR_PR_EXCESS_PRECISION] == 4) {
+    for (int i = 0; i < 4; i++) CHECK(!h.ref[0].uncertain[i] && !h.ref[1].uncertain[i]);
+    CHECK(isinf(h.ref[0].value[0]) && isinf(h.ref[0].value[2]));
     CHECK(xp[0].uncertain[0] && !xp[0].uncertain[1] && xp[0].uncertain[2] && !xp[0].uncertain[3]);
     /* o = h * h is an output only: its own overflow (40000^2, 30000^2)
      * stays certain inf; o[2] reads the convert's overflow. */
@@ -1763,53 +1662,40 @@ TR_TEST(profile_excess_precision_cone) {
     CHECK(!xp[2].uncertain[0] && !xp[2].uncertain[1] && xp[2].uncertain[2] && !xp[2].uncertain[3]);
     /* f32 40000 * 1e36 overflows f32 itself: not a listed dtype. */
     for (int i = 0; i < 4; i++) CHECK(!xp[3].uncertain[i]);
-    tr_compare_opts o;
-    tr_compare_opts_default(&o);
-    o.profile = p;
-    tr_profile_alts_use(&alts, 0, &o);
     double kept[] = {80000, 2, 2e5, 60000};
     tr_tensor *t = vec(TR_DT_F32, kept, 4);
-    tr_compare_result r;
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    tr_compare_result r = run_judge(&h, 0, t, true);
     CHECK_EQ_INT(r.failing, 0);
     CHECK_EQ_INT(r.excused_by[TR_PR_EXCESS_PRECISION], 2);
     tr_tensor_set_f(t, 1, 3); /* no overflow on its path: judged */
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    r = run_judge(&h, 0, t, true);
     CHECK_EQ_INT(r.failing, 1);
-    o.profile = NULL; /* strict */
-    CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+    r = run_judge(&h, 0, t, false); /* strict */
     CHECK_EQ_INT(r.failing, 3);
     tr_tensor_free(t);
     /* The f16 output: a finite 1.6e9 where it overflowed itself fails. */
-    o.profile = p;
-    tr_profile_alts_use(&alts, 1, &o);
     double ov[] = {65504, 1, 65504, 65504};
     tr_tensor *t1 = vec(TR_DT_F16, ov, 4);
-    CHECK(tr_compare_output(&ref[1], t1, &o, &r, &d) == TR_OK);
+    r = run_judge(&h, 1, t1, true);
     CHECK_EQ_INT(r.failing, 2); /* [0] and [3]; [2] is excused */
     CHECK_EQ_INT(r.excused_by[TR_PR_EXCESS_PRECISION], 1);
     tr_tensor_free(t1);
   }
-  tr_profile_alts_free(&alts);
-  tr_shadow_free(ref, nref);
+  run_close(&h);
   tr_tensor_free(a);
   /* No overflow anywhere: the rule's reference is the plain one. */
   double bv[] = {1, 2, -3, 4};
   tr_tensor *b = vec(TR_DT_F32, bv, 4);
-  CHECK(tr_eval_shadow(m, NULL, &b, 1, &ref, &nref, &d) == TR_OK);
-  tr_profile_alts_compute(p, m, &b, 1, NULL, &alts);
-  xp = alts.alt[TR_PR_EXCESS_PRECISION];
-  CHECK(xp != NULL && alts.nalt[TR_PR_EXCESS_PRECISION] == nref);
-  for (int k = 0; xp && k < nref && k < alts.nalt[TR_PR_EXCESS_PRECISION]; k++)
-    for (size_t i = 0; i < ref[k].n; i++) {
-      CHECK_EQ_INT(xp[k].uncertain[i], ref[k].uncertain[i]);
-      CHECK(xp[k].value[i] == ref[k].value[i] || (isnan(xp[k].value[i]) && isnan(ref[k].value[i])));
+  ok = run_open(&h, p, src, &b, 1, 4);
+  xp = h.alts.alt[TR_PR_EXCESS_PRECISION];
+  CHECK(xp != NULL && h.alts.nalt[TR_PR_EXCESS_PRECISION] == h.nref);
+  for (int k = 0; ok && xp && k < h.nref && k < h.alts.nalt[TR_PR_EXCESS_PRECISION]; k++)
+    for (size_t i = 0; i < h.ref[k].n; i++) {
+      CHECK_EQ_INT(xp[k].uncertain[i], h.ref[k].uncertain[i]);
+      CHECK(xp[k].value[i] == h.ref[k].value[i] || (isnan(xp[k].value[i]) && isnan(h.ref[k].value[i])));
     }
-  tr_profile_alts_free(&alts);
-  tr_shadow_free(ref, nref);
+  run_close(&h);
   tr_tensor_free(b);
-  tr_module_free(m);
-  tr_diag_clear(&d);
   tr_profile_free(p);
 }
 
@@ -1828,63 +1714,45 @@ TR_TEST(profile_fma_contraction_overflow) {
       "  yb = f32[4] broadcast(y), dimensions={}\n  d = f32[4] divide(a, yb)\n  e2 = f32[4] subtract(d, c)\n"
       "  dq = f32[4] divide(a, q)\n  e3 = f32[4] add(dq, c)\n"
       "  ROOT t = (f32[4], f32[4], f32[4]) tuple(s, e2, e3)\n}\n";
-  tr_diag d = {0};
-  tr_module *m = tr_parse("fma.hlo", src, strlen(src), NULL, &d);
-  CHECK(m != NULL);
-  if (!m) return;
   double av[] = {3e38, 1, 3e38, INFINITY}, bv[] = {2, 2, 2, 2}, cv[] = {-3e38, 1, 1, -3e38}, yv[] = {-0.75},
          qv[] = {0.5, 0.5, 0.5, 0.5};
   tr_tensor *in[5] = {vec(TR_DT_F32, av, 4), vec(TR_DT_F32, bv, 4), vec(TR_DT_F32, cv, 4),
                       tr_tensor_new(TR_DT_F32, 0, NULL, NULL), vec(TR_DT_F32, qv, 4)};
   tr_tensor_set_f(in[3], 0, yv[0]);
-  tr_shadow_out *ref = NULL;
-  int nref = 0;
-  CHECK(tr_eval_shadow(m, NULL, in, 5, &ref, &nref, &d) == TR_OK);
   for (int k = 0; k < 2; k++) {
     tr_profile *p = parse_ok(k == 0 ? "fma-contraction covered\n" : "fma-contraction covered\nreciprocal-divide f32=2\n");
     if (!p) break;
-    tr_profile_alts alts;
-    tr_profile_alts_compute(p, m, in, 5, NULL, &alts);
-    const tr_shadow_out *fm = alts.alt[TR_PR_FMA_CONTRACTION];
-    CHECK(fm != NULL && alts.nalt[TR_PR_FMA_CONTRACTION] == 3);
-    if (nref == 3 && fm && alts.nalt[TR_PR_FMA_CONTRACTION] == 3) {
-      CHECK(isinf(ref[0].value[0]) && !ref[0].uncertain[0]);
+    ref_run h;
+    bool ok = run_open(&h, p, src, in, 5, 3);
+    const tr_shadow_out *fm = h.alts.alt[TR_PR_FMA_CONTRACTION];
+    CHECK(fm != NULL && h.alts.nalt[TR_PR_FMA_CONTRACTION] == 3);
+    if (ok && fm && h.alts.nalt[TR_PR_FMA_CONTRACTION] == 3) {
+      CHECK(isinf(h.ref[0].value[0]) && !h.ref[0].uncertain[0]);
       /* a * b: [0] and [2] overflowed; [3] is an inf input's product */
       CHECK(fm[0].uncertain[0] && !fm[0].uncertain[1] && fm[0].uncertain[2] && !fm[0].uncertain[3]);
       /* a / broadcast(y): a product under reciprocal-divide only */
       CHECK(fm[1].uncertain[0] == (k == 1) && !fm[1].uncertain[1] && fm[1].uncertain[2] == (k == 1) &&
             !fm[1].uncertain[3]);
       for (int i = 0; i < 4; i++) CHECK(!fm[2].uncertain[i]);
-      tr_compare_opts o;
-      tr_compare_opts_default(&o);
-      o.profile = p;
-      tr_profile_alts_use(&alts, 0, &o);
       double fused[] = {3.0000000055e38, 3, 3.4e38, INFINITY};
       tr_tensor *t = vec(TR_DT_F32, fused, 4);
-      tr_compare_result r;
-      CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+      tr_compare_result r = run_judge(&h, 0, t, true);
       CHECK_EQ_INT(r.failing, 0);
       CHECK_EQ_INT(r.excused_by[TR_PR_FMA_CONTRACTION], 2);
       tr_tensor_set_f(t, 3, 1); /* the inf input's sum: judged */
-      CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+      r = run_judge(&h, 0, t, true);
       CHECK_EQ_INT(r.failing, 1);
-      o.profile = NULL; /* strict */
-      CHECK(tr_compare_output(&ref[0], t, &o, &r, &d) == TR_OK);
+      r = run_judge(&h, 0, t, false); /* strict */
       CHECK_EQ_INT(r.failing, 3);
       /* the divide by a full array stays -inf or fails */
-      o.profile = p;
-      tr_profile_alts_use(&alts, 2, &o);
-      CHECK(tr_compare_output(&ref[2], t, &o, &r, &d) == TR_OK);
+      r = run_judge(&h, 2, t, true);
       CHECK(r.failing >= 2);
       tr_tensor_free(t);
     }
-    tr_profile_alts_free(&alts);
+    run_close(&h);
     tr_profile_free(p);
   }
-  tr_shadow_free(ref, nref);
   for (int i = 0; i < 5; i++) tr_tensor_free(in[i]);
-  tr_module_free(m);
-  tr_diag_clear(&d);
 }
 
 /* excess-precision does not reach other dtypes' rounding or modules
@@ -1894,20 +1762,12 @@ TR_TEST(profile_excess_precision_dtypes) {
   if (!p) return;
   static const char *src = "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  h = f16[2] convert(a)\n"
                            "  s = f16[2] add(h, h)\n  ROOT c = f32[2] convert(s)\n}\n";
-  tr_diag d = {0};
-  tr_module *m = tr_parse("xp2.hlo", src, strlen(src), NULL, &d);
-  CHECK(m != NULL);
   double av[] = {40000, 1};
   tr_tensor *a = vec(TR_DT_F32, av, 2);
-  tr_profile_alts alts;
-  if (m) {
-    tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
-    CHECK(alts.alt[TR_PR_EXCESS_PRECISION] == NULL); /* only bf16 listed */
-    tr_profile_alts_free(&alts);
-    tr_module_free(m);
-  }
+  ref_run h;
+  if (run_open(&h, p, src, &a, 1, 1)) CHECK(h.alts.alt[TR_PR_EXCESS_PRECISION] == NULL); /* only bf16 listed */
+  run_close(&h);
   tr_tensor_free(a);
-  tr_diag_clear(&d);
   tr_profile_free(p);
   /* Inductor's profile names f16 and bf16 (converts included); XLA
    * CPU's names bf16 and the f8 types, arithmetic results only (an f8 op
@@ -1917,6 +1777,7 @@ TR_TEST(profile_excess_precision_dtypes) {
   for (int k = 0; k < TR_NELEMS(files); k++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/../profiles/%s.conf", tr_test_dir, files[k]);
+    tr_diag d = {0};
     tr_profile *q = NULL;
     CHECK(tr_profile_load(path, &q, &d) == TR_OK);
     tr_diag_clear(&d);
@@ -1943,17 +1804,13 @@ TR_TEST(profile_excess_precision_no_infinity) {
                            "  q = f8e4m3fn[4] multiply(h, h)\n  l = f8e4m3fn[4] log(h)\n"
                            "  cq = f16[4] convert(q)\n  cl = f16[4] convert(l)\n  ch = f16[4] convert(h)\n"
                            "  ROOT t = (f16[4], f16[4], f16[4]) tuple(cq, cl, ch)\n}\n";
-  tr_diag d = {0};
-  tr_module *m = tr_parse("xp8.hlo", src, strlen(src), NULL, &d);
-  CHECK(m != NULL);
   double av[] = {30, 0, 2, 1000};
   tr_tensor *a = vec(TR_DT_F16, av, 4);
-  if (m) {
-    tr_profile_alts alts;
-    tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
-    const tr_shadow_out *xp = alts.alt[TR_PR_EXCESS_PRECISION];
-    CHECK(xp != NULL && alts.nalt[TR_PR_EXCESS_PRECISION] == 3);
-    if (xp && alts.nalt[TR_PR_EXCESS_PRECISION] == 3) {
+  ref_run h;
+  if (run_open(&h, p, src, &a, 1, 3)) {
+    const tr_shadow_out *xp = h.alts.alt[TR_PR_EXCESS_PRECISION];
+    CHECK(xp != NULL && h.alts.nalt[TR_PR_EXCESS_PRECISION] == 3);
+    if (xp && h.alts.nalt[TR_PR_EXCESS_PRECISION] == 3) {
       /* 30*30 = 900 > 448: NaN in f8; 0, 2: fit; 1000 converts to NaN
        * (a convert: rounds), so its product's NaN has a NaN operand. */
       CHECK(xp[0].uncertain[0] && !xp[0].uncertain[1] && !xp[0].uncertain[2] && !xp[0].uncertain[3]);
@@ -1961,11 +1818,9 @@ TR_TEST(profile_excess_precision_no_infinity) {
       CHECK(!xp[1].uncertain[0] && xp[1].uncertain[1] && !xp[1].uncertain[2] && !xp[1].uncertain[3]);
       for (int i = 0; i < 4; i++) CHECK(!xp[2].uncertain[i]);
     }
-    tr_profile_alts_free(&alts);
-    tr_module_free(m);
   }
+  run_close(&h);
   tr_tensor_free(a);
-  tr_diag_clear(&d);
   tr_profile_free(p);
 }
 
@@ -1983,25 +1838,19 @@ TR_TEST(profile_excess_precision_sums) {
       "  g = f16[2] constant({1, 1})\n"
       "  d = f16[] dot(h, g), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n  cd = f32[] convert(d)\n"
       "  ROOT t = (f32[], f32[]) tuple(cs, cd)\n}\n";
-  tr_diag d = {0};
-  tr_module *m = tr_parse("xps.hlo", src, strlen(src), NULL, &d);
-  CHECK(m != NULL);
   double over[] = {40000, 40000}, fit[] = {100, 200};
-  for (int k = 0; m && k < 2; k++) {
+  for (int k = 0; k < 2; k++) {
     tr_tensor *a = vec(TR_DT_F32, k == 0 ? over : fit, 2);
-    tr_profile_alts alts;
-    tr_profile_alts_compute(p, m, &a, 1, NULL, &alts);
-    const tr_shadow_out *xp = alts.alt[TR_PR_EXCESS_PRECISION];
-    CHECK(xp != NULL && alts.nalt[TR_PR_EXCESS_PRECISION] == 2);
-    if (xp && alts.nalt[TR_PR_EXCESS_PRECISION] == 2) {
+    ref_run h;
+    const tr_shadow_out *xp = run_open(&h, p, src, &a, 1, 2) ? h.alts.alt[TR_PR_EXCESS_PRECISION] : NULL;
+    CHECK(xp != NULL && h.alts.nalt[TR_PR_EXCESS_PRECISION] == 2);
+    if (xp && h.alts.nalt[TR_PR_EXCESS_PRECISION] == 2) {
       if (k == 0) CHECK(isinf(xp[0].value[0]) && isinf(xp[1].value[0]));
       CHECK_EQ_INT(xp[0].uncertain[0], k == 0); /* 80000, or 300 */
       CHECK_EQ_INT(xp[1].uncertain[0], k == 0); /* 80000, or 300 */
     }
-    tr_profile_alts_free(&alts);
+    run_close(&h);
     tr_tensor_free(a);
   }
-  if (m) tr_module_free(m);
-  tr_diag_clear(&d);
   tr_profile_free(p);
 }
