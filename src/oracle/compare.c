@@ -244,9 +244,14 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
       alt_accepts(o->alt[TR_PR_FAST_MINMAX], ref, i, target, o->k, tiny))
     return TR_PR_FAST_MINMAX;
   /* ... the number being a denormal the target then reads as zero (a
-   * denormal bound of a max): with the flush's slack, named after the
-   * min/max that made the number. */
-  if (p->on[TR_PR_FAST_MINMAX] && p->on[TR_PR_DENORMAL_FLUSH] && isnan(ref->value[i]) &&
+   * denormal bound of a max), or the NaN being the flush's own (a
+   * denormal read as zero times inf: the flushed reference is NaN where
+   * the plain one is not; a seed-27 xla-cpu campaign, 4e-45 * inf in a
+   * reduce-max): with the flush's slack, named after the min/max that
+   * made the number. */
+  const tr_shadow_out *fl = o->alt[TR_PR_DENORMAL_FLUSH];
+  bool flush_nan = fl && fl->value && fl->n == ref->n && fl->dtype == dt && isnan(fl->value[i]);
+  if (p->on[TR_PR_FAST_MINMAX] && p->on[TR_PR_DENORMAL_FLUSH] && (isnan(ref->value[i]) || flush_nan) &&
       !isnan(tr_tensor_get_f(target, i)) &&
       alt_accepts(o->alt_mm_flush, ref, i, target, o->k, p->flush[dt] ? tr_min_normal(dt) : tiny))
     return TR_PR_FAST_MINMAX;

@@ -310,15 +310,17 @@ static bool x24_huge_divisor(const tr_instr *in, const tr_triage_case *c, const 
   double y = fabs(c->arg[1]);
   return y > ldexp(1.0, tr_dtypes[c->dtype].bias - 1) || (y > 0 && y < 1 / tr_float_max(c->dtype));
 }
-/* The chain itself, or an op reading it (fused with it, the merged
- * window is read there: a scatter into a dynamic-slice of one). */
+/* The chain itself, or an op reading it through moves (fused with it,
+ * the merged window is read there: a scatter into a dynamic-slice of
+ * one, a gather of its transpose). */
 static bool x25_ds_of_ds(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)c, (void)s;
   const tr_instr *x = through_moves(opnd(in, 0));
   if (in->op == TR_OP_DYNAMIC_SLICE && x && x->op == TR_OP_DYNAMIC_SLICE) return true;
   for (int k = 0; k < in->noperands; k++) {
-    const tr_instr *d = opnd(in, k);
-    if (d->op == TR_OP_DYNAMIC_SLICE && opnd_is(d, 0, TR_OP_DYNAMIC_SLICE)) return true;
+    const tr_instr *d = through_moves(opnd(in, k));
+    const tr_instr *e = d ? through_moves(opnd(d, 0)) : NULL;
+    if (d && d->op == TR_OP_DYNAMIC_SLICE && e && e->op == TR_OP_DYNAMIC_SLICE) return true;
   }
   return false;
 }
@@ -704,6 +706,19 @@ static bool x43_dus_reads_own(const tr_instr *in, const tr_triage_case *c, const
   if (in->op != TR_OP_DYNAMIC_UPDATE_SLICE || !c->elem || in->noperands < 3) return false;
   const tr_instr *base = through_moves(opnd(in, 0));
   return base && reads_window_of(opnd(in, 1), base, in, 0);
+}
+
+/* A total-order compare whose two sides are both folded, at an element
+ * where total order and IEEE order differ: zeros of opposite signs or a
+ * NaN. The fold (before XLA's passes) compares them as IEEE does. */
+static bool x44_totalorder_ieee_fold(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  const tr_attr *ty = tr_instr_attr(in, TR_ATTR_TYPE);
+  if (in->op != TR_OP_COMPARE || !ty || !ty->u.s || strcmp(ty->u.s, "TOTALORDER") != 0 || c->nargs < 2) return false;
+  if (!c->arg_folded[0] || !c->arg_folded[1] || !is_float(c->arg_dt[0]) || !c->arg_set[0] || !c->arg_set[1])
+    return false;
+  double a = c->arg[0], b = c->arg[1];
+  return (a == 0 && b == 0 && signbit(a) != signbit(b)) || isnan(a) || isnan(b);
 }
 
 /* ---- the table ---- */
