@@ -2095,38 +2095,46 @@ static void chol_solve(tr_dtype dt, int n, const double *A, bool lower, double *
     }
 }
 
-TR_TEST(shadow_cholesky_bound) {
-  rng r = {5151};
-  long checked = 0, bad = 0, marked = 0, zeros = 0;
-  stats s = {0};
-  for (int t = 0; t < 120; t++) {
-    tr_dtype dt = t % 2 ? TR_DT_F64 : TR_DT_F32;
+typedef struct {
+  long checked, bad, marked, zeros;
+} ch_count;
+
+/* Random systems a = b b^T + d I computed in nt (the factor's own dtype,
+ * or bf16 converted to f64, so a's bounds are bf16's rounding), factored
+ * in the module; a right-looking Cholesky on a moved anywhere within its
+ * bounds lands within l's bound of every certain element. */
+static void ch_random(unsigned seed, int count, tr_dtype nt, double dscale, ch_count *c, stats *s) {
+  rng r = {seed};
+  for (int t = 0; t < count; t++) {
+    tr_dtype dt = nt != TR_DT_F32 && nt != TR_DT_F64 ? TR_DT_F64 : t % 2 ? TR_DT_F64 : TR_DT_F32;
+    tr_dtype pt = nt == TR_DT_F32 || nt == TR_DT_F64 ? dt : nt;
     bool lower = pick(&r, 2);
     int n = 1 + pick(&r, 8);
-    const char *dn = tr_dtype_name(dt);
-    char text[800];
-    /* a = b b^T + n I in the module: a sum's bound, wider than the
+    const char *dn = tr_dtype_name(dt), *pn = tr_dtype_name(pt);
+    char text[900];
+    /* a = b b^T + d I in the module: a sum's bound, wider than the
      * factorization's own rounding */
     snprintf(text, sizeof text,
              "HloModule ch\nENTRY e {\n  b = %s[%d,%d] parameter(0)\n  dg = %s[%d,%d] parameter(1)\n"
              "  p = %s[%d,%d] dot(b, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n"
-             "  a = %s[%d,%d] add(p, dg)\n  l = %s[%d,%d] cholesky(a), lower=%s\n"
+             "  ap = %s[%d,%d] add(p, dg)\n  a = %s[%d,%d] convert(ap)\n  l = %s[%d,%d] cholesky(a), lower=%s\n"
              "  ROOT t = (%s[%d,%d], %s[%d,%d]) tuple(a, l)\n}\n",
-             dn, n, n, dn, n, n, dn, n, n, dn, n, n, dn, n, n, lower ? "true" : "false", dn, n, n, dn, n, n);
+             pn, n, n, pn, n, n, pn, n, n, pn, n, n, dn, n, n, dn, n, n, lower ? "true" : "false", dn, n, n, dn,
+             n, n);
     double A0[64], S0[64];
     for (int i = 0; i < n * n; i++) {
       A0[i] = gauss(&r);
-      S0[i] = i / n == i % n ? n : 0;
+      S0[i] = i / n == i % n ? dscale * n : 0;
     }
     tr_tensor *args[2];
     int64_t da[2] = {n, n};
     for (int i = 0; i < 2; i++) {
-      args[i] = tr_tensor_new(dt, 2, da, NULL);
+      args[i] = tr_tensor_new(pt, 2, da, NULL);
       for (int k = 0; k < n * n; k++) tr_tensor_set_f(args[i], (size_t)k, i ? S0[k] : A0[k]);
     }
     both bb;
     if (run_both(text, args, 2, &bb, __LINE__)) {
-      contain(&bb, &s, text);
+      contain(&bb, s, text);
       const tr_shadow_out *oa = &bb.sh[0], *ol = &bb.sh[1];
       for (int trial = 0; trial < 6; trial++) {
         double A[64], L[64];
@@ -2137,16 +2145,16 @@ TR_TEST(shadow_cholesky_bound) {
         chol_solve(dt, n, A, lower, L);
         for (int i = 0; i < n * n; i++) {
           if (ol->uncertain[i]) {
-            marked += trial == 0;
+            c->marked += trial == 0;
             continue;
           }
-          checked++;
-          zeros += ol->value[i] == 0 && ol->bound[i] == 0;
+          c->checked++;
+          c->zeros += ol->value[i] == 0 && ol->bound[i] == 0;
           if (!(fabs(L[i] - ol->value[i]) <= ol->bound[i])) {
-            if (bad < 5)
+            if (c->bad < 5)
               fprintf(stderr, "  %s n=%d lower=%d element %d: solver %.17g value %.17g bound %.3g\n", dn, n,
                       lower, i, L[i], ol->value[i], ol->bound[i]);
-            bad++;
+            c->bad++;
           }
         }
       }
@@ -2154,12 +2162,35 @@ TR_TEST(shadow_cholesky_bound) {
     both_free(&bb);
     for (int i = 0; i < 2; i++) tr_tensor_free(args[i]);
   }
-  CHECK_EQ_INT(bad, 0);
+}
+
+TR_TEST(shadow_cholesky_bound) {
+  ch_count c = {0};
+  stats s = {0};
+  ch_random(5151, 120, TR_DT_F32, 1, &c, &s);
+  CHECK_EQ_INT(c.bad, 0);
   CHECK_EQ_INT(s.bad, 0);
-  CHECK(checked > 5000 && zeros > 1000);
-  CHECK(marked < checked / 100);
-  printf("  shadow cholesky: %ld solver results within the bound (%ld exact zeros), %ld uncertain\n", checked,
-         zeros, marked);
+  CHECK(c.checked > 5000 && c.zeros > 1000);
+  CHECK(c.marked < c.checked / 100);
+  printf("  shadow cholesky: %ld solver results within the bound (%ld exact zeros), %ld uncertain\n", c.checked,
+         c.zeros, c.marked);
+}
+
+/* The matrix known only to a bf16 rounding (products and sums in bf16,
+ * converted to f64) and a smaller diagonal shift (d = n / 4): the error
+ * of a is a good part of some pivots, where a bound first order in it
+ * was exceeded (369 of 30,612 results); the bound holds where the factor
+ * is certain, and most of it stays certain. */
+TR_TEST(shadow_cholesky_large_operand_error) {
+  ch_count c = {0};
+  stats s = {0};
+  ch_random(6262, 200, TR_DT_BF16, 1.0 / 4, &c, &s);
+  CHECK_EQ_INT(c.bad, 0);
+  CHECK_EQ_INT(s.bad, 0);
+  CHECK(c.checked > 5000);
+  CHECK(c.marked < c.checked / 10);
+  printf("  shadow cholesky, bf16 operands: %ld solver results within the bound, %ld uncertain\n", c.checked,
+         c.marked);
 }
 
 /* ---- moves ----
