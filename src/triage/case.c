@@ -93,6 +93,28 @@ static void put_value(tr_buf *b, tr_dtype dt, double v, double im) {
   else tr_buf_printf(b, "%.9g", v);
 }
 
+/* Whether some entry of a square matrix (the last two dims of a) over
+ * the diagonal entry of its row or column is a nonzero below a's
+ * smallest normal: XLA's triangular-solve expander divides the matrix by
+ * its diagonal before inverting it, and a flushing target loses such a
+ * quotient. */
+static bool scale_denormal(const tr_tensor *a) {
+  if (!a || a->rank < 2 || !tr_dtype_is_float(a->dtype) || tr_dtypes[a->dtype].kind == TR_DK_COMPLEX) return false;
+  int64_t m = a->dims[a->rank - 1];
+  if (m != a->dims[a->rank - 2] || m <= 0) return false;
+  size_t mm = (size_t)(m * m), nb = tr_tensor_count(a) / mm;
+  double mn = ldexp(1.0, 1 - tr_dtypes[a->dtype].bias);
+  for (size_t b = 0; b < nb; b++)
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < m; j++) {
+        double v = tr_tensor_get_f(a, b * mm + (size_t)(i * m + j));
+        double di = tr_tensor_get_f(a, b * mm + (size_t)(i * m + i)), dj = tr_tensor_get_f(a, b * mm + (size_t)(j * m + j));
+        double q1 = fabs(v / di), q2 = fabs(v / dj);
+        if (i != j && ((q1 > 0 && q1 < mn) || (q2 > 0 && q2 < mn))) return true;
+      }
+  return false;
+}
+
 /* The operands' reference values at element flat (elem: one was seen). */
 static void args_at(tg_ctx *g, const tr_module *m, const tr_instr *in, size_t flat, bool elem,
                     tr_triage_case *c) {
@@ -135,6 +157,7 @@ static void args_at(tg_ctx *g, const tr_module *m, const tr_instr *in, size_t fl
       }
     }
   }
+  if (st == TR_OK && nvals == n && in->op == TR_OP_TRIANGULAR_SOLVE) c->scale_denormal = scale_denormal(vals[0]);
   tr_eval_free_outputs(vals, nvals);
   tr_diag_clear(&dd);
 }

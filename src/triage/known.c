@@ -721,6 +721,14 @@ static bool x44_totalorder_ieee_fold(const tr_instr *in, const tr_triage_case *c
   return (a == 0 && b == 0 && signbit(a) != signbit(b)) || isnan(a) || isnan(b);
 }
 
+/* A triangular-solve whose matrix has an entry that, divided by a
+ * diagonal entry of its row or column, is a nonzero denormal: XLA's
+ * expander scales by the diagonal and the flushed quotient drops a term. */
+static bool x51_trsolve_scale_flush(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  return in->op == TR_OP_TRIANGULAR_SOLVE && c->scale_denormal;
+}
+
 /* ---- the table ---- */
 
 static const struct {

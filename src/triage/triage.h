@@ -84,6 +84,9 @@ typedef struct {
   uint64_t arg_bits[TR_CASE_ARGS]; /* raw pattern (ints: zero-extended) */
   bool arg_folded[TR_CASE_ARGS]; /* no parameter behind it */
   bool arg_zero[TR_CASE_ARGS];   /* some element is zero */
+  bool scale_denormal;           /* triangular-solve: an entry of the matrix over
+                                    a diagonal entry of its row or column is a
+                                    nonzero below the smallest normal */
   char text[400];                /* "power(u32 3, u32 4294967295) at [2] = 1; reference 0 +- 0" */
 } tr_triage_case;
 
