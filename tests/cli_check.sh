@@ -133,11 +133,11 @@ out=$("$trench" check "$tmp/add.hlo" "$tmp/add2.hlo" --target "$bad_t corrupt 3 
 rc=$?
 if [ $rc = 1 ] && printf '%s' "$out" | python3 -c 'import json,sys; r=json.load(sys.stdin); assert isinstance(r, list) and len(r)==2 and all(x["summary"]=="finding" and len(x["runs"])==2 for x in r) and r[1]["module"].endswith("add2.hlo")'
 then ok; else bad "--json with two modules (exit $rc)"; printf '%s\n' "$out" | tail -5; fi
-# A module that does not parse is a finding for it alone.
+# A module that does not parse is invalid (exit 1), for it alone.
 printf 'HloModule broken\nENTRY e {\n  ROOT r = f32[2] add(\n}\n' > "$tmp/broken.hlo"
 out=$("$trench" check "$tmp/broken.hlo" "$tmp/add.hlo" --target interp --seeds 1 2>&1)
 rc=$?
-if [ $rc = 1 ] && printf '%s\n' "$out" | grep -q "^check: finding ($tmp/broken.hlo on interp)" \
+if [ $rc = 1 ] && printf '%s\n' "$out" | grep -q "^check: invalid ($tmp/broken.hlo on interp)" \
    && printf '%s\n' "$out" | grep -q "^check: pass ($tmp/add.hlo on interp)"
 then ok; else bad "a broken module among others (exit $rc)"; printf '%s\n' "$out"; fi
 # --save DIR writes DIR/NAME per module.

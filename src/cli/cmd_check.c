@@ -263,10 +263,12 @@ static int check_module(check_env *env, const char *path, check_totals *tot, cJS
     cJSON *rep = cJSON_CreateObject();
     cJSON_AddStringToObject(rep, "module", path);
     cJSON_AddStringToObject(rep, "target", env->spec);
-    cJSON_AddStringToObject(rep, "summary", rc == CLI_EXIT_USAGE ? "error" : "finding");
+    /* exit 1 (an input that does not parse or verify) but no finding:
+     * no target ran */
+    cJSON_AddStringToObject(rep, "summary", rc == CLI_EXIT_USAGE ? "error" : "invalid");
     cJSON_AddStringToObject(rep, "error", rc == CLI_EXIT_USAGE ? "cannot read the module"
                                                                : "the module does not parse or verify");
-    if (!env->json_mode) printf("check: %s (%s on %s)\n", rc == CLI_EXIT_USAGE ? "error" : "finding", path, env->spec);
+    if (!env->json_mode) printf("check: %s (%s on %s)\n", rc == CLI_EXIT_USAGE ? "error" : "invalid", path, env->spec);
     tot->errors++;
     *report = rep;
     return rc;
