@@ -721,6 +721,17 @@ static bool x44_totalorder_ieee_fold(const tr_instr *in, const tr_triage_case *c
   return (a == 0 && b == 0 && signbit(a) != signbit(b)) || isnan(a) || isnan(b);
 }
 
+/* A float divide of a divide (either side) whose wrong element is inf
+ * or 0 where the reference is a finite nonzero number: the algebraic
+ * simplifier made one divide of a product of two operands, and the
+ * product underflowed (inf) or overflowed (0). */
+static bool x47_div_div(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  if (in->op != TR_OP_DIVIDE || !is_float(c->dtype) || !c->elem) return false;
+  if (!opnd_is(in, 0, TR_OP_DIVIDE) && !opnd_is(in, 1, TR_OP_DIVIDE)) return false;
+  return isfinite(c->ref) && c->ref != 0 && (isinf(c->target) || c->target == 0);
+}
+
 /* ---- the table ---- */
 
 static const struct {
