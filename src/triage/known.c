@@ -361,15 +361,26 @@ static bool xtopk_narrow(const tr_instr *in, const tr_triage_case *c, const tr_c
 
 /* A computed 4-bit (2-bit) integer converted to a wider one: the value
  * comes out unwrapped (add, multiply, not, convolution, dot, ...). */
-static bool x29_subbyte_widen(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
-  (void)s;
-  const tr_instr *a = opnd(in, 0);
-  if (in->op != TR_OP_CONVERT || !a || !is_int(c->dtype)) return false;
-  tr_dtype from = a->shape->dtype;
+static bool subbyte_widen(const tr_instr *x) {
+  const tr_instr *a = opnd(x, 0);
+  if (x->op != TR_OP_CONVERT || !a || !x->shape || !tr_shape_is_array(x->shape) || !a->shape) return false;
+  tr_dtype from = a->shape->dtype, to = x->shape->dtype;
   tr_opclass k = tr_ops[a->op].cls;
   bool computes = k == TR_OPC_UNUM || k == TR_OPC_UINT || k == TR_OPC_BARITH || k == TR_OPC_BBIT ||
                   k == TR_OPC_LINALG || k == TR_OPC_REDUCE;
-  return computes && is_int(from) && tr_dtypes[from].bits < 8 && tr_dtypes[c->dtype].bits > tr_dtypes[from].bits;
+  return computes && is_int(from) && is_int(to) && tr_dtypes[from].bits < 8 && tr_dtypes[to].bits > tr_dtypes[from].bits;
+}
+/* The convert itself; or a call whose computation holds one, which XLA
+ * inlines (isolation names the call: seed 28, mismatch-call-s4, an s4
+ * subtract converted to s8 in the callee, its minimum converted back). */
+static bool x29_subbyte_widen(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  if (!is_int(c->dtype)) return false;
+  if (in->op == TR_OP_CONVERT) return subbyte_widen(in);
+  const tr_comp *f = in->op == TR_OP_CALL ? tr_attr_comp(in, TR_ATTR_TO_APPLY) : NULL;
+  for (int i = 0; f && i < f->ninstrs; i++)
+    if (subbyte_widen(f->instrs[i])) return true;
+  return false;
 }
 /* A constant, or a broadcast of one. */
 static bool const_like(const tr_instr *x) {
