@@ -246,6 +246,13 @@ void tr_profile_alts_compute(const tr_profile *p, const tr_module *m, tr_tensor 
      * deviations at once, which neither reference alone covers. */
     if (rewrites[w] == TR_PR_FAST_MINMAX && p->on[TR_PR_DENORMAL_FLUSH])
       a->mm_flush = shadow_with(p, 0, p->flush, NULL, NULL, false, rm, ins, nins, arg_ulps, &a->nmm_flush);
+    /* an integer convolution that wraps, its values then chosen by a
+     * compare of a denormal the flushing target reads as zero (a
+     * conditional on x >= 0 of x = -5.7e-39 returning the wrapped sums:
+     * the seed-28 xla-cpu campaign, mismatch-divide-u32): both deviations
+     * at once, which neither reference alone covers. */
+    if (rewrites[w] == TR_PR_INT_CONV_WRAP && p->on[TR_PR_DENORMAL_FLUSH] && has_dtype(m, p->flush))
+      a->cw_flush = shadow_with(p, 0, p->flush, NULL, NULL, false, rm, ins, nins, arg_ulps, &a->ncw_flush);
     tr_module_free(rm);
   }
 }
@@ -255,6 +262,7 @@ void tr_profile_alts_free(tr_profile_alts *a) {
   tr_shadow_free(a->tables, a->ntables);
   tr_shadow_free(a->zp_init, a->nzp_init);
   tr_shadow_free(a->mm_flush, a->nmm_flush);
+  tr_shadow_free(a->cw_flush, a->ncw_flush);
   for (int s = 0; s < 2; s++) tr_shadow_free(a->zp_sign[s], a->nzp_sign[s]);
   memset(a, 0, sizeof *a);
 }
@@ -264,5 +272,6 @@ void tr_profile_alts_use(const tr_profile_alts *a, int i, tr_compare_opts *co) {
   co->alt_tables = a->tables && i < a->ntables ? &a->tables[i] : NULL;
   co->alt_zp_init = a->zp_init && i < a->nzp_init ? &a->zp_init[i] : NULL;
   co->alt_mm_flush = a->mm_flush && i < a->nmm_flush ? &a->mm_flush[i] : NULL;
+  co->alt_cw_flush = a->cw_flush && i < a->ncw_flush ? &a->cw_flush[i] : NULL;
   for (int s = 0; s < 2; s++) co->alt_zp_sign[s] = a->zp_sign[s] && i < a->nzp_sign[s] ? &a->zp_sign[s][i] : NULL;
 }

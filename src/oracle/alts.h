@@ -21,6 +21,9 @@ typedef struct {
   tr_shadow_out *mm_flush;         /* fast-minmax's module evaluated as a
                                       denormal-flushing target (both apply) */
   int nmm_flush;
+  tr_shadow_out *cw_flush;         /* int-conv-wrap's module evaluated as a
+                                      denormal-flushing target (both apply) */
+  int ncw_flush;
   tr_shadow_out *zp_sign[2];       /* conv-zero-pad's module with the NaNs ops
                                       make taken as -NaN [0] and +NaN [1] by
                                       TOTALORDER compares (it has one) */

@@ -163,6 +163,12 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
   for (int w = 0; w < TR_NELEMS(rewrites); w++)
     if (p->on[rewrites[w]] && alt_accepts(o->alt[rewrites[w]], ref, i, target, o->k, is_float ? tiny : 0))
       return rewrites[w];
+  /* int-conv-wrap and denormal-flush at once: the wrapped module as a
+   * flushing target computes it (integers exactly, floats with the
+   * flush's slack), named after the convolution's rule. */
+  if (p->on[TR_PR_INT_CONV_WRAP] && p->on[TR_PR_DENORMAL_FLUSH] &&
+      alt_accepts(o->alt_cw_flush, ref, i, target, o->k, !is_float ? 0 : p->flush[dt] ? tr_min_normal(dt) : tiny))
+    return TR_PR_INT_CONV_WRAP;
   /* conv-zero-pad only where the explicit padding makes a NaN (0 * inf):
    * its reference also sums the padded zeros, whose count would widen the
    * bound of every border element otherwise. The rewritten reference's

@@ -47,6 +47,9 @@ typedef struct {
    *   alt_mm_flush: fast-minmax's rewritten module evaluated as a
    *     flushing target (a clamp that returns its denormal bound for a
    *     NaN, read as zero);
+   *   alt_cw_flush: int-conv-wrap's rewritten module evaluated as a
+   *     flushing target (wrapped sums chosen by a compare of a denormal
+   *     read as zero);
    *   alt_zp_sign[s]: conv-zero-pad's rewritten module with every NaN an
    *     op makes taken as -NaN (s = 0) or +NaN (1) by its TOTALORDER
    *     compares (tr_shadow_opts.nan_sign), which are then certain. */
@@ -54,6 +57,7 @@ typedef struct {
   const tr_shadow_out *alt_tables;
   const tr_shadow_out *alt_zp_init;
   const tr_shadow_out *alt_mm_flush;
+  const tr_shadow_out *alt_cw_flush;
   const tr_shadow_out *alt_zp_sign[2];
   /* flush-results: the module has an op the rule names with a result of
    * this dtype (tr_profile_flushes_results). */

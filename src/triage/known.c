@@ -248,10 +248,18 @@ static bool x16_contract(const tr_instr *in, const tr_triage_case *c, const tr_c
     if (worst[i].op == in->op && worst[i].dt == c->dtype) return ulps(c->dtype, c->ref, c->target) <= worst[i].ulps + 0.5;
   return false;
 }
+/* Also a signed exponent that is an integer convolution the reference
+ * saturated to the dtype's max: the target wraps the sum (the profile's
+ * int-conv-wrap excuses that), so the exponent it reads is negative
+ * (seed 28, mismatch-tuple-s4: an s4 convolution of 73, 7 in the
+ * reference, -7 on the target, and (-1)^-7 = -1 where the wrapped
+ * reference gives 0). */
 static bool x17_int_power(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
   if (in->op != TR_OP_POWER || !is_int(c->dtype) || c->nargs < 2 || !c->arg_set[1]) return false;
   if (is_uint(c->arg_dt[1])) return c->arg_bits[1] >= 64;
+  const tr_instr *e = through_moves(opnd(in, 1));
+  if (e && e->op == TR_OP_CONVOLUTION && c->arg[1] == (double)tr_int_max(c->arg_dt[1])) return true;
   return c->arg[1] >= 64 || c->arg[1] < 0;
 }
 static bool x18_sort_calls(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
@@ -361,15 +369,26 @@ static bool xtopk_narrow(const tr_instr *in, const tr_triage_case *c, const tr_c
 
 /* A computed 4-bit (2-bit) integer converted to a wider one: the value
  * comes out unwrapped (add, multiply, not, convolution, dot, ...). */
-static bool x29_subbyte_widen(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
-  (void)s;
-  const tr_instr *a = opnd(in, 0);
-  if (in->op != TR_OP_CONVERT || !a || !is_int(c->dtype)) return false;
-  tr_dtype from = a->shape->dtype;
+static bool subbyte_widen(const tr_instr *x) {
+  const tr_instr *a = opnd(x, 0);
+  if (x->op != TR_OP_CONVERT || !a || !x->shape || !tr_shape_is_array(x->shape) || !a->shape) return false;
+  tr_dtype from = a->shape->dtype, to = x->shape->dtype;
   tr_opclass k = tr_ops[a->op].cls;
   bool computes = k == TR_OPC_UNUM || k == TR_OPC_UINT || k == TR_OPC_BARITH || k == TR_OPC_BBIT ||
                   k == TR_OPC_LINALG || k == TR_OPC_REDUCE;
-  return computes && is_int(from) && tr_dtypes[from].bits < 8 && tr_dtypes[c->dtype].bits > tr_dtypes[from].bits;
+  return computes && is_int(from) && is_int(to) && tr_dtypes[from].bits < 8 && tr_dtypes[to].bits > tr_dtypes[from].bits;
+}
+/* The convert itself; or a call whose computation holds one, which XLA
+ * inlines (isolation names the call: seed 28, mismatch-call-s4, an s4
+ * subtract converted to s8 in the callee, its minimum converted back). */
+static bool x29_subbyte_widen(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  if (!is_int(c->dtype)) return false;
+  if (in->op == TR_OP_CONVERT) return subbyte_widen(in);
+  const tr_comp *f = in->op == TR_OP_CALL ? tr_attr_comp(in, TR_ATTR_TO_APPLY) : NULL;
+  for (int i = 0; f && i < f->ninstrs; i++)
+    if (subbyte_widen(f->instrs[i])) return true;
+  return false;
 }
 /* A constant, or a broadcast of one. */
 static bool const_like(const tr_instr *x) {
@@ -719,6 +738,17 @@ static bool x44_totalorder_ieee_fold(const tr_instr *in, const tr_triage_case *c
     return false;
   double a = c->arg[0], b = c->arg[1];
   return (a == 0 && b == 0 && signbit(a) != signbit(b)) || isnan(a) || isnan(b);
+}
+
+/* A float divide of a divide (either side) whose wrong element is inf
+ * or 0 where the reference is a finite nonzero number: the algebraic
+ * simplifier made one divide of a product of two operands, and the
+ * product underflowed (inf) or overflowed (0). */
+static bool x47_div_div(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  if (in->op != TR_OP_DIVIDE || !is_float(c->dtype) || !c->elem) return false;
+  if (!opnd_is(in, 0, TR_OP_DIVIDE) && !opnd_is(in, 1, TR_OP_DIVIDE)) return false;
+  return isfinite(c->ref) && c->ref != 0 && (isinf(c->target) || c->target == 0);
 }
 
 /* A triangular-solve whose matrix has an entry that, divided by a

@@ -547,6 +547,45 @@ TR_TEST(profile_fast_minmax_under_flush) {
  * target equals the rewritten module's value, and judged elsewhere (a
  * seed-24 xla-cpu campaign: a reduce-min of 40000 rows with NaNs and -inf,
  * converted to f8e5m2, gave -inf). */
+
+/* int-conv-wrap and denormal-flush at once (the seed-28 xla-cpu campaign,
+ * mismatch-divide-u32): an s8 convolution of 100 + 100, which the target
+ * wraps to -56 and the reference saturates to 127, chosen by a select on
+ * x >= 0 of a negative denormal x, which the flushing target reads as
+ * -0. The plain reference gives 5, the flushing one 127, the wrapping one
+ * 5: only the wrapped module evaluated as a flushing target gives -56.
+ * Another value still fails. */
+TR_TEST(profile_int_conv_wrap_under_flush) {
+  tr_profile *p = parse_ok("denormal-flush f32\nint-conv-wrap s8\n");
+  if (!p) return;
+  static const char *src = "HloModule m\nENTRY e {\n  x = f32[] parameter(0)\n  z = f32[] constant(0)\n"
+                           "  g = pred[] compare(x, z), direction=GE\n  gb = pred[1,1,1] broadcast(g), dimensions={}\n"
+                           "  i = s8[1,2,1] constant({{{100}, {100}}})\n  k = s8[2,1,1] constant({{{1}}, {{1}}})\n"
+                           "  v = s8[1,1,1] convolution(i, k), window={size=2}, dim_labels=b0f_0io->b0f\n"
+                           "  f = s8[1,1,1] constant({{{5}}})\n  ROOT r = s8[1,1,1] select(gb, v, f)\n}\n";
+  double xv[] = {-5.655468e-39};
+  tr_tensor *x = tr_tensor_new(TR_DT_F32, 0, NULL, NULL);
+  tr_tensor_set_f(x, 0, xv[0]);
+  ref_run h;
+  if (run_open(&h, p, src, &x, 1, 1)) {
+    CHECK(h.alts.cw_flush != NULL && h.alts.ncw_flush == 1);
+    double got[] = {-56}, off[] = {3};
+    for (int k = 0; k < 2; k++) {
+      tr_tensor *t = run_target(&h, 0, TR_DT_S8, k ? off : got);
+      tr_compare_result r = run_judge(&h, 0, t, true);
+      CHECK_EQ_INT(r.failing, k);
+      CHECK_EQ_INT(r.excused_by[TR_PR_INT_CONV_WRAP], !k);
+      tr_compare_opts o;
+      run_opts(&h, 0, true, &o);
+      o.alt_cw_flush = NULL; /* each rule alone */
+      CHECK_EQ_INT(judge_ref(&h.ref[0], t, &o).failing, 1);
+      tr_tensor_free(t);
+    }
+  }
+  run_close(&h);
+  tr_tensor_free(x);
+  tr_profile_free(p);
+}
 TR_TEST(profile_fast_minmax_converted_output) {
   tr_profile *p = parse_ok("fast-minmax f32\n");
   if (!p) return;
