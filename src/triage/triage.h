@@ -84,6 +84,7 @@ typedef struct {
   uint64_t arg_bits[TR_CASE_ARGS]; /* raw pattern (ints: zero-extended) */
   bool arg_folded[TR_CASE_ARGS]; /* no parameter behind it */
   bool arg_zero[TR_CASE_ARGS];   /* some element is zero */
+  bool arg_tiny[TR_CASE_ARGS];   /* some element is a nonzero denormal */
   char text[400];                /* "power(u32 3, u32 4294967295) at [2] = 1; reference 0 +- 0" */
 } tr_triage_case;
 
