@@ -17,7 +17,10 @@
  * references). On a flushing target the fast path compares the keys as the
  * comparator's compare reads them, denormals as zeros (XLA CPU sorts
  * f32 [7.7e-39, -6.6e-39, inf] as it stands); a TOTALORDER compare
- * orders bit patterns and reads them as they are. */
+ * orders bit patterns and reads them as they are. A float narrower than
+ * f32 (bf16) is read flushed by every comparator, TOTALORDER and topk's
+ * too: XLA CPU sorts such an operand in f32, and the comparator's
+ * convert back to bf16 flushes it (see read_operand). */
 #include "shadowint.h"
 
 #include <math.h>
@@ -194,6 +197,24 @@ static void flushed_ties(const sh_val *a, const sh_val *kx, const int64_t *off, 
   }
 }
 
+/* Whether a flushing target's comparator reads operands of dt flushed
+ * whatever it does with them: XLA CPU sorts a float narrower than f32 in
+ * f32 and converts each parameter of the comparator back, and that
+ * convert flushes (jax 0.10.2: a stable bf16 sort by TOTALORDER LT, or by
+ * LT of the bitcast s16 patterns, and a bf16 topk order 1e-40 and 1e-38
+ * as the ties +0 and +0, by position, and -1e-40 with -0 below them;
+ * seed-28 xla-cpu campaign, mismatch-topk-s32 and mismatch-copy-s32). f16
+ * is not flushed (docs/PROFILES.md), and f32 or f64 keys reach the
+ * comparator as they are. */
+static bool read_flushed(tr_dtype dt) { return tr_dtype_is_float(dt) && tr_dtypes[dt].bits < 32; }
+
+/* Operand a as the comparator reads it: flushed where read_flushed (the
+ * flush itself applies only to the dtypes the target flushes), else a
+ * itself (one more reference); NULL after a located error. */
+static sh_val *read_operand(sh_ctx *c, const tr_instr *in, sh_val *a) {
+  return read_flushed(a->dt) ? sh_flush_read(c, in, a) : sh_ref(a);
+}
+
 /* The comparator's root is compare(p_2i, p_2i+1) (or swapped) on a
  * parameter of the operand's own type. */
 static void find_fast(sorter *s) {
@@ -244,17 +265,25 @@ tr_status sh_sort(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   int64_t *tmp = tr_xmalloc(sizeof(int64_t) * m);
   unsigned char *mark = tr_xmalloc(m);
   ival *iv = tr_xmalloc(sizeof(ival) * m);
-  sorter s = {c, in, k, ops, NULL, n, off, -1, false, false, 0, 0, false, TR_OK};
-  find_fast(&s);
+  /* The operands as the comparator reads them (read_operand). */
+  sh_val *rd[64] = {0};
+  bool rd_ok = true;
+  for (int i = 0; i < n && rd_ok; i++) rd_ok = (rd[i] = read_operand(c, in, ops[i])) != NULL;
+  sorter s = {c, in, k, rd, NULL, n, off, -1, false, false, 0, 0, false, rd_ok ? TR_OK : TR_ERR_UNSUPPORTED};
+  if (rd_ok) find_fast(&s);
   /* Made NaN keys (no stored pattern) ordered by the given sign; a key
    * holding NaNs read from a tensor keeps them uncertain, as the general
    * compare does. */
   if (s.key >= 0 && s.total && c->nan_sign && !ops[s.key]->bits && !ops[s.key]->src) s.nan_sign = c->nan_sign;
   /* The keys as the comparator reads them: flushed unless it compares
-   * bit patterns (TOTALORDER). */
+   * bit patterns (TOTALORDER) of operands that reach it unflushed. */
   sh_val *kx = NULL;
-  if (s.key >= 0 && !(kx = s.total ? sh_ref(ops[s.key]) : sh_flush_read(c, in, ops[s.key]))) {
-    for (int i = 0; i < n; i++) sh_unref(res[i]);
+  if (s.st != TR_OK ||
+      (s.key >= 0 && !(kx = s.total ? sh_ref(rd[s.key]) : sh_flush_read(c, in, rd[s.key])))) {
+    for (int i = 0; i < n; i++) {
+      sh_unref(res[i]);
+      sh_unref(rd[i]);
+    }
     tr_free(off);
     tr_free(perm);
     tr_free(tmp);
@@ -300,6 +329,7 @@ tr_status sh_sort(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   tr_free(mark);
   tr_free(iv);
   sh_unref(kx);
+  for (int i = 0; i < n; i++) sh_unref(rd[i]);
   if (s.st != TR_OK) {
     for (int i = 0; i < n; i++) sh_unref(res[i]);
     return s.st;
@@ -309,7 +339,8 @@ tr_status sh_sort(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
 }
 
 /* topk: XLA's decomposition, a stable sort by TOTALORDER greater-than
- * (less-than when largest=false) carrying an s32 iota, then the first k. */
+ * (less-than when largest=false) carrying an s32 iota, then the first k;
+ * its keys are read as a sort's comparator reads them (read_operand). */
 tr_status sh_topk(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   const tr_attr *ka = tr_instr_attr(in, TR_ATTR_K), *la = tr_instr_attr(in, TR_ATTR_LARGEST);
   int64_t kk = ka ? ka->u.i : 0;
@@ -320,10 +351,12 @@ tr_status sh_topk(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   int64_t len = x->dims[r - 1], dims[TR_TENSOR_MAX_RANK];
   memcpy(dims, x->dims, sizeof(int64_t) * (size_t)r);
   dims[r - 1] = kk;
-  sh_val *vals = sh_arr_new(c, in, x->dt, r, dims);
+  sh_val *kx = read_operand(c, in, ops[0]);
+  sh_val *vals = kx ? sh_arr_new(c, in, x->dt, r, dims) : NULL;
   sh_val *idx = vals ? sh_arr_new(c, in, TR_DT_S32, r, dims) : NULL;
   if (!idx) {
     sh_unref(vals);
+    sh_unref(kx);
     return TR_ERR_UNSUPPORTED;
   }
   size_t rows = len ? x->n / (size_t)len : 0, m = (size_t)(len ? len : 1);
@@ -336,7 +369,7 @@ tr_status sh_topk(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   s.c = c;
   s.in = in;
   s.xs = ops;
-  s.kx = ops[0]; /* TOTALORDER: the patterns as they are */
+  s.kx = kx; /* TOTALORDER: the patterns as they reach the comparator */
   s.n = 1;
   s.off = off;
   s.key = 0;
@@ -352,7 +385,7 @@ tr_status sh_topk(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
       perm[j] = j;
     }
     merge_sort(&s, perm, tmp, len);
-    overlaps(x, s.nan_sign, off, len, mark, iv);
+    overlaps(kx, s.nan_sign, off, len, mark, iv);
     for (int64_t j = 0; j < kk; j++) {
       size_t o = q * (size_t)kk + (size_t)j, sidx = (size_t)off[perm[j]];
       if (flt) {
@@ -371,6 +404,7 @@ tr_status sh_topk(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
   tr_free(tmp);
   tr_free(mark);
   tr_free(iv);
+  sh_unref(kx);
   sh_val *el[2] = {vals, idx};
   *out = sh_tuple(2, el);
   return TR_OK;

@@ -137,11 +137,14 @@ static void args_at(tg_ctx *g, const tr_module *m, const tr_instr *in, size_t fl
     for (int k = 0; k < n; k++) {
       const tr_tensor *t = vals[k];
       size_t cnt = (size_t)c->arg_n[k];
-      for (size_t i = 0; i < cnt && !c->arg_zero[k]; i++) {
+      bool flt = tr_dtype_is_float(t->dtype) && tr_dtypes[t->dtype].kind != TR_DK_COMPLEX;
+      double mn = flt ? ldexp(1.0, 1 - tr_dtypes[t->dtype].bias) : 0;
+      for (size_t i = 0; i < cnt && !(c->arg_zero[k] && (c->arg_tiny[k] || !flt)); i++) {
         double re = 0, im = 0;
         if (tr_dtypes[t->dtype].kind == TR_DK_COMPLEX) tr_tensor_get_c(t, i, &re, &im);
         else re = tr_tensor_get_f(t, i);
-        c->arg_zero[k] = re == 0 && im == 0;
+        c->arg_zero[k] |= re == 0 && im == 0;
+        c->arg_tiny[k] |= flt && re != 0 && fabs(re) < mn;
       }
       size_t at;
       if (cnt == 1) at = 0;

@@ -84,6 +84,7 @@ typedef struct {
   uint64_t arg_bits[TR_CASE_ARGS]; /* raw pattern (ints: zero-extended) */
   bool arg_folded[TR_CASE_ARGS]; /* no parameter behind it */
   bool arg_zero[TR_CASE_ARGS];   /* some element is zero */
+  bool arg_tiny[TR_CASE_ARGS];   /* some element is a nonzero denormal */
   bool scale_denormal;           /* triangular-solve: an entry of the matrix over
                                     a diagonal entry of its row or column is a
                                     nonzero below the smallest normal */

@@ -615,6 +615,70 @@ TR_TEST(shadow_flush_sort_keys) {
   }
 }
 
+TR_TEST(shadow_flush_bf16_sort_keys) {
+  /* XLA CPU sorts bf16 in f32 and its comparator converts each key back
+   * to bf16, a convert that flushes: jax 0.10.2 orders bf16 [1e-40
+   * (0x0001), 1.2e-38 (0x007f), -1e-40, +0, -0, 2^-126, -1.2e-38] as +0,
+   * +0, -0, +0, -0, normal, -0, ties by position, under every comparator:
+   * topk (seed-28 xla-cpu campaign, mismatch-topk-s32 and
+   * mismatch-copy-s32), a stable sort by TOTALORDER LT, and one by LT of
+   * the bitcast s16 patterns. The flushing reference gives those orders,
+   * certain; the plain one orders the patterns. f32 keys reach the
+   * comparator as they are: an f32 topk orders the denormals. */
+  const double dn = ldexp(1.0, -133);
+  double v[7] = {dn, 127 * dn, -dn, 0.0, -0.0, ldexp(1.0, -126), -127 * dn};
+  static const char *const text[4] = {
+      "HloModule m\nENTRY e {\n  x = bf16[7] parameter(0)\n"
+      "  ROOT r = (bf16[7], s32[7]) topk(x), k=7, largest=true\n}\n",
+      "HloModule m\nlt {\n  a = bf16[] parameter(0)\n  b = bf16[] parameter(1)\n"
+      "  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n"
+      "  ROOT r = pred[] compare(a, b), direction=LT, type=TOTALORDER\n}\n"
+      "ENTRY e {\n  x = bf16[7] parameter(0)\n  i = s32[7] iota(), iota_dimension=0\n"
+      "  ROOT s = (bf16[7], s32[7]) sort(x, i), dimensions={0}, is_stable=true, to_apply=lt\n}\n",
+      "HloModule m\nlt {\n  a = bf16[] parameter(0)\n  b = bf16[] parameter(1)\n"
+      "  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n"
+      "  ia = s16[] bitcast-convert(a)\n  ib = s16[] bitcast-convert(b)\n"
+      "  ROOT r = pred[] compare(ia, ib), direction=LT\n}\n"
+      "ENTRY e {\n  x = bf16[7] parameter(0)\n  i = s32[7] iota(), iota_dimension=0\n"
+      "  ROOT s = (bf16[7], s32[7]) sort(x, i), dimensions={0}, is_stable=true, to_apply=lt\n}\n",
+      "HloModule m\nENTRY e {\n  x = f32[7] parameter(0)\n"
+      "  ROOT r = (f32[7], s32[7]) topk(x), k=7, largest=true\n}\n"};
+  /* [form][flushed?]: the index output */
+  static const int want[4][2][7] = {{{5, 1, 0, 3, 4, 2, 6}, {5, 0, 1, 3, 2, 4, 6}},
+                                    {{6, 2, 4, 3, 0, 1, 5}, {2, 4, 6, 0, 1, 3, 5}},
+                                    {{4, 2, 6, 3, 0, 1, 5}, {2, 4, 6, 0, 1, 3, 5}},
+                                    {{5, 1, 0, 3, 4, 2, 6}, {5, 1, 0, 3, 4, 2, 6}}};
+  double vf[7];
+  for (int i = 0; i < 7; i++) vf[i] = v[i] * 0x1p-3; /* f32 denormals, same order */
+  vf[5] = ldexp(1.0, -126);
+  bool fl[TR_DT_COUNT] = {0};
+  fl[TR_DT_BF16] = fl[TR_DT_F32] = true;
+  for (int form = 0; form < 4; form++) {
+    tr_diag d = {0};
+    tr_module *mod = tr_parse("t.hlo", text[form], strlen(text[form]), NULL, &d);
+    CHECK(mod && tr_verify(mod, &d) == TR_OK);
+    tr_tensor *args[1] = {form == 3 ? vec(TR_DT_F32, 7, vf) : vec(TR_DT_BF16, 7, v)};
+    for (int with = 0; with < 2 && mod; with++) {
+      tr_shadow_opts so;
+      memset(&so, 0, sizeof so);
+      so.flush = with ? fl : NULL;
+      tr_shadow_out *o = NULL;
+      int no = 0;
+      CHECK_EQ_INT(tr_eval_shadow(mod, &so, args, 1, &o, &no, &d), TR_OK);
+      CHECK_EQ_INT(no, 2);
+      if (no == 2)
+        for (int i = 0; i < 7; i++) {
+          CHECK_EQ_INT((int)tr_tensor_get_i(o[1].exact, (size_t)i), want[form][with][i]);
+          CHECK(!o[1].uncertain[i]);
+        }
+      tr_shadow_free(o, no);
+    }
+    tr_tensor_free(args[0]);
+    tr_diag_clear(&d);
+    if (mod) tr_module_free(mod);
+  }
+}
+
 TR_TEST(shadow_flush_total_order_compare) {
   /* A TOTALORDER compare orders bit patterns, denormals as they are:
    * XLA CPU (jax 0.10.2, with its denormal flush) has 1e-40 < 2e-40 by
