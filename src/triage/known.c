@@ -535,6 +535,25 @@ static bool x36_parse_cnan(const tr_instr *in, const tr_triage_case *c, const tr
          isnan(c->target) && const_cnan(in, 0);
 }
 
+/* A select-and-scatter whose window pads the operand's last dimension and
+ * spans more than one element on another: XLA CPU takes, of equal
+ * candidates, the first in column order instead of index order (the
+ * select sees them in another order), so a tie across rows goes to the
+ * wrong element. Without a tie the select's choice is the same in any
+ * order: a wrong element is the evidence of one. */
+static bool x45_sas_padded_tie(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  const tr_attr *w = tr_instr_attr(in, TR_ATTR_WINDOW);
+  if (in->op != TR_OP_SELECT_AND_SCATTER || !c->elem || c->target == c->ref || !w || w->kind != TR_AK_WINDOW ||
+      w->n < 2)
+    return false;
+  const tr_window_dim *last = &w->u.win[w->n - 1];
+  if (last->pad_lo <= 0 && last->pad_hi <= 0) return false;
+  for (int k = 0; k < w->n - 1; k++)
+    if (w->u.win[k].size > 1) return true;
+  return false;
+}
+
 /* An integer converted to a float type without infinity and back to an
  * unsigned integer: the fused pair ignores the narrow type's range. */
 static bool x37_int_narrow_int(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
