@@ -540,12 +540,13 @@ static bool x36_parse_cnan(const tr_instr *in, const tr_triage_case *c, const tr
  * candidates, the first in column order instead of index order (the
  * select sees them in another order), so a tie across rows goes to the
  * wrong element. Without a tie the select's choice is the same in any
- * order: a wrong element is the evidence of one. */
+ * order: a wrong element is the evidence of one. A source with no
+ * element selects nothing (that is xla-31). */
 static bool x45_sas_padded_tie(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
   const tr_attr *w = tr_instr_attr(in, TR_ATTR_WINDOW);
-  if (in->op != TR_OP_SELECT_AND_SCATTER || !c->elem || c->target == c->ref || !w || w->kind != TR_AK_WINDOW ||
-      w->n < 2)
+  if (in->op != TR_OP_SELECT_AND_SCATTER || !c->elem || c->target == c->ref || c->nargs < 2 || c->arg_n[1] <= 0 ||
+      !w || w->kind != TR_AK_WINDOW || w->n < 2)
     return false;
   const tr_window_dim *last = &w->u.win[w->n - 1];
   if (last->pad_lo <= 0 && last->pad_hi <= 0) return false;
