@@ -261,6 +261,18 @@ static int excuse(const tr_compare_opts *o, const tr_shadow_out *ref, size_t i,
       !isnan(tr_tensor_get_f(target, i)) &&
       alt_accepts(o->alt_mm_flush, ref, i, target, o->k, p->flush[dt] ? tr_min_normal(dt) : tiny))
     return TR_PR_FAST_MINMAX;
+  /* ... and a number that a compare of such a number chose (a select on
+   * it; a seed-28 xla-cpu campaign: select(reduce-min > c, reduce-min,
+   * p) over a row of NaNs, the reduce giving its init +inf and the
+   * select +inf where the reference picks p): where the NaN-dropping
+   * reference accepts the target's value and its own value differs from
+   * the plain one's (both certain: the two modules differ only through a
+   * min or max that met a NaN, so that is what made the difference;
+   * mm as for integers above). */
+  if (p->on[TR_PR_FAST_MINMAX] && !isnan(ref->value[i]) && mm && mm->value && mm->n == ref->n &&
+      mm->dtype == dt && !(mm->uncertain && mm->uncertain[i]) && !(ref->uncertain && ref->uncertain[i]) &&
+      !isnan(mm->value[i]) && mm->value[i] != ref->value[i] && alt_accepts(mm, ref, i, target, o->k, tiny))
+    return TR_PR_FAST_MINMAX;
   static const tr_prule tables[] = {TR_PR_TRANSCENDENTAL_ULPS, TR_PR_RECIPROCAL_DIVIDE};
   for (int t = 0; t < TR_NELEMS(tables); t++)
     if (p->on[tables[t]] && alt_accepts(o->alt[tables[t]], ref, i, target, o->k, tiny))

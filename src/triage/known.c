@@ -541,13 +541,63 @@ static bool x35_finite_guard(const tr_instr *in, const tr_triage_case *c, const 
   return x && (t == TR_DT_F32 || t == TR_DT_F64 || t == TR_DT_BF16) && reads(opnd(in, 1), x, 0);
 }
 
+/* Whether x is a complex constant holding an element NaN + y i with y
+ * not NaN, or moves (concatenate, transpose, reshape, slice...) values
+ * of one. */
+static bool const_cnan(const tr_instr *x, int depth) {
+  if (!x || depth > 8 || !tr_shape_is_array(x->shape) || !is_complex(x->shape->dtype)) return false;
+  if (x->op == TR_OP_CONSTANT) {
+    const tr_literal *l = x->literal;
+    if (!l || l->elided) return false;
+    tr_dtype part = x->shape->dtype == TR_DT_C64 ? TR_DT_F32 : TR_DT_F64;
+    size_t ps = tr_dtype_size(part);
+    const unsigned char *p = l->data ? l->data : l->one;
+    int64_t n = l->data ? tr_shape_count(x->shape) : 1;
+    for (int64_t i = 0; i < n && i < 100000; i++) {
+      uint64_t re = 0, im = 0;
+      memcpy(&re, p + (size_t)i * 2 * ps, ps);
+      memcpy(&im, p + (size_t)i * 2 * ps + ps, ps);
+      if (isnan(tr_float_to_double(part, re)) && !isnan(tr_float_to_double(part, im))) return true;
+    }
+    return false;
+  }
+  if (tr_ops[x->op].cls != TR_OPC_MOVE) return false;
+  for (int k = 0; k < x->noperands; k++)
+    if (const_cnan(x->operands[k], depth + 1)) return true;
+  return false;
+}
 /* An op reading a complex constant whose real part is NaN and imaginary
- * part is not: XLA's HLO parser reads it as NaN + NaN i. */
+ * part is not: XLA's HLO parser reads it as NaN + NaN i. Elementwise: the
+ * operand's element is that value. A move of such a constant (a
+ * concatenate, transpose, reshape of it; seed-28 campaign): the wrong
+ * element's real part is NaN on both sides (a complex element is
+ * reported by its real part), so its imaginary part is what differs. */
 static bool x36_parse_cnan(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
-  (void)in, (void)s;
+  (void)s;
   for (int k = 0; k < c->nargs; k++)
     if (is_complex(c->arg_dt[k]) && c->arg_folded[k] && c->arg_set[k] && isnan(c->arg[k]) && !isnan(c->arg_im[k]))
       return true;
+  return tr_ops[in->op].cls == TR_OPC_MOVE && is_complex(c->dtype) && c->elem && isnan(c->ref) &&
+         isnan(c->target) && const_cnan(in, 0);
+}
+
+/* A select-and-scatter whose window pads the operand's last dimension and
+ * spans more than one element on another: XLA CPU takes, of equal
+ * candidates, the first in column order instead of index order (the
+ * select sees them in another order), so a tie across rows goes to the
+ * wrong element. Without a tie the select's choice is the same in any
+ * order: a wrong element is the evidence of one. A source with no
+ * element selects nothing (that is xla-31). */
+static bool x45_sas_padded_tie(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+  (void)s;
+  const tr_attr *w = tr_instr_attr(in, TR_ATTR_WINDOW);
+  if (in->op != TR_OP_SELECT_AND_SCATTER || !c->elem || c->target == c->ref || c->nargs < 2 || c->arg_n[1] <= 0 ||
+      !w || w->kind != TR_AK_WINDOW || w->n < 2)
+    return false;
+  const tr_window_dim *last = &w->u.win[w->n - 1];
+  if (last->pad_lo <= 0 && last->pad_hi <= 0) return false;
+  for (int k = 0; k < w->n - 1; k++)
+    if (w->u.win[k].size > 1) return true;
   return false;
 }
 

@@ -637,6 +637,42 @@ TR_TEST(profile_fast_minmax_integer_output) {
   tr_profile_free(p);
 }
 
+/* ... and a float that a compare of such a number chose (a seed-28
+ * xla-cpu campaign: select(reduce-min > -1.586, reduce-min, p) over rows
+ * of NaN, where XLA's reduce gives its init +inf and so the select +inf,
+ * the plain reference p): excused where the target gives the rewritten
+ * module's value and the plain one differs; a row whose NaN-dropping
+ * minimum is a number (4) still fails with the init. */
+TR_TEST(profile_fast_minmax_selected_output) {
+  tr_profile *p = parse_ok("fast-minmax f32\n");
+  if (!p) return;
+  static const char *src =
+      "HloModule m\nmn {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT c = f32[] minimum(a, b)\n}\nENTRY e {\n  x = f32[3,3] parameter(0)\n"
+      "  i = f32[] constant(inf)\n  m = f32[3] reduce(x, i), dimensions={1}, to_apply=mn\n"
+      "  k = f32[3] constant({-1.586, -1.586, -1.586})\n  g = pred[3] compare(m, k), direction=GT\n"
+      "  q = f32[3] constant({3.8474e+28, 3.8474e+28, 3.8474e+28})\n"
+      "  ROOT s = f32[3] select(g, m, q)\n}\n";
+  double xv[] = {NAN, NAN, NAN, 1, 2, 3, 4, NAN, 5};
+  tr_tensor *x = tr_tensor_new(TR_DT_F32, 2, (const int64_t[]){3, 3}, NULL);
+  for (int k = 0; k < 9; k++) tr_tensor_set_f(x, (size_t)k, xv[k]);
+  ref_run h;
+  if (run_open(&h, p, src, &x, 1, 1)) {
+    double tv[] = {INFINITY, 1, INFINITY}; /* [2]: 4 is the NaN-dropping value */
+    tr_tensor *t = vec(TR_DT_F32, tv, 3);
+    tr_compare_result r = run_judge(&h, 0, t, true);
+    CHECK_EQ_INT(r.excused_by[TR_PR_FAST_MINMAX], 1);
+    CHECK_EQ_INT(r.failing, 1);
+    CHECK_EQ_INT(r.first_fail, 2);
+    r = run_judge(&h, 0, t, false);
+    CHECK_EQ_INT(r.failing, 2);
+    tr_tensor_free(t);
+  }
+  run_close(&h);
+  tr_tensor_free(x);
+  tr_profile_free(p);
+}
+
 /* The min/max rewrite: a module with no min or max has none (so nothing
  * is excused), one with a reduce-max gets a NaN-dropping body. */
 TR_TEST(profile_rewrite_fast_minmax) {

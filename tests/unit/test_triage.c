@@ -322,6 +322,79 @@ TR_TEST(triage_known_conv_negative_pad_needs_the_padded_tap) {
   }
 }
 
+/* xla-36 through moves: a transpose of a complex constant holding
+ * (nan, y), whose wrong element is NaN in the real part on both sides
+ * (the imaginary part differs), is named; a constant without such an
+ * element, or a wrong element with a number in the real part, is not. */
+TR_TEST(triage_known_parse_cnan_through_moves) {
+  static const char *const text[2] = {
+      "HloModule k\nENTRY e {\n  c = c64[2,2] constant({ { (1, 2), (nan, 3) }, { (4, 5), (6, 7) } })\n"
+      "  t = c64[2,2] transpose(c), dimensions={1,0}\n  ROOT r = c64[2,2] reshape(t)\n}\n",
+      "HloModule k\nENTRY e {\n  c = c64[2,2] constant({ { (1, 2), (nan, nan) }, { (4, 5), (6, 7) } })\n"
+      "  t = c64[2,2] transpose(c), dimensions={1,0}\n  ROOT r = c64[2,2] reshape(t)\n}\n"};
+  for (int k = 0; k < 2; k++) {
+    tr_module *m = parse(text[k]);
+    if (!m) return;
+    tr_triage_case c;
+    memset(&c, 0, sizeof c);
+    c.has = c.elem = true;
+    c.op = TR_OP_RESHAPE;
+    c.dtype = TR_DT_C64;
+    c.nargs = c.noperands = 1;
+    c.arg_dt[0] = TR_DT_C64;
+    c.arg_n[0] = 4;
+    c.arg_folded[0] = true;
+    c.target = NAN, c.ref = NAN;
+    tr_check_sig sig;
+    memset(&sig, 0, sizeof sig);
+    snprintf(sig.kind, sizeof sig.kind, "mismatch");
+    const char *title = NULL;
+    const char *id = tr_known_match("xla-cpu", m->entry->root, &c, &sig, &title);
+    if (k == 0) CHECK(id && strcmp(id, "xla-36") == 0);
+    else CHECK(id == NULL || strcmp(id, "xla-36") != 0);
+    c.ref = 3, c.target = NAN; /* the real part differs: not this bug */
+    id = tr_known_match("xla-cpu", m->entry->root, &c, &sig, &title);
+    CHECK(id == NULL || strcmp(id, "xla-36") != 0);
+    tr_module_free(m);
+  }
+}
+
+/* xla-45 names a select-and-scatter padded on its last window dimension
+ * with a window wider than one on another; padding on the first only, or
+ * an empty source, is not it. */
+TR_TEST(triage_known_sas_padded_tie) {
+  static const char *const win[3] = {"size=2x2 pad=0_0x0_1", "size=2x2 pad=0_1x0_0", "size=3x2 pad=0_0x0_1"};
+  static const char *const src[3] = {"1,2", "2,1", "0,2"};
+  for (int k = 0; k < 3; k++) {
+    char text[600];
+    snprintf(text, sizeof text,
+             "HloModule k\nge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+             "  ROOT c = pred[] compare(a, b), direction=GE\n}\nadd {\n  a = f32[] parameter(0)\n"
+             "  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\nENTRY e {\n  x = f32[2,2] parameter(0)\n"
+             "  s = f32[%s] parameter(1)\n  i = f32[] constant(0)\n"
+             "  ROOT r = f32[2,2] select-and-scatter(x, s, i), window={%s}, select=ge, scatter=add\n}\n",
+             src[k], win[k]);
+    tr_module *m = parse(text);
+    if (!m) return;
+    tr_triage_case c;
+    memset(&c, 0, sizeof c);
+    c.has = c.elem = true;
+    c.op = TR_OP_SELECT_AND_SCATTER;
+    c.dtype = TR_DT_F32;
+    c.nargs = c.noperands = 3;
+    c.arg_n[0] = 4, c.arg_n[1] = k == 2 ? 0 : 2, c.arg_n[2] = 1;
+    c.target = 2, c.ref = 3;
+    tr_check_sig sig;
+    memset(&sig, 0, sizeof sig);
+    snprintf(sig.kind, sizeof sig.kind, "mismatch");
+    const char *title = NULL;
+    const char *id = tr_known_match("xla-cpu", m->entry->root, &c, &sig, &title);
+    if (k == 0) CHECK(id && strcmp(id, "xla-45") == 0);
+    else CHECK(id == NULL || strcmp(id, "xla-45") != 0);
+    tr_module_free(m);
+  }
+}
+
 /* known.def: a recorded bug is named where its trigger holds, for its
  * target family only, and not where the trigger does not hold. */
 TR_TEST(triage_known_bug_matched_by_its_trigger) {
