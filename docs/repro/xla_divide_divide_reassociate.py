@@ -3,7 +3,7 @@
 The product b * c can underflow to 0 or overflow to inf where neither
 quotient does, so the result is inf (or 0) where IEEE division in the
 written order gives a finite number. Standalone: needs only jax[cpu] and
-numpy. docs/FINDINGS.md, finding 47.
+numpy. docs/FINDINGS.md, finding 46.
   python3 xla_divide_divide_reassociate.py
 """
 import numpy as np

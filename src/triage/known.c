@@ -812,7 +812,7 @@ static bool x44_totalorder_ieee_fold(const tr_instr *in, const tr_triage_case *c
  * or 0 where the reference is a finite nonzero number: the algebraic
  * simplifier made one divide of a product of two operands, and the
  * product underflowed (inf) or overflowed (0). */
-static bool x47_div_div(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+static bool x46_div_div(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
   if (in->op != TR_OP_DIVIDE || !is_float(c->dtype) || !c->elem) return false;
   if (!opnd_is(in, 0, TR_OP_DIVIDE) && !opnd_is(in, 1, TR_OP_DIVIDE)) return false;
@@ -822,7 +822,7 @@ static bool x47_div_div(const tr_instr *in, const tr_triage_case *c, const tr_ch
 /* A triangular-solve whose matrix has an entry that, divided by a
  * diagonal entry of its row or column, is a nonzero denormal: XLA's
  * expander scales by the diagonal and the flushed quotient drops a term. */
-static bool x51_trsolve_scale_flush(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
+static bool x47_trsolve_scale_flush(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
   return in->op == TR_OP_TRIANGULAR_SOLVE && c->scale_denormal;
 }
