@@ -464,8 +464,8 @@ static bool const_zero(const tr_instr *v) {
   memcpy(&bits, v->literal->data, (size_t)tr_dtype_size(v->shape->dtype));
   return tr_float_to_double(v->shape->dtype, bits) == 0;
 }
-/* Whether x is x' + 0 (a constant zero, either side, either sign),
- * through a chain of such adds. */
+/* Whether x is x' + 0 (a constant zero or a broadcast of one, either
+ * side, either sign); the outer add of a chain of them is enough. */
 static bool adds_zero(const tr_instr *x) {
   if (!x || x->op != TR_OP_ADD) return false;
   for (int k = 0; k < 2; k++) {
