@@ -544,8 +544,11 @@ static tr_status compile_tcc(const char *src, const char *hash, tr_jit_code **ou
 #endif
 
 /* The compile, with cache_lock held by the caller. */
+/* made: where the path of the scratch folder goes while it exists (the
+ * caller's memory, outside the frame), so that the caller removes it
+ * when running out of memory unwinds this before the folder is gone. */
 static tr_status compile_locked(const tr_jit_opts *o, const char *src, tr_jit_code **out,
-                                tr_jit_stats *st, tr_diag *d) {
+                                tr_jit_stats *st, tr_diag *d, char made[4096]) {
   char hash[33];
   tr_jit_hash_text(o, src, hash);
   bool use_mem = !(o && o->no_cache);
@@ -607,6 +610,7 @@ static tr_status compile_locked(const tr_jit_opts *o, const char *src, tr_jit_co
       s = TR_ERR_IO;
       goto done;
     }
+    if (strlen(tmpl.p) < 4096) memcpy(made, tmpl.p, strlen(tmpl.p) + 1);
     tr_buf_printf(&cpath, "%s/k.c", tmpl.p);
     tr_buf_printf(&sopath, "%s/k.so", tmpl.p);
     tr_buf_printf(&errpath, "%s/cc.err", tmpl.p);
@@ -653,6 +657,7 @@ static tr_status compile_locked(const tr_jit_opts *o, const char *src, tr_jit_co
       }
     }
     rm_tree(tmpl.p);
+    made[0] = 0;
     tr_buf_free(&tmpl);
   }
 done:
@@ -672,11 +677,12 @@ typedef struct {
   tr_jit_stats *st;
   tr_diag *d;
   tr_status s;
+  char made[4096]; /* the scratch folder while it exists */
 } compile_job;
 
 static void compile_job_fn(void *p) {
   compile_job *j = p;
-  j->s = compile_locked(j->o, j->src, j->out, j->st, j->d);
+  j->s = compile_locked(j->o, j->src, j->out, j->st, j->d, j->made);
 }
 
 tr_status tr_jit_compile(const tr_jit_opts *o, const char *src, tr_jit_code **out,
@@ -689,12 +695,13 @@ tr_status tr_jit_compile(const tr_jit_opts *o, const char *src, tr_jit_code **ou
    * same text compile it once; the compile runs in its own heap frame so
    * that running out of memory in it lets go of the lock before the
    * caller's frame unwinds. */
-  compile_job j = {o, src, out, st, d, TR_OK};
+  compile_job j = {o, src, out, st, d, TR_OK, {0}};
   size_t bytes = 0;
   pthread_mutex_lock(&cache_lock);
   bool ok = tr_heap_run(compile_job_fn, &j, &bytes);
   pthread_mutex_unlock(&cache_lock);
   if (!ok) {
+    if (j.made[0]) rm_tree(j.made); /* unwound between mkdtemp and rm_tree */
     tr_jit_release(*out);
     *out = NULL;
     tr_heap_raise(bytes);
