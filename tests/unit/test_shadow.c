@@ -490,6 +490,20 @@ TR_TEST(shadow_init_undef_variadic) {
   if (mod) tr_module_free(mod);
 }
 
+/* The shadow outputs of mod on args as a target flushing the dtypes
+ * marked in fl reads them (fl NULL: a plain target), *no of them,
+ * CHECKing the evaluation. */
+static tr_shadow_out *shadow_flushed(const tr_module *mod, tr_tensor **args, int nargs, const bool *fl, int *no,
+                                     tr_diag *d) {
+  tr_shadow_opts so;
+  memset(&so, 0, sizeof so);
+  so.flush = fl;
+  tr_shadow_out *o = NULL;
+  *no = 0;
+  CHECK_EQ_INT(tr_eval_shadow(mod, &so, args, nargs, &o, no, d), TR_OK);
+  return o;
+}
+
 /* A flushing target (tr_shadow_opts.flush) may flush a dot's or a
  * convolution's denormal partial sums as it does a reduce's: 1.5m - m is
  * 0.5m, a denormal (m the smallest normal), flushed to 0, so the dot
@@ -508,12 +522,8 @@ TR_TEST(shadow_flush_dot_partials) {
   bool fl[TR_DT_COUNT] = {0};
   fl[TR_DT_F32] = true;
   for (int with = 0; with < 2 && mod; with++) {
-    tr_shadow_opts so;
-    memset(&so, 0, sizeof so);
-    so.flush = with ? fl : NULL;
-    tr_shadow_out *o = NULL;
     int no = 0;
-    CHECK_EQ_INT(tr_eval_shadow(mod, &so, args, 2, &o, &no, &d), TR_OK);
+    tr_shadow_out *o = shadow_flushed(mod, args, 2, with ? fl : NULL, &no, &d);
     if (no == 1) {
       CHECK(!o[0].uncertain[0]);
       CHECK_EQ_INT(fabs(o[0].value[0] - m) <= o[0].bound[0], with);
@@ -546,12 +556,8 @@ TR_TEST(shadow_flush_complex_parts) {
   f32[TR_DT_F32] = true;
   const bool *flush[3] = {NULL, f64, f32};
   for (int k = 0; k < 3 && mod; k++) {
-    tr_shadow_opts so;
-    memset(&so, 0, sizeof so);
-    so.flush = flush[k];
-    tr_shadow_out *o = NULL;
     int no = 0;
-    CHECK_EQ_INT(tr_eval_shadow(mod, &so, args, 2, &o, &no, &d), TR_OK);
+    tr_shadow_out *o = shadow_flushed(mod, args, 2, flush[k], &no, &d);
     if (no == 1) {
       double re, im;
       tr_tensor_get_c(o[0].exact, 0, &re, &im);
@@ -592,12 +598,8 @@ TR_TEST(shadow_flush_sort_keys) {
     CHECK(mod && tr_verify(mod, &d) == TR_OK);
     tr_tensor *args[1] = {vec(TR_DT_F32, 4, v)};
     for (int with = 0; with < 2 && mod; with++) {
-      tr_shadow_opts so;
-      memset(&so, 0, sizeof so);
-      so.flush = with ? fl : NULL;
-      tr_shadow_out *o = NULL;
       int no = 0;
-      CHECK_EQ_INT(tr_eval_shadow(mod, &so, args, 1, &o, &no, &d), TR_OK);
+      tr_shadow_out *o = shadow_flushed(mod, args, 1, with ? fl : NULL, &no, &d);
       CHECK_EQ_INT(no, 1);
       if (no == 1) {
         const double *want = with && form != 2 ? flushed : sorted;
@@ -659,12 +661,8 @@ TR_TEST(shadow_flush_bf16_sort_keys) {
     CHECK(mod && tr_verify(mod, &d) == TR_OK);
     tr_tensor *args[1] = {form == 3 ? vec(TR_DT_F32, 7, vf) : vec(TR_DT_BF16, 7, v)};
     for (int with = 0; with < 2 && mod; with++) {
-      tr_shadow_opts so;
-      memset(&so, 0, sizeof so);
-      so.flush = with ? fl : NULL;
-      tr_shadow_out *o = NULL;
       int no = 0;
-      CHECK_EQ_INT(tr_eval_shadow(mod, &so, args, 1, &o, &no, &d), TR_OK);
+      tr_shadow_out *o = shadow_flushed(mod, args, 1, with ? fl : NULL, &no, &d);
       CHECK_EQ_INT(no, 2);
       if (no == 2)
         for (int i = 0; i < 7; i++) {
@@ -697,12 +695,8 @@ TR_TEST(shadow_flush_total_order_compare) {
     tr_diag d = {0};
     tr_module *mod = tr_parse("t.hlo", fmt[k], strlen(fmt[k]), NULL, &d);
     CHECK(mod && tr_verify(mod, &d) == TR_OK);
-    tr_shadow_opts so;
-    memset(&so, 0, sizeof so);
-    so.flush = fl;
-    tr_shadow_out *o = NULL;
     int no = 0;
-    if (mod) CHECK_EQ_INT(tr_eval_shadow(mod, &so, args, 2, &o, &no, &d), TR_OK);
+    tr_shadow_out *o = mod ? shadow_flushed(mod, args, 2, fl, &no, &d) : NULL;
     if (no == 1) {
       CHECK(!o[0].uncertain[0]);
       CHECK_EQ_INT((int)tr_tensor_get_u(o[0].exact, 0), k == 0);

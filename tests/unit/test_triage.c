@@ -43,18 +43,31 @@ static tr_module *chain(void) {
   return m;
 }
 
-TR_TEST(triage_bisect_keeps_context_and_names_the_planted_instruction) {
-  tr_module *m = chain();
+/* Isolates m (freed here) on builtin with the shift-width defect planted,
+ * one seed, no pass level. False when the module or target is missing (a
+ * CHECK failed); else *r holds the report, for the caller to check and
+ * free. */
+static bool isolate_shift(tr_module *m, tr_triage_report *r) {
   tr_target *t = open_t("builtin:inject=emit-shift-amount-mod-width");
   CHECK(m && t);
-  if (!m || !t) goto out;
-  tr_triage_opts o;
-  tr_triage_opts_init(&o);
-  o.nseeds = 1;
-  o.no_passes = true;
+  bool ran = m && t;
+  if (ran) {
+    tr_triage_opts o;
+    tr_triage_opts_init(&o);
+    o.nseeds = 1;
+    o.no_passes = true;
+    tr_diag d = {0};
+    CHECK(tr_isolate(t, m, &o, r, &d) == TR_OK);
+    tr_diag_clear(&d);
+  }
+  tr_target_close(t);
+  tr_module_free(m);
+  return ran;
+}
+
+TR_TEST(triage_bisect_keeps_context_and_names_the_planted_instruction) {
   tr_triage_report r;
-  tr_diag d = {0};
-  CHECK(tr_isolate(t, m, &o, &r, &d) == TR_OK);
+  if (!isolate_shift(chain(), &r)) return;
   CHECK_EQ_INT(r.outputs.state, TR_LEVEL_FOUND);
   CHECK(strcmp(r.sig.kind, "mismatch") == 0);
   CHECK(strcmp(r.culprit, "x20") == 0);
@@ -64,10 +77,6 @@ TR_TEST(triage_bisect_keeps_context_and_names_the_planted_instruction) {
    * and the two cross-checks. */
   CHECK(r.instr.runs <= 6 + 1 + 2);
   tr_triage_report_free(&r);
-  tr_diag_clear(&d);
-out:
-  tr_target_close(t);
-  tr_module_free(m);
 }
 
 TR_TEST(triage_names_pass_and_rule_of_a_rewrite_defect) {
@@ -237,24 +246,11 @@ TR_TEST(triage_bisect_with_dead_code_after_the_root) {
                      "  a = s32[8] add(p, q)\n  s = s32[8] shift-left(a, k)\n  x = s32[8] xor(s, p)\n"
                      "  ROOT r = (s32[8], s32[8]) tuple(x, q)\n  d = s32[8] subtract(p, q)\n"
                      "  d2 = s32[8] multiply(d, d)\n}\n";
-  tr_module *m = parse(text);
-  tr_target *t = open_t("builtin:inject=emit-shift-amount-mod-width");
-  CHECK(m && t);
-  if (!m || !t) goto out;
-  tr_triage_opts o;
-  tr_triage_opts_init(&o);
-  o.nseeds = 1;
-  o.no_passes = true;
   tr_triage_report r;
-  tr_diag d = {0};
-  CHECK(tr_isolate(t, m, &o, &r, &d) == TR_OK);
+  if (!isolate_shift(parse(text), &r)) return;
   CHECK_EQ_INT(r.instr.state, TR_LEVEL_FOUND);
   CHECK(strcmp(r.culprit, "s") == 0);
   tr_triage_report_free(&r);
-  tr_diag_clear(&d);
-out:
-  tr_target_close(t);
-  tr_module_free(m);
 }
 
 /* The wrong value reaches the root only in a nested tuple written before
@@ -267,24 +263,11 @@ TR_TEST(triage_bisect_through_a_nested_tuple) {
                      "  a = s32[8] add(p, q)\n  s = s32[8] shift-left(a, k)\n  x = s32[8] xor(s, p)\n"
                      "  t = (s32[8], s32[8]) tuple(x, q)\n  y = s32[8] subtract(p, q)\n"
                      "  z = s32[8] multiply(y, q)\n  ROOT r = ((s32[8], s32[8]), s32[8]) tuple(t, z)\n}\n";
-  tr_module *m = parse(text);
-  tr_target *t = open_t("builtin:inject=emit-shift-amount-mod-width");
-  CHECK(m && t);
-  if (!m || !t) goto out;
-  tr_triage_opts o;
-  tr_triage_opts_init(&o);
-  o.nseeds = 1;
-  o.no_passes = true;
   tr_triage_report r;
-  tr_diag d = {0};
-  CHECK(tr_isolate(t, m, &o, &r, &d) == TR_OK);
+  if (!isolate_shift(parse(text), &r)) return;
   CHECK_EQ_INT(r.instr.state, TR_LEVEL_FOUND);
   CHECK(strcmp(r.culprit, "s") == 0);
   tr_triage_report_free(&r);
-  tr_diag_clear(&d);
-out:
-  tr_target_close(t);
-  tr_module_free(m);
 }
 
 /* xla-42 names a convolution padded -N_N only at an element whose window
