@@ -15,7 +15,10 @@
 #define V(v) ((tr_value *)(v))
 #define W(v) ((ev_v *)(v))
 
-static void x_drop(ev_v *v) { tr_tensor_free(V(v)->t); }
+static bool x_drop(ev_v *v) {
+  tr_tensor_free(V(v)->t);
+  return false;
+}
 static const ev_layout exact_layout = {sizeof(tr_value), x_drop};
 
 tr_value *tr_value_tensor(tr_tensor *t) {

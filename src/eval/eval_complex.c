@@ -124,6 +124,13 @@ bool ev_complex_involved(const tr_instr *in) {
   return false;
 }
 
+bool ev_module_complex(const tr_module *m) {
+  for (int k = 0; k < m->ncomps; k++)
+    for (int i = 0; i < m->comps[k]->ninstrs; i++)
+      if (shape_has_complex(m->comps[k]->instrs[i]->shape)) return true;
+  return false;
+}
+
 /* Elementwise ops XLA's evaluator defines on complex values. */
 static bool cplx_unary(tr_op op) {
   switch (op) {

@@ -230,6 +230,9 @@ tr_status ev_triangular_solve(ev_ctx *c, const tr_instr *in, const tr_tensor *a,
 /* ---- complex (eval_complex.c) ---- */
 /* Whether a result or operand leaf of in is c64 or c128. */
 bool ev_complex_involved(const tr_instr *in);
+/* Whether some value of m (an instruction's shape, tuples included) is
+ * complex: when none is, no instruction needs the complex checks. */
+bool ev_module_complex(const tr_module *m);
 /* Ops evaluated with complex operands or results. */
 bool ev_complex_ok(tr_op op);
 /* Elementwise unary and binary ops, compare (EQ, NE), real, imag and

@@ -281,10 +281,22 @@ void sh_pool_drop(sh_ctx *c, tr_tensor *t) {
   tr_tensor_free(t);
 }
 
+static void free_planes(sh_val *v);
+
 static void pool_free(sh_pool *pl) {
   for (int i = 0; i < pl->n; i++) tr_free(pl->p[i]);
   pl->n = 0;
   pl->held = 0;
+  for (int k = 0; k < TR_DT_COUNT; k++) {
+    for (sh_val *v = pl->spare[k], *nx; v; v = nx) {
+      nx = v->spare_next;
+      v->pool = NULL;
+      free_planes(v);
+      tr_free(v);
+    }
+    pl->spare[k] = NULL;
+    pl->nspare[k] = 0;
+  }
 }
 
 /* sh_val is the shadow domain's ev_v (its first member). */
@@ -292,8 +304,7 @@ static void pool_free(sh_pool *pl) {
 #define W(v) ((ev_v *)(v))
 
 /* An array's own data: its buffers go back to its pool. */
-static void s_drop(ev_v *w) {
-  sh_val *v = V(w);
+static void free_planes(sh_val *v) {
   tr_tensor_free(v->t);
   tr_tensor_free(v->bits);
   tr_free(v->dims);
@@ -302,6 +313,52 @@ static void s_drop(ev_v *w) {
   tr_free(v->lv);
   sh_pool_give(v->pool, v->e, m * sizeof(double));
   sh_pool_give(v->pool, v->u, m);
+}
+
+/* Whether v is a scalar in the form arr_new makes for its dtype (planes
+ * of one element, nothing borrowed), so that it can be made again. */
+static bool spare_form(const sh_val *v) {
+  if (v->rank != 0 || v->n != 1 || !v->pool || v->src || !v->dims || !v->u) return false;
+  tr_dtype dt = v->dt;
+  if (v->t && (v->t->dtype != dt || v->t->rank != 0 || v->t->nbytes != (size_t)tr_dtype_size(dt))) return false;
+  if (tr_dtype_is_float(dt)) return !v->t && v->e && (sh_narrow(dt) ? v->d && !v->lv : v->lv && !v->d);
+  bool cplx = tr_dtypes[dt].kind == TR_DK_COMPLEX;
+  return v->t && !v->d && !v->lv && (cplx ? v->e != NULL : v->e == NULL);
+}
+
+static bool s_drop(ev_v *w) {
+  sh_val *v = V(w);
+  if (spare_form(v) && v->pool->nspare[v->dt] < SH_SPARE) {
+    tr_tensor_free(v->bits);
+    v->bits = NULL;
+    v->spare_next = v->pool->spare[v->dt];
+    v->pool->spare[v->dt] = v;
+    v->pool->nspare[v->dt]++;
+    return true;
+  }
+  free_planes(v);
+  return false;
+}
+
+/* A spare scalar of dt, as new (zeroed when asked), or NULL. */
+static sh_val *spare_take(sh_pool *pl, tr_dtype dt, bool zero) {
+  sh_val *v = pl->spare[dt];
+  if (!v) return NULL;
+  pl->spare[dt] = v->spare_next;
+  pl->nspare[dt]--;
+  v->spare_next = NULL;
+  v->hd.refs = 1;
+  v->hd.kind = EV_ARRAY;
+  v->hd.nelems = 0;
+  v->hd.elems = NULL;
+  if (zero) {
+    if (v->d) v->d[0] = 0;
+    if (v->lv) v->lv[0] = 0;
+    if (v->e) v->e[0] = 0;
+    if (v->t) memset(v->t->data, 0, v->t->nbytes);
+    v->u[0] = 0;
+  }
+  return v;
 }
 static const ev_layout shadow_layout = {sizeof(sh_val), s_drop};
 
@@ -324,9 +381,11 @@ static sh_val *arr_new(sh_ctx *c, const tr_instr *in, tr_dtype dt, int rank, con
              "is over the limit of %.0f", shadow, (double)TR_TENSOR_MAX_BYTES);
     return NULL;
   }
+  sh_val *v = rank == 0 ? spare_take(&c->pool, dt, zero) : NULL;
+  if (v) return v;
   tr_tensor *t = NULL;
   if (!flt && !(t = ev_new(&c->ev, in, dt, rank, dims))) return NULL;
-  sh_val *v = V(ev_value_array(&shadow_layout));
+  v = V(ev_value_array(&shadow_layout));
   v->dt = dt;
   v->rank = rank;
   v->dims = tr_xmalloc(sizeof(int64_t) * (size_t)(rank > 0 ? rank : 1));
@@ -825,13 +884,13 @@ void sh_mark_leaves(sh_val *v, bool all, tr_dkind k, unsigned char u) {
 }
 
 static tr_status sh_instr_one(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
-  if (sh_is_complex_arith(in)) {
+  if (c->cplx && sh_is_complex_arith(in)) {
     tr_status cst = ev_check_instr(&c->ev, in);
     return cst != TR_OK ? cst : sh_complex(c, in, ops, out);
   }
   tr_status st = sh_instr_rule(c, in, ops, out);
   if (st == TR_OK && *out) sh_fix_format(*out);
-  if (st == TR_OK && *out && ev_complex_involved(in)) st = sh_complex_combined(c, in, ops, *out);
+  if (st == TR_OK && *out && c->cplx && ev_complex_involved(in)) st = sh_complex_combined(c, in, ops, *out);
   return st;
 }
 
@@ -1177,6 +1236,7 @@ static tr_status shadow_body(sh_ctx *c, const tr_module *m, const tr_shadow_opts
     return s;
   }
   evc_begin(&c->ev, m);
+  c->cplx = ev_module_complex(m);
   ev_core core = {&shadow_domain, c, &c->ev};
   const tr_comp *e = m->entry;
   int np = e->nparams;

@@ -47,6 +47,35 @@ static tr_status int_result(sh_ctx *c, const tr_instr *in, tr_tensor *r, const s
   return TR_OK;
 }
 
+/* A binary op or compare on two integer (or pred) scalars: the exact
+ * kernel on one element, written into the result's own tensor, without
+ * the whole-array path's result and scratch allocations (a reducer's call
+ * runs several of these per element). false: not such a case; else *st
+ * says how it went. */
+static bool int_scalar(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val *y, sh_val **out,
+                       tr_status *st) {
+  tr_dtype dt = x->dt;
+  bool cmp = in->op == TR_OP_COMPARE;
+  if (x->n != 1 || y->n != 1 || !x->t || !y->t || (!tr_dtype_is_int(dt) && dt != TR_DT_PRED) ||
+      (!cmp && !ev_kernels[in->op].int2))
+    return false;
+  sh_val *o = sh_arr_new_raw(c, in, cmp ? TR_DT_PRED : dt, x->rank, x->dims);
+  *st = o ? TR_OK : TR_ERR_UNSUPPORTED;
+  if (!o) return true;
+  if (cmp) {
+    *(unsigned char *)o->t->data = ev_compare_slots(in, dt, x->t->data, y->t->data);
+  } else {
+    uint64_t a, b;
+    ev_load_ints(x->t, &a);
+    ev_load_ints(y->t, &b);
+    ev_int_binary(in->op, dt, &a, &b, &a, 1);
+    ev_store_ints(o->t, &a);
+  }
+  o->u[0] = x->u[0] | y->u[0];
+  *out = o;
+  return true;
+}
+
 /* ---- unary ---- */
 
 static long double round_even_l(long double x) {
@@ -592,8 +621,10 @@ tr_status sh_binary(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_val
   if (x->dt != y->dt || x->n != y->n)
     return ev_err(&c->ev, in, TR_ERR_INVALID, "operands differ in type or size");
   if (!sh_is_flt(x)) {
+    tr_status st;
+    if (int_scalar(c, in, x, y, out, &st)) return st;
     tr_tensor *r = NULL;
-    tr_status st = ev_binary(&c->ev, in, x->t, y->t, &r);
+    st = ev_binary(&c->ev, in, x->t, y->t, &r);
     if (st != TR_OK) return st;
     const sh_val *ops[2] = {x, y};
     return int_result(c, in, r, ops, 2, out);
@@ -613,8 +644,10 @@ tr_status sh_compare(sh_ctx *c, const tr_instr *in, const sh_val *x, const sh_va
   if (x->dt != y->dt || x->n != y->n)
     return ev_err(&c->ev, in, TR_ERR_INVALID, "operands differ in type or size");
   if (!sh_is_flt(x)) {
+    tr_status st;
+    if (int_scalar(c, in, x, y, out, &st)) return st;
     tr_tensor *r = NULL;
-    tr_status st = ev_compare(&c->ev, in, x->t, y->t, &r);
+    st = ev_compare(&c->ev, in, x->t, y->t, &r);
     if (st != TR_OK) return st;
     const sh_val *ops[2] = {x, y};
     return int_result(c, in, r, ops, 2, out);

@@ -20,14 +20,21 @@
  * spends much of its time faulting fresh pages in and handing them back. */
 #define SH_POOL 24
 #define SH_POOL_MAX_BYTES ((size_t)256 << 20) /* held at most */
+/* Scalars (rank 0) of dropped values, whole, per dtype: the calls of a
+ * reducer, comparator or map computation make and drop several a
+ * element, and a reduce over 100,000 rows otherwise spends most of its
+ * time in malloc and free. */
+#define SH_SPARE 32
+typedef struct sh_val sh_val;
 typedef struct {
   int n;
   size_t held;        /* bytes in the pool */
   void *p[SH_POOL];
   size_t bytes[SH_POOL];
+  sh_val *spare[TR_DT_COUNT]; /* chained through spare_next */
+  int nspare[TR_DT_COUNT];
 } sh_pool;
 
-typedef struct sh_val sh_val;
 struct sh_val {
   ev_v hd;           /* owners, kind, tuple elements (value.h) */
   tr_dtype dt;       /* array element type */
@@ -49,6 +56,7 @@ struct sh_val {
                            alive for the evaluation. sh_materialize makes
                            the planes; gather, slice and dynamic-slice read
                            it as it is (shadow.c, sh_call) */
+  sh_val *spare_next;   /* in its pool's spare scalars */
 };
 
 /* Whether a is an array, and a tuple's elements (hd.elems seen as shadow
@@ -71,6 +79,7 @@ typedef struct {
   bool fma;               /* tr_shadow_opts.fma */
   const bool *fma_recip;  /* tr_shadow_opts.fma_recip */
   int nan_sign;           /* tr_shadow_opts.nan_sign */
+  bool cplx;              /* the module has complex values (ev_module_complex) */
 } sh_ctx;
 
 /* Rounding facts of a float dtype. */

@@ -33,7 +33,7 @@ ev_v *ev_value_ref(ev_v *v) {
 
 void ev_value_unref(const ev_layout *l, ev_v *v) {
   if (!v || --v->refs > 0) return;
-  if (v->kind == EV_ARRAY) l->drop(v);
+  if (v->kind == EV_ARRAY && l->drop(v)) return;
   for (int i = 0; i < v->nelems; i++) ev_value_unref(l, v->elems[i]);
   tr_free(v->elems);
   tr_free(v);

@@ -23,10 +23,11 @@ struct ev_v {
 
 /* A domain's values: the size of its value struct (tuples and tokens are
  * made that size, the domain's own fields zero) and how an array's own
- * data is freed (not the value itself). */
+ * data is freed: drop returns true when it kept the whole value for reuse
+ * (a domain's cache of scalars), and then the value itself is not freed. */
 typedef struct {
   size_t size;
-  void (*drop)(ev_v *v);
+  bool (*drop)(ev_v *v);
 } ev_layout;
 
 /* A new array value of layout l (zeroed past the header, one owner). */
