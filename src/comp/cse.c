@@ -3,8 +3,8 @@
  * op, operands, attributes, shape with layout, and literal bits) is
  * replaced by the earlier one. Identity is decided on the canonical
  * printed form minus the name, so every attribute kind the printer knows
- * counts, with a literal's bytes in place of its text (-0.0 differs from
- * 0.0). Side-effecting ops
+ * counts, with a hash of a literal's bytes in place of its text, the
+ * bytes compared on a match (-0.0 differs from 0.0). Side-effecting ops
  * (TR_OPF_S, which includes rng) are never merged: two draws are two
  * values. A commutative op (ops.def flag C) is keyed with its two operands
  * in a canonical order, so add(a, b) and add(b, a) merge; not float
@@ -43,38 +43,57 @@ static bool swappable(const tr_instr *in) {
   return !(f & TR_OPF_I) || !tr_dtype_is_float(in->shape->dtype);
 }
 
-/* A literal's bytes in hex: the same identity as its printed form (which
- * is exact, NaN payloads included) without formatting every float as the
- * shortest decimal that reads back, the pass's main cost on constants. */
-static void key_literal(tr_buf *b, const tr_literal *lit) {
-  static const char hex[] = "0123456789abcdef";
-  if (lit->elided) {
-    tr_buf_puts(b, "{...}");
-    return;
-  }
-  if (lit->shape->dtype == TR_DT_TUPLE) {
-    tr_buf_putc(b, '(');
-    for (int i = 0; i < lit->nelems; i++) {
-      key_literal(b, lit->elems[i]);
-      tr_buf_putc(b, ',');
-    }
-    tr_buf_putc(b, ')');
-    return;
-  }
+/* A literal's bytes as the key sees them: element 0 alone for a single
+ * value (or a scalar), else every element; n 0 when it holds none. */
+static const unsigned char *lit_bytes(const tr_literal *lit, size_t *n) {
   size_t es = (size_t)tr_dtype_size(lit->shape->dtype);
   const unsigned char *p = lit->single ? lit->one : lit->data;
   int64_t count = lit->single || lit->shape->rank == 0 ? 1 : tr_shape_count(lit->shape);
-  size_t n = p && count > 0 ? es * (size_t)count : 0;
-  tr_buf_putc(b, lit->single ? 's' : 'd');
-  for (size_t i = 0; i < n; i++) {
-    tr_buf_putc(b, hex[p[i] >> 4]);
-    tr_buf_putc(b, hex[p[i] & 15]);
+  *n = p && count > 0 ? es * (size_t)count : 0;
+  return p;
+}
+
+/* A 64-bit hash of a literal's bytes (tuples element by element): the
+ * key carries it instead of the bytes, whose hex form cost the pass most
+ * of its time on large constants; lit_same settles a match. */
+static uint64_t lit_hash(const tr_literal *lit, uint64_t h) {
+  h = (h ^ (uint64_t)(lit->elided | lit->single << 1 | (lit->shape->dtype == TR_DT_TUPLE) << 2)) *
+      0x100000001b3ull;
+  if (lit->elided) return h;
+  if (lit->shape->dtype == TR_DT_TUPLE) {
+    for (int i = 0; i < lit->nelems; i++) h = lit_hash(lit->elems[i], h);
+    return h;
   }
+  size_t n, i = 0;
+  const unsigned char *p = lit_bytes(lit, &n);
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h ^ n;
+}
+
+/* Whether two literals whose printed forms (values elided) are the same
+ * hold the same bytes. */
+static bool lit_same(const tr_literal *a, const tr_literal *b) {
+  if (a->elided != b->elided || a->single != b->single || a->nelems != b->nelems) return false;
+  if (a->elided) return true;
+  if (a->shape->dtype == TR_DT_TUPLE) {
+    for (int i = 0; i < a->nelems; i++)
+      if (!lit_same(a->elems[i], b->elems[i])) return false;
+    return true;
+  }
+  size_t na, nb;
+  const unsigned char *pa = lit_bytes(a, &na), *pb = lit_bytes(b, &nb);
+  return na == nb && (na == 0 || memcmp(pa, pb, na) == 0);
 }
 
 /* in's printed form, its operands in canonical order (by id) where they
  * may be swapped: the swap is undone before returning. A constant's
- * literal is keyed by its bytes (key_literal). */
+ * literal is keyed by the hash of its bytes (lit_hash). */
 static void print_key(tr_buf *b, tr_instr *in) {
   if (in->op == TR_OP_CONSTANT && in->literal) {
     tr_literal *lit = in->literal, elided = *lit;
@@ -82,8 +101,7 @@ static void print_key(tr_buf *b, tr_instr *in) {
     in->literal = &elided;
     tr_print_instr(b, in);
     in->literal = lit;
-    tr_buf_puts(b, " #");
-    key_literal(b, lit);
+    tr_buf_printf(b, " #%016llx", (unsigned long long)lit_hash(lit, 1469598103934665603ull));
     return;
   }
   bool swap = swappable(in) && in->operands[1]->id < in->operands[0]->id;
@@ -121,7 +139,8 @@ static bool cse_comp(tr_bc_ctx *c, tr_comp *k, bool *changed) {
     key = key ? key + 3 : tr_buf_str(&b);
     uint64_t h = fnv(key);
     size_t at = (size_t)h & (cap - 1);
-    while (tab[at].key && !(tab[at].hash == h && strcmp(tab[at].key, key) == 0))
+    while (tab[at].key && !(tab[at].hash == h && strcmp(tab[at].key, key) == 0 &&
+                            (in->op != TR_OP_CONSTANT || lit_same(tab[at].in->literal, in->literal))))
       at = (at + 1) & (cap - 1);
     if (!tab[at].key) {
       tab[at].hash = h;
