@@ -1117,10 +1117,13 @@ tr_status tr_emit_c(const tr_module *m, const tr_emit_opts *o, tr_buf *out, tr_d
     s = em_unsup(&e, m->entry->root, "more than 1024 entry parameter or result leaves");
   if (s == TR_OK) s = emit_comp(&e, m->entry);
   if (s == TR_OK) {
-    tr_emit_prelude(out);
-    tr_buf_puts(out, tr_buf_str(&e.kern));
-    tr_buf_puts(out, tr_buf_str(&e.funcs));
-    emit_entry(&e, out);
+    tr_buf unit = {0};
+    tr_buf_puts(&unit, tr_buf_str(&e.kern));
+    tr_buf_puts(&unit, tr_buf_str(&e.funcs));
+    emit_entry(&e, &unit);
+    tr_emit_prelude(out, tr_buf_str(&unit));
+    tr_buf_puts(out, tr_buf_str(&unit));
+    tr_buf_free(&unit);
   }
   for (int i = 0; i <= e.nids; i++) {
     for (int j = 0; j < e.lv[i].n; j++) tr_free(e.lv[i].leaf[j]);

@@ -48,7 +48,9 @@ tr_status tr_emit_c(const tr_module *m, const tr_emit_opts *o, tr_buf *out,
 bool tr_emit_supports(tr_op op);
 
 /* The fixed C text (helpers every kernel may call) that starts each
- * translation unit (emit_prelude.c). */
-void tr_emit_prelude(tr_buf *out);
+ * translation unit (emit_prelude.c): the helper functions that uses (the
+ * unit's own code) calls, directly or through other helpers, or all of
+ * them when uses is NULL. */
+void tr_emit_prelude(tr_buf *out, const char *uses);
 
 #endif

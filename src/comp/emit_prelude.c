@@ -412,7 +412,211 @@ static void dtype_helpers(tr_buf *b) {
   }
 }
 
-void tr_emit_prelude(tr_buf *out) {
-  for (int i = 0; i < TR_NELEMS(prelude); i++) tr_buf_puts(out, prelude[i]);
-  dtype_helpers(out);
+/* ---- only what the unit calls ----
+ * libtcc's time goes mostly into reading the prelude, which is most of a
+ * small module's unit. Its function definitions (a line opening with
+ * "static" or "__attribute__", to the brace that closes it, with the
+ * comment lines just before) are kept when the unit's own code or a kept
+ * part names them; everything else (declarations, typedefs, macros,
+ * conditionals) stays, and what it names counts as named. */
+
+typedef struct {
+  const char *at; /* the item's text */
+  size_t len;
+  char name[48];  /* a function definition's name; "" for other text */
+  bool keep;
+} pitem;
+
+static bool id0(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static bool id1(char c) { return id0(c) || (c >= '0' && c <= '9'); }
+
+/* The name of the function a definition's first line opens: the first
+ * identifier followed by '(' that is not __attribute__. */
+static void def_name(const char *p, const char *end, char name[48]) {
+  name[0] = 0;
+  while (p < end) {
+    if (!id0(*p)) {
+      p++;
+      continue;
+    }
+    const char *s = p;
+    while (p < end && id1(*p)) p++;
+    size_t n = (size_t)(p - s);
+    const char *q = p;
+    while (q < end && *q == ' ') q++;
+    if (q < end && *q == '(' && !(n == 13 && !strncmp(s, "__attribute__", 13)) && n < 48) {
+      memcpy(name, s, n);
+      name[n] = 0;
+      return;
+    }
+  }
+}
+
+static const char *line_end(const char *p, const char *end) {
+  const char *e = memchr(p, '\n', (size_t)(end - p));
+  return e ? e + 1 : end;
+}
+
+/* The end of the definition starting at p: past the line where its
+ * braces close (string and character literals skipped). */
+static const char *def_end(const char *p, const char *end) {
+  int depth = 0;
+  bool opened = false;
+  while (p < end) {
+    char ch = *p++;
+    if (ch == '"' || ch == '\'') {
+      while (p < end && *p != ch) p += *p == '\\' ? 2 : 1;
+      p++;
+    } else if (ch == '{') {
+      depth++;
+      opened = true;
+    } else if (ch == '}' && --depth == 0 && opened) {
+      return line_end(p, end);
+    }
+  }
+  return end;
+}
+
+/* Splits text into items (see above). */
+static pitem *split_items(const char *text, size_t n, int *count) {
+  int cap = 64, k = 0;
+  pitem *it = tr_xmalloc(sizeof(pitem) * (size_t)cap);
+  const char *p = text, *end = text + n, *comment = NULL;
+  while (p < end) {
+    const char *le = line_end(p, end), *next;
+    char name[48] = "";
+    bool def = (!strncmp(p, "static ", 7) || !strncmp(p, "__attribute__", 13)) && le[-1] != ';' &&
+               memchr(p, '(', (size_t)(le - p));
+    if (def) def_name(p, le, name);
+    if (def && name[0]) {
+      next = def_end(p, end);
+    } else if (!strncmp(p, "/*", 2) && !comment) {
+      /* a comment: held back to see whether a definition follows */
+      const char *c = p;
+      next = le;
+      while (!memmem(c, (size_t)(next - c), "*/", 2) && next < end) next = line_end(next, end);
+      comment = p;
+      p = next;
+      continue;
+    } else {
+      next = le;
+    }
+    const char *from = comment && name[0] ? comment : p;
+    if (comment && !name[0]) {
+      /* the held comment is plain text of its own */
+      if (k == cap) it = tr_xrealloc(it, sizeof(pitem) * (size_t)(cap *= 2));
+      it[k++] = (pitem){comment, (size_t)(p - comment), "", true};
+    }
+    comment = NULL;
+    if (k == cap) it = tr_xrealloc(it, sizeof(pitem) * (size_t)(cap *= 2));
+    it[k] = (pitem){from, (size_t)(next - from), "", !name[0]};
+    memcpy(it[k].name, name, sizeof name);
+    k++;
+    p = next;
+  }
+  if (comment) {
+    if (k == cap) it = tr_xrealloc(it, sizeof(pitem) * (size_t)(cap *= 2));
+    it[k++] = (pitem){comment, (size_t)(end - comment), "", true};
+  }
+  *count = k;
+  return it;
+}
+
+/* The definitions by name: an open-addressing table of item indices
+ * (same-named definitions chained through same). */
+typedef struct {
+  pitem *it;
+  int n, cap;
+  int *slot; /* item index + 1; 0 empty */
+  int *same; /* next item of the same name + 1; 0 none */
+} pnames;
+
+static uint64_t name_hash(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+static void names_init(pnames *t, pitem *it, int n) {
+  t->it = it;
+  t->n = n;
+  t->cap = 64;
+  while (t->cap < 2 * n) t->cap *= 2;
+  t->slot = tr_xcalloc((size_t)t->cap, sizeof(int));
+  t->same = tr_xcalloc((size_t)n + 1, sizeof(int));
+  for (int i = 0; i < n; i++) {
+    if (!it[i].name[0]) continue;
+    size_t len = strlen(it[i].name);
+    size_t at = (size_t)name_hash(it[i].name, len) & (size_t)(t->cap - 1);
+    while (t->slot[at] && strcmp(it[t->slot[at] - 1].name, it[i].name) != 0) at = (at + 1) & (size_t)(t->cap - 1);
+    if (t->slot[at]) {
+      int k = t->slot[at] - 1;
+      while (t->same[k]) k = t->same[k] - 1;
+      t->same[k] = i + 1;
+    } else {
+      t->slot[at] = i + 1;
+    }
+  }
+}
+
+/* Marks the definitions whose names text uses; true when it marked one. */
+static bool mark_named(pnames *t, const char *text, size_t len) {
+  bool any = false;
+  const char *p = text, *end = text + len;
+  while (p < end) {
+    if (!id0(*p) || (p > text && id1(p[-1]))) {
+      p++;
+      continue;
+    }
+    const char *s = p;
+    while (p < end && id1(*p)) p++;
+    size_t m = (size_t)(p - s);
+    if (m >= 48) continue;
+    size_t at = (size_t)name_hash(s, m) & (size_t)(t->cap - 1);
+    for (; t->slot[at]; at = (at + 1) & (size_t)(t->cap - 1)) {
+      int k = t->slot[at] - 1;
+      if (strlen(t->it[k].name) != m || memcmp(t->it[k].name, s, m) != 0) continue;
+      for (; k >= 0; k = t->same[k] - 1)
+        if (!t->it[k].keep) any = t->it[k].keep = true;
+      break;
+    }
+  }
+  return any;
+}
+
+void tr_emit_prelude(tr_buf *out, const char *uses) {
+  tr_buf all = {0};
+  for (int i = 0; i < TR_NELEMS(prelude); i++) tr_buf_puts(&all, prelude[i]);
+  dtype_helpers(&all);
+  if (!uses) {
+    tr_buf_puts(out, tr_buf_str(&all));
+    tr_buf_free(&all);
+    return;
+  }
+  int n = 0;
+  pitem *it = split_items(all.p, all.n, &n);
+  pnames t;
+  names_init(&t, it, n);
+  /* what the unit and the text that always stays name, then what the
+   * kept definitions name, until nothing more is kept */
+  mark_named(&t, uses, strlen(uses));
+  for (int i = 0; i < n; i++)
+    if (!it[i].name[0]) mark_named(&t, it[i].at, it[i].len);
+  bool more = true;
+  unsigned char *scanned = tr_xcalloc((size_t)n + 1, 1);
+  while (more) {
+    more = false;
+    for (int i = 0; i < n; i++)
+      if (it[i].keep && it[i].name[0] && !scanned[i]) {
+        scanned[i] = 1;
+        more |= mark_named(&t, it[i].at, it[i].len);
+      }
+  }
+  for (int i = 0; i < n; i++)
+    if (it[i].keep) tr_buf_putn(out, it[i].at, it[i].len);
+  tr_free(scanned);
+  tr_free(t.slot);
+  tr_free(t.same);
+  tr_free(it);
+  tr_buf_free(&all);
 }

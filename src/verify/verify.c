@@ -744,9 +744,23 @@ static tr_status setup(vctx *V) {
     fprintf(f, "};\n  trench_entry(in, out);\n}\n");
     /* a caller with unknown formats keeps the float-format conversions'
      * parameters through interprocedural constant propagation: the
-     * executor reads the format from them (docs/VERIFY.md) */
-    fprintf(f, "double trench_verify_formats(double v, u64 b, int nb, int eb, int mb, int bias, int fs) {\n"
-               "  return (double)nf_from(v, nb, eb, mb, bias, fs) + nf_to(b, nb, eb, mb, bias, fs);\n}\n");
+     * executor reads the format from them (docs/VERIFY.md); only those
+     * the unit holds (the emitter leaves out the helpers it does not
+     * call) */
+    char *text = NULL;
+    size_t tlen = 0;
+    tr_diag rd = {0};
+    bool from = false, to = false;
+    if (tr_read_file(abs, &text, &tlen, &rd) == TR_OK) {
+      from = strstr(text, "static u64 nf_from(") != NULL;
+      to = strstr(text, "static double nf_to(") != NULL;
+    }
+    tr_free(text);
+    tr_diag_clear(&rd);
+    if (from || to)
+      fprintf(f, "double trench_verify_formats(double v, u64 b, int nb, int eb, int mb, int bias, int fs) {\n"
+                 "  return %s%s%s;\n}\n", from ? "(double)nf_from(v, nb, eb, mb, bias, fs)" : "",
+              from && to ? " + " : "", to ? "nf_to(b, nb, eb, mb, bias, fs)" : "");
     fclose(f);
     V->kpath = V->wrap;
   }

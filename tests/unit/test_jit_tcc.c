@@ -298,7 +298,7 @@ TR_TEST(jit_tcc_prelude_declarations) {
   o.backend = TR_JIT_TCC;
   o.no_cache = true;
   tr_buf src = {0};
-  tr_emit_prelude(&src);
+  tr_emit_prelude(&src, NULL);
   tr_buf_puts(&src,
               "int trench_entry(unsigned char **in, unsigned char **out) {\n"
               "  volatile float f[4] = {0.0f, -0.0f, 1.0f, 0.0f};\n"
@@ -336,7 +336,7 @@ TR_TEST(jit_tcc_prelude_declarations) {
   tr_diag_clear(&d);
   /* An undeclared function: rejected, not called as an implicit int. */
   tr_buf bad = {0};
-  tr_emit_prelude(&bad);
+  tr_emit_prelude(&bad, NULL);
   tr_buf_puts(&bad, "int trench_entry(unsigned char **in, unsigned char **out) {\n"
                     "  (void)in; out[0][0] = (unsigned char)j0(1.0); return 0; }\n");
   c = NULL;
@@ -421,4 +421,69 @@ TR_TEST(jit_tcc_runner) {
   tr_jit_release(c);
   tr_jit_runner_free(rn);
   tr_diag_clear(&d);
+}
+
+/* The emitter keeps only the prelude helpers a unit calls (directly or
+ * through other helpers): for every helper of the full prelude, a unit
+ * that calls just it compiles (its dependencies came along: a missing one
+ * would be an implicit declaration), and the unused others are gone. */
+TR_TEST(jit_tcc_prelude_only_what_is_called) {
+  if (skip_without_tcc()) return;
+  tr_jit_opts o;
+  tr_jit_opts_init(&o);
+  o.backend = TR_JIT_TCC;
+  o.no_cache = true;
+  tr_buf full = {0};
+  tr_emit_prelude(&full, NULL);
+  int nfun = 0;
+  for (const char *p = tr_buf_str(&full); p && *p;) {
+    const char *le = strchr(p, '\n');
+    size_t n = le ? (size_t)(le - p) : strlen(p);
+    /* "static [inline] TYPE NAME(" definitions, the attribute's too */
+    if ((!strncmp(p, "static ", 7) || !strncmp(p, "__attribute__", 13)) && p[n - 1] != ';') {
+      const char *q = p + (!strncmp(p, "__attribute__", 13) ? 13 : 0);
+      const char *par = memchr(q, '(', n - (size_t)(q - p));
+      const char *s = par;
+      while (s && s > q && (s[-1] == '_' || (s[-1] >= 'a' && s[-1] <= 'z') || (s[-1] >= 'A' && s[-1] <= 'Z') ||
+                            (s[-1] >= '0' && s[-1] <= '9')))
+        s--;
+      char name[64], mac[80];
+      snprintf(name, sizeof name, "%.*s", par ? (int)(par - s) : 0, s ? s : "");
+      snprintf(mac, sizeof mac, "#define %s", name);
+      /* under tcc some are macros instead (the other branch of an #ifdef) */
+      if (par && s < par && !strstr(tr_buf_str(&full), mac)) {
+        char use[256];
+        snprintf(use, sizeof use,
+                 "int trench_entry(unsigned char **in, unsigned char **out) {\n"
+                 "  (void)in; (void)out; (void)&%s; return 0;\n}\n", name);
+        tr_buf src = {0};
+        tr_emit_prelude(&src, use);
+        tr_buf_puts(&src, use);
+        /* the helper is defined once, and the unit is smaller than all */
+        char def[160];
+        snprintf(def, sizeof def, "%.*s", (int)(par - p + 1), p);
+        CHECK(strstr(tr_buf_str(&src), def) != NULL);
+        CHECK(src.n < full.n);
+        tr_jit_code *c = NULL;
+        tr_diag d = {0};
+        tr_status st = tr_jit_compile(&o, tr_buf_str(&src), &c, NULL, &d);
+        if (st != TR_OK) fprintf(stderr, "  prelude with %s alone: %s\n", name, tr_diag_first(&d));
+        CHECK(st == TR_OK);
+        tr_jit_release(c);
+        tr_diag_clear(&d);
+        tr_buf_free(&src);
+        nfun++;
+      }
+    }
+    p = le ? le + 1 : NULL;
+  }
+  CHECK(nfun >= 40);
+  /* a unit that calls nothing gets none of the gather, scatter and sort */
+  tr_buf none = {0};
+  tr_emit_prelude(&none, "int trench_entry(unsigned char **in, unsigned char **out) { return 0; }\n");
+  CHECK(strstr(tr_buf_str(&none), "tr_gather(") == NULL);
+  CHECK(strstr(tr_buf_str(&none), "tr_msort(") == NULL);
+  CHECK(strstr(tr_buf_str(&none), "LD_f32(") == NULL);
+  tr_buf_free(&none);
+  tr_buf_free(&full);
 }
