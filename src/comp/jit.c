@@ -727,6 +727,14 @@ tr_jit_entry tr_jit_symbol(tr_jit_code *c, const char *name) {
   return f;
 }
 
+tr_jit_code *tr_jit_retain(tr_jit_code *c) {
+  if (!c) return NULL;
+  pthread_mutex_lock(&cache_lock);
+  c->refs++;
+  pthread_mutex_unlock(&cache_lock);
+  return c;
+}
+
 void tr_jit_release(tr_jit_code *c) {
   if (!c) return;
   pthread_mutex_lock(&cache_lock);

@@ -60,6 +60,8 @@ tr_status tr_jit_compile(const tr_jit_opts *o, const char *src,
 /* The address of an exported function, or NULL. */
 tr_jit_entry tr_jit_symbol(tr_jit_code *c, const char *name);
 void tr_jit_release(tr_jit_code *c); /* NULL is fine */
+/* One more holder of c (released with tr_jit_release); returns c. */
+tr_jit_code *tr_jit_retain(tr_jit_code *c);
 
 /* Whether this build has the tcc backend (Makefile: TCC=1). */
 bool tr_jit_have_tcc(void);

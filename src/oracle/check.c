@@ -566,6 +566,7 @@ static tr_status check_body(tr_target *t, const tr_module *m, const tr_check_opt
     /* The first run asks what the target received (compiling is cached,
      * so later seeds run the same executable). */
     ro.want_received_hlo = s == 0 && (t->caps & TR_CAP_RECEIVED_HLO);
+    ro.same_module = s > 0;
     tr_run_result res;
     tr_run_result_init(&res);
     t0 = now_ms();

@@ -20,6 +20,13 @@ typedef struct {
   char *cc, *cflags, *tmp_dir; /* owned copies behind jit's pointers */
   double timeout_s;     /* default per run */
   tr_jit_runner *runner; /* backend tcc: forks each run (jit.h); may be NULL */
+  /* The module the last run compiled and its code (one reference), kept
+   * for the next run only, when that one is the same module
+   * (tr_run_opts.same_module): the passes, the emitter and the hash of
+   * the C text are a check's largest cost after the reference, and a
+   * check runs each module once per input seed. */
+  const tr_module *memo_m;
+  tr_jit_code *memo_code;
 } builtin;
 
 void tr_builtin_config_init(tr_builtin_config *c) {
@@ -99,13 +106,35 @@ static tr_status run_body(tr_target *t, const tr_module *m, tr_tensor *const *in
                          const tr_run_opts *o, tr_run_result *r, tr_diag *d, tr_jit_code **code,
                          double t0) {
   builtin *b = t->impl;
+  /* Only a plain run (no pass list, dump or disabled pass asked for) is
+   * kept or taken from the memo, which lives until the next run. */
+  bool plain = !o->want_optimized_hlo && !o->want_passes && !o->want_pass_dumps && o->ndisable_passes == 0;
+  tr_jit_code *memo = NULL;
+  if (o->same_module && plain && b->memo_m == m) memo = b->memo_code;
+  else tr_jit_release(b->memo_code);
+  b->memo_code = NULL;
+  b->memo_m = NULL;
   if (!m->entry) {
+    tr_jit_release(memo);
     tr_diag_errorf(d, "builtin: the module has no entry computation");
     return TR_ERR_INVALID;
   }
-  if (tr_verify(m, d) != TR_OK) return TR_ERR_INVALID;
+  /* a module the previous run verified is the same now */
+  if (!memo && tr_verify(m, d) != TR_OK) return TR_ERR_INVALID;
   tr_status s = check_inputs(m, inputs, ninputs, d);
-  if (s != TR_OK) return s;
+  if (s != TR_OK) {
+    tr_jit_release(memo);
+    return s;
+  }
+  tr_module *opt = NULL;
+  tr_diag cd = {0};
+  tr_buf src = {0};
+  const tr_shape *root = m->entry->root->shape;
+  if (memo) {
+    *code = memo; /* the memo's reference, now this run's */
+    r->compile_ms = 0;
+    goto compiled;
+  }
   if (o->want_received_hlo) {
     tr_buf h = {0};
     tr_print_module(&h, m);
@@ -124,9 +153,7 @@ static tr_status run_body(tr_target *t, const tr_module *m, tr_tensor *const *in
     tr_bc_ctx_free(&ctx);
     return s;
   }
-  tr_module *opt = tr_module_clone(m);
-  tr_diag cd = {0};
-  tr_buf src = {0};
+  opt = tr_module_clone(m);
   double c0 = now_ms();
   s = tr_bc_pipeline_run(&ctx, opt, &cd);
   if (o->want_passes) passes_changed(&ctx, r);
@@ -159,6 +186,14 @@ static tr_status run_body(tr_target *t, const tr_module *m, tr_tensor *const *in
     for (int i = 0; i < cd.nmsgs; i++) tr_diag_errorf(d, "%s", cd.msgs[i]);
     goto fail;
   }
+  /* The result as compiled; kept for the next run when it is the
+   * module's own (the passes keep the entry's signature). */
+  root = opt->entry->root->shape;
+  if (plain && tr_shape_equal(root, m->entry->root->shape)) {
+    b->memo_m = m;
+    b->memo_code = tr_jit_retain(*code);
+  }
+compiled:;
   tr_jit_entry fn = tr_jit_symbol(*code, TR_EMIT_ENTRY);
   if (!fn) {
     tr_diag_errorf(d, "builtin: the compiled unit has no %s", TR_EMIT_ENTRY);
@@ -169,7 +204,7 @@ static tr_status run_body(tr_target *t, const tr_module *m, tr_tensor *const *in
   /* Run: outputs preallocated as the root's array leaves. */
   {
     const tr_shape *lv[TR_EMIT_MAX_LEAVES];
-    int nout = tr_shape_leaves(opt->entry->root->shape, lv, TR_EMIT_MAX_LEAVES);
+    int nout = tr_shape_leaves(root, lv, TR_EMIT_MAX_LEAVES);
     if (nout > TR_EMIT_MAX_LEAVES) {
       tr_diag_clear(&cd);
       tr_diag_errorf(&cd, "unsupported: more than %d results in builtin", TR_EMIT_MAX_LEAVES);
@@ -294,6 +329,7 @@ static void builtin_close(tr_target *t) {
   tr_free(b->cc);
   tr_free(b->cflags);
   tr_free(b->tmp_dir);
+  tr_jit_release(b->memo_code);
   tr_jit_runner_free(b->runner);
   tr_free(b);
   t->impl = NULL;

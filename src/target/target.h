@@ -61,6 +61,10 @@ typedef struct {
   const char *module_text; /* process targets: send this text verbatim
                               instead of the module printed (StableHLO the
                               module was converted from); NULL: print it */
+  bool same_module;        /* the caller's previous run on this target was
+                              this module (the same object, unchanged):
+                              the target may run what it compiled then
+                              (builtin does; later seeds of a check) */
 } tr_run_opts;
 
 /* Everything a run produced. Heap-owned; tr_run_result_free releases it. */

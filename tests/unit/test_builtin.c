@@ -331,6 +331,66 @@ out:
   tr_target_close(t);
 }
 
+/* A check runs its module once per input seed: a run marked same_module
+ * takes the previous run's code when that run compiled this module
+ * (compile_ms 0), and only then; another module, or a run asking for the
+ * optimized module, compiles. */
+static bool squares_or_doubles(const tr_run_result *r, bool square) {
+  tr_diag d = {0};
+  tr_tensor *x = tr_tensor_new(TR_DT_F32, 1, (int64_t[]){9}, &d);
+  tb_fill(x, 2);
+  bool ok = r->verdict == TR_VERDICT_OK && r->noutputs == 1;
+  for (int i = 0; ok && i < 9; i++) {
+    float a = ((float *)x->data)[i], got = ((float *)r->outputs[0]->data)[i];
+    float want = square ? a * a : a + a;
+    ok = (isnan(want) && isnan(got)) || want == got;
+  }
+  tr_tensor_free(x);
+  tr_diag_clear(&d);
+  return ok;
+}
+
+TR_TEST(builtin_same_module_reuses_the_compile) {
+  tr_target *t = tb_open("builtin");
+  tr_module *a = tb_parse(small, "small");
+  tr_module *b = tb_parse("HloModule d\nENTRY e {\n  x = f32[9] parameter(0)\n  ROOT s = f32[9] add(x, x)\n}\n", "double");
+  if (!t || !a || !b) goto out;
+  tr_run_result r;
+  tr_run_opts o = {0};
+  CHECK(run_on(t, a, &o, &r) == TR_OK);
+  CHECK(squares_or_doubles(&r, true) && r.compile_ms > 0);
+  tr_run_result_free(&r);
+  o.same_module = true;
+  CHECK(run_on(t, a, &o, &r) == TR_OK);
+  CHECK(squares_or_doubles(&r, true) && r.compile_ms == 0);
+  tr_run_result_free(&r);
+  /* the memo is a's: b compiles, then b's is reused */
+  CHECK(run_on(t, b, &o, &r) == TR_OK);
+  CHECK(squares_or_doubles(&r, false) && r.compile_ms > 0);
+  tr_run_result_free(&r);
+  CHECK(run_on(t, b, &o, &r) == TR_OK);
+  CHECK(squares_or_doubles(&r, false) && r.compile_ms == 0);
+  tr_run_result_free(&r);
+  /* a run that asks for the optimized module compiles, and keeps none */
+  o.want_optimized_hlo = true;
+  CHECK(run_on(t, b, &o, &r) == TR_OK);
+  CHECK(squares_or_doubles(&r, false) && r.compile_ms > 0 && r.optimized_hlo);
+  tr_run_result_free(&r);
+  o.want_optimized_hlo = false;
+  CHECK(run_on(t, b, &o, &r) == TR_OK);
+  CHECK(squares_or_doubles(&r, false) && r.compile_ms > 0);
+  tr_run_result_free(&r);
+  /* without the mark nothing is reused */
+  o.same_module = false;
+  CHECK(run_on(t, b, &o, &r) == TR_OK);
+  CHECK(squares_or_doubles(&r, false) && r.compile_ms > 0);
+  tr_run_result_free(&r);
+out:
+  if (a) tr_module_free(a);
+  if (b) tr_module_free(b);
+  tr_target_close(t);
+}
+
 TR_TEST(builtin_spec_fuel_and_disable) {
   tr_module *m = tb_parse(small, "small");
   if (!m) return;
