@@ -163,7 +163,11 @@ tr_status evc_call(const ev_core *k, const tr_instr *caller, const tr_comp *comp
   if (!ci) return TR_ERR_INVALID;
   c->depth++;
   int n = comp->ninstrs;
-  ev_v **vals = tr_xcalloc((size_t)n + 1, sizeof(ev_v *));
+  /* on the stack for small computations: reducers and comparators are
+   * called once per element */
+  ev_v *vsmall[32], **vals = vsmall;
+  if (n + 1 > 32) vals = tr_xcalloc((size_t)n + 1, sizeof(ev_v *));
+  else memset(vsmall, 0, sizeof(ev_v *) * (size_t)(n + 1));
   ev_v *small[8], **ops = small;
   int cap = 8;
   tr_status st = TR_OK;
@@ -210,7 +214,7 @@ tr_status evc_call(const ev_core *k, const tr_instr *caller, const tr_comp *comp
   }
   if (st == TR_OK) *out = ev_value_ref(vals[pos[comp->root->id]]);
   for (int i = 0; i < n; i++) ev_value_unref(D->layout, vals[i]);
-  tr_free(vals);
+  if (vals != vsmall) tr_free(vals);
   if (ops != small) tr_free(ops);
   c->depth--;
   return st;
