@@ -884,7 +884,10 @@ void sh_mark_leaves(sh_val *v, bool all, tr_dkind k, unsigned char u) {
 }
 
 static tr_status sh_instr_one(sh_ctx *c, const tr_instr *in, sh_val **ops, sh_val **out) {
-  if (c->cplx && sh_is_complex_arith(in)) {
+  /* real, imag and complex are complex arithmetic on any operand (real of
+   * a real value too); the others only in a module with complex values */
+  bool cplx_op = in->op == TR_OP_REAL || in->op == TR_OP_IMAG || in->op == TR_OP_COMPLEX;
+  if ((c->cplx || cplx_op) && sh_is_complex_arith(in)) {
     tr_status cst = ev_check_instr(&c->ev, in);
     return cst != TR_OK ? cst : sh_complex(c, in, ops, out);
   }

@@ -846,6 +846,26 @@ TR_TEST(shadow_convert_to_pred) {
   both_free(&b);
 }
 
+/* real and imag of a real value (the value, and zeros) in a module with
+ * no complex value anywhere: certain, exact (the complex checks are
+ * skipped in such a module, these three ops excepted). */
+TR_TEST(shadow_real_imag_of_real) {
+  const char *text =
+      "HloModule m\nENTRY e {\n  a = f32[3] parameter(0)\n  r = f32[3] real(a)\n"
+      "  i = f32[3] imag(a)\n  ROOT t = (f32[3], f32[3]) tuple(r, i)\n}\n";
+  double v[3] = {1.5, -2, 0.25};
+  tr_tensor *x = vec(TR_DT_F32, 3, v);
+  both b;
+  if (run_both(text, &x, 1, &b, __LINE__)) {
+    for (int i = 0; i < 3; i++) {
+      CHECK(!b.sh[0].uncertain[i] && b.sh[0].bound[i] == 0 && b.sh[0].value[i] == v[i]);
+      CHECK(!b.sh[1].uncertain[i] && b.sh[1].bound[i] == 0 && b.sh[1].value[i] == 0);
+    }
+  }
+  both_free(&b);
+  tr_tensor_free(x);
+}
+
 /* A min or max scatter keeps the largest bound of the terms it chooses
  * between: a rounded tanh that wins over an exact update keeps its own
  * bound (the bounds were once combined with min, giving the update's 0). */
