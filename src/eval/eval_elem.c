@@ -660,12 +660,25 @@ static int64_t total_key(tr_dtype dt, uint64_t bits) {
 }
 
 ev_cmpdir ev_cmp_attrs(const tr_instr *in, bool *total) {
-  const tr_attr *da = tr_instr_attr(in, TR_ATTR_DIRECTION);
-  const tr_attr *ta = tr_instr_attr(in, TR_ATTR_TYPE);
-  static const char *names[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+  const tr_attr *da = NULL, *ta = NULL;
+  /* one pass over the attributes, and the names by their letters: a
+   * comparator runs this once per element pair */
+  for (int i = 0; i < in->nattrs; i++) {
+    if (in->attrs[i].key == TR_ATTR_DIRECTION && !da) da = &in->attrs[i];
+    else if (in->attrs[i].key == TR_ATTR_TYPE && !ta) ta = &in->attrs[i];
+  }
+  const char *d = da && da->u.s ? da->u.s : "";
   ev_cmpdir dir = EV_CMP_EQ;
-  for (int i = 0; i < 6; i++)
-    if (da && da->u.s && strcmp(da->u.s, names[i]) == 0) dir = (ev_cmpdir)i;
+  if (d[0] && d[1] && !d[2]) {
+    switch (d[0] << 8 | d[1]) {
+    case 'N' << 8 | 'E': dir = EV_CMP_NE; break;
+    case 'L' << 8 | 'T': dir = EV_CMP_LT; break;
+    case 'L' << 8 | 'E': dir = EV_CMP_LE; break;
+    case 'G' << 8 | 'T': dir = EV_CMP_GT; break;
+    case 'G' << 8 | 'E': dir = EV_CMP_GE; break;
+    default: break;
+    }
+  }
   *total = ta && ta->u.s && strcmp(ta->u.s, "TOTALORDER") == 0;
   return dir;
 }
