@@ -130,15 +130,15 @@ static tr_status run_body(tr_target *t, const tr_module *m, tr_tensor *const *in
   tr_diag cd = {0};
   tr_buf src = {0};
   const tr_shape *root = m->entry->root->shape;
-  if (memo) {
-    *code = memo; /* the memo's reference, now this run's */
-    r->compile_ms = 0;
-    goto compiled;
-  }
   if (o->want_received_hlo) {
     tr_buf h = {0};
     tr_print_module(&h, m);
     r->received_hlo = h.p ? h.p : tr_xstrdup("");
+  }
+  if (memo) {
+    *code = memo; /* the memo's reference, now this run's */
+    r->compile_ms = 0;
+    goto compiled;
   }
 
   /* Compile: passes on a clone, so the caller's module stays as given. */
