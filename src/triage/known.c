@@ -441,8 +441,9 @@ static bool transposed(const tr_instr *x, int depth) {
   return false;
 }
 /* A total-order compare of a float whose one side folds from a
- * convolution (through moves), or folds while the other side is a
- * transpose (the folded keys come out in the transposed order: seed 26). */
+ * convolution or a gather (through moves), or folds while the other side
+ * is a transpose (the folded keys come out in the transposed order: seed
+ * 26; a folded gather's keys come out transposed too: seed 29). */
 static bool x32_totalorder_fold(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
   (void)s;
   const tr_attr *ty = tr_instr_attr(in, TR_ATTR_TYPE);
@@ -450,7 +451,7 @@ static bool x32_totalorder_fold(const tr_instr *in, const tr_triage_case *c, con
   for (int k = 0; k < 2 && k < c->nargs; k++) {
     const tr_instr *x = through_moves(opnd(in, k));
     if (!x || !c->arg_folded[k] || !is_float(c->arg_dt[k])) continue;
-    if (x->op == TR_OP_CONVOLUTION || transposed(opnd(in, 1 - k), 0)) return true;
+    if (x->op == TR_OP_CONVOLUTION || x->op == TR_OP_GATHER || transposed(opnd(in, 1 - k), 0)) return true;
   }
   return false;
 }
