@@ -731,8 +731,8 @@ static bool x39_conv_pad_fold(const tr_instr *in, const tr_triage_case *c, const
 /* An f32 or f64 power whose exponent is a denormal and whose base is not
  * zero in the reference, giving 0 or inf: the base came out of an op
  * that read denormals as zero (DAZ), while the power read the exponent
- * as a nonzero number (0^y); reading it as zero gives 0^0 = 1. */
-/* The reference's base may be NaN: log of a negative denormal, which the
+ * as a nonzero number (0^y); reading it as zero gives 0^0 = 1. The
+ * reference's base may be NaN: log of a negative denormal, which the
  * target's log reads as -0 (-inf, and (-inf)^y is inf for the nonzero y
  * the power reads; seed 29). */
 static bool x41_pow_denormal_exp(const tr_instr *in, const tr_triage_case *c, const tr_check_sig *s) {
