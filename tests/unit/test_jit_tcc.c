@@ -20,6 +20,15 @@ tr_target *tb_open(const char *spec);
 tr_module *tb_parse(const char *text, const char *what);
 void te_random_module(uint64_t seed, tr_buf *t);
 
+/* libtcc, compiling every unit afresh (no cache hit hides a compile). */
+static tr_jit_opts tcc_uncached(void) {
+  tr_jit_opts o;
+  tr_jit_opts_init(&o);
+  o.backend = TR_JIT_TCC;
+  o.no_cache = true;
+  return o;
+}
+
 static bool skip_without_tcc(void) {
   if (tr_jit_have_tcc()) return false;
   fprintf(stderr, "  (built without libtcc: skipped)\n");
@@ -254,10 +263,7 @@ typedef struct {
 
 static void *compile_many(void *arg) {
   thread_job *j = arg;
-  tr_jit_opts o;
-  tr_jit_opts_init(&o);
-  o.backend = TR_JIT_TCC;
-  o.no_cache = true;
+  tr_jit_opts o = tcc_uncached();
   for (int k = 0; k < 8; k++) {
     char src[256];
     snprintf(src, sizeof src,
@@ -293,10 +299,7 @@ TR_TEST(jit_tcc_threads) {
  * implicit int. */
 TR_TEST(jit_tcc_prelude_declarations) {
   if (skip_without_tcc()) return;
-  tr_jit_opts o;
-  tr_jit_opts_init(&o);
-  o.backend = TR_JIT_TCC;
-  o.no_cache = true;
+  tr_jit_opts o = tcc_uncached();
   tr_buf src = {0};
   tr_emit_prelude(&src, NULL);
   tr_buf_puts(&src,
@@ -429,10 +432,7 @@ TR_TEST(jit_tcc_runner) {
  * would be an implicit declaration), and the unused others are gone. */
 TR_TEST(jit_tcc_prelude_only_what_is_called) {
   if (skip_without_tcc()) return;
-  tr_jit_opts o;
-  tr_jit_opts_init(&o);
-  o.backend = TR_JIT_TCC;
-  o.no_cache = true;
+  tr_jit_opts o = tcc_uncached();
   tr_buf full = {0};
   tr_emit_prelude(&full, NULL);
   int nfun = 0;
